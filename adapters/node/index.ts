@@ -1,0 +1,76 @@
+import { once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiRequest, ApiResponse, HeaderReader, MonitoringApi } from '../../core/index.ts';
+
+/** Node's headers behind the `get` the core reads: no `Headers` object is built per request. */
+class NodeHeaders implements HeaderReader {
+  constructor(private readonly raw: IncomingMessage['headers']) {}
+  get(name: string): string | null {
+    const value = this.raw[name];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+}
+
+function toApiRequest(req: IncomingMessage): ApiRequest {
+  return {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    headers: new NodeHeaders(req.headers),
+    body: req,
+  };
+}
+
+/** Writes the core's answer; a streamed list honours back-pressure and stops if the client leaves. */
+export async function writeApiResponse(res: ServerResponse, response: ApiResponse): Promise<void> {
+  const { body } = response;
+  // An unread oversized body is not worth draining: close the connection after answering.
+  if (response.status === 413) response.headers.connection = 'close';
+  if (typeof body === 'string') {
+    response.headers['content-length'] = String(Buffer.byteLength(body));
+    res.writeHead(response.status, response.headers);
+    res.end(body);
+    return;
+  }
+  res.writeHead(response.status, response.headers);
+  const iterator = body[Symbol.asyncIterator]();
+  const abandon = () => void iterator.return?.();
+  res.once('close', abandon);
+  try {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      if (res.destroyed) return;
+      if (!res.write(next.value)) await once(res, 'drain');
+    }
+    res.end();
+  } catch (error) {
+    // Headers are gone already: the only honest signal left is a broken connection.
+    res.destroy(error instanceof Error ? error : new Error(String(error)));
+  } finally {
+    res.off('close', abandon);
+  }
+}
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/**
+ * A node:http request listener for the API. With `next` (Connect/Express style), requests outside
+ * the base path are passed on; without, they get the API's 404 `unknown_route`.
+ */
+export function createNodeHandler(api: MonitoringApi): NodeHandler {
+  return (req, res, next) => {
+    if (next !== undefined) {
+      const path = (req.url ?? '/').split('?', 1)[0]!;
+      if (!api.owns(path)) return next();
+    }
+    api
+      .handle(toApiRequest(req), { clientAddress: req.socket.remoteAddress ?? null })
+      .then((response) => writeApiResponse(res, response))
+      .catch((error: unknown) => {
+        // handle() answers every error itself; reaching here means the socket failed under us.
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+          res.end('{"success":false,"error":{"code":"server_error","message":"The server failed to handle the request."}}');
+        } else res.destroy(error instanceof Error ? error : undefined);
+      });
+  };
+}

@@ -1,0 +1,60 @@
+/** A detail of a `validation_failed` answer: one problem with one field (contract §3). */
+export type DetailCode =
+  | 'missing' | 'invalid_type' | 'invalid_value' | 'out_of_range' | 'too_long'
+  | 'unknown_field' | 'forbidden_target' | 'not_applicable';
+
+export interface ErrorDetail {
+  field: string;
+  code: DetailCode;
+  message: string;
+}
+
+/**
+ * An answer the contract names: thrown (or returned) anywhere in the pipeline and turned into the
+ * error envelope by `errorResponse`. Only these ever reach a client; any other error becomes a
+ * generic 500 so that nothing internal (stack, SQL, driver text) leaks.
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: ErrorDetail[],
+    /** Extra fields of the error object, e.g. `existing_id` on a 409. */
+    readonly extra?: Readonly<Record<string, number | string>>,
+    /** Extra response headers, e.g. `Allow` on a 405. */
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(message);
+  }
+}
+
+export const errors = {
+  missingApiKey: () => new ApiError(401, 'missing_api_key', 'The Authorization header with a Bearer API key is missing.'),
+  invalidApiKey: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid, has expired or was revoked.'),
+  ipNotAllowed: () => new ApiError(403, 'ip_not_allowed', 'This API key may not be used from your IP address.'),
+  insufficientScope: (scope: string) =>
+    new ApiError(403, 'insufficient_scope', `This operation needs an API key with the '${scope}' scope.`),
+  rateLimited: () => new ApiError(429, 'rate_limit_exceeded', 'Too many requests: wait for the time given in Retry-After.'),
+  authThrottled: () =>
+    new ApiError(429, 'rate_limit_exceeded', 'Too many failed authentication attempts from your address: wait for the time given in Retry-After.'),
+  unknownRoute: (resource: string | null) =>
+    new ApiError(404, resource === null ? 'unknown_route' : `unknown_${resource.replaceAll('-', '_')}_route`, 'No such route in this API.'),
+  methodNotAllowed: (allow: readonly string[]) =>
+    new ApiError(405, 'method_not_allowed', `This route accepts ${allow.join(', ')} only.`, undefined, undefined, { Allow: allow.join(', ') }),
+  invalidContentType: () => new ApiError(400, 'invalid_content_type', 'The request body must be sent as Content-Type: application/json.'),
+  payloadTooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`),
+  invalidJson: () => new ApiError(400, 'invalid_json', 'The request body is not a valid UTF-8 JSON object.'),
+  validationFailed: (details: ErrorDetail[]) =>
+    new ApiError(400, 'validation_failed', 'The request has invalid fields: see details.', details),
+  invalidId: () => new ApiError(400, 'invalid_id', 'The id query parameter must be given once, as a positive integer.'),
+  notFound: (code: 'device_not_found' | 'blacklist_monitor_not_found') =>
+    new ApiError(404, code, code === 'device_not_found' ? 'No such device.' : 'No such blacklist monitor.'),
+  duplicate: (code: 'duplicate_device' | 'duplicate_blacklist_monitor', existingId: number) =>
+    new ApiError(409, code,
+      code === 'duplicate_device' ? 'An identical device exists already.' : 'A blacklist monitor for this target exists already.',
+      undefined, { existing_id: existingId }),
+  serverError: () => new ApiError(500, 'server_error', 'The server failed to handle the request.'),
+  missingTable: () => new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),
+} as const;

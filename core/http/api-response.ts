@@ -1,0 +1,49 @@
+import type { ApiError } from './api-error.ts';
+
+/** A response body: a whole JSON text, or one produced in chunks (streamed lists). */
+export type ApiResponseBody = string | AsyncIterable<string>;
+
+/**
+ * The core's answer before it becomes a Web `Response`; adapters on a hot path write it to their
+ * socket directly. Header names are lower-case.
+ */
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: ApiResponseBody;
+}
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+export function successResponse(status: number, data: unknown, headers: Record<string, string> = {}): ApiResponse {
+  headers['content-type'] = JSON_CONTENT_TYPE;
+  return { status, headers, body: `{"success":true,"data":${JSON.stringify(data)}}` };
+}
+
+export function errorResponse(error: ApiError): ApiResponse {
+  const body: Record<string, unknown> = { code: error.code, message: error.message };
+  if (error.details) body.details = error.details;
+  if (error.extra) Object.assign(body, error.extra);
+  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
+  if (error.headers) for (const [name, value] of Object.entries(error.headers)) headers[name.toLowerCase()] = value;
+  return { status: error.status, headers, body: JSON.stringify({ success: false, error: body }) };
+}
+
+/** Turns the core's answer into a Web `Response`, encoding a chunked body as a byte stream. */
+export function toWebResponse(response: ApiResponse): Response {
+  const { body } = response;
+  if (typeof body === 'string') return new Response(body, { status: response.status, headers: response.headers });
+  const encoder = new TextEncoder();
+  const iterator = body[Symbol.asyncIterator]();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+  return new Response(stream, { status: response.status, headers: response.headers });
+}

@@ -1,0 +1,56 @@
+import { errors } from './api-error.ts';
+import type { ApiRequest } from './api-request.ts';
+
+function isJsonMediaType(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const semicolon = contentType.indexOf(';');
+  const type = (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  return type === 'application/json';
+}
+
+/**
+ * Reads a JSON object body under contract §4: the media type first, then the size (from
+ * Content-Length when given, and while reading in any case, so nothing past the limit is buffered),
+ * then strict UTF-8 and JSON.
+ */
+export async function readJsonObject(request: ApiRequest, limit: number): Promise<Record<string, unknown>> {
+  if (!isJsonMediaType(request.headers.get('content-type'))) throw errors.invalidContentType();
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) throw errors.payloadTooLarge(limit);
+
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body !== null) {
+    for await (const chunk of request.body) {
+      size += chunk.byteLength;
+      if (size > limit) throw errors.payloadTooLarge(limit);
+      chunks.push(chunk);
+    }
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(concat(chunks, size));
+  } catch {
+    throw errors.invalidJson();
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // Also catches a RangeError from pathological nesting: the answer is the same.
+    throw errors.invalidJson();
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw errors.invalidJson();
+  return value as Record<string, unknown>;
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,19 @@
+/**
+ * monitoring-api core: the v1 Monitoring Service API as a runtime-agnostic fetch handler over a
+ * `Store`, a `Clock` and a `RateLimiter`. Adapters and stores live outside and import from here.
+ */
+export { createMonitoringApi, type MonitoringApi } from './create-monitoring-api.ts';
+export { DEFAULTS, type MonitoringApiOptions } from './options.ts';
+export type { ApiRequest, HeaderReader, RequestContext } from './http/api-request.ts';
+export { toWebResponse, type ApiResponse, type ApiResponseBody } from './http/api-response.ts';
+export { ApiError, type DetailCode, type ErrorDetail } from './http/api-error.ts';
+export { MissingTableError, type CreateResult, type PageRequest, type Store } from './store.ts';
+export { ManualClock, systemClock, type Clock } from './clock.ts';
+export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
+export { MemoryRateLimiter } from './memory-rate-limiter.ts';
+export { MemoryStore } from './memory-store.ts';
+export { KeyAdmin, KeyAdminError, type CreateApiKeyInput, type CreatedApiKey } from './admin/key-admin.ts';
+export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';
+export type { Logger, RequestLogEntry } from './logger.ts';
+export { ROUTES } from './routes/router.ts';
+export * from './records.ts';

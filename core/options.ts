@@ -1,0 +1,45 @@
+import type { Clock } from './clock.ts';
+import type { Logger } from './logger.ts';
+import type { RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
+import type { Store } from './store.ts';
+
+export interface MonitoringApiOptions {
+  store: Store;
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** Default: a `MemoryRateLimiter` in this process. Use a shared one behind a load balancer. */
+  rateLimiter?: RateLimiter;
+  /** Requests a key may make per window, unless the key has its own. Default 120 per 60 s. */
+  rateLimit?: RateLimitPolicy;
+  /** Failed authentications one client address may make per window. Default 30 per 60 s. */
+  authFailureLimit?: RateLimitPolicy;
+  /** Where the API is mounted. Default `/v1`. */
+  basePath?: string;
+  /** Proxies (addresses or CIDR blocks) whose forwarding headers are believed. Default: none. */
+  trustProxy?: readonly string[];
+  /** Largest request body in bytes. Default 16 KiB. */
+  bodyLimit?: number;
+  /** Accept targets that are not publicly routable, for monitoring a private network. Default false. */
+  allowPrivateTargets?: boolean;
+  logger?: Logger;
+  /** How long a verified key is trusted before it is read again (bounds how late a revocation made
+   * elsewhere is seen). Default 5000 ms; 0 reads the store on every request. */
+  keyCacheTtlMs?: number;
+}
+
+export const DEFAULTS = {
+  rateLimit: { limit: 120, windowSeconds: 60 },
+  authFailureLimit: { limit: 30, windowSeconds: 60 },
+  basePath: '/v1',
+  bodyLimit: 16 * 1024,
+  keyCacheTtlMs: 5_000,
+} as const;
+
+/** A base path is `/segment[/segment...]` without a trailing slash. */
+export function normalizeBasePath(basePath: string): string {
+  const trimmed = basePath.replace(/\/+$/, '');
+  if (trimmed !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(trimmed)) {
+    throw new TypeError(`basePath must look like /v1 or /api/monitoring/v1, got ${JSON.stringify(basePath)}`);
+  }
+  return trimmed;
+}

@@ -1,0 +1,24 @@
+/** `limit` requests each window of `windowSeconds`. */
+export interface RateLimitPolicy {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in the current window after this one. */
+  remaining: number;
+  /** Whole seconds until the window resets (at least 1). */
+  resetSeconds: number;
+}
+
+/**
+ * Counts requests per bucket in fixed windows. Each call is one atomic decision: N concurrent
+ * calls against a limit of L never allow more than L. `cost` 0 asks without counting.
+ * Implementations: `MemoryRateLimiter` (one process) and `RedisRateLimiter` (shared).
+ */
+export interface RateLimiter {
+  consume(bucket: string, policy: RateLimitPolicy, cost?: number): Promise<RateLimitDecision>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,15 @@
+import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
+import type { ApiKey } from '../records.ts';
+import type { Store } from '../store.ts';
+
+/** Everything a route handler may use: the request, its authenticated key and the API's parts. */
+export interface Call {
+  readonly request: ApiRequest;
+  readonly url: ParsedUrl;
+  readonly key: ApiKey;
+  /** The clock's reading when the request arrived, ms since the epoch. */
+  readonly now: number;
+  readonly store: Store;
+  readonly bodyLimit: number;
+  readonly allowPrivateTargets: boolean;
+}

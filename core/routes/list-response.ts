@@ -1,0 +1,48 @@
+import type { ApiResponse } from '../http/api-response.ts';
+import { JSON_CONTENT_TYPE, successResponse } from '../http/api-response.ts';
+import type { PageRequest } from '../store.ts';
+import { parseListQuery } from '../validation/list-query.ts';
+import type { Call } from './call.ts';
+
+/** Records a stream fetches from the store at a time: memory stays flat whatever the count. */
+export const STREAM_BATCH = 500;
+
+type FetchPage<T> = (page: PageRequest) => Promise<T[]>;
+
+/**
+ * A list answer (contract §6, Lists). With `limit`, one page and a `Link: rel="next"` header when
+ * more follow (path-relative: it resolves against the request URL and never echoes a Host header);
+ * without, every record, streamed from the store in keyset batches. The first batch is
+ * read before the answer starts, so a failing store still gets a proper error status.
+ */
+export async function listResponse<T extends { id: number }>(call: Call, fetchPage: FetchPage<T>): Promise<ApiResponse> {
+  const { limit, afterId } = parseListQuery(call.url.query);
+  if (limit !== undefined) {
+    const rows = await fetchPage({ afterId, limit: limit + 1 });
+    const headers: Record<string, string> = {};
+    if (rows.length > limit) {
+      rows.length = limit;
+      const next = `${call.url.pathname}?limit=${limit}&after_id=${rows[limit - 1]!.id}`;
+      headers.link = `<${next}>; rel="next"`;
+    }
+    return successResponse(200, rows, headers);
+  }
+  const first = await fetchPage({ afterId, limit: STREAM_BATCH });
+  if (first.length < STREAM_BATCH) return successResponse(200, first);
+  return { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: streamAll(first, fetchPage) };
+}
+
+async function* streamAll<T extends { id: number }>(first: T[], fetchPage: FetchPage<T>): AsyncGenerator<string> {
+  yield `{"success":true,"data":[${serialize(first)}`;
+  let batch = first;
+  while (batch.length === STREAM_BATCH) {
+    batch = await fetchPage({ afterId: batch[batch.length - 1]!.id, limit: STREAM_BATCH });
+    if (batch.length > 0) yield `,${serialize(batch)}`;
+  }
+  yield ']}';
+}
+
+function serialize(rows: readonly unknown[]): string {
+  const json = JSON.stringify(rows);
+  return json.slice(1, -1);
+}

@@ -1,0 +1,56 @@
+import type {
+  ApiKey, BlacklistCheckResult, BlacklistMonitor, Device, NewApiKey, NewBlacklistMonitor,
+  NewDevice, Timestamp, User,
+} from './records.ts';
+
+/** One page of a list, in ascending id order: records with `id > afterId`, at most `limit` of them. */
+export interface PageRequest {
+  afterId: number;
+  limit: number;
+}
+
+/**
+ * The answer to a create: the new record, or the id of the record it duplicates. Duplicates are
+ * decided by the store itself (a unique index), so concurrent identical creates yield one record.
+ */
+export type CreateResult<T> = { created: T } | { duplicateOf: number };
+
+/**
+ * Everything the API keeps. Implementations: `MemoryStore` (core) and `KyselyStore`
+ * (PostgreSQL, SQLite). A store throws `MissingTableError` when its schema is not migrated;
+ * any other error it throws is answered 500 `server_error` and never shown to the client.
+ */
+export interface Store {
+  createUser(user: Omit<User, 'id'>): Promise<User>;
+  getUser(id: number): Promise<User | undefined>;
+
+  createApiKey(key: NewApiKey): Promise<ApiKey>;
+  findApiKeyByHash(tokenHash: string): Promise<ApiKey | undefined>;
+  getApiKey(id: number): Promise<ApiKey | undefined>;
+  listApiKeys(userId: number): Promise<ApiKey[]>;
+  /** Marks the key revoked; false when no such key exists or it was revoked already. */
+  revokeApiKey(id: number, at: Timestamp): Promise<boolean>;
+  /** Records when keys were last used, in one batch. Unknown ids are ignored. */
+  recordKeyUsage(usage: ReadonlyMap<number, Timestamp>): Promise<void>;
+
+  createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>>;
+  listDevices(userId: number, page: PageRequest): Promise<Device[]>;
+  /** False when the device does not exist or belongs to another user. */
+  deleteDevice(userId: number, id: number): Promise<boolean>;
+
+  createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>>;
+  listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]>;
+  deleteBlacklistMonitor(userId: number, id: number): Promise<boolean>;
+  /** Stores the outcome of a check; false when the monitor does not exist. */
+  recordBlacklistCheck(id: number, result: BlacklistCheckResult): Promise<boolean>;
+
+  close(): Promise<void>;
+}
+
+/** Thrown by a store whose tables do not exist (the schema was never migrated). */
+export class MissingTableError extends Error {
+  override readonly name = 'MissingTableError';
+  constructor(options?: { cause?: unknown }) {
+    super('the store schema is missing: run the migrations', options);
+  }
+}

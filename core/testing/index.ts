@@ -1,0 +1,95 @@
+/**
+ * `monitoring-api/testing`: the API over a memory store and a manual clock, with helpers to make
+ * users and keys and to call a route without a network. For the host's own unit tests.
+ */
+import type { CreateApiKeyInput, CreatedApiKey } from '../admin/key-admin.ts';
+import { ManualClock } from '../clock.ts';
+import { createMonitoringApi, type MonitoringApi } from '../create-monitoring-api.ts';
+import { MemoryStore } from '../memory-store.ts';
+import type { MonitoringApiOptions } from '../options.ts';
+import type { User } from '../records.ts';
+import type { ErrorDetail } from '../http/api-error.ts';
+import type { Store } from '../store.ts';
+
+export interface TestApiOptions extends Partial<MonitoringApiOptions> {
+  /** Where the manual clock starts. Default 2026-01-01T00:00:00.000Z. */
+  start?: string | Date;
+}
+
+export interface TestRequestInit {
+  method?: string;
+  /** A token, or a key made by `createKey`; sent as `Authorization: Bearer <token>`. */
+  key?: string | CreatedApiKey;
+  /** An object is sent as JSON with `Content-Type: application/json`; a string is sent as it is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The peer address the adapter would report. Default 127.0.0.1. */
+  clientAddress?: string | null;
+}
+
+/** An answer's envelope, parsed. `data` is left loosely typed so tests can reach into it directly. */
+export interface TestBody {
+  success: boolean;
+  // biome-ignore lint: test convenience; the typed client is the place for exact response types.
+  data?: any;
+  error?: { code: string; message: string; details?: ErrorDetail[]; existing_id?: number };
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: TestBody;
+  text: string;
+}
+
+export interface TestApi {
+  api: MonitoringApi;
+  store: Store;
+  clock: ManualClock;
+  createUser(name?: string): Promise<User>;
+  /** A key for `userId`, or for a new user when none is given; read+write unless told otherwise. */
+  createKey(input?: Partial<CreateApiKeyInput>): Promise<CreatedApiKey>;
+  /** Calls the API in process: `request('/v1/devices', { method: 'POST', key, body })`. */
+  request(path: string, init?: TestRequestInit): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export function createTestApi(options: TestApiOptions = {}): TestApi {
+  const { start, ...apiOptions } = options;
+  const clock = options.clock instanceof ManualClock ? options.clock : new ManualClock(start);
+  const store = options.store ?? new MemoryStore();
+  const api = createMonitoringApi({ ...apiOptions, store, clock });
+
+  async function request(path: string, init: TestRequestInit = {}): Promise<TestResponse> {
+    const headers = new Headers(init.headers);
+    if (init.key !== undefined) {
+      headers.set('authorization', `Bearer ${typeof init.key === 'string' ? init.key : init.key.token}`);
+    }
+    let body: string | undefined;
+    if (typeof init.body === 'string') body = init.body;
+    else if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    }
+    const url = new URL(path, 'http://monitoring.test').href;
+    const response = await api.fetch(
+      new Request(url, { method: init.method ?? 'GET', headers, body }),
+      { clientAddress: init.clientAddress === undefined ? '127.0.0.1' : init.clientAddress },
+    );
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: JSON.parse(text), text };
+  }
+
+  return {
+    api,
+    store,
+    clock,
+    createUser: (name) => api.keys.createUser({ name: name ?? null }),
+    async createKey(input = {}) {
+      const userId = input.userId ?? (await api.keys.createUser()).id;
+      return api.keys.createApiKey({ ...input, userId });
+    },
+    request,
+    close: () => api.close(),
+  };
+}

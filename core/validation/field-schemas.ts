@@ -1,0 +1,41 @@
+import * as v from 'valibot';
+
+/** Control characters (C0, DEL, C1) are refused in every string field. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** A string of at most `max` characters, well-formed Unicode, with no control characters. */
+export const text = (max: number) =>
+  v.pipe(
+    v.string('invalid_type'),
+    v.check((s) => s.isWellFormed() && !CONTROL.test(s), 'invalid_value'),
+    v.check((s) => codePoints(s) <= max, 'too_long'),
+  );
+
+/** A JSON integer in [min, max]. 443.0 is the number 443 once parsed, so it passes; 443.5 does not. */
+export const integer = (min: number, max: number) =>
+  v.pipe(
+    v.number('invalid_type'),
+    v.integer('invalid_type'),
+    v.minValue(min, 'out_of_range'),
+    v.maxValue(max, 'out_of_range'),
+  );
+
+/** An int/bool field: exactly true, false, 0 or 1 (spec §2.1), read as a boolean. */
+export const flag = () =>
+  v.pipe(
+    v.union([v.boolean(), v.number()], 'invalid_type'),
+    v.check((x) => typeof x === 'boolean' || x === 0 || x === 1, 'invalid_value'),
+    v.transform((x) => x === true || x === 1),
+  );
+
+export const oneOf = <const T extends readonly string[]>(values: T) =>
+  v.pipe(v.string('invalid_type'), v.picklist(values, 'invalid_value'));
+
+/** An optional field, where null means the same as leaving it out. */
+export const optional = <S extends v.GenericSchema>(schema: S) => v.optional(v.nullable(schema));

@@ -1,0 +1,89 @@
+import * as v from 'valibot';
+import { errors, type ErrorDetail } from '../http/api-error.ts';
+import { detail, issuesToDetails, type FieldHints } from './details.ts';
+
+const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+/** A query value of decimal digits, read as an integer in [min, max]. */
+const decimal = (min: number, max: number) =>
+  v.pipe(
+    v.string('invalid_type'),
+    v.regex(/^[0-9]{1,16}$/, 'invalid_type'),
+    v.transform(Number),
+    v.minValue(min, 'out_of_range'),
+    v.maxValue(max, 'out_of_range'),
+  );
+
+export const listQuerySchema = v.object({
+  limit: v.optional(decimal(1, 1000)),
+  after_id: v.optional(decimal(0, MAX_ID)),
+}, 'invalid_type');
+
+const hints: FieldHints = {
+  limit: 'an integer from 1 to 1000, given once',
+  after_id: `an integer from 0 to ${MAX_ID}, given once`,
+};
+
+export interface ListQuery {
+  /** Absent: the whole list, streamed. */
+  limit: number | undefined;
+  afterId: number;
+}
+
+/**
+ * Splits a query string into single values, reporting repeated and unknown parameters. Every
+ * route takes only the parameters it documents, so a typo never passes silently.
+ */
+export function queryValues(query: string, known: ReadonlySet<string>, hintsOf: FieldHints): {
+  values: Record<string, string>; details: ErrorDetail[];
+} {
+  const values: Record<string, string> = {};
+  const details: ErrorDetail[] = [];
+  if (query === '') return { values, details };
+  const seen = new Set<string>();
+  for (const [name, value] of new URLSearchParams(query)) {
+    if (!known.has(name)) {
+      if (!seen.has(name)) details.push(detail(name, 'unknown_field', hintsOf));
+    } else if (seen.has(name)) {
+      if (!details.some((d) => d.field === name)) details.push(detail(name, 'invalid_value', hintsOf));
+    } else {
+      values[name] = value;
+    }
+    seen.add(name);
+  }
+  return { values, details };
+}
+
+const LIST_PARAMS = new Set(['limit', 'after_id']);
+
+/** `limit` and `after_id` of a list request (contract §6, Lists), or a 400 with details. */
+export function parseListQuery(query: string): ListQuery {
+  const { values, details } = queryValues(query, LIST_PARAMS, hints);
+  const repeated = new Set(details.map((d) => d.field));
+  for (const name of repeated) delete values[name];
+  const result = v.safeParse(listQuerySchema, values, { abortEarly: false });
+  if (!result.success) details.push(...issuesToDetails(result.issues, hints));
+  if (details.length > 0 || !result.success) throw errors.validationFailed(details);
+  return { limit: result.output.limit, afterId: result.output.after_id ?? 0 };
+}
+
+const NO_PARAMS = new Set<string>();
+
+/** Routes that take no query parameters refuse any, like lists refuse unknown ones. */
+export function refuseQuery(query: string): void {
+  const { details } = queryValues(query, NO_PARAMS, {});
+  if (details.length > 0) throw errors.validationFailed(details);
+}
+
+const DELETE_PARAMS = new Set(['id']);
+
+/** The `id` of a delete: exactly once, decimal digits, 1 to 2^53-1; anything else is `invalid_id`. */
+export function parseDeleteId(query: string): number {
+  const ids = query === '' ? [] : new URLSearchParams(query).getAll('id');
+  if (ids.length !== 1 || !/^[0-9]{1,16}$/.test(ids[0]!)) throw errors.invalidId();
+  const id = Number(ids[0]);
+  if (id < 1 || id > MAX_ID) throw errors.invalidId();
+  const { details } = queryValues(query, DELETE_PARAMS, {});
+  if (details.length > 0) throw errors.validationFailed(details);
+  return id;
+}

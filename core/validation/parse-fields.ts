@@ -1,0 +1,33 @@
+import * as v from 'valibot';
+import { errors, type ErrorDetail } from '../http/api-error.ts';
+import { detail, issuesToDetails, unknownFields, type FieldHints } from './details.ts';
+
+/**
+ * Stage one of a create: every field's own type and range, plus the fields nobody asked for.
+ * Returns the typed fields and the details found so far, so that stage two (rules between
+ * fields) can add its own before one 400 lists them all.
+ */
+export function parseFields<S extends v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>>(
+  schema: S,
+  input: Record<string, unknown>,
+  hints: FieldHints,
+): { fields: Partial<v.InferOutput<S>>; details: ErrorDetail[] } {
+  const known = new Set(Object.keys(schema.entries));
+  const details = unknownFields(input, known).map((name) => detail(name, 'unknown_field', hints));
+  const result = v.safeParse(schema, input, { abortEarly: false });
+  if (result.success) return { fields: result.output, details };
+  details.push(...issuesToDetails(result.issues, hints));
+  // Keep the fields that were valid, so stage two can still judge them.
+  const bad = new Set(details.map((d) => d.field));
+  const fields: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(schema.entries)) {
+    if (bad.has(name) || !Object.hasOwn(input, name)) continue;
+    const one = v.safeParse(entry as v.GenericSchema, input[name]);
+    if (one.success) fields[name] = one.output;
+  }
+  return { fields: fields as Partial<v.InferOutput<S>>, details };
+}
+
+export function failIfAny(details: ErrorDetail[]): void {
+  if (details.length > 0) throw errors.validationFailed(details);
+}
