@@ -1,0 +1,241 @@
+import { sql } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
+import type {
+  ApiKey, BlacklistCheckResult, BlacklistMonitor, Device, NewApiKey, NewBlacklistMonitor,
+  NewDevice, Timestamp, User,
+} from '../../core/records.ts';
+import { MissingTableError } from '../../core/store.ts';
+import type { CreateResult, PageRequest, Store } from '../../core/store.ts';
+import {
+  apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
+  toId, userFromRow, userToRow,
+} from './rows.ts';
+import { dialectOf } from './schema.ts';
+import type { Database, StoreDialect } from './schema.ts';
+
+/**
+ * How often a create retries when its insert hit a duplicate that was deleted before it could be
+ * read back. Each retry needs another concurrent delete of the same identity, so a few suffice.
+ */
+const CREATE_ATTEMPTS = 5;
+
+/** Rows per statement in recordKeyUsage: two parameters each, far below every driver's cap. */
+const USAGE_BATCH = 500;
+
+export interface KyselyStoreOptions {
+  /** Whether close() destroys the Kysely instance; false when the host owns it. Default true. */
+  destroyOnClose?: boolean;
+}
+
+function isMissingTable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  // 42P01 is PostgreSQL's undefined_table; SQLite only says it in the message.
+  if ('code' in error && error.code === '42P01') return true;
+  return error.message.startsWith('no such table');
+}
+
+/** A store on PostgreSQL or SQLite through Kysely. Duplicates are decided by unique indexes. */
+export class KyselyStore implements Store {
+  readonly #db: Kysely<Database>;
+  readonly #dialect: StoreDialect;
+  readonly #destroyOnClose: boolean;
+  #closing: Promise<void> | undefined;
+
+  constructor(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db), options: KyselyStoreOptions = {}) {
+    this.#db = db;
+    this.#dialect = dialect;
+    this.#destroyOnClose = options.destroyOnClose ?? true;
+  }
+
+  /** Runs a store operation, turning "no such table" into the error core answers as missing_table. */
+  async #run<T>(operation: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    try {
+      return await operation(this.#db);
+    } catch (error) {
+      if (isMissingTable(error)) throw new MissingTableError({ cause: error });
+      throw error;
+    }
+  }
+
+  createUser(user: Omit<User, 'id'>): Promise<User> {
+    return this.#run(async (db) => {
+      const row = await db.insertInto('users').values(userToRow(user)).returningAll().executeTakeFirstOrThrow();
+      return userFromRow(row);
+    });
+  }
+
+  getUser(id: number): Promise<User | undefined> {
+    return this.#run(async (db) => {
+      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && userFromRow(row);
+    });
+  }
+
+  createApiKey(key: NewApiKey): Promise<ApiKey> {
+    return this.#run(async (db) => {
+      const row = await db.insertInto('api_keys').values(apiKeyToRow(key)).returningAll().executeTakeFirstOrThrow();
+      return apiKeyFromRow(row);
+    });
+  }
+
+  findApiKeyByHash(tokenHash: string): Promise<ApiKey | undefined> {
+    return this.#run(async (db) => {
+      const row = await db.selectFrom('api_keys').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+      return row && apiKeyFromRow(row);
+    });
+  }
+
+  getApiKey(id: number): Promise<ApiKey | undefined> {
+    return this.#run(async (db) => {
+      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && apiKeyFromRow(row);
+    });
+  }
+
+  listApiKeys(userId: number): Promise<ApiKey[]> {
+    return this.#run(async (db) => {
+      const rows = await db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+      return rows.map(apiKeyFromRow);
+    });
+  }
+
+  revokeApiKey(id: number, at: Timestamp): Promise<boolean> {
+    return this.#run(async (db) => {
+      const result = await db.updateTable('api_keys')
+        .set({ revoked_at: stampText(at) })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    });
+  }
+
+  recordKeyUsage(usage: ReadonlyMap<number, Timestamp>): Promise<void> {
+    return this.#run(async (db) => {
+      const entries = [...usage];
+      for (let start = 0; start < entries.length; start += USAGE_BATCH) {
+        const rows = entries.slice(start, start + USAGE_BATCH).map(([id, at]) => this.#usageRow(id, at));
+        // One statement per batch; the condition keeps last_used_at from moving backwards when
+        // two instances flush out of order.
+        await sql`
+          with key_usage (key_id, used_at) as (values ${sql.join(rows)})
+          update api_keys set last_used_at = key_usage.used_at
+          from key_usage
+          where api_keys.id = key_usage.key_id
+            and (api_keys.last_used_at is null or api_keys.last_used_at < key_usage.used_at)
+        `.execute(db);
+      }
+    });
+  }
+
+  #usageRow(id: number, at: Timestamp): RawBuilder<unknown> {
+    const stamp = stampText(at);
+    // PostgreSQL types untyped VALUES parameters as text, which compares with neither column.
+    // SQLite needs no cast, and its CAST to an unknown type name would mangle the text.
+    return this.#dialect === 'postgres'
+      ? sql`(cast(${id} as bigint), cast(${stamp} as timestamptz))`
+      : sql`(${id}, ${stamp})`;
+  }
+
+  createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>> {
+    return this.#run(async (db) => {
+      const values = deviceToRow(this.#dialect, userId, device);
+      for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+        const row = await db.insertInto('devices').values(values)
+          .onConflict((oc) => oc.doNothing())
+          .returningAll()
+          .executeTakeFirst();
+        if (row) return { created: deviceFromRow(row) };
+        const existing = await db.selectFrom('devices').select('id')
+          .where('user_id', '=', userId)
+          .where('target_type', '=', device.target_type)
+          .where('target_value', '=', device.target_value)
+          .where('service_type', '=', device.service_type)
+          .where('port', '=', device.port)
+          // The same expression as the unique index, so the index answers it.
+          .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
+          .executeTakeFirst();
+        if (existing) return { duplicateOf: toId(existing.id) };
+      }
+      throw new Error('createDevice: the conflicting device kept disappearing; giving up');
+    });
+  }
+
+  listDevices(userId: number, page: PageRequest): Promise<Device[]> {
+    return this.#run(async (db) => {
+      let query = db.selectFrom('devices').selectAll()
+        .where('user_id', '=', userId)
+        .where('id', '>', page.afterId)
+        .orderBy('id');
+      if (Number.isFinite(page.limit)) query = query.limit(page.limit);
+      return (await query.execute()).map(deviceFromRow);
+    });
+  }
+
+  deleteDevice(userId: number, id: number): Promise<boolean> {
+    return this.#run(async (db) => {
+      const result = await db.deleteFrom('devices').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    });
+  }
+
+  createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
+    return this.#run(async (db) => {
+      const values = monitorToRow(this.#dialect, userId, monitor);
+      for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+        const row = await db.insertInto('blacklist_monitors').values(values)
+          .onConflict((oc) => oc.doNothing())
+          .returningAll()
+          .executeTakeFirst();
+        if (row) return { created: monitorFromRow(row) };
+        const existing = await db.selectFrom('blacklist_monitors').select('id')
+          .where('user_id', '=', userId)
+          .where('target_type', '=', monitor.target_type)
+          .where('target_value', '=', monitor.target_value)
+          .executeTakeFirst();
+        if (existing) return { duplicateOf: toId(existing.id) };
+      }
+      throw new Error('createBlacklistMonitor: the conflicting monitor kept disappearing; giving up');
+    });
+  }
+
+  listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]> {
+    return this.#run(async (db) => {
+      let query = db.selectFrom('blacklist_monitors').selectAll()
+        .where('user_id', '=', userId)
+        .where('id', '>', page.afterId)
+        .orderBy('id');
+      if (Number.isFinite(page.limit)) query = query.limit(page.limit);
+      return (await query.execute()).map(monitorFromRow);
+    });
+  }
+
+  deleteBlacklistMonitor(userId: number, id: number): Promise<boolean> {
+    return this.#run(async (db) => {
+      const result = await db.deleteFrom('blacklist_monitors')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    });
+  }
+
+  recordBlacklistCheck(id: number, result: BlacklistCheckResult): Promise<boolean> {
+    return this.#run(async (db) => {
+      const update = await db.updateTable('blacklist_monitors')
+        .set({
+          last_status: result.last_status,
+          last_checked_at: stampText(result.last_checked_at),
+          listed_on: JSON.stringify(result.listed_on),
+        })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return update.numUpdatedRows > 0n;
+    });
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#destroyOnClose ? this.#db.destroy() : Promise.resolve();
+    return this.#closing;
+  }
+}

@@ -1,0 +1,132 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { Dialect } from 'kysely';
+import { KyselyStore } from './kysely-store.ts';
+import type { Database, StoreDialect } from './schema.ts';
+import { openSqliteDialect } from './sqlite-node.ts';
+
+export const ACCEPTED_DATABASE_URLS = 'postgres://..., postgresql://..., sqlite:PATH or sqlite::memory:';
+
+export interface OpenKyselyStoreOptions {
+  /** Most PostgreSQL connections held at once (default 10). SQLite always has one. */
+  poolSize?: number;
+  /** Errors of idle PostgreSQL connections (a server restart, say); default: one line on stderr. */
+  onPoolError?: (error: Error) => void;
+}
+
+export interface OpenedKyselyStore {
+  store: KyselyStore;
+  db: Kysely<Database>;
+  dialect: StoreDialect;
+}
+
+type DatabaseTarget =
+  | { dialect: 'postgres'; url: string; label: string }
+  | { dialect: 'sqlite'; path: string; label: string };
+
+/** Reads a database URL; throws a one-line Error naming the accepted forms for anything else. */
+export function parseDatabaseUrl(url: string): DatabaseTarget {
+  if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', url, label: postgresLabel(url) };
+  if (url.startsWith('sqlite:')) {
+    const rest = url.slice('sqlite:'.length);
+    if (rest === ':memory:') return { dialect: 'sqlite', path: ':memory:', label: 'SQLite in memory' };
+    if (rest === '') throw new Error(`the database URL "sqlite:" names no file; use ${ACCEPTED_DATABASE_URLS}`);
+    const path = resolve(rest);
+    return { dialect: 'sqlite', path, label: `SQLite file ${path}` };
+  }
+  // Only the scheme is repeated: the rest of a URL may carry a password.
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0];
+  const named = scheme === undefined ? 'this database URL is' : `the database URL scheme "${scheme}" is`;
+  throw new Error(`${named} not supported; use ${ACCEPTED_DATABASE_URLS}`);
+}
+
+/** Names a PostgreSQL server for error messages, leaving out the credentials. */
+function postgresLabel(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const host = parsed.hostname === '' ? 'localhost' : parsed.hostname;
+    return `PostgreSQL at ${host}:${parsed.port === '' ? '5432' : parsed.port}${parsed.pathname}`;
+  } catch {
+    return 'PostgreSQL';
+  }
+}
+
+async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Promise<Dialect> {
+  const poolSize = options.poolSize ?? 10;
+  if (!Number.isSafeInteger(poolSize) || poolSize < 1) {
+    throw new Error(`poolSize must be a positive integer, not ${poolSize}`);
+  }
+  // Imported on demand so a SQLite-only deployment never loads the PostgreSQL driver.
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    // An unreachable or overloaded server must produce an error, never a request that hangs.
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: 10_000,
+    // The server-side bound above cancels cleanly; this one also covers a server that stopped
+    // answering altogether.
+    query_timeout: 12_000,
+    application_name: 'monitoring-api',
+  });
+  const onPoolError = options.onPoolError
+    ?? ((error: Error) => console.error(`monitoring-api: idle PostgreSQL connection failed: ${error.message}`));
+  // Without a listener, an idle client's error (server restart, network cut) is an uncaught
+  // 'error' event and ends the process. The pool drops that client and connects anew later.
+  pool.on('error', onPoolError);
+  return new PostgresDialect({ pool });
+}
+
+function describeError(error: unknown): string {
+  // Node reports a refused connection to a name with several addresses (localhost: ::1 and
+  // 127.0.0.1) as an AggregateError whose own message is empty.
+  if (error instanceof AggregateError && error.message === '') {
+    return [...new Set(error.errors.map(describeError))].join('; ');
+  }
+  if (error instanceof Error) {
+    if (error.message !== '') return error.message;
+    if ('code' in error && typeof error.code === 'string') return error.code;
+    return error.name;
+  }
+  return String(error);
+}
+
+/**
+ * Runs `select 1`: proves the database answers, or throws an Error saying which one did not and
+ * why. The PostgreSQL pool's connection timeout bounds how long this takes.
+ */
+export async function checkConnection(db: Kysely<Database>, label = 'the database'): Promise<void> {
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    throw new Error(`cannot connect to ${label}: ${describeError(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Opens the store a database URL names and checks that the database answers. The schema is not
+ * touched: run `migrateToLatest(db)` for that. `store.close()` releases the pool or file.
+ */
+export async function openKyselyStore(url: string, options: OpenKyselyStoreOptions = {}): Promise<OpenedKyselyStore> {
+  const target = parseDatabaseUrl(url);
+  let dialect: Dialect;
+  if (target.dialect === 'postgres') {
+    dialect = await postgresDialect(target.url, options);
+  } else {
+    try {
+      if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true });
+      dialect = await openSqliteDialect(target.path);
+    } catch (error) {
+      throw new Error(`cannot open ${target.label}: ${describeError(error)}`, { cause: error });
+    }
+  }
+  const db = new Kysely<Database>({ dialect });
+  try {
+    await checkConnection(db, target.label);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw error;
+  }
+  return { store: new KyselyStore(db, target.dialect), db, dialect: target.dialect };
+}

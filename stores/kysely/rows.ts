@@ -1,0 +1,197 @@
+import type { Insertable, Selectable } from 'kysely';
+import { SCOPES } from '../../core/records.ts';
+import type {
+  ApiKey, BlacklistMonitor, Device, NewApiKey, NewBlacklistMonitor, NewDevice, RateLimitRule, Scope,
+  Timestamp, User,
+} from '../../core/records.ts';
+import type {
+  ApiKeysTable, BlacklistMonitorsTable, DbFlag, DbInteger, DbTimestamp, DevicesTable, StoreDialect,
+  UsersTable,
+} from './schema.ts';
+
+// Conversions between database rows and core records. The drivers disagree on types (pg: int8
+// as string, timestamptz as Date; SQLite: flags as 0/1, timestamps as text), and the records
+// must come back the same whichever database holds them.
+
+export function toId(value: DbInteger): number {
+  const id = Number(value);
+  if (!Number.isSafeInteger(id)) throw new Error(`an id beyond 2^53 came from the database: ${value}`);
+  return id;
+}
+
+function toFlag(value: DbFlag): boolean {
+  return typeof value === 'boolean' ? value : value !== 0;
+}
+
+function toStamp(value: DbTimestamp): Timestamp {
+  return (typeof value === 'string' ? new Date(value) : value).toISOString();
+}
+
+function toNullableStamp(value: DbTimestamp | null): Timestamp | null {
+  return value === null ? null : toStamp(value);
+}
+
+/**
+ * The one text form timestamps are written in. On SQLite they are compared as text, which is
+ * only time order when every value has the same shape.
+ */
+export function stampText(value: Timestamp): string {
+  return new Date(value).toISOString();
+}
+
+function nullableStampText(value: Timestamp | null): string | null {
+  return value === null ? null : stampText(value);
+}
+
+function flagFor(dialect: StoreDialect, value: boolean): DbFlag {
+  // better-sqlite3 refuses to bind a boolean.
+  return dialect === 'sqlite' ? Number(value) : value;
+}
+
+function parseStrings(text: string, column: string): string[] {
+  const value: unknown = JSON.parse(text);
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+    throw new Error(`column ${column} does not hold a JSON array of strings`);
+  }
+  return value;
+}
+
+function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+function parseScopes(text: string): Scope[] {
+  const scopes = parseStrings(text, 'api_keys.scopes');
+  if (!scopes.every(isScope)) throw new Error('column api_keys.scopes holds an unknown scope');
+  return scopes;
+}
+
+function parseRateLimit(text: string | null): RateLimitRule | null {
+  if (text === null) return null;
+  const value: unknown = JSON.parse(text);
+  if (typeof value === 'object' && value !== null && 'limit' in value && 'windowSeconds' in value) {
+    const { limit, windowSeconds } = value;
+    if (typeof limit === 'number' && typeof windowSeconds === 'number') return { limit, windowSeconds };
+  }
+  throw new Error('column api_keys.rate_limit does not hold {limit, windowSeconds}');
+}
+
+export function userFromRow(row: Selectable<UsersTable>): User {
+  return { id: toId(row.id), name: row.name, created_at: toStamp(row.created_at) };
+}
+
+export function userToRow(user: Omit<User, 'id'>): Insertable<UsersTable> {
+  return { name: user.name, created_at: stampText(user.created_at) };
+}
+
+/** The key without its token hash, which never leaves the store. */
+export function apiKeyFromRow(row: Selectable<ApiKeysTable>): ApiKey {
+  return {
+    id: toId(row.id),
+    user_id: toId(row.user_id),
+    name: row.name,
+    scopes: parseScopes(row.scopes),
+    allowed_ips: parseStrings(row.allowed_ips, 'api_keys.allowed_ips'),
+    rate_limit: parseRateLimit(row.rate_limit),
+    created_at: toStamp(row.created_at),
+    expires_at: toNullableStamp(row.expires_at),
+    revoked_at: toNullableStamp(row.revoked_at),
+    last_used_at: toNullableStamp(row.last_used_at),
+  };
+}
+
+export function apiKeyToRow(key: NewApiKey): Insertable<ApiKeysTable> {
+  return {
+    user_id: key.user_id,
+    name: key.name,
+    token_hash: key.token_hash,
+    scopes: JSON.stringify(key.scopes),
+    allowed_ips: JSON.stringify(key.allowed_ips),
+    rate_limit: key.rate_limit === null
+      ? null
+      : JSON.stringify({ limit: key.rate_limit.limit, windowSeconds: key.rate_limit.windowSeconds }),
+    created_at: stampText(key.created_at),
+    expires_at: nullableStampText(key.expires_at),
+  };
+}
+
+export function deviceFromRow(row: Selectable<DevicesTable>): Device {
+  return {
+    id: toId(row.id),
+    target_type: row.target_type,
+    target_value: row.target_value,
+    service_type: row.service_type,
+    scheme: row.scheme,
+    port: row.port,
+    host_header: row.host_header,
+    proxy_enabled: toFlag(row.proxy_enabled),
+    origin_host: row.origin_host,
+    origin_scheme: row.origin_scheme,
+    origin_port: row.origin_port,
+    check_public_http: toFlag(row.check_public_http),
+    check_public_https: toFlag(row.check_public_https),
+    check_public_tls: toFlag(row.check_public_tls),
+    check_origin_http: toFlag(row.check_origin_http),
+    check_origin_tls: toFlag(row.check_origin_tls),
+    expect_status: row.expect_status,
+    location: row.location,
+    is_enabled: toFlag(row.is_enabled),
+    created_at: toStamp(row.created_at),
+  };
+}
+
+export function deviceToRow(dialect: StoreDialect, userId: number, d: NewDevice): Insertable<DevicesTable> {
+  const flag = (value: boolean): DbFlag => flagFor(dialect, value);
+  return {
+    user_id: userId,
+    target_type: d.target_type,
+    target_value: d.target_value,
+    service_type: d.service_type,
+    scheme: d.scheme,
+    port: d.port,
+    host_header: d.host_header,
+    proxy_enabled: flag(d.proxy_enabled),
+    origin_host: d.origin_host,
+    origin_scheme: d.origin_scheme,
+    origin_port: d.origin_port,
+    check_public_http: flag(d.check_public_http),
+    check_public_https: flag(d.check_public_https),
+    check_public_tls: flag(d.check_public_tls),
+    check_origin_http: flag(d.check_origin_http),
+    check_origin_tls: flag(d.check_origin_tls),
+    expect_status: d.expect_status,
+    location: d.location,
+    is_enabled: flag(d.is_enabled),
+    created_at: stampText(d.created_at),
+  };
+}
+
+export function monitorFromRow(row: Selectable<BlacklistMonitorsTable>): BlacklistMonitor {
+  return {
+    id: toId(row.id),
+    target_type: row.target_type,
+    target_value: row.target_value,
+    is_enabled: toFlag(row.is_enabled),
+    last_status: row.last_status,
+    last_checked_at: toNullableStamp(row.last_checked_at),
+    listed_on: parseStrings(row.listed_on, 'blacklist_monitors.listed_on'),
+    created_at: toStamp(row.created_at),
+  };
+}
+
+export function monitorToRow(
+  dialect: StoreDialect,
+  userId: number,
+  m: NewBlacklistMonitor,
+): Insertable<BlacklistMonitorsTable> {
+  return {
+    user_id: userId,
+    target_type: m.target_type,
+    target_value: m.target_value,
+    is_enabled: flagFor(dialect, m.is_enabled),
+    last_status: m.last_status,
+    last_checked_at: nullableStampText(m.last_checked_at),
+    listed_on: JSON.stringify(m.listed_on),
+    created_at: stampText(m.created_at),
+  };
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** The server the tests use; TEST_POSTGRES_URL points them elsewhere (an admin login is needed). */
+const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export type TestDatabase =
+  | { url: string; drop(): Promise<void>; skip?: undefined }
+  | { skip: string };
+
+function where(): string {
+  const url = new URL(ADMIN_URL);
+  return `${url.hostname}:${url.port === '' ? '5432' : url.port}`;
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3_000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function reasonOf(error: unknown): string {
+  // A refused connection to a name with several addresses is an AggregateError with no message.
+  if (error instanceof AggregateError && error.message === '') return error.errors.map(reasonOf).join('; ');
+  if (error instanceof Error) return error.message === '' ? error.name : error.message;
+  return String(error);
+}
+
+function quote(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Creates an empty database of its own for one test file. Without a reachable server the
+ * PostgreSQL tests are skipped with the reason, except on CI, where they must fail instead.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `monitoring_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  try {
+    await withAdmin((client) => client.query(`create database ${quote(name)}`));
+  } catch (error) {
+    const message = `PostgreSQL not reachable at ${where()}: ${reasonOf(error)}`;
+    if (process.env.CI === 'true') throw new Error(message, { cause: error });
+    return { skip: message };
+  }
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await withAdmin(async (client) => {
+        await client.query(
+          'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+          [name],
+        );
+        await client.query(`drop database if exists ${quote(name)}`);
+      });
+    },
+  };
+}
