@@ -12,13 +12,12 @@ class NodeHeaders implements HeaderReader {
   }
 }
 
+export function nodeHeaders(req: IncomingMessage): HeaderReader {
+  return new NodeHeaders(req.headers);
+}
+
 function toApiRequest(req: IncomingMessage): ApiRequest {
-  return {
-    method: req.method ?? 'GET',
-    url: req.url ?? '/',
-    headers: new NodeHeaders(req.headers),
-    body: req,
-  };
+  return { method: req.method ?? 'GET', url: req.url ?? '/', headers: nodeHeaders(req), body: req };
 }
 
 /** Writes the core's answer; a streamed list honours back-pressure and stops if the client leaves. */

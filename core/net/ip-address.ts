@@ -27,7 +27,9 @@ function strictIpv6(input: string): ipaddr.IPv6 | null {
   if (tail.includes('.')) {
     if (!DOTTED_QUAD.test(tail)) return null;
     const [a = 0, b = 0, c = 0, d = 0] = tail.split('.').map(Number);
-    text = `${input.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    const high = ((a << 8) | b).toString(16);
+    const low = ((c << 8) | d).toString(16);
+    text = `${input.slice(0, lastColon + 1)}${high}:${low}`;
   }
 
   const halves = text.split('::');

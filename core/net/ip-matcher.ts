@@ -26,7 +26,7 @@ function networkOf(address: Address, bits: number): Address {
 }
 
 function show(address: Address): string {
-  return address.kind() === 'ipv6' ? (address as ipaddr.IPv6).toRFC5952String() : address.toString();
+  return address instanceof ipaddr.IPv6 ? address.toRFC5952String() : address.toString();
 }
 
 /** `bits` is null for a bare address, which is shown without a prefix. */
@@ -53,14 +53,13 @@ function parseEntry(entry: string): Entry | null {
 
   // canonicalIp folds an IPv4-mapped address to IPv4; its prefix was written in IPv6 terms.
   const writtenAsV6 = addressText.includes(':');
-  if (writtenAsV6 && address.kind() === 'ipv4') {
+  if (writtenAsV6 && address instanceof ipaddr.IPv4) {
     if (bits > 128) return null;
     if (bits >= MAPPED_PREFIX_BITS) {
       bits -= MAPPED_PREFIX_BITS;
     } else {
       // A block wider than the mapped range is an IPv6 block; keep it as written.
-      const mapped = (address as ipaddr.IPv4).toIPv4MappedAddress();
-      return { address: networkOf(mapped, bits), bits };
+      return { address: networkOf(address.toIPv4MappedAddress(), bits), bits };
     }
   }
   if (bits > (address.kind() === 'ipv4' ? 32 : 128)) return null;

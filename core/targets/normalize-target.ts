@@ -27,7 +27,8 @@ export function normalizeDomain(input: string): string | null {
   // domainToASCII is the URL host parser: it would percent-decode, drop tabs and newlines and cut
   // at `/`, `?`, `#` or `\` (`a.com/x` becomes `a.com`), so such input must never reach it.
   if (input.length === 0 || FOREIGN_ASCII.test(input)) return null;
-  // Checked before IDNA too, since the host parser turns `127.1` into `127.0.0.1` silently.
+  // Checked before IDNA as well as after: Node's and Bun's domainToASCII read `127.1` as an IPv4
+  // address and answer `127.0.0.1`, Deno's passes it through; neither may decide for us.
   if (isIpLiteral(input)) return null;
 
   // IDNA maps case itself, and differently from toLowerCase (`ẞ` becomes `ss`, not `ß`), so only
@@ -46,7 +47,11 @@ export function normalizeDomain(input: string): string | null {
   return name;
 }
 
-function applyPolicy(value: string, isIp: boolean, options: { allowPrivateTargets: boolean }): Normalized {
+function applyPolicy(
+  value: string,
+  isIp: boolean,
+  options: { allowPrivateTargets: boolean },
+): Normalized {
   if (!options.allowPrivateTargets) {
     const forbidden = isIp ? !isPublicIp(value) : isForbiddenName(value);
     if (forbidden) return { problem: 'forbidden_target' };
@@ -69,7 +74,10 @@ export function normalizeTarget(
  * An origin_host: an IP address (strict) or a domain, told apart by whether it parses as an
  * address. Loose address forms (`127.1`) and bracketed IPv6 are neither, hence invalid.
  */
-export function normalizeHost(input: string, options: { allowPrivateTargets: boolean }): Normalized {
+export function normalizeHost(
+  input: string,
+  options: { allowPrivateTargets: boolean },
+): Normalized {
   const ip = canonicalIp(input);
   if (ip !== null) return applyPolicy(ip, true, options);
   const domain = normalizeDomain(input);
