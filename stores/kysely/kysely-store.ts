@@ -174,7 +174,10 @@ export class KyselyStore implements Store {
 
   deleteDevice(userId: number, id: number): Promise<boolean> {
     return this.#run(async (db) => {
-      const result = await db.deleteFrom('devices').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      const result = await db.deleteFrom('devices')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return result.numDeletedRows > 0n;
     });
   }
