@@ -6,6 +6,7 @@ import type {
 /** One page of a list, in ascending id order: records with `id > afterId`, at most `limit` of them. */
 export interface PageRequest {
   afterId: number;
+  /** A positive integer: the core asks for at most 1001 (a page and one more) or a stream batch. */
   limit: number;
 }
 
@@ -17,7 +18,7 @@ export type CreateResult<T> = { created: T } | { duplicateOf: number };
 
 /**
  * Everything the API keeps. Implementations: `MemoryStore` (core) and `KyselyStore`
- * (PostgreSQL, SQLite). A store throws `MissingTableError` when its schema is not migrated;
+ * (PostgreSQL, SQLite). Timestamps go in and come out as ISO 8601 UTC with milliseconds. A store throws `MissingTableError` when its schema is not migrated;
  * any other error it throws is answered 500 `server_error` and never shown to the client.
  */
 export interface Store {
@@ -44,6 +45,7 @@ export interface Store {
   /** Stores the outcome of a check; false when the monitor does not exist. */
   recordBlacklistCheck(id: number, result: BlacklistCheckResult): Promise<boolean>;
 
+  /** Releases connections; calling it again is harmless. */
   close(): Promise<void>;
 }
 
