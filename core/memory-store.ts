@@ -134,7 +134,8 @@ export class MemoryStore implements Store {
   async recordBlacklistCheck(id: number, result: BlacklistCheckResult): Promise<boolean> {
     const row = this.#monitors.get(id);
     if (!row) return false;
-    Object.assign(row.record, structuredClone(result));
+    // Stored as every store answers timestamps: ISO 8601 UTC with milliseconds, whatever ISO form came in.
+    Object.assign(row.record, structuredClone(result), { last_checked_at: new Date(result.last_checked_at).toISOString() });
     return true;
   }
 

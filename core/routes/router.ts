@@ -43,31 +43,47 @@ interface RoutedRequest {
   url: string;
 }
 
+type Resolved = (call: Call) => Promise<ApiResponse>;
+
 /**
  * Dispatches an authenticated call by method and path (relative to the base path, one trailing
  * slash already removed): the route's handler after its scope check, 405 with `Allow` for a known
  * path and another method, 404 for anything else.
  */
 export function createRouter(): (path: string, call: Call) => Promise<ApiResponse> {
-  const router = Router<RoutedRequest, [Call]>();
+  // itty-router matches; each entry answers with what to run rather than running it, so that a
+  // resolution can be remembered. Only known paths are remembered, and at most 64 method+path
+  // pairs (runtimes other than Node accept any method name), so requests cannot grow the map.
+  const router = Router<RoutedRequest, []>();
   const allowed = new Map<string, Method[]>();
   for (const route of ROUTES) {
     const verb = route.method.toLowerCase() as 'get' | 'post' | 'delete';
-    router[verb](route.path, (_request: RoutedRequest, call: Call) => {
+    const run: Resolved = (call) => {
       if (route.scope !== null && !call.key.scopes.includes(route.scope)) throw errors.insufficientScope(route.scope);
       return route.handler(call);
-    });
+    };
+    router[verb](route.path, () => run);
     allowed.set(route.path, [...(allowed.get(route.path) ?? []), route.method]);
   }
   for (const [path, methods] of allowed) {
-    router.all(path, () => {
+    const refuse: Resolved = async () => {
       throw errors.methodNotAllowed(methods);
-    });
+    };
+    router.all(path, () => refuse);
   }
+  const known = new Map<string, Resolved>();
+
   return async (path, call) => {
     // itty-router also matches extra trailing slashes; the contract ignores one only.
     if (path === '' || path.endsWith('/')) unknownRoute(path);
-    const response = (await router.fetch({ method: call.request.method, url: `http://api${path}` }, call)) as ApiResponse | undefined;
-    return response ?? unknownRoute(path);
+    const method = call.request.method;
+    const id = `${method} ${path}`;
+    let resolved = known.get(id);
+    if (resolved === undefined) {
+      resolved = (await router.fetch({ method, url: `http://api${path}` })) as Resolved | undefined;
+      if (resolved === undefined) unknownRoute(path);
+      if (allowed.has(path) && known.size < 64) known.set(id, resolved);
+    }
+    return resolved(call);
   };
 }
