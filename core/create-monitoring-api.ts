@@ -16,6 +16,7 @@ import { ipAllowList } from './net/ip-allow-list.ts';
 import { createIpMatcher } from './net/ip-matcher.ts';
 import { DEFAULTS, normalizeBasePath, type MonitoringApiOptions } from './options.ts';
 import type { ApiKey } from './records.ts';
+import type { RateLimitDecision } from './rate-limiter.ts';
 import { createRouter } from './routes/router.ts';
 import { MissingTableError } from './store.ts';
 
@@ -53,6 +54,11 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const route = createRouter();
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
 
+  function authThrottled(decision: RateLimitDecision, headers: Record<string, string>): ApiError {
+    Object.assign(headers, rateLimitHeaders('failed-auth', decision, authPolicy, false));
+    return errors.authThrottled();
+  }
+
   const owns = (pathname: string) => pathname === basePath || pathname.startsWith(`${basePath}/`);
 
   /** Steps 1-3 of contract §2: who calls, from where, and how often. */
@@ -61,14 +67,18 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     if (token === undefined) throw errors.missingApiKey();
     const failures = `auth:${addressBucket(ip)}`;
     const throttle = await limiter.consume(failures, authPolicy, 0);
-    if (!throttle.allowed) {
-      Object.assign(headers, rateLimitHeaders('failed-auth', throttle, authPolicy, false));
-      throw errors.authThrottled();
-    }
-    const key = token !== null && hasTokenShape(token) ? await keyCache.lookup(token, now) : undefined;
-    if (key === undefined || key.revoked_at !== null || (key.expires_at !== null && Date.parse(key.expires_at) <= now)) {
-      await limiter.consume(failures, authPolicy, 1);
-      throw errors.invalidApiKey();
+    if (!throttle.allowed) throw authThrottled(throttle, headers);
+    const usable = (key: ApiKey | undefined): key is ApiKey =>
+      key !== undefined && key.revoked_at === null && (key.expires_at === null || Date.parse(key.expires_at) > now);
+    let key = token !== null ? keyCache.peek(token, now) : undefined;
+    if (!usable(key)) {
+      // Every attempt that needs the store counts as a failure until it proves otherwise, so
+      // concurrent guesses cannot all pass the check above before any of them is counted.
+      const reserved = await limiter.consume(failures, authPolicy, 1);
+      if (!reserved.allowed) throw authThrottled(reserved, headers);
+      key = token !== null && hasTokenShape(token) ? await keyCache.load(token, now) : undefined;
+      if (!usable(key)) throw errors.invalidApiKey();
+      await limiter.consume(failures, authPolicy, -1);
     }
     let allow = allowLists.get(key);
     if (allow === undefined) allowLists.set(key, (allow = ipAllowList(key.allowed_ips)));

@@ -33,7 +33,7 @@ export class MemoryRateLimiter implements RateLimiter {
       window = { count: 0, resetAt: now + policy.windowSeconds * 1000 };
       if (cost > 0) this.#windows.set(bucket, window);
     }
-    window.count += cost;
+    window.count = Math.max(0, window.count + cost);
     const allowed = cost > 0 ? window.count <= policy.limit : window.count < policy.limit;
     return {
       allowed,

@@ -15,7 +15,9 @@ export interface RateLimitDecision {
 
 /**
  * Counts requests per bucket in fixed windows. Each call is one atomic decision: N concurrent
- * calls against a limit of L never allow more than L. `cost` 0 asks without counting.
+ * calls against a limit of L never allow more than L. `cost` 0 asks without counting; a negative
+ * cost gives back what an earlier call took (a reservation that turned out not to count), never
+ * below zero and never into a window that has ended.
  * Implementations: `MemoryRateLimiter` (one process) and `RedisRateLimiter` (shared).
  */
 export interface RateLimiter {

@@ -16,15 +16,31 @@ interface Entry {
  */
 export class KeyCache {
   readonly #entries = new Map<string, Entry>();
+  /** Look-ups under way, so concurrent first requests with one token cost one store read. */
+  readonly #loading = new Map<string, Promise<ApiKey | undefined>>();
   constructor(
     private readonly store: Store,
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
   ) {}
 
-  async lookup(token: string, now: number): Promise<ApiKey | undefined> {
+  /** The key for a token when a fresh entry is cached: no I/O. */
+  peek(token: string, now: number): ApiKey | undefined {
     const cached = this.#entries.get(token);
-    if (cached !== undefined && now - cached.loadedAt < this.ttlMs) return cached.key;
+    return cached !== undefined && now - cached.loadedAt < this.ttlMs ? cached.key : undefined;
+  }
+
+  /** Reads the key for a token from the store (once, however many requests wait for it) and caches it. */
+  load(token: string, now: number): Promise<ApiKey | undefined> {
+    let loading = this.#loading.get(token);
+    if (loading === undefined) {
+      loading = this.#load(token, now).finally(() => this.#loading.delete(token));
+      this.#loading.set(token, loading);
+    }
+    return loading;
+  }
+
+  async #load(token: string, now: number): Promise<ApiKey | undefined> {
     const key = await this.store.findApiKeyByHash(await hashToken(token));
     if (key === undefined) {
       this.#entries.delete(token);

@@ -2,22 +2,29 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { RateLimitDecision, RateLimitPolicy, RateLimiter } from '../../core/index.ts';
 
 /**
- * One decision, atomically inside Redis: count (unless `cost` is 0), start the window on the
- * first hit, and report the count and the time left. No read-then-write from the client, so
+ * One decision, atomically inside Redis: count (unless `cost` is 0; a negative cost gives back,
+ * and only into a window that still exists), start the window on the first hit, and report the
+ * count and the time left. No read-then-write from the client, so
  * every instance sharing this Redis shares one exact limit.
  */
 const CONSUME = `
 local cost = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local count
-if cost > 0 then
+if cost > 0 or (cost < 0 and redis.call('EXISTS', KEYS[1]) == 1) then
   count = redis.call('INCRBY', KEYS[1], cost)
+  if count < 0 then
+    redis.call('SET', KEYS[1], 0, 'KEEPTTL')
+    count = 0
+  end
 else
   count = tonumber(redis.call('GET', KEYS[1]) or '0')
 end
 local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  if count > 0 then redis.call('PEXPIRE', KEYS[1], window) end
+if ttl == -1 then
+  redis.call('PEXPIRE', KEYS[1], window)
+  ttl = window
+elseif ttl < 0 then
   ttl = window
 end
 return {count, ttl}

@@ -50,6 +50,19 @@ describe('RedisRateLimiter', { skip }, () => {
     assert.equal(blocked.remaining, 0);
   });
 
+  it('a negative cost gives back a reservation, but never below zero nor into a window that ended', async () => {
+    const two = { limit: 2, windowSeconds: 60 };
+    await limiter.consume('auth:refund', two);
+    await limiter.consume('auth:refund', two);
+    assert.equal((await limiter.consume('auth:refund', two, 0)).allowed, false);
+    assert.equal((await limiter.consume('auth:refund', two, -1)).remaining, 1);
+    assert.equal((await limiter.consume('auth:refund', two, -5)).remaining, 2);
+    // No window exists for this bucket: giving back must not create one without an expiry.
+    const gone = await limiter.consume('auth:refund-none', two, -1);
+    assert.equal(gone.remaining, 2);
+    assert.equal((await limiter.consume('auth:refund-none', two, 0)).remaining, 2);
+  });
+
   it('starts a new window when the old one expires', async () => {
     const short = { limit: 1, windowSeconds: 1 };
     assert.equal((await limiter.consume('key:expiry', short)).allowed, true);
