@@ -1,0 +1,76 @@
+/**
+ * `monitoring-api openapi [--base-path P] [--server-url URL] [--markdown] [--output FILE]`: prints the
+ * OpenAPI 3.1 document of the v1 API (or writes it to FILE); with --markdown, the README's API
+ * reference rendered from it. Generated at run time from the schemas that
+ * validate requests, so it always describes the server of the same version.
+ *
+ * Also runnable on its own (`node --import tsx cli/openapi-command.ts --output openapi.json`),
+ * which is how `npm run openapi` refreshes the committed copy without the rest of the CLI.
+ */
+import { writeFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createOpenApiDocument, renderReference, serializeOpenApiDocument, type OpenApiOptions } from '../core/openapi/index.ts';
+
+export const OPENAPI_USAGE = 'usage: monitoring-api openapi [--base-path /v1] [--server-url https://host/v1] [--markdown] [--output FILE]';
+
+export interface CommandIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const defaultIo: CommandIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/** Runs the command; resolves to the process exit code (0, or 2 for bad flags as every command). */
+export async function runOpenApiCommand(args: readonly string[], io: CommandIo = defaultIo): Promise<number> {
+  let values: { 'base-path'?: string; 'server-url'?: string; output?: string; markdown?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        'base-path': { type: 'string' },
+        'server-url': { type: 'string' },
+        output: { type: 'string', short: 'o' },
+        markdown: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    io.stderr(`monitoring-api openapi: ${(error as Error).message}\n${OPENAPI_USAGE}\n`);
+    return 2;
+  }
+  if (values.help === true) {
+    io.stdout(`${OPENAPI_USAGE}\n`);
+    return 0;
+  }
+  const options: OpenApiOptions = {};
+  if (values['base-path'] !== undefined) options.basePath = values['base-path'];
+  if (values['server-url'] !== undefined) {
+    if (!URL.canParse(values['server-url'])) {
+      io.stderr(`monitoring-api openapi: --server-url must be an absolute URL, got ${JSON.stringify(values['server-url'])}\n`);
+      return 2;
+    }
+    options.serverUrl = values['server-url'];
+  }
+  let text: string;
+  try {
+    const document = createOpenApiDocument(options);
+    text = values.markdown === true ? renderReference(document) : serializeOpenApiDocument(document);
+  } catch (error) {
+    // A bad --base-path is the only way the caller can make generation fail.
+    io.stderr(`monitoring-api openapi: ${(error as Error).message}\n`);
+    return 2;
+  }
+  if (values.output === undefined) io.stdout(text);
+  else await writeFile(values.output, text);
+  return 0;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exitCode = await runOpenApiCommand(process.argv.slice(2));
+}

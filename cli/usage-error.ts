@@ -1,0 +1,9 @@
+/** A mistake in how the command was called: one line on stderr and exit code 2 (contract §9). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** The database (or Redis) named on the command line cannot be used: also exit code 2. */
+export class UnreachableError extends Error {
+  override readonly name = 'UnreachableError';
+}
