@@ -72,13 +72,24 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       key !== undefined && key.revoked_at === null && (key.expires_at === null || Date.parse(key.expires_at) > now);
     let key = token !== null ? keyCache.peek(token, now) : undefined;
     if (!usable(key)) {
-      // Every attempt that needs the store counts as a failure until it proves otherwise, so
-      // concurrent guesses cannot all pass the check above before any of them is counted.
-      const reserved = await limiter.consume(failures, authPolicy, 1);
-      if (!reserved.allowed) throw authThrottled(reserved, headers);
-      key = token !== null && hasTokenShape(token) ? await keyCache.load(token, now) : undefined;
-      if (!usable(key)) throw errors.invalidApiKey();
-      await limiter.consume(failures, authPolicy, -1);
+      const wellFormed = token !== null && hasTokenShape(token);
+      // The request that reads the store for a token counts as a failure until it proves
+      // otherwise, so concurrent guesses cannot all pass the check above before any is counted.
+      // Requests that wait on that same read are one guess: they count only if it fails.
+      const leads = !(wellFormed && keyCache.isLoading(token));
+      if (leads) {
+        const reserved = await limiter.consume(failures, authPolicy, 1);
+        if (!reserved.allowed) throw authThrottled(reserved, headers);
+      }
+      key = wellFormed ? await keyCache.load(token, now) : undefined;
+      if (!usable(key)) {
+        if (!leads) {
+          const counted = await limiter.consume(failures, authPolicy, 1);
+          if (!counted.allowed) throw authThrottled(counted, headers);
+        }
+        throw errors.invalidApiKey();
+      }
+      if (leads) await limiter.consume(failures, authPolicy, -1);
     }
     let allow = allowLists.get(key);
     if (allow === undefined) allowLists.set(key, (allow = ipAllowList(key.allowed_ips)));

@@ -18,6 +18,8 @@ export class KeyCache {
   readonly #entries = new Map<string, Entry>();
   /** Look-ups under way, so concurrent first requests with one token cost one store read. */
   readonly #loading = new Map<string, Promise<ApiKey | undefined>>();
+  /** Counts forget() calls, so that a look-up can tell whether a revocation overtook it. */
+  #generation = 0;
   constructor(
     private readonly store: Store,
     private readonly ttlMs: number,
@@ -30,23 +32,34 @@ export class KeyCache {
     return cached !== undefined && now - cached.loadedAt < this.ttlMs ? cached.key : undefined;
   }
 
+  /** Whether a store read for this token is under way. */
+  isLoading(token: string): boolean {
+    return this.#loading.has(token);
+  }
+
   /** Reads the key for a token from the store (once, however many requests wait for it) and caches it. */
   load(token: string, now: number): Promise<ApiKey | undefined> {
-    let loading = this.#loading.get(token);
-    if (loading === undefined) {
-      loading = this.#load(token, now).finally(() => this.#loading.delete(token));
-      this.#loading.set(token, loading);
-    }
+    const pending = this.#loading.get(token);
+    if (pending !== undefined) return pending;
+    const loading: Promise<ApiKey | undefined> = this.#load(token, now).finally(() => {
+      // forget() may have replaced this look-up with a newer one meanwhile: leave that one be.
+      if (this.#loading.get(token) === loading) this.#loading.delete(token);
+    });
+    this.#loading.set(token, loading);
     return loading;
   }
 
   async #load(token: string, now: number): Promise<ApiKey | undefined> {
+    const generation = this.#generation;
     const key = await this.store.findApiKeyByHash(await hashToken(token));
     if (key === undefined) {
       this.#entries.delete(token);
       return undefined;
     }
-    if (this.ttlMs > 0) {
+    // A revocation landed while the store was being read: the row may predate it, so it answers
+    // only the requests that were already waiting and is not cached (else the revoked key would
+    // be accepted for another ttlMs; test/hardening/auth.test.ts).
+    if (this.ttlMs > 0 && generation === this.#generation) {
       // Oldest first out: Map keeps insertion order, and a refreshed entry is re-inserted.
       if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
       this.#entries.delete(token);
@@ -56,6 +69,10 @@ export class KeyCache {
   }
 
   forget(keyId: number): void {
+    this.#generation++;
     for (const [token, entry] of this.#entries) if (entry.key.id === keyId) this.#entries.delete(token);
+    // A request that arrives after the revocation must read the store anew rather than join a
+    // look-up that began before it. Revocations are rare, so all pending look-ups are dropped.
+    this.#loading.clear();
   }
 }

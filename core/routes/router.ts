@@ -76,6 +76,11 @@ export function createRouter(): (path: string, call: Call) => Promise<ApiRespons
   return async (path, call) => {
     // itty-router also matches extra trailing slashes; the contract ignores one only.
     if (path === '' || path.endsWith('/')) unknownRoute(path);
+    // Every route is a fixed path, so only those exact strings may reach itty-router: it parses
+    // the path as a URL, which resolves `.`/`..` segments (also as `%2e`) and reads `\` as `/`,
+    // so `/v1/x/../devices` or `/v1/%2e/me` would otherwise be served under a path that a proxy's
+    // path rules in front of us never saw (found by test/hardening/fuzz.test.ts).
+    if (!allowed.has(path)) unknownRoute(path);
     const method = call.request.method;
     const id = `${method} ${path}`;
     let resolved = known.get(id);

@@ -1,0 +1,410 @@
+/**
+ * The OpenAPI 3.1 description of the v1 API, generated at run time from the code that serves it:
+ * operations and scopes from the router's ROUTES, request bodies and query parameters from the
+ * valibot schemas, error codes and example messages from the error factories. Runtime-agnostic:
+ * nothing here touches the file system or the network.
+ */
+import type { JsonSchema } from '@valibot/to-json-schema';
+import { errors, type ApiError } from '../http/api-error.ts';
+import { DEFAULTS, normalizeBasePath } from '../options.ts';
+import { ROUTES } from '../routes/router.ts';
+import { blacklistMonitorInputSchema, deviceInputSchema, listQueryParameterSchemas } from './request-schemas.ts';
+import { componentSchemas, errorEnvelopeFor, exampleBody, ref } from './response-schemas.ts';
+import type {
+  HeaderObject, HttpMethod, OpenApiDocument, OperationObject, ParameterObject, PathItemObject, Reference, ResponseObject,
+} from './types.ts';
+
+export interface OpenApiOptions {
+  /** Where the API is mounted, as in MonitoringApiOptions. Default `/v1`. */
+  basePath?: string;
+  /** An absolute server URL (e.g. `https://monitoring.example.com/v1`). Default: the base path, relative to wherever the document is served. */
+  serverUrl?: string;
+}
+
+/** The version of this description of the v1 contract (not the package's version). */
+export const OPENAPI_DOCUMENT_VERSION = '1.0.0';
+
+const SECURITY_SCHEME = 'bearer';
+const JSON_MEDIA = 'application/json';
+
+// ---- headers -------------------------------------------------------------------------------
+
+const HEADERS = {
+  'X-Request-Id': {
+    description: "Identifies the request in the server's logs: the caller's own X-Request-Id when it is 1-64 characters of [A-Za-z0-9._-], else a new UUID.",
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+  },
+  'RateLimit-Policy': {
+    description: 'The quota (draft-ietf-httpapi-ratelimit-headers-11): `"key";q=<requests>;w=<window seconds>`, or `"failed-auth";...` on a 429 for too many failed authentications from one address.',
+    schema: { type: 'string', pattern: '^"[a-z-]+";q=[0-9]+;w=[0-9]+$', examples: ['"key";q=120;w=60'] },
+  },
+  RateLimit: {
+    description: 'The state of the quota: `"key";r=<remaining>;t=<seconds until the window resets>`.',
+    schema: { type: 'string', pattern: '^"[a-z-]+";r=[0-9]+;t=[0-9]+$', examples: ['"key";r=119;t=60'] },
+  },
+  'RateLimit-Limit': {
+    description: 'Older form, for the clients that read it: requests allowed per window.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'RateLimit-Remaining': {
+    description: 'Older form: requests left in the current window.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'RateLimit-Reset': {
+    description: 'Older form: seconds until the window resets.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again (equal to `t` of RateLimit). A refused request was not executed, so repeating it after this delay is safe, also for a create.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  Link: {
+    description: 'On a page given with `limit` when more records follow: `<path?limit=N&after_id=M>; rel="next"`, a path to resolve against the request URL.',
+    schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$', examples: ['</v1/devices?limit=50&after_id=50>; rel="next"'] },
+  },
+  'WWW-Authenticate': {
+    description: 'The authentication scheme expected (RFC 6750).',
+    schema: { const: 'Bearer realm="monitoring"' },
+  },
+  Allow: {
+    description: 'The methods the path accepts.',
+    schema: { type: 'string', pattern: '^[A-Z]+(, [A-Z]+)*$', examples: ['GET'] },
+  },
+} satisfies Record<string, HeaderObject>;
+
+type HeaderName = keyof typeof HEADERS;
+const RATE_LIMIT_HEADERS: HeaderName[] = ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+
+/**
+ * The shared header definitions. All but Link are present on every response that lists them as
+ * required, so their components say `required: true` and those responses refer to them; where a
+ * header may be absent it is spelled out inline without `required` (a Reference Object cannot
+ * override it).
+ */
+function componentHeaders(): Record<string, HeaderObject> {
+  return Object.fromEntries(Object.entries(HEADERS).map(([name, header]) => [name, name === 'Link' ? header : { ...header, required: true }]));
+}
+
+const headerRef = (name: HeaderName): Reference => ({ $ref: `#/components/headers/${name}` });
+
+/** Response headers by name: the required ones by reference, the optional ones inline. */
+function headers(required: readonly HeaderName[], optional: readonly HeaderName[] = []): Record<string, HeaderObject | Reference> {
+  const result: Record<string, HeaderObject | Reference> = {};
+  for (const name of required) {
+    if (name === 'Link') throw new Error('Link is never required');
+    result[name] = headerRef(name);
+  }
+  for (const name of optional) result[name] = name === 'Link' ? headerRef(name) : { ...HEADERS[name] };
+  return result;
+}
+
+/** Every answer past the rate limit (contract §2 step 3) carries the quota. */
+const AFTER_RATE_LIMIT = (): Record<string, HeaderObject | Reference> => headers(['X-Request-Id', ...RATE_LIMIT_HEADERS]);
+
+// ---- responses -----------------------------------------------------------------------------
+
+function errorResponseObject(description: string, examples: readonly ApiError[], headerSet: Record<string, HeaderObject | Reference>): ResponseObject {
+  const codes = [...new Set(examples.map((error) => error.code))];
+  return {
+    description,
+    headers: headerSet,
+    content: {
+      [JSON_MEDIA]: {
+        schema: errorEnvelopeFor(codes),
+        examples: Object.fromEntries(examples.map((error) => [error.code, { summary: error.message, value: exampleBody(error) }])),
+      },
+    },
+  };
+}
+
+const sampleDetails = () => [{ field: 'port', code: 'out_of_range' as const, message: 'port must be an integer from 1 to 65535.' }];
+
+/** The unknown-route codes: `unknown_<resource>_route` for each resource, and `unknown_route`. */
+function unknownRouteErrors(): ApiError[] {
+  const resources = [...new Set(ROUTES.map((route) => route.path.split('/')[1]!))];
+  return [...resources.map((resource) => errors.unknownRoute(resource)), errors.unknownRoute(null)];
+}
+
+function sharedResponses(): Record<string, ResponseObject> {
+  return {
+    Unauthorized: errorResponseObject(
+      'The Authorization header is missing, or its key is unknown, revoked or expired.',
+      [errors.missingApiKey(), errors.invalidApiKey()],
+      headers(['X-Request-Id', 'WWW-Authenticate']),
+    ),
+    Forbidden: errorResponseObject(
+      'The key may not be used from this address, or lacks the scope this operation needs. (The quota headers come with insufficient_scope only: the address is judged before the quota.)',
+      [errors.ipNotAllowed(), errors.insufficientScope('write')],
+      headers(['X-Request-Id'], RATE_LIMIT_HEADERS),
+    ),
+    ForbiddenAddress: errorResponseObject(
+      'The key may not be used from this address.',
+      [errors.ipNotAllowed()],
+      headers(['X-Request-Id']),
+    ),
+    RateLimited: errorResponseObject(
+      'Too many requests with this key, or too many failed authentications from this address. The request was not executed: repeat it after Retry-After seconds.',
+      [errors.rateLimited(), errors.authThrottled()],
+      headers(['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'Retry-After'], ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+    ),
+    PayloadTooLarge: errorResponseObject(
+      `The body is larger than the server's limit (${DEFAULTS.bodyLimit} bytes by default).`,
+      [errors.payloadTooLarge(DEFAULTS.bodyLimit)],
+      AFTER_RATE_LIMIT(),
+    ),
+    ServerError: errorResponseObject(
+      'The server failed; nothing internal is disclosed. missing_table: the operator has not run the migrations.',
+      [errors.serverError(), errors.missingTable()],
+      headers(['X-Request-Id'], RATE_LIMIT_HEADERS),
+    ),
+    UnknownRoute: errorResponseObject(
+      'No route of this API has this path: `unknown_<resource>_route` when the first segment names a resource, else unknown_route.',
+      unknownRouteErrors(),
+      headers(['X-Request-Id'], RATE_LIMIT_HEADERS),
+    ),
+    MethodNotAllowed: errorResponseObject(
+      'The path exists but not with this method; Allow lists the methods it accepts.',
+      [errors.methodNotAllowed(['GET'])],
+      headers(['X-Request-Id', 'Allow', ...RATE_LIMIT_HEADERS]),
+    ),
+  };
+}
+
+const responseRef = (name: string): Reference => ({ $ref: `#/components/responses/${name}` });
+
+function success(description: string, envelope: string, extraHeaders: Record<string, HeaderObject | Reference> = {}): ResponseObject {
+  return { description, headers: { ...AFTER_RATE_LIMIT(), ...extraHeaders }, content: { [JSON_MEDIA]: { schema: ref(envelope) } } };
+}
+
+// ---- operations ----------------------------------------------------------------------------
+
+interface Resource {
+  /** Path segment, e.g. `devices`. */
+  path: string;
+  /** Name in operation ids and schema names, e.g. `Device`. */
+  name: string;
+  plural: string;
+  /** Human noun, e.g. `device`. */
+  noun: string;
+  tag: string;
+  notFound: ApiError;
+  duplicate: ApiError;
+}
+
+const RESOURCES: Resource[] = [
+  {
+    path: 'devices', name: 'Device', plural: 'Devices', noun: 'device', tag: 'devices',
+    notFound: errors.notFound('device_not_found'), duplicate: errors.duplicate('duplicate_device', 42),
+  },
+  {
+    path: 'blacklist-monitors', name: 'BlacklistMonitor', plural: 'BlacklistMonitors', noun: 'blacklist monitor', tag: 'blacklist-monitors',
+    notFound: errors.notFound('blacklist_monitor_not_found'), duplicate: errors.duplicate('duplicate_blacklist_monitor', 42),
+  },
+];
+
+type Draft = Omit<OperationObject, 'security' | 'x-required-scope' | 'responses'> & {
+  responses: Record<string, ResponseObject | Reference>;
+};
+
+/** What each route of ROUTES is, keyed `METHOD /path`. A route without an entry fails generation. */
+function drafts(): Map<string, Draft> {
+  const map = new Map<string, Draft>();
+  const queryRefused = (extra: readonly ApiError[] = []) => errorResponseObject(
+    'Invalid input.', [...extra, errors.validationFailed(sampleDetails())], AFTER_RATE_LIMIT(),
+  );
+  map.set('GET /me', {
+    operationId: 'getMe',
+    summary: 'The calling key and its user',
+    description: 'Any valid key may call it, whatever its scopes. Takes no query parameters.',
+    tags: ['me'],
+    responses: {
+      200: success('The key and its user.', 'MeEnvelope'),
+      400: errorResponseObject('A query parameter was given (this operation takes none).', [errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }])], AFTER_RATE_LIMIT()),
+      401: responseRef('Unauthorized'),
+      403: responseRef('ForbiddenAddress'),
+      429: responseRef('RateLimited'),
+      500: responseRef('ServerError'),
+    },
+  });
+  for (const r of RESOURCES) {
+    map.set(`GET /${r.path}`, {
+      operationId: `list${r.plural}`,
+      summary: `List the ${r.noun}s of the key's user`,
+      description: `Ascending by id. Without \`limit\`, every ${r.noun} of the user in one answer (streamed). With \`limit\`, one page; when more follow, a \`Link: <...>; rel="next"\` header gives the next page (the same \`limit\`, \`after_id\` = the last id of this page). Unknown or repeated parameters are refused.`,
+      tags: [r.tag],
+      parameters: [{ $ref: '#/components/parameters/Limit' }, { $ref: '#/components/parameters/AfterId' }],
+      responses: {
+        200: success(`The ${r.noun}s, ascending by id.`, `${r.name}ListEnvelope`, headers([], ['Link'])),
+        400: queryRefused(),
+        401: responseRef('Unauthorized'),
+        403: responseRef('Forbidden'),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+      },
+    });
+    map.set(`POST /${r.path}/create`, {
+      operationId: `create${r.name}`,
+      summary: `Create a ${r.noun}`,
+      description: `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
+      tags: [r.tag],
+      requestBody: {
+        description: `The ${r.noun}. Content-Type must be application/json (a charset parameter is allowed).`,
+        required: true,
+        content: { [JSON_MEDIA]: { schema: ref(`${r.name}Input`) } },
+      },
+      responses: {
+        201: success(`The ${r.noun} as stored (targets normalised, defaults filled in).`, `${r.name}Envelope`),
+        400: errorResponseObject(
+          'The body is not JSON of the right media type, or has invalid fields (every problem is listed in details).',
+          [errors.invalidContentType(), errors.invalidJson(), errors.validationFailed(sampleDetails())],
+          AFTER_RATE_LIMIT(),
+        ),
+        401: responseRef('Unauthorized'),
+        403: responseRef('Forbidden'),
+        409: errorResponseObject(`An identical ${r.noun} exists already; existing_id names it.`, [r.duplicate], AFTER_RATE_LIMIT()),
+        413: responseRef('PayloadTooLarge'),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+      },
+    });
+    map.set(`DELETE /${r.path}/delete`, {
+      operationId: `delete${r.name}`,
+      summary: `Delete a ${r.noun}`,
+      description: `Deletes one ${r.noun} of the key's user. A ${r.noun} that does not exist and one of another user get the same 404.`,
+      tags: [r.tag],
+      parameters: [{ $ref: '#/components/parameters/Id' }],
+      responses: {
+        200: success('Deleted.', 'DeletedEnvelope'),
+        400: errorResponseObject(
+          'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
+          [errors.invalidId(), errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }])],
+          AFTER_RATE_LIMIT(),
+        ),
+        401: responseRef('Unauthorized'),
+        403: responseRef('Forbidden'),
+        404: errorResponseObject(`No such ${r.noun} for this user.`, [r.notFound], AFTER_RATE_LIMIT()),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+      },
+    });
+  }
+  return map;
+}
+
+function parameters(): Record<string, ParameterObject> {
+  const list = listQueryParameterSchemas();
+  return {
+    Limit: {
+      name: 'limit', in: 'query', required: false,
+      description: 'Page size. Without it the whole list is answered.',
+      schema: list.limit,
+    },
+    AfterId: {
+      name: 'after_id', in: 'query', required: false,
+      description: 'Cursor: only records with a larger id. Default 0.',
+      schema: list.after_id,
+    },
+    Id: {
+      name: 'id', in: 'query', required: true,
+      description: 'The id of the record, exactly once, in decimal digits.',
+      schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    },
+    RequestId: {
+      name: 'X-Request-Id', in: 'header', required: false,
+      description: 'Your own request id, echoed in the answer and the logs when it is 1-64 characters of [A-Za-z0-9._-].',
+      schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+    },
+  };
+}
+
+const DESCRIPTION = `Devices (monitored endpoints) and DNS-blacklist monitors, per user, behind scoped API keys.
+
+**Authentication.** Every request carries \`Authorization: Bearer <API key>\`. Keys are issued by the operator (\`monitoring-api keys create\`), never through this API. A key has scopes: \`read\` for the list operations, \`write\` for create and delete; \`/me\` needs only a valid key. Each operation states its scope in \`security\` and in \`x-required-scope\`. A key may be restricted to addresses (403 ip_not_allowed).
+
+**Envelopes.** Success: \`{"success": true, "data": ...}\`. Failure: \`{"success": false, "error": {"code", "message"[, "details"][, "existing_id"]}}\`; branch on \`code\`, never on \`message\`. Every answer is \`application/json; charset=utf-8\` with an \`X-Request-Id\`.
+
+**Order of judgement.** Authentication (401), address (403), quota (429), route (404/405), scope (403), input (400/413), then the operation (404/409). So a request that matches no operation can still get 401, 403 or 429: \`x-unmatched-request-responses\` lists what such requests get.
+
+**Rate limits.** Per key, ${DEFAULTS.rateLimit.limit} requests per ${DEFAULTS.rateLimit.windowSeconds} s by default (the operator may change it, also per key). Every answer from the quota check on (see the order above) carries \`RateLimit-Policy\` and \`RateLimit\` (draft-ietf-httpapi-ratelimit-headers-11) and \`RateLimit-Limit\`/\`-Remaining\`/\`-Reset\`; a 429 adds \`Retry-After\`. A 429 was not executed: repeating the same request after \`Retry-After\` seconds is safe, even for a create.
+
+**Lists and pagination.** Lists without \`limit\` answer every record (streamed), so nothing is silently capped. With \`limit\` (1-1000) they answer one page and a \`Link: <...>; rel="next"\` header while more follow; \`after_id\` is the cursor.
+
+**Retries and duplicates.** A create that fails with a network error or a 5xx may or may not have happened. Repeating it cannot make a duplicate, because duplicates are refused: read its 409 as success, with \`error.existing_id\` the id of the record that exists.`;
+
+export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
+  const basePath = normalizeBasePath(options.basePath ?? DEFAULTS.basePath);
+  const byRoute = drafts();
+  const paths: Record<string, PathItemObject> = {};
+  for (const route of ROUTES) {
+    const key = `${route.method} ${route.path}`;
+    const draft = byRoute.get(key);
+    if (draft === undefined) throw new Error(`OpenAPI: route ${key} is not described`);
+    byRoute.delete(key);
+    const operation: OperationObject = {
+      operationId: draft.operationId,
+      summary: draft.summary,
+      description: draft.description,
+      tags: draft.tags,
+      security: [{ [SECURITY_SCHEME]: route.scope === null ? [] : [route.scope] }],
+      'x-required-scope': route.scope,
+      parameters: [...(draft.parameters ?? []), { $ref: '#/components/parameters/RequestId' }],
+      ...(draft.requestBody === undefined ? {} : { requestBody: draft.requestBody }),
+      responses: draft.responses,
+    };
+    const item = (paths[route.path] ??= {});
+    item[route.method.toLowerCase() as HttpMethod] = operation;
+  }
+  if (byRoute.size > 0) throw new Error(`OpenAPI: described routes that do not exist: ${[...byRoute.keys()].join(', ')}`);
+
+  const schemas: Record<string, JsonSchema> = componentSchemas({
+    DeviceInput: deviceInputSchema(),
+    BlacklistMonitorInput: blacklistMonitorInputSchema(),
+  });
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Monitoring Service API',
+      version: OPENAPI_DOCUMENT_VERSION,
+      summary: 'Devices and DNS-blacklist monitors behind scoped API keys (v1).',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{
+      url: options.serverUrl ?? basePath,
+      description: options.serverUrl === undefined ? 'The API on the host that serves this document.' : 'The API.',
+    }],
+    tags: [
+      { name: 'me', description: 'The calling key.' },
+      { name: 'devices', description: 'Monitored endpoints: a domain or IP address and the checks to run on it.' },
+      { name: 'blacklist-monitors', description: 'Domains and IP addresses watched for DNS blacklisting.' },
+    ],
+    paths,
+    components: {
+      schemas,
+      responses: sharedResponses(),
+      parameters: parameters(),
+      headers: componentHeaders(),
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key issued by the operator, sent as `Authorization: Bearer <key>`. Scopes (read, write) are listed per operation.',
+        },
+      },
+    },
+    'x-unmatched-request-responses': {
+      401: responseRef('Unauthorized'),
+      403: responseRef('ForbiddenAddress'),
+      404: responseRef('UnknownRoute'),
+      405: responseRef('MethodNotAllowed'),
+      429: responseRef('RateLimited'),
+      500: responseRef('ServerError'),
+    },
+  };
+}
+
+/** The document as committed in openapi.json and printed by `monitoring-api openapi`. */
+export function serializeOpenApiDocument(document: OpenApiDocument): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

@@ -1,0 +1,202 @@
+/**
+ * JSON Schemas of what the API answers (contract §3 and §6). The records have no valibot schema
+ * (the server builds them, it does not parse them), so they are written here, typed against
+ * core/records.ts so that a field added to or removed from a record fails to compile until it is
+ * described. The response-conformance test checks every answer against them besides.
+ *
+ * Objects are left open (no `additionalProperties: false`) on purpose: adding a field to an answer
+ * is how the API evolves without a new version (/me says "more fields may follow"), and a client
+ * generated from this document must not reject it. The conformance test closes them, so the
+ * server cannot send a field the document does not name.
+ */
+import type { JsonSchema } from '@valibot/to-json-schema';
+import { errorResponse } from '../http/api-response.ts';
+import type { ApiError, DetailCode } from '../http/api-error.ts';
+import {
+  SCOPES, SERVICE_TYPES,
+  type BlacklistMonitor, type BlacklistStatus, type Device, type Scheme, type TargetType,
+} from '../records.ts';
+
+/** Compile-time proof that a list names every member of a union (and nothing else). */
+type Exhaustive<Union, List extends readonly Union[]> = [Exclude<Union, List[number]>] extends [never] ? List : never;
+const exhaustive = <Union>() => <const List extends readonly Union[]>(list: Exhaustive<Union, List>): List => list;
+
+export const DETAIL_CODES = exhaustive<DetailCode>()([
+  'missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'forbidden_target', 'not_applicable',
+]);
+const TARGET_TYPES = exhaustive<TargetType>()(['domain', 'ip']);
+const SCHEMES = exhaustive<Scheme>()(['http', 'https']);
+const BLACKLIST_STATUSES = exhaustive<BlacklistStatus>()(['clean', 'listed', 'error']);
+
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+const described = (description: string, schema: JsonSchema): JsonSchema => ({ description, ...schema });
+
+/** A record's properties, one per field of its TypeScript type: no more, no fewer. */
+function record<T>(description: string, properties: { [K in keyof T]-?: JsonSchema }): JsonSchema {
+  return { type: 'object', description, required: Object.keys(properties), properties };
+}
+
+const STRING: JsonSchema = { type: 'string' };
+const BOOLEAN: JsonSchema = { type: 'boolean' };
+const PORT: JsonSchema = { type: 'integer', minimum: 1, maximum: 65535 };
+
+function recordSchemas(): Record<string, JsonSchema> {
+  const targetType: JsonSchema = { type: 'string', enum: [...TARGET_TYPES] };
+  const scheme: JsonSchema = { type: 'string', enum: [...SCHEMES] };
+  return {
+    Id: {
+      type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER,
+      description: 'A record identifier: a positive integer.',
+    },
+    Timestamp: {
+      type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+      description: 'ISO 8601 UTC with milliseconds, e.g. 2026-11-22T07:00:00.000Z.',
+      examples: ['2026-11-22T07:00:00.000Z'],
+    },
+    Device: record<Device>('A monitored endpoint. Flags are JSON booleans; absent values are null.', {
+      id: ref('Id'),
+      target_type: targetType,
+      target_value: described('The domain (lower-case, ASCII/punycode) or IP address (canonical form).', STRING),
+      service_type: { type: 'string', enum: [...SERVICE_TYPES] },
+      scheme: described('http or https for web; null for other services.', nullable(scheme)),
+      port: PORT,
+      host_header: nullable(STRING),
+      proxy_enabled: BOOLEAN,
+      origin_host: nullable(STRING),
+      origin_scheme: nullable(scheme),
+      origin_port: nullable(PORT),
+      check_public_http: BOOLEAN,
+      check_public_https: BOOLEAN,
+      check_public_tls: BOOLEAN,
+      check_origin_http: BOOLEAN,
+      check_origin_tls: BOOLEAN,
+      expect_status: described('Expected HTTP status for web; null for other services.', nullable({ type: 'integer', minimum: 100, maximum: 599 })),
+      location: nullable(STRING),
+      is_enabled: BOOLEAN,
+      created_at: ref('Timestamp'),
+    }),
+    BlacklistMonitor: record<BlacklistMonitor>('A domain or IP address watched for blacklisting.', {
+      id: ref('Id'),
+      target_type: targetType,
+      target_value: described('The domain (lower-case, ASCII/punycode) or IP address (canonical form).', STRING),
+      is_enabled: BOOLEAN,
+      last_status: described('null before the first check.', nullable({ type: 'string', enum: [...BLACKLIST_STATUSES] })),
+      last_checked_at: described('null before the first check.', nullable(ref('Timestamp'))),
+      listed_on: described('The blacklist zones that listed the target at the last check; [] otherwise.', { type: 'array', items: STRING }),
+      created_at: ref('Timestamp'),
+    }),
+    Me: {
+      type: 'object',
+      description: 'The calling API key and its user. More fields may follow in later releases.',
+      required: ['user_id', 'key_id', 'scopes', 'expires_at'],
+      properties: {
+        user_id: ref('Id'),
+        key_id: ref('Id'),
+        scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] }, minItems: 1, uniqueItems: true },
+        expires_at: described('When the key stops working; null if it does not expire.', nullable(ref('Timestamp'))),
+      },
+    },
+    Deleted: {
+      type: 'object',
+      description: 'The answer of a successful delete.',
+      required: ['id', 'deleted'],
+      properties: { id: ref('Id'), deleted: { const: true } },
+    },
+    ErrorDetail: {
+      type: 'object',
+      description: 'One problem with one field of a request (validation_failed only).',
+      required: ['field', 'code', 'message'],
+      properties: {
+        field: described('The body field or query parameter concerned.', STRING),
+        code: { type: 'string', enum: [...DETAIL_CODES] },
+        message: described('A human sentence; may change, do not parse it.', STRING),
+      },
+    },
+    Error: {
+      type: 'object',
+      description: 'The error object of every failure. Each response below narrows `code` to the codes it can carry.',
+      required: ['code', 'message'],
+      properties: {
+        code: described('Stable and machine-readable: branch on this.', STRING),
+        message: described('A human sentence; may change, do not parse it.', STRING),
+        details: described('On validation_failed only: every problem found.', { type: 'array', minItems: 1, items: ref('ErrorDetail') }),
+        existing_id: described('On duplicate_* only: the id of the record this one duplicates.', ref('Id')),
+      },
+    },
+    ErrorEnvelope: envelope(false, ref('Error'), 'The envelope of every failure.'),
+  };
+}
+
+function envelope(success: boolean, payload: JsonSchema, description: string): JsonSchema {
+  const key = success ? 'data' : 'error';
+  return {
+    type: 'object',
+    description,
+    required: ['success', key],
+    properties: { success: { const: success }, [key]: payload },
+  };
+}
+
+/** The success envelopes, one per kind of `data`. */
+function successEnvelopes(): Record<string, JsonSchema> {
+  const list = (item: string) => ({ type: 'array', items: ref(item) }) satisfies JsonSchema;
+  return {
+    MeEnvelope: envelope(true, ref('Me'), 'The calling key and its user.'),
+    DeviceEnvelope: envelope(true, ref('Device'), 'One device.'),
+    DeviceListEnvelope: envelope(true, list('Device'), 'Devices, ascending by id.'),
+    BlacklistMonitorEnvelope: envelope(true, ref('BlacklistMonitor'), 'One blacklist monitor.'),
+    BlacklistMonitorListEnvelope: envelope(true, list('BlacklistMonitor'), 'Blacklist monitors, ascending by id.'),
+    DeletedEnvelope: envelope(true, ref('Deleted'), 'The record was deleted.'),
+  };
+}
+
+export function componentSchemas(requestSchemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  return { ...requestSchemas, ...recordSchemas(), ...successEnvelopes() };
+}
+
+/**
+ * The error envelope of one response: `code` narrowed to what that response can carry, with
+ * `details` required on validation_failed and `existing_id` on a duplicate. (That the other codes
+ * carry neither is left to the objects being closed in the conformance test: a `not` clause would
+ * only confuse client generators.)
+ */
+export function errorEnvelopeFor(codes: readonly string[]): JsonSchema {
+  const message = { type: 'string' } satisfies JsonSchema;
+  const variants: JsonSchema[] = [];
+  const plain = codes.filter((code) => code !== 'validation_failed' && !code.startsWith('duplicate_'));
+  if (plain.length > 0) {
+    variants.push({
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: plain.length === 1 ? { const: plain[0]! } : { type: 'string', enum: plain }, message },
+    });
+  }
+  if (codes.includes('validation_failed')) {
+    variants.push({
+      type: 'object',
+      required: ['code', 'message', 'details'],
+      properties: {
+        code: { const: 'validation_failed' },
+        message,
+        details: { type: 'array', minItems: 1, items: ref('ErrorDetail') },
+      },
+    });
+  }
+  for (const code of codes.filter((c) => c.startsWith('duplicate_'))) {
+    variants.push({
+      type: 'object',
+      required: ['code', 'message', 'existing_id'],
+      properties: { code: { const: code }, message, existing_id: ref('Id') },
+    });
+  }
+  const error = variants.length === 1 ? variants[0]! : { oneOf: variants };
+  return envelope(false, error, `Codes: ${codes.join(', ')}.`);
+}
+
+/** The body an `ApiError` is answered with: the server's own serialisation, so examples are real. */
+export function exampleBody(error: ApiError): unknown {
+  const body = errorResponse(error).body;
+  if (typeof body !== 'string') throw new Error('an error answer is never streamed');
+  return JSON.parse(body);
+}

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createMonitoringApi, MemoryStore, type MonitoringApi } from '../../core/index.ts';
+import { createRedisRateLimiter, type RedisRateLimiter } from '../../stores/redis/index.ts';
+import { runCli, startServe, type ServerProcess } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
+import { REDIS_URL, redisSkipReason, uniquePrefix } from '../support/redis.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+
+const redisSkip = await redisSkipReason();
+
+describe('one limit across two server processes (PostgreSQL + Redis)', { skip: redisSkip }, () => {
+  let pg: TestDatabase;
+  const servers: ServerProcess[] = [];
+  let token = '';
+
+  before(async () => {
+    pg = await createTestDatabase();
+    if (pg.skip !== undefined) return;
+    const database = pg.url;
+    const user = JSON.parse((await runCli(['users', 'create', '--json', '--database', database])).stdout);
+    const key = JSON.parse((await runCli(['keys', 'create', '--user', String(user.user_id), '--rate-limit', '12/60', '--json', '--database', database])).stdout);
+    token = key.token;
+    const store = `${REDIS_URL}?prefix=${uniquePrefix()}`;
+    servers.push(...(await Promise.all([0, 1].map(() => startServe(['--database', database, '--rate-limit-store', store])))));
+  });
+  after(async () => {
+    for (const server of servers) server.child.kill('SIGTERM');
+    await Promise.all(servers.map((server) => server.exited));
+    if (pg.skip === undefined) await pg.drop();
+  });
+
+  it('40 concurrent requests with a key limited to 12 a minute: exactly 12 pass, 28 are rate_limit_exceeded', async (t) => {
+    if (pg.skip !== undefined) return t.skip(pg.skip);
+    const answers = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+      const response = await fetch(`${servers[i % 2]!.url}/me`, { headers: { authorization: `Bearer ${token}` } });
+      return { status: response.status, body: await response.json(), headers: response.headers };
+    }));
+    assert.equal(answers.filter((a) => a.status === 200).length, 12);
+    const refused = answers.filter((a) => a.status === 429);
+    assert.equal(refused.length, 28);
+    for (const answer of refused) {
+      assert.equal(answer.body.error.code, 'rate_limit_exceeded');
+      assert.equal(answer.headers.get('ratelimit-policy'), '"key";q=12;w=60');
+      assert.match(answer.headers.get('ratelimit')!, /^"key";r=0;t=\d+$/);
+      assert.equal(answer.headers.get('retry-after'), /t=(\d+)/.exec(answer.headers.get('ratelimit')!)![1]);
+    }
+    // Both processes answered some of each: the limit really is shared, not split per process.
+    assert.ok(answers.some((a, i) => i % 2 === 0 && a.status === 200) || answers.some((a, i) => i % 2 === 1 && a.status === 200));
+  });
+});
+
+describe('failed-authentication throttle on the shared limiter', { skip: redisSkip }, () => {
+  let limiter: RedisRateLimiter;
+  let api: MonitoringApi;
+  let token = '';
+  before(async () => {
+    limiter = await createRedisRateLimiter(REDIS_URL, { prefix: uniquePrefix() });
+    api = createMonitoringApi({ store: new MemoryStore(), rateLimiter: limiter });
+    const user = await api.keys.createUser();
+    token = (await api.keys.createApiKey({ userId: user.id })).token;
+  });
+  after(async () => {
+    await api.close();
+    await limiter.close();
+  });
+  const me = (key: string, clientAddress: string) =>
+    api.fetch(new Request('http://api.test/v1/me', { headers: { authorization: `Bearer ${key}` } }), { clientAddress });
+  const wrong = 'mapi_' + 'A'.repeat(43);
+
+  it('after 30 failed keys from one address it gets 429, valid key included; other addresses are unaffected', async () => {
+    const failures = await Promise.all(Array.from({ length: 45 }, () => me(wrong, '198.51.100.7')));
+    assert.equal(failures.filter((r) => r.status === 401).length, 30);
+    assert.equal(failures.filter((r) => r.status === 429).length, 15);
+    const blocked = await me(token, '198.51.100.7');
+    assert.equal(blocked.status, 429);
+    assert.equal((await blocked.json()).error.code, 'rate_limit_exceeded');
+    assert.ok(Number(blocked.headers.get('retry-after')) > 0);
+    assert.equal((await me(token, '198.51.100.8')).status, 200);
+    assert.equal((await me(wrong, '198.51.100.8')).status, 401);
+  });
+
+  it('IPv6 clients are counted per /64; IPv4-mapped addresses count as their IPv4 address', async () => {
+    for (let i = 0; i < 30; i++) assert.equal((await me(wrong, `2001:db8:aa:bb::${(i + 1).toString(16)}`)).status, 401);
+    assert.equal((await me(token, '2001:db8:aa:bb:ffff::1')).status, 429, 'same /64, another address');
+    assert.equal((await me(token, '2001:db8:aa:bc::1')).status, 200, 'the next /64');
+    for (let i = 0; i < 30; i++) await me(wrong, '::ffff:203.0.113.9');
+    assert.equal((await me(token, '203.0.113.9')).status, 429);
+    assert.equal((await me(token, '::ffff:203.0.113.10')).status, 200, 'other IPv4 clients keep their own buckets');
+  });
+});
+
+describe('Redis cut off under a running API', { skip: redisSkip }, () => {
+  let proxy: TcpProxy;
+  before(async () => {
+    const target = new URL(REDIS_URL);
+    proxy = await startTcpProxy(Number(target.port || 6379), target.hostname);
+  });
+  after(() => proxy.close());
+
+  for (const failOpen of [true, false]) {
+    it(`fail ${failOpen ? 'open: requests pass' : 'closed: 500 server_error'}, one warning per outage, recovery without restart`, async () => {
+      proxy.restore();
+      const warnings: string[] = [];
+      const limiter = await createRedisRateLimiter(`redis://127.0.0.1:${proxy.port}`, { prefix: uniquePrefix(), failOpen, warn: (m) => warnings.push(m) });
+      const api = createMonitoringApi({ store: new MemoryStore(), rateLimiter: limiter });
+      const user = await api.keys.createUser();
+      const { token } = await api.keys.createApiKey({ userId: user.id });
+      const me = async () => {
+        const response = await api.fetch(new Request('http://api.test/v1/me', { headers: { authorization: `Bearer ${token}` } }), { clientAddress: '192.0.2.1' });
+        return { status: response.status, text: await response.text() };
+      };
+      try {
+        assert.equal((await me()).status, 200);
+        proxy.cut();
+        for (let i = 0; i < 3; i++) {
+          const answer = await me();
+          if (failOpen) assert.equal(answer.status, 200);
+          else {
+            assert.equal(answer.status, 500);
+            assert.equal(JSON.parse(answer.text).error.code, 'server_error');
+            assert.ok(!/redis|ECONN|stack/i.test(answer.text), answer.text);
+          }
+        }
+        assert.equal(warnings.length, 1);
+        proxy.restore();
+        const deadline = Date.now() + 10_000;
+        while ((await me()).status !== 200 || warnings.length < 2) {
+          assert.ok(Date.now() < deadline, 'the API did not recover after Redis came back');
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.match(warnings[1]!, /reachable again/);
+      } finally {
+        await api.close();
+        await limiter.close();
+      }
+    });
+  }
+});
