@@ -45,8 +45,7 @@ describe('one limit across two server processes (PostgreSQL + Redis)', { skip: r
       assert.match(answer.headers.get('ratelimit')!, /^"key";r=0;t=\d+$/);
       assert.equal(answer.headers.get('retry-after'), /t=(\d+)/.exec(answer.headers.get('ratelimit')!)![1]);
     }
-    // Both processes answered some of each: the limit really is shared, not split per process.
-    assert.ok(answers.some((a, i) => i % 2 === 0 && a.status === 200) || answers.some((a, i) => i % 2 === 1 && a.status === 200));
+    // Had each process kept its own count, 24 would have passed: 12 means one limit for both.
   });
 });
 
