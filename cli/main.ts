@@ -15,7 +15,7 @@ const USAGE = `usage: monitoring-api <command> [flags]
   keys create --user ID [--scopes read,write] [--allow-ip CIDR]... [--name N] [--rate-limit N/S] [--expires ISO] [--json] [--database URL]
   keys list --user ID [--json] [--database URL]
   keys revoke ID [--database URL]
-  openapi [--base-path P] [--server-url URL] [--output FILE]
+  openapi [--base-path P] [--server-url URL] [--markdown] [--output FILE]
 
 Database URLs: postgres://..., postgresql://..., sqlite:PATH, sqlite::memory: (default sqlite:./data/monitoring.db).
 Environment: DATABASE_URL, HOST, PORT, RATE_LIMIT_STORE, RATE_LIMIT_FAIL (flags win).

@@ -4,7 +4,6 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Dialect } from 'kysely';
 import { KyselyStore } from './kysely-store.ts';
 import type { Database, StoreDialect } from './schema.ts';
-import { openSqliteDialect } from './sqlite-node.ts';
 
 export const ACCEPTED_DATABASE_URLS = 'postgres://..., postgresql://..., sqlite:PATH or sqlite::memory:';
 
@@ -75,7 +74,26 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
   // Without a listener, an idle client's error (server restart, network cut) is an uncaught
   // 'error' event and ends the process. The pool drops that client and connects anew later.
   pool.on('error', onPoolError);
+  // The pool listens only to its idle clients. A client checked out for a query whose connection
+  // fails (reset, server restart, terminated backend) also emits 'error' on itself, with no
+  // listener, which would end the process (test/hardening/postgres-faults.test.ts). That error
+  // has been handed to the client's queries already (a 500 for the request) and the pool discards
+  // the client on release, so the event only needs a listener; idle errors still reach onPoolError.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   return new PostgresDialect({ pool });
+}
+
+/**
+ * One `sqlite:` URL, the driver of the runtime at hand: better-sqlite3 on Node, bun:sqlite on Bun,
+ * node:sqlite on Deno. Each is imported on demand, so no runtime loads another's module (Bun and
+ * Deno would fail on better-sqlite3's native build, Node 20 has no node:sqlite).
+ */
+async function sqliteDialect(path: string): Promise<Dialect> {
+  if ('Bun' in globalThis) return (await import('./sqlite-bun.ts')).openBunSqliteDialect(path);
+  if ('Deno' in globalThis) return (await import('./sqlite-deno.ts')).openNodeSqliteDialect(path);
+  return (await import('./sqlite-node.ts')).openSqliteDialect(path);
 }
 
 function describeError(error: unknown): string {
@@ -116,7 +134,7 @@ export async function openKyselyStore(url: string, options: OpenKyselyStoreOptio
   } else {
     try {
       if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true });
-      dialect = await openSqliteDialect(target.path);
+      dialect = await sqliteDialect(target.path);
     } catch (error) {
       throw new Error(`cannot open ${target.label}: ${describeError(error)}`, { cause: error });
     }

@@ -1,0 +1,38 @@
+import { SqliteDialect } from 'kysely';
+import type { Dialect, SqliteDatabase } from 'kysely';
+
+/**
+ * What this file uses of `bun:sqlite`, typed here so that the package needs no Bun types.
+ * Bun's `Statement` already has Kysely's shape: a `reader` flag, and `all`/`run`/`iterate` that
+ * take the parameters as one array, so the `Database` itself is handed to `SqliteDialect`.
+ */
+interface BunDatabase extends SqliteDatabase {
+  exec(sql: string): void;
+}
+
+interface BunSqliteModule {
+  Database: new (path: string, options: { create: boolean; readwrite: boolean }) => BunDatabase;
+}
+
+/**
+ * A Kysely dialect on a SQLite file (or `:memory:`) through `bun:sqlite`, the driver for Bun.
+ * Same pragmas as the better-sqlite3 one (sqlite-node.ts), so the three runtimes can share a file.
+ */
+export async function openBunSqliteDialect(path: string): Promise<Dialect> {
+  // A specifier in a variable: neither tsc nor a bundler tries to resolve a module only Bun has,
+  // and only Bun ever reaches this line.
+  const specifier = 'bun:sqlite';
+  const { Database } = (await import(specifier)) as BunSqliteModule;
+  const database = new Database(path, { create: true, readwrite: true });
+  try {
+    // WAL lets readers go on while one process writes; busy_timeout makes a second process
+    // wait for the write lock instead of failing at once; SQLite leaves foreign keys off.
+    database.exec('pragma journal_mode = WAL');
+    database.exec('pragma busy_timeout = 5000');
+    database.exec('pragma foreign_keys = ON');
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return new SqliteDialect({ database });
+}

@@ -1,0 +1,3 @@
+import { adapterSuite } from './suite.ts';
+
+adapterSuite('bun');

@@ -1,0 +1,39 @@
+/**
+ * The Store contract on SQLite inside Bun and Deno, through the driver `openKyselyStore` picks
+ * there (bun:sqlite, node:sqlite via stores/kysely/sqlite-deno.ts), by each runtime's own test
+ * runner. Deno runs without --allow-ffi, so better-sqlite3's native module could not stand in.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { ROOT } from './harness.ts';
+
+const run = promisify(execFile);
+const FIXTURE = join('test', 'fixtures', 'sqlite-store-contract.ts');
+const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+
+async function runTests(command: string, args: string[]): Promise<string> {
+  try {
+    const { stdout, stderr } = await run(command, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 });
+    return `${stdout}${stderr}`;
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    assert.fail(`${command} ${args.join(' ')} failed:\n${stdout}${stderr}`);
+  }
+}
+
+describe('the SQLite store in the other runtimes', { concurrency: true }, () => {
+  it('meets the Store contract on bun:sqlite (bun test)', async () => {
+    const output = await runTests(bin('bun'), ['test', `./${FIXTURE}`]);
+    assert.match(output, /\(Bun\) meets the Store contract/);
+    assert.match(output, /\n\s*0 fail/);
+  });
+
+  it('meets the Store contract on node:sqlite (deno test)', async () => {
+    const output = await runTests(bin('deno'), ['test', '--no-check', '--allow-env', '--allow-read', '--allow-write', FIXTURE]);
+    assert.match(output, /\(Deno\) meets the Store contract/);
+    assert.match(output, /\| 0 failed/);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The four examples (node:http, Express, Bun, Deno) serving ONE SQLite file at the same time,
+ * each through its own runtime's driver (better-sqlite3, bun:sqlite, node:sqlite): what one
+ * writes, the others read, and the file stays consistent under WAL and the busy timeout. The
+ * file is made by the CLI, as an operator would make it.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createDatabaseWithCli, EXAMPLES, startExample, type ExampleName, type RunningExample } from './harness.ts';
+import { call } from './suite.ts';
+
+describe('the four examples over one SQLite file', () => {
+  let database: Awaited<ReturnType<typeof createDatabaseWithCli>> | undefined;
+  const servers = new Map<ExampleName, RunningExample>();
+  const server = (name: ExampleName): RunningExample => {
+    const running = servers.get(name);
+    assert.ok(running, `the ${name} example did not start`);
+    return running;
+  };
+  const key = () => {
+    assert.ok(database);
+    return database.token;
+  };
+  const listed = async (name: ExampleName): Promise<string[]> => {
+    const list = await call(`${server(name).base}/devices`, { key: key() });
+    assert.equal(list.status, 200, list.text);
+    return (list.json.data as { target_value: string }[]).map((d) => d.target_value);
+  };
+
+  before(async () => {
+    database = await createDatabaseWithCli();
+    const url = database.url;
+    // All at once: four processes open (and migrate, a no-op here) the same file together.
+    await Promise.all(EXAMPLES.map(async (name) => servers.set(name, await startExample(name, url))));
+  });
+  after(async () => {
+    await Promise.all([...servers.values()].map((running) => running.stop().catch(() => undefined)));
+    await database?.remove();
+  });
+
+  it('shows every example the devices each one created, in one id order', async () => {
+    // Concurrent writes from the four runtimes: each waits its turn for the write lock.
+    const created = await Promise.all(EXAMPLES.map(async (name) => {
+      const res = await call(`${server(name).base}/devices/create`, {
+        key: key(),
+        body: { target_type: 'domain', target_value: `shared-${name}.example.com` },
+      });
+      assert.equal(res.status, 201, `${name}: ${res.text}`);
+      return res.json.data as { id: number; target_value: string };
+    }));
+    const expected = created.sort((a, b) => a.id - b.id).map((d) => d.target_value);
+    for (const name of EXAMPLES) assert.deepEqual(await listed(name), expected, `as listed by ${name}`);
+  });
+
+  it('sees a duplicate made through another runtime, and a delete made through another', async () => {
+    const duplicate = await call(`${server('deno').base}/devices/create`, {
+      key: key(),
+      body: { target_type: 'domain', target_value: 'shared-bun.example.com' },
+    });
+    assert.equal(duplicate.status, 409, duplicate.text);
+    const existing = duplicate.json.error as { code: string; existing_id: number };
+    assert.equal(existing.code, 'duplicate_device');
+
+    const deleted = await call(`${server('express').base}/devices/delete?id=${existing.existing_id}`, { key: key(), method: 'DELETE' });
+    assert.equal(deleted.status, 200, deleted.text);
+    for (const name of EXAMPLES) assert.ok(!(await listed(name)).includes('shared-bun.example.com'), name);
+  });
+
+  it('stops all four cleanly', async () => {
+    const exits = await Promise.all(EXAMPLES.map(async (name) => [name, await server(name).stop()] as const));
+    for (const [name, exit] of exits) assert.deepEqual(exit, { code: 0, signal: null }, `${name}: ${server(name).output()}`);
+  });
+});
