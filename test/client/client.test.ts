@@ -1,0 +1,272 @@
+/**
+ * The typed client against the real standalone server (`monitoring-api serve` over SQLite, keys
+ * from the real CLI): every method, typed errors, pagination past one page, and the 429 retry.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import {
+  createMonitoringClient, isApiError, MonitoringApiError,
+  type BlacklistMonitor, type Device, type DeviceInput, type MonitoringClient, type MonitoringClientOptions,
+} from '../../client/index.ts';
+import { startServer, type StandaloneServer } from './standalone-server.ts';
+
+interface Sent {
+  method: string;
+  url: string;
+  status: number;
+  at: number;
+}
+
+/** The global fetch, with a log of what went over the wire. */
+function loggingFetch(log: Sent[]): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    log.push({ method: init?.method ?? 'GET', url: String(input), status: response.status, at: Date.now() });
+    return response;
+  };
+}
+
+/** Array.fromAsync, which Node 20 lacks. */
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+async function expectApiError(promise: Promise<unknown>, status: number, code: string): Promise<MonitoringApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof MonitoringApiError, `expected a MonitoringApiError, got ${String(error)}`);
+    assert.equal(error.status, status, `${error.code}: ${error.message}`);
+    assert.equal(error.code, code);
+    assert.ok(error.message.length > 0);
+    return error;
+  }
+  assert.fail(`expected ${status} ${code}, but the call succeeded`);
+}
+
+const WEB: DeviceInput = {
+  target_type: 'domain', target_value: 'Example.COM', scheme: 'https', check_public_tls: 1, check_public_http: 0,
+  expect_status: 204, location: 'rack 4', is_enabled: true,
+};
+
+describe('client against the standalone server', { concurrency: 1 }, () => {
+  let server: StandaloneServer;
+  const clients: { client: MonitoringClient; log: Sent[] }[] = [];
+  const client = (token: string, extra: Partial<MonitoringClientOptions> = {}) => {
+    const log: Sent[] = [];
+    const made = createMonitoringClient({ baseUrl: server.baseUrl, token, fetch: loggingFetch(log), ...extra });
+    clients.push({ client: made, log });
+    return { api: made, log };
+  };
+
+  // Keys come from the real CLI, a process each (seconds apiece): made up front, side by side.
+  // Tests that assert on whole lists get a user of their own; the others share the bootstrap user.
+  let bootstrapUser: number;
+  let reader: { token: string; userId: number };
+  /** A user for the devices and blacklist-monitor round trips (they assert whole lists). */
+  let recordsKey: string;
+  /** A user for pagination (it asserts exactly 25 devices). */
+  let pagesKey: string;
+
+  before(async () => {
+    server = await startServer();
+    bootstrapUser = (await createMonitoringClient({ baseUrl: server.baseUrl, token: server.bootstrapToken }).me()).user_id;
+    const [readKey, records, pages] = await Promise.all([
+      server.createKey({ userId: bootstrapUser, scopes: 'read' }), server.createKey(), server.createKey(),
+    ]);
+    reader = readKey;
+    [recordsKey, pagesKey] = [records.token, pages.token];
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('me() with the bootstrap key and with a CLI-made key', async () => {
+    const me = await client(server.bootstrapToken).api.me();
+    assert.deepEqual(me.scopes.sort(), ['read', 'write']);
+    assert.ok(Number.isInteger(me.user_id) && Number.isInteger(me.key_id));
+    const mine = await client(reader.token).api.me();
+    assert.equal(mine.user_id, reader.userId);
+    assert.notEqual(mine.key_id, me.key_id);
+    assert.deepEqual(mine.scopes, ['read']);
+  });
+
+  test('devices: create (typed, normalised, defaults filled), list, delete, then 404', async () => {
+    const { api } = client(recordsKey);
+    const device: Device = await api.devices.create(WEB);
+    assert.equal(device.target_value, 'example.com');
+    assert.equal(device.port, 443);
+    assert.equal(device.check_public_tls, true);
+    assert.equal(device.check_public_http, false);
+    assert.equal(device.expect_status, 204);
+    const ssh = await api.devices.create({ target_type: 'ip', target_value: '8.8.8.8', service_type: 'ssh' });
+    assert.equal(ssh.port, 22);
+    assert.equal(ssh.scheme, null);
+    const page = await api.devices.list();
+    assert.deepEqual(page.data.map((d) => d.id), [device.id, ssh.id]);
+    assert.equal(page.next, null);
+    assert.deepEqual(await api.devices.delete(device.id), { id: device.id, deleted: true });
+    await expectApiError(api.devices.delete(device.id), 404, 'device_not_found');
+    assert.deepEqual((await api.devices.list()).data.map((d) => d.id), [ssh.id]);
+  });
+
+  test('blacklist monitors: create, list, delete, then 404', async () => {
+    const { api } = client(recordsKey);
+    const monitor: BlacklistMonitor = await api.blacklistMonitors.create({ target_type: 'ip', target_value: '1.1.1.1', is_enabled: 0 });
+    assert.equal(monitor.is_enabled, false);
+    assert.equal(monitor.last_status, null);
+    assert.deepEqual(monitor.listed_on, []);
+    assert.deepEqual((await api.blacklistMonitors.list()).data, [monitor]);
+    assert.deepEqual(await api.blacklistMonitors.delete(monitor.id), { id: monitor.id, deleted: true });
+    await expectApiError(api.blacklistMonitors.delete(monitor.id), 404, 'blacklist_monitor_not_found');
+  });
+
+  test('a duplicate is a typed 409 carrying existingId and the request id', async () => {
+    const { api } = client(server.bootstrapToken);
+    const first = await api.devices.create(WEB);
+    const error = await expectApiError(api.devices.create({ ...WEB, target_value: 'example.com.' }, { requestId: 'dup-check-1' }), 409, 'duplicate_device');
+    assert.equal(error.existingId, first.id);
+    assert.equal(error.requestId, 'dup-check-1');
+    assert.ok(isApiError(error, 'duplicate_device'));
+    const monitor = await api.blacklistMonitors.create({ target_type: 'domain', target_value: 'example.org' });
+    const again = await expectApiError(api.blacklistMonitors.create({ target_type: 'domain', target_value: 'EXAMPLE.org' }), 409, 'duplicate_blacklist_monitor');
+    assert.equal(again.existingId, monitor.id);
+  });
+
+  test('a 400 carries every detail; 401 and 403 are typed too', async () => {
+    const { api } = client(server.bootstrapToken);
+    const bad = { target_type: 'domain', target_value: 'example.net', port: 70000, is_enabled: 2, expected_status: 200 } as unknown as DeviceInput;
+    const error = await expectApiError(api.devices.create(bad), 400, 'validation_failed');
+    assert.deepEqual(error.details.map((d) => [d.field, d.code]).sort(), [['expected_status', 'unknown_field'], ['is_enabled', 'invalid_value'], ['port', 'out_of_range']]);
+    assert.equal(error.existingId, undefined);
+    await expectApiError(api.devices.delete(0), 400, 'invalid_id');
+    await expectApiError(api.devices.list({ limit: 0 }), 400, 'validation_failed');
+    await expectApiError(client('mapi_not-a-real-key').api.me(), 401, 'invalid_api_key');
+    await expectApiError(client(reader.token).api.devices.create(WEB), 403, 'insufficient_scope');
+  });
+
+  test('list() gives one page and the next cursor; all() walks 25 records in pages of 10', async () => {
+    const { api, log } = client(pagesKey);
+    const ids: number[] = [];
+    for (let i = 0; i < 25; i++) ids.push((await api.devices.create({ target_type: 'domain', target_value: `host${i}.example.com`, service_type: 'ssh' })).id);
+
+    const first = await api.devices.list({ limit: 10 });
+    assert.deepEqual(first.data.map((d) => d.id), ids.slice(0, 10));
+    assert.deepEqual(first.next, { limit: 10, afterId: ids[9] });
+    const second = await api.devices.list(first.next!);
+    assert.deepEqual(second.data.map((d) => d.id), ids.slice(10, 20));
+    const third = await api.devices.list(second.next!);
+    assert.deepEqual(third.data.map((d) => d.id), ids.slice(20));
+    assert.equal(third.next, null);
+
+    log.length = 0;
+    const seen: number[] = [];
+    for await (const device of api.devices.all({ pageSize: 10 })) seen.push(device.id);
+    assert.deepEqual(seen, ids);
+    assert.equal(log.length, 3, 'three pages: 10, 10 and 5');
+    assert.deepEqual(log.map((s) => new URL(s.url).search), ['?limit=10&after_id=0', `?limit=10&after_id=${ids[9]}`, `?limit=10&after_id=${ids[19]}`]);
+
+    // The default page size still reaches everything; an iterator stopped early stops fetching.
+    assert.equal((await collect(api.devices.all())).length, 25);
+    log.length = 0;
+    for await (const device of api.devices.all({ pageSize: 5 })) if (device.id === ids[2]) break;
+    assert.equal(log.length, 1);
+  });
+
+  test('a network failure is a typed error and is never retried, even with retry on', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+      });
+    });
+    const log: Sent[] = [];
+    let attempts = 0;
+    const api = createMonitoringClient({
+      baseUrl: `http://127.0.0.1:${port}/v1`, token: 'mapi_x', retry: { retries: 5 },
+      fetch: (input, init) => {
+        attempts++;
+        return loggingFetch(log)(input, init);
+      },
+    });
+    await expectApiError(api.devices.create(WEB), 0, 'network_error');
+    assert.equal(attempts, 1);
+  });
+
+  test('an aborted call is a typed error', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expectApiError(client(server.bootstrapToken).api.me({ signal: controller.signal }), 0, 'aborted');
+  });
+});
+
+describe('client retry of 429 against a server limited to 3 requests a second', { concurrency: 1 }, () => {
+  let server: StandaloneServer;
+  /** The bootstrap key throughout: each test first waits for a fresh window, so it has the whole quota. */
+  let token: string;
+  before(async () => {
+    server = await startServer(['--rate-limit', '3/1']);
+    token = server.bootstrapToken;
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  /** Waits for the start of a fresh 1 s window, so each test begins with its whole quota. */
+  async function freshWindow(key: string): Promise<void> {
+    const response = await fetch(`${server.baseUrl}/me`, { headers: { authorization: `Bearer ${key}` } });
+    const reset = Number(response.headers.get('ratelimit-reset') ?? '1');
+    await response.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, reset * 1000 + 50));
+  }
+
+  test('without opt-in a 429 is thrown at once, with retryAfterSeconds', async () => {
+    const log: Sent[] = [];
+    const api = createMonitoringClient({ baseUrl: server.baseUrl, token, fetch: loggingFetch(log) });
+    await freshWindow(token);
+    for (let i = 0; i < 3; i++) await api.me();
+    const error = await expectApiError(api.me(), 429, 'rate_limit_exceeded');
+    assert.ok(error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 0 && error.retryAfterSeconds <= 1);
+    assert.equal(log.length, 4, 'one request per call: nothing was retried');
+  });
+
+  test('with retry, a burst succeeds: each 429 is retried after Retry-After, and creates are not duplicated', async () => {
+    const log: Sent[] = [];
+    const api = createMonitoringClient({ baseUrl: server.baseUrl, token, fetch: loggingFetch(log), retry: { retries: 5 } });
+    await freshWindow(token);
+    const created: Device[] = [];
+    for (let i = 0; i < 7; i++) created.push(await api.devices.create({ target_type: 'domain', target_value: `burst${i}.example.com`, service_type: 'ssh' }));
+    assert.equal(new Set(created.map((d) => d.id)).size, 7);
+    const refused = log.filter((s) => s.status === 429);
+    assert.ok(refused.length >= 1, 'the burst hit the limit');
+    for (const r of refused) {
+      const next = log[log.indexOf(r) + 1]!;
+      assert.equal(next.url, r.url, 'the same request was sent again');
+      // Retry-After is whole seconds until the window resets, at least 1: the retry waits for it.
+      assert.ok(next.at - r.at >= 900, `retried after ${next.at - r.at} ms`);
+    }
+    const all = await collect(api.devices.all());
+    assert.equal(all.length, 7, 'no duplicate was created by a retry');
+  });
+
+  test('a Retry-After longer than maxDelayMs is thrown, not waited for; retries run out', async () => {
+    const log: Sent[] = [];
+    const impatient = createMonitoringClient({ baseUrl: server.baseUrl, token, fetch: loggingFetch(log), retry: { retries: 3, maxDelayMs: 0 } });
+    await freshWindow(token);
+    for (let i = 0; i < 3; i++) await impatient.me();
+    await expectApiError(impatient.me(), 429, 'rate_limit_exceeded');
+    assert.equal(log.length, 4);
+
+    const once = createMonitoringClient({ baseUrl: server.baseUrl, token, retry: { retries: 1 }, fetch: loggingFetch(log) });
+    await freshWindow(token);
+    // Three calls in parallel use the quota; more in parallel exceed it, and with a single retry
+    // some may still fail if the new window fills again before them.
+    const results = await Promise.allSettled(Array.from({ length: 12 }, () => once.me()));
+    const failed = results.filter((r) => r.status === 'rejected');
+    for (const r of failed) assert.ok(isApiError((r as PromiseRejectedResult).reason, 'rate_limit_exceeded'));
+    assert.ok(failed.length > 0, 'with one retry, 12 calls at 3/s cannot all succeed');
+  });
+});

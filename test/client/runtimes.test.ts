@@ -1,0 +1,55 @@
+/**
+ * The client is portable: Bun and Deno run it against the real standalone server, and its source
+ * imports nothing at run time but its own files (types from the core are erased), so bundlers for
+ * browsers have nothing Node-specific to resolve.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { ROOT, startServer, type StandaloneServer } from './standalone-server.ts';
+
+const run = promisify(execFile);
+const BIN = join(ROOT, 'node_modules', '.bin');
+
+describe('the client in other runtimes', { concurrency: 1 }, () => {
+  let server: StandaloneServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  const runtimes: [string, string, string[]][] = [
+    ['Bun', join(BIN, 'bun'), ['test/client/runtime-smoke.ts']],
+    ['Deno', join(BIN, 'deno'), ['run', '--no-check', '--no-prompt', '--allow-net=127.0.0.1', 'test/client/runtime-smoke.ts']],
+  ];
+  for (const [name, command, args] of runtimes) {
+    test(`${name}: me, create, typed 409, all() through pages, delete`, async () => {
+      const { stdout } = await run(command, [...args, server.baseUrl, server.bootstrapToken], {
+        cwd: ROOT, timeout: 60_000, env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
+      });
+      const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { userId: number; created: number; duplicateOf: number; listed: boolean; deleted: boolean };
+      assert.equal(typeof result.userId, 'number');
+      assert.equal(result.duplicateOf, result.created);
+      assert.equal(result.listed, true);
+      assert.equal(result.deleted, true);
+    });
+  }
+});
+
+test('client/ imports nothing at run time but its own files, and no Node globals', async () => {
+  const dir = join(ROOT, 'client');
+  for (const file of (await readdir(dir)).filter((f) => f.endsWith('.ts'))) {
+    const source = await readFile(join(dir, file), 'utf8');
+    for (const match of source.matchAll(/^(?:import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'/gm)) {
+      const [, typeOnly, specifier] = match;
+      if (typeOnly === undefined) assert.match(specifier!, /^\.\/[a-z-]+\.ts$/, `${file} imports ${specifier} at run time`);
+    }
+    assert.doesNotMatch(source, /\b(process|Buffer|require|__dirname)\b[.(]/, `${file} uses a Node global`);
+    assert.doesNotMatch(source, /from 'node:/, `${file} imports a Node module`);
+  }
+});

@@ -1,0 +1,277 @@
+/**
+ * Real answers against the document: a representative set of requests through the testing kit
+ * (every operation, its success and every error status it documents, and requests that match no
+ * operation), each checked for status, body schema and headers. Afterwards, coverage: every
+ * documented (operation, status) pair and every documented error code was seen at least once, so
+ * a response added to the document without a test, or a code nobody produces, shows up here.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { MemoryStore, MissingTableError, type PageRequest } from '../../core/index.ts';
+import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice } from '../../core/records.ts';
+import type { CreateResult } from '../../core/store.ts';
+import { createOpenApiDocument, type OpenApiDocument, type ResponseObject } from '../../core/openapi/index.ts';
+import { createTestApi, type TestApi, type TestApiOptions, type TestRequestInit, type TestResponse } from '../../core/testing/index.ts';
+import { createConformance, headerRecord, type Exchange } from './conformance.ts';
+
+/** A memory store whose resource operations (and, on demand, key lookups) fail like a broken database. */
+class FailingStore extends MemoryStore {
+  failure: Error | null = null;
+  failKeys = false;
+  private fail(): void {
+    if (this.failure !== null) throw this.failure;
+  }
+  override async findApiKeyByHash(tokenHash: string) {
+    if (this.failKeys) this.fail();
+    return super.findApiKeyByHash(tokenHash);
+  }
+  override async createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>> {
+    this.fail();
+    return super.createDevice(userId, device);
+  }
+  override async listDevices(userId: number, page: PageRequest): Promise<Device[]> {
+    this.fail();
+    return super.listDevices(userId, page);
+  }
+  override async deleteDevice(userId: number, id: number): Promise<boolean> {
+    this.fail();
+    return super.deleteDevice(userId, id);
+  }
+  override async createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
+    this.fail();
+    return super.createBlacklistMonitor(userId, monitor);
+  }
+  override async listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]> {
+    this.fail();
+    return super.listBlacklistMonitors(userId, page);
+  }
+  override async deleteBlacklistMonitor(userId: number, id: number): Promise<boolean> {
+    this.fail();
+    return super.deleteBlacklistMonitor(userId, id);
+  }
+}
+
+interface Seen {
+  operation: string;
+  status: number;
+  code: string | undefined;
+}
+
+const documents = new Map<string, OpenApiDocument>();
+const seen: Seen[] = [];
+const apis: TestApi[] = [];
+
+function documentFor(basePath: string): OpenApiDocument {
+  let document = documents.get(basePath);
+  if (document === undefined) documents.set(basePath, (document = createOpenApiDocument({ basePath })));
+  return document;
+}
+
+function open(options: TestApiOptions = {}): TestApi {
+  const t = createTestApi(options);
+  apis.push(t);
+  return t;
+}
+
+after(async () => {
+  for (const t of apis) await t.close();
+});
+
+/** Sends a request through the kit and asserts that the answer conforms to the document. */
+async function call(t: TestApi, path: string, init: TestRequestInit = {}, expectedStatus?: number): Promise<TestResponse> {
+  const res = await t.request(path, init);
+  if (expectedStatus !== undefined) assert.equal(res.status, expectedStatus, `${init.method ?? 'GET'} ${path}: ${res.text.slice(0, 300)}`);
+  const url = new URL(path, 'http://monitoring.test');
+  const exchange: Exchange = {
+    method: init.method ?? 'GET',
+    pathname: url.pathname,
+    basePath: t.api.basePath,
+    status: res.status,
+    headers: headerRecord(res.headers),
+    body: res.body,
+  };
+  const conformance = createConformance(documentFor(t.api.basePath));
+  assert.deepEqual(conformance.check(exchange), []);
+  const { operation } = conformance.resolve(exchange.method, exchange.pathname, exchange.basePath, exchange.status);
+  seen.push({ operation, status: res.status, code: res.body.error?.code });
+  return res;
+}
+
+const WEB_DEVICE = {
+  target_type: 'domain', target_value: 'Example.COM.', service_type: 'web', scheme: 'https', port: 8443,
+  host_header: 'www.example.com', proxy_enabled: 1, origin_host: '93.184.216.34', origin_scheme: 'http', origin_port: 8080,
+  check_public_http: 0, check_public_https: true, check_public_tls: true, check_origin_http: 1, check_origin_tls: false,
+  expect_status: 204, location: 'rack 4', is_enabled: 0,
+};
+
+describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
+  for (const resource of [
+    { path: 'devices', body: WEB_DEVICE, other: { target_type: 'ip', target_value: '2001:4860:4860::8888', service_type: 'ssh', location: null } },
+    { path: 'blacklist-monitors', body: { target_type: 'domain', target_value: 'example.org', is_enabled: 1 }, other: { target_type: 'ip', target_value: '8.8.8.8' } },
+  ]) {
+    test(`/${resource.path}: create, list (whole, paged, streamed), delete and their errors`, async () => {
+      const t = open({ bodyLimit: 1024 });
+      const key = await t.createKey();
+      const base = `/v1/${resource.path}`;
+      const created = await call(t, `${base}/create`, { method: 'POST', key, body: resource.body }, 201);
+      await call(t, `${base}/create`, { method: 'POST', key, body: resource.other }, 201);
+      const duplicate = await call(t, `${base}/create`, { method: 'POST', key, body: resource.body }, 409);
+      assert.equal(duplicate.body.error?.existing_id, created.body.data.id);
+      // 400: every class of body problem.
+      const invalid = await call(t, `${base}/create`, { method: 'POST', key, body: { target_type: 'url', target_value: 'x'.repeat(300), is_enabled: 2, extra: true } }, 400);
+      assert.ok((invalid.body.error?.details?.length ?? 0) >= 3);
+      await call(t, `${base}/create`, { method: 'POST', key, body: { target_type: 'ip', target_value: '10.0.0.1' } }, 400);
+      await call(t, `${base}/create`, { method: 'POST', key, body: '{"target_type":', headers: { 'content-type': 'application/json' } }, 400);
+      await call(t, `${base}/create`, { method: 'POST', key, body: 'target_type=ip', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 400);
+      await call(t, `${base}/create?x=1`, { method: 'POST', key, body: resource.other }, 400);
+      await call(t, `${base}/create`, { method: 'POST', key, body: { location: 'x'.repeat(2000), target_type: 'domain', target_value: 'example.net' } }, 413);
+
+      await call(t, base, { key }, 200);
+      await call(t, `${base}/`, { key }, 200);
+      const page = await call(t, `${base}?limit=1`, { key }, 200);
+      assert.match(page.headers.get('link') ?? '', /rel="next"/);
+      const last = await call(t, `${base}?limit=1&after_id=${created.body.data.id}`, { key }, 200);
+      assert.equal(last.headers.get('link'), null);
+      await call(t, `${base}?limit=0`, { key }, 400);
+      await call(t, `${base}?limit=5&limit=6&sort=id`, { key }, 400);
+
+      await call(t, `${base}/delete?id=${created.body.data.id}`, { method: 'DELETE', key }, 200);
+      await call(t, `${base}/delete?id=${created.body.data.id}`, { method: 'DELETE', key }, 404);
+      await call(t, `${base}/delete?id=abc`, { method: 'DELETE', key }, 400);
+      await call(t, `${base}/delete`, { method: 'DELETE', key }, 400);
+      await call(t, `${base}/delete?id=1&force=1`, { method: 'DELETE', key }, 400);
+
+      // 403 insufficient_scope (read key writing, write key reading) and ip_not_allowed.
+      const reader = await t.createKey({ scopes: ['read'] });
+      const writer = await t.createKey({ scopes: ['write'] });
+      const elsewhere = await t.createKey({ allowedIps: ['203.0.113.0/24'] });
+      await call(t, `${base}/create`, { method: 'POST', key: reader, body: resource.other }, 403);
+      await call(t, `${base}/delete?id=1`, { method: 'DELETE', key: reader }, 403);
+      await call(t, base, { key: writer }, 403);
+      for (const [method, path] of [['GET', base], ['POST', `${base}/create`], ['DELETE', `${base}/delete?id=1`]] as const) {
+        await call(t, path, { method, key: elsewhere }, 403);
+        await call(t, path, { method }, 401);
+        await call(t, path, { method, key: 'mapi_not-a-real-key' }, 401);
+      }
+    });
+
+    test(`/${resource.path}: a list longer than one stream batch is streamed and still conforms`, async () => {
+      const t = open();
+      const key = await t.createKey();
+      for (let i = 0; i < 520; i++) {
+        if (resource.path === 'devices') {
+          await t.store.createDevice(key.key.user_id, {
+            target_type: 'domain', target_value: `host${i}.example.com`, service_type: 'ssh', scheme: null, port: 22, host_header: null,
+            proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null, check_public_http: false,
+            check_public_https: false, check_public_tls: false, check_origin_http: false, check_origin_tls: false,
+            expect_status: null, location: null, is_enabled: true, created_at: '2026-01-01T00:00:00.000Z',
+          });
+        } else {
+          await t.store.createBlacklistMonitor(key.key.user_id, {
+            target_type: 'domain', target_value: `host${i}.example.com`, is_enabled: true, last_status: 'listed',
+            last_checked_at: '2026-01-01T00:05:00.000Z', listed_on: ['zen.spamhaus.org'], created_at: '2026-01-01T00:00:00.000Z',
+          });
+        }
+      }
+      const all = await call(t, `/v1/${resource.path}`, { key }, 200);
+      assert.equal(all.body.data.length, 520);
+    });
+  }
+
+  test('/me: success, a stray parameter, and every failure before the route', async () => {
+    const t = open();
+    const key = await t.createKey({ scopes: ['read'] });
+    await call(t, '/v1/me', { key }, 200);
+    await call(t, '/v1/me', { key: await t.createKey({ scopes: ['write'], expiresAt: '2027-01-01T00:00:00.000Z' }) }, 200);
+    await call(t, '/v1/me?verbose=1', { key }, 400);
+    await call(t, '/v1/me', {}, 401);
+    await call(t, '/v1/me', { headers: { authorization: 'Basic abc' } }, 401);
+    await call(t, '/v1/me', { key: await t.createKey({ allowedIps: ['2001:db8::/32'] }) }, 403);
+  });
+
+  test('429: the key quota and the failed-authentication throttle, on every operation', async () => {
+    const t = open({ rateLimit: { limit: 1, windowSeconds: 30 }, authFailureLimit: { limit: 1, windowSeconds: 60 } });
+    const requests: [string, string][] = [
+      ['GET', '/v1/me'], ['GET', '/v1/devices'], ['POST', '/v1/devices/create'], ['DELETE', '/v1/devices/delete?id=1'],
+      ['GET', '/v1/blacklist-monitors'], ['POST', '/v1/blacklist-monitors/create'], ['DELETE', '/v1/blacklist-monitors/delete?id=1'],
+      ['GET', '/v1/nowhere'],
+    ];
+    for (const [method, path] of requests) {
+      const key = await t.createKey();
+      await call(t, '/v1/me', { key }, 200);
+      const refused = await call(t, path, { method, key, body: method === 'POST' ? {} : undefined }, 429);
+      assert.equal(refused.headers.get('retry-after'), refused.headers.get('ratelimit')?.match(/t=(\d+)/)?.[1]);
+    }
+    const throttled = open({ authFailureLimit: { limit: 1, windowSeconds: 60 } });
+    await call(throttled, '/v1/me', { key: 'mapi_wrong' }, 401);
+    for (const [method, path] of requests) await call(throttled, path, { method, key: 'mapi_wrong' }, 429);
+  });
+
+  test('500: a failing store and a missing schema, on every operation', async () => {
+    const store = new FailingStore();
+    const t = open({ store, keyCacheTtlMs: 0 });
+    const key = await t.createKey();
+    const requests: [string, string, unknown][] = [
+      ['GET', '/v1/devices', undefined], ['POST', '/v1/devices/create', { target_type: 'domain', target_value: 'example.com' }],
+      ['DELETE', '/v1/devices/delete?id=1', undefined], ['GET', '/v1/blacklist-monitors', undefined],
+      ['POST', '/v1/blacklist-monitors/create', { target_type: 'domain', target_value: 'example.com' }],
+      ['DELETE', '/v1/blacklist-monitors/delete?id=1', undefined],
+    ];
+    for (const failure of [new Error('connection reset'), new MissingTableError()]) {
+      store.failure = failure;
+      for (const [method, path, body] of requests) await call(t, path, { method, key, body }, 500);
+      store.failKeys = true;
+      await call(t, '/v1/me', { key }, 500);
+      await call(t, '/v1/nowhere', { key }, 500);
+      store.failKeys = false;
+    }
+  });
+
+  test('requests that match no operation: 404 unknown routes, 405 with Allow, outside the base path', async () => {
+    const t = open();
+    const key = await t.createKey();
+    for (const path of ['/v1/nope', '/v1/devices/nope', '/v1/blacklist-monitors/x/y', '/v1/me/more', '/v1/Devices', '/v1/devices//', '/v1', '/elsewhere']) {
+      await call(t, path, { key }, 404);
+    }
+    for (const [method, path] of [['PUT', '/v1/devices'], ['POST', '/v1/me'], ['GET', '/v1/devices/create'], ['PATCH', '/v1/blacklist-monitors/delete']]) {
+      const res = await call(t, path!, { method: method!, key }, 405);
+      assert.ok(res.headers.get('allow'));
+    }
+    await call(t, '/v1/nope', {}, 401);
+    await call(t, '/v1/devices', { method: 'PUT', key: await t.createKey({ allowedIps: ['203.0.113.7'] }) }, 403);
+  });
+
+  test('a custom base path conforms to a document generated for it', async () => {
+    const t = open({ basePath: '/api/monitoring/v1' });
+    const key = await t.createKey();
+    await call(t, '/api/monitoring/v1/me', { key }, 200);
+    await call(t, '/api/monitoring/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'dns' } }, 201);
+    await call(t, '/api/monitoring/v1/devices?limit=1', { key }, 200);
+    await call(t, '/v1/me', { key }, 404);
+  });
+
+  test('coverage: every documented (operation, status) and every documented error code was seen', () => {
+    const document = documentFor('/v1');
+    const covered = new Set(seen.map((s) => `${s.operation} ${s.status}`));
+    const codes = new Set(seen.map((s) => s.code).filter((c) => c !== undefined));
+    const missing: string[] = [];
+    const examplesOf = (response: ResponseObject) => Object.keys(response.content?.['application/json']?.examples ?? {});
+    const conformance = createConformance(document);
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const method of Object.keys(item)) {
+        const operation = `${method.toUpperCase()} ${path}`;
+        for (const status of Object.keys(item[method as keyof typeof item]!.responses)) {
+          if (!covered.has(`${operation} ${status}`)) missing.push(`${operation} ${status}`);
+          const response = conformance.resolve(method, `/v1${path}`, '/v1', Number(status)).response!;
+          for (const code of examplesOf(response)) if (!codes.has(code)) missing.push(`code ${code} (${operation} ${status})`);
+        }
+      }
+    }
+    for (const status of Object.keys(document['x-unmatched-request-responses'])) {
+      if (!covered.has(`unmatched ${status}`)) missing.push(`unmatched ${status}`);
+      const response = conformance.resolve('GET', '/v1/nope', '/v1', Number(status)).response!;
+      for (const code of examplesOf(response)) if (!codes.has(code)) missing.push(`code ${code} (unmatched ${status})`);
+    }
+    assert.deepEqual(missing, []);
+  });
+});
