@@ -1,14 +1,33 @@
 import type { Logger } from '../core/index.ts';
 
+export interface ServerLogger extends Logger {
+  /** Writes out what is buffered; call before exiting. */
+  flush(): void;
+}
+
 /**
  * The server's log: one JSON line per request on stdout (the core never hands it the
  * Authorization header), failures and warnings as JSON lines on stderr. Stacks go to the log, not
- * to clients.
+ * to clients. Request lines are gathered and written once per turn of the event loop: under load
+ * that is one write for many requests instead of a system call each.
  */
-export function jsonLogger(out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Logger {
+export function jsonLogger(out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): ServerLogger {
+  let pending = '';
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    out.write(text);
+  };
   return {
     request(entry) {
-      out.write(`${JSON.stringify(entry)}\n`);
+      pending += `${JSON.stringify(entry)}\n`;
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
     },
     error(message, error, requestId) {
       const failure = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: String(error) };
@@ -17,5 +36,6 @@ export function jsonLogger(out: NodeJS.WritableStream = process.stdout, err: Nod
     warn(message) {
       err.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', message })}\n`);
     },
+    flush,
   };
 }

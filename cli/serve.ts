@@ -73,11 +73,13 @@ export async function serve(args: readonly string[]): Promise<void> {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
+      logger.flush();
       process.stderr.write(`monitoring-api: ${signal} again, exiting now\n`);
       process.exit(1);
     }
     stopping = true;
     const deadline = setTimeout(() => {
+      logger.flush();
       process.stderr.write('monitoring-api: requests still in flight after 10 s, exiting\n');
       process.exit(1);
     }, DRAIN_DEADLINE_MS);
@@ -88,6 +90,7 @@ export async function serve(args: readonly string[]): Promise<void> {
       await rateLimiter.close?.();
       await opened.store.close();
       clearTimeout(deadline);
+      logger.flush();
       process.exit(0);
     });
     server.closeIdleConnections();
