@@ -5,7 +5,7 @@ import { KeyUsageRecorder } from './auth/key-usage-recorder.ts';
 import { hasTokenShape } from './auth/token.ts';
 import { systemClock, toTimestamp } from './clock.ts';
 import { ApiError, errors } from './http/api-error.ts';
-import { parseRequestUrl, type ApiRequest, type RequestContext } from './http/api-request.ts';
+import { fromWebRequest, parseRequestUrl, type ApiRequest, type RequestContext } from './http/api-request.ts';
 import { errorResponse, toWebResponse, type ApiResponse } from './http/api-response.ts';
 import { rateLimitHeaders } from './http/rate-limit-headers.ts';
 import { requestId } from './http/request-id.ts';
@@ -158,13 +158,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     owns,
     handle,
     async fetch(request, context = { clientAddress: null }) {
-      const apiRequest: ApiRequest = {
-        method: request.method,
-        url: request.url,
-        headers: request.headers,
-        body: request.body as AsyncIterable<Uint8Array> | null,
-      };
-      return toWebResponse(await handle(apiRequest, context));
+      return toWebResponse(await handle(fromWebRequest(request), context));
     },
     async close() {
       await usage.flush();

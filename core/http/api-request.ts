@@ -21,6 +21,12 @@ export interface RequestContext {
   clientAddress: string | null;
 }
 
+/** A Web `Request` seen through the subset the core reads. */
+export function fromWebRequest(request: Request): ApiRequest {
+  // ReadableStream is async-iterable in every runtime the core supports (Node 20, Bun, Deno).
+  return { method: request.method, url: request.url, headers: request.headers, body: request.body as AsyncIterable<Uint8Array> | null };
+}
+
 export interface ParsedUrl {
   /** Scheme and authority of an absolute URL (`http://host:8080`), or '' for origin-form. */
   origin: string;

@@ -2,9 +2,9 @@ import { Router } from 'itty-router';
 import { errors } from '../http/api-error.ts';
 import type { ApiResponse } from '../http/api-response.ts';
 import type { Scope } from '../records.ts';
-import { createBlacklistMonitor, deleteBlacklistMonitor, listBlacklistMonitors } from './blacklist-monitors.ts';
+import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
 import type { Call } from './call.ts';
-import { createDevice, deleteDevice, listDevices } from './devices.ts';
+import { deviceRoutes as devices } from './devices.ts';
 import { getMe } from './me.ts';
 
 type Method = 'GET' | 'POST' | 'DELETE';
@@ -21,12 +21,12 @@ interface Route {
 /** The v1 API (spec §4.1), relative to the base path. */
 export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/me', scope: null, handler: getMe },
-  { method: 'GET', path: '/devices', scope: 'read', handler: listDevices },
-  { method: 'POST', path: '/devices/create', scope: 'write', handler: createDevice },
-  { method: 'DELETE', path: '/devices/delete', scope: 'write', handler: deleteDevice },
-  { method: 'GET', path: '/blacklist-monitors', scope: 'read', handler: listBlacklistMonitors },
-  { method: 'POST', path: '/blacklist-monitors/create', scope: 'write', handler: createBlacklistMonitor },
-  { method: 'DELETE', path: '/blacklist-monitors/delete', scope: 'write', handler: deleteBlacklistMonitor },
+  { method: 'GET', path: '/devices', scope: 'read', handler: devices.list },
+  { method: 'POST', path: '/devices/create', scope: 'write', handler: devices.create },
+  { method: 'DELETE', path: '/devices/delete', scope: 'write', handler: devices.remove },
+  { method: 'GET', path: '/blacklist-monitors', scope: 'read', handler: monitors.list },
+  { method: 'POST', path: '/blacklist-monitors/create', scope: 'write', handler: monitors.create },
+  { method: 'DELETE', path: '/blacklist-monitors/delete', scope: 'write', handler: monitors.remove },
 ];
 
 const RESOURCES = new Set(ROUTES.map((route) => route.path.split('/')[1]!));

@@ -1,5 +1,6 @@
 import { SqliteDialect } from 'kysely';
 import type { Dialect, SqliteDatabase } from 'kysely';
+import { configureSqlite } from './sqlite-pragmas.ts';
 
 /**
  * What this file uses of `bun:sqlite`, typed here so that the package needs no Bun types.
@@ -23,16 +24,6 @@ export async function openBunSqliteDialect(path: string): Promise<Dialect> {
   // and only Bun ever reaches this line.
   const specifier = 'bun:sqlite';
   const { Database } = (await import(specifier)) as BunSqliteModule;
-  const database = new Database(path, { create: true, readwrite: true });
-  try {
-    // WAL lets readers go on while one process writes; busy_timeout makes a second process
-    // wait for the write lock instead of failing at once; SQLite leaves foreign keys off.
-    database.exec('pragma journal_mode = WAL');
-    database.exec('pragma busy_timeout = 5000');
-    database.exec('pragma foreign_keys = ON');
-  } catch (error) {
-    database.close();
-    throw error;
-  }
+  const database = configureSqlite(new Database(path, { create: true, readwrite: true }));
   return new SqliteDialect({ database });
 }

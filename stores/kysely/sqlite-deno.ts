@@ -1,5 +1,6 @@
 import { CompiledQuery, SqliteDialect, SqliteDriver } from 'kysely';
 import type { DatabaseConnection, Dialect, Driver, SqliteDatabase, SqliteDialectConfig, SqliteStatement } from 'kysely';
+import { configureSqlite } from './sqlite-pragmas.ts';
 
 /**
  * What this file uses of `node:sqlite`, typed here: the package's @types/node (20) predates it.
@@ -78,17 +79,6 @@ export async function openNodeSqliteDialect(path: string): Promise<Dialect> {
   // only loaded when this runtime's SQLite is asked for.
   const specifier = 'node:sqlite';
   const { DatabaseSync } = (await import(specifier)) as NodeSqliteModule;
-  const database = new DatabaseSync(path, { timeout: 5000, enableForeignKeyConstraints: true });
-  try {
-    // WAL lets readers go on while one process writes; the busy timeout (also set by the
-    // option above, spelled out for versions without it) makes a second process wait for the
-    // write lock instead of failing at once.
-    database.exec('pragma journal_mode = WAL');
-    database.exec('pragma busy_timeout = 5000');
-    database.exec('pragma foreign_keys = ON');
-  } catch (error) {
-    database.close();
-    throw error;
-  }
+  const database = configureSqlite(new DatabaseSync(path, { timeout: 5000, enableForeignKeyConstraints: true }));
   return new NodeSqliteDialect({ database: new NodeSqliteDatabase(database) });
 }

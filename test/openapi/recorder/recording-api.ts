@@ -8,7 +8,7 @@ import { appendFileSync } from 'node:fs';
 import type { MonitoringApi } from '../../../core/create-monitoring-api.ts';
 import type { ApiRequest, RequestContext } from '../../../core/http/api-request.ts';
 import { toWebResponse, type ApiResponse } from '../../../core/http/api-response.ts';
-import { parseRequestUrl } from '../../../core/http/api-request.ts';
+import { fromWebRequest, parseRequestUrl } from '../../../core/http/api-request.ts';
 
 export interface RecordedExchange {
   method: string;
@@ -66,13 +66,7 @@ export function recordingApi(api: MonitoringApi): MonitoringApi {
     handle,
     // As MonitoringApi.fetch does, over the recording handle.
     async fetch(request, context = { clientAddress: null }) {
-      const apiRequest: ApiRequest = {
-        method: request.method,
-        url: request.url,
-        headers: request.headers,
-        body: request.body as AsyncIterable<Uint8Array> | null,
-      };
-      return toWebResponse(await handle(apiRequest, context));
+      return toWebResponse(await handle(fromWebRequest(request), context));
     },
   };
 }

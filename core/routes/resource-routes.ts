@@ -1,0 +1,44 @@
+import { toTimestamp } from '../clock.ts';
+import { errors } from '../http/api-error.ts';
+import { successResponse, type ApiResponse } from '../http/api-response.ts';
+import { readJsonObject } from '../http/read-json-body.ts';
+import type { CreateResult, PageRequest, Store } from '../store.ts';
+import type { TargetOptions } from '../validation/device-input.ts';
+import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
+import type { Call } from './call.ts';
+import { listResponse } from './list-response.ts';
+
+/** What differs between the API's two resources; list, create and delete work alike for both. */
+export interface ResourceSpec<T extends { id: number }, New> {
+  parse(input: Record<string, unknown>, options: TargetOptions, createdAt: string): New;
+  list(store: Store, userId: number, page: PageRequest): Promise<T[]>;
+  create(store: Store, userId: number, record: New): Promise<CreateResult<T>>;
+  remove(store: Store, userId: number, id: number): Promise<boolean>;
+  duplicate: 'duplicate_device' | 'duplicate_blacklist_monitor';
+  notFound: 'device_not_found' | 'blacklist_monitor_not_found';
+}
+
+export interface ResourceRoutes {
+  list(call: Call): Promise<ApiResponse>;
+  create(call: Call): Promise<ApiResponse>;
+  remove(call: Call): Promise<ApiResponse>;
+}
+
+export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec<T, New>): ResourceRoutes {
+  return {
+    list: (call) => listResponse(call, (page) => spec.list(call.store, call.key.user_id, page)),
+    async create(call) {
+      refuseQuery(call.url.query);
+      const body = await readJsonObject(call.request, call.bodyLimit);
+      const record = spec.parse(body, call, toTimestamp(call.now));
+      const result = await spec.create(call.store, call.key.user_id, record);
+      if ('duplicateOf' in result) throw errors.duplicate(spec.duplicate, result.duplicateOf);
+      return successResponse(201, result.created);
+    },
+    async remove(call) {
+      const id = parseDeleteId(call.url.query);
+      if (!(await spec.remove(call.store, call.key.user_id, id))) throw errors.notFound(spec.notFound);
+      return successResponse(200, { id, deleted: true });
+    },
+  };
+}
