@@ -58,7 +58,8 @@ async function compare(targets: Record<string, LoadOptions>): Promise<Record<str
 async function serveApi(database: string, extra: string[] = []): Promise<{ server: RunningServer; token: string }> {
   const user = JSON.parse(await cli(['users', 'create', '--json', '--database', database])) as { user_id: number };
   const key = JSON.parse(await cli(['keys', 'create', '--user', String(user.user_id), '--json', '--database', database])) as { token: string };
-  const server = await startServer(process.execPath, [...TSX, 'cli/main.ts', 'serve', '--port', '0', '--database', database,
+  // The compiled package, as an operator runs it (`npm run build` first, below).
+  const server = await startServer(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', '--database', database,
     '--rate-limit', '1000000000/60', ...extra]);
   started.push(server);
   return { server, token: key.token };
@@ -80,6 +81,7 @@ async function capture(url: string, token: string): Promise<{ status: number; he
 }
 
 try {
+  await cli(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], true);
   console.log(`monitoring-api bench: ${rounds} round(s) of ${seconds}s per target, median; load from a second process (autocannon, 32 connections)`);
   const sqlite = `sqlite:${join(work, 'bench.db')}`;
   const api = await serveApi(sqlite);

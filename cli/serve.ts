@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createNodeHandler } from '../adapters/node/index.ts';
 import { createMonitoringApi, DEFAULTS, KeyAdmin } from '../core/index.ts';
 import { databaseUrl, hasUsers, openMigrated } from './database.ts';
@@ -22,6 +23,25 @@ const SPEC = {
 
 /** How long a shutdown may wait for requests in flight before it gives up on them. */
 const DRAIN_DEADLINE_MS = 10_000;
+
+const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request_header_fields_too_large', 'The request line or headers are too large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request_timeout', 'The request was not received in time.'],
+};
+
+/**
+ * Requests node:http refuses before the API sees them (malformed, oversized headers, too slow)
+ * still get a JSON answer in the API's envelope, then the connection closes.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || (error.code === 'ECONNRESET')) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', 'bad_request', 'The request is not valid HTTP.'];
+  const body = JSON.stringify({ success: false, error: { code, message } });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
 
 /** `monitoring-api serve`: the API on node:http until SIGTERM or SIGINT. */
 export async function serve(args: readonly string[]): Promise<void> {
@@ -52,11 +72,13 @@ export async function serve(args: readonly string[]): Promise<void> {
     store: opened.store, rateLimiter, rateLimit: limit, trustProxy, bodyLimit, logger,
     allowPrivateTargets: flags['allow-private-targets'] === true,
   });
-  const server = createServer(createNodeHandler(api));
-  // Slow or stalled clients must not hold sockets open indefinitely.
+  // Slow or stalled clients must not hold sockets open indefinitely. Node enforces the header and
+  // request timeouts only when it checks its connections, every 30 s unless told otherwise.
+  const server = createServer({ connectionsCheckingInterval: 1_000 }, createNodeHandler(api));
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
+  server.on('clientError', answerClientError);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

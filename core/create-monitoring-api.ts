@@ -36,6 +36,11 @@ export interface MonitoringApi {
 
 const WWW_AUTHENTICATE = 'Bearer realm="monitoring"';
 
+/** A key that exists, was not revoked and has not expired at `now`. */
+function usable(key: ApiKey | undefined, now: number): key is ApiKey {
+  return key !== undefined && key.revoked_at === null && (key.expires_at === null || Date.parse(key.expires_at) > now);
+}
+
 export function createMonitoringApi(options: MonitoringApiOptions): MonitoringApi {
   const store = options.store;
   const clock = options.clock ?? systemClock;
@@ -68,10 +73,8 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     const failures = `auth:${addressBucket(ip)}`;
     const throttle = await limiter.consume(failures, authPolicy, 0);
     if (!throttle.allowed) throw authThrottled(throttle, headers);
-    const usable = (key: ApiKey | undefined): key is ApiKey =>
-      key !== undefined && key.revoked_at === null && (key.expires_at === null || Date.parse(key.expires_at) > now);
     let key = token !== null ? keyCache.peek(token, now) : undefined;
-    if (!usable(key)) {
+    if (!usable(key, now)) {
       const wellFormed = token !== null && hasTokenShape(token);
       // The request that reads the store for a token counts as a failure until it proves
       // otherwise, so concurrent guesses cannot all pass the check above before any is counted.
@@ -82,7 +85,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
         if (!reserved.allowed) throw authThrottled(reserved, headers);
       }
       key = wellFormed ? await keyCache.load(token, now) : undefined;
-      if (!usable(key)) {
+      if (!usable(key, now)) {
         if (!leads) {
           const counted = await limiter.consume(failures, authPolicy, 1);
           if (!counted.allowed) throw authThrottled(counted, headers);

@@ -1,0 +1,273 @@
+/**
+ * Issue 6, item 4 (PostgreSQL half): the real PostgreSQL, reached through a TCP proxy the test
+ * controls, taken away in the ways networks and databases fail. Every request meanwhile gets a fast
+ * 500 server_error with nothing internal in it, bounded by the pool's connect timeout (5 s), the
+ * server's statement_timeout (10 s) and the client's query_timeout (12 s); when the database comes
+ * back the same process serves again without a restart; an idle connection dying never crashes the
+ * process; a database without the schema answers missing_table.
+ *
+ * Under CI=true a missing PostgreSQL fails this file instead of skipping it.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { createMonitoringApi, generateToken, type CreatedApiKey, type MonitoringApi } from '../../core/index.ts';
+import { migrateToLatest, openKyselyStore, type KyselyStore } from '../../stores/kysely/index.ts';
+import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
+import { assertServerError, callRaw, checkAnswer, postgresOrSkip, viaPort, type RawResponse } from './support.ts';
+
+const PG_PORT = (url: string) => Number(new URL(url).port || '5432');
+
+interface Rig {
+  /** This test's own database (tests run side by side and lock tables on purpose). */
+  url: string;
+  proxy: FaultProxy;
+  store: KyselyStore;
+  api: MonitoringApi;
+  key: CreatedApiKey;
+  poolErrors: Error[];
+  close(): Promise<void>;
+}
+
+let skip: string | undefined;
+let names = 0;
+
+/** A migrated database of its own, and a store and API whose every connection to it goes through a fresh fault proxy. */
+async function rig(): Promise<Rig> {
+  const database = await postgresOrSkip();
+  if ('skip' in database) throw new Error(database.skip);
+  const { store: direct, db } = await openKyselyStore(database.url);
+  await migrateToLatest(db);
+  await direct.close();
+  const proxy = await startFaultProxy(PG_PORT(database.url));
+  const poolErrors: Error[] = [];
+  const { store } = await openKyselyStore(viaPort(database.url, proxy.port), { onPoolError: (error) => void poolErrors.push(error) });
+  const api = createMonitoringApi({ store, rateLimit: { limit: 1e6, windowSeconds: 60 }, logger: {} });
+  const key = await api.keys.createApiKey({ userId: (await api.keys.createUser()).id });
+  return {
+    url: database.url, proxy, store, api, key, poolErrors,
+    async close() {
+      proxy.restore();
+      await api.close();
+      await store.close();
+      await proxy.close();
+      await database.drop();
+    },
+  };
+}
+
+const headers = (key: CreatedApiKey | string) => ({
+  authorization: `Bearer ${typeof key === 'string' ? key : key.token}`, 'content-type': 'application/json',
+});
+const create = (r: Rig) => callRaw(r.api, {
+  method: 'POST', url: '/v1/devices/create', headers: headers(r.key),
+  body: JSON.stringify({ target_type: 'domain', target_value: `pg${names++}.faults.example.net` }),
+});
+const list = (r: Rig) => callRaw(r.api, { url: '/v1/devices?limit=1000', headers: headers(r.key) });
+
+async function timed(call: () => Promise<RawResponse>): Promise<{ res: RawResponse; ms: number }> {
+  const started = performance.now();
+  const res = await call();
+  return { res, ms: performance.now() - started };
+}
+
+before(async () => {
+  // Probes the server once: skipped outside CI when it is missing, a failure under CI=true.
+  const probe = await postgresOrSkip();
+  if ('skip' in probe) skip = probe.skip;
+  else await probe.drop();
+});
+
+describe('PostgreSQL faults through a proxy', { concurrency: true }, () => {
+  test('cut off mid-run, mid-query: fast 500 server_error on every route, no crash, service resumes when it returns', { timeout: 20_000 }, async (t) => {
+    if (skip !== undefined) return t.skip(skip);
+    const r = await rig();
+    const locker = new pg.Client({ connectionString: r.url });
+    await locker.connect();
+    try {
+      // Several pooled connections, idle when the cut comes.
+      const warm = await Promise.all(Array.from({ length: 8 }, () => create(r)));
+      for (const res of warm) assert.equal(checkAnswer(res).status, 201);
+      const before = (checkAnswer(await list(r)).body.data as unknown[]).length;
+
+      // One request is inside a query when the connection goes (it waits on a lock held
+      // elsewhere): its client is checked out of the pool, where only our own listener catches the
+      // connection's 'error' event. Without it this process would die here.
+      await locker.query('begin');
+      await locker.query('lock table devices in exclusive mode');
+      const inFlight = timed(() => create(r));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      r.proxy.cut();
+      const cutAt = performance.now();
+      // And one in the same tick, which may be handed an idle connection not yet known to be dead.
+      assertServerError(await create(r));
+      const blocked = await inFlight;
+      assertServerError(blocked.res);
+      assert.ok(performance.now() - cutAt < 1_000, 'the request in flight must fail as soon as its connection does');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+
+      const calls: (() => Promise<RawResponse>)[] = [
+        () => create(r), () => list(r),
+        () => callRaw(r.api, { url: '/v1/blacklist-monitors', headers: headers(r.key) }),
+        () => callRaw(r.api, { method: 'DELETE', url: '/v1/devices/delete?id=1', headers: headers(r.key) }),
+        // A token the key cache has never seen must be looked up: that fails too, as a 500, not a 401.
+        () => callRaw(r.api, { url: '/v1/me', headers: headers(generateToken()) }),
+      ];
+      for (let round = 0; round < 3; round++) {
+        for (const call of calls) {
+          const { res, ms } = await timed(call);
+          assertServerError(res);
+          assert.ok(ms < 1_000, `a refused connection must fail fast, took ${Math.round(ms)} ms`);
+        }
+      }
+      // The pool's 'error' event for each idle connection reached the handler (and crashed nothing).
+      assert.ok(r.poolErrors.length > 0, 'idle connections that died were not reported');
+
+      await locker.query('rollback');
+      r.proxy.restore();
+      // The very first request after the return is served: no restart, no warm-up.
+      assert.equal(checkAnswer(await create(r)).status, 201);
+      const burst = await Promise.all(Array.from({ length: 20 }, () => create(r)));
+      assert.ok(burst.every((res) => checkAnswer(res).status === 201));
+      const afterwards = (checkAnswer(await list(r)).body.data as unknown[]).length;
+      // Every 201 is there. The insert that was waiting on the lock when its connection died may
+      // still have run on the server once the lock went: a 500 cannot promise "not created",
+      // which is why a retried create answers 409 with existing_id.
+      assert.ok(afterwards === before + 21 || afterwards === before + 22, `${before} + 21 (or 22) expected, found ${afterwards}`);
+    } finally {
+      await locker.end().catch(() => undefined);
+      await r.close();
+    }
+  });
+
+  test('a database that accepts connections but never answers: 500 within the 5 s connect timeout, then service resumes', { timeout: 30_000 }, async (t) => {
+    if (skip !== undefined) return t.skip(skip);
+    const r = await rig();
+    try {
+      assert.equal(checkAnswer(await list(r)).status, 200);
+      r.proxy.cut(); // no pooled connection survives...
+      r.proxy.stall(); // ...and new ones hang after the TCP handshake
+      const results = await Promise.all(Array.from({ length: 5 }, () => timed(() => create(r))));
+      for (const { res, ms } of results) {
+        assertServerError(res);
+        assert.ok(ms < 7_000, `bounded by connectionTimeoutMillis (5 s), took ${Math.round(ms)} ms`);
+      }
+      r.proxy.restore();
+      assert.equal(checkAnswer(await create(r)).status, 201);
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('a database that stops answering mid-query: 500 within the 12 s query timeout, then service resumes', { timeout: 40_000 }, async (t) => {
+    if (skip !== undefined) return t.skip(skip);
+    const r = await rig();
+    try {
+      await Promise.all(Array.from({ length: 3 }, () => create(r)));
+      r.proxy.stall(); // the pooled connections stay open, but nothing comes back
+      const results = await Promise.all(Array.from({ length: 3 }, () => timed(() => list(r))));
+      for (const { res, ms } of results) {
+        assertServerError(res);
+        assert.ok(ms < 14_000, `bounded by query_timeout (12 s), took ${Math.round(ms)} ms`);
+      }
+      r.proxy.restore();
+      // The answers held back now arrive for queries given up on; the pool carries on.
+      for (let i = 0; i < 5; i++) assert.equal(checkAnswer(await create(r)).status, 201);
+      assert.equal(checkAnswer(await list(r)).status, 200);
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('a statement blocked by a lock: 500 within the 10 s statement_timeout, and the next one works', { timeout: 30_000 }, async (t) => {
+    if (skip !== undefined) return t.skip(skip);
+    const r = await rig();
+    const locker = new pg.Client({ connectionString: r.url });
+    await locker.connect();
+    try {
+      assert.equal(checkAnswer(await create(r)).status, 201);
+      await locker.query('begin');
+      await locker.query('lock table devices in access exclusive mode');
+      const { res, ms } = await timed(() => create(r));
+      assertServerError(res);
+      // statement_timeout (10 s) cancels it on the server before query_timeout (12 s) would.
+      assert.ok(ms >= 9_000 && ms < 11_800, `statement_timeout should end it at ~10 s, took ${Math.round(ms)} ms`);
+      await locker.query('rollback');
+      assert.equal(checkAnswer(await create(r)).status, 201);
+    } finally {
+      await locker.end();
+      await r.close();
+    }
+  });
+
+  test("a pool 'error' on idle connections never crashes the process (library defaults, in a process of its own)", { timeout: 20_000 }, async (t) => {
+    if (skip !== undefined) return t.skip(skip);
+    const database = await postgresOrSkip();
+    if ('skip' in database) return t.skip(database.skip);
+    const { store: direct, db } = await openKyselyStore(database.url);
+    await migrateToLatest(db);
+    await direct.close();
+    const proxy = await startFaultProxy(PG_PORT(database.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'pool-error-child.ts')], {
+      env: { ...process.env, DATABASE_URL: viaPort(database.url, proxy.port) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const next = async () => (await lines.next()).value as string | undefined;
+    try {
+      assert.equal(await next(), 'ready', stderr);
+      proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(child.exitCode, null, `the process died when its idle connections did: ${stderr}`);
+      assert.match(stderr, /idle PostgreSQL connection failed/, 'the default handler reports the failure');
+      proxy.restore();
+      child.stdin.write('query\n');
+      assert.equal(await next(), 'ok', `a query after the return must work: ${stderr}`);
+      child.stdin.write('quit\n');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      assert.equal(code, 0, stderr);
+    } finally {
+      child.kill('SIGKILL');
+      await proxy.close();
+      await database.drop();
+    }
+  });
+
+  test('a database without the schema: missing_table, not a bare 500; a table dropped mid-run likewise', async (t) => {
+    if (skip !== undefined) return t.skip(skip);
+    const empty = await postgresOrSkip();
+    if ('skip' in empty) return t.skip(empty.skip);
+    try {
+      const { store } = await openKyselyStore(empty.url, { onPoolError: () => {} });
+      const api = createMonitoringApi({ store, logger: {} });
+      for (const [method, url] of [['GET', '/v1/me'], ['GET', '/v1/devices'], ['POST', '/v1/devices/create']] as const) {
+        const res = await callRaw(api, { method, url, headers: headers(generateToken()), body: method === 'POST' ? '{"target_type":"domain","target_value":"example.com"}' : undefined });
+        assertServerError(res, 'missing_table');
+      }
+      await api.close();
+      await store.close();
+      // Migrated, then a table dropped under a running API.
+      const { store: migrated, db } = await openKyselyStore(empty.url, { onPoolError: () => {} });
+      await migrateToLatest(db);
+      const live = createMonitoringApi({ store: migrated, logger: {} });
+      const key = await live.keys.createApiKey({ userId: (await live.keys.createUser()).id });
+      assert.equal(checkAnswer(await callRaw(live, { url: '/v1/devices', headers: headers(key) })).status, 200);
+      const admin = new pg.Client({ connectionString: empty.url });
+      await admin.connect();
+      await admin.query('drop table devices');
+      await admin.end();
+      assertServerError(await callRaw(live, { url: '/v1/devices', headers: headers(key) }), 'missing_table');
+      assert.equal(checkAnswer(await callRaw(live, { url: '/v1/blacklist-monitors', headers: headers(key) })).status, 200);
+      await live.close();
+      await migrated.close();
+    } finally {
+      await empty.drop();
+    }
+  });
+});

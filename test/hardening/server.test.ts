@@ -1,0 +1,399 @@
+/**
+ * Issue 6, items 3 and 4 (process half) and 5 (logs): the standalone server as an operator runs
+ * it (`monitoring-api serve`, spawned from the sources), attacked over raw sockets: oversized
+ * headers and URLs, slow clients, endless and oversized bodies, idle keep-alive; SIGTERM with a
+ * request in flight; SIGKILL during a burst of creates; two processes on one SQLite file; the
+ * schema dropped under a running server; PostgreSQL cut off under a running server; and what the
+ * server writes to its log.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { startServe, type ServerProcess } from '../support/cli.ts';
+import { startFaultProxy } from './fault-proxy.ts';
+import { postgresOrSkip, viaPort } from './support.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+interface Served {
+  server: ServerProcess;
+  port: number;
+  token: string;
+}
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'monitoring-server-hardening-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts `serve` on a database and reads the bootstrap token it prints on an empty one. */
+async function serve(database: string, args: string[] = []): Promise<Served> {
+  const server = await startServe(['--database', database, ...args]);
+  const token = server.lines.map((line) => /(mapi_[A-Za-z0-9_-]{43})/.exec(line)?.[1]).find((t) => t !== undefined) ?? '';
+  return { server, port: Number(new URL(server.url).port), token };
+}
+
+async function stop(served: Served): Promise<number | null> {
+  if (served.server.child.exitCode === null && served.server.child.signalCode === null) served.server.child.kill('SIGTERM');
+  return served.server.exited;
+}
+
+const sqliteUrl = (name: string) => `sqlite:${join(dir, name)}`;
+
+interface RawAnswer {
+  status: number | null;
+  head: string;
+  body: string;
+  /** Milliseconds from the first byte sent to the server's close, or null if still open at the end. */
+  closedAfter: number | null;
+  error: string | null;
+}
+
+/**
+ * Sends bytes over a fresh socket and collects what comes back until the server closes the
+ * connection or `waitMs` passes. `then` may send more on the open socket.
+ */
+function raw(port: number, payload: string | Buffer, waitMs: number, then?: (socket: Socket) => void): Promise<RawAnswer> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const socket = connect(port, '127.0.0.1');
+    let data = '';
+    let error: string | null = null;
+    let closedAfter: number | null = null;
+    const finish = () => {
+      clearTimeout(timer);
+      const [head = '', ...rest] = data.split('\r\n\r\n');
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
+      resolve({ status: status === undefined ? null : Number(status), head, body: rest.join('\r\n\r\n'), closedAfter, error });
+      socket.destroy();
+    };
+    const timer = setTimeout(finish, waitMs);
+    socket.on('data', (chunk) => { data += chunk.toString('latin1'); });
+    socket.on('error', (e) => { error = e.message; });
+    socket.on('close', () => {
+      closedAfter = performance.now() - started;
+      finish();
+    });
+    socket.write(payload);
+    then?.(socket);
+  });
+}
+
+const authz = (token: string) => ({ authorization: `Bearer ${token}` });
+
+async function api(port: number, path: string, init: RequestInit & { token?: string } = {}): Promise<{ status: number; body: { success: boolean; data?: unknown; error?: { code: string } }; type: string | null }> {
+  const { token, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+  if (rest.body !== undefined) headers.set('content-type', 'application/json');
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { ...rest, headers });
+  return { status: res.status, body: await res.json() as { success: boolean }, type: res.headers.get('content-type') };
+}
+
+const device = (name: string) => JSON.stringify({ target_type: 'domain', target_value: name });
+
+// The two groups run side by side: most of their time is spent waiting on timeouts and processes.
+describe('the standalone server', { concurrency: true }, () => {
+describe('under hostile clients', { concurrency: true }, () => {
+  let s: Served;
+  before(async () => {
+    s = await serve(sqliteUrl('shared.db'));
+  });
+  after(async () => {
+    await stop(s);
+  });
+
+  test('oversized headers and URLs get a 4xx (431 or 414) and close; the server carries on', async () => {
+    const cases = [
+      `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`,
+      `GET /v1/me?${'a'.repeat(64 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `GET /v1/${'a/'.repeat(40 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `GET /v1/me HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 3000 }, (_, i) => `X-H${i}: v`).join('\r\n')}\r\n\r\n`,
+    ];
+    const answers = await Promise.all(Array.from({ length: 10 }, () => cases).flat().map((payload) => raw(s.port, payload, 5_000)));
+    for (const answer of answers) {
+      assert.ok(answer.status === 431 || answer.status === 414 || answer.status === null, `got ${answer.head.split('\r\n')[0]}`);
+      assert.notEqual(answer.closedAfter, null, 'the connection must be closed');
+    }
+    assert.ok(answers.some((a) => a.status === 431 || a.status === 414), 'at least some were answered with a status');
+    const ok = await api(s.port, '/v1/me', { token: s.token });
+    assert.equal(ok.status, 200);
+    assert.equal(s.server.child.exitCode, null);
+  });
+
+  test('200 slow clients holding half-sent headers do not delay a normal request', async () => {
+    const sockets: Socket[] = [];
+    try {
+      await Promise.all(Array.from({ length: 200 }, (_, i) => new Promise<void>((resolve) => {
+        const socket = connect(s.port, '127.0.0.1', () => {
+          socket.write(`GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Slow-${i}: `);
+          resolve();
+        });
+        socket.on('error', () => {});
+        sockets.push(socket);
+      })));
+      // Keep them trickling, one byte at a time, as slowloris does.
+      const trickle = setInterval(() => { for (const socket of sockets) socket.write('a'); }, 200);
+      try {
+        for (let i = 0; i < 5; i++) {
+          const started = performance.now();
+          const res = await api(s.port, '/v1/me', { token: s.token });
+          const ms = performance.now() - started;
+          assert.equal(res.status, 200);
+          assert.ok(ms < 1_000, `a normal request took ${Math.round(ms)} ms behind 200 slow clients`);
+        }
+      } finally {
+        clearInterval(trickle);
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  });
+
+  test('a body larger than the limit is refused while it streams in: 413 before the client has sent it all', async () => {
+    const head = `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+    // 16 KiB + a little, then nothing more: a server that waited for the end would never answer.
+    const answer = await raw(s.port, head + chunk(`{"location":"${'a'.repeat(16 * 1024)}`), 5_000);
+    assert.equal(answer.status, 413, answer.head);
+    assert.match(answer.head, /content-type: application\/json; charset=utf-8/i);
+    assert.equal(JSON.parse(answer.body.replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n0\r\n\r\n$/, '')).error.code, 'payload_too_large');
+    // A declared length over the limit is refused before a byte of the body is sent.
+    const declared = await raw(s.port, `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n`, 5_000);
+    assert.equal(declared.status, 413, declared.head);
+    assert.match(declared.head, /connection: close/i);
+    assert.ok(declared.closedAfter !== null && declared.closedAfter < 2_000, 'the connection is closed, not drained');
+  });
+
+  test('an idle keep-alive connection is closed after the 5 s keep-alive timeout', async () => {
+    const answer = await raw(s.port, `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n\r\n`, 9_000);
+    assert.equal(answer.status, 200);
+    assert.ok(answer.closedAfter !== null, 'the idle connection was never closed');
+    assert.ok(answer.closedAfter > 4_500 && answer.closedAfter < 7_000, `closed after ${Math.round(answer.closedAfter)} ms`);
+  });
+
+  test('a client that never finishes its headers is cut within the 10 s header timeout', async () => {
+    const answer = await raw(s.port, 'GET /v1/me HTTP/1.1\r\nHost: x\r\n', 13_000);
+    assert.ok(answer.closedAfter !== null && answer.closedAfter < 12_500, `still open after ${Math.round(answer.closedAfter ?? 13_000)} ms`);
+    if (answer.status !== null) assert.equal(answer.status, 408);
+  });
+
+  test('a request whose body never finishes is cut within the 30 s request timeout', { timeout: 40_000 }, async () => {
+    const answer = await raw(s.port, `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`, 34_000);
+    assert.ok(answer.closedAfter !== null && answer.closedAfter < 33_000, `still open after ${Math.round(answer.closedAfter ?? 34_000)} ms`);
+  });
+
+  test('the token never reaches the server log (stdout or stderr), whatever the client does with it', async () => {
+    const variant = `${s.token.slice(0, -1)}${s.token.endsWith('A') ? 'B' : 'A'}`;
+    await api(s.port, '/v1/me', { token: s.token });
+    await api(s.port, '/v1/me', { token: variant });
+    await api(s.port, `/v1/me?api_key=${s.token}`, { token: s.token });
+    await api(s.port, `/v1/devices?token=${s.token}&limit=x`);
+    await api(s.port, '/v1/devices/create', { token: s.token, method: 'POST', body: '{"broken' });
+    await raw(s.port, `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${Buffer.from(`u:${s.token}`).toString('base64')}\r\nConnection: close\r\n\r\n`, 2_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const banner = s.server.lines.findIndex((line) => line.startsWith('listening on '));
+    const logged = [...s.server.lines.slice(banner + 1), s.server.stderr()].join('\n');
+    assert.ok(s.server.lines.length > banner + 5, 'requests are logged');
+    const secret = s.token.slice('mapi_'.length);
+    for (let at = 0; at + 12 <= secret.length; at += 4) {
+      assert.ok(!logged.includes(secret.slice(at, at + 12)), `a piece of the token is in the log:\n${logged}`);
+    }
+    for (const line of s.server.lines.slice(banner + 1)) {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      assert.ok(!('authorization' in entry) && !('headers' in entry) && !('query' in entry), line);
+    }
+  });
+});
+
+describe('shutdown, crashes and concurrency', { concurrency: true }, () => {
+  test('SIGTERM: refuses new connections, finishes the request in flight, closes the store, exits 0', async () => {
+    const file = join(dir, 'sigterm.db');
+    const s = await serve(`sqlite:${file}`);
+    // A create in flight: headers and half of the body sent.
+    const body = device('in-flight.example.org');
+    const half = Math.floor(body.length / 2);
+    let rest!: () => void;
+    const inFlight = raw(
+      s.port,
+      `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, half)}`,
+      10_000,
+      (socket) => { rest = () => socket.write(body.slice(half)); },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    s.server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refused = await raw(s.port, 'GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n', 2_000);
+    assert.equal(refused.status, null, 'a new connection was served after SIGTERM');
+    assert.match(refused.error ?? '', /ECONNREFUSED/);
+    assert.equal(s.server.child.exitCode, null, 'exited with a request in flight');
+    rest();
+    const answer = await inFlight;
+    assert.equal(answer.status, 201, answer.head);
+    assert.equal(await s.server.exited, 0, s.server.stderr());
+    // The store was closed: SQLite checkpoints and removes its write-ahead log on the last close.
+    assert.equal(existsSync(`${file}-wal`), false, 'the SQLite WAL is still there: the store was not closed');
+    const db = new Database(file, { readonly: true });
+    try {
+      assert.deepEqual(db.prepare('select target_value from devices').all(), [{ target_value: 'in-flight.example.org' }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  for (const kind of ['sqlite', 'postgres'] as const) {
+    test(`SIGKILL during a burst of creates loses none that were answered 201 (${kind})`, async (t) => {
+      let url = sqliteUrl('sigkill.db');
+      let drop = async () => {};
+      if (kind === 'postgres') {
+        const database = await postgresOrSkip();
+        if ('skip' in database) return t.skip(database.skip);
+        url = database.url;
+        drop = () => database.drop();
+      }
+      try {
+        const first = await serve(url, ['--rate-limit', '100000/60']);
+        const answered = new Map<string, number>();
+        const unexpected: string[] = [];
+        let stopped = false;
+        let sent = 0;
+        const worker = async (w: number) => {
+          for (let i = 0; !stopped; i++) {
+            const name = `k${w}-${i}.burst.example.org`;
+            sent++;
+            try {
+              const res = await api(first.port, '/v1/devices/create', { token: first.token, method: 'POST', body: device(name) });
+              if (res.status === 201) answered.set(name, (res.body.data as { id: number }).id);
+              else unexpected.push(`${res.status} ${JSON.stringify(res.body)}`);
+            } catch {
+              return; // the connection died with the process: no answer, no promise made
+            }
+          }
+        };
+        const workers = Array.from({ length: 16 }, (_, w) => worker(w));
+        // Killed in the middle of the burst: once enough have been answered, with 16 more in flight.
+        const deadline = Date.now() + 20_000;
+        while (answered.size < 30 && Date.now() < deadline && unexpected.length === 0) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        first.server.child.kill('SIGKILL');
+        stopped = true;
+        await Promise.all(workers);
+        await first.server.exited;
+        assert.deepEqual(unexpected, []);
+        assert.ok(answered.size > 20, `too few creates were answered before the kill (${answered.size} of ${sent})`);
+
+        const second = await serve(url);
+        try {
+          const list = await api(second.port, '/v1/devices', { token: first.token });
+          assert.equal(list.status, 200);
+          const stored = new Map((list.body.data as { id: number; target_value: string }[]).map((d) => [d.target_value, d.id]));
+          for (const [name, id] of answered) assert.equal(stored.get(name), id, `${name} was answered 201 (id ${id}) and is gone`);
+          // Anything beyond was in flight at the kill: stored or not, but never half-stored.
+          assert.ok(stored.size <= sent);
+        } finally {
+          await stop(second);
+        }
+      } finally {
+        await drop();
+      }
+    });
+  }
+
+  test('two server processes writing one SQLite file never surface SQLITE_BUSY to a client', async () => {
+    const url = sqliteUrl('two-writers.db');
+    // The per-key limit is per process (memory limiter) and not what this test is about.
+    const a = await serve(url, ['--rate-limit', '100000/60']);
+    const b = await serve(url, ['--rate-limit', '100000/60']);
+    try {
+      const statuses = new Map<number, number>();
+      const created: number[] = [];
+      const worker = async (port: number, w: number) => {
+        for (let i = 0; i < 40; i++) {
+          const res = await api(port, '/v1/devices/create', { token: a.token, method: 'POST', body: device(`w${port}-${w}-${i}.two.example.org`) });
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status === 201) created.push((res.body.data as { id: number }).id);
+          if (i % 5 === 0) {
+            const listed = await api(port, '/v1/devices?limit=50', { token: a.token });
+            statuses.set(listed.status, (statuses.get(listed.status) ?? 0) + 1);
+          }
+          if (i % 7 === 0 && created.length > 0) {
+            const removed = await api(port, `/v1/devices/delete?id=${created.shift()!}`, { token: a.token, method: 'DELETE' });
+            statuses.set(removed.status, (statuses.get(removed.status) ?? 0) + 1);
+          }
+        }
+      };
+      await Promise.all([a.port, b.port].flatMap((port) => Array.from({ length: 8 }, (_, w) => worker(port, w))));
+      assert.deepEqual([...statuses.keys()].filter((status) => status >= 500), [], `answers: ${JSON.stringify([...statuses])}`);
+      assert.ok((statuses.get(201) ?? 0) === 2 * 8 * 40, `every create succeeded: ${JSON.stringify([...statuses])}`);
+      for (const served of [a, b]) assert.doesNotMatch(served.server.stderr(), /SQLITE_BUSY|database is locked/);
+      const all = await api(a.port, '/v1/devices', { token: a.token });
+      assert.equal((all.body.data as unknown[]).length, created.length);
+    } finally {
+      await stop(a);
+      await stop(b);
+    }
+  });
+
+  test('a schema dropped under the running server: 500 missing_table, as JSON, and the server stays up', async () => {
+    const file = join(dir, 'dropped.db');
+    const s = await serve(`sqlite:${file}`);
+    try {
+      assert.equal((await api(s.port, '/v1/devices', { token: s.token })).status, 200);
+      const db = new Database(file);
+      db.exec('drop table devices; drop table blacklist_monitors');
+      db.close();
+      for (const path of ['/v1/devices', '/v1/blacklist-monitors']) {
+        const res = await api(s.port, path, { token: s.token });
+        assert.equal(res.status, 500);
+        assert.equal(res.type, JSON_TYPE);
+        assert.equal(res.body.success, false);
+        assert.deepEqual(Object.keys(res.body.error ?? {}).sort(), ['code', 'message']);
+        assert.equal(res.body.error?.code, 'missing_table');
+      }
+      assert.equal((await api(s.port, '/v1/me', { token: s.token })).status, 200);
+      assert.equal(s.server.child.exitCode, null);
+    } finally {
+      await stop(s);
+    }
+  });
+
+  test('PostgreSQL cut off under the running server: JSON 500s, no crash, served again when it returns', async (t) => {
+    const database = await postgresOrSkip();
+    if ('skip' in database) return t.skip(database.skip);
+    const proxy = await startFaultProxy(Number(new URL(database.url).port || '5432'));
+    let s: Served | undefined;
+    try {
+      s = await serve(viaPort(database.url, proxy.port));
+      await Promise.all(Array.from({ length: 6 }, (_, i) => api(s!.port, '/v1/devices/create', { token: s!.token, method: 'POST', body: device(`pg${i}.srv.example.org`) })));
+      proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        const res = await api(s.port, '/v1/devices', { token: s.token });
+        assert.equal(res.status, 500);
+        assert.equal(res.type, JSON_TYPE);
+        assert.equal(res.body.error?.code, 'server_error');
+        assert.ok(performance.now() - started < 1_000);
+      }
+      assert.equal(s.server.child.exitCode, null, `the server died: ${s.server.stderr()}`);
+      assert.doesNotMatch(JSON.stringify(s.server.lines), /ECONNRESET|Connection terminated/, 'driver text on stdout (the request log)');
+      proxy.restore();
+      assert.equal((await api(s.port, '/v1/devices', { token: s.token })).status, 200);
+      assert.equal((await api(s.port, '/v1/devices/create', { token: s.token, method: 'POST', body: device('back.srv.example.org') })).status, 201);
+    } finally {
+      if (s !== undefined) await stop(s);
+      await proxy.close();
+      await database.drop();
+    }
+  });
+});
+});
