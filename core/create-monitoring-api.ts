@@ -17,6 +17,7 @@ import { createIpMatcher } from './net/ip-matcher.ts';
 import { DEFAULTS, normalizeBasePath, type MonitoringApiOptions } from './options.ts';
 import type { ApiKey } from './records.ts';
 import type { RateLimitDecision } from './rate-limiter.ts';
+import { ListCache } from './routes/list-cache.ts';
 import { createRouter } from './routes/router.ts';
 import { MissingTableError } from './store.ts';
 
@@ -57,6 +58,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const usage = new KeyUsageRecorder(store, (error) => logger.error?.('recording key usage failed', error));
   const allowLists = new WeakMap<ApiKey, (ip: string | null) => boolean>();
   const route = createRouter();
+  const listCache = new ListCache();
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
 
   function authThrottled(decision: RateLimitDecision, headers: Record<string, string>): ApiError {
@@ -122,7 +124,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       keyId = key.id;
       let path = url.pathname.slice(basePath.length);
       if (path.endsWith('/')) path = path.slice(0, -1);
-      response = await route(path, { request, url, key, now, store, bodyLimit, allowPrivateTargets });
+      response = await route(path, { request, url, key, now, store, bodyLimit, allowPrivateTargets, listCache });
     } catch (error) {
       const apiError = asApiError(error, id);
       code = apiError.code;

@@ -45,6 +45,14 @@ export interface Store {
   /** Stores the outcome of a check; false when the monitor does not exist. */
   recordBlacklistCheck(id: number, result: BlacklistCheckResult): Promise<boolean>;
 
+  /**
+   * Optional: a value that differs whenever any device or monitor may have changed since it was
+   * last asked, writes by other processes included, cheap enough to ask on every list request.
+   * When given, the API reuses a list answer as long as the value stays the same; a store that
+   * cannot tell leaves it out (or answers undefined) and every list is read afresh.
+   */
+  changeMarker?(): string | undefined;
+
   /** Releases connections; calling it again is harmless. */
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
 import type { ApiKey } from '../records.ts';
 import type { Store } from '../store.ts';
+import type { ListCache } from './list-cache.ts';
 
 /** Everything a route handler may use: the request, its authenticated key and the API's parts. */
 export interface Call {
@@ -12,4 +13,5 @@ export interface Call {
   readonly store: Store;
   readonly bodyLimit: number;
   readonly allowPrivateTargets: boolean;
+  readonly listCache: ListCache;
 }

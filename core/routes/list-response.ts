@@ -17,6 +17,19 @@ type FetchPage<T> = (page: PageRequest) => Promise<T[]>;
  */
 export async function listResponse<T extends { id: number }>(call: Call, fetchPage: FetchPage<T>): Promise<ApiResponse> {
   const { limit, afterId } = parseListQuery(call.url.query);
+  const marker = call.store.changeMarker?.();
+  if (marker === undefined) return readList(call, fetchPage, limit, afterId);
+  const key = `${call.key.user_id} ${call.url.pathname} ${limit ?? ''} ${afterId}`;
+  const cached = call.listCache.get(key, marker);
+  if (cached !== undefined) return cached;
+  const response = await readList(call, fetchPage, limit, afterId);
+  call.listCache.set(key, marker, response);
+  return response;
+}
+
+async function readList<T extends { id: number }>(
+  call: Call, fetchPage: FetchPage<T>, limit: number | undefined, afterId: number,
+): Promise<ApiResponse> {
   if (limit !== undefined) {
     const rows = await fetchPage({ afterId, limit: limit + 1 });
     const headers: Record<string, string> = {};

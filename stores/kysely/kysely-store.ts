@@ -25,6 +25,11 @@ const USAGE_BATCH = 500;
 export interface KyselyStoreOptions {
   /** Whether close() destroys the Kysely instance; false when the host owns it. Default true. */
   destroyOnClose?: boolean;
+  /**
+   * SQLite's `PRAGMA data_version` on the store's one connection (openKyselyStore supplies it).
+   * With it the store can say cheaply whether anything changed, so list answers can be reused.
+   */
+  dataVersion?: () => number;
 }
 
 function isMissingTable(error: unknown): boolean {
@@ -39,12 +44,27 @@ export class KyselyStore implements Store {
   readonly #db: Kysely<Database>;
   readonly #dialect: StoreDialect;
   readonly #destroyOnClose: boolean;
+  readonly #dataVersion: (() => number) | undefined;
+  /** Writes to listed records through this store; data_version only counts other connections'. */
+  #writes = 0;
   #closing: Promise<void> | undefined;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db), options: KyselyStoreOptions = {}) {
     this.#db = db;
     this.#dialect = dialect;
     this.#destroyOnClose = options.destroyOnClose ?? true;
+    this.#dataVersion = options.dataVersion;
+  }
+
+  changeMarker(): string | undefined {
+    return this.#dataVersion === undefined ? undefined : `${this.#dataVersion()}:${this.#writes}`;
+  }
+
+  /** A write to devices or monitors: counted once it is done, before its caller hears of it. */
+  #write<T>(operation: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.#run(operation).finally(() => {
+      this.#writes++;
+    });
   }
 
   /** Runs a store operation, turning "no such table" into the error core answers as missing_table. */
@@ -138,7 +158,7 @@ export class KyselyStore implements Store {
   }
 
   createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>> {
-    return this.#run(async (db) => {
+    return this.#write(async (db) => {
       const values = deviceToRow(this.#dialect, userId, device);
       for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
         const row = await db.insertInto('devices').values(values)
@@ -173,7 +193,7 @@ export class KyselyStore implements Store {
   }
 
   deleteDevice(userId: number, id: number): Promise<boolean> {
-    return this.#run(async (db) => {
+    return this.#write(async (db) => {
       const result = await db.deleteFrom('devices')
         .where('id', '=', id)
         .where('user_id', '=', userId)
@@ -183,7 +203,7 @@ export class KyselyStore implements Store {
   }
 
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
-    return this.#run(async (db) => {
+    return this.#write(async (db) => {
       const values = monitorToRow(this.#dialect, userId, monitor);
       for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
         const row = await db.insertInto('blacklist_monitors').values(values)
@@ -214,7 +234,7 @@ export class KyselyStore implements Store {
   }
 
   deleteBlacklistMonitor(userId: number, id: number): Promise<boolean> {
-    return this.#run(async (db) => {
+    return this.#write(async (db) => {
       const result = await db.deleteFrom('blacklist_monitors')
         .where('id', '=', id)
         .where('user_id', '=', userId)
@@ -224,7 +244,7 @@ export class KyselyStore implements Store {
   }
 
   recordBlacklistCheck(id: number, result: BlacklistCheckResult): Promise<boolean> {
-    return this.#run(async (db) => {
+    return this.#write(async (db) => {
       const update = await db.updateTable('blacklist_monitors')
         .set({
           last_status: result.last_status,

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Dialect } from 'kysely';
 import { KyselyStore } from './kysely-store.ts';
 import type { Database, StoreDialect } from './schema.ts';
+import type { OpenedSqlite } from './sqlite-pragmas.ts';
 
 export const ACCEPTED_DATABASE_URLS = 'postgres://..., postgresql://..., sqlite:PATH or sqlite::memory:';
 
@@ -90,7 +91,7 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
  * node:sqlite on Deno. Each is imported on demand, so no runtime loads another's module (Bun and
  * Deno would fail on better-sqlite3's native build, Node 20 has no node:sqlite).
  */
-async function sqliteDialect(path: string): Promise<Dialect> {
+async function sqliteDialect(path: string): Promise<OpenedSqlite<Dialect>> {
   if ('Bun' in globalThis) return (await import('./sqlite-bun.ts')).openBunSqliteDialect(path);
   if ('Deno' in globalThis) return (await import('./sqlite-deno.ts')).openNodeSqliteDialect(path);
   return (await import('./sqlite-node.ts')).openSqliteDialect(path);
@@ -129,12 +130,13 @@ export async function checkConnection(db: Kysely<Database>, label = 'the databas
 export async function openKyselyStore(url: string, options: OpenKyselyStoreOptions = {}): Promise<OpenedKyselyStore> {
   const target = parseDatabaseUrl(url);
   let dialect: Dialect;
+  let dataVersion: (() => number) | undefined;
   if (target.dialect === 'postgres') {
     dialect = await postgresDialect(target.url, options);
   } else {
     try {
       if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true });
-      dialect = await sqliteDialect(target.path);
+      ({ dialect, dataVersion } = await sqliteDialect(target.path));
     } catch (error) {
       throw new Error(`cannot open ${target.label}: ${describeError(error)}`, { cause: error });
     }
@@ -146,5 +148,5 @@ export async function openKyselyStore(url: string, options: OpenKyselyStoreOptio
     await db.destroy().catch(() => undefined);
     throw error;
   }
-  return { store: new KyselyStore(db, target.dialect), db, dialect: target.dialect };
+  return { store: new KyselyStore(db, target.dialect, { dataVersion }), db, dialect: target.dialect };
 }

@@ -1,6 +1,6 @@
 import { SqliteDialect } from 'kysely';
 import type { Dialect, SqliteDatabase } from 'kysely';
-import { configureSqlite } from './sqlite-pragmas.ts';
+import { configureSqlite, dataVersionReader, type OpenedSqlite, type RowGetter } from './sqlite-pragmas.ts';
 
 /**
  * What this file uses of `bun:sqlite`, typed here so that the package needs no Bun types.
@@ -19,11 +19,12 @@ interface BunSqliteModule {
  * A Kysely dialect on a SQLite file (or `:memory:`) through `bun:sqlite`, the driver for Bun.
  * Same pragmas as the better-sqlite3 one (sqlite-node.ts), so the three runtimes can share a file.
  */
-export async function openBunSqliteDialect(path: string): Promise<Dialect> {
+export async function openBunSqliteDialect(path: string): Promise<OpenedSqlite<Dialect>> {
   // A specifier in a variable: neither tsc nor a bundler tries to resolve a module only Bun has,
   // and only Bun ever reaches this line.
   const specifier = 'bun:sqlite';
   const { Database } = (await import(specifier)) as BunSqliteModule;
   const database = configureSqlite(new Database(path, { create: true, readwrite: true }));
-  return new SqliteDialect({ database });
+  // bun:sqlite statements have get() as well; Kysely's statement type only names what it uses.
+  return { dialect: new SqliteDialect({ database }), dataVersion: dataVersionReader((sql) => database.prepare(sql) as unknown as RowGetter) };
 }

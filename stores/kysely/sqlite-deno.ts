@@ -1,6 +1,6 @@
 import { CompiledQuery, SqliteDialect, SqliteDriver } from 'kysely';
 import type { DatabaseConnection, Dialect, Driver, SqliteDatabase, SqliteDialectConfig, SqliteStatement } from 'kysely';
-import { configureSqlite } from './sqlite-pragmas.ts';
+import { configureSqlite, dataVersionReader, type OpenedSqlite } from './sqlite-pragmas.ts';
 
 /**
  * What this file uses of `node:sqlite`, typed here: the package's @types/node (20) predates it.
@@ -9,6 +9,7 @@ import { configureSqlite } from './sqlite-pragmas.ts';
  */
 interface StatementSync {
   columns(): unknown[];
+  get(...parameters: unknown[]): unknown;
   all(...parameters: unknown[]): unknown[];
   run(...parameters: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
   iterate(...parameters: unknown[]): IterableIterator<unknown>;
@@ -74,11 +75,11 @@ class NodeSqliteDialect extends SqliteDialect {
  * (Node 22.16+, which has `columns()`, could use it too). Same pragmas as the better-sqlite3 one
  * (sqlite-node.ts), so the three runtimes can share a file.
  */
-export async function openNodeSqliteDialect(path: string): Promise<Dialect> {
+export async function openNodeSqliteDialect(path: string): Promise<OpenedSqlite<Dialect>> {
   // A specifier in a variable: tsc (with Node 20 types) would not resolve it, and the module is
   // only loaded when this runtime's SQLite is asked for.
   const specifier = 'node:sqlite';
   const { DatabaseSync } = (await import(specifier)) as NodeSqliteModule;
   const database = configureSqlite(new DatabaseSync(path, { timeout: 5000, enableForeignKeyConstraints: true }));
-  return new NodeSqliteDialect({ database: new NodeSqliteDatabase(database) });
+  return { dialect: new NodeSqliteDialect({ database: new NodeSqliteDatabase(database) }), dataVersion: dataVersionReader((sql) => database.prepare(sql)) };
 }

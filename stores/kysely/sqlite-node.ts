@@ -1,6 +1,6 @@
 import { SqliteDialect } from 'kysely';
 import type { Dialect } from 'kysely';
-import { configureSqlite } from './sqlite-pragmas.ts';
+import { configureSqlite, dataVersionReader, type OpenedSqlite } from './sqlite-pragmas.ts';
 
 /**
  * A Kysely dialect on a SQLite file (or `:memory:`) through better-sqlite3, the driver for Node.
@@ -9,8 +9,8 @@ import { configureSqlite } from './sqlite-pragmas.ts';
  * The driver is imported only here and only when called, so a runtime without it (or a
  * PostgreSQL-only deployment) never loads the native module.
  */
-export async function openSqliteDialect(path: string): Promise<Dialect> {
+export async function openSqliteDialect(path: string): Promise<OpenedSqlite<Dialect>> {
   const { default: BetterSqlite3 } = await import('better-sqlite3');
   const database = configureSqlite(new BetterSqlite3(path, { timeout: 5000 }));
-  return new SqliteDialect({ database });
+  return { dialect: new SqliteDialect({ database }), dataVersion: dataVersionReader((sql) => database.prepare(sql)) };
 }

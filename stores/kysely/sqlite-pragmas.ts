@@ -21,3 +21,23 @@ export function configureSqlite<T extends SqliteHandle>(database: T): T {
   }
   return database;
 }
+
+/** The driver-neutral result of opening SQLite: the Kysely dialect and a reader of `data_version`. */
+export interface OpenedSqlite<D> {
+  dialect: D;
+  /**
+   * SQLite's `PRAGMA data_version` on the store's connection: it changes whenever another
+   * connection (another process on the same file) commits, so cached reads can be checked cheaply.
+   */
+  dataVersion: () => number;
+}
+
+/** A prepared statement's `get()`: the first row as an object, in all three drivers. */
+export interface RowGetter {
+  get(): unknown;
+}
+
+export function dataVersionReader(prepare: (sql: string) => RowGetter): () => number {
+  const statement = prepare('pragma data_version');
+  return () => Number((statement.get() as { data_version: number | bigint }).data_version);
+}

@@ -1,0 +1,54 @@
+import type { ApiResponse } from '../http/api-response.ts';
+import { JSON_CONTENT_TYPE } from '../http/api-response.ts';
+
+interface Entry {
+  marker: string;
+  body: string;
+  link: string | undefined;
+}
+
+/** Answers larger than this are not kept: the cache is for the many small pages a dashboard polls. */
+const MAX_BODY = 256 * 1024;
+/** All kept answers together (in UTF-16 code units, about bytes for this JSON). */
+const MAX_TOTAL = 16 * 1024 * 1024;
+
+/**
+ * List answers kept under the store's change marker (see `Store.changeMarker`). An entry is used
+ * only while the marker is unchanged, and the marker is read before the store is, so an entry can
+ * be older than the data only in the direction that makes it miss. Bounded in entries and size.
+ */
+export class ListCache {
+  readonly #entries = new Map<string, Entry>();
+  #total = 0;
+  constructor(private readonly maxEntries = 1_000) {}
+
+  #drop(key: string): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    this.#total -= entry.body.length;
+    this.#entries.delete(key);
+  }
+
+  get(key: string, marker: string): ApiResponse | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.marker !== marker) {
+      this.#drop(key);
+      return undefined;
+    }
+    const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
+    if (entry.link !== undefined) headers.link = entry.link;
+    return { status: 200, headers, body: entry.body };
+  }
+
+  set(key: string, marker: string, response: ApiResponse): void {
+    if (typeof response.body !== 'string' || response.body.length > MAX_BODY) return;
+    this.#drop(key);
+    // Oldest first out: a Map keeps insertion order.
+    while (this.#entries.size > 0 && (this.#entries.size >= this.maxEntries || this.#total + response.body.length > MAX_TOTAL)) {
+      this.#drop(this.#entries.keys().next().value!);
+    }
+    this.#entries.set(key, { marker, body: response.body, link: response.headers.link });
+    this.#total += response.body.length;
+  }
+}

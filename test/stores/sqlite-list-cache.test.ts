@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createTestApi, type TestApi } from '../../core/testing/index.ts';
+import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
+import { createTestDatabase } from '../support/postgres.ts';
+
+// List answers are reused while the store's change marker stays the same. Two stores on one
+// SQLite file stand for two processes: whatever one writes, the other's next list must show.
+describe('list answers reused on SQLite, never stale', () => {
+  let dir: string;
+  let one: OpenedKyselyStore;
+  let two: OpenedKyselyStore;
+  let a: TestApi;
+  let b: TestApi;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'monitoring-cache-'));
+    const url = `sqlite:${join(dir, 'shared.db')}`;
+    one = await openKyselyStore(url);
+    await migrateToLatest(one.db);
+    two = await openKyselyStore(url);
+    a = createTestApi({ store: one.store });
+    b = createTestApi({ store: two.store, clock: a.clock });
+  });
+  after(async () => {
+    await one.store.close();
+    await two.store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const targets = async (t: TestApi, key: string, path = '/v1/devices') =>
+    ((await t.request(path, { key })).body.data as { target_value: string }[]).map((d) => d.target_value);
+
+  it('the marker moves with this store\'s writes and with another connection\'s commits, not with reads', async () => {
+    const start = one.store.changeMarker();
+    assert.equal(typeof start, 'string');
+    const user = await one.store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
+    await one.store.listDevices(user.id, { afterId: 0, limit: 10 });
+    const seenByOne = one.store.changeMarker();
+    await two.store.createDevice(user.id, {
+      target_type: 'domain', target_value: 'marker.example.com', service_type: 'ssh', scheme: null, port: 22,
+      host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null,
+      check_public_http: false, check_public_https: false, check_public_tls: false, check_origin_http: false,
+      check_origin_tls: false, expect_status: null, location: null, is_enabled: true, created_at: '2026-01-01T00:00:00.000Z',
+    });
+    assert.notEqual(one.store.changeMarker(), seenByOne, 'a commit by another connection');
+    const before = one.store.changeMarker();
+    await one.store.deleteDevice(user.id, 1);
+    assert.notEqual(one.store.changeMarker(), before, 'a write by this store');
+  });
+
+  it('creates, deletes and checks made through another process show in the next list', async () => {
+    const key = await a.createKey();
+    const keyB = key.token;
+    const create = (t: TestApi, value: string) =>
+      t.request('/v1/devices/create', { method: 'POST', key: keyB, body: { target_type: 'domain', target_value: value } });
+    assert.deepEqual(await targets(a, keyB), []);
+    assert.deepEqual(await targets(a, keyB), [], 'a second, cached answer');
+    assert.equal((await create(b, 'one.example.com')).status, 201);
+    assert.deepEqual(await targets(a, keyB), ['one.example.com']);
+    assert.deepEqual(await targets(a, keyB, '/v1/devices?limit=1'), ['one.example.com']);
+    assert.equal((await create(a, 'two.example.com')).status, 201);
+    assert.deepEqual(await targets(a, keyB), ['one.example.com', 'two.example.com']);
+    const page = await a.request('/v1/devices?limit=1', { key: keyB });
+    assert.match(page.headers.get('link') ?? '', /after_id=/, 'a cached page keeps its Link once more records follow');
+    const firstId = (await a.request('/v1/devices', { key: keyB })).body.data[0].id as number;
+    assert.equal((await b.request(`/v1/devices/delete?id=${firstId}`, { method: 'DELETE', key: keyB })).status, 200);
+    assert.deepEqual(await targets(a, keyB), ['two.example.com']);
+
+    const monitor = await b.request('/v1/blacklist-monitors/create', { method: 'POST', key: keyB, body: { target_type: 'ip', target_value: '8.8.8.8' } });
+    assert.equal((await a.request('/v1/blacklist-monitors', { key: keyB })).body.data[0].last_status, null);
+    await two.store.recordBlacklistCheck(monitor.body.data.id, { last_status: 'listed', last_checked_at: '2026-01-02T00:00:00.000Z', listed_on: ['zen.example'] });
+    assert.equal((await a.request('/v1/blacklist-monitors', { key: keyB })).body.data[0].last_status, 'listed');
+  });
+
+  it('each user and each query has its own answer', async () => {
+    const k1 = await a.createKey();
+    const k2 = await a.createKey();
+    await a.request('/v1/devices/create', { method: 'POST', key: k1, body: { target_type: 'domain', target_value: 'mine.example.com' } });
+    assert.deepEqual(await targets(a, k1.token), ['mine.example.com']);
+    assert.deepEqual(await targets(a, k2.token), []);
+    assert.deepEqual(await targets(a, k1.token, '/v1/devices?after_id=999999'), []);
+  });
+});
+
+describe('stores that cannot tell cheaply', () => {
+  it('PostgreSQL gives no marker, so its lists are always read afresh', async (t) => {
+    const pg = await createTestDatabase();
+    if (pg.skip !== undefined) return t.skip(pg.skip);
+    const opened = await openKyselyStore(pg.url);
+    try {
+      assert.equal(opened.store.changeMarker(), undefined);
+    } finally {
+      await opened.store.close();
+      await pg.drop();
+    }
+  });
+});
