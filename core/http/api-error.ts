@@ -46,6 +46,7 @@ export const errors = {
   invalidContentType: () => new ApiError(400, 'invalid_content_type', 'The request body must be sent as Content-Type: application/json.'),
   payloadTooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`),
   invalidJson: () => new ApiError(400, 'invalid_json', 'The request body is not a valid UTF-8 JSON object.'),
+  bodyUnreadable: () => new ApiError(400, 'invalid_json', 'The request body could not be read to its end.'),
   validationFailed: (details: ErrorDetail[]) =>
     new ApiError(400, 'validation_failed', 'The request has invalid fields: see details.', details),
   invalidId: () => new ApiError(400, 'invalid_id', 'The id query parameter must be given once, as a positive integer.'),

@@ -1,4 +1,4 @@
-import { errors } from './api-error.ts';
+import { ApiError, errors } from './api-error.ts';
 import type { ApiRequest } from './api-request.ts';
 
 function isJsonMediaType(contentType: string | null): boolean {
@@ -21,10 +21,16 @@ export async function readJsonObject(request: ApiRequest, limit: number): Promis
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (request.body !== null) {
-    for await (const chunk of request.body) {
-      size += chunk.byteLength;
-      if (size > limit) throw errors.payloadTooLarge(limit);
-      chunks.push(chunk);
+    try {
+      for await (const chunk of request.body) {
+        size += chunk.byteLength;
+        if (size > limit) throw errors.payloadTooLarge(limit);
+        chunks.push(chunk);
+      }
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      // The client went away or the stream broke mid-body: its request, not the server, failed.
+      throw errors.bodyUnreadable();
     }
   }
   let text: string;

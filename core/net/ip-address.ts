@@ -66,7 +66,12 @@ export function canonicalIp(input: string): string | null {
  * WHATWG URL host parser) would take as one, brackets and a trailing dot included. It exists to
  * refuse such strings where a domain name is expected, so it errs on the side of "yes".
  */
+/** Characters no IPv4 form has (decimal, octal, hex): any of them, and no colon, means a name. */
+const NOT_IPV4_TEXT = /[^0-9a-fA-FxX.]/;
+
 export function isIpLiteral(input: string): boolean {
+  // Most inputs are host names: decide those without ipaddr.js, whose parsers throw to say no.
+  if (!input.includes(':') && !input.startsWith('[') && NOT_IPV4_TEXT.test(input)) return false;
   let text = input;
   if (text.startsWith('[') && text.endsWith(']')) text = text.slice(1, -1);
   // The URL host parser drops one trailing dot before reading a host as IPv4 (`127.0.0.1.`).
