@@ -11,7 +11,7 @@ import {
   toId, userFromRow, userToRow,
 } from './rows.ts';
 import { dialectOf } from './schema.ts';
-import type { Database, StoreDialect } from './schema.ts';
+import type { Database, DbInteger, StoreDialect } from './schema.ts';
 
 /**
  * How often a create retries when its insert hit a duplicate that was deleted before it could be
@@ -37,6 +37,25 @@ function isMissingTable(error: unknown): boolean {
   // 42P01 is PostgreSQL's undefined_table; SQLite only says it in the message.
   if ('code' in error && error.code === '42P01') return true;
   return error.message.startsWith('no such table');
+}
+
+/**
+ * Insert unless the unique index already holds the record, and then name the one it holds. The
+ * index decides, so concurrent identical creates make one record; when the holder is deleted
+ * between the two statements, the insert is tried again.
+ */
+async function createUnique<T>(
+  what: string,
+  insert: () => Promise<T | undefined>,
+  findExisting: () => Promise<{ id: DbInteger } | undefined>,
+): Promise<CreateResult<T>> {
+  for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+    const created = await insert();
+    if (created) return { created };
+    const existing = await findExisting();
+    if (existing) return { duplicateOf: toId(existing.id) };
+  }
+  throw new Error(`creating a ${what}: the conflicting record kept disappearing; giving up`);
 }
 
 /** A store on PostgreSQL or SQLite through Kysely. Duplicates are decided by unique indexes. */
@@ -160,13 +179,12 @@ export class KyselyStore implements Store {
   createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>> {
     return this.#write(async (db) => {
       const values = deviceToRow(this.#dialect, userId, device);
-      for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
-        const row = await db.insertInto('devices').values(values)
-          .onConflict((oc) => oc.doNothing())
-          .returningAll()
-          .executeTakeFirst();
-        if (row) return { created: deviceFromRow(row) };
-        const existing = await db.selectFrom('devices').select('id')
+      return createUnique('device',
+        async () => {
+          const row = await db.insertInto('devices').values(values).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
+          return row && deviceFromRow(row);
+        },
+        () => db.selectFrom('devices').select('id')
           .where('user_id', '=', userId)
           .where('target_type', '=', device.target_type)
           .where('target_value', '=', device.target_value)
@@ -174,10 +192,7 @@ export class KyselyStore implements Store {
           .where('port', '=', device.port)
           // The same expression as the unique index, so the index answers it.
           .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
-          .executeTakeFirst();
-        if (existing) return { duplicateOf: toId(existing.id) };
-      }
-      throw new Error('createDevice: the conflicting device kept disappearing; giving up');
+          .executeTakeFirst());
     });
   }
 
@@ -205,20 +220,16 @@ export class KyselyStore implements Store {
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
     return this.#write(async (db) => {
       const values = monitorToRow(this.#dialect, userId, monitor);
-      for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
-        const row = await db.insertInto('blacklist_monitors').values(values)
-          .onConflict((oc) => oc.doNothing())
-          .returningAll()
-          .executeTakeFirst();
-        if (row) return { created: monitorFromRow(row) };
-        const existing = await db.selectFrom('blacklist_monitors').select('id')
+      return createUnique('blacklist monitor',
+        async () => {
+          const row = await db.insertInto('blacklist_monitors').values(values).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
+          return row && monitorFromRow(row);
+        },
+        () => db.selectFrom('blacklist_monitors').select('id')
           .where('user_id', '=', userId)
           .where('target_type', '=', monitor.target_type)
           .where('target_value', '=', monitor.target_value)
-          .executeTakeFirst();
-        if (existing) return { duplicateOf: toId(existing.id) };
-      }
-      throw new Error('createBlacklistMonitor: the conflicting monitor kept disappearing; giving up');
+          .executeTakeFirst());
     });
   }
 
