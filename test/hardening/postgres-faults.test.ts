@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createMonitoringApi, generateToken, type CreatedApiKey, type MonitoringApi } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore, type KyselyStore } from '../../stores/kysely/index.ts';

@@ -87,8 +87,6 @@ function raw(port: number, payload: string | Buffer, waitMs: number, then?: (soc
   });
 }
 
-const authz = (token: string) => ({ authorization: `Bearer ${token}` });
-
 async function api(port: number, path: string, init: RequestInit & { token?: string } = {}): Promise<{ status: number; body: { success: boolean; data?: unknown; error?: { code: string } }; type: string | null }> {
   const { token, ...rest } = init;
   const headers = new Headers(rest.headers);
