@@ -82,6 +82,7 @@ describe('admin commands', { concurrency: 4 }, () => {
     ['an unsupported database URL', ['migrate', '--database', 'mysql://localhost/x']],
     ['an unknown rate-limit store', ['serve', '--rate-limit-store', 'memcached://x']],
     ['a bad --trust-proxy', ['serve', '--trust-proxy', 'everyone']],
+    ['a bad --rate-limit-fail', ['serve', '--rate-limit-fail', 'maybe']],
     ['a revoke id that is not a number', ['keys', 'revoke', 'abc']],
   ];
   for (const [what, args] of badCalls) {
