@@ -86,7 +86,13 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
         const reserved = await limiter.consume(failures, authPolicy, 1);
         if (!reserved.allowed) throw authThrottled(reserved, headers);
       }
-      key = wellFormed ? await keyCache.load(token, now) : undefined;
+      try {
+        key = wellFormed ? await keyCache.load(token, now) : undefined;
+      } catch (error) {
+        // The store failed, not the client: its attempt must not count against its address.
+        if (leads) await limiter.consume(failures, authPolicy, -1).catch(() => undefined);
+        throw error;
+      }
       if (!usable(key, now)) {
         if (!leads) {
           const counted = await limiter.consume(failures, authPolicy, 1);
