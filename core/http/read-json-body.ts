@@ -1,5 +1,6 @@
 import { ApiError, errors } from './api-error.ts';
 import type { ApiRequest } from './api-request.ts';
+import { NON_INTEGER_LITERAL, nonIntegerMembers } from './integer-literals.ts';
 
 function isJsonMediaType(contentType: string | null): boolean {
   if (contentType === null) return false;
@@ -47,7 +48,15 @@ export async function readJsonObject(request: ApiRequest, limit: number): Promis
     throw errors.invalidJson();
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw errors.invalidJson();
-  return value as Record<string, unknown>;
+  const body = value as Record<string, unknown>;
+  // No field of the API takes a fractional number: one written with a fraction or an exponent is
+  // refused as the wrong type even when its value is whole (contract §4: JSON integers).
+  if (/[.eE]/.test(text)) {
+    for (const name of nonIntegerMembers(text)) {
+      if (typeof body[name] === 'number') body[name] = NON_INTEGER_LITERAL;
+    }
+  }
+  return body;
 }
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {

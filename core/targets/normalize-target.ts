@@ -66,8 +66,18 @@ export function normalizeTarget(
   options: { allowPrivateTargets: boolean },
 ): Normalized {
   const value = type === 'ip' ? canonicalIp(input) : normalizeDomain(input);
-  if (value === null) return { problem: 'invalid_value' };
+  if (value === null) return type === 'domain' ? unnamedHost(input, options) : { problem: 'invalid_value' };
   return applyPolicy(value, type === 'ip', options);
+}
+
+/**
+ * A host that is not a valid domain: `localhost` itself is one label, so the syntax rule would
+ * call it invalid, but the contract names it in the target policy, which answers first.
+ */
+function unnamedHost(input: string, options: { allowPrivateTargets: boolean }): Normalized {
+  const bare = input.toLowerCase().replace(/\.$/, '');
+  if (!options.allowPrivateTargets && bare === 'localhost') return { problem: 'forbidden_target' };
+  return { problem: 'invalid_value' };
 }
 
 /**
@@ -81,7 +91,7 @@ export function normalizeHost(
   const ip = canonicalIp(input);
   if (ip !== null) return applyPolicy(ip, true, options);
   const domain = normalizeDomain(input);
-  if (domain === null) return { problem: 'invalid_value' };
+  if (domain === null) return unnamedHost(input, options);
   return applyPolicy(domain, false, options);
 }
 

@@ -109,7 +109,11 @@ describe('normalizeTarget', () => {
   const cases: Case[] = [
     ['domain', 'Example.COM.', strict, { value: 'example.com' }],
     ['domain', '\u0430pple.com', strict, { value: 'xn--pple-43d.com' }],
-    ['domain', 'localhost', strict, { problem: 'invalid_value' }],
+    // One label, so not a valid domain; but the contract's policy names it, and the policy answers.
+    ['domain', 'localhost', strict, { problem: 'forbidden_target' }],
+    ['domain', 'LOCALHOST.', strict, { problem: 'forbidden_target' }],
+    ['domain', 'localhost', lax, { problem: 'invalid_value' }],
+    ['ip', 'localhost', strict, { problem: 'invalid_value' }],
     ['domain', 'api.localhost', strict, { problem: 'forbidden_target' }],
     ['domain', 'api.localhost', lax, { value: 'api.localhost' }],
     ['domain', 'NAS.Local.', strict, { problem: 'forbidden_target' }],
@@ -171,6 +175,7 @@ describe('normalizeHost', () => {
     ['origin.internal', strict, { problem: 'forbidden_target' }],
     ['origin.internal', lax, { value: 'origin.internal' }],
     ['localhost', lax, { problem: 'invalid_value' }],
+    ['localhost', strict, { problem: 'forbidden_target' }],
     ['127.1', lax, { problem: 'invalid_value' }],
     ['0x7f.0.0.1', lax, { problem: 'invalid_value' }],
     ['[2001:db8::1]', lax, { problem: 'invalid_value' }],
