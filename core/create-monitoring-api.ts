@@ -104,9 +104,15 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     }
     let allow = allowLists.get(key);
     if (allow === undefined) allowLists.set(key, (allow = ipAllowList(key.allowed_ips)));
-    if (!allow(ip)) throw errors.ipNotAllowed();
-
     const policy = key.rate_limit ?? defaultPolicy;
+    if (!allow(ip)) {
+      // The key is authenticated, so the answer shows its quota (contract §3), uncounted: the
+      // refused request never reached the rate-limit step.
+      const quota = await limiter.consume(`key:${key.id}`, policy, 0);
+      Object.assign(headers, rateLimitHeaders('key', { ...quota, allowed: true }, policy, true));
+      throw errors.ipNotAllowed();
+    }
+
     const decision = await limiter.consume(`key:${key.id}`, policy, 1);
     Object.assign(headers, rateLimitHeaders('key', decision, policy, true));
     if (!decision.allowed) throw errors.rateLimited();

@@ -60,14 +60,14 @@ function sharedResponses(): Record<string, ResponseObject> {
       headers(['X-Request-Id', 'WWW-Authenticate']),
     ),
     Forbidden: errorResponseObject(
-      'The key may not be used from this address, or lacks the scope this operation needs. (The quota headers come with insufficient_scope only: the address is judged before the quota.)',
+      'The key may not be used from this address, or lacks the scope this operation needs. Both answer an authenticated key, so both show its quota; ip_not_allowed does not spend it (the address is judged before the quota).',
       [errors.ipNotAllowed(), errors.insufficientScope('write')],
-      headers(['X-Request-Id'], RATE_LIMIT_HEADERS),
+      AFTER_RATE_LIMIT(),
     ),
     ForbiddenAddress: errorResponseObject(
-      'The key may not be used from this address.',
+      'The key may not be used from this address. The answer shows the key\'s quota without spending it.',
       [errors.ipNotAllowed()],
-      headers(['X-Request-Id']),
+      AFTER_RATE_LIMIT(),
     ),
     RateLimited: errorResponseObject(
       'Too many requests with this key, or too many failed authentications from this address. The request was not executed: repeat it after Retry-After seconds.',
