@@ -1,8 +1,8 @@
 import { KeyAdmin } from './admin/key-admin.ts';
+import { AuthThrottled, createAuthenticator, usable } from './auth/authenticator.ts';
 import { bearerToken } from './auth/bearer-token.ts';
 import { KeyCache } from './auth/key-cache.ts';
 import { KeyUsageRecorder } from './auth/key-usage-recorder.ts';
-import { hasTokenShape } from './auth/token.ts';
 import { systemClock, toTimestamp } from './clock.ts';
 import { ApiError, errors } from './http/api-error.ts';
 import { fromWebRequest, parseRequestUrl, type ApiRequest, type RequestContext } from './http/api-request.ts';
@@ -37,11 +37,6 @@ export interface MonitoringApi {
 
 const WWW_AUTHENTICATE = 'Bearer realm="monitoring"';
 
-/** A key that exists, was not revoked and has not expired at `now`. */
-function usable(key: ApiKey | undefined, now: number): key is ApiKey {
-  return key !== undefined && key.revoked_at === null && (key.expires_at === null || Date.parse(key.expires_at) > now);
-}
-
 export function createMonitoringApi(options: MonitoringApiOptions): MonitoringApi {
   const store = options.store;
   const clock = options.clock ?? systemClock;
@@ -59,6 +54,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const allowLists = new WeakMap<ApiKey, (ip: string | null) => boolean>();
   const route = createRouter();
   const listCache = new ListCache();
+  const authenticate = createAuthenticator(keyCache, limiter, authPolicy);
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
 
   function authThrottled(decision: RateLimitDecision, headers: Record<string, string>): ApiError {
@@ -77,30 +73,11 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     if (!throttle.allowed) throw authThrottled(throttle, headers);
     let key = token !== null ? keyCache.peek(token, now) : undefined;
     if (!usable(key, now)) {
-      const wellFormed = token !== null && hasTokenShape(token);
-      // The request that reads the store for a token counts as a failure until it proves
-      // otherwise, so concurrent guesses cannot all pass the check above before any is counted.
-      // Requests that wait on that same read are one guess: they count only if it fails.
-      const leads = !(wellFormed && keyCache.isLoading(token));
-      if (leads) {
-        const reserved = await limiter.consume(failures, authPolicy, 1);
-        if (!reserved.allowed) throw authThrottled(reserved, headers);
-      }
       try {
-        key = wellFormed ? await keyCache.load(token, now) : undefined;
+        key = await authenticate(token, failures, now);
       } catch (error) {
-        // The store failed, not the client: its attempt must not count against its address.
-        if (leads) await limiter.consume(failures, authPolicy, -1).catch(() => undefined);
-        throw error;
+        throw error instanceof AuthThrottled ? authThrottled(error.decision, headers) : error;
       }
-      if (!usable(key, now)) {
-        if (!leads) {
-          const counted = await limiter.consume(failures, authPolicy, 1);
-          if (!counted.allowed) throw authThrottled(counted, headers);
-        }
-        throw errors.invalidApiKey();
-      }
-      if (leads) await limiter.consume(failures, authPolicy, -1);
     }
     let allow = allowLists.get(key);
     if (allow === undefined) allowLists.set(key, (allow = ipAllowList(key.allowed_ips)));

@@ -37,11 +37,16 @@ export class KeyCache {
     return this.#loading.has(token);
   }
 
-  /** Reads the key for a token from the store (once, however many requests wait for it) and caches it. */
-  load(token: string, now: number): Promise<ApiKey | undefined> {
+  /**
+   * Reads the key for a token from the store (once, however many requests wait for it) and caches
+   * it. `beforeRead` runs first, for the request that starts the read only; when it throws, the
+   * store is not read and every waiting request sees that error. The read is registered before
+   * `beforeRead` is awaited, so requests arriving meanwhile wait on it instead of starting their own.
+   */
+  load(token: string, now: number, beforeRead?: () => Promise<void>): Promise<ApiKey | undefined> {
     const pending = this.#loading.get(token);
     if (pending !== undefined) return pending;
-    const loading: Promise<ApiKey | undefined> = this.#load(token, now).finally(() => {
+    const loading: Promise<ApiKey | undefined> = this.#load(token, now, beforeRead).finally(() => {
       // forget() may have replaced this look-up with a newer one meanwhile: leave that one be.
       if (this.#loading.get(token) === loading) this.#loading.delete(token);
     });
@@ -49,7 +54,8 @@ export class KeyCache {
     return loading;
   }
 
-  async #load(token: string, now: number): Promise<ApiKey | undefined> {
+  async #load(token: string, now: number, beforeRead: (() => Promise<void>) | undefined): Promise<ApiKey | undefined> {
+    if (beforeRead !== undefined) await beforeRead();
     const generation = this.#generation;
     const key = await this.store.findApiKeyByHash(await hashToken(token));
     if (key === undefined) {

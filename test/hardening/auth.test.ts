@@ -251,3 +251,20 @@ test('an expired key is refused on the very next request with the system clock',
   assert.equal((await me(api, key.token)).status, 401);
   await api.close();
 });
+
+test('a request that waited on a key read throttled for another address reads the key on its own account', async () => {
+  const { api, key } = await setup({ authFailureLimit: { limit: 3, windowSeconds: 60 } });
+  const from = (token: string, clientAddress: string) =>
+    api.fetch(new Request('http://api.test/v1/me', { headers: { authorization: `Bearer ${token}` } }), { clientAddress });
+  const wrong = (n: number) => `mapi_${String(n).padStart(43, 'A')}`;
+  for (let i = 0; i < 2; i++) assert.equal((await from(wrong(i), '192.0.2.1')).status, 401);
+  // All three pass the throttle check (2 of 3 used); the guess takes the last attempt, so the
+  // read of the valid key for 192.0.2.1 is refused, and 192.0.2.2, waiting on it, must not be.
+  const [guess, throttled, other] = await Promise.all([
+    from(wrong(9), '192.0.2.1'), from(key.token, '192.0.2.1'), from(key.token, '192.0.2.2'),
+  ]);
+  assert.equal(guess.status, 401);
+  assert.equal(throttled.status, 429);
+  assert.equal(other.status, 200);
+  await api.close();
+});

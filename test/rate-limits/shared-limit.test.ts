@@ -79,6 +79,22 @@ describe('failed-authentication throttle on the shared limiter', { skip: redisSk
     assert.equal((await me(wrong, '198.51.100.8')).status, 401);
   });
 
+  it('a burst with one valid key on a cold key cache is one store read: none of it is throttled as failed authentication', async () => {
+    // Every consume() waits on Redis, so the burst is all in flight before any key read begins.
+    const cold = createMonitoringApi({ store: new MemoryStore(), rateLimiter: limiter, rateLimit: { limit: 1000, windowSeconds: 60 } });
+    try {
+      const user = await cold.keys.createUser();
+      const { token: fresh } = await cold.keys.createApiKey({ userId: user.id });
+      const request = () => cold.fetch(new Request('http://api.test/v1/me', { headers: { authorization: `Bearer ${fresh}` } }), { clientAddress: '198.51.100.20' });
+      const statuses = await Promise.all(Array.from({ length: 80 }, async () => (await request()).status));
+      assert.deepEqual(statuses.filter((status) => status !== 200), []);
+      // And nothing of the burst was left counted against the address.
+      for (let i = 0; i < 30; i++) assert.equal((await me(wrong, '198.51.100.20')).status, 401, `failure ${i + 1} of 30`);
+    } finally {
+      await cold.close();
+    }
+  });
+
   it('IPv6 clients are counted per /64; IPv4-mapped addresses count as their IPv4 address', async () => {
     for (let i = 0; i < 30; i++) assert.equal((await me(wrong, `2001:db8:aa:bb::${(i + 1).toString(16)}`)).status, 401);
     assert.equal((await me(token, '2001:db8:aa:bb:ffff::1')).status, 429, 'same /64, another address');
