@@ -2,16 +2,29 @@ import type { Logger, RateLimiter } from '../core/index.ts';
 import { MemoryRateLimiter } from '../core/index.ts';
 import { UnreachableError, UsageError } from './usage-error.ts';
 
+/** Checks the form of a `--rate-limit-store` value without connecting anywhere. */
+export function checkRateLimitStore(url: string, what = '--rate-limit-store'): string {
+  if (url !== 'memory' && !/^rediss?:\/\/[^/?#]/.test(url)) {
+    throw new UsageError(`${what} must be memory or redis://HOST:PORT[/DB], not "${url}"`);
+  }
+  return url;
+}
+
 /**
  * `memory` (one process) or `redis://HOST:PORT[/DB][?prefix=NAME]` (shared by every instance).
- * The Redis client is loaded only when asked for.
+ * The Redis module and its client are loaded only when asked for.
  */
 export async function rateLimiterFromUrl(url: string, logger: Logger, failOpen: boolean): Promise<RateLimiter> {
-  if (url === 'memory') return new MemoryRateLimiter();
-  if (!/^rediss?:\/\//.test(url)) throw new UsageError(`--rate-limit-store must be memory or redis://HOST:PORT[/DB], not "${url}"`);
-  const { createRedisRateLimiter } = await import('../stores/redis/index.ts');
+  if (checkRateLimitStore(url) === 'memory') return new MemoryRateLimiter();
+  let redis: typeof import('../stores/redis/index.ts');
   try {
-    return await createRedisRateLimiter(url, { failOpen, warn: (message) => logger.warn?.(message) });
+    redis = await import('../stores/redis/index.ts');
+  } catch (error) {
+    // A build or install without the Redis store (or without ioredis) cannot honour the flag.
+    throw new UnreachableError(`the Redis rate limiter cannot be loaded: ${(error as Error).message.split('\n')[0]}`);
+  }
+  try {
+    return await redis.createRedisRateLimiter(url, { failOpen, warn: (message) => logger.warn?.(message) });
   } catch (error) {
     throw new UnreachableError((error as Error).message);
   }

@@ -99,6 +99,9 @@ export const FAIL_FAST: RedisOptions = {
   maxRetriesPerRequest: 0,
   connectTimeout: 2_000,
   commandTimeout: 1_000,
+  // ioredis arms this timer on disconnect() even when the socket is already closed, and nothing
+  // clears it then: after a refused first connection it held the process open for 2 s.
+  disconnectTimeout: 100,
   // Keep reconnecting in the background, so recovery needs no restart.
   retryStrategy: (times) => Math.min(times * 100, 2_000),
 };

@@ -139,3 +139,17 @@ describe('RedisRateLimiter when Redis goes away', { skip }, () => {
     proxy.restore();
   });
 });
+
+describe('a Redis refused at start', () => {
+  it('leaves nothing behind that keeps the process alive', async () => {
+    // A process that asks for a limiter and gives up must be free to exit at once. Timers are
+    // counted before and after, once the refusal's own callbacks (100 ms at most) have run.
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+    await settle();
+    const before = timers();
+    await assert.rejects(createRedisRateLimiter('redis://127.0.0.1:1'), /cannot reach Redis at 127\.0\.0\.1:1/);
+    await settle();
+    assert.equal(timers(), before, `timers left running: ${process.getActiveResourcesInfo().join(', ')}`);
+  });
+});
