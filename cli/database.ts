@@ -1,11 +1,13 @@
-import { sql } from 'kysely';
-import { migrateToLatest, openKyselyStore, parseDatabaseUrl, type OpenedKyselyStore } from '../stores/kysely/index.ts';
+import {
+  migrateToLatest, openKyselyStore, parseDatabaseUrl, type OpenedKyselyStore, type OpenKyselyStoreOptions,
+} from '../stores/kysely/index.ts';
+import { env } from './flags.ts';
 import { UnreachableError, UsageError } from './usage-error.ts';
 
 export const DEFAULT_DATABASE = 'sqlite:./data/monitoring.db';
 
 export function databaseUrl(flag: string | undefined): string {
-  const url = flag ?? process.env.DATABASE_URL ?? DEFAULT_DATABASE;
+  const url = flag ?? env('DATABASE_URL') ?? DEFAULT_DATABASE;
   try {
     parseDatabaseUrl(url);
   } catch (error) {
@@ -14,11 +16,18 @@ export function databaseUrl(flag: string | undefined): string {
   return url;
 }
 
-/** Opens the store and brings its schema up to date: every command works on a fresh database. */
-export async function openMigrated(url: string): Promise<OpenedKyselyStore & { applied: string[] }> {
+/**
+ * Opens the store and brings its schema up to date: every command works on a fresh database. The
+ * one-shot commands gain nothing from prepared statements, so by default they send none, which
+ * also keeps them working behind any pooler; `serve` says what it wants.
+ */
+export async function openMigrated(
+  url: string,
+  options: OpenKyselyStoreOptions = { preparedStatements: false },
+): Promise<OpenedKyselyStore & { applied: string[] }> {
   let opened: OpenedKyselyStore;
   try {
-    opened = await openKyselyStore(url);
+    opened = await openKyselyStore(url, options);
   } catch (error) {
     throw new UnreachableError((error as Error).message);
   }
@@ -29,9 +38,4 @@ export async function openMigrated(url: string): Promise<OpenedKyselyStore & { a
     await opened.store.close();
     throw new UnreachableError(`cannot migrate the database: ${(error as Error).message}`);
   }
-}
-
-export async function hasUsers(opened: OpenedKyselyStore): Promise<boolean> {
-  const row = await sql<{ found: number }>`select 1 as found from users limit 1`.execute(opened.db);
-  return row.rows.length > 0;
 }

@@ -10,6 +10,7 @@ import {
   apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
   toId, userFromRow, userToRow,
 } from './rows.ts';
+import { InsertIfAbsent } from './insert-if-absent.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, DbInteger, StoreDialect } from './schema.ts';
 
@@ -67,6 +68,8 @@ export class KyselyStore implements Store {
   /** Writes to listed records through this store; data_version only counts other connections'. */
   #writes = 0;
   #closing: Promise<void> | undefined;
+  readonly #insertDevice = new InsertIfAbsent('devices');
+  readonly #insertMonitor = new InsertIfAbsent('blacklist_monitors');
 
   constructor(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db), options: KyselyStoreOptions = {}) {
     this.#db = db;
@@ -153,11 +156,11 @@ export class KyselyStore implements Store {
     return this.#run(async (db) => {
       const entries = [...usage];
       for (let start = 0; start < entries.length; start += USAGE_BATCH) {
-        const rows = entries.slice(start, start + USAGE_BATCH).map(([id, at]) => this.#usageRow(id, at));
+        const batch = entries.slice(start, start + USAGE_BATCH);
         // One statement per batch; the condition keeps last_used_at from moving backwards when
         // two instances flush out of order.
         await sql`
-          with key_usage (key_id, used_at) as (values ${sql.join(rows)})
+          with key_usage (key_id, used_at) as (${this.#usageRows(batch)})
           update api_keys set last_used_at = key_usage.used_at
           from key_usage
           where api_keys.id = key_usage.key_id
@@ -167,13 +170,15 @@ export class KyselyStore implements Store {
     });
   }
 
-  #usageRow(id: number, at: Timestamp): RawBuilder<unknown> {
-    const stamp = stampText(at);
-    // PostgreSQL types untyped VALUES parameters as text, which compares with neither column.
-    // SQLite needs no cast, and its CAST to an unknown type name would mangle the text.
-    return this.#dialect === 'postgres'
-      ? sql`(cast(${id} as bigint), cast(${stamp} as timestamptz))`
-      : sql`(${id}, ${stamp})`;
+  #usageRows(batch: [number, Timestamp][]): RawBuilder<unknown> {
+    // On PostgreSQL two array parameters, so the statement reads the same for any batch size and
+    // is prepared once (a VALUES list would be a new statement for every size).
+    if (this.#dialect === 'postgres') {
+      return sql`select * from unnest(cast(${batch.map(([id]) => id)} as bigint[]), cast(${batch.map(([, at]) => stampText(at))} as timestamptz[]))`;
+    }
+    // SQLite has no arrays; it needs no casts either, and its CAST to an unknown type name would
+    // mangle the text.
+    return sql`values ${sql.join(batch.map(([id, at]) => sql`(${id}, ${stampText(at)})`))}`;
   }
 
   createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>> {
@@ -181,7 +186,7 @@ export class KyselyStore implements Store {
       const values = deviceToRow(this.#dialect, userId, device);
       return createUnique('device',
         async () => {
-          const row = await db.insertInto('devices').values(values).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
+          const row = await this.#insertDevice.run(db, values);
           return row && deviceFromRow(row);
         },
         () => db.selectFrom('devices').select('id')
@@ -222,7 +227,7 @@ export class KyselyStore implements Store {
       const values = monitorToRow(this.#dialect, userId, monitor);
       return createUnique('blacklist monitor',
         async () => {
-          const row = await db.insertInto('blacklist_monitors').values(values).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
+          const row = await this.#insertMonitor.run(db, values);
           return row && monitorFromRow(row);
         },
         () => db.selectFrom('blacklist_monitors').select('id')

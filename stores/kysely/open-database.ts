@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Dialect } from 'kysely';
 import { KyselyStore } from './kysely-store.ts';
+import { PreparedStatements } from './prepared-statements.ts';
 import type { Database, StoreDialect } from './schema.ts';
 import type { OpenedSqlite } from './sqlite-pragmas.ts';
 
@@ -13,6 +14,12 @@ export interface OpenKyselyStoreOptions {
   poolSize?: number;
   /** Errors of idle PostgreSQL connections (a server restart, say); default: one line on stderr. */
   onPoolError?: (error: Error) => void;
+  /**
+   * Whether PostgreSQL statements are prepared once per connection (default true). Turn it off
+   * behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before
+   * 1.21, or without max_prepared_statements).
+   */
+  preparedStatements?: boolean;
 }
 
 export interface OpenedKyselyStore {
@@ -80,8 +87,10 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
   // listener, which would end the process (test/hardening/postgres-faults.test.ts). That error
   // has been handed to the client's queries already (a 500 for the request) and the pool discards
   // the client on release, so the event only needs a listener; idle errors still reach onPoolError.
+  const prepared = options.preparedStatements === false ? undefined : new PreparedStatements();
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    prepared?.attach(client);
   });
   return new PostgresDialect({ pool });
 }

@@ -86,6 +86,58 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
       }
     });
 
+    const device = (n: number) => ({
+      target_type: 'domain' as const, target_value: `prepared-${n}.example.com`, service_type: 'web' as const, scheme: 'https' as const,
+      port: 443, host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'https' as const, origin_port: 443,
+      check_public_http: false, check_public_https: true, check_public_tls: true, check_origin_http: false, check_origin_tls: false,
+      expect_status: 200, location: null, is_enabled: true, created_at: '2026-01-01T00:00:00.000Z',
+    });
+    const preparedInserts = async (db: Awaited<ReturnType<typeof openKyselyStore>>['db']) =>
+      (await sql<{ count: string }>`select count(*) from pg_prepared_statements where statement like 'insert into "devices"%'`.execute(db)).rows[0]!.count;
+
+    it('prepares a repeated statement once per connection, unless told not to', async () => {
+      for (const preparedStatements of [true, false]) {
+        const { db, store } = await openKyselyStore(migrated.url, { poolSize: 1, preparedStatements });
+        try {
+          const user = await store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
+          for (let n = 0; n < 3; n++) assert.ok('created' in await store.createDevice(user.id, device(n)));
+          assert.equal(await preparedInserts(db), preparedStatements ? '1' : '0');
+        } finally {
+          await store.close();
+        }
+      }
+    });
+
+    it('a schema change under a running store (a rolling deploy that migrates): creates go on', async () => {
+      const own = await createTestDatabase();
+      if (own.skip !== undefined) throw new Error(own.skip);
+      const { db, store } = await openKyselyStore(own.url, { poolSize: 2 });
+      try {
+        await migrateToLatest(db);
+        const user = await store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
+        for (let n = 0; n < 6; n++) assert.ok('created' in await store.createDevice(user.id, device(n)));
+        // RETURNING * now has another shape: PostgreSQL refuses the prepared plan (0A000).
+        await sql`alter table devices add column added_later text`.execute(db);
+        for (let n = 6; n < 12; n++) {
+          const result = await store.createDevice(user.id, device(n));
+          assert.ok('created' in result && result.created.target_value === `prepared-${n}.example.com`);
+        }
+        // Inside a transaction the unprepared retry cannot run (the transaction is aborted): the
+        // stale plan itself is reported, not "current transaction is aborted".
+        const read = (on: typeof db) => sql`select * from devices where id = ${0}`.execute(on);
+        for (let n = 0; n < 3; n++) await read(db);
+        await sql`alter table devices add column added_later_too text`.execute(db);
+        await assert.rejects(db.transaction().execute((trx) => read(trx)), (error: Error & { code?: string }) => {
+          assert.equal(error.code, '0A000', error.message);
+          return true;
+        });
+        assert.deepEqual((await read(db)).rows, [], 'and outside it, the statement is prepared afresh');
+      } finally {
+        await store.close();
+        await own.drop();
+      }
+    });
+
     it('fails fast with a clear error when PostgreSQL cannot be reached', async () => {
       const started = Date.now();
       await assert.rejects(openKyselyStore('postgres://postgres:secret@127.0.0.1:1/test'), (error: Error) => {
