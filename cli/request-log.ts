@@ -1,4 +1,18 @@
-import type { Logger } from '../core/index.ts';
+import type { Logger, RequestLogEntry } from '../core/index.ts';
+
+const text = JSON.stringify;
+
+/**
+ * `JSON.stringify(entry)`, field by field: serialising strings and numbers directly skips the
+ * generic walk over the object, which was a tenth of the server's own CPU on GET /v1/me.
+ */
+export function requestLine(entry: RequestLogEntry): string {
+  const ip = entry.client_ip === null ? 'null' : text(entry.client_ip);
+  const code = entry.code === undefined ? '' : `,"code":${text(entry.code)}`;
+  return `{"time":${text(entry.time)},"request_id":${text(entry.request_id)},"method":${text(entry.method)},`
+    + `"path":${text(entry.path)},"status":${text(entry.status)},"duration_ms":${text(entry.duration_ms)},`
+    + `"client_ip":${ip},"key_id":${text(entry.key_id)}${code}}`;
+}
 
 export interface ServerLogger extends Logger {
   /** Writes out what is buffered; call before exiting. */
@@ -23,7 +37,7 @@ export function jsonLogger(out: NodeJS.WritableStream = process.stdout, err: Nod
   };
   return {
     request(entry) {
-      pending += `${JSON.stringify(entry)}\n`;
+      pending += `${requestLine(entry)}\n`;
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);

@@ -23,6 +23,14 @@ export class ManualClock implements Clock {
   }
 }
 
+let lastMs = Number.NaN;
+let lastText = '';
+
+/** ISO 8601 in UTC with milliseconds. Under load many requests share a millisecond: the last is kept. */
 export function toTimestamp(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastText = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastText;
 }

@@ -15,9 +15,19 @@ export interface ApiResponse {
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-export function successResponse(status: number, data: unknown, headers: Record<string, string> = {}): ApiResponse {
+/** An answer whose body is already JSON text (or chunks of it). */
+export function jsonResponse(status: number, body: ApiResponseBody, headers: Record<string, string> = {}): ApiResponse {
   headers['content-type'] = JSON_CONTENT_TYPE;
-  return { status, headers, body: `{"success":true,"data":${JSON.stringify(data)}}` };
+  return { status, headers, body };
+}
+
+/** The success envelope around `data`, as JSON text. */
+export function successBody(data: unknown): string {
+  return `{"success":true,"data":${JSON.stringify(data)}}`;
+}
+
+export function successResponse(status: number, data: unknown, headers: Record<string, string> = {}): ApiResponse {
+  return jsonResponse(status, successBody(data), headers);
 }
 
 export function errorResponse(error: ApiError): ApiResponse {

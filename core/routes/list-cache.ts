@@ -1,5 +1,4 @@
-import type { ApiResponse } from '../http/api-response.ts';
-import { JSON_CONTENT_TYPE } from '../http/api-response.ts';
+import { jsonResponse, type ApiResponse } from '../http/api-response.ts';
 
 interface Entry {
   marker: string;
@@ -36,9 +35,7 @@ export class ListCache {
       this.#drop(key);
       return undefined;
     }
-    const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
-    if (entry.link !== undefined) headers.link = entry.link;
-    return { status: 200, headers, body: entry.body };
+    return jsonResponse(200, entry.body, entry.link === undefined ? {} : { link: entry.link });
   }
 
   set(key: string, marker: string, response: ApiResponse): void {

@@ -1,5 +1,4 @@
-import type { ApiResponse } from '../http/api-response.ts';
-import { JSON_CONTENT_TYPE, successResponse } from '../http/api-response.ts';
+import { jsonResponse, successResponse, type ApiResponse } from '../http/api-response.ts';
 import type { PageRequest } from '../store.ts';
 import { parseListQuery } from '../validation/list-query.ts';
 import type { Call } from './call.ts';
@@ -42,7 +41,7 @@ async function readList<T extends { id: number }>(
   }
   const first = await fetchPage({ afterId, limit: STREAM_BATCH });
   if (first.length < STREAM_BATCH) return successResponse(200, first);
-  return { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: streamAll(first, fetchPage) };
+  return jsonResponse(200, streamAll(first, fetchPage));
 }
 
 async function* streamAll<T extends { id: number }>(first: T[], fetchPage: FetchPage<T>): AsyncGenerator<string> {

@@ -1,15 +1,25 @@
-import { successResponse, type ApiResponse } from '../http/api-response.ts';
+import { jsonResponse, successBody, type ApiResponse } from '../http/api-response.ts';
+import type { ApiKey } from '../records.ts';
 import { refuseQuery } from '../validation/list-query.ts';
 import type { Call } from './call.ts';
+
+/**
+ * Answer bodies by key. Keys are immutable records, replaced (not changed) when read again, so a
+ * body made once serves every /me of that key object; clients call /me as a health check, often.
+ */
+const bodies = new WeakMap<ApiKey, string>();
+
+function bodyFor(key: ApiKey): string {
+  let body = bodies.get(key);
+  if (body === undefined) {
+    body = successBody({ user_id: key.user_id, key_id: key.id, scopes: key.scopes, expires_at: key.expires_at });
+    bodies.set(key, body);
+  }
+  return body;
+}
 
 /** GET /me: the calling key and its user (spec §4.2), plus the key's expiry. */
 export async function getMe(call: Call): Promise<ApiResponse> {
   refuseQuery(call.url.query);
-  const { key } = call;
-  return successResponse(200, {
-    user_id: key.user_id,
-    key_id: key.id,
-    scopes: key.scopes,
-    expires_at: key.expires_at,
-  });
+  return jsonResponse(200, bodyFor(call.key));
 }
