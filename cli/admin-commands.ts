@@ -1,4 +1,4 @@
-import { KeyAdmin, type ApiKey } from '../core/index.ts';
+import { KeyAdmin, KeyAdminError, type ApiKey, type Store } from '../core/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { cidrs, futureDate, list, positiveInt, rateLimit, readFlags, scopes, text } from './flags.ts';
 import { UsageError } from './usage-error.ts';
@@ -6,26 +6,33 @@ import { UsageError } from './usage-error.ts';
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Runs an admin action on the migrated store named by --database, closing it afterwards. */
-async function withAdmin<T>(database: string | undefined, action: (admin: KeyAdmin) => Promise<T>): Promise<T> {
+async function withAdmin<T>(database: string | undefined, action: (admin: KeyAdmin, store: Store) => Promise<T>): Promise<T> {
   const opened = await openMigrated(databaseUrl(database));
   try {
-    return await action(new KeyAdmin(opened.store));
+    return await action(new KeyAdmin(opened.store), opened.store);
   } finally {
     await opened.store.close();
   }
 }
 
 export async function migrate(args: readonly string[]): Promise<void> {
-  const { flags } = readFlags(args, { database: { type: 'string' } });
+  const { flags } = readFlags(args, { database: { type: 'string' } }, 'migrate');
   const opened = await openMigrated(databaseUrl(text(flags, 'database')));
   await opened.store.close();
   out(opened.applied.length === 0 ? 'schema is up to date' : `applied ${opened.applied.join(', ')}`);
 }
 
 export async function createUser(args: readonly string[]): Promise<void> {
-  const { flags } = readFlags(args, { name: { type: 'string' }, json: { type: 'boolean' }, database: { type: 'string' } });
+  const spec = { name: { type: 'string' }, json: { type: 'boolean' }, database: { type: 'string' } } as const;
+  const { flags } = readFlags(args, spec, 'users create');
   const user = await withAdmin(text(flags, 'database'), (admin) => admin.createUser({ name: text(flags, 'name') ?? null }));
   out(flags.json ? JSON.stringify({ user_id: user.id }) : `created user ${user.id}`);
+}
+
+function requiredUser(flags: Record<string, unknown>, command: string): number {
+  const user = flags.user;
+  if (typeof user !== 'string') throw new UsageError(`${command} needs --user ID`);
+  return positiveInt(user, '--user');
 }
 
 export async function createKey(args: readonly string[]): Promise<void> {
@@ -33,17 +40,16 @@ export async function createKey(args: readonly string[]): Promise<void> {
     user: { type: 'string' }, scopes: { type: 'string' }, 'allow-ip': { type: 'string', multiple: true },
     name: { type: 'string' }, 'rate-limit': { type: 'string' }, expires: { type: 'string' },
     json: { type: 'boolean' }, database: { type: 'string' },
-  });
-  const user = text(flags, 'user');
-  if (user === undefined) throw new UsageError('keys create needs --user ID');
-  const userId = positiveInt(user, '--user');
+  }, 'keys create');
+  const limit = text(flags, 'rate-limit');
+  const expires = text(flags, 'expires');
   const input = {
-    userId,
+    userId: requiredUser(flags, 'keys create'),
     scopes: scopes(text(flags, 'scopes') ?? 'read,write'),
     allowedIps: cidrs(list(flags, 'allow-ip'), '--allow-ip'),
     name: text(flags, 'name') ?? null,
-    rateLimit: text(flags, 'rate-limit') === undefined ? null : rateLimit(text(flags, 'rate-limit')!),
-    expiresAt: text(flags, 'expires') === undefined ? null : futureDate(text(flags, 'expires')!, Date.now()),
+    rateLimit: limit === undefined ? null : rateLimit(limit),
+    expiresAt: expires === undefined ? null : futureDate(expires, Date.now()),
   };
   const { key, token } = await withAdmin(text(flags, 'database'), (admin) => admin.createApiKey(input));
   if (flags.json) {
@@ -54,40 +60,46 @@ export async function createKey(args: readonly string[]): Promise<void> {
   }
 }
 
-function describe(key: ApiKey): string {
-  const state = key.revoked_at ? `revoked ${key.revoked_at}` : key.expires_at ? `expires ${key.expires_at}` : 'active';
+function state(key: ApiKey, now: number): string {
+  if (key.revoked_at !== null) return `revoked ${key.revoked_at}`;
+  if (key.expires_at === null) return 'active';
+  return Date.parse(key.expires_at) <= now ? `expired ${key.expires_at}` : `expires ${key.expires_at}`;
+}
+
+function describe(key: ApiKey, now: number): string {
   const limit = key.rate_limit ? ` limit ${key.rate_limit.limit}/${key.rate_limit.windowSeconds}s` : '';
   const ips = key.allowed_ips.length ? ` from ${key.allowed_ips.join(' ')}` : '';
-  return `${key.id}\t${key.name ?? '-'}\t${key.scopes.join(',')}\t${state}${limit}${ips}\tlast used ${key.last_used_at ?? 'never'}`;
+  return `${key.id}\t${key.name ?? '-'}\t${key.scopes.join(',')}\t${state(key, now)}${limit}${ips}\tlast used ${key.last_used_at ?? 'never'}`;
 }
 
 export async function listKeys(args: readonly string[]): Promise<void> {
-  const { flags } = readFlags(args, { user: { type: 'string' }, json: { type: 'boolean' }, database: { type: 'string' } });
-  const user = text(flags, 'user');
-  if (user === undefined) throw new UsageError('keys list needs --user ID');
-  const keys = await withAdmin(text(flags, 'database'), (admin) => admin.listApiKeys(positiveInt(user, '--user')));
+  const spec = { user: { type: 'string' }, json: { type: 'boolean' }, database: { type: 'string' } } as const;
+  const { flags } = readFlags(args, spec, 'keys list');
+  const userId = requiredUser(flags, 'keys list');
+  const keys = await withAdmin(text(flags, 'database'), async (admin, store) => {
+    // An empty list would read as "this user has no keys" when there is no such user at all.
+    if ((await store.getUser(userId)) === undefined) throw new KeyAdminError(`no user with id ${userId}`);
+    return admin.listApiKeys(userId);
+  });
   if (flags.json) {
     // snake_case like every other field name this package prints.
     const shown = keys.map(({ rate_limit, ...key }) => ({
       ...key, rate_limit: rate_limit && { limit: rate_limit.limit, window_seconds: rate_limit.windowSeconds },
     }));
     out(JSON.stringify({ keys: shown }));
-  }
-  else if (keys.length === 0) out(`user ${user} has no keys`);
-  else for (const key of keys) out(describe(key));
+  } else if (keys.length === 0) out(`user ${userId} has no keys`);
+  else for (const key of keys) out(describe(key, Date.now()));
 }
 
 /** Exit code 1 (not 2): the call was well-formed, the key just cannot be revoked. */
-export async function revokeKey(args: readonly string[]): Promise<number> {
-  const { flags, positionals } = readFlags(args, { database: { type: 'string' } }, 1);
+export async function revokeKey(args: readonly string[]): Promise<void> {
+  const { flags, positionals } = readFlags(args, { database: { type: 'string' } }, 'keys revoke', 1);
   if (positionals[0] === undefined) throw new UsageError('keys revoke needs the key id');
   const id = positiveInt(positionals[0], 'the key id');
-  const revoked = await withAdmin(text(flags, 'database'), (admin) => admin.revokeApiKey(id));
-  if (!revoked) {
-    process.stderr.write(`monitoring-api: no active key with id ${id}\n`);
-    return 1;
-  }
+  await withAdmin(text(flags, 'database'), async (admin, store) => {
+    if (await admin.revokeApiKey(id)) return;
+    const key = await store.getApiKey(id);
+    throw new KeyAdminError(key === undefined ? `no key with id ${id}` : `key ${id} was revoked already (${key.revoked_at})`);
+  });
   out(`revoked key ${id}`);
-  return 0;
 }
-

@@ -1,15 +1,12 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { KeyAdminError } from '../core/index.ts';
-import { createKey, createUser, listKeys, migrate, revokeKey } from './admin-commands.ts';
-import { runOpenApiCommand } from './openapi-command.ts';
-import { serve } from './serve.ts';
 import { UnreachableError, UsageError } from './usage-error.ts';
 
 const USAGE = `usage: monitoring-api <command> [flags]
 
   serve [--host H] [--port P] [--database URL] [--rate-limit N/S] [--rate-limit-store memory|redis://HOST:PORT[/DB]]
         [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES]
+        [--no-prepared-statements]
   migrate [--database URL]
   users create [--name N] [--json] [--database URL]
   keys create --user ID [--scopes read,write] [--allow-ip CIDR]... [--name N] [--rate-limit N/S] [--expires ISO] [--json] [--database URL]
@@ -17,8 +14,11 @@ const USAGE = `usage: monitoring-api <command> [flags]
   keys revoke ID [--database URL]
   openapi [--base-path P] [--server-url URL] [--markdown] [--output FILE]
 
+serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384.
 Database URLs: postgres://..., postgresql://..., sqlite:PATH, sqlite::memory: (default sqlite:./data/monitoring.db).
 Environment: DATABASE_URL, HOST, PORT, RATE_LIMIT_STORE, RATE_LIMIT_FAIL (flags win).
+Exit codes: 0 done; 1 the operation failed (no such user or key); 2 bad flags, or the database,
+Redis or address cannot be used.
 `;
 
 function version(): string {
@@ -34,34 +34,44 @@ function version(): string {
   return 'unknown';
 }
 
-/** Runs one command; resolves to the exit code, or never for `serve` (it exits on a signal). */
+/** Whether the caller asked for help anywhere among a command's flags (before a `--`). */
+function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
+
+/** Runs one command; resolves to the exit code, or -1 for `serve` (it exits on a signal). */
 async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+  if (command === undefined) throw new UsageError('no command given (see monitoring-api --help)');
+  if (command === 'help' || command === '--help' || command === '-h' || (command !== 'openapi' && wantsHelp(argv))) {
     process.stdout.write(USAGE);
-    return command === undefined ? 2 : 0;
+    return 0;
   }
   if (command === '--version' || command === '-v') {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
   const args = sub === undefined ? rest : [sub, ...rest];
+  // Each command loads its own modules: help, typos and the admin commands need neither the
+  // HTTP stack nor the OpenAPI generator.
+  const admin = () => import('./admin-commands.ts');
   switch (command) {
     case 'serve':
-      await serve(args);
+      await (await import('./serve.ts')).serve(args);
       return -1;
     case 'migrate':
-      await migrate(args);
+      await (await admin()).migrate(args);
       return 0;
     case 'openapi':
-      return runOpenApiCommand(args);
+      return (await import('./openapi-command.ts')).runOpenApiCommand(args);
     case 'users':
-      if (sub === 'create') return createUser(rest).then(() => 0);
+      if (sub === 'create') return (await admin()).createUser(rest).then(() => 0);
       throw new UsageError(`unknown users command: ${sub ?? '(none)'}; use users create`);
     case 'keys':
-      if (sub === 'create') return createKey(rest).then(() => 0);
-      if (sub === 'list') return listKeys(rest).then(() => 0);
-      if (sub === 'revoke') return revokeKey(rest);
+      if (sub === 'create') return (await admin()).createKey(rest).then(() => 0);
+      if (sub === 'list') return (await admin()).listKeys(rest).then(() => 0);
+      if (sub === 'revoke') return (await admin()).revokeKey(rest).then(() => 0);
       throw new UsageError(`unknown keys command: ${sub ?? '(none)'}; use keys create, keys list or keys revoke`);
     default:
       throw new UsageError(`unknown command: ${command} (see monitoring-api --help)`);
@@ -81,10 +91,11 @@ run(process.argv.slice(2)).then(
   (error: unknown) => {
     const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
     process.stderr.write(`monitoring-api: ${message}\n`);
-    if (error instanceof UsageError || error instanceof UnreachableError) process.exitCode = 2;
-    else if (error instanceof KeyAdminError) process.exitCode = 1;
-    else {
-      process.exitCode = 1;
-    }
+    // 2: the call or its surroundings are wrong (flags, database, Redis, address); 1: a
+    // well-formed request failed (no such user or key) or something broke.
+    process.exitCode = error instanceof UsageError || error instanceof UnreachableError ? 2 : 1;
+    // Commands close what they opened, but a driver's handle left behind must not turn a failed
+    // command into a hung one.
+    setTimeout(() => process.exit(), 2_000).unref();
   },
 );

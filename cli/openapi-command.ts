@@ -41,7 +41,7 @@ export async function runOpenApiCommand(args: readonly string[], io: CommandIo =
       allowPositionals: false,
     }));
   } catch (error) {
-    io.stderr(`monitoring-api openapi: ${(error as Error).message}\n${OPENAPI_USAGE}\n`);
+    io.stderr(`monitoring-api openapi: ${(error as Error).message.split('\n')[0]} (see monitoring-api openapi --help)\n`);
     return 2;
   }
   if (values.help === true) {

@@ -1,26 +1,61 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { after } from 'node:test';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = ['--import', 'tsx', 'cli/main.ts'];
+
+/** What the CLI reads from the environment: a developer's own settings must not leak into tests. */
+const CLI_VARIABLES = ['DATABASE_URL', 'HOST', 'PORT', 'RATE_LIMIT_STORE', 'RATE_LIMIT_FAIL'];
+
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited = { ...process.env };
+  for (const name of CLI_VARIABLES) delete inherited[name];
+  return { ...inherited, ...env };
+}
+
+const running = new Set<ChildProcessWithoutNullStreams>();
+// A test that fails half-way must not leave a server behind, nor hang its file: the child's
+// pipes would keep this process alive, so 'exit' alone would never come.
+const killAll = () => {
+  for (const child of running) child.kill('SIGKILL');
+};
+after(killAll);
+process.once('exit', killAll);
+
+function track(child: ChildProcessWithoutNullStreams): ChildProcessWithoutNullStreams {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
 
 export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** From spawning to the process's end. */
+  ms: number;
 }
 
 /** Runs `monitoring-api ARGS` to completion (from the sources, as the built binary would run). */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = track(spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env: childEnv(env) }));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
   });
+}
+
+/** Runs a command that must succeed and print one JSON object; returns it parsed. */
+export async function runCliJson<T = Record<string, unknown>>(args: string[], env: Record<string, string> = {}): Promise<T> {
+  const result = await runCli([...args, '--json'], env);
+  if (result.code !== 0) throw new Error(`monitoring-api ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
 }
 
 export interface ServerProcess {
@@ -35,9 +70,20 @@ export interface ServerProcess {
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
 }
 
-/** Starts `monitoring-api serve ARGS` and resolves once it is listening. */
+const TOKEN = /(mapi_[A-Za-z0-9_-]{43})/;
+
+/** The bootstrap token a first start printed, or undefined when it printed none. */
+export function bootstrapToken(server: ServerProcess): string | undefined {
+  for (const line of server.lines) {
+    const token = TOKEN.exec(line)?.[1];
+    if (token !== undefined) return token;
+  }
+  return undefined;
+}
+
+/** Starts `monitoring-api serve ARGS` (on a port the system picks) and resolves once it is listening. */
 export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...CLI, 'serve', '--port', '0', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+  const child = track(spawn(process.execPath, [...CLI, 'serve', '--port', '0', ...args], { cwd: ROOT, env: childEnv(env) }));
   const lines: string[] = [];
   const waiters: Array<() => void> = [];
   let stderr = '';
@@ -63,6 +109,17 @@ export async function startServe(args: string[], env: Record<string, string> = {
       });
     }
   };
-  const listening = await waitForLine(/^listening on /);
+  const listening = await waitForLine(/^listening on /, 30_000);
   return { child, url: listening.slice('listening on '.length), lines, stderr: () => stderr, exited, waitForLine };
+}
+
+/** Sends a signal and waits for the exit code. */
+export async function stopServe(server: ServerProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill(signal);
+  return server.exited;
+}
+
+/** GET /me with a token: the cheapest request that proves a key works. */
+export function getMe(url: string, token: string): Promise<Response> {
+  return fetch(`${url}/me`, { headers: { authorization: `Bearer ${token}` } });
 }

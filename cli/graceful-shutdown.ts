@@ -1,0 +1,85 @@
+import net from 'node:net';
+import type { ApiServer } from './http-server.ts';
+
+/** How long a shutdown waits for requests in flight before it gives up on them. */
+export const DRAIN_DEADLINE_MS = 10_000;
+
+/** How often idle keep-alive connections are closed while draining. */
+const IDLE_SWEEP_MS = 100;
+
+/**
+ * How long idle keep-alive connections are left open after the signal. A client may be sending
+ * its next request on one right then; closing it would reset that request, and the client could
+ * not tell whether it was applied. Within the grace such a request is answered, with
+ * `Connection: close`, and a client with more to send moves to a new connection, which is refused.
+ */
+const IDLE_GRACE_MS = 1_000;
+
+export interface Shutdown {
+  /** Whether a signal has started the shutdown. */
+  readonly stopping: boolean;
+}
+
+export interface ShutdownHooks {
+  /** Releases what the server used (API, limiter, store), once every request has finished. */
+  release(): Promise<void>;
+  /** Called just before the process exits, to write out buffered log lines. */
+  beforeExit(): void;
+}
+
+/**
+ * On SIGTERM or SIGINT: stop accepting, let requests in flight finish (each answer closing its
+ * connection), release, exit 0. A second signal, the deadline, or a failure to release exits 1
+ * at once.
+ */
+export function exitGracefullyOnSignals(
+  { server, closeConnectionsWhenAnswered, closeUnusedConnections }: ApiServer,
+  hooks: ShutdownHooks,
+): Shutdown {
+  let stopping = false;
+  const exitNow = (why: string) => {
+    hooks.beforeExit();
+    process.stderr.write(`monitoring-api: ${why}\n`);
+    process.exit(1);
+  };
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) exitNow(`${signal} again, exiting now`);
+    stopping = true;
+    closeConnectionsWhenAnswered();
+    const deadline = setTimeout(() => exitNow(`requests still in flight after ${DRAIN_DEADLINE_MS / 1000} s, exiting`), DRAIN_DEADLINE_MS);
+    deadline.unref();
+    // After the grace, idle connections go, and those that never delivered a request; one whose
+    // request was in flight turns idle only once answered, so the sweep repeats until none is left.
+    let sweep: ReturnType<typeof setInterval> | undefined;
+    const closeQuiet = () => {
+      server.closeIdleConnections();
+      closeUnusedConnections();
+    };
+    const grace = setTimeout(() => {
+      closeQuiet();
+      sweep = setInterval(closeQuiet, IDLE_SWEEP_MS);
+    }, IDLE_GRACE_MS);
+    // Stop accepting at once. net's close() and not http's: http's would also drop the idle
+    // keep-alive connections now, with no grace. It calls back once every connection is closed.
+    net.Server.prototype.close.call(server, () => {
+      clearTimeout(grace);
+      clearInterval(sweep);
+      hooks.release().then(
+        () => {
+          clearTimeout(deadline);
+          hooks.beforeExit();
+          process.exit(0);
+        },
+        (error: unknown) => exitNow(`shutting down failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`),
+      );
+    });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  return {
+    get stopping() {
+      return stopping;
+    },
+  };
+}
