@@ -12,8 +12,16 @@ export interface LoadOptions {
   expectStatus?: number;
 }
 
-/** Requests per second that were answered with the expected status, over the whole run. */
-export async function measure(options: LoadOptions): Promise<number> {
+export interface Measured {
+  /** Requests answered with the expected status, per second of the whole run. */
+  perSecond: number;
+  /** How many were answered: autocannon stops on its next one-second tick, so a run of 1.5 s
+   *  lasts about 2, and `perSecond × seconds` would undercount the work done. */
+  requests: number;
+}
+
+/** Loads one URL for about `seconds` and counts the answers with the expected status. */
+export async function measure(options: LoadOptions): Promise<Measured> {
   const expected = options.expectStatus ?? 200;
   let good = 0;
   let bad = 0;
@@ -33,5 +41,5 @@ export async function measure(options: LoadOptions): Promise<number> {
     }],
   });
   if (bad > 0 || result.errors > 0) throw new Error(`${options.url}: ${bad} answers were not ${expected}, ${result.errors} errors`);
-  return good / (result.duration || options.seconds || 1);
+  return { perSecond: good / (result.duration || options.seconds || 1), requests: good };
 }

@@ -3,29 +3,31 @@
  * bytes, and Hono, each loaded in turn from this process (a second process to the servers) with
  * autocannon. Figures are ratios to bare node:http measured in the same run, median of rounds.
  *
- *   node --import tsx bench/run.ts [--rounds N] [--seconds S] [--smoke]
+ *   node --import tsx bench/run.ts [--rounds N] [--seconds S] [--only me,list,create,stream] [--smoke]
  *
  * `--smoke` runs every step for a fraction of a second, so the test suite can keep this script
  * from rotting without timing anything.
  */
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTestDatabase } from '../test/support/postgres.ts';
-import { measure, type LoadOptions } from './load.ts';
-import { cli, startServer, type RunningServer } from './processes.ts';
+import { measure, type LoadOptions, type Measured } from './load.ts';
+import { cli, cpuMicros, machineCpuMicros, pinToCpus, startServer, type RunningServer } from './processes.ts';
 import { seedDevices } from './seed.ts';
 import { streamedList } from './streamed-list.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '5' },
-    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '10' },
+    seconds: { type: 'string', default: '1.5' },
     smoke: { type: 'boolean', default: false },
+    only: { type: 'string', default: 'me,list,create,stream' },
   },
 });
+const only = new Set(flags.only!.split(','));
 const smoke = flags.smoke!;
 const rounds = smoke ? 1 : Number(flags.rounds);
 const seconds = smoke ? 0.3 : Number(flags.seconds);
@@ -46,13 +48,104 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Loads each server in turn, round after round, so drift in the machine hits all alike. */
-async function compare(targets: Record<string, LoadOptions>): Promise<Record<string, number>> {
-  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
-  for (let round = 0; round < rounds; round++) {
-    for (const [name, options] of Object.entries(targets)) samples[name]!.push(await measure({ ...options, seconds }));
+/**
+ * On a machine of two or more cores, the servers under comparison get core 0 and this process
+ * (the load generator) core 1 while they are measured, so no run depends on where the scheduler
+ * happened to put the two; on this 2-core machine that took the bare figure's swing between runs
+ * from about 30% to a few percent. Without taskset, nothing is pinned and the figures say so.
+ */
+/** Read once: while this process is pinned to one core, availableParallelism() says 1. */
+const CORES = availableParallelism();
+
+async function pinned<T>(servers: RunningServer[], measureThem: () => Promise<T>): Promise<T> {
+  const pin = CORES >= 2 && servers.every((server) => pinToCpus(server.pid, '0')) && pinToCpus(process.pid, '1');
+  if (!pin) console.log('  (not pinned to cores: taskset missing or one core only)');
+  try {
+    return await measureThem();
+  } finally {
+    if (pin) pinToCpus(process.pid, `0-${CORES - 1}`);
   }
-  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
+}
+
+/** CPU times are per answered request, in microseconds, NaN where /proc cannot be read. */
+interface ServerMeasured extends Measured {
+  /** The server process's. */
+  serverCpu: number;
+  /** This process's: the load generator's. */
+  loadCpu: number;
+  /** The whole machine's, PostgreSQL and the kernel included. */
+  machineCpu: number;
+}
+
+/** `measure`, with the CPU each party spent on it, per request answered. */
+async function measureServer(options: LoadOptions, pid: number): Promise<ServerMeasured> {
+  const server = cpuMicros(pid);
+  const machine = machineCpuMicros();
+  const load = process.cpuUsage();
+  const measured = await measure({ ...options, seconds });
+  const loadUsed = process.cpuUsage(load);
+  const perRequest = (before: number | undefined, after: number | undefined) =>
+    before === undefined || after === undefined ? Number.NaN : (after - before) / measured.requests;
+  return {
+    ...measured,
+    serverCpu: perRequest(server, cpuMicros(pid)),
+    loadCpu: (loadUsed.user + loadUsed.system) / measured.requests,
+    machineCpu: perRequest(machine, machineCpuMicros()),
+  };
+}
+
+interface Target extends LoadOptions {
+  /** The server's process, whose CPU time per request is measured alongside. */
+  pid: number;
+}
+
+interface Compared {
+  /** Median requests per second of each target. */
+  rate: Record<string, number>;
+  /** Median over rounds of each target's rate divided by the baseline's in the same round. */
+  ratio: Record<string, number>;
+  /** Median over rounds of the baseline's server CPU per request divided by each target's. */
+  cpuRatio: Record<string, number>;
+  /** Median server CPU time per request, in microseconds. */
+  cpu: Record<string, number>;
+}
+
+/**
+ * Loads each target in turn, round after round, after one short unmeasured round that warms the
+ * JIT of every server. The ratio is taken within each round (the baseline and the others measured
+ * seconds apart) and its median reported: drift in the machine over the run, which moved the
+ * bare server's own figure by a third between the first and the last round, then cancels out.
+ * Each server's CPU time per request is measured too: it moves far less with the machine's noise
+ * than requests per second do, and says the same thing for a server that saturates its core.
+ */
+async function compare(targets: Record<string, Target>, baseline = 'bare'): Promise<Compared> {
+  const names = Object.keys(targets);
+  for (const options of Object.values(targets)) await measure({ ...options, seconds: Math.min(seconds, 1) });
+  const series = () => Object.fromEntries(names.map((name) => [name, [] as number[]]));
+  const samples = series();
+  const ratios = series();
+  const cpus = series();
+  const cpuRatios = series();
+  for (let round = 0; round < rounds; round++) {
+    const rate: Record<string, number> = {};
+    const cpu: Record<string, number> = {};
+    for (const [name, options] of Object.entries(targets)) {
+      const measured = await measureServer(options, options.pid);
+      rate[name] = measured.perSecond;
+      cpu[name] = measured.serverCpu;
+    }
+    for (const name of names) {
+      samples[name]!.push(rate[name]!);
+      ratios[name]!.push(rate[name]! / rate[baseline]!);
+      cpus[name]!.push(cpu[name]!);
+      cpuRatios[name]!.push(cpu[baseline]! / cpu[name]!);
+    }
+    if (process.env.BENCH_VERBOSE) {
+      console.log(`  round ${round + 1}: ${names.map((name) => `${name} ${Math.round(rate[name]!)}/s ${cpu[name]!.toFixed(1)} us`).join(', ')}`);
+    }
+  }
+  const medians = (values: Record<string, number[]>) => Object.fromEntries(names.map((name) => [name, median(values[name]!)]));
+  return { rate: medians(samples), ratio: medians(ratios), cpu: medians(cpus), cpuRatio: medians(cpuRatios) };
 }
 
 async function serveApi(database: string, extra: string[] = []): Promise<{ server: RunningServer; token: string }> {
@@ -60,7 +153,7 @@ async function serveApi(database: string, extra: string[] = []): Promise<{ serve
   const key = JSON.parse(await cli(['keys', 'create', '--user', String(user.user_id), '--json', '--database', database])) as { token: string };
   // The compiled package, as an operator runs it (`npm run build` first, below).
   const server = await startServer(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', '--database', database,
-    '--rate-limit', '1000000000/60', ...extra]);
+    '--rate-limit', '1000000000/60', ...extra], work);
   started.push(server);
   return { server, token: key.token };
 }
@@ -68,7 +161,7 @@ async function serveApi(database: string, extra: string[] = []): Promise<{ serve
 async function bare(response: { status: number; headers: Record<string, string>; body: string }, name: string): Promise<RunningServer> {
   const file = join(work, `${name}.json`);
   writeFileSync(file, JSON.stringify(response));
-  const server = await startServer(process.execPath, [...TSX, 'bench/servers/bare.ts'], { BENCH_RESPONSE: file });
+  const server = await startServer(process.execPath, [...TSX, 'bench/servers/bare.ts'], work, { BENCH_RESPONSE: file });
   started.push(server);
   return server;
 }
@@ -80,68 +173,119 @@ async function capture(url: string, token: string): Promise<{ status: number; he
   return { status: response.status, headers, body: await response.text() };
 }
 
-try {
-  await cli(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], true);
-  console.log(`monitoring-api bench: ${rounds} round(s) of ${seconds}s per target, median; load from a second process (autocannon, 32 connections)`);
-  const sqlite = `sqlite:${join(work, 'bench.db')}`;
-  const api = await serveApi(sqlite);
-  const auth = { authorization: `Bearer ${api.token}` };
+type Api = Awaited<ReturnType<typeof serveApi>>;
+const authOf = (api: Api) => ({ authorization: `Bearer ${api.token}` });
 
-  // 1. GET /v1/me with real key authentication.
+/** Requests per second, their ratio to the baseline, and the server's CPU per request and its ratio. */
+const row = (name: string, result: Compared) => [Math.round(result.rate[name]!), result.ratio[name]!.toFixed(2),
+  `cpu ${result.cpu[name]!.toFixed(1)} us/req (ratio ${result.cpuRatio[name]!.toFixed(2)})`];
+
+/** 1. GET /v1/me with real key authentication. */
+async function benchMe(api: Api): Promise<void> {
   const meBare = await bare(await capture(`${api.server.url}/me`, api.token), 'me');
-  const hono = await startServer(process.execPath, [...TSX, 'bench/servers/hono.ts']);
+  const hono = await startServer(process.execPath, [...TSX, 'bench/servers/hono.ts'], work);
   started.push(hono);
-  const me = await compare({
-    bare: { url: `${meBare.url}/me` },
-    hono: { url: `${hono.url}/me` },
-    api: { url: `${api.server.url}/me`, headers: auth },
-  });
-  report('GET /v1/me', 'bare', Math.round(me.bare!), '1.00');
-  report('GET /v1/me', 'hono (constant, no auth)', Math.round(me.hono!), (me.hono! / me.bare!).toFixed(2));
-  report('GET /v1/me', 'monitoring-api (SQLite, key auth)', Math.round(me.api!), (me.api! / me.bare!).toFixed(2), 'target >= 0.85');
+  const me = await pinned([meBare, hono, api.server], () => compare({
+    bare: { url: `${meBare.url}/me`, pid: meBare.pid },
+    hono: { url: `${hono.url}/me`, pid: hono.pid },
+    api: { url: `${api.server.url}/me`, headers: authOf(api), pid: api.server.pid },
+  }));
+  report('GET /v1/me', 'bare', ...row('bare', me));
+  report('GET /v1/me', 'hono (constant, no auth)', ...row('hono', me));
+  report('GET /v1/me', 'monitoring-api (SQLite, key auth)', ...row('api', me), 'target >= 0.85');
+}
 
-  // 2. GET /v1/devices with 50 records on SQLite.
+/** 2. GET /v1/devices with 50 records on SQLite. */
+async function benchList(api: Api): Promise<void> {
   for (let i = 0; i < 50; i++) {
     await fetch(`${api.server.url}/devices/create`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json' },
+      method: 'POST', headers: { ...authOf(api), 'content-type': 'application/json' },
       body: JSON.stringify({ target_type: 'domain', target_value: `d${i}.example.com` }),
     });
   }
   const listBare = await bare(await capture(`${api.server.url}/devices`, api.token), 'devices');
-  const list = await compare({ bare: { url: `${listBare.url}/devices` }, api: { url: `${api.server.url}/devices`, headers: auth } });
-  report('GET /v1/devices (50, SQLite)', 'bare', Math.round(list.bare!), '1.00');
-  report('GET /v1/devices (50, SQLite)', 'monitoring-api', Math.round(list.api!), (list.api! / list.bare!).toFixed(2), 'target >= 0.60');
+  const list = await pinned([listBare, api.server], () => compare({
+    bare: { url: `${listBare.url}/devices`, pid: listBare.pid },
+    api: { url: `${api.server.url}/devices`, headers: authOf(api), pid: api.server.pid },
+  }));
+  report('GET /v1/devices (50, SQLite)', 'bare', ...row('bare', list));
+  report('GET /v1/devices (50, SQLite)', 'monitoring-api', ...row('api', list), 'target >= 0.60');
+}
 
-  // 3. POST /v1/devices/create on PostgreSQL at concurrency 32 against raw pg INSERTs.
+/** 3. POST /v1/devices/create on PostgreSQL at concurrency 32 against raw pg INSERTs. */
+async function benchCreate(): Promise<void> {
   const pgDb = await createTestDatabase();
   if ('skip' in pgDb) {
     report('POST /v1/devices/create (PostgreSQL)', 'skipped', pgDb.skip ?? '');
-  } else {
-    try {
-      const pgApi = await serveApi(pgDb.url, ['--rate-limit', '1000000000/60']);
-      let n = 0;
-      const rawRates: number[] = [];
-      const apiRates: number[] = [];
-      for (let round = 0; round < rounds; round++) {
-        const raw = JSON.parse(await cli(['bench/pg-insert-loop.ts', pgDb.url, '10', '32', String(seconds), '1'], true)) as { perSecond: number };
-        rawRates.push(raw.perSecond);
-        apiRates.push(await measure({
-          url: `${pgApi.server.url}/devices/create`, seconds, method: 'POST',
-          headers: { ...auth, authorization: `Bearer ${pgApi.token}`, 'content-type': 'application/json' },
-          body: () => JSON.stringify({ target_type: 'domain', target_value: `c${round}-${n++}.example.com` }),
-          expectStatus: 201,
-        }));
-      }
-      const raw = median(rawRates);
-      const created = median(apiRates);
-      report('POST /v1/devices/create (PostgreSQL, c=32, pool 10)', 'raw pg INSERT loop', Math.round(raw), '1.00');
-      report('POST /v1/devices/create (PostgreSQL, c=32, pool 10)', 'monitoring-api', Math.round(created), (created / raw).toFixed(2), 'target >= 0.80');
-    } finally {
-      await pgDb.drop();
-    }
+    return;
   }
+  let pgApi: Api | undefined;
+  try {
+    pgApi = await serveApi(pgDb.url);
+    const api = pgApi;
+    let n = 0;
+    const rawRates: number[] = [];
+    const apiRates: number[] = [];
+    const rawCpu: number[] = [];
+    const apiCpu: number[] = [];
+    const loadCpu: number[] = [];
+    const rawMachine: number[] = [];
+    const apiMachine: number[] = [];
+    const ratios: number[] = [];
+    const createRequest = (prefix: string) => ({
+      url: `${api.server.url}/devices/create`, method: 'POST' as const,
+      headers: { ...authOf(api), 'content-type': 'application/json' },
+      body: () => JSON.stringify({ target_type: 'domain', target_value: `${prefix}-${n++}.example.com` }),
+      expectStatus: 201,
+    });
+    const runRaw = async () => {
+      const raw = JSON.parse(await cli(['bench/pg-insert-loop.ts', pgDb.url, '10', '32', String(seconds), '1'], true)) as
+        { perSecond: number; cpuMicrosPerInsert: number; machineMicrosPerInsert: number | null };
+      rawRates.push(raw.perSecond);
+      rawCpu.push(raw.cpuMicrosPerInsert);
+      if (raw.machineMicrosPerInsert !== null) rawMachine.push(raw.machineMicrosPerInsert);
+      return raw.perSecond;
+    };
+    const runApi = async (round: number) => {
+      const measured = await measureServer(createRequest(`c${round}`), api.server.pid);
+      apiRates.push(measured.perSecond);
+      loadCpu.push(measured.loadCpu);
+      apiCpu.push(measured.serverCpu);
+      apiMachine.push(measured.machineCpu);
+      return measured.perSecond;
+    };
+    // Warm, as the raw loop warms itself before its clock starts.
+    await measure({ ...createRequest('warm'), seconds: 1 });
+    for (let round = 0; round < rounds; round++) {
+      // Which goes first alternates: the table grows through the run, and neither side should
+      // always meet the larger one.
+      const [first, second] = round % 2 === 0 ? [runRaw, () => runApi(round)] : [() => runApi(round), runRaw];
+      const a = await first();
+      const b = await second();
+      ratios.push(round % 2 === 0 ? b / a : a / b);
+    }
+    const raw = median(rawRates);
+    const created = median(apiRates);
+    report('POST /v1/devices/create (PostgreSQL, c=32, pool 10)', 'raw pg INSERT loop', Math.round(raw), '1.00');
+    report('POST /v1/devices/create (PostgreSQL, c=32, pool 10)', 'monitoring-api', Math.round(created), median(ratios).toFixed(2), 'target >= 0.80');
+    // Where the ratio comes from. Both runs use the whole machine, so the ratio is about the
+    // CPU each spends per row: the server's and the load generator's against the raw loop's.
+    const us = (values: number[]) => {
+      const known = values.filter(Number.isFinite);
+      return known.length === 0 ? 'n/a' : `${Math.round(median(known))} us`;
+    };
+    report('  CPU per insert, raw run', `loop process ${us(rawCpu)}`, `whole machine ${us(rawMachine)}`);
+    report('  CPU per create, API run', `server ${us(apiCpu)}`, `load generator ${us(loadCpu)}`, `whole machine ${us(apiMachine)}`);
+  } finally {
+    // The server's pool would reconnect (its batched key-usage writes) while the database is
+    // dropped; it goes first.
+    await pgApi?.server.stop();
+    await pgDb.drop();
+  }
+}
 
-  // 4. A streamed list of 10k and 100k devices: peak RSS growth of the server, time.
+/** 4. A streamed list of 10k and 100k devices: peak RSS growth of the server, time. */
+async function benchStream(): Promise<void> {
   const big = smoke ? [1_000, 5_000] : [10_000, 100_000];
   const bigDb = `sqlite:${join(work, 'big.db')}`;
   const streamed = await serveApi(bigDb);
@@ -155,6 +299,18 @@ try {
     report(`GET /v1/devices (${count} records, streamed)`, `${result.ms.toFixed(0)} ms`, `peak RSS growth ${(result.rssGrowth / 1048576).toFixed(1)} MB`, 'target < 64 MB');
   }
   report('streamed list time ratio', `${big[1]! / big[0]!}x records`, `${(times[1]! / times[0]!).toFixed(1)}x time`, 'linear ~ equal');
+}
+
+try {
+  await cli(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], true);
+  console.log(`monitoring-api bench: ${rounds} round(s) of ${seconds}s per target, median; load from a second process (autocannon, 32 connections)`);
+  const sqlite = `sqlite:${join(work, 'bench.db')}`;
+  const needsSqliteApi = only.has('me') || only.has('list');
+  const api = needsSqliteApi ? await serveApi(sqlite) : undefined;
+  if (only.has('me')) await benchMe(api!);
+  if (only.has('list')) await benchList(api!);
+  if (only.has('create')) await benchCreate();
+  if (only.has('stream')) await benchStream();
 } finally {
   await Promise.all(started.map((server) => server.stop()));
   await rm(work, { recursive: true, force: true });

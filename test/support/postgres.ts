@@ -53,11 +53,21 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url: url.toString(),
     async drop() {
       await withAdmin(async (client) => {
-        await client.query(
-          'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-          [name],
-        );
-        await client.query(`drop database if exists ${quote(name)}`);
+        // A pool still open somewhere may connect again between the terminate and the drop
+        // (55006, "being accessed by other users"); the pair is retried a few times.
+        for (let attempt = 1; ; attempt++) {
+          await client.query(
+            'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+            [name],
+          );
+          try {
+            await client.query(`drop database if exists ${quote(name)}`);
+            return;
+          } catch (error) {
+            if (attempt === 5 || (error as { code?: unknown }).code !== '55006') throw error;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
       });
     },
   };
