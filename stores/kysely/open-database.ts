@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Dialect } from 'kysely';
 import { KyselyStore } from './kysely-store.ts';
+import { makeDirectories } from './make-directories.ts';
 import { PreparedStatements } from './prepared-statements.ts';
 import type { Database, StoreDialect } from './schema.ts';
 import type { OpenedSqlite } from './sqlite-pragmas.ts';
@@ -144,7 +144,7 @@ export async function openKyselyStore(url: string, options: OpenKyselyStoreOptio
     dialect = await postgresDialect(target.url, options);
   } else {
     try {
-      if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true });
+      if (target.path !== ':memory:') makeDirectories(dirname(target.path));
       ({ dialect, dataVersion } = await sqliteDialect(target.path));
     } catch (error) {
       throw new Error(`cannot open ${target.label}: ${describeError(error)}`, { cause: error });

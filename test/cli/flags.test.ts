@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -112,6 +112,20 @@ describe('what cannot be reached: one line on stderr, exit 2, quickly', { concur
   it('a SQLite path that cannot be created', async () => {
     const result = await runCli(['migrate', '--database', `sqlite:${join(dir, 'a-file', 'x.db')}`]);
     assertUsageError(result, /SQLite/);
+  });
+
+  // Node's own recursive mkdir loops forever where a parent exists but cannot hold a child: a
+  // path under /proc, or under a symlink to nowhere. A child process, so a hang can be timed out.
+  it('a SQLite path whose parent exists but cannot hold a folder', { timeout: 20_000 }, async () => {
+    const nowhere = join(dir, 'to-nowhere');
+    await symlink(join(dir, 'no-such-folder'), nowhere);
+    const paths = [join(nowhere, 'sub', 'x.db')];
+    if (existsSync('/proc/self')) paths.push('/proc/monitoring-api-test/sub/x.db');
+    for (const path of paths) {
+      const result = await runCli(['migrate', '--database', `sqlite:${path}`], {}, 5_000);
+      assertUsageError(result, /^monitoring-api: cannot open SQLite .*ENOENT/);
+    }
+    assert.ok(!existsSync(join(dir, 'no-such-folder')));
   });
 
   it('a Redis that refuses the connection; the store opened before it is closed again', async () => {

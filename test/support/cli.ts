@@ -38,11 +38,18 @@ export interface CliResult {
   ms: number;
 }
 
-/** Runs `monitoring-api ARGS` to completion (from the sources, as the built binary would run). */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * Runs `monitoring-api ARGS` to completion (from the sources, as the built binary would run).
+ * With `killAfterMs`, a process still running then is killed (its code is then null).
+ */
+export function runCli(args: string[], env: Record<string, string> = {}, killAfterMs?: number): Promise<CliResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = track(spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env: childEnv(env) }));
+    if (killAfterMs !== undefined) {
+      const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      child.once('exit', () => clearTimeout(timer));
+    }
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
