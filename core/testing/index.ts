@@ -27,18 +27,20 @@ export interface TestRequestInit {
   clientAddress?: string | null;
 }
 
-/** An answer's envelope, parsed. `data` is left loosely typed so tests can reach into it directly. */
-export interface TestBody {
+/**
+ * An answer's envelope, parsed. `T` is what the caller expects in `data` (`Device`, `Device[]`,
+ * ...): it is the caller's claim, not checked, so a test still asserts what matters.
+ */
+export interface TestBody<T = unknown> {
   success: boolean;
-  // biome-ignore lint: test convenience; the typed client is the place for exact response types.
-  data?: any;
+  data?: T;
   error?: { code: string; message: string; details?: ErrorDetail[]; existing_id?: number };
 }
 
-export interface TestResponse {
+export interface TestResponse<T = unknown> {
   status: number;
   headers: Headers;
-  body: TestBody;
+  body: TestBody<T>;
   text: string;
 }
 
@@ -49,8 +51,8 @@ export interface TestApi {
   createUser(name?: string): Promise<User>;
   /** A key for `userId`, or for a new user when none is given; read+write unless told otherwise. */
   createKey(input?: Partial<CreateApiKeyInput>): Promise<CreatedApiKey>;
-  /** Calls the API in process: `request('/v1/devices', { method: 'POST', key, body })`. */
-  request(path: string, init?: TestRequestInit): Promise<TestResponse>;
+  /** Calls the API in process: `request<Device>('/v1/devices/create', { method: 'POST', key, body })`. */
+  request<T = unknown>(path: string, init?: TestRequestInit): Promise<TestResponse<T>>;
   close(): Promise<void>;
 }
 
@@ -60,7 +62,7 @@ export function createTestApi(options: TestApiOptions = {}): TestApi {
   const store = options.store ?? new MemoryStore();
   const api = createMonitoringApi({ ...apiOptions, store, clock });
 
-  async function request(path: string, init: TestRequestInit = {}): Promise<TestResponse> {
+  async function request<T = unknown>(path: string, init: TestRequestInit = {}): Promise<TestResponse<T>> {
     const headers = new Headers(init.headers);
     if (init.key !== undefined) {
       headers.set('authorization', `Bearer ${typeof init.key === 'string' ? init.key : init.key.token}`);
@@ -77,7 +79,7 @@ export function createTestApi(options: TestApiOptions = {}): TestApi {
       { clientAddress: init.clientAddress === undefined ? '127.0.0.1' : init.clientAddress },
     );
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: JSON.parse(text), text };
+    return { status: response.status, headers: response.headers, body: JSON.parse(text) as TestBody<T>, text };
   }
 
   return {

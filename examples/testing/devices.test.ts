@@ -4,10 +4,11 @@
  *
  *   node --import tsx --test examples/testing/devices.test.ts
  *
- * In an application the import reads 'monitoring-api/testing'.
+ * In an application the imports read 'monitoring-api' and 'monitoring-api/testing'.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { Device } from '../../core/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 
 describe('devices, through monitoring-api/testing', () => {
@@ -20,20 +21,23 @@ describe('devices, through monitoring-api/testing', () => {
   it('creates, lists and deletes a device', async () => {
     const key = await t.createKey({ scopes: ['read', 'write'] });
 
-    const created = await t.request('/v1/devices/create', {
+    const created = await t.request<Device>('/v1/devices/create', {
       method: 'POST',
       key,
       body: { target_type: 'domain', target_value: 'Shop.Example.COM.' },
     });
     assert.equal(created.status, 201);
-    assert.equal(created.body.data.target_value, 'shop.example.com');
-    assert.equal(created.body.data.created_at, '2026-03-01T12:00:00.000Z'); // the manual clock
+    // `Device` is what this test expects in `data`; the kit parses, it does not check the shape.
+    const device = created.body.data;
+    assert.ok(device);
+    assert.equal(device.target_value, 'shop.example.com');
+    assert.equal(device.created_at, '2026-03-01T12:00:00.000Z'); // the manual clock
 
-    const list = await t.request('/v1/devices', { key });
-    assert.deepEqual(list.body.data.map((d: { id: number }) => d.id), [created.body.data.id]);
+    const list = await t.request<Device[]>('/v1/devices', { key });
+    assert.deepEqual(list.body.data?.map((d) => d.id), [device.id]);
 
-    const deleted = await t.request(`/v1/devices/delete?id=${created.body.data.id}`, { method: 'DELETE', key });
-    assert.deepEqual(deleted.body, { success: true, data: { id: created.body.data.id, deleted: true } });
+    const deleted = await t.request(`/v1/devices/delete?id=${device.id}`, { method: 'DELETE', key });
+    assert.deepEqual(deleted.body, { success: true, data: { id: device.id, deleted: true } });
   });
 
   it('keeps a read-only key from writing', async () => {

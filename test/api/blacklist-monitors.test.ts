@@ -1,10 +1,12 @@
 /** Contract §6 Blacklist monitor: create, the record, check results, duplicates, delete and list. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Deleted } from '../../client/index.ts';
+import type { BlacklistMonitor } from '../../core/index.ts';
 import { assertError, assertSuccess, assertValidation, eachStore, ISO_MS, MONITOR_FIELDS, START } from './helpers.ts';
 import { defineDeleteTests, defineListTests, MONITORS } from './resource-suites.ts';
 
-function assertMonitorRecord(record: Record<string, unknown>): void {
+function assertMonitorRecord(record: BlacklistMonitor): void {
   assert.deepEqual(Object.keys(record).sort(), [...MONITOR_FIELDS].sort(), `monitor record fields: ${JSON.stringify(record)}`);
   assert.equal(typeof record.is_enabled, 'boolean');
   assert.ok(Array.isArray(record.listed_on));
@@ -15,7 +17,7 @@ function assertMonitorRecord(record: Record<string, unknown>): void {
 eachStore('blacklist monitors', (env) => {
   test('only target_type and target_value are required; is_enabled defaults to true; never checked yet', async () => {
     const { t, key } = await env.setup();
-    const record = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'Example.COM.' } }), 201);
+    const record = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'Example.COM.' } }), 201);
     assertMonitorRecord(record);
     assert.deepEqual(record, {
       id: record.id, target_type: 'domain', target_value: 'example.com', is_enabled: true, last_status: null,
@@ -27,7 +29,7 @@ eachStore('blacklist monitors', (env) => {
   test('is_enabled as given', async () => {
     const { t, key } = await env.setup();
     for (const [i, [given, stored]] of ([[false, false], [0, false], [true, true], [1, true]] as const).entries()) {
-      const record = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: `8.8.8.${i + 1}`, is_enabled: given } }), 201);
+      const record = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: `8.8.8.${i + 1}`, is_enabled: given } }), 201);
       assertMonitorRecord(record);
       assert.equal(record.is_enabled, stored, `is_enabled ${String(given)}`);
     }
@@ -44,11 +46,11 @@ eachStore('blacklist monitors', (env) => {
 
   test('a check result shows in the list: last_status, last_checked_at, listed_on', async () => {
     const { t, key } = await env.setup();
-    const a = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } }), 201);
-    const b = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.org' } }), 201);
+    const a = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } }), 201);
+    const b = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.org' } }), 201);
     assert.equal(await env.store.recordBlacklistCheck(a.id, { last_status: 'listed', last_checked_at: '2026-02-03T04:05:06.789Z', listed_on: ['zen.spamhaus.org', 'bl.spamcop.net'] }), true);
     assert.equal(await env.store.recordBlacklistCheck(b.id, { last_status: 'error', last_checked_at: '2026-02-03T04:05:07.000Z', listed_on: [] }), true);
-    let list = assertSuccess(await t.request('/v1/blacklist-monitors', { key }), 200) as Record<string, unknown>[];
+    let list = assertSuccess(await t.request<BlacklistMonitor[]>('/v1/blacklist-monitors', { key }), 200);
     for (const record of list) assertMonitorRecord(record);
     assert.deepEqual(list, [
       { ...a, last_status: 'listed', last_checked_at: '2026-02-03T04:05:06.789Z', listed_on: ['zen.spamhaus.org', 'bl.spamcop.net'] },
@@ -56,7 +58,7 @@ eachStore('blacklist monitors', (env) => {
     ]);
     // A later clean check clears listed_on.
     await env.store.recordBlacklistCheck(a.id, { last_status: 'clean', last_checked_at: '2026-02-04T00:00:00.001Z', listed_on: [] });
-    list = assertSuccess(await t.request('/v1/blacklist-monitors?limit=1', { key }), 200) as Record<string, unknown>[];
+    list = assertSuccess(await t.request<BlacklistMonitor[]>('/v1/blacklist-monitors?limit=1', { key }), 200);
     assert.deepEqual(list, [{ ...a, last_status: 'clean', last_checked_at: '2026-02-04T00:00:00.001Z', listed_on: [] }]);
     // Deleting answers the id; the check does not resurrect it.
     assertSuccess(await t.request(`/v1/blacklist-monitors/delete?id=${a.id}`, { method: 'DELETE', key }), 200);
@@ -66,7 +68,7 @@ eachStore('blacklist monitors', (env) => {
 
   test('last_checked_at is answered as ISO 8601 UTC with milliseconds whatever ISO form the checker reported', async () => {
     const { t, key } = await env.setup();
-    const m = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } }), 201);
+    const m = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } }), 201);
     for (const [reported, answered] of [
       ['2026-02-03T04:05:06Z', '2026-02-03T04:05:06.000Z'],
       ['2026-02-03T05:05:06.5+01:00', '2026-02-03T04:05:06.500Z'],
@@ -80,7 +82,7 @@ eachStore('blacklist monitors', (env) => {
 
   test('a duplicate is 409 duplicate_blacklist_monitor with existing_id, also after normalisation', async () => {
     const { t, key } = await env.setup();
-    const post = (body: Record<string, unknown>) => t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body });
+    const post = (body: Record<string, unknown>) => t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body });
     const domain = assertSuccess(await post({ target_type: 'domain', target_value: 'example.com' }), 201);
     const ip = assertSuccess(await post({ target_type: 'ip', target_value: '2606:4700:4700::1111' }), 201);
     const v4 = assertSuccess(await post({ target_type: 'ip', target_value: '1.1.1.1' }), 201);
@@ -109,7 +111,7 @@ eachStore('blacklist monitors', (env) => {
 
   test('a deleted monitor may be created again, with a new id', async () => {
     const { t, key } = await env.setup();
-    const post = () => t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } });
+    const post = () => t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } });
     const first = assertSuccess(await post(), 201);
     assertSuccess(await t.request(`/v1/blacklist-monitors/delete?id=${first.id}`, { method: 'DELETE', key }), 200);
     const again = assertSuccess(await post(), 201);
@@ -119,18 +121,18 @@ eachStore('blacklist monitors', (env) => {
 
   test('concurrent identical creates give exactly one 201, the rest 409 naming it', async () => {
     const { t, key } = await env.setup();
-    const answers = await Promise.all(Array.from({ length: 12 }, () => t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'race.example.com' } })));
+    const answers = await Promise.all(Array.from({ length: 12 }, () => t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'race.example.com' } })));
     const created = answers.filter((a) => a.status === 201);
     assert.equal(created.length, 1, `statuses ${answers.map((a) => a.status).join(',')}`);
     for (const a of answers) {
-      if (a.status !== 201) assert.equal(assertError(a, 409, 'duplicate_blacklist_monitor').existing_id, created[0]!.body.data.id);
+      if (a.status !== 201) assert.equal(assertError(a, 409, 'duplicate_blacklist_monitor').existing_id, created[0]!.body.data!.id);
     }
   });
 
   test('the delete answer and the 404 code', async () => {
     const { t, key } = await env.setup();
-    const record = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
-    const data = assertSuccess(await t.request(`/v1/blacklist-monitors/delete?id=${record.id}`, { method: 'DELETE', key }), 200);
+    const record = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
+    const data = assertSuccess(await t.request<Deleted>(`/v1/blacklist-monitors/delete?id=${record.id}`, { method: 'DELETE', key }), 200);
     assert.equal(data.id, record.id);
     assert.equal(data.deleted, true);
     assertError(await t.request(`/v1/blacklist-monitors/delete?id=${record.id}`, { method: 'DELETE', key }), 404, 'blacklist_monitor_not_found');

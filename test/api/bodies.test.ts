@@ -1,6 +1,7 @@
 /** Contract §4: request bodies (media type, size, UTF-8 JSON object, field rules). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import type { TestApi } from '../../core/testing/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import {
@@ -257,7 +258,7 @@ eachStore('request bodies', (env) => {
     assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);
     assert.deepEqual(assertSuccess(await t.request('/v1/blacklist-monitors', { key }), 200), []);
     // The API still works normally afterwards.
-    const device = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
+    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
     assert.equal(device.service_type, 'web');
     assert.equal(Object.hasOwn(device, 'polluted'), false);
   });
@@ -268,12 +269,12 @@ eachStore('request bodies', (env) => {
     for (const flag of FLAGS) {
       for (const [given, stored] of [[true, true], [false, false], [1, true], [0, false]] as const) {
         const body = deviceBody({ target_value: `f${n++}.example.com`, [flag]: given, origin_host: 'origin.example.net' });
-        const device = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body }), 201);
+        const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body }), 201);
         assert.equal(device[flag], stored, `${flag}: ${given}`);
       }
     }
     for (const [given, stored] of [[true, true], [false, false], [1, true], [0, false]] as const) {
-      const monitor = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: `m${n++}.example.com`, is_enabled: given } }), 201);
+      const monitor = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: `m${n++}.example.com`, is_enabled: given } }), 201);
       assert.equal(monitor.is_enabled, stored);
     }
   });
@@ -317,7 +318,7 @@ eachStore('request bodies', (env) => {
 
   test('integer ranges: port and origin_port 1-65535, expect_status 100-599', async () => {
     const { t, key } = await env.setup();
-    const post = (body: Record<string, unknown>) => t.request('/v1/devices/create', { method: 'POST', key, body });
+    const post = (body: Record<string, unknown>) => t.request<Device>('/v1/devices/create', { method: 'POST', key, body });
     for (const [field, low, high] of [['port', 1, 65535], ['origin_port', 1, 65535], ['expect_status', 100, 599]] as const) {
       for (const value of [low - 1, high + 1, -1, 2 ** 31, Number.MAX_SAFE_INTEGER + 2]) {
         assertValidation(await post(deviceBody({ [field]: value })), [[field, 'out_of_range']]);
@@ -344,7 +345,7 @@ eachStore('request bodies', (env) => {
       assertValidation(res, [['target_value', ['invalid_value', 'invalid_type']]]);
     }
     // Printable non-ASCII is not a control character.
-    const device = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ location: 'Zürich – Rack 4 ✓ 🚀' }) }), 201);
+    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ location: 'Zürich – Rack 4 ✓ 🚀' }) }), 201);
     assert.equal(device.location, 'Zürich – Rack 4 ✓ 🚀');
   });
 
@@ -358,7 +359,7 @@ eachStore('request bodies', (env) => {
 
   test('maximum lengths: location 255', async () => {
     const { t, key } = await env.setup();
-    const post = (location: string, target = 'example.com') => t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: target, location }) });
+    const post = (location: string, target = 'example.com') => t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: target, location }) });
     assert.equal(assertSuccess(await post('x'.repeat(255), 'a.example.com'), 201).location, 'x'.repeat(255));
     assert.equal(assertSuccess(await post('é'.repeat(255), 'b.example.com'), 201).location, 'é'.repeat(255));
     // 255 characters outside the BMP are still 255 characters.
@@ -373,14 +374,14 @@ eachStore('request bodies', (env) => {
     const name253 = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`;
     assert.equal(name253.length, 253);
     const name254 = `e${name253}`;
-    const device = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: name253 }) }), 201);
+    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: name253 }) }), 201);
     assert.equal(device.target_value, name253);
     assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: name254 }) }), [['target_value', 'too_long']]);
     assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'x'.repeat(300) }) }), [['target_value', 'too_long']]);
-    const monitor = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: name253 } }), 201);
+    const monitor = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: name253 } }), 201);
     assert.equal(monitor.target_value, name253);
     assertValidation(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: name254 } }), [['target_value', 'too_long']]);
-    const origin = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'o.example.com', origin_host: name253 }) }), 201);
+    const origin = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'o.example.com', origin_host: name253 }) }), 201);
     assert.equal(origin.origin_host, name253);
     assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_host: name254 }) }), [['origin_host', 'too_long']]);
   });
@@ -391,7 +392,7 @@ eachStore('request bodies', (env) => {
     // The longest sensible value: a 253-character name, its root dot and a five-digit port.
     const header260 = `${name253}.:65535`;
     assert.equal(header260.length, 260);
-    const device = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ host_header: header260 }) }), 201);
+    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ host_header: header260 }) }), 201);
     assert.equal(device.host_header, header260);
     const header262 = `${'h'.repeat(262 - 4)}.com`;
     assert.equal(header262.length, 262);

@@ -1,7 +1,7 @@
 /** Contract §6 Device: create (defaults, rules), the record, duplicates, delete and list. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { NewBlacklistMonitor, NewDevice } from '../../core/index.ts';
+import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import {
   assertError, assertSuccess, assertValidation, DEVICE_FIELDS, deviceBody, eachStore, START,
 } from './helpers.ts';
@@ -18,11 +18,11 @@ const WEB_ONLY: Readonly<Record<string, unknown>> = {
   origin_scheme: 'http', origin_port: 8080, check_public_http: true, check_public_https: true, check_origin_http: true,
   check_origin_tls: true, expect_status: 204,
 };
-const WEB_ONLY_FLAGS = ['proxy_enabled', 'check_public_http', 'check_public_https', 'check_origin_http', 'check_origin_tls'];
+const WEB_ONLY_FLAGS = ['proxy_enabled', 'check_public_http', 'check_public_https', 'check_origin_http', 'check_origin_tls'] as const;
 
-function assertDeviceRecord(record: Record<string, unknown>): void {
+function assertDeviceRecord(record: Device): void {
   assert.deepEqual(Object.keys(record).sort(), [...DEVICE_FIELDS].sort(), `device record fields: ${JSON.stringify(record)}`);
-  for (const flag of ['proxy_enabled', 'check_public_http', 'check_public_https', 'check_public_tls', 'check_origin_http', 'check_origin_tls', 'is_enabled']) {
+  for (const flag of ['proxy_enabled', 'check_public_http', 'check_public_https', 'check_public_tls', 'check_origin_http', 'check_origin_tls', 'is_enabled'] as const) {
     assert.equal(typeof record[flag], 'boolean', `${flag} is a JSON boolean`);
   }
   assert.equal(typeof record.id, 'number');
@@ -32,7 +32,7 @@ function assertDeviceRecord(record: Record<string, unknown>): void {
 eachStore('devices', (env) => {
   test('only target_type and target_value are required; the web https defaults', async () => {
     const { t, key } = await env.setup();
-    const record = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
+    const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
     assertDeviceRecord(record);
     assert.deepEqual(record, {
       id: record.id, target_type: 'domain', target_value: 'example.com', service_type: 'web', scheme: 'https', port: 443,
@@ -47,7 +47,7 @@ eachStore('devices', (env) => {
 
   test('web http defaults follow the scheme', async () => {
     const { t, key } = await env.setup();
-    const record = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8', service_type: 'web', scheme: 'http' } }), 201);
+    const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8', service_type: 'web', scheme: 'http' } }), 201);
     assertDeviceRecord(record);
     assert.deepEqual(record, {
       id: record.id, target_type: 'ip', target_value: '8.8.8.8', service_type: 'web', scheme: 'http', port: 80,
@@ -59,7 +59,7 @@ eachStore('devices', (env) => {
 
   test('origin_scheme defaults to the scheme; origin_port to the origin scheme\'s port', async () => {
     const { t, key } = await env.setup();
-    const post = (body: Record<string, unknown>) => t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody(body) });
+    const post = (body: Record<string, unknown>) => t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody(body) });
     const a = assertSuccess(await post({ target_value: 'a.example.com', scheme: 'https', origin_scheme: 'http' }), 201);
     assert.equal(a.origin_scheme, 'http');
     assert.equal(a.origin_port, 80);
@@ -84,17 +84,17 @@ eachStore('devices', (env) => {
       origin_port: 8080, check_public_http: true, check_public_https: false, check_public_tls: false, check_origin_http: true,
       check_origin_tls: true, expect_status: 301, location: 'Frankfurt, rack 12', is_enabled: false,
     };
-    const record = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body }), 201);
+    const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body }), 201);
     assertDeviceRecord(record);
     assert.deepEqual(record, { ...body, id: record.id, created_at: START });
-    const ints = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: { ...body, target_value: 'shop2.example.com', proxy_enabled: 1, check_public_http: 1, check_public_https: 0, check_public_tls: 0, check_origin_http: 1, check_origin_tls: 1, is_enabled: 0 } }), 201);
+    const ints = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { ...body, target_value: 'shop2.example.com', proxy_enabled: 1, check_public_http: 1, check_public_https: 0, check_public_tls: 0, check_origin_http: 1, check_origin_tls: 1, is_enabled: 0 } }), 201);
     assert.deepEqual(ints, { ...body, target_value: 'shop2.example.com', id: ints.id, created_at: START });
   });
 
   test('every non-web service: its default port and no web defaults', async () => {
     const { t, key } = await env.setup();
     for (const [service, port] of Object.entries(NON_WEB_PORTS)) {
-      const record = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'mail.example.com', service_type: service } }), 201);
+      const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'mail.example.com', service_type: service } }), 201);
       assertDeviceRecord(record);
       assert.deepEqual(record, {
         id: record.id, target_type: 'domain', target_value: 'mail.example.com', service_type: service, scheme: null, port,
@@ -107,12 +107,12 @@ eachStore('devices', (env) => {
 
   test('a non-web service takes an explicit port, location, is_enabled and check_public_tls', async () => {
     const { t, key } = await env.setup();
-    const record = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'ssh', port: 2222, location: 'bastion', is_enabled: 0, check_public_tls: true } }), 201);
+    const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'ssh', port: 2222, location: 'bastion', is_enabled: 0, check_public_tls: true } }), 201);
     assert.equal(record.port, 2222);
     assert.equal(record.location, 'bastion');
     assert.equal(record.is_enabled, false);
     assert.equal(record.check_public_tls, true);
-    const smtps = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'smtps', check_public_tls: 1 } }), 201);
+    const smtps = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'smtps', check_public_tls: 1 } }), 201);
     assert.equal(smtps.check_public_tls, true);
     assert.equal(smtps.port, 465);
   });
@@ -121,7 +121,7 @@ eachStore('devices', (env) => {
     const { t, key } = await env.setup();
     assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp' } }), [['port', 'missing']]);
     assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp', port: null } }), [['port', ['missing', 'invalid_type']]]);
-    const record = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp', port: 6379 } }), 201);
+    const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp', port: 6379 } }), 201);
     assertDeviceRecord(record);
     assert.equal(record.port, 6379);
     assert.equal(record.scheme, null);
@@ -165,7 +165,7 @@ eachStore('devices', (env) => {
     const falses = Object.fromEntries(WEB_ONLY_FLAGS.map((f) => [f, false]));
     const zeros = Object.fromEntries(WEB_ONLY_FLAGS.map((f) => [f, 0]));
     for (const [i, extra] of [nulls, falses, { ...nulls, ...falses }, zeros].entries()) {
-      const record = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: `s${i}.example.com`, service_type: 'ssh', ...extra } }), 201);
+      const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: `s${i}.example.com`, service_type: 'ssh', ...extra } }), 201);
       assertDeviceRecord(record);
       assert.equal(record.scheme, null);
       assert.equal(record.port, 22);
@@ -181,12 +181,12 @@ eachStore('devices', (env) => {
       assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody(on) }), [['origin_host', 'missing']]);
       assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ ...on, origin_host: null }) }), [['origin_host', ['missing', 'invalid_type']]]);
     }
-    const off = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ proxy_enabled: false, check_origin_http: 0, check_origin_tls: false }) }), 201);
+    const off = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ proxy_enabled: false, check_origin_http: 0, check_origin_tls: false }) }), 201);
     assert.equal(off.origin_host, null);
-    const withOrigin = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'w.example.com', origin_host: 'origin.example.net' }) }), 201);
+    const withOrigin = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'w.example.com', origin_host: 'origin.example.net' }) }), 201);
     assert.equal(withOrigin.origin_host, 'origin.example.net');
     assert.equal(withOrigin.proxy_enabled, false);
-    const ipOrigin = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'v.example.com', check_origin_tls: true, origin_host: '8.8.4.4' }) }), 201);
+    const ipOrigin = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'v.example.com', check_origin_tls: true, origin_host: '8.8.4.4' }) }), 201);
     assert.equal(ipOrigin.origin_host, '8.8.4.4');
     assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_host: 'not a host' }) }), [['origin_host', 'invalid_value']]);
     assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_host: 'http://origin.example.net/' }) }), [['origin_host', 'invalid_value']]);
@@ -196,7 +196,7 @@ eachStore('devices', (env) => {
     const { t, key } = await env.setup();
     let n = 0;
     for (const header of ['www.example.com', 'www.example.com:8080', 'example.com:1', 'example.com:65535', 'a-b.example.org']) {
-      const record = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: `h${n++}.example.com`, host_header: header }) }), 201);
+      const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: `h${n++}.example.com`, host_header: header }) }), 201);
       assert.equal(record.host_header, header);
     }
     for (const header of ['exa mple.com', 'example.com:', 'example.com:abc', 'example.com:0', 'example.com:65536', 'example.com:-1',
@@ -215,7 +215,7 @@ eachStore('devices', (env) => {
 
   test('a duplicate is 409 duplicate_device with existing_id', async () => {
     const { t, key } = await env.setup();
-    const first = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
+    const first = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
     const variants = [
       deviceBody(), deviceBody({ target_value: 'Example.COM.' }), deviceBody({ target_value: 'EXAMPLE.COM' }), deviceBody({ port: 443 }),
       deviceBody({ scheme: 'https' }), deviceBody({ service_type: 'web', scheme: 'https', port: 443 }), deviceBody({ is_enabled: false }),
@@ -237,7 +237,7 @@ eachStore('devices', (env) => {
       ['ip', '8.8.8.8', '::ffff:8.8.8.8'], ['ip', '1.1.1.1', '::ffff:101:101'],
     ];
     for (const [type, a, b] of pairs) {
-      const created = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: type, target_value: a } }), 201);
+      const created = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: type, target_value: a } }), 201);
       const error = assertError(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: type, target_value: b } }), 409, 'duplicate_device');
       assert.equal(error.existing_id, created.id, `${a} vs ${b}`);
     }
@@ -255,18 +255,18 @@ eachStore('devices', (env) => {
     ];
     const ids = new Set<number>();
     for (const body of bodies) {
-      const record = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body }), 201);
+      const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body }), 201);
       ids.add(record.id);
-      assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key: other, body }), 201);
+      assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key: other, body }), 201);
     }
     assert.equal(ids.size, bodies.length);
   });
 
   test('a deleted device may be created again, with a new id', async () => {
     const { t, key } = await env.setup();
-    const first = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
+    const first = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
     assertSuccess(await t.request(`/v1/devices/delete?id=${first.id}`, { method: 'DELETE', key }), 200);
-    const again = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
+    const again = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
     assert.ok(again.id > first.id, `ids are not reused: ${again.id} after ${first.id}`);
     const error = assertError(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 409, 'duplicate_device');
     assert.equal(error.existing_id, again.id);
@@ -275,10 +275,10 @@ eachStore('devices', (env) => {
   test('concurrent identical creates give exactly one 201, the rest 409 naming it', async () => {
     const { t, key } = await env.setup();
     for (const body of [deviceBody({ target_value: 'race.example.com' }), { target_type: 'ip', target_value: '9.9.9.9', service_type: 'dns' }]) {
-      const answers = await Promise.all(Array.from({ length: 12 }, () => t.request('/v1/devices/create', { method: 'POST', key, body })));
+      const answers = await Promise.all(Array.from({ length: 12 }, () => t.request<Device>('/v1/devices/create', { method: 'POST', key, body })));
       const created = answers.filter((a) => a.status === 201);
       assert.equal(created.length, 1, `statuses ${answers.map((a) => a.status).join(',')}`);
-      const id = created[0]!.body.data.id as number;
+      const id = created[0]!.body.data!.id;
       for (const a of answers) {
         if (a.status === 201) continue;
         assert.equal(assertError(a, 409, 'duplicate_device').existing_id, id);
@@ -289,13 +289,13 @@ eachStore('devices', (env) => {
 
   test('the duplicate rule is the store\'s own: a second identical insert names the first', async () => {
     const { t, key } = await env.setup();
-    const record = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'store.example.com' }) }), 201);
-    const { id: _id, ...device } = record as Record<string, unknown> & { id: number };
-    const again = await env.store.createDevice(key.key.user_id, device as unknown as NewDevice);
+    const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'store.example.com' }) }), 201);
+    const { id: _id, ...device } = record;
+    const again = await env.store.createDevice(key.key.user_id, device);
     assert.deepEqual(again, { duplicateOf: record.id });
-    const monitor = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: deviceBody({ target_value: 'store.example.com' }) }), 201);
-    const { id: _mid, ...fields } = monitor as Record<string, unknown> & { id: number };
-    assert.deepEqual(await env.store.createBlacklistMonitor(key.key.user_id, { ...fields, is_enabled: false } as unknown as NewBlacklistMonitor), { duplicateOf: monitor.id });
+    const monitor = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: deviceBody({ target_value: 'store.example.com' }) }), 201);
+    const { id: _mid, ...fields } = monitor;
+    assert.deepEqual(await env.store.createBlacklistMonitor(key.key.user_id, { ...fields, is_enabled: false }), { duplicateOf: monitor.id });
   });
 
   defineDeleteTests(env, DEVICES);

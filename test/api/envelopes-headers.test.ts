@@ -1,8 +1,9 @@
 /** Contract §3: envelopes, Content-Type, X-Request-Id, rate-limit headers, WWW-Authenticate, timestamps. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Me } from '../../client/index.ts';
 import type { TestResponse } from '../../core/testing/index.ts';
-import { generateToken } from '../../core/index.ts';
+import { generateToken, type BlacklistMonitor, type Device } from '../../core/index.ts';
 import {
   assertError, assertSuccess, auth, deviceBody, eachStore, ISO_MS, JSON_TYPE, raw, START, UUID,
 } from './helpers.ts';
@@ -56,7 +57,7 @@ eachStore('envelopes and headers', (env) => {
 
   test('a 409 carries existing_id and no details', async () => {
     const { t, key } = await env.setup();
-    const device = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
+    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
     const res = await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() });
     const error = assertError(res, 409, 'duplicate_device');
     assert.deepEqual(Object.keys(error).sort(), ['code', 'existing_id', 'message']);
@@ -193,13 +194,13 @@ eachStore('envelopes and headers', (env) => {
 
   test('timestamps are ISO 8601 UTC with milliseconds from the injected clock', async () => {
     const { t, key } = await env.setup();
-    const first = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
+    const first = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
     assert.equal(first.created_at, START);
     t.clock.advance(1_234);
-    const second = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } }), 201);
+    const second = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } }), 201);
     assert.equal(second.created_at, '2026-01-01T00:00:01.234Z');
     t.clock.set('2027-06-30T23:59:59.007Z');
-    const third = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'example.org' }) }), 201);
+    const third = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'example.org' }) }), 201);
     assert.equal(third.created_at, '2027-06-30T23:59:59.007Z');
     const listed = assertSuccess(await t.request('/v1/devices', { key }), 200) as { created_at: string }[];
     assert.deepEqual(listed.map((d) => d.created_at), [START, '2027-06-30T23:59:59.007Z']);
@@ -210,9 +211,9 @@ eachStore('envelopes and headers', (env) => {
 
   test('identifiers are positive integers', async () => {
     const { t, key } = await env.setup();
-    const device = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
-    const monitor = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
-    const me = assertSuccess(await t.request('/v1/me', { key }), 200);
+    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
+    const monitor = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
+    const me = assertSuccess(await t.request<Me>('/v1/me', { key }), 200);
     for (const id of [device.id, monitor.id, me.user_id, me.key_id]) {
       assert.equal(typeof id, 'number');
       assert.ok(Number.isSafeInteger(id) && id > 0, `id ${id}`);

@@ -94,14 +94,14 @@ export function eachFactory(title: string, body: (factory: StoreFactory) => void
 }
 
 /** Calls `api.fetch` with a hand-made Request (streams, raw bytes, odd headers). */
-export async function raw(
+export async function raw<T = unknown>(
   t: TestApi, path: string, init: RequestInit & { duplex?: 'half' } = {}, clientAddress: string | null = '127.0.0.1',
-): Promise<TestResponse> {
+): Promise<TestResponse<T>> {
   const response = await t.api.fetch(new Request(new URL(path, 'http://monitoring.test'), init), { clientAddress });
   const text = await response.text();
-  let body: TestBody;
+  let body: TestBody<T>;
   try {
-    body = JSON.parse(text) as TestBody;
+    body = JSON.parse(text) as TestBody<T>;
   } catch {
     assert.fail(`the answer (${response.status}) is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
   }
@@ -123,8 +123,8 @@ export function assertCommonHeaders(res: TestResponse): void {
   assert.ok(id !== null && id !== '', `X-Request-Id missing on ${describeResponse(res)}`);
 }
 
-/** A success envelope, exactly `{"success": true, "data": ...}`; returns data (the testing kit's loosely typed `body.data`). */
-export function assertSuccess(res: TestResponse, status: number): TestBody['data'] {
+/** A success envelope, exactly `{"success": true, "data": ...}`; returns data, typed as the request's `T` claims. */
+export function assertSuccess<T>(res: TestResponse<T>, status: number): T {
   assert.equal(res.status, status, `expected ${status}, got ${describeResponse(res)}`);
   assertCommonHeaders(res);
   assert.deepEqual(Object.keys(res.body).sort(), ['data', 'success'], `envelope keys of ${describeResponse(res)}`);

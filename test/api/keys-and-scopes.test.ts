@@ -2,14 +2,15 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { generateToken, KeyAdminError, TOKEN_PREFIX } from '../../core/index.ts';
+import type { Me } from '../../client/index.ts';
+import { generateToken, KeyAdminError, TOKEN_PREFIX, type BlacklistMonitor, type Device } from '../../core/index.ts';
 import type { TestApi } from '../../core/testing/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import { assertError, assertSuccess, deviceBody, eachStore, raw, START } from './helpers.ts';
 
 async function meWith(t: TestApi, authorization: string | null, clientAddress = '127.0.0.1') {
   const headers: Record<string, string> = authorization === null ? {} : { authorization };
-  return raw(t, '/v1/me', { headers }, clientAddress);
+  return raw<Me>(t, '/v1/me', { headers }, clientAddress);
 }
 
 async function canRead(t: TestApi, key: CreatedApiKey, clientAddress: string, headers: Record<string, string> = {}) {
@@ -21,8 +22,8 @@ eachStore('keys and scopes', (env) => {
     const t = env.api();
     const writer = await t.createKey();
     const reader = await t.createKey({ userId: writer.key.user_id, scopes: ['read'] });
-    const device = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
-    const monitor = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
+    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
+    const monitor = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
     assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key: reader }), 200), [device]);
     assert.deepEqual(assertSuccess(await t.request('/v1/blacklist-monitors', { key: reader }), 200), [monitor]);
     assertSuccess(await t.request('/v1/me', { key: reader }), 200);
@@ -41,10 +42,10 @@ eachStore('keys and scopes', (env) => {
     assertError(await t.request('/v1/devices', { key: writer }), 403, 'insufficient_scope');
     assertError(await t.request('/v1/blacklist-monitors', { key: writer }), 403, 'insufficient_scope');
     assertError(await t.request('/v1/devices?limit=1', { key: writer }), 403, 'insufficient_scope');
-    const me = assertSuccess(await t.request('/v1/me', { key: writer }), 200);
+    const me = assertSuccess(await t.request<Me>('/v1/me', { key: writer }), 200);
     assert.deepEqual(me.scopes, ['write']);
-    const device = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
-    const monitor = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
+    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
+    const monitor = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
     assertSuccess(await t.request(`/v1/devices/delete?id=${device.id}`, { method: 'DELETE', key: writer }), 200);
     assertSuccess(await t.request(`/v1/blacklist-monitors/delete?id=${monitor.id}`, { method: 'DELETE', key: writer }), 200);
   });
@@ -56,7 +57,7 @@ eachStore('keys and scopes', (env) => {
     const reader = await t.createKey({ userId: user.id, scopes: ['read'] });
     const reversed = await t.createKey({ userId: user.id, scopes: ['write', 'read'] });
     for (const [key, scopes] of [[both, ['read', 'write']], [reader, ['read']], [reversed, ['read', 'write']]] as const) {
-      const me = assertSuccess(await t.request('/v1/me', { key }), 200);
+      const me = assertSuccess(await t.request<Me>('/v1/me', { key }), 200);
       assert.equal(me.user_id, user.id);
       assert.equal(me.key_id, key.key.id);
       assert.deepEqual(me.scopes, scopes);
@@ -67,7 +68,7 @@ eachStore('keys and scopes', (env) => {
     assert.notEqual(both.key.id, reader.key.id);
     // Any timestamp it adds is ISO 8601 UTC with milliseconds (contract §3).
     const expiring = await t.createKey({ userId: user.id, expiresAt: '2026-06-01T00:00:00Z' });
-    const me = assertSuccess(await t.request('/v1/me', { key: expiring }), 200);
+    const me = assertSuccess(await t.request<Me>('/v1/me', { key: expiring }), 200);
     if ('expires_at' in me) assert.equal(me.expires_at, '2026-06-01T00:00:00.000Z');
   });
 

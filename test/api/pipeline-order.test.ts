@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generateToken } from '../../core/index.ts';
+import type { Me } from '../../client/index.ts';
+import { generateToken, type Device } from '../../core/index.ts';
 import { assertError, assertSuccess, auth, deviceBody, eachStore, raw } from './helpers.ts';
 
 eachStore('pipeline order', (env) => {
@@ -30,7 +31,7 @@ eachStore('pipeline order', (env) => {
     for (let i = 0; i < 5; i++) {
       assertError(await t.request('/v1/me', { key, clientAddress: '198.51.100.8' }), 403, 'ip_not_allowed');
     }
-    const first = assertSuccess(await t.request('/v1/me', { key, clientAddress: '198.51.100.7' }), 200);
+    const first = assertSuccess(await t.request<Me>('/v1/me', { key, clientAddress: '198.51.100.7' }), 200);
     assert.equal(first.key_id, key.key.id);
     assertSuccess(await t.request('/v1/me', { key, clientAddress: '198.51.100.7' }), 200);
     assertError(await t.request('/v1/me', { key, clientAddress: '198.51.100.7' }), 429, 'rate_limit_exceeded');
@@ -95,7 +96,7 @@ eachStore('pipeline order', (env) => {
 
   test('step 6 before step 7: invalid input is 400 even when the record would be a duplicate or missing', async () => {
     const { t, key } = await env.setup();
-    const device = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
+    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
     // Same device plus a typo'd field: the typo is reported, not the duplicate.
     assertError(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ expected_status: 200 }) }), 400, 'validation_failed');
     assertError(await t.request('/v1/devices/delete?id=0', { method: 'DELETE', key }), 400, 'invalid_id');

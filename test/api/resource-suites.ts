@@ -4,8 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Deleted } from '../../client/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
-import type { NewBlacklistMonitor, NewDevice, PageRequest, Store } from '../../core/index.ts';
+import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice, PageRequest, Store } from '../../core/index.ts';
 import type { TestApi, TestResponse } from '../../core/testing/index.ts';
 import { assertError, assertSuccess, assertValidation, JSON_TYPE, START, type Env } from './helpers.ts';
 
@@ -58,8 +59,8 @@ export const MONITORS: Resource = {
 };
 
 async function create(t: TestApi, key: CreatedApiKey, r: Resource, i: number): Promise<number> {
-  const record = assertSuccess(await t.request(`/v1/${r.segment}/create`, { method: 'POST', key, body: r.body(i) }), 201);
-  return record.id as number;
+  const record = assertSuccess(await t.request<Device | BlacklistMonitor>(`/v1/${r.segment}/create`, { method: 'POST', key, body: r.body(i) }), 201);
+  return record.id;
 }
 
 async function ids(t: TestApi, key: CreatedApiKey, r: Resource, query = ''): Promise<number[]> {
@@ -97,7 +98,7 @@ export function defineDeleteTests(env: Env, r: Resource): void {
     const { t, key } = await env.setup();
     const a = await create(t, key, r, 1);
     const b = await create(t, key, r, 2);
-    const res = await t.request(`${base}?id=${a}`, { method: 'DELETE', key });
+    const res = await t.request<Deleted>(`${base}?id=${a}`, { method: 'DELETE', key });
     const data = assertSuccess(res, 200);
     assert.equal(data.id, a);
     assert.equal(data.deleted, true);
@@ -127,7 +128,7 @@ export function defineDeleteTests(env: Env, r: Resource): void {
   test(`delete ${r.segment}: the id of the other resource kind is not found here`, async () => {
     const { t, key } = await env.setup();
     const otherSegment = r.segment === 'devices' ? 'blacklist-monitors' : 'devices';
-    const other = assertSuccess(await t.request(`/v1/${otherSegment}/create`, { method: 'POST', key, body: { target_type: 'domain', target_value: 'cross.example.com' } }), 201);
+    const other = assertSuccess(await t.request<Device | BlacklistMonitor>(`/v1/${otherSegment}/create`, { method: 'POST', key, body: { target_type: 'domain', target_value: 'cross.example.com' } }), 201);
     // Make sure no record of this kind holds that id for this user.
     const mine = await ids(t, key, r);
     if (!mine.includes(other.id)) assertError(await t.request(`${base}?id=${other.id}`, { method: 'DELETE', key }), 404, r.notFound);

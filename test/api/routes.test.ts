@@ -1,6 +1,8 @@
 /** Contract §1 (mounting and paths) and §2 step 4 (routes, 404 and 405). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Me } from '../../client/index.ts';
+import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import { assertError, assertSuccess, eachStore } from './helpers.ts';
 
 const ROUTES: readonly { path: string; method: string; allow: string }[] = [
@@ -25,8 +27,8 @@ eachStore('routes', (env) => {
     assertSuccess(await t.request('/v1/me', { key }), 200);
     assertSuccess(await t.request('/v1/devices', { key }), 200);
     assertSuccess(await t.request('/v1/blacklist-monitors', { key }), 200);
-    const device = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
-    const monitor = assertSuccess(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
+    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
+    const monitor = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
     assertSuccess(await t.request(`/v1/devices/delete?id=${device.id}`, { method: 'DELETE', key }), 200);
     assertSuccess(await t.request(`/v1/blacklist-monitors/delete?id=${monitor.id}`, { method: 'DELETE', key }), 200);
   });
@@ -82,9 +84,9 @@ eachStore('routes', (env) => {
     assertSuccess(await t.request('/v1/me/', { key }), 200);
     assertSuccess(await t.request('/v1/devices/', { key }), 200);
     assertSuccess(await t.request('/v1/blacklist-monitors/', { key }), 200);
-    const device = assertSuccess(await t.request('/v1/devices/create/', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
+    const device = assertSuccess(await t.request<Device>('/v1/devices/create/', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
     assertSuccess(await t.request(`/v1/devices/delete/?id=${device.id}`, { method: 'DELETE', key }), 200);
-    const monitor = assertSuccess(await t.request('/v1/blacklist-monitors/create/', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
+    const monitor = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create/', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
     assertSuccess(await t.request(`/v1/blacklist-monitors/delete/?id=${monitor.id}`, { method: 'DELETE', key }), 200);
     // A trailing slash keeps 405 a 405.
     const res = await t.request('/v1/me/', { method: 'POST', key });
@@ -130,11 +132,11 @@ eachStore('routes', (env) => {
     const t = env.api({ basePath: '/api/monitoring/v1' });
     const key = await t.createKey();
     const base = '/api/monitoring/v1';
-    const me = assertSuccess(await t.request(`${base}/me`, { key }), 200);
+    const me = assertSuccess(await t.request<Me>(`${base}/me`, { key }), 200);
     assert.equal(me.key_id, key.key.id);
     assertSuccess(await t.request(`${base}/devices`, { key }), 200);
     assertSuccess(await t.request(`${base}/blacklist-monitors/`, { key }), 200);
-    const device = assertSuccess(await t.request(`${base}/devices/create`, { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
+    const device = assertSuccess(await t.request<Device>(`${base}/devices/create`, { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
     assertSuccess(await t.request(`${base}/devices/delete?id=${device.id}`, { method: 'DELETE', key }), 200);
     assertError(await t.request(`${base}/devices/foo`, { key }), 404, 'unknown_devices_route');
     assertError(await t.request(`${base}/foo`, { key }), 404, 'unknown_route');

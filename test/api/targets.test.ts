@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
+import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import type { TestApi } from '../../core/testing/index.ts';
 import { assertError, assertSuccess, assertValidation, eachStore, type Env } from './helpers.ts';
 
@@ -19,7 +20,7 @@ interface Ctx {
 /** Creates the target on both endpoints, expects 201 and the stored value, then deletes it again. */
 async function accepts({ t, key }: Ctx, type: TargetType, input: string, stored: string): Promise<void> {
   for (const endpoint of ENDPOINTS) {
-    const res = await t.request(endpoint.create, { method: 'POST', key, body: { target_type: type, target_value: input } });
+    const res = await t.request<Device | BlacklistMonitor>(endpoint.create, { method: 'POST', key, body: { target_type: type, target_value: input } });
     const record = assertSuccess(res, 201);
     assert.equal(record.target_type, type, `${type} ${JSON.stringify(input)}`);
     assert.equal(record.target_value, stored, `${type} ${JSON.stringify(input)} should be stored as ${stored}`);
@@ -138,8 +139,8 @@ eachStore('targets', (env) => {
 
   test('domain: full-width forms are either refused or stored as the ASCII name they map to', async () => {
     const { t, key } = await ctx(env);
-    const res = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'ｅｘａｍｐｌｅ。ｃｏｍ' } });
-    if (res.status === 201) assert.equal(res.body.data.target_value, 'example.com');
+    const res = await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'ｅｘａｍｐｌｅ。ｃｏｍ' } });
+    if (res.status === 201) assert.equal(res.body.data!.target_value, 'example.com');
     else assertValidation(res, [['target_value', 'invalid_value']]);
   });
 
@@ -269,7 +270,7 @@ eachStore('targets', (env) => {
       const res = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', proxy_enabled: true, origin_host: origin } });
       assertValidation(res, [['origin_host', 'forbidden_target']]);
     }
-    const ok = assertSuccess(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', proxy_enabled: true, origin_host: 'origin.example.net' } }), 201);
+    const ok = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', proxy_enabled: true, origin_host: 'origin.example.net' } }), 201);
     assert.equal(ok.origin_host, 'origin.example.net');
   });
 
@@ -287,7 +288,7 @@ eachStore('targets', (env) => {
       ['a.invalid', 'a.invalid'], ['www.example', 'www.example'], ['router.home.arpa', 'router.home.arpa'], ['bücher.test', 'xn--bcher-kva.test'],
     ];
     for (const [input, stored] of names) await accepts(c, 'domain', input, stored);
-    const origin = assertSuccess(await c.t.request('/v1/devices/create', { method: 'POST', key: c.key, body: { target_type: 'domain', target_value: 'example.com', proxy_enabled: true, origin_host: '10.1.2.3' } }), 201);
+    const origin = assertSuccess(await c.t.request<Device>('/v1/devices/create', { method: 'POST', key: c.key, body: { target_type: 'domain', target_value: 'example.com', proxy_enabled: true, origin_host: '10.1.2.3' } }), 201);
     assert.equal(origin.origin_host, '10.1.2.3');
   });
 

@@ -78,8 +78,8 @@ after(async () => {
 });
 
 /** Sends a request through the kit and asserts that the answer conforms to the document. */
-async function call(t: TestApi, path: string, init: TestRequestInit = {}, expectedStatus?: number): Promise<TestResponse> {
-  const res = await t.request(path, init);
+async function call<T = unknown>(t: TestApi, path: string, init: TestRequestInit = {}, expectedStatus?: number): Promise<TestResponse<T>> {
+  const res = await t.request<T>(path, init);
   if (expectedStatus !== undefined) assert.equal(res.status, expectedStatus, `${init.method ?? 'GET'} ${path}: ${res.text.slice(0, 300)}`);
   const url = new URL(path, 'http://monitoring.test');
   const exchange: Exchange = {
@@ -113,10 +113,10 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       const t = open({ bodyLimit: 1024 });
       const key = await t.createKey();
       const base = `/v1/${resource.path}`;
-      const created = await call(t, `${base}/create`, { method: 'POST', key, body: resource.body }, 201);
+      const created = await call<Device | BlacklistMonitor>(t, `${base}/create`, { method: 'POST', key, body: resource.body }, 201);
       await call(t, `${base}/create`, { method: 'POST', key, body: resource.other }, 201);
       const duplicate = await call(t, `${base}/create`, { method: 'POST', key, body: resource.body }, 409);
-      assert.equal(duplicate.body.error?.existing_id, created.body.data.id);
+      assert.equal(duplicate.body.error?.existing_id, created.body.data!.id);
       // 400: every class of body problem.
       const invalid = await call(t, `${base}/create`, { method: 'POST', key, body: { target_type: 'url', target_value: 'x'.repeat(300), is_enabled: 2, extra: true } }, 400);
       assert.ok((invalid.body.error?.details?.length ?? 0) >= 3);
@@ -130,13 +130,13 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       await call(t, `${base}/`, { key }, 200);
       const page = await call(t, `${base}?limit=1`, { key }, 200);
       assert.match(page.headers.get('link') ?? '', /rel="next"/);
-      const last = await call(t, `${base}?limit=1&after_id=${created.body.data.id}`, { key }, 200);
+      const last = await call(t, `${base}?limit=1&after_id=${created.body.data!.id}`, { key }, 200);
       assert.equal(last.headers.get('link'), null);
       await call(t, `${base}?limit=0`, { key }, 400);
       await call(t, `${base}?limit=5&limit=6&sort=id`, { key }, 400);
 
-      await call(t, `${base}/delete?id=${created.body.data.id}`, { method: 'DELETE', key }, 200);
-      await call(t, `${base}/delete?id=${created.body.data.id}`, { method: 'DELETE', key }, 404);
+      await call(t, `${base}/delete?id=${created.body.data!.id}`, { method: 'DELETE', key }, 200);
+      await call(t, `${base}/delete?id=${created.body.data!.id}`, { method: 'DELETE', key }, 404);
       await call(t, `${base}/delete?id=abc`, { method: 'DELETE', key }, 400);
       await call(t, `${base}/delete`, { method: 'DELETE', key }, 400);
       await call(t, `${base}/delete?id=1&force=1`, { method: 'DELETE', key }, 400);
@@ -173,8 +173,8 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
           });
         }
       }
-      const all = await call(t, `/v1/${resource.path}`, { key }, 200);
-      assert.equal(all.body.data.length, 520);
+      const all = await call<(Device | BlacklistMonitor)[]>(t, `/v1/${resource.path}`, { key }, 200);
+      assert.equal(all.body.data!.length, 520);
     });
   }
 

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
 import { createTestDatabase } from '../support/postgres.ts';
@@ -65,14 +66,14 @@ describe('list answers reused on SQLite, never stale', () => {
     assert.deepEqual(await targets(a, keyB), ['one.example.com', 'two.example.com']);
     const page = await a.request('/v1/devices?limit=1', { key: keyB });
     assert.match(page.headers.get('link') ?? '', /after_id=/, 'a cached page keeps its Link once more records follow');
-    const firstId = (await a.request('/v1/devices', { key: keyB })).body.data[0].id as number;
+    const firstId = (await a.request<Device[]>('/v1/devices', { key: keyB })).body.data![0]!.id;
     assert.equal((await b.request(`/v1/devices/delete?id=${firstId}`, { method: 'DELETE', key: keyB })).status, 200);
     assert.deepEqual(await targets(a, keyB), ['two.example.com']);
 
-    const monitor = await b.request('/v1/blacklist-monitors/create', { method: 'POST', key: keyB, body: { target_type: 'ip', target_value: '8.8.8.8' } });
-    assert.equal((await a.request('/v1/blacklist-monitors', { key: keyB })).body.data[0].last_status, null);
-    await two.store.recordBlacklistCheck(monitor.body.data.id, { last_status: 'listed', last_checked_at: '2026-01-02T00:00:00.000Z', listed_on: ['zen.example'] });
-    assert.equal((await a.request('/v1/blacklist-monitors', { key: keyB })).body.data[0].last_status, 'listed');
+    const monitor = await b.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key: keyB, body: { target_type: 'ip', target_value: '8.8.8.8' } });
+    assert.equal((await a.request<BlacklistMonitor[]>('/v1/blacklist-monitors', { key: keyB })).body.data![0]!.last_status, null);
+    await two.store.recordBlacklistCheck(monitor.body.data!.id, { last_status: 'listed', last_checked_at: '2026-01-02T00:00:00.000Z', listed_on: ['zen.example'] });
+    assert.equal((await a.request<BlacklistMonitor[]>('/v1/blacklist-monitors', { key: keyB })).body.data![0]!.last_status, 'listed');
   });
 
   it('each user and each query has its own answer', async () => {
