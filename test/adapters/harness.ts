@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KeyAdmin } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
+import { CLI_ARGS } from '../support/built-cli.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const EXAMPLES = ['node', 'express', 'bun', 'deno'] as const;
@@ -65,7 +66,7 @@ export async function createDatabaseWithCli(): Promise<{ url: string; token: str
   const dir = await mkdtemp(join(tmpdir(), 'monitoring-examples-cli-'));
   const url = `sqlite:${join(dir, 'monitoring.db')}`;
   const cli = async (...args: string[]): Promise<unknown> => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args, '--json', '--database', url], { cwd: ROOT });
+    const { stdout } = await promisify(execFile)(process.execPath, [...CLI_ARGS, ...args, '--json', '--database', url], { cwd: ROOT });
     return JSON.parse(stdout);
   };
   const { user_id: userId } = (await cli('users', 'create', '--name', 'examples')) as { user_id: number };

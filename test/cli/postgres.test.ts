@@ -9,7 +9,7 @@ import pgDriver from 'pg';
 import { after, before, describe, it } from 'node:test';
 import { bootstrapFirstKey } from '../../cli/bootstrap.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { bootstrapToken, getMe, ROOT, runCli, runCliJson, startServe, stopServe } from '../support/cli.ts';
+import { bootstrapToken, CLI_ARGS, getMe, ROOT, runCli, runCliJson, startServe, stopServe } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 
 const pg: TestDatabase = await createTestDatabase();
@@ -98,7 +98,7 @@ describe('the CLI on PostgreSQL', { skip, concurrency: 1 }, () => {
       assert.equal((await runCli(['migrate', '--database', fresh.url])).code, 0);
       // Another instance is making the first key: this one waits on the same advisory lock.
       await holder.query('select pg_advisory_lock($1)', [0x6d617069]);
-      const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve', '--port', '0', '--database', fresh.url], { cwd: ROOT });
+      const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', '--database', fresh.url], { cwd: ROOT });
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk));
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -1,17 +1,16 @@
 /**
- * The real standalone server for client tests: `monitoring-api serve` (cli/main.ts) on a free
+ * The real standalone server for client tests: `monitoring-api serve` (see built-cli.ts) on a free
  * loopback port over a temporary SQLite file, and keys made with the real CLI. Nothing mocked.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { CLI_ARGS, ROOT } from '../support/built-cli.ts';
 
 const run = promisify(execFile);
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = ['--import', 'tsx', 'cli/main.ts'];
+export { ROOT };
 
 export interface StandaloneServer {
   /** `http://127.0.0.1:PORT/v1`, as the server printed it. */
@@ -33,14 +32,14 @@ process.once('exit', () => {
 });
 
 async function cli(args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [...CLI, ...args], { cwd: ROOT, timeout: 30_000 });
+  const { stdout } = await run(process.execPath, [...CLI_ARGS, ...args], { cwd: ROOT, timeout: 30_000 });
   return stdout;
 }
 
 export async function startServer(extraArgs: string[] = []): Promise<StandaloneServer> {
   const dir = await mkdtemp(join(tmpdir(), 'monitoring-api-client-'));
   const database = `sqlite:${join(dir, 'monitoring.db')}`;
-  const child: ChildProcess = spawn(process.execPath, [...CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--database', database, ...extraArgs], {
+  const child: ChildProcess = spawn(process.execPath, [...CLI_ARGS, 'serve', '--host', '127.0.0.1', '--port', '0', '--database', database, ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

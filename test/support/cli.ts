@@ -1,10 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { after } from 'node:test';
+import { CLI_ARGS, ROOT } from './built-cli.ts';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = ['--import', 'tsx', 'cli/main.ts'];
+export { CLI_ARGS, ROOT };
 
 /** What the CLI reads from the environment: a developer's own settings must not leak into tests. */
 const CLI_VARIABLES = ['DATABASE_URL', 'HOST', 'PORT', 'RATE_LIMIT_STORE', 'RATE_LIMIT_FAIL'];
@@ -39,13 +38,13 @@ export interface CliResult {
 }
 
 /**
- * Runs `monitoring-api ARGS` to completion (from the sources, as the built binary would run).
+ * Runs `monitoring-api ARGS` to completion (the built binary when fresh: see built-cli.ts).
  * With `killAfterMs`, a process still running then is killed (its code is then null).
  */
 export function runCli(args: string[], env: Record<string, string> = {}, killAfterMs?: number): Promise<CliResult> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = track(spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env: childEnv(env) }));
+    const child = track(spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: ROOT, env: childEnv(env) }));
     if (killAfterMs !== undefined) {
       const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
       child.once('exit', () => clearTimeout(timer));
@@ -90,7 +89,7 @@ export function bootstrapToken(server: ServerProcess): string | undefined {
 
 /** Starts `monitoring-api serve ARGS` (on a port the system picks) and resolves once it is listening. */
 export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = track(spawn(process.execPath, [...CLI, 'serve', '--port', '0', ...args], { cwd: ROOT, env: childEnv(env) }));
+  const child = track(spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', ...args], { cwd: ROOT, env: childEnv(env) }));
   const lines: string[] = [];
   const waiters: Array<() => void> = [];
   let stderr = '';
