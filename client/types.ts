@@ -3,9 +3,9 @@
  * at build), so the client has no runtime dependency on the server code.
  */
 import type { DetailCode, ErrorDetail } from '../core/http/api-error.ts';
-import type { BlacklistMonitor, BlacklistStatus, Device, Scheme, Scope, ServiceType, TargetType } from '../core/records.ts';
+import type { BlacklistMonitor, BlacklistStatus, Deleted, Device, Me, Scheme, Scope, ServiceType, TargetType } from '../core/records.ts';
 
-export type { BlacklistMonitor, BlacklistStatus, DetailCode, Device, ErrorDetail, Scheme, Scope, ServiceType, TargetType };
+export type { BlacklistMonitor, BlacklistStatus, Deleted, DetailCode, Device, ErrorDetail, Me, Scheme, Scope, ServiceType, TargetType };
 
 /** An int/bool field: the API accepts exactly these (spec §2.1) and answers booleans. */
 export type Flag = boolean | 0 | 1;
@@ -50,19 +50,6 @@ export interface BlacklistMonitorInput {
   target_value: string;
   /** Default true. */
   is_enabled?: Flag | null;
-}
-
-/** The calling key and its user (GET /me). More fields may follow in later releases. */
-export interface Me {
-  user_id: number;
-  key_id: number;
-  scopes: Scope[];
-  expires_at: string | null;
-}
-
-export interface Deleted {
-  id: number;
-  deleted: true;
 }
 
 /** Where the next page starts: pass it back to `list` as it is. */

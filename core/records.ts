@@ -95,3 +95,20 @@ export interface ApiKey {
 
 /** A key as the host creates it; only the SHA-256 of its token is ever stored. */
 export type NewApiKey = Omit<ApiKey, 'id' | 'revoked_at' | 'last_used_at'> & { token_hash: string };
+
+/**
+ * `GET /me`'s data: the calling key and its user (spec §4.2), plus the key's expiry. More fields
+ * may follow in later releases.
+ */
+export interface Me {
+  user_id: number;
+  key_id: number;
+  scopes: Scope[];
+  expires_at: Timestamp | null;
+}
+
+/** A delete's data. */
+export interface Deleted {
+  id: number;
+  deleted: true;
+}

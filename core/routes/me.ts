@@ -1,5 +1,5 @@
 import { jsonResponse, successBody, type ApiResponse } from '../http/api-response.ts';
-import type { ApiKey } from '../records.ts';
+import type { ApiKey, Me } from '../records.ts';
 import { refuseQuery } from '../validation/list-query.ts';
 import type { Call } from './call.ts';
 
@@ -12,7 +12,8 @@ const bodies = new WeakMap<ApiKey, string>();
 function bodyFor(key: ApiKey): string {
   let body = bodies.get(key);
   if (body === undefined) {
-    body = successBody({ user_id: key.user_id, key_id: key.id, scopes: key.scopes, expires_at: key.expires_at });
+    const me: Me = { user_id: key.user_id, key_id: key.id, scopes: key.scopes, expires_at: key.expires_at };
+    body = successBody(me);
     bodies.set(key, body);
   }
   return body;

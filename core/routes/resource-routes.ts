@@ -2,6 +2,7 @@ import { toTimestamp } from '../clock.ts';
 import { errors } from '../http/api-error.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { readJsonObject } from '../http/read-json-body.ts';
+import type { Deleted } from '../records.ts';
 import type { CreateResult, PageRequest, Store } from '../store.ts';
 import type { TargetOptions } from '../validation/device-input.ts';
 import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
@@ -38,7 +39,8 @@ export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec
     async remove(call) {
       const id = parseDeleteId(call.url.query);
       if (!(await spec.remove(call.store, call.key.user_id, id))) throw errors.notFound(spec.notFound);
-      return successResponse(200, { id, deleted: true });
+      const deleted: Deleted = { id, deleted: true };
+      return successResponse(200, deleted);
     },
   };
 }

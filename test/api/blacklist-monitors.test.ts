@@ -1,8 +1,7 @@
 /** Contract §6 Blacklist monitor: create, the record, check results, duplicates, delete and list. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Deleted } from '../../client/index.ts';
-import type { BlacklistMonitor } from '../../core/index.ts';
+import type { BlacklistMonitor, Deleted } from '../../core/index.ts';
 import { assertError, assertSuccess, assertValidation, eachStore, ISO_MS, MONITOR_FIELDS, START } from './helpers.ts';
 import { defineDeleteTests, defineListTests, MONITORS } from './resource-suites.ts';
 

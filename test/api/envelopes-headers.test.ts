@@ -1,9 +1,8 @@
 /** Contract §3: envelopes, Content-Type, X-Request-Id, rate-limit headers, WWW-Authenticate, timestamps. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Me } from '../../client/index.ts';
 import type { TestResponse } from '../../core/testing/index.ts';
-import { generateToken, type BlacklistMonitor, type Device } from '../../core/index.ts';
+import { generateToken, type BlacklistMonitor, type Device, type Me } from '../../core/index.ts';
 import {
   assertError, assertSuccess, auth, deviceBody, eachStore, ISO_MS, JSON_TYPE, raw, START, UUID,
 } from './helpers.ts';

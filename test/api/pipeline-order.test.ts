@@ -4,8 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Me } from '../../client/index.ts';
-import { generateToken, type Device } from '../../core/index.ts';
+import { generateToken, type Device, type Me } from '../../core/index.ts';
 import { assertError, assertSuccess, auth, deviceBody, eachStore, raw } from './helpers.ts';
 
 eachStore('pipeline order', (env) => {

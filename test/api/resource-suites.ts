@@ -4,9 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Deleted } from '../../client/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
-import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice, PageRequest, Store } from '../../core/index.ts';
+import type { BlacklistMonitor, Deleted, Device, NewBlacklistMonitor, NewDevice, PageRequest, Store } from '../../core/index.ts';
 import type { TestApi, TestResponse } from '../../core/testing/index.ts';
 import { assertError, assertSuccess, assertValidation, JSON_TYPE, START, type Env } from './helpers.ts';
 

@@ -1,8 +1,7 @@
 /** Contract §1 (mounting and paths) and §2 step 4 (routes, 404 and 405). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Me } from '../../client/index.ts';
-import type { BlacklistMonitor, Device } from '../../core/index.ts';
+import type { BlacklistMonitor, Device, Me } from '../../core/index.ts';
 import { assertError, assertSuccess, eachStore } from './helpers.ts';
 
 const ROUTES: readonly { path: string; method: string; allow: string }[] = [
