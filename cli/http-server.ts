@@ -1,32 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
 import { createNodeHandler } from '../adapters/node/index.ts';
 import type { MonitoringApi } from '../core/index.ts';
 import { ConnectionDrain } from './connection-drain.ts';
+import { answerClientError, answerConnect, answerExpectation, answeredMissingHost } from './protocol-errors.ts';
 import { UsageError } from './usage-error.ts';
 
 /** How long a client may take to send its headers, its whole request, and to reuse an idle connection. */
 export const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 } as const;
-
-const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request_header_fields_too_large', 'The request line or headers are too large.'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request_timeout', 'The request was not received in time.'],
-};
-
-/**
- * Requests node:http refuses before the API sees them (malformed, oversized headers, too slow)
- * still get a JSON answer in the API's envelope, then the connection closes.
- */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable || error.code === 'ECONNRESET') {
-    socket.destroy();
-    return;
-  }
-  const [status, reason, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', 'bad_request', 'The request is not valid HTTP.'];
-  const body = JSON.stringify({ success: false, error: { code, message } });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-}
 
 export interface ApiServer {
   server: Server;
@@ -41,11 +22,13 @@ export function createApiServer(api: MonitoringApi): ApiServer {
   const handle = createNodeHandler(api);
   // Node enforces the header and request timeouts only when it checks its connections, every
   // 30 s unless told otherwise. Header count and size stay at Node's defaults (431 beyond them).
-  const server = createServer({ connectionsCheckingInterval: 1_000, ...SERVER_TIMEOUTS }, (req, res) => {
-    if (drain.admit(req, res)) handle(req, res);
+  const server = createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false, ...SERVER_TIMEOUTS }, (req, res) => {
+    if (drain.admit(req, res) && !answeredMissingHost(req, res)) handle(req, res);
   });
   const drain = new ConnectionDrain(server);
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
+  server.on('checkExpectation', answerExpectation);
   return {
     server,
     closeConnectionsWhenAnswered: () => drain.start(),

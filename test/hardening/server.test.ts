@@ -127,6 +127,31 @@ describe('under hostile clients', { concurrency: true }, () => {
     assert.equal(s.server.child.exitCode, null);
   });
 
+  test('what node:http would answer itself gets the API envelope, an X-Request-Id, and a close', async () => {
+    const cases: [what: string, payload: string, status: number, code: string][] = [
+      ['not HTTP', 'HELLO\r\n\r\n', 400, 'bad_request'],
+      ['HTTP/1.1 without Host (RFC 9112 §3.2)', `GET /v1/me HTTP/1.1\r\nAuthorization: Bearer ${s.token}\r\n\r\n`, 400, 'bad_request'],
+      ['an expectation other than 100-continue', `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\nContent-Type: application/json\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}`, 417, 'expectation_failed'],
+      ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 400, 'bad_request'],
+      ['headers over the limit', `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`, 431, 'request_header_fields_too_large'],
+    ];
+    for (const [what, payload, status, code] of cases) {
+      const answer = await raw(s.port, payload, 5_000);
+      assert.equal(answer.status, status, `${what}: ${answer.head.split('\r\n')[0]}`);
+      assert.match(answer.head, /\r\ncontent-type: application\/json; charset=utf-8\r\n/i, what);
+      assert.match(answer.head, /\r\nx-request-id: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\r\n/i, what);
+      const body = JSON.parse(answer.body.replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, '')) as { success: boolean; error: { code: string; message: string } };
+      assert.equal(body.success, false, what);
+      assert.equal(body.error.code, code, what);
+      assert.ok(body.error.message.length > 0, what);
+      assert.notEqual(answer.closedAfter, null, `${what}: the connection must be closed`);
+    }
+    // An HTTP/1.0 request needs no Host.
+    const old = await raw(s.port, `GET /v1/me HTTP/1.0\r\nAuthorization: Bearer ${s.token}\r\n\r\n`, 5_000);
+    assert.match(old.head, /^HTTP\/1\.1 200 /);
+    assert.equal(s.server.child.exitCode, null);
+  });
+
   test('200 slow clients holding half-sent headers do not delay a normal request', async () => {
     const sockets: Socket[] = [];
     try {

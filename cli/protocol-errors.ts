@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/**
+ * Requests node:http would answer itself, before the API sees them, with an empty body or none at
+ * all. They get the API's envelope instead (contract §3: every answer is JSON and carries an
+ * X-Request-Id), and the connection closes: what follows on it cannot be trusted to be framed.
+ */
+interface ProtocolError {
+  status: number;
+  reason: string;
+  code: string;
+  message: string;
+}
+
+const CLIENT_ERRORS: Record<string, ProtocolError> = {
+  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', code: 'request_header_fields_too_large', message: 'The request line or headers are too large.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'The request was not received in time.' },
+};
+const NOT_HTTP: ProtocolError = { status: 400, reason: 'Bad Request', code: 'bad_request', message: 'The request is not valid HTTP.' };
+const NO_HOST: ProtocolError = { status: 400, reason: 'Bad Request', code: 'bad_request', message: 'An HTTP/1.1 request needs a Host header.' };
+const CONNECT: ProtocolError = { status: 400, reason: 'Bad Request', code: 'bad_request', message: 'CONNECT is not served: this server is not a proxy.' };
+const EXPECTATION: ProtocolError = { status: 417, reason: 'Expectation Failed', code: 'expectation_failed', message: 'The only expectation served is 100-continue.' };
+
+function headersAndBody(error: ProtocolError): [Record<string, string>, string] {
+  const body = JSON.stringify({ success: false, error: { code: error.code, message: error.message } });
+  return [{
+    'content-type': 'application/json; charset=utf-8',
+    'x-request-id': randomUUID(),
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+  }, body];
+}
+
+/** On a socket the HTTP parser gave up on: the answer is written as bytes. */
+function writeToSocket(socket: Duplex, error: ProtocolError): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [headers, body] = headersAndBody(error);
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${error.status} ${error.reason}\r\n${lines}\r\n${body}`);
+}
+
+function writeToResponse(res: ServerResponse, error: ProtocolError): void {
+  const [headers, body] = headersAndBody(error);
+  res.writeHead(error.status, headers);
+  res.end(body);
+}
+
+/** The server's 'clientError': malformed HTTP, oversized headers, too slow. */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  writeToSocket(socket, CLIENT_ERRORS[error.code ?? ''] ?? NOT_HTTP);
+}
+
+/** The server's 'connect': without a listener node:http drops the connection without a word. */
+export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
+  writeToSocket(socket, CONNECT);
+}
+
+/** The server's 'checkExpectation': an Expect other than 100-continue (RFC 9110 §10.1.1). */
+export function answerExpectation(_request: IncomingMessage, res: ServerResponse): void {
+  writeToResponse(res, EXPECTATION);
+}
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400. The server is made with
+ * `requireHostHeader: false` so that this answer, not node's empty one, is given.
+ */
+export function answeredMissingHost(request: IncomingMessage, res: ServerResponse): boolean {
+  if (request.headers.host !== undefined || request.httpVersionMajor !== 1 || request.httpVersionMinor !== 1) return false;
+  writeToResponse(res, NO_HOST);
+  return true;
+}
