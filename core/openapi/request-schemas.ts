@@ -10,7 +10,7 @@ import { toJsonSchema, type ConversionConfig, type JsonSchema, type OverrideActi
 import { blacklistMonitorHints, blacklistMonitorSchema } from '../validation/blacklist-monitor-input.ts';
 import type { FieldHints } from '../validation/details.ts';
 import { deviceHints, deviceSchema } from '../validation/device-input.ts';
-import { listQuerySchema } from '../validation/list-query.ts';
+import { DECIMAL, listQuerySchema } from '../validation/list-query.ts';
 
 /** The control characters `text()` refuses (C0, DEL, C1), as a JSON Schema (ECMA-262) pattern. */
 export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
@@ -78,7 +78,7 @@ function overrideAction(context: OverrideActionContext): JsonSchema | null {
   if (action.type === 'transform') {
     // The document describes the wire form, not what the server turns it into.
     if (Array.isArray(jsonSchema.anyOf)) return jsonSchema; // flag → boolean: the input stays as described
-    if (jsonSchema.type === 'string' && jsonSchema.pattern === '^[0-9]{1,16}$') {
+    if (jsonSchema.type === 'string' && jsonSchema.pattern === DECIMAL.source) {
       // A query value of decimal digits read as a number: OpenAPI describes such a parameter as
       // an integer (query values are always serialised as text). The range actions follow.
       return { type: 'integer' };

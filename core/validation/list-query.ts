@@ -4,11 +4,17 @@ import { detail, issuesToDetails, type FieldHints } from './details.ts';
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 
+/**
+ * Decimal digits, judged by value: leading zeros are allowed and do not count, and 16 more digits
+ * are already past 2^53-1, so `Number` reads every accepted value exactly.
+ */
+export const DECIMAL = /^0*[0-9]{1,16}$/;
+
 /** A query value of decimal digits, read as an integer in [min, max]. */
 const decimal = (min: number, max: number) =>
   v.pipe(
     v.string('invalid_type'),
-    v.regex(/^[0-9]{1,16}$/, 'invalid_type'),
+    v.regex(DECIMAL, 'invalid_type'),
     v.transform(Number),
     v.minValue(min, 'out_of_range'),
     v.maxValue(max, 'out_of_range'),
@@ -80,7 +86,7 @@ const DELETE_PARAMS = new Set(['id']);
 /** The `id` of a delete: exactly once, decimal digits, 1 to 2^53-1; anything else is `invalid_id`. */
 export function parseDeleteId(query: string): number {
   const ids = query === '' ? [] : new URLSearchParams(query).getAll('id');
-  if (ids.length !== 1 || !/^[0-9]{1,16}$/.test(ids[0]!)) throw errors.invalidId();
+  if (ids.length !== 1 || !DECIMAL.test(ids[0]!)) throw errors.invalidId();
   const id = Number(ids[0]);
   if (id < 1 || id > MAX_ID) throw errors.invalidId();
   const { details } = queryValues(query, DELETE_PARAMS, {});

@@ -154,6 +154,10 @@ export function defineDeleteTests(env: Env, r: Resource): void {
     assertError(await t.request(`${base}?id=9007199254740991`, { method: 'DELETE', key }), 404, r.notFound);
     assertError(await t.request(`${base}?id=2147483648`, { method: 'DELETE', key }), 404, r.notFound);
     assertError(await t.request(`${base}?id=1`, { method: 'DELETE', key }), 404, r.notFound);
+    // Decimal digits with their value in range: leading zeros do not count against the length.
+    assertError(await t.request(`${base}?id=00000000000000000001`, { method: 'DELETE', key }), 404, r.notFound);
+    assertError(await t.request(`${base}?id=0000009007199254740991`, { method: 'DELETE', key }), 404, r.notFound);
+    assertError(await t.request(`${base}?id=0000009007199254740992`, { method: 'DELETE', key }), 400, 'invalid_id');
   });
 
   test(`delete ${r.segment}: two concurrent deletes of one record give one 200 and one 404`, async () => {
@@ -228,6 +232,7 @@ export function defineListTests(env: Env, r: Resource): void {
     assert.deepEqual(await ids(t, key, r, `?after_id=${all[4]}`), []);
     assert.deepEqual(await ids(t, key, r, '?after_id=0'), all);
     assert.deepEqual(await ids(t, key, r, '?after_id=9007199254740991'), []);
+    assert.deepEqual(await ids(t, key, r, `?limit=00000000000000000002&after_id=0000000000000000000${all[1]}`), all.slice(2, 4));
     // A cursor between ids works too.
     assert.deepEqual(await ids(t, key, r, `?after_id=${all[0]! + 0}&limit=1000`), all.slice(1));
     // No Link when the page holds the rest.
@@ -261,7 +266,8 @@ export function defineListTests(env: Env, r: Resource): void {
       ['?limit=', 'limit'], ['?limit=%201', 'limit'], ['?limit=1e2', 'limit'], ['?limit=0x10', 'limit'], ['?limit=+5', 'limit'],
       ['?limit=1&limit=2', 'limit'], ['?limit=5&limit=5', 'limit'], ['?limit=99999999999999999999', 'limit'],
       ['?after_id=abc', 'after_id'], ['?after_id=-1', 'after_id'], ['?after_id=1.5', 'after_id'], ['?after_id=', 'after_id'],
-      ['?after_id=9007199254740992', 'after_id'], ['?after_id=1&after_id=2', 'after_id'],
+      ['?after_id=9007199254740992', 'after_id'], ['?after_id=1&after_id=2', 'after_id'], ['?limit=000000000000000000001001', 'limit'],
+      ['?after_id=000000009007199254740992', 'after_id'], ['?limit=00000000000000000000', 'limit'],
       ['?foo=1', 'foo'], ['?LIMIT=5', 'LIMIT'], ['?offset=10', 'offset'], ['?page=2', 'page'], ['?id=1', 'id'],
       ['?limit=5&foo=bar', 'foo'], ['?cursor=1', 'cursor'], ['?limit=５', 'limit'], ['?after_id=１', 'after_id'],
     ];
