@@ -114,6 +114,8 @@ eachStore('pipeline order', (env) => {
     assert.ok(retry !== null && /^[1-9][0-9]*$/.test(retry), `Retry-After on the throttled 429: ${retry}`);
     assert.ok(Number(retry) <= 60);
     assertError(await t.request('/v1/me', { key: generateToken(), clientAddress: ip }), 429, 'rate_limit_exceeded');
+    // No key at all tries none: step 1 answers the missing header before any key is judged.
+    assertError(await t.request('/v1/me', { clientAddress: ip }), 401, 'missing_api_key');
     // Other addresses are unaffected.
     assertSuccess(await t.request('/v1/me', { key, clientAddress: '203.0.113.11' }), 200);
     assertError(await t.request('/v1/me', { key: generateToken(), clientAddress: '203.0.113.11' }), 401, 'invalid_api_key');
