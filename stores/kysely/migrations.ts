@@ -107,10 +107,43 @@ function initial(dialect: StoreDialect): Migration {
   };
 }
 
+const ID_TABLES = ['users', 'api_keys', 'devices', 'blacklist_monitors'] as const;
+
+/**
+ * Ids are answered as JSON numbers and accepted up to 2^53-1, so a row past that could be
+ * neither read back exactly nor deleted. The insert that would make one fails instead, and
+ * nothing of it is kept. PostgreSQL: a check on new rows (NOT VALID leaves rows already there
+ * alone). SQLite: a trigger after the insert, when the id is known, aborting the statement.
+ */
+function safeIds(dialect: StoreDialect): Migration {
+  const max = sql.lit(Number.MAX_SAFE_INTEGER);
+  return {
+    async up(db) {
+      for (const table of ID_TABLES) {
+        const guard = sql.id(`${table}_id_safe`);
+        if (dialect === 'postgres') {
+          await sql`alter table ${sql.table(table)} add constraint ${guard} check (id <= ${max}) not valid`.execute(db);
+        } else {
+          await sql`create trigger ${guard} after insert on ${sql.table(table)} when new.id > ${max}
+            begin select raise(abort, ${sql.lit(`${table}.id beyond 2^53-1`)}); end`.execute(db);
+        }
+      }
+    },
+    async down(db) {
+      for (const table of ID_TABLES) {
+        const guard = sql.id(`${table}_id_safe`);
+        if (dialect === 'postgres') await sql`alter table ${sql.table(table)} drop constraint ${guard}`.execute(db);
+        else await sql`drop trigger ${guard}`.execute(db);
+      }
+    },
+  };
+}
+
 /** Every migration, by name; Kysely applies them in name order. */
 export function migrations(dialect: StoreDialect): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
+    '0002_safe_ids': safeIds(dialect),
   };
 }
 
