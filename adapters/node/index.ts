@@ -2,18 +2,40 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiRequest, ApiResponse, HeaderReader, MonitoringApi } from '../../core/index.ts';
 
+/**
+ * Of the headers the core reads, those node:http keeps only the first of, dropping repeats. The
+ * Web's `Headers` (Bun, Deno, the testing kit) joins repeats instead; doing the same here means
+ * `Authorization: Bearer A` followed by `Authorization: Bearer B` is refused on every runtime,
+ * not let through on one with whichever key came first.
+ */
+const FIRST_ONLY = new Set(['authorization', 'content-type']);
+
+/** Every value of `name` in the raw headers, joined; null when it appears once. */
+function repeated(rawHeaders: string[], name: string): string | null {
+  let values: string[] | undefined;
+  let first: string | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const field = rawHeaders[i]!;
+    if (field.length !== name.length || field.toLowerCase() !== name) continue;
+    if (first === undefined) first = rawHeaders[i + 1]!;
+    else (values ??= [first]).push(rawHeaders[i + 1]!);
+  }
+  return values === undefined ? null : values.join(', ');
+}
+
 /** Node's headers behind the `get` the core reads: no `Headers` object is built per request. */
 class NodeHeaders implements HeaderReader {
-  constructor(private readonly raw: IncomingMessage['headers']) {}
+  constructor(private readonly req: IncomingMessage) {}
   get(name: string): string | null {
-    const value = this.raw[name];
+    const value = this.req.headers[name];
     if (value === undefined) return null;
-    return Array.isArray(value) ? value.join(', ') : value;
+    if (Array.isArray(value)) return value.join(', ');
+    return FIRST_ONLY.has(name) ? repeated(this.req.rawHeaders, name) ?? value : value;
   }
 }
 
 export function nodeHeaders(req: IncomingMessage): HeaderReader {
-  return new NodeHeaders(req.headers);
+  return new NodeHeaders(req);
 }
 
 function toApiRequest(req: IncomingMessage): ApiRequest {

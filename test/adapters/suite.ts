@@ -153,6 +153,25 @@ export function adapterSuite(target: Target, options: SuiteOptions = {}): void {
       assertError(await call(`${ctx.server.base}/me`, { key: 'mapi_wrong' }), 401, 'invalid_api_key');
     });
 
+    it('refuses two Authorization headers as one ambiguous credential, as every runtime reads them', async () => {
+      // node:http keeps the first of a repeated Authorization and drops the rest; the Web's
+      // Headers joins them. Either way the core must see both, or a runtime would let the first
+      // one through that another refuses.
+      const url = new URL(`${ctx.server.base}/me`);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname, () => {
+          socket.end(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${ctx.keys.readWrite}\r\n`
+            + 'Authorization: Bearer mapi_wrong\r\nConnection: close\r\n\r\n');
+        });
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(answer, /^HTTP\/1\.1 401 /, answer);
+      assert.match(answer, /"code":"invalid_api_key"/);
+    });
+
     it('creates (201), lists and deletes a device; a second delete is 404', async () => {
       const { base } = ctx.server;
       const key = ctx.keys.readWrite;
