@@ -46,6 +46,16 @@ export class ConnectionDrain {
     }
   }
 
+  /**
+   * The answer still owed to a request received whole on a connection, if any: what the parser
+   * fails on next is a later request. (A request still arriving is the one that failed, as when
+   * its body times out; its answer is not owed to anything else.)
+   */
+  owedAnswer(socket: object): ServerResponse | undefined {
+    const res = this.#last.get(socket as Socket);
+    return res !== undefined && !res.writableEnded && res.req.complete ? res : undefined;
+  }
+
   /** Closes connections that never delivered a request: a client that connected and said nothing. */
   closeUnused(): void {
     for (const socket of this.#sockets) if (!this.#last.has(socket)) socket.destroy();

@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createNodeHandler } from '../adapters/node/index.ts';
 import type { MonitoringApi } from '../core/index.ts';
 import { ConnectionDrain } from './connection-drain.ts';
@@ -26,8 +27,9 @@ export function createApiServer(api: MonitoringApi): ApiServer {
     if (drain.admit(req, res) && !answeredMissingHost(req, res)) handle(req, res);
   });
   const drain = new ConnectionDrain(server);
-  server.on('clientError', answerClientError);
-  server.on('connect', answerConnect);
+  const owed = (socket: Duplex) => drain.owedAnswer(socket);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, owed));
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerConnect(socket, owed));
   server.on('checkExpectation', answerExpectation);
   return {
     server,

@@ -152,6 +152,56 @@ describe('under hostile clients', { concurrency: true }, () => {
     assert.equal(s.server.child.exitCode, null);
   });
 
+  test('the answers of what node:http refuses echo a safe caller X-Request-Id where headers were read', async () => {
+    for (const payload of [
+      'GET /v1/me HTTP/1.1\r\nX-Request-Id: my-id-1\r\n\r\n',
+      'POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nX-Request-Id: my-id-1\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}',
+    ]) {
+      const answer = await raw(s.port, payload, 5_000);
+      assert.match(answer.head, /\r\nx-request-id: my-id-1\r\n/i, answer.head);
+    }
+  });
+
+  test('a refused CONNECT or malformed request does not hold the connection open, even if the client does', async () => {
+    for (const payload of ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'HELLO\r\n\r\n']) {
+      // allowHalfOpen: this client never closes its side by itself. Once the server has said its
+      // piece, bytes the client goes on sending must meet a closed socket (a reset), not one the
+      // server still holds open half-closed.
+      const closed = await new Promise<boolean>((resolve) => {
+        const socket = connect({ port: s.port, host: '127.0.0.1', allowHalfOpen: true }, () => socket.write(payload));
+        socket.resume();
+        let probe: NodeJS.Timeout | undefined;
+        const timer = setTimeout(() => {
+          clearInterval(probe);
+          resolve(false);
+          socket.destroy();
+        }, 3_000);
+        const done = () => {
+          clearTimeout(timer);
+          clearInterval(probe);
+          resolve(true);
+        };
+        socket.on('end', () => {
+          probe = setInterval(() => socket.write('x'), 100);
+        });
+        socket.on('error', done);
+        socket.on('close', done);
+      });
+      assert.ok(closed, `the server still holds the connection after ${JSON.stringify(payload.slice(0, 7))}`);
+    }
+  });
+
+  test('a CONNECT or garbage pipelined behind a create never answers in the create\'s place', async () => {
+    for (const [i, tail] of ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'HELLO\r\n\r\n'].entries()) {
+      const body = device(`pipelined-${i}.example.com`);
+      const answer = await raw(s.port, `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n`
+        + `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}${tail}`, 5_000);
+      // The create was applied: its own 201 is the first answer on the connection.
+      assert.equal(answer.status, 201, answer.head);
+      assert.notEqual(answer.closedAfter, null, 'the connection closes after it');
+    }
+  });
+
   test('200 slow clients holding half-sent headers do not delay a normal request', async () => {
     const sockets: Socket[] = [];
     try {
