@@ -5,10 +5,11 @@ import { detail, issuesToDetails, type FieldHints } from './details.ts';
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /**
- * Decimal digits, judged by value: leading zeros are allowed and do not count, and 16 more digits
- * are already past 2^53-1, so `Number` reads every accepted value exactly.
+ * Decimal digits, judged by value: leading zeros are allowed and do not count. At most 16
+ * significant digits pass, which `Number` reads exactly up to 2^53-1; the range check refuses the
+ * rest. Written so that a long run of zeros is matched once, not backtracked over.
  */
-export const DECIMAL = /^0*[0-9]{1,16}$/;
+export const DECIMAL = /^(?:0+|0*[1-9][0-9]{0,15})$/;
 
 /** A query value of decimal digits, read as an integer in [min, max]. */
 const decimal = (min: number, max: number) =>
