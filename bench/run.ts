@@ -8,12 +8,13 @@
  * `--smoke` runs every step for a fraction of a second, so the test suite can keep this script
  * from rotting without timing anything.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isBuildFresh } from '../test/support/built-cli.ts';
+import { isBuildFresh, ROOT } from '../test/support/built-cli.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
 import { measure, type LoadOptions, type Measured } from './load.ts';
 import { cli, cpuMicros, machineCpuMicros, pinToCpus, startServer, type RunningServer } from './processes.ts';
@@ -305,7 +306,7 @@ async function benchStream(): Promise<void> {
 try {
   // The bench smoke runs beside other test files that start dist/cli/main.js, which `npm test`
   // has just built: rebuilding in place then could hand one of them a half-written file.
-  if (!isBuildFresh()) await cli(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], true);
+  if (!isBuildFresh()) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   console.log(`monitoring-api bench: ${rounds} round(s) of ${seconds}s per target, median; load from a second process (autocannon, 32 connections)`);
   const sqlite = `sqlite:${join(work, 'bench.db')}`;
   const needsSqliteApi = only.has('me') || only.has('list');

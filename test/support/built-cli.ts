@@ -1,8 +1,9 @@
 /**
  * Which `monitoring-api` the tests start. `npm test` builds `dist/` first, and the compiled
  * binary is what the package ships; it also starts in a third of the time the sources take
- * through tsx, which the CLI suites pay a few hundred times. A `dist/` older than any source it
- * is made from (a single test file run after an edit) is not used: the sources run instead.
+ * through tsx, which the CLI suites pay a few hundred times. A `dist/` not built from the sources
+ * as they are now (a single test file run by hand after an edit) is not used: the sources run
+ * instead.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,26 +11,32 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The folders tsconfig.build.json compiles. */
+/** What tsconfig.build.json compiles, and the configuration it compiles with. */
 const SOURCE_FOLDERS = ['core', 'adapters', 'stores', 'cli', 'client'];
+const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
+/** `npm run build` writes this before tsc reads a source: a file saved during the build is newer. */
+const BUILD_STARTED = join('dist', '.build-started');
 const BUILT_CLI = join('dist', 'cli', 'main.js');
 
 function mtime(path: string): number | undefined {
   try {
-    return statSync(path).mtimeMs;
+    return statSync(join(ROOT, path)).mtimeMs;
   } catch {
     return undefined;
   }
 }
 
-/** Whether `dist/` was built after the last change to any source file it is made from. */
+/** Whether `dist/` was built, to its end, from the sources as they are now. */
 export function isBuildFresh(): boolean {
-  const built = mtime(join(ROOT, BUILT_CLI));
-  if (built === undefined) return false;
+  const started = mtime(BUILD_STARTED);
+  const built = mtime(BUILT_CLI);
+  if (started === undefined || built === undefined || built < started) return false;
+  // Equal times count as stale: on a coarse clock a save in the same tick cannot be told apart.
+  const stale = (path: string) => (mtime(path) ?? Infinity) >= started;
+  if (CONFIGS.some(stale)) return false;
   for (const folder of SOURCE_FOLDERS) {
     for (const file of readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })) {
-      if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
-      if ((mtime(join(ROOT, folder, file)) ?? Infinity) > built) return false;
+      if (file.endsWith('.ts') && !file.endsWith('.test.ts') && stale(join(folder, file))) return false;
     }
   }
   return true;
