@@ -119,6 +119,9 @@ function safeIds(dialect: StoreDialect): Migration {
   const max = sql.lit(Number.MAX_SAFE_INTEGER);
   return {
     async up(db) {
+      // Adding a check takes each table's strongest lock, briefly. Behind a long transaction it
+      // would queue every request behind it; failing (and starting again) is better than that.
+      if (dialect === 'postgres') await sql`set local lock_timeout = '10s'`.execute(db);
       for (const table of ID_TABLES) {
         const guard = sql.id(`${table}_id_safe`);
         if (dialect === 'postgres') {
