@@ -47,13 +47,15 @@ export class ConnectionDrain {
   }
 
   /**
-   * The answer still owed to a request received whole on a connection, if any: what the parser
-   * fails on next is a later request. (A request still arriving is the one that failed, as when
-   * its body times out; its answer is not owed to anything else.)
+   * The answer still owed to the last request received whole on a connection, if any: what the
+   * parser fails on next is a later request. Owed until written out: node holds a pipelined
+   * answer that ended early until the ones before it are written, so the last one written is
+   * the last one on the wire. (A request still arriving is the one that failed, as when its body
+   * times out; its answer is not owed to anything else.)
    */
   owedAnswer(socket: object): ServerResponse | undefined {
     const res = this.#last.get(socket as Socket);
-    return res !== undefined && !res.writableEnded && res.req.complete ? res : undefined;
+    return res !== undefined && !res.writableFinished && res.req.complete ? res : undefined;
   }
 
   /** Closes connections that never delivered a request: a client that connected and said nothing. */

@@ -24,6 +24,9 @@ const NO_HOST: ProtocolError = { status: 400, reason: 'Bad Request', code: 'bad_
 const CONNECT: ProtocolError = { status: 400, reason: 'Bad Request', code: 'bad_request', message: 'CONNECT is not served: this server is not a proxy.' };
 const EXPECTATION: ProtocolError = { status: 417, reason: 'Expectation Failed', code: 'expectation_failed', message: 'The only expectation served is 100-continue.' };
 
+/** Connections already being closed by closeWith. */
+const closing = new WeakSet<Duplex>();
+
 /** How long a connection answered on its raw socket may take to read the answer before it is cut. */
 const LINGER_MS = 2_000;
 
@@ -47,7 +50,11 @@ export type OwedAnswer = (socket: Duplex) => ServerResponse | undefined;
  * answer; that one is made the last instead, and nothing is said of what followed it.
  */
 function closeWith(socket: Duplex, error: ProtocolError, owed: ServerResponse | undefined): void {
+  // The parser goes on failing on each chunk that arrives after its first failure.
+  if (closing.has(socket)) return;
+  closing.add(socket);
   if (owed !== undefined) {
+    socket.pause();
     if (!owed.headersSent) owed.shouldKeepAlive = false;
     owed.once('close', () => socket.destroy());
     return;

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { startServe, type ServerProcess } from '../support/cli.ts';
 import { startFaultProxy } from './fault-proxy.ts';
 import { postgresOrSkip, viaPort } from './support.ts';
@@ -199,6 +200,39 @@ describe('under hostile clients', { concurrency: true }, () => {
       // The create was applied: its own 201 is the first answer on the connection.
       assert.equal(answer.status, 201, answer.head);
       assert.notEqual(answer.closedAfter, null, 'the connection closes after it');
+    }
+  });
+
+  test('garbage behind a slow create and a quick read never answers before them', async (t) => {
+    // PostgreSQL, so the create can wait on a lock while the server goes on (SQLite's busy wait
+    // would stop the whole process): the /me behind it is answered, and node holds that answer
+    // until the create's is written. The garbage arrives meanwhile, in pieces.
+    const database = await postgresOrSkip();
+    if ('skip' in database) return t.skip(database.skip);
+    const locker = new pg.Client({ connectionString: database.url });
+    let slow: Served | undefined;
+    try {
+      slow = await serve(database.url);
+      const { port, token } = slow;
+      await locker.connect();
+      await locker.query('begin');
+      await locker.query('lock table devices in exclusive mode');
+      const body = device('behind-a-lock.example.com');
+      const answer = await raw(port, `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n`
+        + `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+        + `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`, 6_000, (socket) => {
+        for (let i = 1; i <= 20; i++) setTimeout(() => socket.write('HELLO\r\n\r\n'), 400 + i * 10);
+        setTimeout(() => void locker.query('rollback'), 1_000);
+      });
+      assert.equal(answer.status, 201, `the create's own answer comes first: ${answer.head.split('\r\n')[0]}`);
+      const statuses = [...`${answer.head}\r\n\r\n${answer.body}`.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+      assert.deepEqual(statuses.slice(0, 2), [201, 200], `answers in order: ${statuses.join(', ')}`);
+      assert.notEqual(answer.closedAfter, null, 'then the connection closes');
+      assert.doesNotMatch(slow.server.stderr(), /MaxListenersExceeded/);
+    } finally {
+      await locker.end().catch(() => undefined);
+      if (slow !== undefined) await stop(slow);
+      await database.drop();
     }
   });
 
