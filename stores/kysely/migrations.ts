@@ -120,8 +120,9 @@ function safeIds(dialect: StoreDialect): Migration {
   return {
     async up(db) {
       // Adding a check takes each table's strongest lock, briefly. Behind a long transaction it
-      // would queue every request behind it; failing (and starting again) is better than that.
-      if (dialect === 'postgres') await sql`set local lock_timeout = '10s'`.execute(db);
+      // would queue every request behind it (up to the pool's 10 s statement timeout); failing
+      // soon, and saying why, is better than that: start again.
+      if (dialect === 'postgres') await sql`set local lock_timeout = '2s'`.execute(db);
       for (const table of ID_TABLES) {
         const guard = sql.id(`${table}_id_safe`);
         if (dialect === 'postgres') {

@@ -16,6 +16,8 @@ const SOURCE_FOLDERS = ['core', 'adapters', 'stores', 'cli', 'client'];
 const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
 /** `npm run build` writes this before tsc reads a source: a file saved during the build is newer. */
 const BUILD_STARTED = join('dist', '.build-started');
+/** ...and this once tsc has succeeded: a build that failed or was stopped leaves none. */
+const BUILD_DONE = join('dist', '.build-done');
 const BUILT_CLI = join('dist', 'cli', 'main.js');
 
 function mtime(path: string): number | undefined {
@@ -26,11 +28,11 @@ function mtime(path: string): number | undefined {
   }
 }
 
-/** Whether `dist/` was built, to its end, from the sources as they are now. */
+/** Whether `dist/` was built, to a successful end, from the sources as they are now. */
 export function isBuildFresh(): boolean {
   const started = mtime(BUILD_STARTED);
-  const built = mtime(BUILT_CLI);
-  if (started === undefined || built === undefined || built < started) return false;
+  const done = mtime(BUILD_DONE);
+  if (started === undefined || done === undefined || done < started || mtime(BUILT_CLI) === undefined) return false;
   // Equal times count as stale: on a coarse clock a save in the same tick cannot be told apart.
   const stale = (path: string) => (mtime(path) ?? Infinity) >= started;
   if (CONFIGS.some(stale)) return false;
