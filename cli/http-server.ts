@@ -27,9 +27,8 @@ export function createApiServer(api: MonitoringApi): ApiServer {
     if (drain.admit(req, res) && !answeredMissingHost(req, res)) handle(req, res);
   });
   const drain = new ConnectionDrain(server);
-  const owed = (socket: Duplex) => drain.owedAnswer(socket);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, owed));
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerConnect(socket, owed));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, drain.owedAnswer(socket)));
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerConnect(socket, drain.owedAnswer(socket)));
   server.on('checkExpectation', answerExpectation);
   return {
     server,

@@ -1,28 +1,24 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { nodeHeaders } from '../adapters/node/index.ts';
+import { ApiError } from '../core/http/api-error.ts';
+import { errorResponse } from '../core/http/api-response.ts';
 import { requestId } from '../core/http/request-id.ts';
 
-/**
+/*
  * Requests node:http would answer itself, before the API sees them, with an empty body or none at
  * all. They get the API's envelope instead (contract §3: every answer is JSON and carries an
  * X-Request-Id), and the connection closes: what follows on it cannot be trusted to be framed.
  */
-interface ProtocolError {
-  status: number;
-  reason: string;
-  code: string;
-  message: string;
-}
 
-const CLIENT_ERRORS: Record<string, ProtocolError> = {
-  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', code: 'request_header_fields_too_large', message: 'The request line or headers are too large.' },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'The request was not received in time.' },
+const CLIENT_ERRORS: Record<string, ApiError> = {
+  HPE_HEADER_OVERFLOW: new ApiError(431, 'request_header_fields_too_large', 'The request line or headers are too large.'),
+  ERR_HTTP_REQUEST_TIMEOUT: new ApiError(408, 'request_timeout', 'The request was not received in time.'),
 };
-const NOT_HTTP: ProtocolError = { status: 400, reason: 'Bad Request', code: 'bad_request', message: 'The request is not valid HTTP.' };
-const NO_HOST: ProtocolError = { status: 400, reason: 'Bad Request', code: 'bad_request', message: 'An HTTP/1.1 request needs a Host header.' };
-const CONNECT: ProtocolError = { status: 400, reason: 'Bad Request', code: 'bad_request', message: 'CONNECT is not served: this server is not a proxy.' };
-const EXPECTATION: ProtocolError = { status: 417, reason: 'Expectation Failed', code: 'expectation_failed', message: 'The only expectation served is 100-continue.' };
+const NOT_HTTP = new ApiError(400, 'bad_request', 'The request is not valid HTTP.');
+const NO_HOST = new ApiError(400, 'bad_request', 'An HTTP/1.1 request needs a Host header.');
+const CONNECT = new ApiError(400, 'bad_request', 'CONNECT is not served: this server is not a proxy.');
+const EXPECTATION = new ApiError(417, 'expectation_failed', 'The only expectation served is 100-continue.');
 
 /** Connections already being closed by closeWith. */
 const closing = new WeakSet<Duplex>();
@@ -30,18 +26,15 @@ const closing = new WeakSet<Duplex>();
 /** How long a connection answered on its raw socket may take to read the answer before it is cut. */
 const LINGER_MS = 2_000;
 
-function headersAndBody(error: ProtocolError, id: string): [Record<string, string>, string] {
-  const body = JSON.stringify({ success: false, error: { code: error.code, message: error.message } });
-  return [{
-    'content-type': 'application/json; charset=utf-8',
-    'x-request-id': id,
-    'content-length': String(Buffer.byteLength(body)),
-    connection: 'close',
-  }, body];
+/** The API's answer to `error` (its envelope and headers), closing the connection. */
+function answer(error: ApiError, id: string): [Record<string, string>, string] {
+  const { headers, body } = errorResponse(error);
+  const text = body as string;
+  headers['x-request-id'] = id;
+  headers['content-length'] = String(Buffer.byteLength(text));
+  headers.connection = 'close';
+  return [headers, text];
 }
-
-/** The answer still owed to an earlier request on a connection, if any (see ConnectionDrain). */
-export type OwedAnswer = (socket: Duplex) => ServerResponse | undefined;
 
 /**
  * Answers on a socket the HTTP parser has let go of, then closes it: node:http servers keep
@@ -49,7 +42,7 @@ export type OwedAnswer = (socket: Duplex) => ServerResponse | undefined;
  * earlier request on the connection is still being answered, written bytes would be read as its
  * answer; that one is made the last instead, and nothing is said of what followed it.
  */
-function closeWith(socket: Duplex, error: ProtocolError, owed: ServerResponse | undefined): void {
+function closeWith(socket: Duplex, error: ApiError, owed: ServerResponse | undefined): void {
   // The parser goes on failing on each chunk that arrives after its first failure.
   if (closing.has(socket)) return;
   closing.add(socket);
@@ -63,30 +56,33 @@ function closeWith(socket: Duplex, error: ProtocolError, owed: ServerResponse | 
     socket.destroy();
     return;
   }
-  const [headers, body] = headersAndBody(error, crypto.randomUUID());
+  const [headers, body] = answer(error, crypto.randomUUID());
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${error.status} ${error.reason}\r\n${lines}\r\n${body}`, () => socket.destroy());
+  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${lines}\r\n${body}`, () => socket.destroy());
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
-function writeToResponse(req: IncomingMessage, res: ServerResponse, error: ProtocolError): void {
-  const [headers, body] = headersAndBody(error, requestId(nodeHeaders(req)));
+function writeToResponse(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
+  const [headers, body] = answer(error, requestId(nodeHeaders(req)));
   res.writeHead(error.status, headers);
   res.end(body);
 }
 
-/** The server's 'clientError': malformed HTTP, oversized headers, too slow. */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, owed: OwedAnswer): void {
+/**
+ * The server's 'clientError': malformed HTTP, oversized headers, too slow. `owed`: the answer
+ * still owed to an earlier request on the connection (ConnectionDrain.owedAnswer).
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, owed: ServerResponse | undefined): void {
   if (error.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
-  closeWith(socket, CLIENT_ERRORS[error.code ?? ''] ?? NOT_HTTP, owed(socket));
+  closeWith(socket, CLIENT_ERRORS[error.code ?? ''] ?? NOT_HTTP, owed);
 }
 
 /** The server's 'connect': without a listener node:http drops the connection without a word. */
-export function answerConnect(socket: Duplex, owed: OwedAnswer): void {
-  closeWith(socket, CONNECT, owed(socket));
+export function answerConnect(socket: Duplex, owed: ServerResponse | undefined): void {
+  closeWith(socket, CONNECT, owed);
 }
 
 /** The server's 'checkExpectation': an Expect other than 100-continue (RFC 9110 §10.1.1). */
