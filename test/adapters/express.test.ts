@@ -4,10 +4,9 @@
  * only, so both kinds of body are checked: parsed by the host (reused) and raw (read by the API).
  */
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { it } from 'node:test';
 import { startFixture } from './harness.ts';
-import { adapterSuite, assertError, call, OVERSIZED, type SuiteOptions } from './suite.ts';
+import { adapterSuite, assertError, call, OVERSIZED, rawExchange, type SuiteOptions } from './suite.ts';
 
 /** Over express.json()'s own 100 kB limit: the host's parser refuses it before the API sees it. */
 const OVER_HOST_LIMIT = { target_type: 'domain', target_value: 'huge.example.com', location: 'x'.repeat(150_000) };
@@ -90,16 +89,8 @@ const expressChecks: SuiteOptions = {
 
     it('serves a request in absolute form (RFC 9112 §3.2.2) like its origin form', async () => {
       const url = new URL(`${ctx.server.base}/me`);
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect(Number(url.port), url.hostname, () => {
-          socket.end(`GET http://other.example${url.pathname} HTTP/1.1\r\nHost: other.example\r\n`
-            + `Authorization: Bearer ${ctx.keys.readWrite}\r\nConnection: close\r\n\r\n`);
-        });
-        let text = '';
-        socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-        socket.on('end', () => resolve(text));
-        socket.on('error', reject);
-      });
+      const answer = await rawExchange(url, `GET http://other.example${url.pathname} HTTP/1.1\r\nHost: other.example\r\n`
+        + `Authorization: Bearer ${ctx.keys.readWrite}\r\nConnection: close\r\n\r\n`);
       assert.match(answer, /^HTTP\/1\.1 200 /, answer);
       assert.match(answer, /"success":true/);
     });

@@ -69,6 +69,17 @@ export async function call(url: string, init: CallInit = {}): Promise<CallResult
   return { status: response.status, headers: response.headers, text, json };
 }
 
+/** Sends `request` as raw bytes to the server of `url` and resolves with all it answers until it closes. */
+export function rawExchange(url: URL, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.end(request));
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
 /** A create body larger than the limit however it is serialised (one long string field). */
 export const OVERSIZED = { target_type: 'domain', target_value: 'big.example.com', location: 'x'.repeat(LIMIT + 100) };
 
@@ -158,16 +169,8 @@ export function adapterSuite(target: Target, options: SuiteOptions = {}): void {
       // Headers joins them. Either way the core must see both, or a runtime would let the first
       // one through that another refuses.
       const url = new URL(`${ctx.server.base}/me`);
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect(Number(url.port), url.hostname, () => {
-          socket.end(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${ctx.keys.readWrite}\r\n`
-            + 'Authorization: Bearer mapi_wrong\r\nConnection: close\r\n\r\n');
-        });
-        let text = '';
-        socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-        socket.on('end', () => resolve(text));
-        socket.on('error', reject);
-      });
+      const answer = await rawExchange(url, `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\n`
+        + `Authorization: Bearer ${ctx.keys.readWrite}\r\nAuthorization: Bearer mapi_wrong\r\nConnection: close\r\n\r\n`);
       assert.match(answer, /^HTTP\/1\.1 401 /, answer);
       assert.match(answer, /"code":"invalid_api_key"/);
     });
