@@ -1,12 +1,56 @@
 import type {
-  ApiKey, BlacklistCheckResult, BlacklistMonitor, Device, NewApiKey, NewBlacklistMonitor,
-  NewDevice, Timestamp, User,
+  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease,
+  MonitoredKind, ResultsPage,
+} from './monitoring-store.ts';
+import type {
+  ApiKey, BlacklistMonitor, CheckResult, Device, DeviceLastResults, NewApiKey, NewBlacklistMonitor,
+  NewCheckResult, NewDevice, Timestamp, User,
 } from './records.ts';
 import type { CreateResult, PageRequest, Store } from './store.ts';
+
+/** The engine's bookkeeping for one record, which the API never shows. */
+interface Schedule {
+  /** Epoch ms of the next check; null while disabled. */
+  nextCheckAt: number | null;
+  lease: Lease | null;
+  failures: number;
+}
 
 interface Owned<T> {
   userId: number;
   record: T;
+  schedule: Schedule;
+}
+
+interface StoredResult {
+  kind: MonitoredKind;
+  resourceId: number;
+  result: CheckResult;
+}
+
+const ms = (at: Timestamp) => new Date(at).getTime();
+const iso = (at: Timestamp) => new Date(at).toISOString();
+
+function newSchedule(enabled: boolean, createdAt: Timestamp): Schedule {
+  // A new enabled record is due at once (engine §3).
+  return { nextCheckAt: enabled ? ms(createdAt) : null, lease: null, failures: 0 };
+}
+
+/** Records due at `claim.now` and not leased, earliest due first (ties by id), leased to the caller. */
+function claimDue<T extends { id: number }>(rows: Map<number, Owned<T>>, claim: ClaimRequest, token: string): Claimed<T>[] {
+  const now = ms(claim.now);
+  const due = [...rows.values()].filter(({ schedule: s }) =>
+    s.nextCheckAt !== null && s.nextCheckAt <= now && (s.lease === null || ms(s.lease.expires_at) <= now));
+  due.sort((a, b) => a.schedule.nextCheckAt! - b.schedule.nextCheckAt! || a.record.id - b.record.id);
+  return due.slice(0, claim.limit).map((row) => {
+    const lease: Lease = { id: row.record.id, token, owner: claim.owner, expires_at: iso(claim.leaseUntil) };
+    row.schedule.lease = lease;
+    return { record: structuredClone(row.record), lease: { ...lease }, due_at: new Date(row.schedule.nextCheckAt!).toISOString() };
+  });
+}
+
+function holds(row: Owned<unknown> | undefined, lease: Lease): row is Owned<unknown> {
+  return row !== undefined && row.schedule.lease !== null && row.schedule.lease.token === lease.token;
 }
 
 function deviceIdentity(userId: number, d: NewDevice): string {
@@ -33,13 +77,15 @@ function page<T extends { id: number }>(rows: Map<number, Owned<T>>, userId: num
  * It returns copies, so callers cannot change what it holds.
  */
 export class MemoryStore implements Store {
-  #nextId = { user: 1, key: 1, device: 1, monitor: 1 };
+  #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, lease: 1 };
   readonly #users = new Map<number, User>();
   readonly #keys = new Map<number, ApiKey & { token_hash: string }>();
   readonly #devices = new Map<number, Owned<Device>>();
   readonly #deviceIndex = new Map<string, number>();
   readonly #monitors = new Map<number, Owned<BlacklistMonitor>>();
   readonly #monitorIndex = new Map<string, number>();
+  /** Every check result, in id order. */
+  #results: StoredResult[] = [];
 
   async createUser(user: Omit<User, 'id'>): Promise<User> {
     const record = { id: this.#nextId.user++, ...user };
@@ -92,7 +138,7 @@ export class MemoryStore implements Store {
     const existing = this.#deviceIndex.get(identity);
     if (existing !== undefined) return { duplicateOf: existing };
     const record: Device = { id: this.#nextId.device++, ...structuredClone(device) };
-    this.#devices.set(record.id, { userId, record });
+    this.#devices.set(record.id, { userId, record, schedule: newSchedule(record.is_enabled, record.created_at) });
     this.#deviceIndex.set(identity, record.id);
     return { created: structuredClone(record) };
   }
@@ -106,6 +152,7 @@ export class MemoryStore implements Store {
     if (!row || row.userId !== userId) return false;
     this.#devices.delete(id);
     this.#deviceIndex.delete(deviceIdentity(userId, row.record));
+    this.#dropResults('device', id);
     return true;
   }
 
@@ -114,7 +161,7 @@ export class MemoryStore implements Store {
     const existing = this.#monitorIndex.get(identity);
     if (existing !== undefined) return { duplicateOf: existing };
     const record: BlacklistMonitor = { id: this.#nextId.monitor++, ...structuredClone(monitor) };
-    this.#monitors.set(record.id, { userId, record });
+    this.#monitors.set(record.id, { userId, record, schedule: newSchedule(record.is_enabled, record.created_at) });
     this.#monitorIndex.set(identity, record.id);
     return { created: structuredClone(record) };
   }
@@ -128,15 +175,96 @@ export class MemoryStore implements Store {
     if (!row || row.userId !== userId) return false;
     this.#monitors.delete(id);
     this.#monitorIndex.delete(monitorIdentity(userId, row.record));
+    this.#dropResults('blacklist_monitor', id);
     return true;
   }
 
-  async recordBlacklistCheck(id: number, result: BlacklistCheckResult): Promise<boolean> {
-    const row = this.#monitors.get(id);
-    if (!row) return false;
-    // Stored as every store answers timestamps: ISO 8601 UTC with milliseconds, whatever ISO form came in.
-    Object.assign(row.record, structuredClone(result), { last_checked_at: new Date(result.last_checked_at).toISOString() });
+  async listCheckResults(userId: number, kind: MonitoredKind, id: number, req: ResultsPage): Promise<CheckResult[] | undefined> {
+    const owner = kind === 'device' ? this.#devices.get(id) : this.#monitors.get(id);
+    if (!owner || owner.userId !== userId) return undefined;
+    const out: CheckResult[] = [];
+    for (let i = this.#results.length - 1; i >= 0 && out.length < req.limit; i--) {
+      const { kind: k, resourceId, result } = this.#results[i]!;
+      if (k !== kind || resourceId !== id) continue;
+      if (req.beforeId !== undefined && result.id >= req.beforeId) continue;
+      out.push(structuredClone(result));
+    }
+    return out;
+  }
+
+  async claimDueDevices(claim: ClaimRequest): Promise<ClaimedDevice[]> {
+    const token = `m${this.#nextId.lease++}`;
+    return claimDue(this.#devices, claim, token).map((c) => ({
+      ...c,
+      consecutive_failures: this.#devices.get(c.record.id)!.schedule.failures,
+    }));
+  }
+
+  async claimDueBlacklistMonitors(claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]> {
+    return claimDue(this.#monitors, claim, `m${this.#nextId.lease++}`);
+  }
+
+  async recordDeviceCheck(lease: Lease, outcome: DeviceCheckOutcome): Promise<boolean> {
+    const row = this.#devices.get(lease.id);
+    if (!holds(row, lease) || row.record.status !== outcome.previous_status) return false;
+    const checkedAt = iso(outcome.checked_at);
+    const last: DeviceLastResults = { ...row.record.last_results };
+    for (const result of outcome.results) Object.assign(last, { [result.probe]: structuredClone(result) });
+    if (outcome.status !== row.record.status) row.record.status_since = checkedAt;
+    Object.assign(row.record, { status: outcome.status, last_checked_at: checkedAt, last_results: last });
+    row.schedule = { nextCheckAt: ms(outcome.next_check_at), lease: null, failures: outcome.consecutive_failures };
+    this.#keepResults('device', lease.id, outcome.results);
     return true;
+  }
+
+  async recordBlacklistCheck(lease: Lease, outcome: BlacklistCheckOutcome): Promise<boolean> {
+    const row = this.#monitors.get(lease.id);
+    if (!holds(row, lease)) return false;
+    Object.assign(row.record, {
+      last_status: outcome.last_status,
+      // Stored as every store answers timestamps: ISO 8601 UTC with milliseconds, whatever ISO form came in.
+      last_checked_at: iso(outcome.checked_at),
+      listed_on: [...outcome.listed_on],
+      failed_zones: [...outcome.failed_zones],
+    });
+    row.schedule = { nextCheckAt: ms(outcome.next_check_at), lease: null, failures: 0 };
+    this.#keepResults('blacklist_monitor', lease.id, outcome.results);
+    return true;
+  }
+
+  async setEnabled(kind: MonitoredKind, id: number, enabled: boolean, at: Timestamp): Promise<boolean> {
+    const row = kind === 'device' ? this.#devices.get(id) : this.#monitors.get(id);
+    if (!row) return false;
+    const wasEnabled = row.record.is_enabled;
+    row.record.is_enabled = enabled;
+    if (enabled === wasEnabled) return true;
+    row.schedule = newSchedule(enabled, at);
+    if (kind === 'device') {
+      Object.assign(row.record, { status: enabled ? 'pending' : 'paused', status_since: iso(at) });
+    }
+    return true;
+  }
+
+  async deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number> {
+    const cutoff = ms(before);
+    let deleted = 0;
+    this.#results = this.#results.filter(({ result }) => {
+      if (deleted >= limit || ms(result.checked_at) >= cutoff) return true;
+      deleted++;
+      return false;
+    });
+    return deleted;
+  }
+
+  #keepResults(kind: MonitoredKind, resourceId: number, results: readonly NewCheckResult[]): void {
+    for (const result of results) {
+      const stored = { ...structuredClone(result), id: this.#nextId.result++, checked_at: iso(result.checked_at) } as CheckResult;
+      this.#results.push({ kind, resourceId, result: stored });
+    }
+  }
+
+  #dropResults(kind: MonitoredKind, resourceId: number): void {
+    this.#results = this.#results.filter((r) => r.kind !== kind || r.resourceId !== resourceId);
   }
 
   async close(): Promise<void> {}

@@ -39,10 +39,30 @@ export interface Device {
   location: string | null;
   is_enabled: boolean;
   created_at: Timestamp;
+  /** Seconds between checks (engine §2): 30 to 86400, default 60. */
+  check_interval_s: number;
+  /** Where the engine's checks have put the device (docs/engine.md, "Statuses"). */
+  status: DeviceStatus;
+  /** When the status last changed; null until the engine first changes it. */
+  status_since: Timestamp | null;
+  /** The end of the last completed check; null before the first. */
+  last_checked_at: Timestamp | null;
+  /** The last result of each probe that ran, keyed by probe name; `{}` before the first check. */
+  last_results: DeviceLastResults;
 }
 
-/** A device as validated from a create request, before the store gives it an id. */
+/**
+ * A device as validated from a create request, before the store gives it an id. The engine's
+ * state starts as a create leaves it: `pending` (`paused` when disabled), never checked.
+ */
 export type NewDevice = Omit<Device, 'id'>;
+
+export const DEVICE_STATUSES = ['pending', 'up', 'validating', 'down', 'paused'] as const;
+/**
+ * `pending`: never checked. `up`: the last check passed. `validating`: a check failed and is being
+ * confirmed. `down`: enough consecutive checks failed. `paused`: disabled, not checked.
+ */
+export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
 
 export type BlacklistStatus = 'clean' | 'listed' | 'error';
 
@@ -53,19 +73,84 @@ export interface BlacklistMonitor {
   is_enabled: boolean;
   last_status: BlacklistStatus | null;
   last_checked_at: Timestamp | null;
-  /** The blacklist zones that listed the target at the last check; [] otherwise. */
+  /** The blacklist zones that listed the target at the last check, sorted; [] otherwise. */
   listed_on: string[];
   created_at: Timestamp;
+  /** Seconds between checks (engine §2): 300 to 86400, default 3600. */
+  check_interval_s: number;
+  /** The zones whose lookup failed at the last check, sorted; [] otherwise. */
+  failed_zones: string[];
 }
 
 export type NewBlacklistMonitor = Omit<BlacklistMonitor, 'id'>;
 
-/** The outcome of a blacklist check, as a checker reports it to the store. */
-export interface BlacklistCheckResult {
-  last_status: BlacklistStatus;
-  last_checked_at: Timestamp;
-  listed_on: string[];
+/** The probes a device can run (engine §4.2), each when its flag is on. */
+export const DEVICE_PROBES = ['public_http', 'public_https', 'public_tls', 'origin_http', 'origin_tls', 'service'] as const;
+export type DeviceProbe = (typeof DEVICE_PROBES)[number];
+/** Every probe name a check result can carry: the device probes and `dnsbl` (one row per zone). */
+export type ProbeName = DeviceProbe | 'dnsbl';
+
+/** What every check result says, whatever the probe: plain data a person can read. */
+export interface CheckResultBase {
+  /** Ids grow with time: a larger id is a later result. */
+  id: number;
+  /** When the probe finished. */
+  checked_at: Timestamp;
+  probe: ProbeName;
+  ok: boolean;
+  /** How long the probe took, in whole milliseconds; null when it never got to connect. */
+  response_ms: number | null;
+  /** Why the probe failed (`timeout`, `forbidden_address`, `ECONNREFUSED`, ...); null when ok. */
+  error: string | null;
 }
+
+/** One DNSBL zone's answer for a blacklist monitor's target (engine §4.1). */
+export interface DnsblResult extends CheckResultBase {
+  probe: 'dnsbl';
+  zone: string;
+  /** True when the zone listed the target; false when it did not, or its lookup failed. */
+  listed: boolean;
+  /** The A records the zone answered, comma-joined (e.g. `127.0.0.2`); null for NXDOMAIN or a failure. */
+  answer: string | null;
+}
+
+/** `public_http`, `public_https`, `origin_http`: one GET of `/`, redirects not followed. */
+export interface HttpProbeResult extends CheckResultBase {
+  probe: 'public_http' | 'public_https' | 'origin_http';
+  http_status: number | null;
+  /** The `Location` header of a 3xx answer; null otherwise. */
+  location: string | null;
+}
+
+/** `public_tls`, `origin_tls`: a TLS handshake and the certificate it showed. */
+export interface TlsProbeResult extends CheckResultBase {
+  probe: 'public_tls' | 'origin_tls';
+  tls_valid_to: Timestamp | null;
+  /** Whole days until `tls_valid_to`, negative once expired. */
+  tls_days_left: number | null;
+  /** Node's code for a certificate it refused (`CERT_HAS_EXPIRED`, `ERR_TLS_CERT_ALTNAME_INVALID`, ...). */
+  tls_error: string | null;
+}
+
+/** `service`: a TCP connection and the protocol's greeting. */
+export interface ServiceProbeResult extends CheckResultBase {
+  probe: 'service';
+  /** The first line the service sent, at most 200 characters; null when it sends none first. */
+  banner: string | null;
+}
+
+export type DeviceProbeResult = HttpProbeResult | TlsProbeResult | ServiceProbeResult;
+/** A stored check result, as `GET /devices/results` and `GET /blacklist-monitors/results` show it. */
+export type CheckResult = DnsblResult | DeviceProbeResult;
+
+type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+/** A check result as the engine hands it to the store, before the store gives it an id. */
+export type NewCheckResult = WithoutId<CheckResult>;
+export type NewDeviceProbeResult = WithoutId<DeviceProbeResult>;
+export type NewDnsblResult = Omit<DnsblResult, 'id'>;
+
+/** A device's last result per probe (`Device.last_results`). */
+export type DeviceLastResults = { [P in DeviceProbe]?: Extract<NewDeviceProbeResult, { probe: P }> };
 
 export interface User {
   id: number;

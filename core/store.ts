@@ -1,6 +1,7 @@
+import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-store.ts';
 import type {
-  ApiKey, BlacklistCheckResult, BlacklistMonitor, Device, NewApiKey, NewBlacklistMonitor,
-  NewDevice, Timestamp, User,
+  ApiKey, BlacklistMonitor, CheckResult, Device, NewApiKey, NewBlacklistMonitor, NewDevice,
+  Timestamp, User,
 } from './records.ts';
 
 /** One page of a list, in ascending id order: records with `id > afterId`, at most `limit` of them. */
@@ -21,7 +22,7 @@ export type CreateResult<T> = { created: T } | { duplicateOf: number };
  * (PostgreSQL, SQLite). Timestamps go in and come out as ISO 8601 UTC with milliseconds. A store throws `MissingTableError` when its schema is not migrated;
  * any other error it throws is answered 500 `server_error` and never shown to the client.
  */
-export interface Store {
+export interface Store extends MonitoringStore {
   createUser(user: Omit<User, 'id'>): Promise<User>;
   getUser(id: number): Promise<User | undefined>;
 
@@ -42,8 +43,13 @@ export interface Store {
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>>;
   listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]>;
   deleteBlacklistMonitor(userId: number, id: number): Promise<boolean>;
-  /** Stores the outcome of a check; false when the monitor does not exist. */
-  recordBlacklistCheck(id: number, result: BlacklistCheckResult): Promise<boolean>;
+
+  /**
+   * A record's check results, newest first (`GET /devices/results`, `GET /blacklist-monitors/results`);
+   * undefined when the record does not exist or belongs to another user. Deleting a record deletes
+   * its results.
+   */
+  listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined>;
 
   /**
    * Optional: a value that differs whenever any device or monitor may have changed since it was

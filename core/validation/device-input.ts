@@ -27,6 +27,7 @@ export const deviceSchema = v.object({
   expect_status: optional(integer(100, 599)),
   location: optional(text(255)),
   is_enabled: optional(flag()),
+  check_interval_s: optional(integer(30, 86400)),
 }, 'invalid_type');
 
 const FLAG = 'true, false, 0 or 1';
@@ -49,6 +50,7 @@ export const deviceHints: FieldHints = {
   expect_status: 'an integer from 100 to 599',
   location: 'text of at most 255 characters without control characters',
   is_enabled: FLAG,
+  check_interval_s: 'an integer from 30 to 86400 (seconds)',
 };
 
 export const DEFAULT_PORTS: Readonly<Record<Exclude<ServiceType, 'web' | 'tcp'>, number>> = {
@@ -137,5 +139,10 @@ export function parseDeviceInput(input: Record<string, unknown>, options: Target
     location: f.location ?? null,
     is_enabled: f.is_enabled ?? true,
     created_at: createdAt,
+    check_interval_s: f.check_interval_s ?? 60,
+    status: (f.is_enabled ?? true) ? 'pending' : 'paused',
+    status_since: null,
+    last_checked_at: null,
+    last_results: {},
   };
 }

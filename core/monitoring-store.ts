@@ -1,0 +1,105 @@
+import type {
+  BlacklistMonitor, BlacklistStatus, Device, DeviceStatus, NewDeviceProbeResult, NewDnsblResult,
+  Timestamp,
+} from './records.ts';
+
+/**
+ * What the monitoring engine needs of a store (docs/engine.md, "Scheduling"): claim due records
+ * under a lease, record each check fenced by that lease, and prune old results. `Store` extends
+ * it, so a host writing its own store sees here the whole of what the engine asks.
+ */
+export interface MonitoringStore {
+  /**
+   * Leases up to `claim.limit` enabled devices whose next check is due at `claim.now`, and whose
+   * lease (if any) has run out, earliest due first. No two concurrent claims get the same record.
+   */
+  claimDueDevices(claim: ClaimRequest): Promise<ClaimedDevice[]>;
+  claimDueBlacklistMonitors(claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]>;
+
+  /**
+   * Writes a device check: its results, the device's `last_results` and `last_checked_at`, its
+   * next check, and its status, all at once. Only while `lease` is still the record's (a later
+   * claim, a disable or a delete takes it away) and its status is still `outcome.previous_status`;
+   * otherwise nothing is written and the answer is false.
+   */
+  recordDeviceCheck(lease: Lease, outcome: DeviceCheckOutcome): Promise<boolean>;
+  /** Writes a blacklist check, fenced by `lease` as `recordDeviceCheck` is. */
+  recordBlacklistCheck(lease: Lease, outcome: BlacklistCheckOutcome): Promise<boolean>;
+
+  /**
+   * Enables or disables a record (v1 has no update route; hosts may). Disabling pauses it: its
+   * lease is dropped, so a check in flight is not recorded. Enabling makes it due at `at`. False
+   * when no such record exists.
+   */
+  setEnabled(kind: MonitoredKind, id: number, enabled: boolean, at: Timestamp): Promise<boolean>;
+
+  /** Deletes at most `limit` results checked before `before` and says how many it deleted. */
+  deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number>;
+}
+
+/** The two kinds of record the engine checks. */
+export type MonitoredKind = 'device' | 'blacklist_monitor';
+
+export interface ClaimRequest {
+  /** The claiming worker (`host:pid` by default): kept with the lease for operators. */
+  owner: string;
+  /** Records due at or before this moment are claimed. */
+  now: Timestamp;
+  /** Claim at most this many. */
+  limit: number;
+  /** When the leases run out if their checks are not recorded by then. */
+  leaseUntil: Timestamp;
+}
+
+/** A worker's hold on one claimed record. Its check is written only while the lease holds. */
+export interface Lease {
+  /** The record's id. */
+  id: number;
+  /** Unique to one claim: a later claim of the same record gets another token. */
+  token: string;
+  owner: string;
+  expires_at: Timestamp;
+}
+
+export interface Claimed<T> {
+  record: T;
+  lease: Lease;
+  /** When the check was due; the claim's `now` minus this is the scheduling lag. */
+  due_at: Timestamp;
+}
+
+export interface ClaimedDevice extends Claimed<Device> {
+  /** Failed checks in a row before this one (0 after a passed check). */
+  consecutive_failures: number;
+}
+
+export interface DeviceCheckOutcome {
+  checked_at: Timestamp;
+  /** The status the claim saw: the write happens only if the device still has it. */
+  previous_status: DeviceStatus;
+  /** The status after this check; `status_since` moves to `checked_at` when it differs. */
+  status: DeviceStatus;
+  consecutive_failures: number;
+  /** One result per probe that ran, kept as rows and as the device's `last_results`. */
+  results: NewDeviceProbeResult[];
+  next_check_at: Timestamp;
+}
+
+export interface BlacklistCheckOutcome {
+  checked_at: Timestamp;
+  last_status: BlacklistStatus;
+  /** Sorted. */
+  listed_on: string[];
+  /** Sorted. */
+  failed_zones: string[];
+  /** One result per zone asked. */
+  results: NewDnsblResult[];
+  next_check_at: Timestamp;
+}
+
+/** One page of a record's results, newest first: ids below `beforeId` (all when absent). */
+export interface ResultsPage {
+  beforeId?: number;
+  /** A positive integer; the API asks for at most 1001 (a page and one more). */
+  limit: number;
+}
