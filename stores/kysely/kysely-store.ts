@@ -1,9 +1,13 @@
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder } from 'kysely';
 import type {
-  ApiKey, BlacklistCheckResult, BlacklistMonitor, Device, NewApiKey, NewBlacklistMonitor,
+  ApiKey, BlacklistMonitor, CheckResult, Device, NewApiKey, NewBlacklistMonitor,
   NewDevice, Timestamp, User,
 } from '../../core/records.ts';
+import type {
+  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease,
+  MonitoredKind, ResultsPage,
+} from '../../core/monitoring-store.ts';
 import { MissingTableError } from '../../core/store.ts';
 import type { CreateResult, PageRequest, Store } from '../../core/store.ts';
 import {
@@ -259,18 +263,27 @@ export class KyselyStore implements Store {
     });
   }
 
-  recordBlacklistCheck(id: number, result: BlacklistCheckResult): Promise<boolean> {
-    return this.#write(async (db) => {
-      const update = await db.updateTable('blacklist_monitors')
-        .set({
-          last_status: result.last_status,
-          last_checked_at: stampText(result.last_checked_at),
-          listed_on: JSON.stringify(result.listed_on),
-        })
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return update.numUpdatedRows > 0n;
-    });
+  // TODO(engine store): placeholders until migration 0003 and the engine's store methods land.
+  listCheckResults(_userId: number, _kind: MonitoredKind, _id: number, _page: ResultsPage): Promise<CheckResult[] | undefined> {
+    throw new Error('not implemented yet');
+  }
+  claimDueDevices(_claim: ClaimRequest): Promise<ClaimedDevice[]> {
+    throw new Error('not implemented yet');
+  }
+  claimDueBlacklistMonitors(_claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]> {
+    throw new Error('not implemented yet');
+  }
+  recordDeviceCheck(_lease: Lease, _outcome: DeviceCheckOutcome): Promise<boolean> {
+    throw new Error('not implemented yet');
+  }
+  recordBlacklistCheck(_lease: Lease, _outcome: BlacklistCheckOutcome): Promise<boolean> {
+    throw new Error('not implemented yet');
+  }
+  setEnabled(_kind: MonitoredKind, _id: number, _enabled: boolean, _at: Timestamp): Promise<boolean> {
+    throw new Error('not implemented yet');
+  }
+  deleteCheckResultsBefore(_before: Timestamp, _limit: number): Promise<number> {
+    throw new Error('not implemented yet');
   }
 
   close(): Promise<void> {

@@ -137,6 +137,12 @@ export function deviceFromRow(row: Selectable<DevicesTable>): Device {
     location: row.location,
     is_enabled: toFlag(row.is_enabled),
     created_at: toStamp(row.created_at),
+    // TODO(engine store): read from the columns of migration 0003.
+    check_interval_s: 60,
+    status: toFlag(row.is_enabled) ? 'pending' : 'paused',
+    status_since: null,
+    last_checked_at: null,
+    last_results: {},
   };
 }
 
@@ -176,6 +182,9 @@ export function monitorFromRow(row: Selectable<BlacklistMonitorsTable>): Blackli
     last_checked_at: toNullableStamp(row.last_checked_at),
     listed_on: parseStrings(row.listed_on, 'blacklist_monitors.listed_on'),
     created_at: toStamp(row.created_at),
+    // TODO(engine store): read from the columns of migration 0003.
+    check_interval_s: 3600,
+    failed_zones: [],
   };
 }
 
