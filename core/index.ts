@@ -8,6 +8,10 @@ export type { ApiRequest, HeaderReader, RequestContext } from './http/api-reques
 export { toWebResponse, type ApiResponse, type ApiResponseBody } from './http/api-response.ts';
 export { ApiError, type DetailCode, type ErrorDetail } from './http/api-error.ts';
 export { MissingTableError, type CreateResult, type PageRequest, type Store } from './store.ts';
+export type {
+  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease, MonitoredKind,
+  MonitoringStore, RecordedCheck, ResultsPage,
+} from './monitoring-store.ts';
 export { ManualClock, systemClock, type Clock } from './clock.ts';
 export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
 export { MemoryRateLimiter } from './memory-rate-limiter.ts';

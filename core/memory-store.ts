@@ -1,6 +1,6 @@
 import type {
   BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease,
-  MonitoredKind, ResultsPage,
+  MonitoredKind, RecordedCheck, ResultsPage,
 } from './monitoring-store.ts';
 import type {
   ApiKey, BlacklistMonitor, CheckResult, Device, DeviceLastResults, NewApiKey, NewBlacklistMonitor,
@@ -204,7 +204,15 @@ export class MemoryStore implements Store {
     return claimDue(this.#monitors, claim, `m${this.#nextId.lease++}`);
   }
 
-  async recordDeviceCheck(lease: Lease, outcome: DeviceCheckOutcome): Promise<boolean> {
+  async recordDeviceChecks(checks: readonly RecordedCheck<DeviceCheckOutcome>[]): Promise<boolean[]> {
+    return checks.map(({ lease, outcome }) => this.#recordDeviceCheck(lease, outcome));
+  }
+
+  async recordBlacklistChecks(checks: readonly RecordedCheck<BlacklistCheckOutcome>[]): Promise<boolean[]> {
+    return checks.map(({ lease, outcome }) => this.#recordBlacklistCheck(lease, outcome));
+  }
+
+  #recordDeviceCheck(lease: Lease, outcome: DeviceCheckOutcome): boolean {
     const row = this.#devices.get(lease.id);
     if (!holds(row, lease) || row.record.status !== outcome.previous_status) return false;
     const checkedAt = iso(outcome.checked_at);
@@ -217,7 +225,7 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async recordBlacklistCheck(lease: Lease, outcome: BlacklistCheckOutcome): Promise<boolean> {
+  #recordBlacklistCheck(lease: Lease, outcome: BlacklistCheckOutcome): boolean {
     const row = this.#monitors.get(lease.id);
     if (!holds(row, lease)) return false;
     Object.assign(row.record, {

@@ -17,14 +17,15 @@ export interface MonitoringStore {
   claimDueBlacklistMonitors(claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]>;
 
   /**
-   * Writes a device check: its results, the device's `last_results` and `last_checked_at`, its
-   * next check, and its status, all at once. Only while `lease` is still the record's (a later
-   * claim, a disable or a delete takes it away) and its status is still `outcome.previous_status`;
-   * otherwise nothing is written and the answer is false.
+   * Writes device checks, in one batch: for each, its results, the device's `last_results` and
+   * `last_checked_at`, its next check and its status, all at once. Each is written only while its
+   * lease is still the record's (a later claim, a disable or a delete takes it away) and the
+   * device's status is still `outcome.previous_status`; otherwise nothing of it is written. The
+   * answer says, in order, which were written.
    */
-  recordDeviceCheck(lease: Lease, outcome: DeviceCheckOutcome): Promise<boolean>;
-  /** Writes a blacklist check, fenced by `lease` as `recordDeviceCheck` is. */
-  recordBlacklistCheck(lease: Lease, outcome: BlacklistCheckOutcome): Promise<boolean>;
+  recordDeviceChecks(checks: readonly RecordedCheck<DeviceCheckOutcome>[]): Promise<boolean[]>;
+  /** Writes blacklist checks, in one batch, each fenced by its lease as `recordDeviceChecks` is. */
+  recordBlacklistChecks(checks: readonly RecordedCheck<BlacklistCheckOutcome>[]): Promise<boolean[]>;
 
   /**
    * Enables or disables a record (v1 has no update route; hosts may). Disabling pauses it: its
@@ -71,6 +72,12 @@ export interface Claimed<T> {
 export interface ClaimedDevice extends Claimed<Device> {
   /** Failed checks in a row before this one (0 after a passed check). */
   consecutive_failures: number;
+}
+
+/** One finished check, as the engine hands it to the store: the lease it ran under and what it found. */
+export interface RecordedCheck<Outcome> {
+  lease: Lease;
+  outcome: Outcome;
 }
 
 export interface DeviceCheckOutcome {

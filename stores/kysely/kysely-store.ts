@@ -5,8 +5,8 @@ import type {
   NewDevice, Timestamp, User,
 } from '../../core/records.ts';
 import type {
-  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease,
-  MonitoredKind, ResultsPage,
+  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome,
+  MonitoredKind, RecordedCheck, ResultsPage,
 } from '../../core/monitoring-store.ts';
 import { MissingTableError } from '../../core/store.ts';
 import type { CreateResult, PageRequest, Store } from '../../core/store.ts';
@@ -273,10 +273,10 @@ export class KyselyStore implements Store {
   claimDueBlacklistMonitors(_claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]> {
     throw new Error('not implemented yet');
   }
-  recordDeviceCheck(_lease: Lease, _outcome: DeviceCheckOutcome): Promise<boolean> {
+  recordDeviceChecks(_checks: readonly RecordedCheck<DeviceCheckOutcome>[]): Promise<boolean[]> {
     throw new Error('not implemented yet');
   }
-  recordBlacklistCheck(_lease: Lease, _outcome: BlacklistCheckOutcome): Promise<boolean> {
+  recordBlacklistChecks(_checks: readonly RecordedCheck<BlacklistCheckOutcome>[]): Promise<boolean[]> {
     throw new Error('not implemented yet');
   }
   setEnabled(_kind: MonitoredKind, _id: number, _enabled: boolean, _at: Timestamp): Promise<boolean> {
