@@ -3,8 +3,8 @@ import type {
   MonitoredKind, RecordedCheck, ResultsPage,
 } from './monitoring-store.ts';
 import type {
-  ApiKey, BlacklistMonitor, CheckResult, Device, DeviceLastResults, NewApiKey, NewBlacklistMonitor,
-  NewCheckResult, NewDevice, Timestamp, User,
+  ApiKey, BlacklistMonitor, CheckResult, Device, DeviceLastResults, MonitoringEvent, NewApiKey,
+  NewBlacklistMonitor, NewCheckResult, NewDevice, NewMonitoringEvent, Timestamp, User,
 } from './records.ts';
 import type { CreateResult, PageRequest, Store } from './store.ts';
 
@@ -77,7 +77,7 @@ function page<T extends { id: number }>(rows: Map<number, Owned<T>>, userId: num
  * It returns copies, so callers cannot change what it holds.
  */
 export class MemoryStore implements Store {
-  #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, lease: 1 };
+  #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, lease: 1, event: 1 };
   readonly #users = new Map<number, User>();
   readonly #keys = new Map<number, ApiKey & { token_hash: string }>();
   readonly #devices = new Map<number, Owned<Device>>();
@@ -86,6 +86,8 @@ export class MemoryStore implements Store {
   readonly #monitorIndex = new Map<string, number>();
   /** Every check result, in id order. */
   #results: StoredResult[] = [];
+  /** The event outbox, in id order. */
+  readonly #events: MonitoringEvent[] = [];
 
   async createUser(user: Omit<User, 'id'>): Promise<User> {
     const record = { id: this.#nextId.user++, ...user };
@@ -222,6 +224,7 @@ export class MemoryStore implements Store {
     Object.assign(row.record, { status: outcome.status, last_checked_at: checkedAt, last_results: last });
     row.schedule = { nextCheckAt: ms(outcome.next_check_at), lease: null, failures: outcome.consecutive_failures };
     this.#keepResults('device', lease.id, outcome.results);
+    this.#keepEvents(row.userId, outcome.events);
     return true;
   }
 
@@ -237,6 +240,7 @@ export class MemoryStore implements Store {
     });
     row.schedule = { nextCheckAt: ms(outcome.next_check_at), lease: null, failures: 0 };
     this.#keepResults('blacklist_monitor', lease.id, outcome.results);
+    this.#keepEvents(row.userId, outcome.events);
     return true;
   }
 
@@ -268,6 +272,12 @@ export class MemoryStore implements Store {
     for (const result of results) {
       const stored = { ...structuredClone(result), id: this.#nextId.result++, checked_at: iso(result.checked_at) } as CheckResult;
       this.#results.push({ kind, resourceId, result: stored });
+    }
+  }
+
+  #keepEvents(userId: number, events: readonly NewMonitoringEvent[]): void {
+    for (const event of events) {
+      this.#events.push({ ...structuredClone(event), id: this.#nextId.event++, user_id: userId, created_at: iso(event.created_at) });
     }
   }
 

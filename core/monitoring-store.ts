@@ -1,6 +1,6 @@
 import type {
   BlacklistMonitor, BlacklistStatus, Device, DeviceStatus, NewDeviceProbeResult, NewDnsblResult,
-  Timestamp,
+  NewMonitoringEvent, Timestamp,
 } from './records.ts';
 
 /**
@@ -90,6 +90,8 @@ export interface DeviceCheckOutcome {
   /** One result per probe that ran, kept as rows and as the device's `last_results`. */
   results: NewDeviceProbeResult[];
   next_check_at: Timestamp;
+  /** The events this check causes, written to the outbox only if the check itself is written. */
+  events: NewMonitoringEvent[];
 }
 
 export interface BlacklistCheckOutcome {
@@ -102,6 +104,8 @@ export interface BlacklistCheckOutcome {
   /** One result per zone asked. */
   results: NewDnsblResult[];
   next_check_at: Timestamp;
+  /** The events this check causes, written to the outbox only if the check itself is written. */
+  events: NewMonitoringEvent[];
 }
 
 /** One page of a record's results, newest first: ids below `beforeId` (all when absent). */
