@@ -1,32 +1,9 @@
 import { Migrator, sql } from 'kysely';
-import type {
-  ColumnDataType, ColumnDefinitionBuilder, Kysely, Migration, MigrationProvider, MigrationResultSet,
-} from 'kysely';
+import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'kysely';
+import { primaryKey, TYPES } from './migrations/column-types.ts';
+import { engine } from './migrations/0003-engine.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
-
-interface ColumnTypes {
-  id: ColumnDataType;
-  ref: ColumnDataType;
-  flag: ColumnDataType;
-  stamp: ColumnDataType;
-}
-
-// Ids are int8 on PostgreSQL because a delete accepts any id up to 2^53-1: an int4 column would
-// turn a large but valid id into an "out of range" error instead of "not found".
-const TYPES: Record<StoreDialect, ColumnTypes> = {
-  postgres: { id: 'bigint', ref: 'bigint', flag: 'boolean', stamp: 'timestamptz' },
-  // ISO 8601 text in one fixed format (the store normalises it) sorts in time order.
-  sqlite: { id: 'integer', ref: 'integer', flag: 'integer', stamp: 'text' },
-};
-
-function primaryKey(dialect: StoreDialect, c: ColumnDefinitionBuilder): ColumnDefinitionBuilder {
-  // SQLite's AUTOINCREMENT keeps the ids of deleted newest rows from being handed out again;
-  // an identity column never reuses ids anyway.
-  return dialect === 'postgres'
-    ? c.primaryKey().generatedByDefaultAsIdentity()
-    : c.primaryKey().autoIncrement();
-}
 
 function initial(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
@@ -148,6 +125,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
     '0002_safe_ids': safeIds(dialect),
+    '0003_engine': engine(dialect),
   };
 }
 

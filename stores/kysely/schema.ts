@@ -1,6 +1,9 @@
 import { PostgresAdapter, SqliteAdapter } from 'kysely';
 import type { ColumnType, Kysely } from 'kysely';
-import type { BlacklistStatus, Scheme, ServiceType, TargetType } from '../../core/records.ts';
+import type {
+  BlacklistStatus, DeviceStatus, EventType, ProbeName, Scheme, ServiceType, TargetType,
+} from '../../core/records.ts';
+import type { MonitoredKind } from '../../core/monitoring-store.ts';
 
 /** The SQL databases a `KyselyStore` runs on. */
 export type StoreDialect = 'postgres' | 'sqlite';
@@ -68,6 +71,18 @@ export interface DevicesTable {
   location: string | null;
   is_enabled: Flag;
   created_at: Stamp;
+  check_interval_s: number;
+  status: DeviceStatus;
+  status_since: NullableStamp;
+  last_checked_at: NullableStamp;
+  /** JSON object: the last result of each probe, keyed by probe name. */
+  last_results: string;
+  consecutive_failures: number;
+  /** Null while disabled: only records with a next check can be claimed. */
+  next_check_at: NullableStamp;
+  lease_owner: string | null;
+  lease_token: string | null;
+  lease_expires_at: NullableStamp;
 }
 
 export interface BlacklistMonitorsTable {
@@ -81,6 +96,40 @@ export interface BlacklistMonitorsTable {
   /** JSON array of blacklist zones. */
   listed_on: string;
   created_at: Stamp;
+  check_interval_s: number;
+  /** JSON array of the zones whose lookup failed at the last check. */
+  failed_zones: string;
+  next_check_at: NullableStamp;
+  lease_owner: string | null;
+  lease_token: string | null;
+  lease_expires_at: NullableStamp;
+}
+
+/** One probe's result (one DNSBL zone's, for a monitor). Rows go with their record. */
+export interface CheckResultsTable {
+  id: Id;
+  resource_kind: MonitoredKind;
+  /** A device's or a monitor's id, by `resource_kind`: no foreign key can name both tables. */
+  resource_id: Ref;
+  checked_at: Stamp;
+  probe: ProbeName;
+  ok: Flag;
+  response_ms: number | null;
+  error: string | null;
+  /** JSON object of the probe's own fields (`zone`, `http_status`, `tls_valid_to`, `banner`, ...). */
+  fields: string;
+}
+
+/** The outbox: status changes to announce, written with the check that caused them. */
+export interface EventsTable {
+  id: Id;
+  user_id: Ref;
+  type: EventType;
+  resource_kind: MonitoredKind;
+  resource_id: Ref;
+  created_at: Stamp;
+  /** JSON of the event's data: the record's state then, with `previous_status` and `status`. */
+  data: string;
 }
 
 /** The tables of the store, as Kysely sees them. */
@@ -89,6 +138,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   devices: DevicesTable;
   blacklist_monitors: BlacklistMonitorsTable;
+  check_results: CheckResultsTable;
+  events: EventsTable;
 }
 
 /**
