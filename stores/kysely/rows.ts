@@ -1,8 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
 import { SCOPES } from '../../core/records.ts';
+import { DEVICE_PROBES, DEVICE_STATUSES } from '../../core/records.ts';
 import type {
-  ApiKey, BlacklistMonitor, Device, NewApiKey, NewBlacklistMonitor, NewDevice, RateLimitRule, Scope,
-  Timestamp, User,
+  ApiKey, BlacklistMonitor, Device, DeviceLastResults, DeviceStatus, NewApiKey, NewBlacklistMonitor,
+  NewDevice, RateLimitRule, Scope, Timestamp, User,
 } from '../../core/records.ts';
 import type {
   ApiKeysTable, BlacklistMonitorsTable, DbFlag, DbInteger, DbTimestamp, DevicesTable, StoreDialect,
@@ -19,15 +20,15 @@ export function toId(value: DbInteger): number {
   return id;
 }
 
-function toFlag(value: DbFlag): boolean {
+export function toFlag(value: DbFlag): boolean {
   return typeof value === 'boolean' ? value : value !== 0;
 }
 
-function toStamp(value: DbTimestamp): Timestamp {
+export function toStamp(value: DbTimestamp): Timestamp {
   return (typeof value === 'string' ? new Date(value) : value).toISOString();
 }
 
-function toNullableStamp(value: DbTimestamp | null): Timestamp | null {
+export function toNullableStamp(value: DbTimestamp | null): Timestamp | null {
   return value === null ? null : toStamp(value);
 }
 
@@ -39,11 +40,11 @@ export function stampText(value: Timestamp): string {
   return new Date(value).toISOString();
 }
 
-function nullableStampText(value: Timestamp | null): string | null {
+export function nullableStampText(value: Timestamp | null): string | null {
   return value === null ? null : stampText(value);
 }
 
-function flagFor(dialect: StoreDialect, value: boolean): DbFlag {
+export function flagFor(dialect: StoreDialect, value: boolean): DbFlag {
   // better-sqlite3 refuses to bind a boolean.
   return dialect === 'sqlite' ? Number(value) : value;
 }
@@ -54,6 +55,28 @@ function parseStrings(text: string, column: string): string[] {
     throw new Error(`column ${column} does not hold a JSON array of strings`);
   }
   return value;
+}
+
+function isDeviceStatus(value: string): value is DeviceStatus {
+  return (DEVICE_STATUSES as readonly string[]).includes(value);
+}
+
+function parseStatus(value: string): DeviceStatus {
+  if (!isDeviceStatus(value)) throw new Error(`column devices.status holds an unknown status: ${value}`);
+  return value;
+}
+
+/**
+ * Reads `devices.last_results`: an object keyed by probe name. Each value is a result the store
+ * wrote itself, so only the keys are checked, not every field of every result.
+ */
+function parseLastResults(text: string): DeviceLastResults {
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)
+    || !Object.keys(value).every((key) => (DEVICE_PROBES as readonly string[]).includes(key))) {
+    throw new Error('column devices.last_results does not hold an object keyed by probe name');
+  }
+  return value as DeviceLastResults;
 }
 
 function isScope(value: string): value is Scope {
@@ -115,6 +138,19 @@ export function apiKeyToRow(key: NewApiKey): Insertable<ApiKeysTable> {
   };
 }
 
+/**
+ * A new record's schedule: due at once when enabled (docs/engine.md, "Scheduling"), never while
+ * disabled; not leased.
+ */
+function newSchedule(enabled: boolean, createdAt: Timestamp) {
+  return {
+    next_check_at: enabled ? stampText(createdAt) : null,
+    lease_owner: null,
+    lease_token: null,
+    lease_expires_at: null,
+  };
+}
+
 export function deviceFromRow(row: Selectable<DevicesTable>): Device {
   return {
     id: toId(row.id),
@@ -137,12 +173,11 @@ export function deviceFromRow(row: Selectable<DevicesTable>): Device {
     location: row.location,
     is_enabled: toFlag(row.is_enabled),
     created_at: toStamp(row.created_at),
-    // TODO(engine store): read from the columns of migration 0003.
-    check_interval_s: 60,
-    status: toFlag(row.is_enabled) ? 'pending' : 'paused',
-    status_since: null,
-    last_checked_at: null,
-    last_results: {},
+    check_interval_s: row.check_interval_s,
+    status: parseStatus(row.status),
+    status_since: toNullableStamp(row.status_since),
+    last_checked_at: toNullableStamp(row.last_checked_at),
+    last_results: parseLastResults(row.last_results),
   };
 }
 
@@ -169,6 +204,13 @@ export function deviceToRow(dialect: StoreDialect, userId: number, d: NewDevice)
     location: d.location,
     is_enabled: flag(d.is_enabled),
     created_at: stampText(d.created_at),
+    check_interval_s: d.check_interval_s,
+    status: d.status,
+    status_since: nullableStampText(d.status_since),
+    last_checked_at: nullableStampText(d.last_checked_at),
+    last_results: JSON.stringify(d.last_results),
+    consecutive_failures: 0,
+    ...newSchedule(d.is_enabled, d.created_at),
   };
 }
 
@@ -182,9 +224,8 @@ export function monitorFromRow(row: Selectable<BlacklistMonitorsTable>): Blackli
     last_checked_at: toNullableStamp(row.last_checked_at),
     listed_on: parseStrings(row.listed_on, 'blacklist_monitors.listed_on'),
     created_at: toStamp(row.created_at),
-    // TODO(engine store): read from the columns of migration 0003.
-    check_interval_s: 3600,
-    failed_zones: [],
+    check_interval_s: row.check_interval_s,
+    failed_zones: parseStrings(row.failed_zones, 'blacklist_monitors.failed_zones'),
   };
 }
 
@@ -202,5 +243,8 @@ export function monitorToRow(
     last_checked_at: nullableStampText(m.last_checked_at),
     listed_on: JSON.stringify(m.listed_on),
     created_at: stampText(m.created_at),
+    check_interval_s: m.check_interval_s,
+    failed_zones: JSON.stringify(m.failed_zones),
+    ...newSchedule(m.is_enabled, m.created_at),
   };
 }
