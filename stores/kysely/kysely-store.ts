@@ -14,7 +14,10 @@ import {
   apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
   toId, userFromRow, userToRow,
 } from './rows.ts';
+import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
+import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
+import { claimDue, setEnabled } from './schedule.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, DbInteger, StoreDialect } from './schema.ts';
 
@@ -217,13 +220,7 @@ export class KyselyStore implements Store {
   }
 
   deleteDevice(userId: number, id: number): Promise<boolean> {
-    return this.#write(async (db) => {
-      const result = await db.deleteFrom('devices')
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    });
+    return this.#write((db) => deleteWithResults(db, this.#dialect, 'device', userId, id));
   }
 
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
@@ -254,36 +251,40 @@ export class KyselyStore implements Store {
   }
 
   deleteBlacklistMonitor(userId: number, id: number): Promise<boolean> {
-    return this.#write(async (db) => {
-      const result = await db.deleteFrom('blacklist_monitors')
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    });
+    return this.#write((db) => deleteWithResults(db, this.#dialect, 'blacklist_monitor', userId, id));
   }
 
-  // TODO(engine store): placeholders until migration 0003 and the engine's store methods land.
-  listCheckResults(_userId: number, _kind: MonitoredKind, _id: number, _page: ResultsPage): Promise<CheckResult[] | undefined> {
-    throw new Error('not implemented yet');
+  listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined> {
+    return this.#run((db) => listCheckResults(db, userId, kind, id, page));
   }
-  claimDueDevices(_claim: ClaimRequest): Promise<ClaimedDevice[]> {
-    throw new Error('not implemented yet');
+
+  // Claims change only leases, which no list shows, so they are not counted as writes.
+  claimDueDevices(claim: ClaimRequest): Promise<ClaimedDevice[]> {
+    return this.#run(async (db) => (await claimDue(db, this.#dialect, 'devices', claim)).map(({ row, lease, due_at }) => ({
+      record: deviceFromRow(row), lease, due_at, consecutive_failures: row.consecutive_failures,
+    })));
   }
-  claimDueBlacklistMonitors(_claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]> {
-    throw new Error('not implemented yet');
+
+  claimDueBlacklistMonitors(claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]> {
+    return this.#run(async (db) => (await claimDue(db, this.#dialect, 'blacklist_monitors', claim)).map(({ row, lease, due_at }) => ({
+      record: monitorFromRow(row), lease, due_at,
+    })));
   }
-  recordDeviceChecks(_checks: readonly RecordedCheck<DeviceCheckOutcome>[]): Promise<boolean[]> {
-    throw new Error('not implemented yet');
+
+  recordDeviceChecks(checks: readonly RecordedCheck<DeviceCheckOutcome>[]): Promise<boolean[]> {
+    return this.#write((db) => recordDeviceChecks(db, this.#dialect, checks));
   }
-  recordBlacklistChecks(_checks: readonly RecordedCheck<BlacklistCheckOutcome>[]): Promise<boolean[]> {
-    throw new Error('not implemented yet');
+
+  recordBlacklistChecks(checks: readonly RecordedCheck<BlacklistCheckOutcome>[]): Promise<boolean[]> {
+    return this.#write((db) => recordBlacklistChecks(db, this.#dialect, checks));
   }
-  setEnabled(_kind: MonitoredKind, _id: number, _enabled: boolean, _at: Timestamp): Promise<boolean> {
-    throw new Error('not implemented yet');
+
+  setEnabled(kind: MonitoredKind, id: number, enabled: boolean, at: Timestamp): Promise<boolean> {
+    return this.#write((db) => setEnabled(db, this.#dialect, kind, id, enabled, at));
   }
-  deleteCheckResultsBefore(_before: Timestamp, _limit: number): Promise<number> {
-    throw new Error('not implemented yet');
+
+  deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number> {
+    return this.#run((db) => deleteCheckResultsBefore(db, this.#dialect, before, limit));
   }
 
   close(): Promise<void> {

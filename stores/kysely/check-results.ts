@@ -1,0 +1,81 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { MonitoredKind, ResultsPage } from '../../core/monitoring-store.ts';
+import type { CheckResult, Timestamp } from '../../core/records.ts';
+import { checkResultFromRow } from './result-rows.ts';
+import { stampText } from './rows.ts';
+import { TABLE_OF } from './schedule.ts';
+import type { Database, StoreDialect } from './schema.ts';
+
+/**
+ * A record's results, newest first, below `beforeId` when given; undefined when the record does
+ * not exist or is another user's, so the API answers not found for both alike.
+ */
+export async function listCheckResults(
+  db: Kysely<Database>,
+  userId: number,
+  kind: MonitoredKind,
+  id: number,
+  page: ResultsPage,
+): Promise<CheckResult[] | undefined> {
+  const owned = await db.selectFrom(TABLE_OF[kind]).select('id')
+    .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  if (owned === undefined) return undefined;
+  let query = db.selectFrom('check_results').selectAll()
+    .where('resource_kind', '=', kind)
+    .where('resource_id', '=', id);
+  if (page.beforeId !== undefined) query = query.where('id', '<', page.beforeId);
+  const rows = await query.orderBy('id', 'desc').limit(page.limit).execute();
+  return rows.map(checkResultFromRow);
+}
+
+/**
+ * Deletes at most `limit` results checked before `before`, oldest first, and says how many. On
+ * PostgreSQL rows another pruner is deleting are skipped rather than waited for, so workers
+ * pruning at once share the work instead of queueing on one another.
+ */
+export async function deleteCheckResultsBefore(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  before: Timestamp,
+  limit: number,
+): Promise<number> {
+  if (limit <= 0) return 0;
+  const skipLocked = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const result = await sql`
+    delete from check_results where id in (
+      select id from check_results where checked_at < ${stampText(before)}
+      order by checked_at limit ${limit} ${skipLocked}
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/**
+ * Deletes a user's record and its results together (docs/engine.md, "Scheduling": deleting a
+ * record deletes its schedule and results). PostgreSQL in one statement; SQLite, which has no
+ * DELETE inside WITH, in one transaction. Events stay: they are about what happened.
+ */
+export async function deleteWithResults(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  kind: MonitoredKind,
+  userId: number,
+  id: number,
+): Promise<boolean> {
+  const table = sql.table(TABLE_OF[kind]);
+  if (dialect === 'postgres') {
+    const { rows } = await sql<{ id: unknown }>`
+      with gone as (delete from ${table} where id = ${id} and user_id = ${userId} returning id),
+      results as (
+        delete from check_results where resource_kind = ${sql.lit(kind)} and resource_id in (select id from gone)
+      )
+      select id from gone`.execute(db);
+    return rows.length > 0;
+  }
+  return db.transaction().execute(async (trx) => {
+    const result = await sql`delete from ${table} where id = ${id} and user_id = ${userId}`.execute(trx);
+    if ((result.numAffectedRows ?? 0n) === 0n) return false;
+    await trx.deleteFrom('check_results').where('resource_kind', '=', kind).where('resource_id', '=', id).execute();
+    return true;
+  });
+}
