@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { createTestDatabase } from '../support/postgres.ts';
+import { readEvents } from './outbox.ts';
+import { webDevice } from './records.ts';
 import { storeContract } from './store-contract.ts';
 
 // One database migrated for the suite, one left bare for the missing-schema check.
@@ -27,8 +29,10 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
     after(() => Promise.all([migrated.drop(), bare.drop()]));
 
     storeContract('KyselyStore on PostgreSQL', async () => {
-      const { store } = await openKyselyStore(migrated.url, { poolSize: 5 });
-      return { store, cleanup: () => store.close() };
+      const { store, db } = await openKyselyStore(migrated.url, { poolSize: 5 });
+      // One database for every test, and claims take whatever is due in it: each test starts empty.
+      await sql`truncate users, api_keys, devices, blacklist_monitors, check_results, events`.execute(db);
+      return { store, cleanup: () => store.close(), events: () => readEvents(db) };
     }, {
       openUnmigrated: async () => {
         const { store } = await openKyselyStore(bare.url);
@@ -37,7 +41,7 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
     });
 
     it('applied the migrations once when two processes migrated together; a third run is a no-op', async () => {
-      assert.deepEqual([...concurrentRuns].sort((x, y) => y.length - x.length), [['0001_initial', '0002_safe_ids'], []]);
+      assert.deepEqual([...concurrentRuns].sort((x, y) => y.length - x.length), [['0001_initial', '0002_safe_ids', '0003_engine'], []]);
       const { db, store, dialect } = await openKyselyStore(migrated.url);
       try {
         assert.equal(dialect, 'postgres');
@@ -86,12 +90,7 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
       }
     });
 
-    const device = (n: number) => ({
-      target_type: 'domain' as const, target_value: `prepared-${n}.example.com`, service_type: 'web' as const, scheme: 'https' as const,
-      port: 443, host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'https' as const, origin_port: 443,
-      check_public_http: false, check_public_https: true, check_public_tls: true, check_origin_http: false, check_origin_tls: false,
-      expect_status: 200, location: null, is_enabled: true, created_at: '2026-01-01T00:00:00.000Z',
-    });
+    const device = (n: number) => webDevice({ target_value: `prepared-${n}.example.com`, is_enabled: true, status: 'pending' });
     const preparedInserts = async (db: Awaited<ReturnType<typeof openKyselyStore>>['db']) =>
       (await sql<{ count: string }>`select count(*) from pg_prepared_statements where statement like 'insert into "devices"%'`.execute(db)).rows[0]!.count;
 

@@ -7,6 +7,7 @@ import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
 import { createTestDatabase } from '../support/postgres.ts';
+import { sshDevice } from './records.ts';
 
 // List answers are reused while the store's change marker stays the same. Two stores on one
 // SQLite file stand for two processes: whatever one writes, the other's next list must show.
@@ -40,12 +41,7 @@ describe('list answers reused on SQLite, never stale', () => {
     const user = await one.store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
     await one.store.listDevices(user.id, { afterId: 0, limit: 10 });
     const seenByOne = one.store.changeMarker();
-    await two.store.createDevice(user.id, {
-      target_type: 'domain', target_value: 'marker.example.com', service_type: 'ssh', scheme: null, port: 22,
-      host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null,
-      check_public_http: false, check_public_https: false, check_public_tls: false, check_origin_http: false,
-      check_origin_tls: false, expect_status: null, location: null, is_enabled: true, created_at: '2026-01-01T00:00:00.000Z',
-    });
+    await two.store.createDevice(user.id, sshDevice({ target_type: 'domain', target_value: 'marker.example.com' }));
     assert.notEqual(one.store.changeMarker(), seenByOne, 'a commit by another connection');
     const before = one.store.changeMarker();
     await one.store.deleteDevice(user.id, 1);
@@ -72,7 +68,13 @@ describe('list answers reused on SQLite, never stale', () => {
 
     const monitor = await b.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key: keyB, body: { target_type: 'ip', target_value: '8.8.8.8' } });
     assert.equal((await a.request<BlacklistMonitor[]>('/v1/blacklist-monitors', { key: keyB })).body.data![0]!.last_status, null);
-    await two.store.recordBlacklistCheck(monitor.body.data!.id, { last_status: 'listed', last_checked_at: '2026-01-02T00:00:00.000Z', listed_on: ['zen.example'] });
+    const claims = await two.store.claimDueBlacklistMonitors({ owner: 'test', now: '2100-01-01T00:00:00.000Z', limit: 10, leaseUntil: '2100-01-01T00:01:00.000Z' });
+    assert.deepEqual(claims.map((c) => c.record.id), [monitor.body.data!.id]);
+    const outcome = {
+      checked_at: '2026-01-02T00:00:00.000Z', last_status: 'listed' as const, listed_on: ['zen.example'], failed_zones: [],
+      results: [], next_check_at: '2026-01-02T01:00:00.000Z', events: [],
+    };
+    assert.deepEqual(await two.store.recordBlacklistChecks([{ lease: claims[0]!.lease, outcome }]), [true]);
     assert.equal((await a.request<BlacklistMonitor[]>('/v1/blacklist-monitors', { key: keyB })).body.data![0]!.last_status, 'listed');
   });
 

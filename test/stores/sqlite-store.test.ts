@@ -6,8 +6,9 @@ import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import type { NewBlacklistMonitor } from '../../core/records.ts';
 import { ACCEPTED_DATABASE_URLS, migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
+import { readEvents } from './outbox.ts';
+import { newMonitor } from './records.ts';
 import { storeContract } from './store-contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'monitoring-sqlite-'));
@@ -19,7 +20,7 @@ const nextFile = (): string => join(dir, `store-${++files}.db`);
 async function openMigrated(url: string) {
   const opened = await openKyselyStore(url);
   await migrateToLatest(opened.db);
-  return { store: opened.store, cleanup: () => opened.store.close() };
+  return { store: opened.store, cleanup: () => opened.store.close(), events: () => readEvents(opened.db) };
 }
 
 async function openBare(url: string) {
@@ -40,7 +41,7 @@ describe('SQLite database URLs and migrations', () => {
     const { db, store, dialect } = await openKyselyStore(`sqlite:${nextFile()}`);
     try {
       assert.equal(dialect, 'sqlite');
-      assert.deepEqual(await migrateToLatest(db), ['0001_initial', '0002_safe_ids']);
+      assert.deepEqual(await migrateToLatest(db), ['0001_initial', '0002_safe_ids', '0003_engine']);
       assert.deepEqual(await migrateToLatest(db), []);
     } finally {
       await store.close();
@@ -100,12 +101,8 @@ describe('SQLite database URLs and migrations', () => {
     const b = await openKyselyStore(url);
     try {
       await migrateToLatest(a.db);
-      const createdAt = '2026-11-22T07:00:00.000Z';
-      const user = await a.store.createUser({ name: null, created_at: createdAt });
-      const monitor: NewBlacklistMonitor = {
-        target_type: 'ip', target_value: '8.8.8.8', is_enabled: true, last_status: null, last_checked_at: null,
-        listed_on: [], created_at: createdAt,
-      };
+      const monitor = newMonitor();
+      const user = await a.store.createUser({ name: null, created_at: monitor.created_at });
       const first = await a.store.createBlacklistMonitor(user.id, monitor);
       assert.ok('created' in first);
       assert.deepEqual(await b.store.createBlacklistMonitor(user.id, monitor), { duplicateOf: first.created.id });
@@ -127,6 +124,6 @@ describe('SQLite database URLs and migrations', () => {
     const run = () => promisify(execFile)(process.execPath, args);
     const outputs = await Promise.all([run(), run(), run(), run()]);
     const applied = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]).sort((x, y) => y.length - x.length);
-    assert.deepEqual(applied, [['0001_initial', '0002_safe_ids'], [], [], []]);
+    assert.deepEqual(applied, [['0001_initial', '0002_safe_ids', '0003_engine'], [], [], []]);
   });
 });

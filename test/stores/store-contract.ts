@@ -1,50 +1,28 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type {
-  ApiKey, BlacklistCheckResult, NewApiKey, NewBlacklistMonitor, NewDevice, User,
-} from '../../core/records.ts';
+import type { ApiKey, NewApiKey, User } from '../../core/records.ts';
 import { MissingTableError } from '../../core/store.ts';
-import type { CreateResult, Store } from '../../core/store.ts';
+import type { Store } from '../../core/store.ts';
+import { claimsContract } from './claims-contract.ts';
+import type { StoredEvent } from './outbox.ts';
+import { ALL, at, createdOf, MAX_ID, newMonitor, sshDevice, T0, webDevice } from './records.ts';
+import { resultsContract } from './results-contract.ts';
 
-interface OpenedStore {
+/** A store for one test, and (on the SQL stores) a way to read what it keeps but never answers. */
+export interface OpenedStore {
   store: Store;
   cleanup(): Promise<void>;
+  /** The event outbox, oldest first; absent where only the store itself could read it. */
+  events?(): Promise<StoredEvent[]>;
 }
 
-const T0 = '2026-11-22T07:00:00.000Z';
-const MAX_ID = Number.MAX_SAFE_INTEGER;
-const ALL = { afterId: 0, limit: 1000 };
-
-function at(minutes: number): string {
-  return new Date(Date.parse(T0) + minutes * 60_000).toISOString();
-}
-
-function webDevice(overrides: Partial<NewDevice> = {}): NewDevice {
-  return {
-    target_type: 'domain', target_value: 'example.com', service_type: 'web', scheme: 'https', port: 443,
-    host_header: 'www.example.com:8443', proxy_enabled: true, origin_host: 'origin.example.net',
-    origin_scheme: 'http', origin_port: 8080, check_public_http: false, check_public_https: true,
-    check_public_tls: true, check_origin_http: true, check_origin_tls: false, expect_status: 204,
-    location: 'Frankfurt, rack 7 ✓ "quoted"', is_enabled: false, created_at: T0, ...overrides,
-  };
-}
-
-function sshDevice(overrides: Partial<NewDevice> = {}): NewDevice {
-  return {
-    target_type: 'ip', target_value: '2001:4860:4860::8888', service_type: 'ssh', scheme: null, port: 22,
-    host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null,
-    check_public_http: false, check_public_https: false, check_public_tls: false, check_origin_http: false,
-    check_origin_tls: false, expect_status: null, location: null, is_enabled: true, created_at: at(1),
-    ...overrides,
-  };
-}
-
-function newMonitor(overrides: Partial<NewBlacklistMonitor> = {}): NewBlacklistMonitor {
-  return {
-    target_type: 'ip', target_value: '8.8.8.8', is_enabled: true, last_status: null, last_checked_at: null,
-    listed_on: [], created_at: T0, ...overrides,
-  };
+/** What the engine's parts of the contract (in files of their own) see of the current test's store. */
+export interface ContractContext {
+  store(): Store;
+  newUser(): Promise<User>;
+  /** The current store's outbox reader, if it has one. */
+  events(): (() => Promise<StoredEvent[]>) | undefined;
 }
 
 function newKey(userId: number, overrides: Partial<NewApiKey> = {}): NewApiKey {
@@ -53,11 +31,6 @@ function newKey(userId: number, overrides: Partial<NewApiKey> = {}): NewApiKey {
     rate_limit: { limit: 5, windowSeconds: 60 }, created_at: T0, expires_at: at(60 * 24),
     token_hash: randomBytes(32).toString('hex'), ...overrides,
   };
-}
-
-function createdOf<T>(result: CreateResult<T>): T {
-  assert.ok('created' in result, `expected a new record, got ${JSON.stringify(result)}`);
-  return result.created;
 }
 
 function assertNoHash(key: ApiKey | undefined): void {
@@ -75,12 +48,16 @@ export function storeContract(
   options: { openUnmigrated?: () => Promise<OpenedStore> } = {},
 ): void {
   describe(`${name} meets the Store contract`, () => {
+    let opened: OpenedStore;
     let store: Store;
-    let cleanup: () => Promise<void>;
     let users = 0;
-    beforeEach(async () => ({ store, cleanup } = await open()));
-    afterEach(() => cleanup());
+    beforeEach(async () => {
+      opened = await open();
+      store = opened.store;
+    });
+    afterEach(() => opened.cleanup());
     const newUser = (): Promise<User> => store.createUser({ name: `user ${++users}`, created_at: T0 });
+    const context: ContractContext = { store: () => store, newUser, events: () => opened.events };
 
     describe('users', () => {
       it('creates users with increasing ids and gets them back', async () => {
@@ -271,20 +248,6 @@ export function storeContract(
         assert.deepEqual(await store.listBlacklistMonitors(alice.id, ALL), [...mine.slice(0, 2), next]);
       });
 
-      it('records the outcome of a check', async () => {
-        const user = await newUser();
-        const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor()));
-        const listed: BlacklistCheckResult = {
-          last_status: 'listed', last_checked_at: at(7), listed_on: ['zen.spamhaus.org'],
-        };
-        assert.equal(await store.recordBlacklistCheck(monitor.id, listed), true);
-        assert.deepEqual(await store.listBlacklistMonitors(user.id, ALL), [{ ...monitor, ...listed }]);
-        const clean: BlacklistCheckResult = { last_status: 'clean', last_checked_at: at(8), listed_on: [] };
-        assert.equal(await store.recordBlacklistCheck(monitor.id, clean), true);
-        assert.deepEqual(await store.listBlacklistMonitors(user.id, ALL), [{ ...monitor, ...clean }]);
-        assert.equal(await store.recordBlacklistCheck(MAX_ID, { ...clean, last_status: 'error' }), false);
-      });
-
       it('gives twenty concurrent identical creates one record', async () => {
         const user = await newUser();
         const creates = Array.from({ length: 20 }, () => store.createBlacklistMonitor(user.id, newMonitor()));
@@ -294,6 +257,9 @@ export function storeContract(
         assert.deepEqual(results.filter((r) => 'duplicateOf' in r), Array(19).fill({ duplicateOf: created[0]!.id }));
       });
     });
+
+    claimsContract(context);
+    resultsContract(context);
 
     const { openUnmigrated } = options;
     const skip = !openUnmigrated && 'this store has no schema';
