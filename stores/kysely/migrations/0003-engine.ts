@@ -45,8 +45,12 @@ export function engine(dialect: StoreDialect): Migration {
       for (const column of LEASE_COLUMNS) {
         await devices(column, column === 'lease_expires_at' ? t.stamp : 'text');
       }
-      await sql`update devices set next_check_at = ${now} where is_enabled = ${flagTrue}`.execute(db);
-      await sql`update devices set status = 'paused' where is_enabled <> ${flagTrue}`.execute(db);
+      // A row past 2^53-1 (kept by migration 0002, which guards only new rows) is left alone: on
+      // PostgreSQL any update of it would break the id check, and no API call can name it anyway.
+      // Without a next check it is never claimed.
+      const safe = sql`id <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`;
+      await sql`update devices set next_check_at = ${now} where is_enabled = ${flagTrue} and ${safe}`.execute(db);
+      await sql`update devices set status = 'paused' where is_enabled <> ${flagTrue} and ${safe}`.execute(db);
 
       const monitors = (column: string, type: ColumnDataType, build?: (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder) =>
         addColumn(db, 'blacklist_monitors', column, type, build);
@@ -56,7 +60,7 @@ export function engine(dialect: StoreDialect): Migration {
       for (const column of LEASE_COLUMNS) {
         await monitors(column, column === 'lease_expires_at' ? t.stamp : 'text');
       }
-      await sql`update blacklist_monitors set next_check_at = ${now} where is_enabled = ${flagTrue}`.execute(db);
+      await sql`update blacklist_monitors set next_check_at = ${now} where is_enabled = ${flagTrue} and ${safe}`.execute(db);
 
       // The claim reads the due records in (next_check_at, id) order; disabled ones (null) are
       // left out of the index altogether.
