@@ -30,6 +30,7 @@ function device(target: string): NewDevice {
     host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'https', origin_port: 443,
     check_public_http: false, check_public_https: true, check_public_tls: true, check_origin_http: false,
     check_origin_tls: false, expect_status: 200, location: 'bench', is_enabled: true,
-    created_at: new Date().toISOString(),
+    created_at: new Date().toISOString(), check_interval_s: 60, status: 'pending', status_since: null,
+    last_checked_at: null, last_results: {},
   };
 }
