@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder } from 'kysely';
 import type {
-  ApiKey, BlacklistMonitor, CheckResult, Device, NewApiKey, NewBlacklistMonitor,
-  NewDevice, Timestamp, User,
+  ApiKey, BlacklistMonitor, CheckResult, CreatedWebhook, Device, NewApiKey, NewBlacklistMonitor,
+  NewDevice, NewWebhook, Timestamp, User, Webhook,
 } from '../../core/records.ts';
 import type {
   BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome,
@@ -15,6 +15,8 @@ import {
   toId, userFromRow, userToRow,
 } from './rows.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
+import { KyselyWebhooks } from './kysely-webhooks.ts';
+import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome } from '../../core/webhook-store.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, DbInteger, StoreDialect } from './schema.ts';
 
@@ -74,12 +76,14 @@ export class KyselyStore implements Store {
   #closing: Promise<void> | undefined;
   readonly #insertDevice = new InsertIfAbsent('devices');
   readonly #insertMonitor = new InsertIfAbsent('blacklist_monitors');
+  readonly #webhooks: KyselyWebhooks;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db), options: KyselyStoreOptions = {}) {
     this.#db = db;
     this.#dialect = dialect;
     this.#destroyOnClose = options.destroyOnClose ?? true;
     this.#dataVersion = options.dataVersion;
+    this.#webhooks = new KyselyWebhooks(db, dialect);
   }
 
   changeMarker(): string | undefined {
@@ -284,6 +288,27 @@ export class KyselyStore implements Store {
   }
   deleteCheckResultsBefore(_before: Timestamp, _limit: number): Promise<number> {
     throw new Error('not implemented yet');
+  }
+
+  // Webhooks (kysely-webhooks.ts). Whatever a webhook list shows counts as a write, so a cached
+  // list answer is not reused after it (see changeMarker).
+  createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
+    return this.#write(() => this.#webhooks.createWebhook(userId, webhook));
+  }
+  listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]> {
+    return this.#run(() => this.#webhooks.listWebhooks(userId, page));
+  }
+  deleteWebhook(userId: number, id: number): Promise<boolean> {
+    return this.#write(() => this.#webhooks.deleteWebhook(userId, id));
+  }
+  fanOutEvents(now: Timestamp, limit: number): Promise<number> {
+    return this.#run(() => this.#webhooks.fanOutEvents(now, limit));
+  }
+  claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> {
+    return this.#run(() => this.#webhooks.claimDeliveries(claim));
+  }
+  recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
+    return this.#write(() => this.#webhooks.recordDeliveryAttempt(lease, outcome));
   }
 
   close(): Promise<void> {

@@ -2,10 +2,12 @@ import { Migrator, sql } from 'kysely';
 import type {
   ColumnDataType, ColumnDefinitionBuilder, Kysely, Migration, MigrationProvider, MigrationResultSet,
 } from 'kysely';
+import { temporaryEvents } from './migration-0003-events-temporary.ts';
+import { webhooks } from './migration-0004-webhooks.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
-interface ColumnTypes {
+export interface ColumnTypes {
   id: ColumnDataType;
   ref: ColumnDataType;
   flag: ColumnDataType;
@@ -14,13 +16,13 @@ interface ColumnTypes {
 
 // Ids are int8 on PostgreSQL because a delete accepts any id up to 2^53-1: an int4 column would
 // turn a large but valid id into an "out of range" error instead of "not found".
-const TYPES: Record<StoreDialect, ColumnTypes> = {
+export const TYPES: Record<StoreDialect, ColumnTypes> = {
   postgres: { id: 'bigint', ref: 'bigint', flag: 'boolean', stamp: 'timestamptz' },
   // ISO 8601 text in one fixed format (the store normalises it) sorts in time order.
   sqlite: { id: 'integer', ref: 'integer', flag: 'integer', stamp: 'text' },
 };
 
-function primaryKey(dialect: StoreDialect, c: ColumnDefinitionBuilder): ColumnDefinitionBuilder {
+export function primaryKey(dialect: StoreDialect, c: ColumnDefinitionBuilder): ColumnDefinitionBuilder {
   // SQLite's AUTOINCREMENT keeps the ids of deleted newest rows from being handed out again;
   // an identity column never reuses ids anyway.
   return dialect === 'postgres'
@@ -148,6 +150,9 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
     '0002_safe_ids': safeIds(dialect),
+    // TEMPORARY: the outbox of the store's migration 0003, until it lands here; drop at the merge.
+    '0003_events_temporary': temporaryEvents(dialect),
+    '0004_webhooks': webhooks(dialect),
   };
 }
 

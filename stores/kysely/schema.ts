@@ -1,6 +1,7 @@
 import { PostgresAdapter, SqliteAdapter } from 'kysely';
 import type { ColumnType, Kysely } from 'kysely';
 import type { BlacklistStatus, Scheme, ServiceType, TargetType } from '../../core/records.ts';
+import type { TemporaryEventTables, WebhookTables } from './webhook-schema.ts';
 
 /** The SQL databases a `KyselyStore` runs on. */
 export type StoreDialect = 'postgres' | 'sqlite';
@@ -84,7 +85,7 @@ export interface BlacklistMonitorsTable {
 }
 
 /** The tables of the store, as Kysely sees them. */
-export interface Database {
+export interface Database extends WebhookTables, TemporaryEventTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
   devices: DevicesTable;
