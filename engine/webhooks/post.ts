@@ -71,8 +71,11 @@ function send(socket: Socket, target: URL, host: string, req: WebhookRequest, si
       host,
       path: `${target.pathname}${target.search}`,
       headers: { ...req.headers, host: hostHeader, 'content-length': String(Buffer.byteLength(req.body)), connection: 'close' },
+      // With createConnection and no `agent` option, Node uses this socket and nothing else.
+      // (`agent: false` would make a fresh Agent that ignores createConnection and resolves the
+      // host itself: a second resolution, past the policy. The delivery tests catch that, since
+      // their host names resolve only through the injected lookup.)
       createConnection: () => socket,
-      agent: false,
       signal,
     }, (response) => {
       // Only the status matters; the rest is read and dropped so the socket can close cleanly.
