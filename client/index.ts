@@ -8,8 +8,8 @@
 import { MonitoringApiError } from './errors.ts';
 import { createTransport, cursorOf, nextLink, type Transport } from './transport.ts';
 import type {
-  AllOptions, BlacklistMonitor, BlacklistMonitorInput, Deleted, Device, DeviceInput, ListOptions, Me,
-  MonitoringClient, MonitoringClientOptions, Page, RequestOptions, ResourceClient,
+  AllOptions, BlacklistMonitor, BlacklistMonitorInput, CreatedWebhook, Deleted, Device, DeviceInput, ListOptions, Me,
+  MonitoringClient, MonitoringClientOptions, Page, RequestOptions, ResourceClient, Webhook, WebhookInput,
 } from './types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
@@ -18,7 +18,7 @@ export type * from './types.ts';
 /** Records per request of `all()` unless told otherwise: a few round trips for typical accounts, small answers. */
 const DEFAULT_PAGE_SIZE = 100;
 
-function resource<T, Input>(transport: Transport, base: URL, segment: string): ResourceClient<T, Input> {
+function resource<T, Input, Created = T>(transport: Transport, base: URL, segment: string): ResourceClient<T, Input, Created> {
   const listUrl = new URL(segment, base);
 
   async function list(options: ListOptions = {}): Promise<Page<T>> {
@@ -45,7 +45,7 @@ function resource<T, Input>(transport: Transport, base: URL, segment: string): R
     list,
     all,
     async create(input, options) {
-      return (await transport.send<T>('POST', new URL(`${segment}/create`, base), input, options)).data;
+      return (await transport.send<Created>('POST', new URL(`${segment}/create`, base), input, options)).data;
     },
     async delete(id, options) {
       const url = new URL(`${segment}/delete`, base);
@@ -71,6 +71,7 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
     },
     devices: resource<Device, DeviceInput>(transport, base, 'devices'),
     blacklistMonitors: resource<BlacklistMonitor, BlacklistMonitorInput>(transport, base, 'blacklist-monitors'),
+    webhooks: resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks'),
   };
 }
 

@@ -3,9 +3,15 @@
  * at build), so the client has no runtime dependency on the server code.
  */
 import type { DetailCode, ErrorDetail } from '../core/http/api-error.ts';
-import type { BlacklistMonitor, BlacklistStatus, Deleted, Device, Me, Scheme, Scope, ServiceType, TargetType } from '../core/records.ts';
+import type {
+  BlacklistMonitor, BlacklistStatus, CreatedWebhook, Deleted, Device, EventType, Me, Scheme, Scope, ServiceType, TargetType, Webhook,
+  WebhookDeliveryStatus,
+} from '../core/records.ts';
 
-export type { BlacklistMonitor, BlacklistStatus, Deleted, DetailCode, Device, ErrorDetail, Me, Scheme, Scope, ServiceType, TargetType };
+export type {
+  BlacklistMonitor, BlacklistStatus, CreatedWebhook, Deleted, DetailCode, Device, ErrorDetail, EventType, Me, Scheme, Scope,
+  ServiceType, TargetType, Webhook, WebhookDeliveryStatus,
+};
 
 /** An int/bool field: the API accepts exactly these (spec §2.1) and answers booleans. */
 export type Flag = boolean | 0 | 1;
@@ -52,6 +58,15 @@ export interface BlacklistMonitorInput {
   is_enabled?: Flag | null;
 }
 
+export interface WebhookInput {
+  /** An http(s) URL on a public host, at most 2048 characters, without credentials or fragment. */
+  url: string;
+  /** Non-empty and distinct. Default all event types. */
+  events?: EventType[] | null;
+  /** Default true. */
+  is_enabled?: Flag | null;
+}
+
 /** Where the next page starts: pass it back to `list` as it is. */
 export interface PageCursor {
   limit: number;
@@ -85,8 +100,8 @@ export interface AllOptions extends RequestOptions {
   afterId?: number;
 }
 
-/** Create, list and delete for one kind of record. */
-export interface ResourceClient<T, Input> {
+/** Create, list and delete for one kind of record; `Created` is what a create answers (webhooks add their secret). */
+export interface ResourceClient<T, Input, Created = T> {
   /** One page (with `limit`) and the cursor of the next, read from the Link header. */
   list(options?: ListOptions): Promise<Page<T>>;
   /** Every record, page by page, following the Link header until there is none: nothing is capped. */
@@ -95,7 +110,7 @@ export interface ResourceClient<T, Input> {
    * Creates the record. On 409 the MonitoringApiError carries `existingId`, the record this one
    * duplicates: use it rather than creating again.
    */
-  create(input: Input, options?: RequestOptions): Promise<T>;
+  create(input: Input, options?: RequestOptions): Promise<Created>;
   delete(id: number, options?: RequestOptions): Promise<Deleted>;
 }
 
@@ -125,4 +140,6 @@ export interface MonitoringClient {
   me(options?: RequestOptions): Promise<Me>;
   devices: ResourceClient<Device, DeviceInput>;
   blacklistMonitors: ResourceClient<BlacklistMonitor, BlacklistMonitorInput>;
+  /** The create answer alone carries the signing secret: keep it then. */
+  webhooks: ResourceClient<Webhook, WebhookInput, CreatedWebhook>;
 }

@@ -3,10 +3,12 @@ import type {
   MonitoredKind, RecordedCheck, ResultsPage,
 } from './monitoring-store.ts';
 import type {
-  ApiKey, BlacklistMonitor, CheckResult, Device, DeviceLastResults, MonitoringEvent, NewApiKey,
-  NewBlacklistMonitor, NewCheckResult, NewDevice, NewMonitoringEvent, Timestamp, User,
+  ApiKey, BlacklistMonitor, CheckResult, CreatedWebhook, Device, DeviceLastResults, MonitoringEvent, NewApiKey,
+  NewBlacklistMonitor, NewCheckResult, NewDevice, NewMonitoringEvent, NewWebhook, Timestamp, User, Webhook,
 } from './records.ts';
 import type { CreateResult, PageRequest, Store } from './store.ts';
+import { MemoryWebhooks } from './memory-webhooks.ts';
+import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome } from './webhook-store.ts';
 
 /** The engine's bookkeeping for one record, which the API never shows. */
 interface Schedule {
@@ -88,6 +90,8 @@ export class MemoryStore implements Store {
   #results: StoredResult[] = [];
   /** The event outbox, in id order. */
   readonly #events: MonitoringEvent[] = [];
+  /** Webhooks and their deliveries, over the outbox above. */
+  readonly #webhooks = new MemoryWebhooks(() => this.#events);
 
   async createUser(user: Omit<User, 'id'>): Promise<User> {
     const record = { id: this.#nextId.user++, ...user };
@@ -284,6 +288,13 @@ export class MemoryStore implements Store {
   #dropResults(kind: MonitoredKind, resourceId: number): void {
     this.#results = this.#results.filter((r) => r.kind !== kind || r.resourceId !== resourceId);
   }
+
+  createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> { return this.#webhooks.createWebhook(userId, webhook); }
+  listWebhooks(userId: number, req: PageRequest): Promise<Webhook[]> { return this.#webhooks.listWebhooks(userId, req); }
+  deleteWebhook(userId: number, id: number): Promise<boolean> { return this.#webhooks.deleteWebhook(userId, id); }
+  fanOutEvents(now: Timestamp, limit: number): Promise<number> { return this.#webhooks.fanOutEvents(now, limit); }
+  claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> { return this.#webhooks.claimDeliveries(claim); }
+  recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> { return this.#webhooks.recordDeliveryAttempt(lease, outcome); }
 
   async close(): Promise<void> {}
 }

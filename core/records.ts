@@ -220,3 +220,33 @@ export interface Deleted {
   id: number;
   deleted: true;
 }
+
+/** How the last delivery to a webhook went: `failing` from its first failed attempt until one succeeds. */
+export const WEBHOOK_DELIVERY_STATUSES = ['delivered', 'failing'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/**
+ * An endpoint that hears of the events of its user (docs/engine.md, "Events and webhooks"), as
+ * `GET /webhooks` shows it: never with its secret.
+ */
+export interface Webhook {
+  id: number;
+  /** http(s), at most 2048 characters, stored in its WHATWG URL serialisation. */
+  url: string;
+  /** The event types it receives: non-empty, distinct, in the order of EVENT_TYPES. */
+  events: EventType[];
+  is_enabled: boolean;
+  created_at: Timestamp;
+  /** When the last delivery attempt ended; null before the first. */
+  last_delivery_at: Timestamp | null;
+  last_delivery_status: WebhookDeliveryStatus | null;
+}
+
+/** The answer of `POST /webhooks/create`: the only time the signing secret is shown. */
+export interface CreatedWebhook extends Webhook {
+  /** `whsec_` + base64 of 32 random bytes; the HMAC key is the decoded bytes. */
+  secret: string;
+}
+
+/** A webhook as validated from a create request, secret included, before the store gives it an id. */
+export type NewWebhook = Omit<CreatedWebhook, 'id'>;

@@ -1,4 +1,5 @@
 import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-store.ts';
+import type { WebhookStore } from './webhook-store.ts';
 import type {
   ApiKey, BlacklistMonitor, CheckResult, Device, NewApiKey, NewBlacklistMonitor, NewDevice,
   Timestamp, User,
@@ -22,7 +23,7 @@ export type CreateResult<T> = { created: T } | { duplicateOf: number };
  * (PostgreSQL, SQLite). Timestamps go in and come out as ISO 8601 UTC with milliseconds. A store throws `MissingTableError` when its schema is not migrated;
  * any other error it throws is answered 500 `server_error` and never shown to the client.
  */
-export interface Store extends MonitoringStore {
+export interface Store extends MonitoringStore, WebhookStore {
   createUser(user: Omit<User, 'id'>): Promise<User>;
   getUser(id: number): Promise<User | undefined>;
 

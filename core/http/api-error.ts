@@ -30,6 +30,21 @@ export class ApiError extends Error {
   }
 }
 
+export type NotFoundCode = 'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found';
+export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
+
+const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
+  device_not_found: 'No such device.',
+  blacklist_monitor_not_found: 'No such blacklist monitor.',
+  webhook_not_found: 'No such webhook.',
+};
+
+const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {
+  duplicate_device: 'An identical device exists already.',
+  duplicate_blacklist_monitor: 'A blacklist monitor for this target exists already.',
+  duplicate_webhook: 'A webhook with this URL exists already.',
+};
+
 export const errors = {
   missingApiKey: () => new ApiError(401, 'missing_api_key', 'The Authorization header with a Bearer API key is missing.'),
   invalidApiKey: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid, has expired or was revoked.'),
@@ -50,12 +65,9 @@ export const errors = {
   validationFailed: (details: ErrorDetail[]) =>
     new ApiError(400, 'validation_failed', 'The request has invalid fields: see details.', details),
   invalidId: () => new ApiError(400, 'invalid_id', 'The id query parameter must be given once, as a positive integer.'),
-  notFound: (code: 'device_not_found' | 'blacklist_monitor_not_found') =>
-    new ApiError(404, code, code === 'device_not_found' ? 'No such device.' : 'No such blacklist monitor.'),
-  duplicate: (code: 'duplicate_device' | 'duplicate_blacklist_monitor', existingId: number) =>
-    new ApiError(409, code,
-      code === 'duplicate_device' ? 'An identical device exists already.' : 'A blacklist monitor for this target exists already.',
-      undefined, { existing_id: existingId }),
+  notFound: (code: NotFoundCode) => new ApiError(404, code, NOT_FOUND_MESSAGES[code]),
+  duplicate: (code: DuplicateCode, existingId: number) =>
+    new ApiError(409, code, DUPLICATE_MESSAGES[code], undefined, { existing_id: existingId }),
   serverError: () => new ApiError(500, 'server_error', 'The server failed to handle the request.'),
   missingTable: () => new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),
 } as const;

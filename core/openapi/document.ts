@@ -10,6 +10,7 @@ import { DEFAULTS, normalizeBasePath } from '../options.ts';
 import { ROUTES } from '../routes/router.ts';
 import { blacklistMonitorInputSchema, deviceInputSchema, listQueryParameterSchemas } from './request-schemas.ts';
 import { componentSchemas, errorEnvelopeFor, exampleBody, ref } from './response-schemas.ts';
+import { webhookSchemas } from './webhook-schemas.ts';
 import { AFTER_RATE_LIMIT, componentHeaders, headers, RATE_LIMIT_HEADERS } from './headers.ts';
 import type {
   HeaderObject, HttpMethod, OpenApiDocument, OperationObject, ParameterObject, PathItemObject, Reference, ResponseObject,
@@ -116,6 +117,8 @@ interface Resource {
   tag: string;
   notFound: ApiError;
   duplicate: ApiError;
+  /** The create answer's envelope when it differs from `${name}Envelope`. */
+  createdEnvelope?: string;
 }
 
 const RESOURCES: Resource[] = [
@@ -126,6 +129,11 @@ const RESOURCES: Resource[] = [
   {
     path: 'blacklist-monitors', name: 'BlacklistMonitor', plural: 'BlacklistMonitors', noun: 'blacklist monitor', tag: 'blacklist-monitors',
     notFound: errors.notFound('blacklist_monitor_not_found'), duplicate: errors.duplicate('duplicate_blacklist_monitor', 42),
+  },
+  {
+    path: 'webhooks', name: 'Webhook', plural: 'Webhooks', noun: 'webhook', tag: 'webhooks',
+    notFound: errors.notFound('webhook_not_found'), duplicate: errors.duplicate('duplicate_webhook', 42),
+    createdEnvelope: 'CreatedWebhookEnvelope',
   },
 ];
 
@@ -180,7 +188,7 @@ function drafts(): Map<string, Draft> {
         content: { [JSON_MEDIA]: { schema: ref(`${r.name}Input`) } },
       },
       responses: {
-        201: success(`The ${r.noun} as stored (targets normalised, defaults filled in).`, `${r.name}Envelope`),
+        201: success(`The ${r.noun} as stored (targets normalised, defaults filled in).`, r.createdEnvelope ?? `${r.name}Envelope`),
         400: errorResponseObject(
           'The body is not JSON of the right media type, or has invalid fields (every problem is listed in details).',
           [errors.invalidContentType(), errors.invalidJson(), errors.validationFailed(sampleDetails())],
@@ -287,6 +295,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     DeviceInput: deviceInputSchema(),
     BlacklistMonitorInput: blacklistMonitorInputSchema(),
   });
+  Object.assign(schemas, webhookSchemas());
 
   return {
     openapi: '3.1.0',
@@ -305,6 +314,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       { name: 'me', description: 'The calling key.' },
       { name: 'devices', description: 'Monitored endpoints: a domain or IP address and the checks to run on it.' },
       { name: 'blacklist-monitors', description: 'Domains and IP addresses watched for DNS blacklisting.' },
+      { name: 'webhooks', description: 'Endpoints that receive status-change events, signed per Standard Webhooks (the secret is shown once, at creation).' },
     ],
     paths,
     components: {

@@ -1,5 +1,5 @@
 import { toTimestamp } from '../clock.ts';
-import { errors } from '../http/api-error.ts';
+import { errors, type DuplicateCode, type NotFoundCode } from '../http/api-error.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { readJsonObject } from '../http/read-json-body.ts';
 import type { Deleted } from '../records.ts';
@@ -9,14 +9,14 @@ import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
 import type { Call } from './call.ts';
 import { listResponse } from './list-response.ts';
 
-/** What differs between the API's two resources; list, create and delete work alike for both. */
+/** What differs between the API's resources; list, create and delete work alike for all. */
 export interface ResourceSpec<T extends { id: number }, New> {
   parse(input: Record<string, unknown>, options: TargetOptions, createdAt: string): New;
   list(store: Store, userId: number, page: PageRequest): Promise<T[]>;
   create(store: Store, userId: number, record: New): Promise<CreateResult<T>>;
   remove(store: Store, userId: number, id: number): Promise<boolean>;
-  duplicate: 'duplicate_device' | 'duplicate_blacklist_monitor';
-  notFound: 'device_not_found' | 'blacklist_monitor_not_found';
+  duplicate: DuplicateCode;
+  notFound: NotFoundCode;
 }
 
 export interface ResourceRoutes {

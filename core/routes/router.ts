@@ -6,6 +6,7 @@ import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
 import type { Call } from './call.ts';
 import { deviceRoutes as devices } from './devices.ts';
 import { getMe } from './me.ts';
+import { webhookRoutes as webhooks } from './webhooks.ts';
 
 type Method = 'GET' | 'POST' | 'DELETE';
 type Handler = (call: Call) => Promise<ApiResponse>;
@@ -27,6 +28,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/blacklist-monitors', scope: 'read', handler: monitors.list },
   { method: 'POST', path: '/blacklist-monitors/create', scope: 'write', handler: monitors.create },
   { method: 'DELETE', path: '/blacklist-monitors/delete', scope: 'write', handler: monitors.remove },
+  { method: 'GET', path: '/webhooks', scope: 'read', handler: webhooks.list },
+  { method: 'POST', path: '/webhooks/create', scope: 'write', handler: webhooks.create },
+  { method: 'DELETE', path: '/webhooks/delete', scope: 'write', handler: webhooks.remove },
 ];
 
 const RESOURCES = new Set(ROUTES.map((route) => route.path.split('/')[1]!));

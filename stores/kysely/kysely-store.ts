@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder } from 'kysely';
 import type {
-  ApiKey, BlacklistMonitor, CheckResult, Device, NewApiKey, NewBlacklistMonitor,
-  NewDevice, Timestamp, User,
+  ApiKey, BlacklistMonitor, CheckResult, CreatedWebhook, Device, NewApiKey, NewBlacklistMonitor,
+  NewDevice, NewWebhook, Timestamp, User, Webhook,
 } from '../../core/records.ts';
 import type {
   BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome,
@@ -16,6 +16,8 @@ import {
 } from './rows.ts';
 import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
+import { KyselyWebhooks } from './kysely-webhooks.ts';
+import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome } from '../../core/webhook-store.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, setEnabled } from './schedule.ts';
 import { dialectOf } from './schema.ts';
@@ -77,12 +79,14 @@ export class KyselyStore implements Store {
   #closing: Promise<void> | undefined;
   readonly #insertDevice = new InsertIfAbsent('devices');
   readonly #insertMonitor = new InsertIfAbsent('blacklist_monitors');
+  readonly #webhooks: KyselyWebhooks;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db), options: KyselyStoreOptions = {}) {
     this.#db = db;
     this.#dialect = dialect;
     this.#destroyOnClose = options.destroyOnClose ?? true;
     this.#dataVersion = options.dataVersion;
+    this.#webhooks = new KyselyWebhooks(db, dialect);
   }
 
   changeMarker(): string | undefined {
@@ -285,6 +289,27 @@ export class KyselyStore implements Store {
 
   deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number> {
     return this.#run((db) => deleteCheckResultsBefore(db, this.#dialect, before, limit));
+  }
+
+  // Webhooks (kysely-webhooks.ts). Whatever a webhook list shows counts as a write, so a cached
+  // list answer is not reused after it (see changeMarker).
+  createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
+    return this.#write(() => this.#webhooks.createWebhook(userId, webhook));
+  }
+  listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]> {
+    return this.#run(() => this.#webhooks.listWebhooks(userId, page));
+  }
+  deleteWebhook(userId: number, id: number): Promise<boolean> {
+    return this.#write(() => this.#webhooks.deleteWebhook(userId, id));
+  }
+  fanOutEvents(now: Timestamp, limit: number): Promise<number> {
+    return this.#run(() => this.#webhooks.fanOutEvents(now, limit));
+  }
+  claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> {
+    return this.#run(() => this.#webhooks.claimDeliveries(claim));
+  }
+  recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
+    return this.#write(() => this.#webhooks.recordDeliveryAttempt(lease, outcome));
   }
 
   close(): Promise<void> {

@@ -2,6 +2,7 @@ import { Migrator, sql } from 'kysely';
 import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'kysely';
 import { primaryKey, TYPES } from './migrations/column-types.ts';
 import { engine } from './migrations/0003-engine.ts';
+import { webhooks } from './migrations/0004-webhooks.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
@@ -126,6 +127,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0001_initial': initial(dialect),
     '0002_safe_ids': safeIds(dialect),
     '0003_engine': engine(dialect),
+    '0004_webhooks': webhooks(dialect),
   };
 }
 

@@ -4,6 +4,7 @@ import type {
   BlacklistStatus, DeviceStatus, EventType, ProbeName, Scheme, ServiceType, TargetType,
 } from '../../core/records.ts';
 import type { MonitoredKind } from '../../core/monitoring-store.ts';
+import type { WebhookTables } from './webhook-schema.ts';
 
 /** The SQL databases a `KyselyStore` runs on. */
 export type StoreDialect = 'postgres' | 'sqlite';
@@ -133,7 +134,7 @@ export interface EventsTable {
 }
 
 /** The tables of the store, as Kysely sees them. */
-export interface Database {
+export interface Database extends WebhookTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
   devices: DevicesTable;

@@ -31,7 +31,7 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
     storeContract('KyselyStore on PostgreSQL', async () => {
       const { store, db } = await openKyselyStore(migrated.url, { poolSize: 5 });
       // One database for every test, and claims take whatever is due in it: each test starts empty.
-      await sql`truncate users, api_keys, devices, blacklist_monitors, check_results, events`.execute(db);
+      await sql`truncate users, api_keys, devices, blacklist_monitors, check_results, events, webhooks, webhook_deliveries, webhook_event_fanouts`.execute(db);
       return { store, cleanup: () => store.close(), events: () => readEvents(db) };
     }, {
       openUnmigrated: async () => {
@@ -41,7 +41,7 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
     });
 
     it('applied the migrations once when two processes migrated together; a third run is a no-op', async () => {
-      assert.deepEqual([...concurrentRuns].sort((x, y) => y.length - x.length), [['0001_initial', '0002_safe_ids', '0003_engine'], []]);
+      assert.deepEqual([...concurrentRuns].sort((x, y) => y.length - x.length), [['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks'], []]);
       const { db, store, dialect } = await openKyselyStore(migrated.url);
       try {
         assert.equal(dialect, 'postgres');

@@ -1,0 +1,137 @@
+import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook } from './records.ts';
+import type { CreateResult, PageRequest } from './store.ts';
+import type {
+  ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, DeliveryState, WebhookStore,
+} from './webhook-store.ts';
+
+interface StoredWebhook {
+  userId: number;
+  record: CreatedWebhook;
+}
+
+interface Delivery {
+  id: number;
+  eventId: number;
+  webhookId: number;
+  attempts: number;
+  /** Epoch ms. */
+  nextAttemptAt: number;
+  state: DeliveryState;
+  lease: DeliveryLease | null;
+}
+
+const ms = (at: Timestamp) => new Date(at).getTime();
+const iso = (at: Timestamp) => new Date(at).toISOString();
+
+function publicWebhook(record: CreatedWebhook): Webhook {
+  const { secret: _secret, ...rest } = structuredClone(record);
+  return rest;
+}
+
+/**
+ * The webhooks part of `MemoryStore`: endpoints and their delivery queue, over the store's event
+ * outbox (read only). One process, so a plain cursor says which events were fanned out.
+ */
+export class MemoryWebhooks implements WebhookStore {
+  readonly #events: () => readonly MonitoringEvent[];
+  readonly #webhooks = new Map<number, StoredWebhook>();
+  /** `userId url` → id: the duplicate rule. */
+  readonly #index = new Map<string, number>();
+  /** In id order, which is event order within an endpoint (events are fanned out in id order). */
+  #deliveries: Delivery[] = [];
+  /** How many outbox events were fanned out (the outbox only grows). */
+  #fannedOut = 0;
+  #nextId = { webhook: 1, delivery: 1, lease: 1 };
+
+  constructor(events: () => readonly MonitoringEvent[]) {
+    this.#events = events;
+  }
+
+  async createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
+    const identity = `${userId} ${webhook.url}`;
+    const existing = this.#index.get(identity);
+    if (existing !== undefined) return { duplicateOf: existing };
+    const record: CreatedWebhook = { id: this.#nextId.webhook++, ...structuredClone(webhook) };
+    this.#webhooks.set(record.id, { userId, record });
+    this.#index.set(identity, record.id);
+    return { created: structuredClone(record) };
+  }
+
+  async listWebhooks(userId: number, req: PageRequest): Promise<Webhook[]> {
+    const out: Webhook[] = [];
+    for (const [id, row] of this.#webhooks) {
+      if (id <= req.afterId || row.userId !== userId) continue;
+      out.push(publicWebhook(row.record));
+      if (out.length >= req.limit) break;
+    }
+    return out;
+  }
+
+  async deleteWebhook(userId: number, id: number): Promise<boolean> {
+    const row = this.#webhooks.get(id);
+    if (!row || row.userId !== userId) return false;
+    this.#webhooks.delete(id);
+    this.#index.delete(`${userId} ${row.record.url}`);
+    this.#deliveries = this.#deliveries.filter((d) => d.webhookId !== id);
+    return true;
+  }
+
+  async fanOutEvents(now: Timestamp, limit: number): Promise<number> {
+    const events = this.#events();
+    const batch = events.slice(this.#fannedOut, this.#fannedOut + limit);
+    for (const event of batch) {
+      for (const { userId, record } of this.#webhooks.values()) {
+        if (userId !== event.user_id || !record.is_enabled || !record.events.includes(event.type)) continue;
+        if (ms(record.created_at) > ms(event.created_at)) continue;
+        this.#deliveries.push({
+          id: this.#nextId.delivery++, eventId: event.id, webhookId: record.id, attempts: 0,
+          nextAttemptAt: ms(now), state: 'pending', lease: null,
+        });
+      }
+    }
+    this.#fannedOut += batch.length;
+    return batch.length;
+  }
+
+  async claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> {
+    const now = ms(claim.now);
+    const heads = new Map<number, Delivery>();
+    for (const d of this.#deliveries) {
+      if (d.state === 'pending' && !heads.has(d.webhookId)) heads.set(d.webhookId, d);
+    }
+    const due = [...heads.values()].filter((d) =>
+      this.#webhooks.get(d.webhookId)?.record.is_enabled === true
+      && d.nextAttemptAt <= now && (d.lease === null || ms(d.lease.expires_at) <= now));
+    due.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
+    const events = new Map(this.#events().map((e) => [e.id, e]));
+    return due.slice(0, claim.limit).map((d) => {
+      d.lease = { id: d.id, token: `w${this.#nextId.lease++}`, owner: claim.owner, expires_at: iso(claim.leaseUntil) };
+      const { record } = this.#webhooks.get(d.webhookId)!;
+      const event = events.get(d.eventId)!;
+      return {
+        lease: { ...d.lease },
+        attempts: d.attempts,
+        webhook: { id: record.id, url: record.url, secret: record.secret },
+        event: structuredClone({ id: event.id, type: event.type, created_at: event.created_at, data: event.data }),
+      };
+    });
+  }
+
+  async recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
+    const d = this.#deliveries.find((x) => x.id === lease.id);
+    if (!d || d.lease === null || d.lease.token !== lease.token || d.state !== 'pending') return false;
+    d.attempts++;
+    d.state = outcome.state;
+    d.lease = null;
+    if (outcome.state === 'pending') d.nextAttemptAt = ms(outcome.next_attempt_at ?? outcome.attempted_at);
+    const webhook = this.#webhooks.get(d.webhookId)?.record;
+    const at = iso(outcome.attempted_at);
+    // Attempts of one endpoint are sequential, but a worker whose lease was taken may still
+    // finish late: the newest attempt wins.
+    if (webhook && (webhook.last_delivery_at === null || webhook.last_delivery_at <= at)) {
+      webhook.last_delivery_at = at;
+      webhook.last_delivery_status = outcome.state === 'delivered' ? 'delivered' : 'failing';
+    }
+    return true;
+  }
+}

@@ -1,0 +1,156 @@
+import { hostname } from 'node:os';
+import { systemClock, toTimestamp, type Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { ClaimedDelivery, DeliveryOutcome, WebhookStore } from '../../core/webhook-store.ts';
+import type { Connector } from '../net/connector.ts';
+import { nextAttemptAt, RETRY_DELAYS_MS } from './backoff.ts';
+import { webhookRequest } from './payload.ts';
+import { postWebhook, type PostOptions } from './post.ts';
+
+export interface WebhookDispatcherOptions {
+  store: WebhookStore;
+  /** Every delivery connects through it: the guarded connector of docs/engine.md, "Outbound safety". */
+  connector: Connector;
+  clock?: Clock;
+  logger?: Pick<Logger, 'warn' | 'error'>;
+  /** Kept with each lease, for operators. Default `host:pid`. */
+  workerId?: string;
+  /** Deliveries in flight at once (each to a different endpoint). Default 20. */
+  concurrency?: number;
+  /** A whole attempt, connecting included. Default 10 000 ms. */
+  requestTimeoutMs?: number;
+  /** Waits between failed attempts; the last one failing gives up. Default RETRY_DELAYS_MS. */
+  retryDelaysMs?: readonly number[];
+  /** Events fanned out into deliveries per store call. Default 100. */
+  fanOutBatch?: number;
+  /** How long `start()` waits between rounds when nothing was due. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /** For https endpoints signed by a test's own CA. */
+  tls?: PostOptions['tls'];
+}
+
+export interface WebhookDispatcher {
+  /** Fans out new events, then delivers everything due now; resolves when those attempts are recorded. */
+  runOnce(): Promise<void>;
+  /** Runs rounds until `stop()`. */
+  start(): void;
+  /** Stops claiming; resolves once the attempts in flight (each bounded by its timeout) are recorded. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Delivers webhook events (docs/engine.md, "Events and webhooks"), beside the checks and apart
+ * from them: its own loop, its own concurrency bound, and a timeout per attempt, so a slow or dead
+ * endpoint costs at most one slot for `requestTimeoutMs` and never delays a check or another
+ * endpoint. Any number of dispatchers may share a store: claims are leased, writes are fenced.
+ */
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const { store, connector } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? {};
+  const owner = options.workerId ?? `${hostname()}:${process.pid}`;
+  const concurrency = options.concurrency ?? 20;
+  const timeoutMs = options.requestTimeoutMs ?? 10_000;
+  const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
+  const fanOutBatch = options.fanOutBatch ?? 100;
+  const pollMs = options.pollIntervalMs ?? 1_000;
+  // A lease outlives the attempt by a margin, so a live worker never loses one to a slow endpoint.
+  const leaseMs = timeoutMs * 3;
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a positive integer');
+  const stopping = new AbortController();
+
+  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+    const { webhook, event } = delivery;
+    let outcome: DeliveryOutcome;
+    try {
+      const answer = await postWebhook(webhook.url, webhookRequest(delivery, clock.now()), {
+        connector, timeoutMs, tls: options.tls,
+      });
+      outcome = answer.status >= 200 && answer.status < 300
+        ? finished('delivered', answer.status, null)
+        : failed(delivery, answer.status, `http_${answer.status}`);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      outcome = failed(delivery, null, typeof code === 'string' ? code : 'request_failed');
+    }
+    const written = await store.recordDeliveryAttempt(delivery.lease, outcome);
+    if (!written) {
+      logger.warn?.(`webhook ${webhook.id}: the lease on event ${event.id} was lost; another worker delivers it`);
+    } else if (outcome.state === 'failed') {
+      logger.warn?.(`webhook ${webhook.id}: gave up delivering event ${event.id} (${event.type}) after ${delivery.attempts + 1} attempts; last error ${outcome.error}`);
+    }
+  }
+
+  function finished(state: 'delivered' | 'failed', status: number | null, error: string | null): DeliveryOutcome {
+    return { attempted_at: toTimestamp(clock.now()), state, next_attempt_at: null, response_status: status, error };
+  }
+
+  function failed(delivery: ClaimedDelivery, status: number | null, error: string): DeliveryOutcome {
+    const now = clock.now();
+    const next = nextAttemptAt(delivery.attempts + 1, now, delays);
+    if (next === null) return finished('failed', status, error);
+    return { attempted_at: toTimestamp(now), state: 'pending', next_attempt_at: toTimestamp(next), response_status: status, error };
+  }
+
+  async function claim(limit: number): Promise<ClaimedDelivery[]> {
+    const now = clock.now();
+    return store.claimDeliveries({ owner, now: toTimestamp(now), limit, leaseUntil: toTimestamp(now + leaseMs) });
+  }
+
+  async function runOnce(): Promise<void> {
+    // Every event not yet fanned out, batch by batch: a full batch means more may wait.
+    let fanned = fanOutBatch;
+    while (fanned === fanOutBatch && !stopping.signal.aborted) {
+      fanned = await store.fanOutEvents(toTimestamp(clock.now()), fanOutBatch);
+    }
+    // A pool rather than batches: a slot that frees is refilled at once, so one slow endpoint
+    // never holds the others back. A delivered attempt makes the endpoint's next event due, so
+    // claiming goes on until nothing is due and nothing is in flight.
+    const inFlight = new Set<Promise<void>>();
+    while (!stopping.signal.aborted) {
+      const free = concurrency - inFlight.size;
+      const claimed = free > 0 ? await claim(free) : [];
+      for (const delivery of claimed) {
+        const running: Promise<void> = attempt(delivery)
+          .catch((error: unknown) => logger.error?.(`webhook ${delivery.webhook.id}: recording an attempt failed`, error))
+          .finally(() => inFlight.delete(running));
+        inFlight.add(running);
+      }
+      if (inFlight.size === 0) break;
+      if (claimed.length === 0 || inFlight.size >= concurrency) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+  }
+
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+
+  return {
+    runOnce,
+    start() {
+      if (loop !== undefined) return;
+      loop = (async () => {
+        while (!stopping.signal.aborted) {
+          try {
+            await runOnce();
+          } catch (error) {
+            logger.error?.('webhook dispatcher: a round failed', error);
+          }
+          if (stopping.signal.aborted) break;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, pollMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+      })();
+    },
+    async stop() {
+      stopping.abort();
+      wake?.();
+      await loop;
+    },
+  };
+}

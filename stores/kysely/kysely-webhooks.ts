@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { EVENT_TYPES } from '../../core/records.ts';
+import type { CreatedWebhook, EventData, EventType, NewWebhook, Timestamp, Webhook } from '../../core/records.ts';
+import type { CreateResult, PageRequest } from '../../core/store.ts';
+import type {
+  ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, WebhookStore,
+} from '../../core/webhook-store.ts';
+import { stampText, toId } from './rows.ts';
+import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
+import type { WebhooksTable } from './webhook-schema.ts';
+
+/**
+ * How long a fan-out marker is kept before the floor passes it. An outbox event is fanned out
+ * unless its transaction commits this long after a later event was fanned out: far beyond any
+ * statement timeout, so the floor never passes an event that is still on its way.
+ */
+const FLOOR_LAG_MS = 60 * 60 * 1000;
+
+const toStamp = (value: DbTimestamp): Timestamp => (typeof value === 'string' ? new Date(value) : value).toISOString();
+
+function parseEvents(text: string): EventType[] {
+  const value: unknown = JSON.parse(text);
+  const known = EVENT_TYPES as readonly unknown[];
+  if (!Array.isArray(value) || !value.every((x) => known.includes(x))) throw new Error('column webhooks.events holds an unknown event type');
+  return value as EventType[];
+}
+
+function webhookFromRow(row: Selectable<WebhooksTable>): CreatedWebhook {
+  return {
+    id: toId(row.id),
+    url: row.url,
+    events: parseEvents(row.events),
+    is_enabled: typeof row.is_enabled === 'boolean' ? row.is_enabled : row.is_enabled !== 0,
+    created_at: toStamp(row.created_at),
+    last_delivery_at: row.last_delivery_at === null ? null : toStamp(row.last_delivery_at),
+    last_delivery_status: row.last_delivery_status,
+    secret: row.secret,
+  };
+}
+
+function withoutSecret({ secret: _secret, ...webhook }: CreatedWebhook): Webhook {
+  return webhook;
+}
+
+/** The webhooks part of `KyselyStore`, on PostgreSQL and SQLite alike. */
+export class KyselyWebhooks implements WebhookStore {
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: StoreDialect) {}
+
+  #flag(value: boolean): boolean | number {
+    return this.dialect === 'sqlite' ? Number(value) : value;
+  }
+
+  /** A timestamp parameter where PostgreSQL cannot infer the type from a column (a select list). */
+  #stamp(value: Timestamp) {
+    return this.dialect === 'postgres' ? sql`cast(${stampText(value)} as timestamptz)` : sql`${stampText(value)}`;
+  }
+
+  async createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
+    const values = {
+      user_id: userId, url: webhook.url, events: JSON.stringify(webhook.events), is_enabled: this.#flag(webhook.is_enabled),
+      secret: webhook.secret, created_at: stampText(webhook.created_at),
+    };
+    // As for devices: the unique index decides; a holder deleted in between makes us try again.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const row = await this.db.insertInto('webhooks').values(values).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
+      if (row) return { created: webhookFromRow(row) };
+      const existing = await this.db.selectFrom('webhooks').select('id')
+        .where('user_id', '=', userId).where('url', '=', webhook.url).executeTakeFirst();
+      if (existing) return { duplicateOf: toId(existing.id) };
+    }
+    throw new Error('creating a webhook: the conflicting record kept disappearing; giving up');
+  }
+
+  async listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]> {
+    const rows = await this.db.selectFrom('webhooks').selectAll()
+      .where('user_id', '=', userId).where('id', '>', page.afterId).orderBy('id')
+      .$if(Number.isFinite(page.limit), (q) => q.limit(page.limit)).execute();
+    return rows.map((row) => withoutSecret(webhookFromRow(row)));
+  }
+
+  async deleteWebhook(userId: number, id: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('webhooks').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  fanOutEvents(now: Timestamp, limit: number): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const floor = sql<DbInteger>`(select event_id from webhook_fanout_floor where id = 1)`;
+      // The marker is the claim: a second worker's insert of the same event waits for the first
+      // to commit and then does nothing, so each event is fanned out by one worker.
+      const marked = await sql<{ event_id: DbInteger }>`
+        insert into webhook_event_fanouts (event_id, fanned_out_at)
+        select e.id, ${this.#stamp(now)} from events e
+        where e.id > ${floor}
+          and not exists (select 1 from webhook_event_fanouts f where f.event_id = e.id)
+        order by e.id limit ${limit}
+        on conflict do nothing
+        returning event_id`.execute(trx);
+      const ids = marked.rows.map((r) => toId(r.event_id));
+      if (ids.length > 0) await this.#expand(trx, ids, now);
+      await this.#raiseFloor(trx, now);
+      return ids.length;
+    });
+  }
+
+  /** Deliveries for these events: matching is done here, the events and webhooks are few. */
+  async #expand(trx: Kysely<Database>, eventIds: number[], now: Timestamp): Promise<void> {
+    const events = await trx.selectFrom('events').select(['id', 'user_id', 'type', 'created_at']).where('id', 'in', eventIds).execute();
+    const users = [...new Set(events.map((e) => toId(e.user_id)))];
+    const hooks = (await trx.selectFrom('webhooks').selectAll().where('user_id', 'in', users)
+      .where('is_enabled', '=', this.#flag(true)).execute()).map((row) => ({ userId: toId(row.user_id), hook: webhookFromRow(row) }));
+    const rows = [];
+    for (const event of events) {
+      const at = Date.parse(toStamp(event.created_at));
+      for (const { userId, hook } of hooks) {
+        if (userId !== toId(event.user_id) || !hook.events.includes(event.type as EventType)) continue;
+        if (Date.parse(hook.created_at) > at) continue;
+        rows.push({ event_id: toId(event.id), webhook_id: hook.id, attempts: 0, next_attempt_at: stampText(now), status: 'pending' as const });
+      }
+    }
+    for (let start = 0; start < rows.length; start += 500) {
+      await trx.insertInto('webhook_deliveries').values(rows.slice(start, start + 500))
+        .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing()).execute();
+    }
+  }
+
+  /**
+   * Moves the floor up to the newest marker older than FLOOR_LAG_MS, but never to or past the
+   * first event that is not fanned out yet, and drops the markers it passed, so the anti-join
+   * of the fan-out only ever looks at recent events.
+   */
+  async #raiseFloor(trx: Kysely<Database>, now: Timestamp): Promise<void> {
+    const cutoff = stampText(new Date(Date.parse(now) - FLOOR_LAG_MS).toISOString());
+    await sql`
+      update webhook_fanout_floor set event_id = coalesce((
+        select max(f.event_id) from webhook_event_fanouts f
+        where f.fanned_out_at < ${this.#stamp(cutoff)}
+          and f.event_id < coalesce((
+            select min(e.id) from events e
+            where e.id > webhook_fanout_floor.event_id
+              and not exists (select 1 from webhook_event_fanouts g where g.event_id = e.id)
+          ), ${Number.MAX_SAFE_INTEGER})
+      ), event_id) where id = 1`.execute(trx);
+    await sql`delete from webhook_event_fanouts where event_id <= (select event_id from webhook_fanout_floor where id = 1)`.execute(trx);
+  }
+
+  async claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> {
+    const now = stampText(claim.now);
+    const token = randomUUID();
+    const lock = this.dialect === 'postgres' ? sql`for update of d skip locked` : sql``;
+    // One statement, so SQLite takes its write lock once and PostgreSQL's SKIP LOCKED keeps two
+    // workers off the same row. An endpoint's head is its pending delivery of the lowest event.
+    const claimed = await sql<{ id: DbInteger; event_id: DbInteger; webhook_id: DbInteger; attempts: number }>`
+      update webhook_deliveries set lease_token = ${token}, lease_owner = ${claim.owner},
+        lease_expires_at = ${stampText(claim.leaseUntil)}
+      where id in (
+        select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+        where d.status = 'pending' and w.is_enabled = ${this.#flag(true)} and d.next_attempt_at <= ${now}
+          and (d.lease_expires_at is null or d.lease_expires_at <= ${now})
+          and not exists (select 1 from webhook_deliveries p
+            where p.webhook_id = d.webhook_id and p.status = 'pending' and p.event_id < d.event_id)
+        order by d.next_attempt_at, d.id limit ${claim.limit} ${lock})
+      returning id, event_id, webhook_id, attempts`.execute(this.db);
+    if (claimed.rows.length === 0) return [];
+    const hooks = new Map((await this.db.selectFrom('webhooks').select(['id', 'url', 'secret'])
+      .where('id', 'in', claimed.rows.map((r) => toId(r.webhook_id))).execute()).map((h) => [toId(h.id), h]));
+    const events = new Map((await this.db.selectFrom('events').select(['id', 'type', 'created_at', 'data'])
+      .where('id', 'in', claimed.rows.map((r) => toId(r.event_id))).execute()).map((e) => [toId(e.id), e]));
+    return claimed.rows.flatMap((row) => {
+      const hook = hooks.get(toId(row.webhook_id));
+      const event = events.get(toId(row.event_id));
+      // Deleted between the claim and these reads: its delivery went with it.
+      if (hook === undefined || event === undefined) return [];
+      return [{
+        lease: { id: toId(row.id), token, owner: claim.owner, expires_at: stampText(claim.leaseUntil) },
+        attempts: Number(row.attempts),
+        webhook: { id: toId(hook.id), url: hook.url, secret: hook.secret },
+        event: { id: toId(event.id), type: event.type as EventType, created_at: toStamp(event.created_at), data: JSON.parse(event.data) as EventData },
+      }];
+    });
+  }
+
+  recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const at = stampText(outcome.attempted_at);
+      const row = await trx.updateTable('webhook_deliveries')
+        .set((eb) => ({
+          attempts: eb('attempts', '+', 1),
+          status: outcome.state,
+          ...(outcome.next_attempt_at === null ? {} : { next_attempt_at: stampText(outcome.next_attempt_at) }),
+          lease_token: null, lease_owner: null, lease_expires_at: null,
+          last_attempt_at: at, last_error: outcome.error, last_response_status: outcome.response_status,
+        }))
+        .where('id', '=', lease.id).where('lease_token', '=', lease.token).where('status', '=', 'pending')
+        .returning('webhook_id').executeTakeFirst();
+      if (row === undefined) return false;
+      // The newest attempt wins, should a worker that lost its lease finish late.
+      await trx.updateTable('webhooks')
+        .set({ last_delivery_at: at, last_delivery_status: outcome.state === 'delivered' ? 'delivered' : 'failing' })
+        .where('id', '=', toId(row.webhook_id))
+        .where((eb) => eb.or([eb('last_delivery_at', 'is', null), eb('last_delivery_at', '<=', at)]))
+        .execute();
+      return true;
+    });
+  }
+}

@@ -1,0 +1,59 @@
+import type { ColumnType } from 'kysely';
+import type { WebhookDeliveryStatus } from '../../core/records.ts';
+import type { DeliveryState } from '../../core/webhook-store.ts';
+import type { DbFlag, DbInteger, DbTimestamp } from './schema.ts';
+
+type Id = ColumnType<DbInteger, never, never>;
+type Ref = ColumnType<DbInteger, number, number>;
+type Stamp = ColumnType<DbTimestamp, string, string>;
+type NullableStamp = ColumnType<DbTimestamp | null, string | null | undefined, string | null>;
+
+/** Migration 0004_webhooks: the endpoints. */
+export interface WebhooksTable {
+  id: Id;
+  user_id: Ref;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  is_enabled: ColumnType<DbFlag, DbFlag, DbFlag>;
+  /** Kept as it is: signing needs it, so it cannot be hashed like an API token. */
+  secret: string;
+  created_at: Stamp;
+  last_delivery_at: NullableStamp;
+  last_delivery_status: ColumnType<WebhookDeliveryStatus | null, WebhookDeliveryStatus | null | undefined, WebhookDeliveryStatus | null>;
+}
+
+/** Migration 0004_webhooks: one row per event and endpoint. */
+export interface WebhookDeliveriesTable {
+  id: Id;
+  event_id: Ref;
+  webhook_id: Ref;
+  attempts: ColumnType<number, number, number>;
+  next_attempt_at: Stamp;
+  status: DeliveryState;
+  lease_token: ColumnType<string | null, string | null | undefined, string | null>;
+  lease_owner: ColumnType<string | null, string | null | undefined, string | null>;
+  lease_expires_at: NullableStamp;
+  last_attempt_at: NullableStamp;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  last_response_status: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** Migration 0004_webhooks: events above the floor that were fanned out already. */
+export interface WebhookEventFanoutsTable {
+  event_id: ColumnType<DbInteger, number, number>;
+  fanned_out_at: Stamp;
+}
+
+/** Migration 0004_webhooks: one row; every event at or below `event_id` was fanned out. */
+export interface WebhookFanoutFloorTable {
+  id: ColumnType<number, number, never>;
+  event_id: ColumnType<DbInteger, number, number>;
+}
+
+export interface WebhookTables {
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_event_fanouts: WebhookEventFanoutsTable;
+  webhook_fanout_floor: WebhookFanoutFloorTable;
+}
