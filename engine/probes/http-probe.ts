@@ -7,7 +7,7 @@ import { ProbeSession } from './probe-session.ts';
 import { startTls } from './start-tls.ts';
 
 export type HttpProbeName = 'public_http' | 'public_https' | 'origin_http';
-export type NewHttpProbeResult = Extract<NewDeviceProbeResult, { probe: HttpProbeName }>;
+export type NewHttpProbeResult<P extends HttpProbeName = HttpProbeName> = Extract<NewDeviceProbeResult, { probe: HttpProbeName }> & { probe: P };
 
 /** A `Location` longer than this is cut: a result row is for reading, not an open store. */
 const MAX_LOCATION_LENGTH = 2048;
@@ -44,9 +44,9 @@ function getHead(session: ProbeSession, socket: Socket, hostHeader: string): Pro
   }));
 }
 
-async function probeWeb(probe: HttpProbeName, device: Device, endpoint: Endpoint | null, options: ProbeOptions): Promise<NewHttpProbeResult> {
+async function probeWeb<P extends HttpProbeName>(probe: P, device: Device, endpoint: Endpoint | null, options: ProbeOptions): Promise<NewHttpProbeResult<P>> {
   const session = new ProbeSession(options);
-  const failed = (error: string): NewHttpProbeResult => ({
+  const failed = (error: string): NewHttpProbeResult<P> => ({
     probe, checked_at: session.checkedAt(), ok: false, response_ms: session.responseMs(), error, http_status: null, location: null,
   });
   try {
@@ -77,17 +77,17 @@ async function probeWeb(probe: HttpProbeName, device: Device, endpoint: Endpoint
 }
 
 /** `public_http`: GET `/` over plain HTTP to the device's target. */
-export function probePublicHttp(device: Device, options: ProbeOptions): Promise<NewHttpProbeResult> {
+export function probePublicHttp(device: Device, options: ProbeOptions): Promise<NewHttpProbeResult<'public_http'>> {
   return probeWeb('public_http', device, publicEndpoint(device, 'http'), options);
 }
 
 /** `public_https`: GET `/` over TLS to the device's target; the certificate is not judged here. */
-export function probePublicHttps(device: Device, options: ProbeOptions): Promise<NewHttpProbeResult> {
+export function probePublicHttps(device: Device, options: ProbeOptions): Promise<NewHttpProbeResult<'public_https'>> {
   return probeWeb('public_https', device, publicEndpoint(device, 'https'), options);
 }
 
 /** `origin_http`: the same request sent to the origin over `origin_scheme`, with the public Host and SNI. */
-export function probeOriginHttp(device: Device, options: ProbeOptions): Promise<NewHttpProbeResult> {
+export function probeOriginHttp(device: Device, options: ProbeOptions): Promise<NewHttpProbeResult<'origin_http'>> {
   const scheme: Scheme = originScheme(device);
   return probeWeb('origin_http', device, originEndpoint(device, scheme), options);
 }

@@ -6,7 +6,7 @@ import { ProbeSession } from './probe-session.ts';
 import { startTls } from './start-tls.ts';
 
 export type TlsProbeName = 'public_tls' | 'origin_tls';
-export type NewTlsProbeResult = Extract<NewDeviceProbeResult, { probe: TlsProbeName }>;
+export type NewTlsProbeResult<P extends TlsProbeName = TlsProbeName> = Extract<NewDeviceProbeResult, { probe: TlsProbeName }> & { probe: P };
 
 const DAY_MS = 86_400_000;
 
@@ -19,7 +19,7 @@ function validTo(socket: TLSSocket): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
-async function probeTls(probe: TlsProbeName, device: Device, endpoint: Endpoint | null, options: ProbeOptions): Promise<NewTlsProbeResult> {
+async function probeTls<P extends TlsProbeName>(probe: P, device: Device, endpoint: Endpoint | null, options: ProbeOptions): Promise<NewTlsProbeResult<P>> {
   const session = new ProbeSession(options);
   try {
     if (endpoint === null) throw Object.assign(new Error('no origin host'), { code: 'no_origin_host' });
@@ -52,11 +52,11 @@ async function probeTls(probe: TlsProbeName, device: Device, endpoint: Endpoint 
 }
 
 /** `public_tls`: a handshake with the device's target, the certificate verified for its public name. */
-export function probePublicTls(device: Device, options: ProbeOptions): Promise<NewTlsProbeResult> {
+export function probePublicTls(device: Device, options: ProbeOptions): Promise<NewTlsProbeResult<'public_tls'>> {
   return probeTls('public_tls', device, publicEndpoint(device, 'https'), options);
 }
 
 /** `origin_tls`: a handshake with the origin, SNI and verification for the public name. */
-export function probeOriginTls(device: Device, options: ProbeOptions): Promise<NewTlsProbeResult> {
+export function probeOriginTls(device: Device, options: ProbeOptions): Promise<NewTlsProbeResult<'origin_tls'>> {
   return probeTls('origin_tls', device, originEndpoint(device, 'https'), options);
 }
