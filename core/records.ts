@@ -149,8 +149,10 @@ export type NewCheckResult = WithoutId<CheckResult>;
 export type NewDeviceProbeResult = WithoutId<DeviceProbeResult>;
 export type NewDnsblResult = Omit<DnsblResult, 'id'>;
 
+// `Extract<..., { probe: P }>` was never for the TLS and HTTP probes, whose result types each
+// cover several probe names: the intersection keeps the result type of the probe P names.
 /** A device's last result per probe (`Device.last_results`). */
-export type DeviceLastResults = { [P in DeviceProbe]?: Extract<NewDeviceProbeResult, { probe: P }> };
+export type DeviceLastResults = { [P in DeviceProbe]?: NewDeviceProbeResult & { probe: P } };
 
 /** The status changes announced to webhooks (docs/engine.md, "Events and webhooks"). */
 export const EVENT_TYPES = ['device.down', 'device.up', 'device.tls_expiring', 'blacklist.listed', 'blacklist.delisted'] as const;

@@ -1,0 +1,57 @@
+import type {
+  Device, DeviceLastResults, DeviceStatus, NewDeviceProbeResult, NewMonitoringEvent, Timestamp,
+} from '../../core/records.ts';
+
+const DAY_MS = 86_400_000;
+
+type TlsResult = Extract<NewDeviceProbeResult, { probe: 'public_tls' | 'origin_tls' }>;
+
+export interface DeviceEventsInput {
+  /** The device as claimed, before this check. */
+  before: Device;
+  /** The device as this check leaves it. */
+  after: Device;
+  results: readonly NewDeviceProbeResult[];
+  checkedAt: Timestamp;
+  tlsWarnDays: number;
+}
+
+/** A valid certificate that ends within the warning window, as of `at`; expired ones are a failure, not a warning. */
+function expiresSoon(result: TlsResult, at: Timestamp, tlsWarnDays: number): boolean {
+  if (!result.ok || result.tls_valid_to === null) return false;
+  const left = Date.parse(result.tls_valid_to) - Date.parse(at);
+  return left > 0 && left <= tlsWarnDays * DAY_MS;
+}
+
+/**
+ * Whether this certificate was already announced: the probe's previous result showed the same
+ * end of validity, valid and already inside the window, so that check raised (or inherited) the
+ * event. A renewed certificate has another end of validity and is announced afresh.
+ */
+function alreadyAnnounced(result: TlsResult, previous: DeviceLastResults, tlsWarnDays: number): boolean {
+  const last: TlsResult | undefined = result.probe === 'public_tls' ? previous.public_tls : previous.origin_tls;
+  if (last === undefined || last.tls_valid_to !== result.tls_valid_to) return false;
+  return expiresSoon(last, last.checked_at, tlsWarnDays);
+}
+
+/**
+ * The events a check raises (docs/engine.md, "Events and webhooks"): `device.down` on entering
+ * `down`, `device.up` on leaving it for `up` (a recovery from `validating` was never announced as
+ * an outage, so it is no news), and `device.tls_expiring` once per certificate. Each carries the
+ * device as the check leaves it, with the status before and after.
+ */
+export function deviceEvents(input: DeviceEventsInput): NewMonitoringEvent[] {
+  const { before, after, checkedAt } = input;
+  const previous: DeviceStatus = before.status;
+  const data = { ...after, previous_status: previous, status: after.status };
+  const events: NewMonitoringEvent[] = [];
+  if (after.status === 'down' && previous !== 'down') events.push({ type: 'device.down', created_at: checkedAt, data });
+  if (after.status === 'up' && previous === 'down') events.push({ type: 'device.up', created_at: checkedAt, data });
+  for (const result of input.results) {
+    if (result.probe !== 'public_tls' && result.probe !== 'origin_tls') continue;
+    if (expiresSoon(result, checkedAt, input.tlsWarnDays) && !alreadyAnnounced(result, before.last_results, input.tlsWarnDays)) {
+      events.push({ type: 'device.tls_expiring', created_at: checkedAt, data });
+    }
+  }
+  return events;
+}

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { after, describe, it } from 'node:test';
+import type { Device, NewDeviceProbeResult } from '../../core/records.ts';
+import { probePublicHttp, probePublicHttps } from '../../engine/probes/http-probe.ts';
+import type { ProbeOptions } from '../../engine/probes/probe-options.ts';
+import { probeService } from '../../engine/probes/service-probe.ts';
+import { probePublicTls } from '../../engine/probes/tls-probe.ts';
+import { probeDevice, probeHarness } from '../support/probe-devices.ts';
+import { startTcpServer, TEST_CA, type LocalServer } from '../support/probe-servers.ts';
+
+type Probe = (device: Device, options: ProbeOptions) => Promise<NewDeviceProbeResult>;
+
+/** Every kind of probe, each on a device whose own flag and service point it at `port`. */
+const probes: [string, Probe, (port: number) => Device][] = [
+  ['public_http', probePublicHttp, (port) => probeDevice({ scheme: 'http', port })],
+  ['public_https', probePublicHttps, (port) => probeDevice({ scheme: 'https', port })],
+  ['public_tls', probePublicTls, (port) => probeDevice({ scheme: 'https', port })],
+  ['service (ssh)', probeService, (port) => probeDevice({ service_type: 'ssh', scheme: null, port, expect_status: null })],
+];
+
+const servers: LocalServer[] = [];
+after(() => Promise.all(servers.map((s) => s.close())));
+
+/** Accepts every connection and never says a word: the target that must cost one timeout. */
+const silent = startTcpServer().then((server) => { servers.push(server); return server; });
+
+/** A port that refuses: a server's, once it has closed. */
+const refusing = startTcpServer().then(async (server) => { await server.close(); return server.port; });
+
+for (const [name, probe, device] of probes) {
+  describe(`${name} failures`, () => {
+    it('a silent target costs one probe timeout: error timeout, response_ms counted from the start', async () => {
+      const server = await silent;
+      const { options } = probeHarness({ probeTimeoutMs: 150, ca: [TEST_CA] });
+      const started = performance.now();
+      const result = await probe(device(server.port), options);
+      const took = performance.now() - started;
+      assert.deepEqual([result.ok, result.error], [false, 'timeout']);
+      assert.ok(result.response_ms !== null && result.response_ms >= 140, `response_ms ${result.response_ms}`);
+      assert.ok(took >= 140 && took < 1_000, `took ${took} ms`);
+    });
+
+    it('a name resolving to loopback is refused when private targets are not allowed: forbidden_address', async () => {
+      const server = await silent;
+      const before = server.connections;
+      const { options } = probeHarness({ allowPrivateTargets: false, ca: [TEST_CA] });
+      const result = await probe(device(server.port), options);
+      assert.deepEqual([result.ok, result.error, result.response_ms], [false, 'forbidden_address', null]);
+      assert.equal(server.connections, before, 'nothing reached the server');
+    });
+
+    it('a refused connection says ECONNREFUSED', async () => {
+      const { options } = probeHarness({ ca: [TEST_CA] });
+      const result = await probe(device(await refusing), options);
+      assert.deepEqual([result.ok, result.error, result.response_ms], [false, 'ECONNREFUSED', null]);
+    });
+
+    it('the engine\'s abort ends the probe at once with error aborted', async () => {
+      const server = await silent;
+      const controller = new AbortController();
+      const { options } = probeHarness({ probeTimeoutMs: 5_000, signal: controller.signal, ca: [TEST_CA] });
+      setTimeout(() => controller.abort(), 30);
+      const started = performance.now();
+      const result = await probe(device(server.port), options);
+      assert.deepEqual([result.ok, result.error], [false, 'aborted']);
+      assert.ok(performance.now() - started < 1_000);
+    });
+  });
+}
+
+describe('connect timeout', () => {
+  it('asks the connector for the connect timeout, or what is left of the probe\'s when that is less', async () => {
+    const server = await silent;
+    const quick = probeHarness({ connectTimeoutMs: 50, probeTimeoutMs: 100 });
+    await probePublicHttp(probeDevice({ port: server.port }), quick.options);
+    assert.equal(quick.connector.requests[0]?.timeoutMs, 50);
+    const short = probeHarness({ connectTimeoutMs: 5_000, probeTimeoutMs: 100 });
+    await probePublicHttp(probeDevice({ port: server.port }), short.options);
+    const asked = short.connector.requests[0]?.timeoutMs ?? 0;
+    assert.ok(asked > 50 && asked <= 100, `asked ${asked}`);
+  });
+});
