@@ -62,10 +62,11 @@ export function renderReference(document: OpenApiDocument): string {
   out.push('', 'Query parameters:', '');
   for (const parameter of Object.values(document.components.parameters) as ParameterObject[]) {
     if (parameter.in !== 'query') continue;
-    out.push(`- \`${parameter.name}\` (${typeOf(parameter.schema)}${parameter.required === true ? ', required on deletes' : ''}): ${parameter.description}`);
+    out.push(`- \`${parameter.name}\` (${typeOf(parameter.schema)}${parameter.required === true ? ', required on deletes and results' : ''}): ${parameter.description}`);
   }
   for (const [title, name] of [['Device (create body)', 'DeviceInput'], ['Blacklist monitor (create body)', 'BlacklistMonitorInput'],
-    ['Device record', 'Device'], ['Blacklist monitor record', 'BlacklistMonitor']] as const) {
+    ['Device record', 'Device'], ['Blacklist monitor record', 'BlacklistMonitor'], ['DNSBL result', 'DnsblResult'],
+    ['HTTP probe result', 'HttpProbeResult'], ['TLS probe result', 'TlsProbeResult'], ['Service probe result', 'ServiceProbeResult']] as const) {
     out.push('', `${title}:`, '', ...fieldTable(document, name));
   }
   out.push('', 'Response headers:', '');
