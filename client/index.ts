@@ -6,10 +6,11 @@
  *   for await (const device of api.devices.all()) console.log(device.id, device.target_value);
  */
 import { MonitoringApiError } from './errors.ts';
-import { createTransport, cursorOf, nextLink, type Transport } from './transport.ts';
+import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } from './transport.ts';
 import type {
-  AllOptions, BlacklistMonitor, BlacklistMonitorInput, Deleted, Device, DeviceInput, ListOptions, Me,
-  MonitoringClient, MonitoringClientOptions, Page, RequestOptions, ResourceClient,
+  AllOptions, AllResultsOptions, BlacklistMonitor, BlacklistMonitorInput, Deleted, Device, DeviceInput,
+  DeviceProbeResult, DnsblResult, ListOptions, Me, MonitoringClient, MonitoringClientOptions, Page, RequestOptions,
+  ResourceClient, ResultCursor, ResultPage, ResultsOptions,
 } from './types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
@@ -18,8 +19,9 @@ export type * from './types.ts';
 /** Records per request of `all()` unless told otherwise: a few round trips for typical accounts, small answers. */
 const DEFAULT_PAGE_SIZE = 100;
 
-function resource<T, Input>(transport: Transport, base: URL, segment: string): ResourceClient<T, Input> {
+function resource<T, Input, R>(transport: Transport, base: URL, segment: string): ResourceClient<T, Input, R> {
   const listUrl = new URL(segment, base);
+  const resultsUrl = new URL(`${segment}/results`, base);
 
   async function list(options: ListOptions = {}): Promise<Page<T>> {
     const url = new URL(listUrl);
@@ -41,9 +43,31 @@ function resource<T, Input>(transport: Transport, base: URL, segment: string): R
     }
   }
 
+  async function results(id: number, options: ResultsOptions = {}): Promise<ResultPage<R>> {
+    const url = new URL(resultsUrl);
+    url.searchParams.set('id', String(id));
+    if (options.limit !== undefined) url.searchParams.set('limit', String(options.limit));
+    if (options.beforeId !== undefined) url.searchParams.set('before_id', String(options.beforeId));
+    const answer = await transport.send<R[]>('GET', url, undefined, options);
+    const next = nextLink(answer.headers, answer.url);
+    return { data: answer.data, next: next === null ? null : resultCursorOf(next, answer.url) };
+  }
+
+  async function* allResults(id: number, options: AllResultsOptions = {}): AsyncGenerator<R, void, undefined> {
+    // Paged like all(): the Link header says when the oldest result has been read.
+    let cursor: ResultsOptions | ResultCursor | null = { limit: options.pageSize ?? DEFAULT_PAGE_SIZE, beforeId: options.beforeId };
+    while (cursor !== null) {
+      const page: ResultPage<R> = await results(id, { ...cursor, signal: options.signal, requestId: options.requestId });
+      yield* page.data;
+      cursor = page.next;
+    }
+  }
+
   return {
     list,
     all,
+    results,
+    allResults,
     async create(input, options) {
       return (await transport.send<T>('POST', new URL(`${segment}/create`, base), input, options)).data;
     },
@@ -69,8 +93,8 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
     async me(requestOptions?: RequestOptions) {
       return (await transport.send<Me>('GET', new URL('me', base), undefined, requestOptions)).data;
     },
-    devices: resource<Device, DeviceInput>(transport, base, 'devices'),
-    blacklistMonitors: resource<BlacklistMonitor, BlacklistMonitorInput>(transport, base, 'blacklist-monitors'),
+    devices: resource<Device, DeviceInput, DeviceProbeResult>(transport, base, 'devices'),
+    blacklistMonitors: resource<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>(transport, base, 'blacklist-monitors'),
   };
 }
 

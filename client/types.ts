@@ -3,9 +3,17 @@
  * at build), so the client has no runtime dependency on the server code.
  */
 import type { DetailCode, ErrorDetail } from '../core/http/api-error.ts';
-import type { BlacklistMonitor, BlacklistStatus, Deleted, Device, Me, Scheme, Scope, ServiceType, TargetType } from '../core/records.ts';
+import type {
+  BlacklistMonitor, BlacklistStatus, CheckResult, Deleted, Device, DeviceLastResults, DeviceProbe, DeviceProbeResult,
+  DeviceStatus, DnsblResult, HttpProbeResult, Me, ProbeName, Scheme, Scope, ServiceProbeResult, ServiceType, TargetType,
+  TlsProbeResult,
+} from '../core/records.ts';
 
-export type { BlacklistMonitor, BlacklistStatus, Deleted, DetailCode, Device, ErrorDetail, Me, Scheme, Scope, ServiceType, TargetType };
+export type {
+  BlacklistMonitor, BlacklistStatus, CheckResult, Deleted, DetailCode, Device, DeviceLastResults, DeviceProbe,
+  DeviceProbeResult, DeviceStatus, DnsblResult, ErrorDetail, HttpProbeResult, Me, ProbeName, Scheme, Scope,
+  ServiceProbeResult, ServiceType, TargetType, TlsProbeResult,
+};
 
 /** An int/bool field: the API accepts exactly these (spec §2.1) and answers booleans. */
 export type Flag = boolean | 0 | 1;
@@ -43,6 +51,8 @@ export interface DeviceInput {
   location?: string | null;
   /** Default true. */
   is_enabled?: Flag | null;
+  /** Seconds between checks, 30-86400; default 60. */
+  check_interval_s?: number | null;
 }
 
 export interface BlacklistMonitorInput {
@@ -50,6 +60,8 @@ export interface BlacklistMonitorInput {
   target_value: string;
   /** Default true. */
   is_enabled?: Flag | null;
+  /** Seconds between checks, 300-86400; default 3600. */
+  check_interval_s?: number | null;
 }
 
 /** Where the next page starts: pass it back to `list` as it is. */
@@ -62,6 +74,19 @@ export interface Page<T> {
   data: T[];
   /** null on the last page (and on an unlimited list, which has everything). */
   next: PageCursor | null;
+}
+
+/** Where the next (older) page of results starts: pass it back to `results` as it is. */
+export interface ResultCursor {
+  limit: number;
+  beforeId: number;
+}
+
+/** One page of a record's check results, newest first. */
+export interface ResultPage<R> {
+  data: R[];
+  /** null when no older results follow. */
+  next: ResultCursor | null;
 }
 
 /** Per call: cancel it (also while waiting to retry), or send your own request id. */
@@ -85,8 +110,22 @@ export interface AllOptions extends RequestOptions {
   afterId?: number;
 }
 
-/** Create, list and delete for one kind of record. */
-export interface ResourceClient<T, Input> {
+export interface ResultsOptions extends RequestOptions {
+  /** Page size, 1-1000. Default 100 (the server's). */
+  limit?: number;
+  /** Cursor: results with a smaller id (older ones). Default: from the newest. */
+  beforeId?: number;
+}
+
+export interface AllResultsOptions extends RequestOptions {
+  /** Results fetched per request, 1-1000. Default 100. */
+  pageSize?: number;
+  /** Start below this id. Default: from the newest. */
+  beforeId?: number;
+}
+
+/** Create, list and delete for one kind of record, and its check results (of type `R`). */
+export interface ResourceClient<T, Input, R> {
   /** One page (with `limit`) and the cursor of the next, read from the Link header. */
   list(options?: ListOptions): Promise<Page<T>>;
   /** Every record, page by page, following the Link header until there is none: nothing is capped. */
@@ -97,6 +136,13 @@ export interface ResourceClient<T, Input> {
    */
   create(input: Input, options?: RequestOptions): Promise<T>;
   delete(id: number, options?: RequestOptions): Promise<Deleted>;
+  /**
+   * One page of the record's check results, newest first, and the cursor of the next (older)
+   * page, read from the Link header. A record that does not exist, or is another user's, is a 404.
+   */
+  results(id: number, options?: ResultsOptions): Promise<ResultPage<R>>;
+  /** The record's check results, newest first, page by page until the oldest kept. */
+  allResults(id: number, options?: AllResultsOptions): AsyncIterableIterator<R>;
 }
 
 export interface RetryOptions {
@@ -123,6 +169,6 @@ export interface MonitoringClientOptions {
 
 export interface MonitoringClient {
   me(options?: RequestOptions): Promise<Me>;
-  devices: ResourceClient<Device, DeviceInput>;
-  blacklistMonitors: ResourceClient<BlacklistMonitor, BlacklistMonitorInput>;
+  devices: ResourceClient<Device, DeviceInput, DeviceProbeResult>;
+  blacklistMonitors: ResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
 }
