@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type {
-  BlacklistCheckOutcome, DeviceCheckOutcome, DeviceStatus, HttpProbeResult, MonitoringStore, NewDeviceProbeResult,
+  BlacklistCheckOutcome, DeviceCheckOutcome, DeviceLastResults, DeviceStatus, HttpProbeResult, MonitoringStore, NewDeviceProbeResult,
   NewDnsblResult, ServiceProbeResult, Timestamp, TlsProbeResult,
 } from '../../core/index.ts';
 
@@ -94,4 +94,15 @@ export function tls(checked_at: Timestamp, daysLeft: number, probe: TlsProbeResu
 
 export function service(checked_at: Timestamp, banner: string | null): Omit<ServiceProbeResult, 'id'> {
   return { checked_at, probe: 'service', ok: banner !== null, response_ms: 5, error: banner === null ? 'timeout' : null, banner };
+}
+
+/**
+ * A device's `last_results` holding these results, keyed by probe. Built entry by entry because
+ * `DeviceLastResults` in core/records.ts types the http and tls entries as `undefined` (an Extract
+ * over a probe field that is itself a union); see docs/notes/api.md.
+ */
+export function lastResults(...results: NewDeviceProbeResult[]): DeviceLastResults {
+  const last: DeviceLastResults = {};
+  for (const result of results) Object.assign(last, { [result.probe]: result });
+  return last;
 }
