@@ -21,7 +21,8 @@ function typeOf(schema: JsonSchema | boolean | undefined): string {
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum !== undefined) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (schema.type === 'integer' && (schema.minimum !== undefined || schema.maximum !== undefined)) {
-    return `integer ${schema.minimum ?? ''}-${schema.maximum ?? ''}`;
+    if (schema.maximum === undefined) return `integer ≥ ${schema.minimum}`;
+    return `integer ${schema.minimum ?? ''}-${schema.maximum}`;
   }
   if (schema.type === 'string' && schema.maxLength !== undefined) return `string (≤ ${schema.maxLength})`;
   if (schema.type === 'array') return `${typeOf(schema.items as JsonSchema)}[]`;
