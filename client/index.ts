@@ -6,10 +6,11 @@
  *   for await (const device of api.devices.all()) console.log(device.id, device.target_value);
  */
 import { MonitoringApiError } from './errors.ts';
-import { createTransport, cursorOf, nextLink, type Transport } from './transport.ts';
+import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } from './transport.ts';
 import type {
-  AllOptions, BlacklistMonitor, BlacklistMonitorInput, CreatedWebhook, Deleted, Device, DeviceInput, ListOptions, Me,
-  MonitoringClient, MonitoringClientOptions, Page, RequestOptions, ResourceClient, Webhook, WebhookInput,
+  AllOptions, AllResultsOptions, BlacklistMonitor, BlacklistMonitorInput, CreatedWebhook, Deleted, Device, DeviceInput,
+  DeviceProbeResult, DnsblResult, ListOptions, Me, MonitoredResourceClient, MonitoringClient, MonitoringClientOptions,
+  Page, RequestOptions, ResourceClient, ResultCursor, ResultPage, ResultsOptions, Webhook, WebhookInput,
 } from './types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
@@ -55,6 +56,33 @@ function resource<T, Input, Created = T>(transport: Transport, base: URL, segmen
   };
 }
 
+/** A resource the engine checks: the resource client plus its check results, newest first. */
+function monitored<T, Input, R>(transport: Transport, base: URL, segment: string): MonitoredResourceClient<T, Input, R> {
+  const resultsUrl = new URL(`${segment}/results`, base);
+
+  async function results(id: number, options: ResultsOptions = {}): Promise<ResultPage<R>> {
+    const url = new URL(resultsUrl);
+    url.searchParams.set('id', String(id));
+    if (options.limit !== undefined) url.searchParams.set('limit', String(options.limit));
+    if (options.beforeId !== undefined) url.searchParams.set('before_id', String(options.beforeId));
+    const answer = await transport.send<R[]>('GET', url, undefined, options);
+    const next = nextLink(answer.headers, answer.url);
+    return { data: answer.data, next: next === null ? null : resultCursorOf(next, answer.url) };
+  }
+
+  async function* allResults(id: number, options: AllResultsOptions = {}): AsyncGenerator<R, void, undefined> {
+    // Paged like all(): the Link header says when the oldest result has been read.
+    let cursor: ResultsOptions | ResultCursor | null = { limit: options.pageSize ?? DEFAULT_PAGE_SIZE, beforeId: options.beforeId };
+    while (cursor !== null) {
+      const page: ResultPage<R> = await results(id, { ...cursor, signal: options.signal, requestId: options.requestId });
+      yield* page.data;
+      cursor = page.next;
+    }
+  }
+
+  return { ...resource<T, Input>(transport, base, segment), results, allResults };
+}
+
 export function createMonitoringClient(options: MonitoringClientOptions): MonitoringClient {
   if (typeof options.token !== 'string' || options.token === '') throw new TypeError('token must be a non-empty string');
   // A trailing slash makes the base a directory, so 'devices' resolves under /v1/ and not beside it.
@@ -69,8 +97,8 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
     async me(requestOptions?: RequestOptions) {
       return (await transport.send<Me>('GET', new URL('me', base), undefined, requestOptions)).data;
     },
-    devices: resource<Device, DeviceInput>(transport, base, 'devices'),
-    blacklistMonitors: resource<BlacklistMonitor, BlacklistMonitorInput>(transport, base, 'blacklist-monitors'),
+    devices: monitored<Device, DeviceInput, DeviceProbeResult>(transport, base, 'devices'),
+    blacklistMonitors: monitored<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>(transport, base, 'blacklist-monitors'),
     webhooks: resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks'),
   };
 }

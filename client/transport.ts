@@ -4,7 +4,7 @@
  * Node 20+, Bun, Deno, browsers and workers.
  */
 import { MonitoringApiError } from './errors.ts';
-import type { ErrorDetail, PageCursor, RequestOptions, RetryOptions } from './types.ts';
+import type { ErrorDetail, PageCursor, RequestOptions, ResultCursor, RetryOptions } from './types.ts';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -145,15 +145,34 @@ export function nextLink(headers: Headers, base: URL): URL | null {
   return null;
 }
 
-/** The cursor a next link carries; the link must stay on the same origin and path, since the key goes with it. */
-export function cursorOf(next: URL, current: URL): PageCursor {
+function sameRoute(next: URL, current: URL): void {
   if (next.origin !== current.origin || next.pathname !== current.pathname) {
     throw new MonitoringApiError({ status: 200, code: 'unexpected_response', message: `The next-page link leaves the API: ${next.href}` });
   }
+}
+
+/** The cursor a next link carries; the link must stay on the same origin and path, since the key goes with it. */
+export function cursorOf(next: URL, current: URL): PageCursor {
+  sameRoute(next, current);
   const limit = Number(next.searchParams.get('limit'));
   const afterId = Number(next.searchParams.get('after_id'));
   if (!Number.isSafeInteger(limit) || limit < 1 || !Number.isSafeInteger(afterId) || afterId < 0) {
     throw new MonitoringApiError({ status: 200, code: 'unexpected_response', message: `The next-page link has no valid limit and after_id: ${next.href}` });
   }
   return { limit, afterId };
+}
+
+/**
+ * The cursor a results page's next link carries. Besides staying on the same origin and path, it
+ * must name the same record: a link to another record's results would mix them into this walk.
+ */
+export function resultCursorOf(next: URL, current: URL): ResultCursor {
+  sameRoute(next, current);
+  const limit = Number(next.searchParams.get('limit'));
+  const beforeId = Number(next.searchParams.get('before_id'));
+  const sameRecord = next.searchParams.get('id') === current.searchParams.get('id');
+  if (!sameRecord || !Number.isSafeInteger(limit) || limit < 1 || !Number.isSafeInteger(beforeId) || beforeId < 1) {
+    throw new MonitoringApiError({ status: 200, code: 'unexpected_response', message: `The next-page link has no valid id, limit and before_id: ${next.href}` });
+  }
+  return { limit, beforeId };
 }

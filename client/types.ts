@@ -4,13 +4,15 @@
  */
 import type { DetailCode, ErrorDetail } from '../core/http/api-error.ts';
 import type {
-  BlacklistMonitor, BlacklistStatus, CreatedWebhook, Deleted, Device, EventType, Me, Scheme, Scope, ServiceType, TargetType, Webhook,
-  WebhookDeliveryStatus,
+  BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, Device, DeviceLastResults, DeviceProbe,
+  DeviceProbeResult, DeviceStatus, DnsblResult, EventType, HttpProbeResult, Me, ProbeName, Scheme, Scope,
+  ServiceProbeResult, ServiceType, TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus,
 } from '../core/records.ts';
 
 export type {
-  BlacklistMonitor, BlacklistStatus, CreatedWebhook, Deleted, DetailCode, Device, ErrorDetail, EventType, Me, Scheme, Scope,
-  ServiceType, TargetType, Webhook, WebhookDeliveryStatus,
+  BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, DetailCode, Device, DeviceLastResults,
+  DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblResult, ErrorDetail, EventType, HttpProbeResult, Me, ProbeName,
+  Scheme, Scope, ServiceProbeResult, ServiceType, TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus,
 };
 
 /** An int/bool field: the API accepts exactly these (spec §2.1) and answers booleans. */
@@ -49,6 +51,8 @@ export interface DeviceInput {
   location?: string | null;
   /** Default true. */
   is_enabled?: Flag | null;
+  /** Seconds between checks, 30-86400; default 60. */
+  check_interval_s?: number | null;
 }
 
 export interface BlacklistMonitorInput {
@@ -56,6 +60,8 @@ export interface BlacklistMonitorInput {
   target_value: string;
   /** Default true. */
   is_enabled?: Flag | null;
+  /** Seconds between checks, 300-86400; default 3600. */
+  check_interval_s?: number | null;
 }
 
 export interface WebhookInput {
@@ -79,6 +85,19 @@ export interface Page<T> {
   next: PageCursor | null;
 }
 
+/** Where the next (older) page of results starts: pass it back to `results` as it is. */
+export interface ResultCursor {
+  limit: number;
+  beforeId: number;
+}
+
+/** One page of a record's check results, newest first. */
+export interface ResultPage<R> {
+  data: R[];
+  /** null when no older results follow. */
+  next: ResultCursor | null;
+}
+
 /** Per call: cancel it (also while waiting to retry), or send your own request id. */
 export interface RequestOptions {
   signal?: AbortSignal;
@@ -100,6 +119,20 @@ export interface AllOptions extends RequestOptions {
   afterId?: number;
 }
 
+export interface ResultsOptions extends RequestOptions {
+  /** Page size, 1-1000. Default 100 (the server's). */
+  limit?: number;
+  /** Cursor: results with a smaller id (older ones). Default: from the newest. */
+  beforeId?: number;
+}
+
+export interface AllResultsOptions extends RequestOptions {
+  /** Results fetched per request, 1-1000. Default 100. */
+  pageSize?: number;
+  /** Start below this id. Default: from the newest. */
+  beforeId?: number;
+}
+
 /** Create, list and delete for one kind of record; `Created` is what a create answers (webhooks add their secret). */
 export interface ResourceClient<T, Input, Created = T> {
   /** One page (with `limit`) and the cursor of the next, read from the Link header. */
@@ -112,6 +145,17 @@ export interface ResourceClient<T, Input, Created = T> {
    */
   create(input: Input, options?: RequestOptions): Promise<Created>;
   delete(id: number, options?: RequestOptions): Promise<Deleted>;
+}
+
+/** A kind of record the engine checks: a resource client that also reads its check results (of type `R`). */
+export interface MonitoredResourceClient<T, Input, R> extends ResourceClient<T, Input> {
+  /**
+   * One page of the record's check results, newest first, and the cursor of the next (older)
+   * page, read from the Link header. A record that does not exist, or is another user's, is a 404.
+   */
+  results(id: number, options?: ResultsOptions): Promise<ResultPage<R>>;
+  /** The record's check results, newest first, page by page until the oldest kept. */
+  allResults(id: number, options?: AllResultsOptions): AsyncIterableIterator<R>;
 }
 
 export interface RetryOptions {
@@ -138,8 +182,8 @@ export interface MonitoringClientOptions {
 
 export interface MonitoringClient {
   me(options?: RequestOptions): Promise<Me>;
-  devices: ResourceClient<Device, DeviceInput>;
-  blacklistMonitors: ResourceClient<BlacklistMonitor, BlacklistMonitorInput>;
+  devices: MonitoredResourceClient<Device, DeviceInput, DeviceProbeResult>;
+  blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
   /** The create answer alone carries the signing secret: keep it then. */
   webhooks: ResourceClient<Webhook, WebhookInput, CreatedWebhook>;
 }

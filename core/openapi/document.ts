@@ -8,8 +8,12 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import { errors, type ApiError } from '../http/api-error.ts';
 import { DEFAULTS, normalizeBasePath } from '../options.ts';
 import { ROUTES } from '../routes/router.ts';
-import { blacklistMonitorInputSchema, deviceInputSchema, listQueryParameterSchemas } from './request-schemas.ts';
-import { componentSchemas, errorEnvelopeFor, exampleBody, ref } from './response-schemas.ts';
+import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
+import {
+  blacklistMonitorInputSchema, deviceInputSchema, listQueryParameterSchemas, resultsQueryParameterSchemas,
+} from './request-schemas.ts';
+import { componentSchemas, errorEnvelopeFor, exampleBody } from './response-schemas.ts';
+import { ref } from './schema-helpers.ts';
 import { webhookSchemas } from './webhook-schemas.ts';
 import { AFTER_RATE_LIMIT, componentHeaders, headers, RATE_LIMIT_HEADERS } from './headers.ts';
 import type {
@@ -119,16 +123,20 @@ interface Resource {
   duplicate: ApiError;
   /** The create answer's envelope when it differs from `${name}Envelope`. */
   createdEnvelope?: string;
+  /** Whether the engine checks it, so it has a results route. */
+  checked?: boolean;
 }
 
 const RESOURCES: Resource[] = [
   {
     path: 'devices', name: 'Device', plural: 'Devices', noun: 'device', tag: 'devices',
     notFound: errors.notFound('device_not_found'), duplicate: errors.duplicate('duplicate_device', 42),
+    checked: true,
   },
   {
     path: 'blacklist-monitors', name: 'BlacklistMonitor', plural: 'BlacklistMonitors', noun: 'blacklist monitor', tag: 'blacklist-monitors',
     notFound: errors.notFound('blacklist_monitor_not_found'), duplicate: errors.duplicate('duplicate_blacklist_monitor', 42),
+    checked: true,
   },
   {
     path: 'webhooks', name: 'Webhook', plural: 'Webhooks', noun: 'webhook', tag: 'webhooks',
@@ -202,6 +210,26 @@ function drafts(): Map<string, Draft> {
         500: responseRef('ServerError'),
       },
     });
+    if (r.checked) map.set(`GET /${r.path}/results`, {
+      operationId: `list${r.name}Results`,
+      summary: `The check results of one ${r.noun}, newest first`,
+      description: `What the monitoring engine found at each check of one ${r.noun} of the key's user${r.path === 'devices' ? ' (one result per probe that ran)' : ' (one result per zone asked)'}, newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}). When older results follow, a \`Link: <...>; rel="next"\` header gives the next page (the same \`limit\`, \`before_id\` = the last id of this page). A ${r.noun} that does not exist and one of another user get the same 404. Results older than the engine's retention are deleted.`,
+      tags: [r.tag],
+      parameters: [{ $ref: '#/components/parameters/Id' }, { $ref: '#/components/parameters/ResultsLimit' }, { $ref: '#/components/parameters/BeforeId' }],
+      responses: {
+        200: success(`The ${r.noun}'s results, newest first.`, `${r.name}ResultListEnvelope`, headers([], ['Link'])),
+        400: errorResponseObject(
+          'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
+          [errors.invalidId(), errors.validationFailed([{ field: 'limit', code: 'out_of_range', message: 'limit must be an integer from 1 to 1000, given once.' }])],
+          AFTER_RATE_LIMIT(),
+        ),
+        401: responseRef('Unauthorized'),
+        403: responseRef('Forbidden'),
+        404: errorResponseObject(`No such ${r.noun} for this user.`, [r.notFound], AFTER_RATE_LIMIT()),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+      },
+    });
     map.set(`DELETE /${r.path}/delete`, {
       operationId: `delete${r.name}`,
       summary: `Delete a ${r.noun}`,
@@ -228,6 +256,7 @@ function drafts(): Map<string, Draft> {
 
 function parameters(): Record<string, ParameterObject> {
   const list = listQueryParameterSchemas();
+  const results = resultsQueryParameterSchemas();
   return {
     Limit: {
       name: 'limit', in: 'query', required: false,
@@ -238,6 +267,16 @@ function parameters(): Record<string, ParameterObject> {
       name: 'after_id', in: 'query', required: false,
       description: 'Cursor: only records with a larger id. Default 0.',
       schema: list.after_id,
+    },
+    ResultsLimit: {
+      name: 'limit', in: 'query', required: false,
+      description: `Page size of a results page. Default ${DEFAULT_RESULTS_LIMIT}.`,
+      schema: results.limit,
+    },
+    BeforeId: {
+      name: 'before_id', in: 'query', required: false,
+      description: 'Cursor: only results with a smaller id (older ones). Default: from the newest.',
+      schema: results.before_id,
     },
     Id: {
       name: 'id', in: 'query', required: true,
@@ -254,7 +293,7 @@ function parameters(): Record<string, ParameterObject> {
 
 const DESCRIPTION = `Devices (monitored endpoints) and DNS-blacklist monitors, per user, behind scoped API keys.
 
-**Authentication.** Every request carries \`Authorization: Bearer <API key>\`. Keys are issued by the operator (\`monitoring-api keys create\`), never through this API. A key has scopes: \`read\` for the list operations, \`write\` for create and delete; \`/me\` needs only a valid key. Each operation states its scope in \`security\` and in \`x-required-scope\`. A key may be restricted to addresses (403 ip_not_allowed).
+**Authentication.** Every request carries \`Authorization: Bearer <API key>\`. Keys are issued by the operator (\`monitoring-api keys create\`), never through this API. A key has scopes: \`read\` for the list and results operations, \`write\` for create and delete; \`/me\` needs only a valid key. Each operation states its scope in \`security\` and in \`x-required-scope\`. A key may be restricted to addresses (403 ip_not_allowed).
 
 **Envelopes.** Success: \`{"success": true, "data": ...}\`. Failure: \`{"success": false, "error": {"code", "message"[, "details"][, "existing_id"]}}\`; branch on \`code\`, never on \`message\`. Every answer is \`application/json; charset=utf-8\` with an \`X-Request-Id\`.
 
@@ -262,7 +301,7 @@ const DESCRIPTION = `Devices (monitored endpoints) and DNS-blacklist monitors, p
 
 **Rate limits.** Per key, ${DEFAULTS.rateLimit.limit} requests per ${DEFAULTS.rateLimit.windowSeconds} s by default (the operator may change it, also per key). Every answer from the quota check on (see the order above) carries \`RateLimit-Policy\` and \`RateLimit\` (draft-ietf-httpapi-ratelimit-headers-11) and \`RateLimit-Limit\`/\`-Remaining\`/\`-Reset\`; a 429 adds \`Retry-After\`. A 429 was not executed: repeating the same request after \`Retry-After\` seconds is safe, even for a create.
 
-**Lists and pagination.** Lists without \`limit\` answer every record (streamed), so nothing is silently capped. With \`limit\` (1-1000) they answer one page and a \`Link: <...>; rel="next"\` header while more follow; \`after_id\` is the cursor.
+**Lists and pagination.** Lists without \`limit\` answer every record (streamed), so nothing is silently capped. With \`limit\` (1-1000) they answer one page and a \`Link: <...>; rel="next"\` header while more follow; \`after_id\` is the cursor. Check results are always paged, newest first (\`limit\` 1-1000, default ${DEFAULT_RESULTS_LIMIT}), with the same \`Link\` header while older ones follow; \`before_id\` is their cursor.
 
 **Retries and duplicates.** A create that fails with a network error or a 5xx may or may not have happened. Repeating it cannot make a duplicate, because duplicates are refused: read its 409 as success, with \`error.existing_id\` the id of the record that exists.`;
 

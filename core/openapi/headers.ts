@@ -31,7 +31,7 @@ export const HEADERS = {
     schema: { type: 'integer', minimum: 0 },
   },
   Link: {
-    description: 'On a page given with `limit` when more records follow: `<path?limit=N&after_id=M>; rel="next"`, a path to resolve against the request URL.',
+    description: 'When more follow the page: on a list page given with `limit`, `<path?limit=N&after_id=M>; rel="next"`; on a results page, `<path?id=I&limit=N&before_id=M>; rel="next"`. A path, to resolve against the request URL.',
     schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$', examples: ['</v1/devices?limit=50&after_id=50>; rel="next"'] },
   },
   'WWW-Authenticate': {

@@ -21,7 +21,8 @@ function typeOf(schema: JsonSchema | boolean | undefined): string {
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum !== undefined) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (schema.type === 'integer' && (schema.minimum !== undefined || schema.maximum !== undefined)) {
-    return `integer ${schema.minimum ?? ''}-${schema.maximum ?? ''}`;
+    if (schema.maximum === undefined) return `integer ≥ ${schema.minimum}`;
+    return `integer ${schema.minimum ?? ''}-${schema.maximum}`;
   }
   if (schema.type === 'string' && schema.maxLength !== undefined) return `string (≤ ${schema.maxLength})`;
   if (schema.type === 'array') return `${typeOf(schema.items as JsonSchema)}[]`;
@@ -62,10 +63,11 @@ export function renderReference(document: OpenApiDocument): string {
   out.push('', 'Query parameters:', '');
   for (const parameter of Object.values(document.components.parameters) as ParameterObject[]) {
     if (parameter.in !== 'query') continue;
-    out.push(`- \`${parameter.name}\` (${typeOf(parameter.schema)}${parameter.required === true ? ', required on deletes' : ''}): ${parameter.description}`);
+    out.push(`- \`${parameter.name}\` (${typeOf(parameter.schema)}${parameter.required === true ? ', required on deletes and results' : ''}): ${parameter.description}`);
   }
   for (const [title, name] of [['Device (create body)', 'DeviceInput'], ['Blacklist monitor (create body)', 'BlacklistMonitorInput'],
-    ['Device record', 'Device'], ['Blacklist monitor record', 'BlacklistMonitor']] as const) {
+    ['Device record', 'Device'], ['Blacklist monitor record', 'BlacklistMonitor'], ['DNSBL result', 'DnsblResult'],
+    ['HTTP probe result', 'HttpProbeResult'], ['TLS probe result', 'TlsProbeResult'], ['Service probe result', 'ServiceProbeResult']] as const) {
     out.push('', `${title}:`, '', ...fieldTable(document, name));
   }
   out.push('', 'Response headers:', '');

@@ -11,6 +11,7 @@ import { blacklistMonitorHints, blacklistMonitorSchema } from '../validation/bla
 import type { FieldHints } from '../validation/details.ts';
 import { deviceHints, deviceSchema } from '../validation/device-input.ts';
 import { DECIMAL, listQuerySchema } from '../validation/list-query.ts';
+import { resultsQuerySchema } from '../validation/results-query.ts';
 
 /** The control characters `text()` refuses (C0, DEL, C1), as a JSON Schema (ECMA-262) pattern. */
 export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
@@ -155,11 +156,13 @@ const DEVICE_NOTES: Readonly<Record<string, string>> = {
   expect_status: 'Web only. Default 200.',
   location: 'Default null.',
   is_enabled: 'Default true.',
+  check_interval_s: 'Any service. Default 60.',
 };
 
 const MONITOR_NOTES: Readonly<Record<string, string>> = {
   target_value: DEVICE_NOTES.target_value!,
   is_enabled: 'Default true.',
+  check_interval_s: 'Default 3600.',
 };
 
 export function deviceInputSchema(): JsonSchema {
@@ -172,8 +175,19 @@ export function deviceInputSchema(): JsonSchema {
 export function blacklistMonitorInputSchema(): JsonSchema {
   return {
     ...describe(blacklistMonitorSchema, blacklistMonitorHints, MONITOR_NOTES),
-    description: 'A blacklist monitor to create. is_enabled given as null means the same as leaving it out.',
+    description: 'A blacklist monitor to create. An optional field given as null means the same as leaving it out.',
   };
+}
+
+/** The results query parameters (`limit`, `before_id`), one schema per parameter. */
+export function resultsQueryParameterSchemas(): Record<'limit' | 'before_id', JsonSchema> {
+  const converted = toJsonSchema(resultsQuerySchema, CONFIG);
+  const property = (name: 'limit' | 'before_id'): JsonSchema => {
+    const schema = converted.properties?.[name];
+    if (schema === undefined || typeof schema === 'boolean') fail(`no results query parameter ${name}`);
+    return schema;
+  };
+  return { limit: property('limit'), before_id: property('before_id') };
 }
 
 /** The list query parameters (`limit`, `after_id`), one schema per parameter. */

@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of what the API answers (contract §3 and §6). The records have no valibot schema
+ * JSON Schemas of what the API answers (docs/contract.md, "Envelopes and headers" and "Resources"). The records have no valibot schema
  * (the server builds them, it does not parse them), so they are written here, typed against
  * core/records.ts so that a field added to or removed from a record fails to compile until it is
  * described. The response-conformance test checks every answer against them besides.
@@ -13,13 +13,11 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import { errorResponse } from '../http/api-response.ts';
 import type { ApiError, DetailCode } from '../http/api-error.ts';
 import {
-  SCOPES, SERVICE_TYPES,
-  type BlacklistMonitor, type BlacklistStatus, type Device, type Scheme, type TargetType,
+  DEVICE_STATUSES, SCOPES, SERVICE_TYPES,
+  type BlacklistMonitor, type BlacklistStatus, type Device, type DeviceStatus, type Scheme, type TargetType,
 } from '../records.ts';
-
-/** Compile-time proof that a list names every member of a union (and nothing else). */
-type Exhaustive<Union, List extends readonly Union[]> = [Exclude<Union, List[number]>] extends [never] ? List : never;
-const exhaustive = <Union>() => <const List extends readonly Union[]>(list: Exhaustive<Union, List>): List => list;
+import { resultSchemas } from './result-schemas.ts';
+import { BOOLEAN, described, exhaustive, nullable, record, ref, STRING } from './schema-helpers.ts';
 
 export const DETAIL_CODES = exhaustive<DetailCode>()([
   'missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'forbidden_target', 'not_applicable',
@@ -27,18 +25,8 @@ export const DETAIL_CODES = exhaustive<DetailCode>()([
 const TARGET_TYPES = exhaustive<TargetType>()(['domain', 'ip']);
 const SCHEMES = exhaustive<Scheme>()(['http', 'https']);
 const BLACKLIST_STATUSES = exhaustive<BlacklistStatus>()(['clean', 'listed', 'error']);
+const STATUSES = exhaustive<DeviceStatus>()(DEVICE_STATUSES);
 
-export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
-const described = (description: string, schema: JsonSchema): JsonSchema => ({ description, ...schema });
-
-/** A record's properties, one per field of its TypeScript type: no more, no fewer. */
-function record<T>(description: string, properties: { [K in keyof T]-?: JsonSchema }): JsonSchema {
-  return { type: 'object', description, required: Object.keys(properties), properties };
-}
-
-const STRING: JsonSchema = { type: 'string' };
-const BOOLEAN: JsonSchema = { type: 'boolean' };
 const PORT: JsonSchema = { type: 'integer', minimum: 1, maximum: 65535 };
 
 function recordSchemas(): Record<string, JsonSchema> {
@@ -75,6 +63,14 @@ function recordSchemas(): Record<string, JsonSchema> {
       location: nullable(STRING),
       is_enabled: BOOLEAN,
       created_at: ref('Timestamp'),
+      check_interval_s: described('Seconds between checks.', { type: 'integer', minimum: 30, maximum: 86400 }),
+      status: described(
+        'pending: never checked; up: the last check passed; validating: a check failed and is being confirmed; down: enough checks in a row failed; paused: disabled, not checked.',
+        { type: 'string', enum: [...STATUSES] },
+      ),
+      status_since: described('When the status last changed; null until the first change.', nullable(ref('Timestamp'))),
+      last_checked_at: described('The end of the last completed check; null before the first.', nullable(ref('Timestamp'))),
+      last_results: ref('DeviceLastResults'),
     }),
     BlacklistMonitor: record<BlacklistMonitor>('A domain or IP address watched for blacklisting.', {
       id: ref('Id'),
@@ -85,6 +81,8 @@ function recordSchemas(): Record<string, JsonSchema> {
       last_checked_at: described('null before the first check.', nullable(ref('Timestamp'))),
       listed_on: described('The blacklist zones that listed the target at the last check; [] otherwise.', { type: 'array', items: STRING }),
       created_at: ref('Timestamp'),
+      check_interval_s: described('Seconds between checks.', { type: 'integer', minimum: 300, maximum: 86400 }),
+      failed_zones: described('The zones whose lookup failed at the last check, sorted; [] otherwise.', { type: 'array', items: STRING }),
     }),
     Me: {
       type: 'object',
@@ -148,11 +146,13 @@ function successEnvelopes(): Record<string, JsonSchema> {
     BlacklistMonitorEnvelope: envelope(true, ref('BlacklistMonitor'), 'One blacklist monitor.'),
     BlacklistMonitorListEnvelope: envelope(true, list('BlacklistMonitor'), 'Blacklist monitors, ascending by id.'),
     DeletedEnvelope: envelope(true, ref('Deleted'), 'The record was deleted.'),
+    DeviceResultListEnvelope: envelope(true, list('DeviceProbeResult'), "A device's check results, newest first."),
+    BlacklistMonitorResultListEnvelope: envelope(true, list('DnsblResult'), "A blacklist monitor's check results (one per zone asked), newest first."),
   };
 }
 
 export function componentSchemas(requestSchemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
-  return { ...requestSchemas, ...recordSchemas(), ...successEnvelopes() };
+  return { ...requestSchemas, ...recordSchemas(), ...resultSchemas(), ...successEnvelopes() };
 }
 
 /**

@@ -4,9 +4,8 @@
  */
 import type { JsonSchema } from '@valibot/to-json-schema';
 import { EVENT_TYPES, WEBHOOK_DELIVERY_STATUSES, type CreatedWebhook, type Webhook } from '../records.ts';
-import { ref } from './response-schemas.ts';
+import { nullable, ref } from './schema-helpers.ts';
 
-const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
 /** Written by hand: the converter has no rule for the `events` checks (non-empty, distinct). */
 export function webhookInputSchema(): JsonSchema {

@@ -6,6 +6,7 @@ import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
 import type { Call } from './call.ts';
 import { deviceRoutes as devices } from './devices.ts';
 import { getMe } from './me.ts';
+import { resultsRoute } from './results-routes.ts';
 import { webhookRoutes as webhooks } from './webhooks.ts';
 
 type Method = 'GET' | 'POST' | 'DELETE';
@@ -19,15 +20,20 @@ interface Route {
   handler: Handler;
 }
 
-/** The v1 API (spec §4.1), relative to the base path. */
+/** The v1 API (spec §4.1) and the engine's read routes (docs/engine.md), relative to the base path. */
 export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/me', scope: null, handler: getMe },
   { method: 'GET', path: '/devices', scope: 'read', handler: devices.list },
   { method: 'POST', path: '/devices/create', scope: 'write', handler: devices.create },
   { method: 'DELETE', path: '/devices/delete', scope: 'write', handler: devices.remove },
+  { method: 'GET', path: '/devices/results', scope: 'read', handler: resultsRoute('device', 'device_not_found') },
   { method: 'GET', path: '/blacklist-monitors', scope: 'read', handler: monitors.list },
   { method: 'POST', path: '/blacklist-monitors/create', scope: 'write', handler: monitors.create },
   { method: 'DELETE', path: '/blacklist-monitors/delete', scope: 'write', handler: monitors.remove },
+  {
+    method: 'GET', path: '/blacklist-monitors/results', scope: 'read',
+    handler: resultsRoute('blacklist_monitor', 'blacklist_monitor_not_found'),
+  },
   { method: 'GET', path: '/webhooks', scope: 'read', handler: webhooks.list },
   { method: 'POST', path: '/webhooks/create', scope: 'write', handler: webhooks.create },
   { method: 'DELETE', path: '/webhooks/delete', scope: 'write', handler: webhooks.remove },

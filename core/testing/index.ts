@@ -1,6 +1,23 @@
 /**
  * `monitoring-api/testing`: the API over a memory store and a manual clock, with helpers to make
  * users and keys and to call a route without a network. For the host's own unit tests.
+ *
+ * Running the monitoring engine in a test: the engine (`monitoring-api/engine`) takes the same
+ * store and clock, so hand it `t.store` and `t.clock`; what it records is then what the API shows,
+ * at the times the manual clock says. Nothing probes until the test asks, and one `runOnce()`
+ * checks everything due now:
+ *
+ *   const t = createTestApi();
+ *   const engine = createMonitoringEngine({ store: t.store, clock: t.clock, ...probeOptions });
+ *   const key = await t.createKey();
+ *   await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } });
+ *   await engine.runOnce();                        // the new device is due at once
+ *   await t.request('/v1/devices/results?id=1', { key });
+ *   t.clock.advance(60_000);                       // its interval: due again
+ *   await engine.runOnce();
+ *
+ * Probes must reach only what the test serves on loopback (see the engine's options for the
+ * lookup, the DNS servers and `allowPrivateTargets`).
  */
 import type { CreateApiKeyInput, CreatedApiKey } from '../admin/key-admin.ts';
 import { ManualClock } from '../clock.ts';
@@ -46,7 +63,9 @@ export interface TestResponse<T = unknown> {
 
 export interface TestApi {
   api: MonitoringApi;
+  /** The store the API uses (the one given in the options, else a new `MemoryStore`): pass it to the engine. */
   store: Store;
+  /** The API's clock, moved only by the test: pass it to the engine so both read the same time. */
   clock: ManualClock;
   createUser(name?: string): Promise<User>;
   /** A key for `userId`, or for a new user when none is given; read+write unless told otherwise. */

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { errors, type ErrorDetail } from '../http/api-error.ts';
 import { detail, issuesToDetails, type FieldHints } from './details.ts';
 
-const MAX_ID = Number.MAX_SAFE_INTEGER;
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /**
  * Decimal digits, judged by value: leading zeros are allowed and do not count. At most 16
@@ -12,7 +12,7 @@ const MAX_ID = Number.MAX_SAFE_INTEGER;
 export const DECIMAL = /^(?:0+|0*[1-9][0-9]{0,15})$/;
 
 /** A query value of decimal digits, read as an integer in [min, max]. */
-const decimal = (min: number, max: number) =>
+export const decimal = (min: number, max: number) =>
   v.pipe(
     v.string('invalid_type'),
     v.regex(DECIMAL, 'invalid_type'),
@@ -84,12 +84,22 @@ export function refuseQuery(query: string): void {
 
 const DELETE_PARAMS = new Set(['id']);
 
-/** The `id` of a delete: exactly once, decimal digits, 1 to 2^53-1; anything else is `invalid_id`. */
-export function parseDeleteId(query: string): number {
+/**
+ * The `id` query parameter of a route about one record: exactly once, decimal digits, 1 to 2^53-1;
+ * anything else is `invalid_id`. Judged before any other parameter, so a bad id is always
+ * `invalid_id` whatever else is wrong.
+ */
+export function parseRecordId(query: string): number {
   const ids = query === '' ? [] : new URLSearchParams(query).getAll('id');
   if (ids.length !== 1 || !DECIMAL.test(ids[0]!)) throw errors.invalidId();
   const id = Number(ids[0]);
   if (id < 1 || id > MAX_ID) throw errors.invalidId();
+  return id;
+}
+
+/** The `id` of a delete (see `parseRecordId`); any other parameter is refused. */
+export function parseDeleteId(query: string): number {
+  const id = parseRecordId(query);
   const { details } = queryValues(query, DELETE_PARAMS, {});
   if (details.length > 0) throw errors.validationFailed(details);
   return id;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import {
-  assertError, assertSuccess, assertValidation, DEVICE_FIELDS, deviceBody, eachStore, START,
+  assertError, assertSuccess, assertValidation, DEVICE_FIELDS, deviceBody, eachStore, START, UNCHECKED, UNCHECKED_PAUSED,
 } from './helpers.ts';
 import { defineDeleteTests, defineListTests, DEVICES } from './resource-suites.ts';
 
@@ -38,7 +38,7 @@ eachStore('devices', (env) => {
       id: record.id, target_type: 'domain', target_value: 'example.com', service_type: 'web', scheme: 'https', port: 443,
       host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'https', origin_port: 443,
       check_public_http: false, check_public_https: true, check_public_tls: true, check_origin_http: false,
-      check_origin_tls: false, expect_status: 200, location: null, is_enabled: true, created_at: START,
+      check_origin_tls: false, expect_status: 200, location: null, is_enabled: true, created_at: START, ...UNCHECKED,
     });
     // The list shows the same record.
     const listed = assertSuccess(await t.request('/v1/devices', { key }), 200);
@@ -53,7 +53,7 @@ eachStore('devices', (env) => {
       id: record.id, target_type: 'ip', target_value: '8.8.8.8', service_type: 'web', scheme: 'http', port: 80,
       host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'http', origin_port: 80,
       check_public_http: true, check_public_https: false, check_public_tls: false, check_origin_http: false,
-      check_origin_tls: false, expect_status: 200, location: null, is_enabled: true, created_at: START,
+      check_origin_tls: false, expect_status: 200, location: null, is_enabled: true, created_at: START, ...UNCHECKED,
     });
   });
 
@@ -86,9 +86,9 @@ eachStore('devices', (env) => {
     };
     const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body }), 201);
     assertDeviceRecord(record);
-    assert.deepEqual(record, { ...body, id: record.id, created_at: START });
+    assert.deepEqual(record, { ...body, id: record.id, created_at: START, ...UNCHECKED_PAUSED });
     const ints = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { ...body, target_value: 'shop2.example.com', proxy_enabled: 1, check_public_http: 1, check_public_https: 0, check_public_tls: 0, check_origin_http: 1, check_origin_tls: 1, is_enabled: 0 } }), 201);
-    assert.deepEqual(ints, { ...body, target_value: 'shop2.example.com', id: ints.id, created_at: START });
+    assert.deepEqual(ints, { ...body, target_value: 'shop2.example.com', id: ints.id, created_at: START, ...UNCHECKED_PAUSED });
   });
 
   test('every non-web service: its default port and no web defaults', async () => {
@@ -100,7 +100,7 @@ eachStore('devices', (env) => {
         id: record.id, target_type: 'domain', target_value: 'mail.example.com', service_type: service, scheme: null, port,
         host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null,
         check_public_http: false, check_public_https: false, check_public_tls: false, check_origin_http: false,
-        check_origin_tls: false, expect_status: null, location: null, is_enabled: true, created_at: START,
+        check_origin_tls: false, expect_status: null, location: null, is_enabled: true, created_at: START, ...UNCHECKED,
       }, service);
     }
   });
@@ -115,6 +115,50 @@ eachStore('devices', (env) => {
     const smtps = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'smtps', check_public_tls: 1 } }), 201);
     assert.equal(smtps.check_public_tls, true);
     assert.equal(smtps.port, 465);
+  });
+
+  test('check_interval_s: 30 to 86400 seconds on any service, default 60; null means the default', async () => {
+    const { t, key } = await env.setup();
+    const post = (body: Record<string, unknown>) => t.request<Device>('/v1/devices/create', { method: 'POST', key, body });
+    let n = 0;
+    for (const [given, stored] of [[30, 30], [86400, 86400], [300, 300], [null, 60], [undefined, 60]] as const) {
+      for (const service of ['web', 'ssh', 'tcp']) {
+        const record = assertSuccess(await post({ target_type: 'domain', target_value: `i${n++}.example.com`, service_type: service, port: 2200, check_interval_s: given }), 201);
+        assertDeviceRecord(record);
+        assert.equal(record.check_interval_s, stored, `${service} ${String(given)}`);
+      }
+    }
+    // The record as created is the record as listed.
+    const listed = assertSuccess(await t.request<Device[]>('/v1/devices', { key }), 200);
+    assert.deepEqual(listed.map((d) => d.check_interval_s), [30, 30, 30, 86400, 86400, 86400, 300, 300, 300, 60, 60, 60, 60, 60, 60]);
+  });
+
+  test('check_interval_s: a number out of range is out_of_range, anything but a JSON integer is invalid_type', async () => {
+    const { t, key } = await env.setup();
+    const raw = (value: string) => t.request('/v1/devices/create', {
+      method: 'POST', key, headers: { 'content-type': 'application/json' },
+      body: `{"target_type":"domain","target_value":"example.com","check_interval_s":${value}}`,
+    });
+    for (const value of ['29', '0', '-1', '-0', '86401', '604800', '9007199254740993']) {
+      assertValidation(await raw(value), [['check_interval_s', 'out_of_range']]);
+    }
+    for (const value of ['"60"', '60.5', '60.0', '6e1', 'true', 'false', '[60]', '{}', '"1m"', '""']) {
+      assertValidation(await raw(value), [['check_interval_s', 'invalid_type']]);
+    }
+    // The hint says what a valid value is, as for every other field.
+    const error = assertError(await raw('10'), 400, 'validation_failed');
+    assert.equal(error.details?.[0]?.message, 'check_interval_s must be an integer from 30 to 86400 (seconds).');
+    // Listed with the other problems of the body, not instead of them.
+    const both = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', port: 0, check_interval_s: 5 } });
+    assertValidation(both, [['port', 'out_of_range'], ['check_interval_s', 'out_of_range']]);
+    assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);
+  });
+
+  test('check_interval_s does not make a device distinct: same target, other interval is a duplicate', async () => {
+    const { t, key } = await env.setup();
+    const first = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ check_interval_s: 60 }) }), 201);
+    const error = assertError(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ check_interval_s: 600 }) }), 409, 'duplicate_device');
+    assert.equal(error.existing_id, first.id);
   });
 
   test('tcp requires a port', async () => {
@@ -207,7 +251,8 @@ eachStore('devices', (env) => {
 
   test('fields that are not in the schema are unknown_field (typos, ids, timestamps)', async () => {
     const { t, key } = await env.setup();
-    for (const field of ['expected_status', 'id', 'created_at', 'user_id', 'Port', 'target', 'checkPublicHttp', 'enabled', 'service', 'last_status']) {
+    for (const field of ['expected_status', 'id', 'created_at', 'user_id', 'Port', 'target', 'checkPublicHttp', 'enabled', 'service', 'last_status',
+      'status', 'status_since', 'last_checked_at', 'last_results', 'interval', 'check_interval']) {
       assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ [field]: 1 }) }), [[field, 'unknown_field']]);
     }
     assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);

@@ -140,6 +140,7 @@ eachFactory('errors', (factory) => {
         host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null,
         check_public_http: false, check_public_https: false, check_public_tls: false, check_origin_http: false,
         check_origin_tls: false, expect_status: null, location: null, is_enabled: true, created_at: '2026-01-01T00:00:00.000Z',
+        check_interval_s: 60, status: 'pending', status_since: null, last_checked_at: null, last_results: {},
       })));
     }
     const t = createTestApi({ store: failing(opened.store, 'listDevices', sqlError, { after: 1 }), logger: {} });

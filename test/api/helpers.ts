@@ -20,11 +20,18 @@ export const DEVICE_FIELDS = [
   'id', 'target_type', 'target_value', 'service_type', 'scheme', 'port', 'host_header', 'proxy_enabled',
   'origin_host', 'origin_scheme', 'origin_port', 'check_public_http', 'check_public_https', 'check_public_tls',
   'check_origin_http', 'check_origin_tls', 'expect_status', 'location', 'is_enabled', 'created_at',
+  'check_interval_s', 'status', 'status_since', 'last_checked_at', 'last_results',
 ] as const;
 
 export const MONITOR_FIELDS = [
   'id', 'target_type', 'target_value', 'is_enabled', 'last_status', 'last_checked_at', 'listed_on', 'created_at',
+  'check_interval_s', 'failed_zones',
 ] as const;
+
+/** The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"). */
+export const UNCHECKED = { check_interval_s: 60, status: 'pending', status_since: null, last_checked_at: null, last_results: {} } as const;
+/** The same, for a device created disabled. */
+export const UNCHECKED_PAUSED = { ...UNCHECKED, status: 'paused' } as const;
 
 export const DETAIL_CODES = [
   'missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'forbidden_target',

@@ -25,13 +25,14 @@ function seedDevice(i: number): NewDevice {
     host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'https', origin_port: 443,
     check_public_http: false, check_public_https: true, check_public_tls: true, check_origin_http: false,
     check_origin_tls: false, expect_status: 200, location: null, is_enabled: true, created_at: START,
+    check_interval_s: 60, status: 'pending', status_since: null, last_checked_at: null, last_results: {},
   };
 }
 
 function seedMonitor(i: number): NewBlacklistMonitor {
   return {
     target_type: 'domain', target_value: `m${i}.example.com`, is_enabled: true, last_status: null,
-    last_checked_at: null, listed_on: [], created_at: START,
+    last_checked_at: null, listed_on: [], created_at: START, check_interval_s: 3600, failed_zones: [],
   };
 }
 

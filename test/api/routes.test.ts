@@ -9,9 +9,11 @@ const ROUTES: readonly { path: string; method: string; allow: string }[] = [
   { path: '/devices', method: 'GET', allow: 'GET' },
   { path: '/devices/create', method: 'POST', allow: 'POST' },
   { path: '/devices/delete', method: 'DELETE', allow: 'DELETE' },
+  { path: '/devices/results', method: 'GET', allow: 'GET' },
   { path: '/blacklist-monitors', method: 'GET', allow: 'GET' },
   { path: '/blacklist-monitors/create', method: 'POST', allow: 'POST' },
   { path: '/blacklist-monitors/delete', method: 'DELETE', allow: 'DELETE' },
+  { path: '/blacklist-monitors/results', method: 'GET', allow: 'GET' },
 ];
 
 /** The Allow header as a set of methods (RFC 9110: a comma-separated list). */

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createMonitoringClient, MonitoringApiError } from '../../client/index.ts';
-import { cursorOf, nextLink, retryDelayMs } from '../../client/transport.ts';
+import { cursorOf, nextLink, resultCursorOf, retryDelayMs } from '../../client/transport.ts';
 import type { BlacklistMonitorInput, DeviceInput } from '../../client/index.ts';
 import type { blacklistMonitorSchema } from '../../core/validation/blacklist-monitor-input.ts';
 import type { deviceSchema } from '../../core/validation/device-input.ts';
@@ -118,6 +118,18 @@ describe('client transport', () => {
     assert.deepEqual(cursorOf(next!, base), { limit: 2, afterId: 4 });
     assert.throws(() => cursorOf(new URL('http://evil.test/v1/devices?limit=2&after_id=4'), base), MonitoringApiError);
     assert.throws(() => cursorOf(new URL('http://api.test/v1/devices?limit=x'), base), MonitoringApiError);
+  });
+
+  test('a results Link gives limit and before_id; it must name the same record on the same route', () => {
+    const base = new URL('http://api.test/v1/devices/results?id=7&limit=2');
+    assert.deepEqual(resultCursorOf(new URL('http://api.test/v1/devices/results?id=7&limit=2&before_id=40'), base), { limit: 2, beforeId: 40 });
+    for (const href of [
+      'http://api.test/v1/devices/results?id=8&limit=2&before_id=40', 'http://evil.test/v1/devices/results?id=7&limit=2&before_id=40',
+      'http://api.test/v1/blacklist-monitors/results?id=7&limit=2&before_id=40', 'http://api.test/v1/devices/results?id=7&limit=2',
+      'http://api.test/v1/devices/results?id=7&limit=0&before_id=40', 'http://api.test/v1/devices/results?id=7&limit=2&before_id=0',
+    ]) {
+      assert.throws(() => resultCursorOf(new URL(href), base), MonitoringApiError, href);
+    }
   });
 
   test('options are checked when the client is made', () => {

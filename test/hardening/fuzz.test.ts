@@ -27,11 +27,17 @@ const BODY_LIMIT = 16 * 1024;
 const DEVICE_KEYS = [
   'id', 'target_type', 'target_value', 'service_type', 'scheme', 'port', 'host_header', 'proxy_enabled', 'origin_host',
   'origin_scheme', 'origin_port', 'check_public_http', 'check_public_https', 'check_public_tls', 'check_origin_http',
-  'check_origin_tls', 'expect_status', 'location', 'is_enabled', 'created_at',
+  'check_origin_tls', 'expect_status', 'location', 'is_enabled', 'created_at', 'check_interval_s', 'status', 'status_since',
+  'last_checked_at', 'last_results',
 ].sort();
-const MONITOR_KEYS = ['id', 'target_type', 'target_value', 'is_enabled', 'last_status', 'last_checked_at', 'listed_on', 'created_at'].sort();
-const DEVICE_INPUT = new Set(DEVICE_KEYS.filter((k) => k !== 'id' && k !== 'created_at'));
-const MONITOR_INPUT = new Set(['target_type', 'target_value', 'is_enabled']);
+const MONITOR_KEYS = [
+  'id', 'target_type', 'target_value', 'is_enabled', 'last_status', 'last_checked_at', 'listed_on', 'created_at', 'check_interval_s',
+  'failed_zones',
+].sort();
+/** Fields the server fills in itself: never part of a create body. */
+const READ_ONLY = new Set(['id', 'created_at', 'status', 'status_since', 'last_checked_at', 'last_results']);
+const DEVICE_INPUT = new Set(DEVICE_KEYS.filter((k) => !READ_ONLY.has(k)));
+const MONITOR_INPUT = new Set(['target_type', 'target_value', 'is_enabled', 'check_interval_s']);
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 interface Fixture {
@@ -92,11 +98,17 @@ function checkStored(kind: 'device' | 'monitor', input: Record<string, unknown>,
   assert.equal(data.target_type, input.target_type);
   assertSafeHost(data.target_value, data.target_type as 'ip' | 'domain', allowPrivate, 'target_value');
   assert.equal(typeof data.is_enabled, 'boolean');
+  const interval = data.check_interval_s;
+  assert.ok(Number.isInteger(interval) && (interval as number) >= (kind === 'device' ? 30 : 300) && (interval as number) <= 86400, 'check_interval_s');
   if (kind === 'monitor') {
     assert.equal(data.last_status, null);
     assert.deepEqual(data.listed_on, []);
+    assert.deepEqual(data.failed_zones, []);
     return;
   }
+  // Never checked yet: the engine's fields as a create leaves them.
+  assert.equal(data.status, data.is_enabled === true ? 'pending' : 'paused');
+  assert.deepEqual([data.status_since, data.last_checked_at, data.last_results], [null, null, {}]);
   for (const flag of ['proxy_enabled', 'check_public_http', 'check_public_https', 'check_public_tls', 'check_origin_http', 'check_origin_tls']) {
     assert.equal(typeof data[flag], 'boolean', flag);
   }
@@ -196,11 +208,12 @@ const ROUTES = [
   { method: 'GET', path: '/v1/devices' }, { method: 'GET', path: '/v1/blacklist-monitors' }, { method: 'GET', path: '/v1/me' },
   { method: 'DELETE', path: '/v1/devices/delete' }, { method: 'DELETE', path: '/v1/blacklist-monitors/delete' },
   { method: 'POST', path: '/v1/devices/create' }, { method: 'POST', path: '/v1/blacklist-monitors/create' },
+  { method: 'GET', path: '/v1/devices/results' }, { method: 'GET', path: '/v1/blacklist-monitors/results' },
 ] as const;
 const RESOURCES = new Set(['devices', 'blacklist-monitors', 'me']);
 
 const segment = fc.oneof(
-  fc.constantFrom('v1', 'devices', 'blacklist-monitors', 'me', 'create', 'delete', '', '.', '..', '%2e%2e', '%2F', 'V1', 'Devices',
+  fc.constantFrom('v1', 'devices', 'blacklist-monitors', 'me', 'create', 'delete', 'results', '', '.', '..', '%2e%2e', '%2F', 'V1', 'Devices',
     'blacklist_monitors', 'devices;x', 'me.json', '%00', '\\', 'devices%2Fcreate', '%76%31'),
   binaryString(8),
   fc.stringMatching(/^[a-z][a-z0-9-]{0,40}$/),
@@ -343,12 +356,13 @@ for (const factory of STORE_FACTORIES) {
         const params = [...new URLSearchParams(sent)];
         const answer = checkAnswer(res, { echoes: params.map(([name]) => name) });
         const names = params.map(([name]) => name);
-        const allowed = route.path.endsWith('/delete') ? ['id'] : route.path === '/v1/devices' || route.path === '/v1/blacklist-monitors' ? ['limit', 'after_id'] : [];
+        const allowed = route.path.endsWith('/delete') ? ['id'] : route.path.endsWith('/results') ? ['id', 'limit', 'before_id']
+          : route.path === '/v1/devices' || route.path === '/v1/blacklist-monitors' ? ['limit', 'after_id'] : [];
         const clean = names.every((name) => allowed.includes(name)) && new Set(names).size === names.length;
         if (res.status < 300 || res.status === 404 || res.status === 409) {
           assert.ok(clean, `${route.method} ${url} passed with parameters ${JSON.stringify(names)}: ${res.status}`);
         }
-        if (route.path.endsWith('/delete')) {
+        if (route.path.endsWith('/delete') || route.path.endsWith('/results')) {
           assert.ok([200, 400, 404].includes(res.status), `${res.status} ${res.text}`);
           if (res.status !== 400) assert.match(new URLSearchParams(sent).get('id') ?? '', /^0*[0-9]{1,16}$/);
         } else if (route.method === 'GET') {
@@ -392,7 +406,9 @@ for (const factory of STORE_FACTORIES) {
             assert.ok(RESOURCES.has(first), `${code} names no resource of the API for ${JSON.stringify(url)}`);
             assert.equal(code, `unknown_${first.replaceAll('-', '_')}_route`);
           }
-          if (code.endsWith('_not_found')) assert.ok(routePath?.endsWith('/delete'), `${code} outside a delete: ${JSON.stringify(url)}`);
+          if (code.endsWith('_not_found')) {
+            assert.ok(routePath?.endsWith('/delete') === true || routePath?.endsWith('/results') === true, `${code} outside a delete or results: ${JSON.stringify(url)}`);
+          }
         }
       }), { seed, numRuns: n * 3, includeErrorInReport: true });
       assert.deepEqual(fx.failures, []);

@@ -127,6 +127,37 @@ describe('OpenAPI document', () => {
     }
   });
 
+  test('the results operations document id, limit, before_id, Link, and a result schema per probe', () => {
+    assert.deepEqual(document.components.parameters.ResultsLimit!.schema, { type: 'integer', minimum: 1, maximum: 1000 });
+    assert.match(document.components.parameters.ResultsLimit!.description, /Default 100\./);
+    assert.deepEqual(document.components.parameters.BeforeId!.schema, { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+    for (const [path, envelope, item] of [['/devices/results', 'DeviceResultListEnvelope', 'DeviceProbeResult'], ['/blacklist-monitors/results', 'BlacklistMonitorResultListEnvelope', 'DnsblResult']] as const) {
+      const operation = document.paths[path]!.get!;
+      assert.deepEqual(operation.parameters?.slice(0, 3), [
+        { $ref: '#/components/parameters/Id' }, { $ref: '#/components/parameters/ResultsLimit' }, { $ref: '#/components/parameters/BeforeId' },
+      ]);
+      const ok = operation.responses['200'] as { headers: Record<string, unknown>; content: Record<string, { schema: unknown }> };
+      assert.deepEqual(ok.headers.Link, { $ref: '#/components/headers/Link' });
+      assert.deepEqual(ok.content['application/json']!.schema, { $ref: `#/components/schemas/${envelope}` });
+      assert.deepEqual((document.components.schemas[envelope]!.properties as Record<string, unknown>).data, { type: 'array', items: { $ref: `#/components/schemas/${item}` } });
+      assert.deepEqual(Object.keys(operation.responses).sort(), ['200', '400', '401', '403', '404', '429', '500']);
+    }
+    // Exactly one shape matches a result, chosen by its probe.
+    const conformance = createConformance(document);
+    const validate = conformance.validator({ $ref: '#/components/schemas/CheckResult' });
+    const common = { id: 1, checked_at: '2026-01-01T00:00:00.000Z', ok: true, response_ms: 3, error: null };
+    assert.equal(validate({ ...common, probe: 'dnsbl', zone: 'zen.spamhaus.org', listed: false, answer: null }), true);
+    assert.equal(validate({ ...common, probe: 'origin_http', http_status: 200, location: null }), true);
+    assert.equal(validate({ ...common, probe: 'public_tls', tls_valid_to: null, tls_days_left: null, tls_error: null }), true);
+    assert.equal(validate({ ...common, probe: 'service', banner: 'SSH-2.0-x' }), true);
+    assert.equal(validate({ ...common, probe: 'service', http_status: 200, location: null }), false, 'a probe with another probe\'s fields');
+    assert.equal(validate({ ...common, probe: 'ping', banner: null }), false);
+    const device = document.components.schemas.Device!.properties as Record<string, { enum?: unknown[] }>;
+    assert.deepEqual(device.status!.enum, ['pending', 'up', 'validating', 'down', 'paused']);
+    assert.deepEqual(Object.keys(document.components.schemas.DeviceLastResults!.properties ?? {}).sort(),
+      ['origin_http', 'origin_tls', 'public_http', 'public_https', 'public_tls', 'service']);
+  });
+
   test('request bodies: int/bool flags are boolean | 0 | 1, integers carry their ranges, unknown fields are refused', () => {
     const input = document.components.schemas.DeviceInput!;
     assert.equal(input.additionalProperties, false);
@@ -174,9 +205,12 @@ describe('OpenAPI document', () => {
       { ...base, location: 'a\u0007b' }, { ...base, location: 'a\u0085b' },
       { ...base, expected_status: 200 }, { target_type: 'domain' }, { target_value: 'example.com' },
       { ...base, target_type: 'url' }, { ...base, target_value: 7 },
+      { ...base, check_interval_s: 30 }, { ...base, check_interval_s: 29 }, { ...base, check_interval_s: 86400 }, { ...base, check_interval_s: 86401 },
+      { ...base, check_interval_s: 60.5 }, { ...base, check_interval_s: null }, { ...base, check_interval_s: '60' },
     ];
     for (const body of deviceCases) check('DeviceInput', device, body);
-    for (const body of [base, { ...base, is_enabled: 0 }, { ...base, is_enabled: 3 }, { ...base, service_type: 'web' }, { target_type: 'ip' }]) {
+    for (const body of [base, { ...base, is_enabled: 0 }, { ...base, is_enabled: 3 }, { ...base, service_type: 'web' }, { target_type: 'ip' },
+      { ...base, check_interval_s: 300 }, { ...base, check_interval_s: 299 }, { ...base, check_interval_s: 86401 }, { ...base, check_interval_s: '300' }]) {
       check('BlacklistMonitorInput', monitor, body);
     }
   });

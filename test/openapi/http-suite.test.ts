@@ -73,7 +73,8 @@ test('every answer of the HTTP test suite conforms to the OpenAPI document', { t
     // The recorder really saw the suite: thousands of answers, every operation.
     assert.ok(lines.length > 1000, `only ${lines.length} answers recorded`);
     for (const operation of ['GET /me', 'GET /devices', 'POST /devices/create', 'DELETE /devices/delete', 'GET /blacklist-monitors',
-      'POST /blacklist-monitors/create', 'DELETE /blacklist-monitors/delete', 'unmatched']) {
+      'POST /blacklist-monitors/create', 'DELETE /blacklist-monitors/delete', 'GET /devices/results', 'GET /blacklist-monitors/results',
+      'unmatched']) {
       assert.ok(operations.has(operation), `no answer of ${operation} recorded`);
     }
   } finally {

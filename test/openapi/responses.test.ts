@@ -7,8 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { MemoryStore, MissingTableError, type PageRequest } from '../../core/index.ts';
-import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice } from '../../core/records.ts';
+import { MemoryStore, MissingTableError, type MonitoredKind, type PageRequest, type ResultsPage } from '../../core/index.ts';
+import type { BlacklistMonitor, CheckResult, CreatedWebhook, Device, NewBlacklistMonitor, NewDevice, NewWebhook, Webhook } from '../../core/records.ts';
+import { dnsbl, dnsblFailure, http, mustRecord, recordBlacklistCheck, recordDeviceCheck, service, tls } from '../api/checks.ts';
 import type { CreateResult } from '../../core/store.ts';
 import { createOpenApiDocument, type OpenApiDocument, type ResponseObject } from '../../core/openapi/index.ts';
 import { createTestApi, type TestApi, type TestApiOptions, type TestRequestInit, type TestResponse } from '../../core/testing/index.ts';
@@ -48,6 +49,22 @@ class FailingStore extends MemoryStore {
   override async deleteBlacklistMonitor(userId: number, id: number): Promise<boolean> {
     this.fail();
     return super.deleteBlacklistMonitor(userId, id);
+  }
+  override async listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined> {
+    this.fail();
+    return super.listCheckResults(userId, kind, id, page);
+  }
+  override async createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
+    this.fail();
+    return super.createWebhook(userId, webhook);
+  }
+  override async listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]> {
+    this.fail();
+    return super.listWebhooks(userId, page);
+  }
+  override async deleteWebhook(userId: number, id: number): Promise<boolean> {
+    this.fail();
+    return super.deleteWebhook(userId, id);
   }
 }
 
@@ -108,6 +125,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
   for (const resource of [
     { path: 'devices', body: WEB_DEVICE, other: { target_type: 'ip', target_value: '2001:4860:4860::8888', service_type: 'ssh', location: null } },
     { path: 'blacklist-monitors', body: { target_type: 'domain', target_value: 'example.org', is_enabled: 1 }, other: { target_type: 'ip', target_value: '8.8.8.8' } },
+    { path: 'webhooks', body: { url: 'https://hooks.example.com/a', events: ['device.down'], is_enabled: 1 }, other: { url: 'https://hooks.example.com/b' } },
   ]) {
     test(`/${resource.path}: create, list (whole, paged, streamed), delete and their errors`, async () => {
       const t = open({ bodyLimit: 1024 });
@@ -165,11 +183,20 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
             proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null, check_public_http: false,
             check_public_https: false, check_public_tls: false, check_origin_http: false, check_origin_tls: false,
             expect_status: null, location: null, is_enabled: true, created_at: '2026-01-01T00:00:00.000Z',
+            check_interval_s: 300, status: 'down', status_since: '2026-01-01T00:03:00.000Z', last_checked_at: '2026-01-01T00:05:00.000Z',
+            last_results: { service: service('2026-01-01T00:05:00.000Z', null) },
+          });
+        } else if (resource.path === 'webhooks') {
+          await t.store.createWebhook(key.key.user_id, {
+            url: `https://hooks${i}.example.com/`, events: ['device.down', 'device.up'], is_enabled: true,
+            created_at: '2026-01-01T00:00:00.000Z', last_delivery_at: '2026-01-01T00:05:00.000Z', last_delivery_status: 'failing',
+            secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2U=',
           });
         } else {
           await t.store.createBlacklistMonitor(key.key.user_id, {
             target_type: 'domain', target_value: `host${i}.example.com`, is_enabled: true, last_status: 'listed',
             last_checked_at: '2026-01-01T00:05:00.000Z', listed_on: ['zen.spamhaus.org'], created_at: '2026-01-01T00:00:00.000Z',
+            check_interval_s: 3600, failed_zones: ['bl.spamcop.net'],
           });
         }
       }
@@ -177,6 +204,52 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       assert.equal(all.body.data!.length, 520);
     });
   }
+
+  test('/devices/results and /blacklist-monitors/results: every shape of result, paging and their errors', async () => {
+    const t = open();
+    const key = await t.createKey();
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const device = await call<Device>(t, '/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', check_origin_http: 1, check_origin_tls: 1, origin_host: 'origin.example.net' } }, 201);
+    const id = device.body.data!.id;
+    await mustRecord(recordDeviceCheck(t.store, id, {
+      checked_at: at(1), status: 'up',
+      results: [http(at(1), 200), http(at(1), 301, 'origin_http'), tls(at(1), 60), tls(at(1), -1, 'origin_tls')],
+    }));
+    const ssh = await call<Device>(t, '/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8', service_type: 'ssh' } }, 201);
+    await mustRecord(recordDeviceCheck(t.store, ssh.body.data!.id, { checked_at: at(2), status: 'validating', results: [service(at(2), null)], consecutive_failures: 1 }));
+    await mustRecord(recordDeviceCheck(t.store, ssh.body.data!.id, { checked_at: at(3), status: 'up', results: [service(at(3), 'SSH-2.0-x')] }));
+    // The records with their engine fields filled in, whole and paged.
+    const devices = await call<Device[]>(t, '/v1/devices', { key }, 200);
+    assert.equal(Object.keys(devices.body.data![0]!.last_results).length, 4);
+    const results = await call<CheckResult[]>(t, `/v1/devices/results?id=${id}`, { key }, 200);
+    assert.equal(results.body.data!.length, 4);
+    assert.match((await call(t, `/v1/devices/results?id=${id}&limit=1`, { key }, 200)).headers.get('link') ?? '', /rel="next"/);
+    await call(t, `/v1/devices/results?id=${ssh.body.data!.id}&limit=1&before_id=${results.body.data![0]!.id}`, { key }, 200);
+
+    const monitor = await call<BlacklistMonitor>(t, '/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } }, 201);
+    const mid = monitor.body.data!.id;
+    await mustRecord(recordBlacklistCheck(t.store, mid, {
+      checked_at: at(4), last_status: 'listed', listed_on: ['zen.spamhaus.org'], failed_zones: ['bl.spamcop.net'],
+      results: [dnsbl(at(4), 'zen.spamhaus.org', true, '127.0.0.2,127.0.0.4'), dnsbl(at(4), 'psbl.surriel.com', false), dnsblFailure(at(4), 'bl.spamcop.net')],
+    }));
+    await call(t, '/v1/blacklist-monitors', { key }, 200);
+    await call(t, `/v1/blacklist-monitors/results?id=${mid}`, { key }, 200);
+    await call(t, `/v1/blacklist-monitors/results?id=${mid}&limit=2`, { key }, 200);
+
+    const reader = await t.createKey({ userId: key.key.user_id, scopes: ['read'] });
+    const writer = await t.createKey({ userId: key.key.user_id, scopes: ['write'] });
+    const elsewhere = await t.createKey({ allowedIps: ['203.0.113.0/24'] });
+    for (const [path, recordId] of [['/v1/devices/results', id], ['/v1/blacklist-monitors/results', mid]] as const) {
+      await call(t, `${path}?id=${recordId}`, { key: reader }, 200);
+      await call(t, path, { key }, 400);
+      await call(t, `${path}?id=${recordId}&limit=1001&sort=asc`, { key }, 400);
+      await call(t, `${path}?id=9007199254740991`, { key }, 404);
+      await call(t, `${path}?id=${recordId}`, { key: writer }, 403);
+      await call(t, `${path}?id=${recordId}`, { key: elsewhere }, 403);
+      await call(t, `${path}?id=${recordId}`, {}, 401);
+      await call(t, `${path}?id=${recordId}`, { method: 'POST', key }, 405);
+    }
+  });
 
   test('/me: success, a stray parameter, and every failure before the route', async () => {
     const t = open();
@@ -194,7 +267,8 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     const requests: [string, string][] = [
       ['GET', '/v1/me'], ['GET', '/v1/devices'], ['POST', '/v1/devices/create'], ['DELETE', '/v1/devices/delete?id=1'],
       ['GET', '/v1/blacklist-monitors'], ['POST', '/v1/blacklist-monitors/create'], ['DELETE', '/v1/blacklist-monitors/delete?id=1'],
-      ['GET', '/v1/nowhere'],
+      ['GET', '/v1/devices/results?id=1'], ['GET', '/v1/blacklist-monitors/results?id=1'], ['GET', '/v1/nowhere'],
+      ['GET', '/v1/webhooks'], ['POST', '/v1/webhooks/create'], ['DELETE', '/v1/webhooks/delete?id=1'],
     ];
     for (const [method, path] of requests) {
       const key = await t.createKey();
@@ -216,6 +290,9 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['DELETE', '/v1/devices/delete?id=1', undefined], ['GET', '/v1/blacklist-monitors', undefined],
       ['POST', '/v1/blacklist-monitors/create', { target_type: 'domain', target_value: 'example.com' }],
       ['DELETE', '/v1/blacklist-monitors/delete?id=1', undefined],
+      ['GET', '/v1/devices/results?id=1', undefined], ['GET', '/v1/blacklist-monitors/results?id=1', undefined],
+      ['GET', '/v1/webhooks', undefined], ['POST', '/v1/webhooks/create', { url: 'https://hooks.example.com/' }],
+      ['DELETE', '/v1/webhooks/delete?id=1', undefined],
     ];
     for (const failure of [new Error('connection reset'), new MissingTableError()]) {
       store.failure = failure;
@@ -230,7 +307,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
   test('requests that match no operation: 404 unknown routes, 405 with Allow, outside the base path', async () => {
     const t = open();
     const key = await t.createKey();
-    for (const path of ['/v1/nope', '/v1/devices/nope', '/v1/blacklist-monitors/x/y', '/v1/me/more', '/v1/Devices', '/v1/devices//', '/v1', '/elsewhere']) {
+    for (const path of ['/v1/nope', '/v1/devices/nope', '/v1/blacklist-monitors/x/y', '/v1/me/more', '/v1/Devices', '/v1/devices//', '/v1', '/elsewhere', '/v1/webhooks/results']) {
       await call(t, path, { key }, 404);
     }
     for (const [method, path] of [['PUT', '/v1/devices'], ['POST', '/v1/me'], ['GET', '/v1/devices/create'], ['PATCH', '/v1/blacklist-monitors/delete']]) {
