@@ -111,6 +111,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
 
   async function loop(): Promise<void> {
     let turn = 0;
+    let claimsFailing = false;
     while (!stopping) {
       const now = clock.now();
       if (sweeping === undefined && now - lastSweepMs >= o.retentionSweepMs) {
@@ -126,8 +127,14 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
           const limit = Math.min(o.batchSize, slots.free);
           if ((await runner.claimAndStart(now, limit)) === limit) busy = true;
         }
+        if (claimsFailing) {
+          claimsFailing = false;
+          logger.info?.('claiming due checks works again');
+        }
       } catch (error) {
-        logger.error?.('claiming due checks failed; trying again after the poll interval', error);
+        // Once per streak: a database that is away for an hour must not write a stack a second.
+        if (!claimsFailing) logger.error?.('claiming due checks failed; trying again every poll interval until it works', error);
+        claimsFailing = true;
         busy = false;
       }
       turn++;

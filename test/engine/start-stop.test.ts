@@ -65,3 +65,32 @@ it('stop() on an idle or never started engine resolves at once', async () => {
   await engine.stop();
   assert.ok(performance.now() - started < 100, 'the poll sleep is cut short');
 });
+
+it('a store that cannot claim is logged once per streak, and once when it works again', async () => {
+  const store = new WatchedStore();
+  const user = await store.createUser({ name: null, created_at: START });
+  const original = store.claimDueBlacklistMonitors.bind(store);
+  let failing = true;
+  let attempts = 0;
+  store.claimDueBlacklistMonitors = (claim) => {
+    attempts++;
+    return failing ? Promise.reject(new Error('database gone')) : original(claim);
+  };
+  const lines: string[] = [];
+  const engine = createMonitoringEngine({
+    store, clock: new ManualClock(START), resolver: { resolve4: async () => [] }, dnsblZones: ['zen.spamhaus.org'],
+    pollIntervalMs: 2, retentionSweepMs: 3_600_000,
+    logger: { error: (message) => void lines.push(`error: ${message}`), info: (message) => void lines.push(`info: ${message}`) },
+  });
+  const { id } = await addMonitor(store, user.id, '192.0.2.9', START);
+  engine.start();
+  await until(async () => attempts >= 5, 'several failed claims');
+  failing = false;
+  await until(async () => (await monitorOf(store, user.id, id)).last_status !== null, 'the check once claims work');
+  await engine.stop();
+  const claimLines = lines.filter((l) => /claiming/.test(l));
+  assert.deepEqual(claimLines, [
+    'error: claiming due checks failed; trying again every poll interval until it works',
+    'info: claiming due checks works again',
+  ]);
+});
