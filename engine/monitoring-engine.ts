@@ -43,7 +43,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   const slots = new Slots(o.concurrency);
   const tally: RunnerSettings['tally'] = { claimed: 0, written: 0, fenced: 0, failed: 0, crashed: 0 };
   const settings: RunnerSettings = {
-    owner: o.workerId, leaseMs: o.leaseMs, writeBatchSize: o.writeBatchSize, writeDelayMs: o.writeDelayMs, slots, logger, tally,
+    owner: o.workerId, clock, leaseMs: o.leaseMs, writeBatchSize: o.writeBatchSize, writeDelayMs: o.writeDelayMs, slots, logger, tally,
   };
 
   const defaultResolver = o.resolver === undefined ? createDnsblResolver(o.dnsServers, o.dnsTimeoutMs) : undefined;
@@ -125,7 +125,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
           await slots.waitUntil(() => stopping || hasRoom(runner, claimAtFree));
           if (stopping) break;
           const limit = Math.min(o.batchSize, slots.free);
-          if ((await runner.claimAndStart(now, limit)) === limit) busy = true;
+          if ((await runner.claimAndStart(limit)) === limit) busy = true;
         }
         if (claimsFailing) {
           claimsFailing = false;
@@ -171,7 +171,8 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
           for (;;) {
             await slots.waitUntil(() => hasRoom(runner, 1));
             const limit = Math.min(o.batchSize, slots.free);
-            if ((await runner.claimAndStart(now, limit)) < limit) break;
+            // Due by the start of the run, and no later: a run always ends.
+            if ((await runner.claimAndStart(limit, now)) < limit) break;
           }
         }
       } finally {

@@ -1,4 +1,4 @@
-import type { Claimed, ClaimRequest, MonitoredKind, RecordedCheck } from '../../core/index.ts';
+import type { Claimed, ClaimRequest, Clock, MonitoredKind, RecordedCheck } from '../../core/index.ts';
 import type { EngineLogger } from '../logger.ts';
 import type { Slots } from './slots.ts';
 import { WriteBuffer, type WriteTally } from './write-buffer.ts';
@@ -16,6 +16,7 @@ export interface CheckKind<C extends Claimed<unknown>, O> {
 
 export interface RunnerSettings {
   owner: string;
+  clock: Clock;
   leaseMs: number;
   writeBatchSize: number;
   writeDelayMs: number;
@@ -28,7 +29,7 @@ export interface RunnerSettings {
 export interface Runner {
   readonly name: MonitoredKind;
   readonly unwritten: number;
-  claimAndStart(nowMs: number, limit: number): Promise<number>;
+  claimAndStart(limit: number, dueByMs?: number): Promise<number>;
   drain(): Promise<void>;
 }
 
@@ -60,13 +61,15 @@ export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
   }
 
   /**
-   * Claims up to `limit` records due at `nowMs` and starts checking each (a slot apiece); says
-   * how many it claimed. Rejects only when the claim itself fails.
+   * Claims up to `limit` records due by `dueByMs` (default now) and starts checking each (a slot
+   * apiece); says how many it claimed. The lease runs from now, whatever `dueByMs` is. Rejects
+   * only when the claim itself fails.
    */
-  async claimAndStart(nowMs: number, limit: number): Promise<number> {
+  async claimAndStart(limit: number, dueByMs?: number): Promise<number> {
+    const nowMs = this.#s.clock.now();
     const claimed = await this.#kind.claim({
       owner: this.#s.owner,
-      now: new Date(nowMs).toISOString(),
+      now: new Date(Math.min(dueByMs ?? nowMs, nowMs)).toISOString(),
       limit,
       leaseUntil: new Date(nowMs + this.#s.leaseMs).toISOString(),
     });
