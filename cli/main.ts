@@ -6,7 +6,8 @@ const USAGE = `usage: monitoring-api <command> [flags]
 
   serve [--host H] [--port P] [--database URL] [--rate-limit N/S] [--rate-limit-store memory|redis://HOST:PORT[/DB][?prefix=NAME]]
         [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES]
-        [--no-prepared-statements]
+        [--no-prepared-statements] [--worker [ENGINE FLAGS]]
+  worker [--database URL] [--allow-private-targets] [--no-prepared-statements] [ENGINE FLAGS]
   migrate [--database URL]
   users create [--name N] [--json] [--database URL]
   keys create --user ID [--scopes read,write] [--allow-ip CIDR]... [--name N] [--rate-limit N/S] [--expires ISO] [--json] [--database URL]
@@ -14,6 +15,14 @@ const USAGE = `usage: monitoring-api <command> [flags]
   keys revoke ID [--database URL]
   openapi [--base-path P] [--server-url URL] [--markdown] [--output FILE]
 
+ENGINE FLAGS: [--concurrency N] [--dns-server HOST[:PORT]]... [--dnsbl-zone ZONE]... [--dnsbl-domain-zone ZONE]...
+        [--probe-timeout MS] [--retry-delay S] [--failures-before-down N] [--result-retention DAYS] [--worker-id NAME]
+
+serve --worker checks what the API stores in the same process; worker runs the checks alone (any
+number of workers may share one PostgreSQL database). Neither the API without --worker nor any
+other command checks anything.
+engine defaults: --concurrency 100 --probe-timeout 10000 --retry-delay 30 --failures-before-down 2
+--result-retention 30, the system's DNS resolver, the DNSBL zones listed in docs/engine.md.
 serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384.
 Database URLs: postgres://..., postgresql://..., sqlite:PATH, sqlite::memory: (default sqlite:./data/monitoring.db).
 Environment: DATABASE_URL, HOST, PORT, RATE_LIMIT_STORE, RATE_LIMIT_FAIL (flags win).
@@ -40,7 +49,7 @@ function wantsHelp(args: readonly string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
 
-/** Runs one command; resolves to the exit code, or -1 for `serve` (it exits on a signal). */
+/** Runs one command; resolves to the exit code, or -1 for `serve` and `worker` (they exit on a signal). */
 async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (command === undefined) throw new UsageError('no command given (see monitoring-api --help)');
@@ -59,6 +68,9 @@ async function run(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       await (await import('./serve.ts')).serve(args);
+      return -1;
+    case 'worker':
+      await (await import('./worker.ts')).worker(args);
       return -1;
     case 'migrate':
       await (await admin()).migrate(args);

@@ -1,6 +1,9 @@
 import { createMonitoringApi, DEFAULTS, type RateLimiter, type RateLimitRule } from '../core/index.ts';
+import { createMonitoringEngine, resolveEngineOptions, type MonitoringEngine } from '../engine/index.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
 import { databaseUrl, openMigrated } from './database.ts';
+import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, type EngineFlagOptions } from './engine-flags.ts';
+import { jsonEngineLogger } from './engine-log.ts';
 import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text } from './flags.ts';
 import { exitGracefullyOnSignals } from './graceful-shutdown.ts';
 import { baseUrl, createApiServer, listen } from './http-server.ts';
@@ -19,6 +22,8 @@ const SPEC = {
   'allow-private-targets': { type: 'boolean' },
   'body-limit': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
+  worker: { type: 'boolean' },
+  ...ENGINE_FLAGS,
 } as const;
 
 /** A body limit past this is a typo rather than a need: the API takes small JSON objects. */
@@ -35,6 +40,8 @@ interface ServeConfig {
   bodyLimit: number;
   allowPrivateTargets: boolean;
   preparedStatements: boolean;
+  /** The engine's settings with `--worker`: the checks then run in this process. */
+  engine: EngineFlagOptions | undefined;
 }
 
 /** Flags win over the environment; every value is checked before anything is opened. */
@@ -51,6 +58,9 @@ function readConfig(args: readonly string[]): ServeConfig {
   const storeFlag = text(flags, 'rate-limit-store');
   const limit = text(flags, 'rate-limit');
   const bodyLimit = text(flags, 'body-limit');
+  const allowPrivateTargets = flags['allow-private-targets'] === true;
+  const engineFlag = firstEngineFlag(flags);
+  if (flags['worker'] !== true && engineFlag !== undefined) throw new UsageError(`--${engineFlag} needs --worker`);
   return {
     host: text(flags, 'host') ?? env('HOST') ?? '127.0.0.1',
     port: portFlag !== undefined ? port(portFlag) : port(env('PORT') ?? '8080', 'PORT'),
@@ -62,8 +72,9 @@ function readConfig(args: readonly string[]): ServeConfig {
     failOpen: failMode === 'open',
     trustProxy: cidrs(list(flags, 'trust-proxy'), '--trust-proxy'),
     bodyLimit: bodyLimit === undefined ? DEFAULTS.bodyLimit : positiveInt(bodyLimit, '--body-limit', MAX_BODY_LIMIT),
-    allowPrivateTargets: flags['allow-private-targets'] === true,
+    allowPrivateTargets,
     preparedStatements: flags['no-prepared-statements'] !== true,
+    engine: flags['worker'] === true ? readEngineFlags(flags, allowPrivateTargets) : undefined,
   };
 }
 
@@ -85,9 +96,12 @@ export async function serve(args: readonly string[]): Promise<void> {
   const opened = await openMigrated(config.database, { preparedStatements: config.preparedStatements });
   if (opened.applied.length > 0) process.stdout.write(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
   let rateLimiter: RateLimiter | undefined;
+  let engine: MonitoringEngine | undefined;
   // Whatever was opened is closed again when starting fails, or Redis or the pool would keep
   // the process alive after its error line.
   const release = async () => {
+    // The checks in flight finish and are written before the store closes.
+    await engine?.stop();
     await rateLimiter?.close?.();
     await opened.store.close();
   };
@@ -130,6 +144,13 @@ export async function serve(args: readonly string[]): Promise<void> {
     // A key made is shown, even when a signal came meanwhile: it is never shown again.
     if (bootstrapped !== undefined) printBootstrapBanner(bootstrapped);
     if (!shutdown.stopping) process.stdout.write(`listening on ${baseUrl(address, api.basePath)}\n`);
+    // With --worker, this process also checks what the API stores (docs/engine.md, "Shape and run modes").
+    if (config.engine !== undefined && !shutdown.stopping) {
+      const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...config.engine });
+      engine = createMonitoringEngine(options);
+      engine.start();
+      process.stdout.write(describeEngine(options));
+    }
   } catch (error) {
     await release().catch(() => undefined);
     throw error;

@@ -20,4 +20,7 @@ export { KeyAdmin, KeyAdminError, type CreateApiKeyInput, type CreatedApiKey } f
 export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';
 export type { Logger, RequestLogEntry } from './logger.ts';
 export { ROUTES } from './routes/router.ts';
+// The target policy, for the engine's guarded connector: probes are held to what the API accepts.
+export { isForbiddenName, isPublicIp } from './targets/target-policy.ts';
+export { canonicalIp } from './net/ip-address.ts';
 export * from './records.ts';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** What tsconfig.build.json compiles, and the configuration it compiles with. */
-const SOURCE_FOLDERS = ['core', 'adapters', 'stores', 'cli', 'client'];
+const SOURCE_FOLDERS = ['core', 'engine', 'adapters', 'stores', 'cli', 'client'];
 const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
 /** `npm run build` writes this before tsc reads a source: a file saved during the build is newer. */
 const BUILD_STARTED = join('dist', '.build-started');

@@ -1,0 +1,72 @@
+import type { MonitoringEngineOptions, ResolvedEngineOptions } from '../engine/index.ts';
+import { normalizeDnsServers, normalizeZones } from '../engine/index.ts';
+import { list, positiveInt, text } from './flags.ts';
+import { UsageError } from './usage-error.ts';
+
+/** The engine's flags, shared by `worker` and `serve --worker` (docs/engine.md, "Configuration"). */
+export const ENGINE_FLAGS = {
+  concurrency: { type: 'string' },
+  'dns-server': { type: 'string', multiple: true },
+  'dnsbl-zone': { type: 'string', multiple: true },
+  'dnsbl-domain-zone': { type: 'string', multiple: true },
+  'probe-timeout': { type: 'string' },
+  'retry-delay': { type: 'string' },
+  'failures-before-down': { type: 'string' },
+  'result-retention': { type: 'string' },
+  'worker-id': { type: 'string' },
+} as const;
+
+/** The engine's settings as flags give them; unset flags are left to the engine's defaults. */
+export type EngineFlagOptions = Omit<MonitoringEngineOptions, 'store' | 'clock' | 'logger'>;
+
+type FlagValues = Parameters<typeof text>[0];
+
+/** A RangeError from the engine's own checks, as the one-line usage error the CLI gives. */
+function usage<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** Whether any engine flag was given: `serve` takes them only with `--worker`. */
+export function firstEngineFlag(flags: FlagValues): string | undefined {
+  return Object.keys(ENGINE_FLAGS).find((name) => flags[name] !== undefined);
+}
+
+/** Reads and checks the engine flags; every bad value is a UsageError (exit 2). */
+export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean): EngineFlagOptions {
+  const int = (name: string, max: number) => {
+    const value = text(flags, name);
+    return value === undefined ? undefined : positiveInt(value, `--${name}`, max);
+  };
+  const options: EngineFlagOptions = {
+    concurrency: int('concurrency', 10_000),
+    probeTimeoutMs: int('probe-timeout', 600_000),
+    retryDelayS: int('retry-delay', 86_400),
+    failuresBeforeDown: int('failures-before-down', 100),
+    resultRetentionDays: int('result-retention', 36_500),
+    allowPrivateTargets,
+  };
+  const servers = list(flags, 'dns-server');
+  if (servers.length > 0) options.dnsServers = usage(() => normalizeDnsServers(servers));
+  const zones = list(flags, 'dnsbl-zone');
+  if (zones.length > 0) options.dnsblZones = usage(() => normalizeZones(zones, '--dnsbl-zone'));
+  const domainZones = list(flags, 'dnsbl-domain-zone');
+  if (domainZones.length > 0) options.dnsblDomainZones = usage(() => normalizeZones(domainZones, '--dnsbl-domain-zone'));
+  const workerId = text(flags, 'worker-id');
+  if (workerId !== undefined) {
+    if (!/^[\x21-\x7e]{1,200}$/.test(workerId)) throw new UsageError(`--worker-id must be 1 to 200 printable characters without spaces, not "${workerId}"`);
+    options.workerId = workerId;
+  }
+  return options;
+}
+
+/** One line saying what the engine runs with, for the operator reading the start-up output. */
+export function describeEngine(o: ResolvedEngineOptions): string {
+  const dns = o.dnsServers.length > 0 ? o.dnsServers.join(',') : 'the system resolver';
+  const kinds = o.deviceCheck === undefined ? 'blacklist monitors' : 'devices and blacklist monitors';
+  return `monitoring-api: worker ${o.workerId} checking ${kinds} (concurrency ${o.concurrency}, DNS ${dns})\n`;
+}

@@ -1,0 +1,58 @@
+import { createMonitoringEngine, resolveEngineOptions } from '../engine/index.ts';
+import { databaseUrl, openMigrated } from './database.ts';
+import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts';
+import { jsonEngineLogger } from './engine-log.ts';
+import { readFlags, text } from './flags.ts';
+
+const SPEC = {
+  database: { type: 'string' },
+  'allow-private-targets': { type: 'boolean' },
+  'no-prepared-statements': { type: 'boolean' },
+  ...ENGINE_FLAGS,
+} as const;
+
+/** How long a stop waits for the checks in flight; those not written by then are checked again later. */
+const STOP_DEADLINE_MS = 30_000;
+
+/**
+ * `monitoring-api worker`: the engine alone, against the database, until SIGTERM or SIGINT
+ * (docs/engine.md, "Shape and run modes"). Any number may run against one PostgreSQL database.
+ * Like every command it brings the schema up to date first: a worker started before the API on a
+ * fresh database must not fail on a missing table.
+ */
+export async function worker(args: readonly string[]): Promise<void> {
+  const { flags } = readFlags(args, SPEC, 'worker');
+  const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
+  const database = databaseUrl(text(flags, 'database'));
+  const opened = await openMigrated(database, { preparedStatements: flags['no-prepared-statements'] !== true });
+  if (opened.applied.length > 0) process.stdout.write(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
+
+  const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...engineFlags });
+  const engine = createMonitoringEngine(options);
+  engine.start();
+  process.stdout.write(describeEngine(options));
+  stopOnSignals(async () => {
+    await engine.stop();
+    await opened.store.close();
+  });
+}
+
+/** The first signal stops gracefully and exits 0; a second one, or the deadline, exits 1 at once. */
+export function stopOnSignals(stop: () => Promise<void>): void {
+  let stopping = false;
+  const exitNow = (why: string) => {
+    process.stderr.write(`monitoring-api: ${why}\n`);
+    process.exit(1);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) exitNow(`${signal} again, exiting now`);
+    stopping = true;
+    setTimeout(() => exitNow(`checks still in flight after ${STOP_DEADLINE_MS / 1000} s, exiting`), STOP_DEADLINE_MS).unref();
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => exitNow(`stopping failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`),
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

@@ -1,0 +1,85 @@
+import type {
+  BlacklistCheckOutcome, BlacklistMonitor, BlacklistStatus, Claimed, Clock, NewDnsblResult,
+} from '../../core/index.ts';
+import { nextCheckAt } from '../scheduler/next-check.ts';
+import { blacklistEvents } from './blacklist-events.ts';
+import { classifyReply } from './classify.ts';
+import type { DnsHealth } from './dns-health.ts';
+import { queryPrefix, zonesFor } from './query-name.ts';
+import { askWithDeadline, type DnsblResolver } from './resolver.ts';
+
+/** What a blacklist check needs besides the record: the engine builds one for all checks. */
+export interface DnsblCheckContext {
+  resolver: DnsblResolver;
+  health: DnsHealth;
+  clock: Clock;
+  zones: { ip: readonly string[]; domain: readonly string[] };
+  /** Each lookup's deadline. */
+  dnsTimeoutMs: number;
+  /** Lookups of one check in flight at once. */
+  queriesPerCheck: number;
+  random: () => number;
+}
+
+/**
+ * One blacklist check (docs/engine.md, "Blacklist monitors (DNSBL)"): the target asked in each of
+ * its zones, a result row per zone, and the record's next state. Never rejects on DNS trouble:
+ * a zone that fails is an `error` row and a name in `failed_zones`.
+ */
+export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, context: DnsblCheckContext): Promise<BlacklistCheckOutcome> {
+  const monitor = claimed.record;
+  const zones = zonesFor(monitor, context.zones);
+  const prefix = queryPrefix(monitor);
+  const results: NewDnsblResult[] = new Array<NewDnsblResult>(zones.length);
+
+  let next = 0;
+  const askNext = async (): Promise<void> => {
+    while (next < zones.length) {
+      const index = next++;
+      const zone = zones[index]!;
+      const started = performance.now();
+      const reply = await askWithDeadline(context.resolver, `${prefix}.${zone}`, context.dnsTimeoutMs, context.health);
+      const verdict = classifyReply(zone, reply);
+      results[index] = {
+        checked_at: new Date(context.clock.now()).toISOString(),
+        probe: 'dnsbl',
+        ok: verdict.ok,
+        response_ms: Math.round(performance.now() - started),
+        error: verdict.error,
+        zone,
+        listed: verdict.listed,
+        answer: verdict.answer,
+      };
+    }
+  };
+  const askers: Promise<void>[] = [];
+  for (let i = 0; i < Math.min(context.queriesPerCheck, zones.length); i++) askers.push(askNext());
+  await Promise.all(askers);
+
+  const listedOn: string[] = [];
+  const failedZones: string[] = [];
+  for (const result of results) {
+    if (result.listed) listedOn.push(result.zone);
+    if (!result.ok) failedZones.push(result.zone);
+  }
+  listedOn.sort();
+  failedZones.sort();
+  // Listed when any zone listed it; clean when any zone answered; error when none did (no zone
+  // at all included: a target with nothing to ask has not been checked).
+  const status: BlacklistStatus = listedOn.length > 0 ? 'listed' : failedZones.length < zones.length ? 'clean' : 'error';
+
+  const checkedMs = context.clock.now();
+  const checkedAt = new Date(checkedMs).toISOString();
+  const after: BlacklistMonitor = {
+    ...monitor, last_status: status, last_checked_at: checkedAt, listed_on: listedOn, failed_zones: failedZones,
+  };
+  return {
+    checked_at: checkedAt,
+    last_status: status,
+    listed_on: listedOn,
+    failed_zones: failedZones,
+    results,
+    next_check_at: new Date(nextCheckAt(checkedMs, monitor.check_interval_s, context.random)).toISOString(),
+    events: blacklistEvents(monitor, after, checkedAt),
+  };
+}

@@ -1,0 +1,49 @@
+import type { Clock } from '../../core/index.ts';
+import type { EngineLogger } from '../logger.ts';
+
+/** Lookups in a row that got no answer before the servers count as down. */
+const SILENT_LOOKUPS_FOR_OUTAGE = 3;
+
+/**
+ * Whether the DNS servers answer, told once per outage. One silent lookup may be one slow zone;
+ * several in a row with no answer between them is the server. The warning goes out once when the
+ * outage starts and an info line once when any answer comes back: a dead server behind thousands
+ * of checks must not write thousands of lines.
+ */
+export class DnsHealth {
+  readonly #servers: string;
+  readonly #logger: EngineLogger;
+  readonly #clock: Clock;
+  #silentInARow = 0;
+  #downSince: number | null = null;
+
+  constructor(servers: string, logger: EngineLogger, clock: Clock) {
+    this.#servers = servers;
+    this.#logger = logger;
+    this.#clock = clock;
+  }
+
+  get down(): boolean {
+    return this.#downSince !== null;
+  }
+
+  /** Any reply, NXDOMAIN and SERVFAIL included: the server is there. */
+  answered(): void {
+    this.#silentInARow = 0;
+    if (this.#downSince === null) return;
+    const seconds = Math.round((this.#clock.now() - this.#downSince) / 1000);
+    this.#downSince = null;
+    this.#logger.info?.(`DNS server ${this.#servers} answers again`, { dns_servers: this.#servers, outage_s: seconds });
+  }
+
+  /** A lookup that timed out or was refused at the transport (the server is not listening). */
+  silent(): void {
+    this.#silentInARow++;
+    if (this.#downSince !== null || this.#silentInARow < SILENT_LOOKUPS_FOR_OUTAGE) return;
+    this.#downSince = this.#clock.now();
+    this.#logger.warn?.(
+      `DNS server ${this.#servers} does not answer: DNSBL lookups fail with "timeout" until it does`,
+      { dns_servers: this.#servers },
+    );
+  }
+}

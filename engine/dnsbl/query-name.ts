@@ -1,0 +1,24 @@
+import ipaddr from 'ipaddr.js';
+import type { BlacklistMonitor } from '../../core/index.ts';
+
+/**
+ * The name asked of a zone for a target (docs/engine.md, "Blacklist monitors (DNSBL)"): IPv4
+ * `a.b.c.d` as `d.c.b.a.<zone>`, IPv6 as its 32 nibbles reversed and dot-joined, a domain as
+ * `<domain>.<zone>`. The zone is appended by the caller; this is the part before it.
+ */
+export function queryPrefix(target: Pick<BlacklistMonitor, 'target_type' | 'target_value'>): string {
+  if (target.target_type === 'domain') return target.target_value;
+  const address = ipaddr.parse(target.target_value);
+  if (address.kind() === 'ipv4') return address.toByteArray().reverse().join('.');
+  const nibbles: string[] = [];
+  for (const byte of address.toByteArray()) nibbles.push((byte >> 4).toString(16), (byte & 15).toString(16));
+  return nibbles.reverse().join('.');
+}
+
+/** Which zones a target is asked in: domains in the domain zones only, IPs in the IP zones only. */
+export function zonesFor(
+  target: Pick<BlacklistMonitor, 'target_type'>,
+  zones: { ip: readonly string[]; domain: readonly string[] },
+): readonly string[] {
+  return target.target_type === 'domain' ? zones.domain : zones.ip;
+}

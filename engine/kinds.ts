@@ -1,0 +1,35 @@
+import type { BlacklistCheckOutcome, BlacklistMonitor, Claimed, ClaimedDevice, DeviceCheckOutcome } from '../core/index.ts';
+import { checkBlacklistMonitor, type DnsblCheckContext } from './dnsbl/check-blacklist.ts';
+import type { Connector } from './net/connector.ts';
+import type { ResolvedEngineOptions } from './options.ts';
+import type { DeviceCheck } from './scheduler/device-check.ts';
+import type { CheckKind } from './scheduler/kind-runner.ts';
+
+/** Blacklist monitors: claimed, checked against the DNSBL zones, recorded in batches. */
+export function blacklistKind(o: ResolvedEngineOptions, dnsbl: DnsblCheckContext): CheckKind<Claimed<BlacklistMonitor>, BlacklistCheckOutcome> {
+  return {
+    name: 'blacklist_monitor',
+    claim: (request) => o.store.claimDueBlacklistMonitors(request),
+    check: (claimed) => checkBlacklistMonitor(claimed, dnsbl),
+    record: (checks) => o.store.recordBlacklistChecks(checks),
+  };
+}
+
+/** Devices: checked by the given device check through the guarded connector. */
+export function deviceKind(o: ResolvedEngineOptions, deviceCheck: DeviceCheck, connector: Connector): CheckKind<ClaimedDevice, DeviceCheckOutcome> {
+  const options = {
+    probeTimeoutMs: o.probeTimeoutMs,
+    connectTimeoutMs: o.connectTimeoutMs,
+    retryDelayS: o.retryDelayS,
+    failuresBeforeDown: o.failuresBeforeDown,
+    tlsWarnDays: o.tlsWarnDays,
+  };
+  // A check still running when its lease runs out could not be written: it is stopped a little before.
+  const abortAfterMs = Math.max(1, Math.floor(o.leaseMs * 0.9));
+  return {
+    name: 'device',
+    claim: (request) => o.store.claimDueDevices(request),
+    check: (claimed) => deviceCheck(claimed, { connector, clock: o.clock, options, signal: AbortSignal.timeout(abortAfterMs) }),
+    record: (checks) => o.store.recordDeviceChecks(checks),
+  };
+}

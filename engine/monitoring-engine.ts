@@ -1,0 +1,190 @@
+import { createDnsblResolver } from './dnsbl/resolver.ts';
+import { DnsHealth } from './dnsbl/dns-health.ts';
+import { blacklistKind, deviceKind } from './kinds.ts';
+import { createGuardedConnector } from './net/guarded-connector.ts';
+import { systemLookup } from './net/system-lookup.ts';
+import { resolveEngineOptions, type MonitoringEngineOptions } from './options.ts';
+import { KindRunner, type Runner, type RunnerSettings } from './scheduler/kind-runner.ts';
+import { pruneResults } from './scheduler/retention.ts';
+import { Slots } from './scheduler/slots.ts';
+
+export interface MonitoringEngine {
+  /** Checks what is due, again and again, until `stop()`. Calling it while started does nothing. */
+  start(): void;
+  /** Stops claiming, lets the checks in flight finish and writes them; resolves when done. */
+  stop(): Promise<void>;
+  /** Claims and checks everything due now, writes it, prunes old results; resolves when done. */
+  runOnce(): Promise<EngineRunSummary>;
+}
+
+/** What one `runOnce()` did. */
+export interface EngineRunSummary {
+  claimed: number;
+  /** Checks written. */
+  written: number;
+  /** Checks the store refused because their lease had been taken away (disabled, deleted, expired). */
+  fenced: number;
+  /** Checks lost to a failed write or a check that threw; their records are checked again later. */
+  failed: number;
+  /** Old results deleted. */
+  pruned: number;
+}
+
+/** Finished checks waiting to be written, per write batch, beyond which claiming waits. */
+const UNWRITTEN_BATCHES = 4;
+
+/**
+ * The monitoring engine (docs/engine.md, "The monitoring engine"): workers that claim due
+ * records under a lease, check them with bounded concurrency and record the outcomes in batches.
+ */
+export function createMonitoringEngine(options: MonitoringEngineOptions): MonitoringEngine {
+  const o = resolveEngineOptions(options);
+  const { clock, logger } = o;
+  const slots = new Slots(o.concurrency);
+  const tally: RunnerSettings['tally'] = { claimed: 0, written: 0, fenced: 0, failed: 0, crashed: 0 };
+  const settings: RunnerSettings = {
+    owner: o.workerId, clock, leaseMs: o.leaseMs, writeBatchSize: o.writeBatchSize, writeDelayMs: o.writeDelayMs, slots, logger, tally,
+  };
+
+  const defaultResolver = o.resolver === undefined ? createDnsblResolver(o.dnsServers, o.dnsTimeoutMs) : undefined;
+  const servers = o.dnsServers.length > 0 ? o.dnsServers : defaultResolver?.getServers() ?? ['(injected resolver)'];
+  const dnsbl = {
+    resolver: o.resolver ?? defaultResolver!,
+    health: new DnsHealth(servers.join(', '), logger, clock),
+    clock,
+    zones: { ip: o.dnsblZones, domain: o.dnsblDomainZones },
+    dnsTimeoutMs: o.dnsTimeoutMs,
+    queriesPerCheck: o.dnsQueriesPerCheck,
+    random: o.random,
+  };
+  const runners: Runner[] = [new KindRunner(blacklistKind(o, dnsbl), settings)];
+  if (o.deviceCheck !== undefined) {
+    const connector = createGuardedConnector({
+      lookup: o.lookup ?? systemLookup(o.dnsServers, o.dnsTimeoutMs),
+      allowPrivateTargets: o.allowPrivateTargets,
+      lookupTimeoutMs: o.dnsTimeoutMs,
+    });
+    runners.push(new KindRunner(deviceKind(o, o.deviceCheck, connector), settings));
+  }
+
+  const maxUnwritten = UNWRITTEN_BATCHES * o.writeBatchSize;
+  // Claims wait for a quarter of the slots (or a batch) to be free: claiming one record each time
+  // one check ends would cost a store round trip per check.
+  const claimAtFree = Math.max(1, Math.min(o.batchSize, Math.ceil(o.concurrency / 4)));
+  const hasRoom = (runner: { unwritten: number }, minFree: number) => slots.free >= minFree && runner.unwritten < maxUnwritten;
+
+  let started = false;
+  let stopping = false;
+  let looping: Promise<void> | undefined;
+  let wakeSleep: (() => void) | undefined;
+  let lastSweepMs = Number.NEGATIVE_INFINITY;
+  let sweeping: Promise<number> | undefined;
+
+  const sweep = (nowMs: number): Promise<number> => {
+    lastSweepMs = nowMs;
+    return pruneResults(o.store, nowMs, o.resultRetentionDays, o.retentionBatchSize).then(
+      (deleted) => {
+        if (deleted > 0) logger.info?.(`deleted ${deleted} check results older than ${o.resultRetentionDays} days`, { deleted });
+        return deleted;
+      },
+      (error: unknown) => {
+        logger.error?.('deleting old check results failed; the next sweep tries again', error);
+        return 0;
+      },
+    );
+  };
+
+  const finishInFlight = async () => {
+    await slots.waitUntil(() => slots.used === 0);
+    await Promise.all(runners.map((runner) => runner.drain()));
+  };
+
+  const sleep = (ms: number) => new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      wakeSleep = undefined;
+      resolve();
+    }
+    wakeSleep = done;
+  });
+
+  async function loop(): Promise<void> {
+    let turn = 0;
+    let claimsFailing = false;
+    while (!stopping) {
+      const now = clock.now();
+      if (sweeping === undefined && now - lastSweepMs >= o.retentionSweepMs) {
+        sweeping = sweep(now).finally(() => (sweeping = undefined));
+      }
+      let busy = false;
+      try {
+        // Kinds take turns at going first, so a backlog of one cannot starve the other.
+        for (let i = 0; i < runners.length && !stopping; i++) {
+          const runner = runners[(turn + i) % runners.length]!;
+          await slots.waitUntil(() => stopping || hasRoom(runner, claimAtFree));
+          if (stopping) break;
+          const limit = Math.min(o.batchSize, slots.free);
+          if ((await runner.claimAndStart(limit)) === limit) busy = true;
+        }
+        if (claimsFailing) {
+          claimsFailing = false;
+          logger.info?.('claiming due checks works again');
+        }
+      } catch (error) {
+        // Once per streak: a database that is away for an hour must not write a stack a second.
+        if (!claimsFailing) logger.error?.('claiming due checks failed; trying again every poll interval until it works', error);
+        claimsFailing = true;
+        busy = false;
+      }
+      turn++;
+      if (!busy && !stopping) await sleep(o.pollIntervalMs);
+    }
+    await finishInFlight();
+    await sweeping;
+  }
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      stopping = false;
+      looping = loop();
+    },
+
+    async stop() {
+      if (!started) return;
+      stopping = true;
+      wakeSleep?.();
+      slots.wake();
+      await looping;
+      started = false;
+    },
+
+    async runOnce() {
+      if (started) throw new Error('runOnce() cannot run while the engine is started');
+      const before = { ...tally };
+      const now = clock.now();
+      const pruning = sweep(now);
+      try {
+        for (const runner of runners) {
+          for (;;) {
+            await slots.waitUntil(() => hasRoom(runner, 1));
+            const limit = Math.min(o.batchSize, slots.free);
+            // Due by the start of the run, and no later: a run always ends.
+            if ((await runner.claimAndStart(limit, now)) < limit) break;
+          }
+        }
+      } finally {
+        await finishInFlight();
+      }
+      return {
+        claimed: tally.claimed - before.claimed,
+        written: tally.written - before.written,
+        fenced: tally.fenced - before.fenced,
+        failed: tally.failed - before.failed + tally.crashed - before.crashed,
+        pruned: await pruning,
+      };
+    },
+  };
+}

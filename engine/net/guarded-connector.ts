@@ -1,0 +1,113 @@
+import net from 'node:net';
+import { canonicalIp, isForbiddenName, isPublicIp } from '../../core/index.ts';
+import { ProbeFailure, type Connection, type ConnectRequest, type Connector, type HostLookup } from './connector.ts';
+
+export interface GuardedConnectorOptions {
+  /** Answers host names; the default is `systemLookup`'s (see engine/net/system-lookup.ts). */
+  lookup: HostLookup;
+  /** Lifts the target policy, as the API's option of the same name does. */
+  allowPrivateTargets?: boolean;
+  /** A lookup that takes longer fails with `timeout`. */
+  lookupTimeoutMs: number;
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => finish(() => reject(new ProbeFailure('timeout', `no answer within ${ms} ms`))), ms);
+    const onAbort = () => finish(() => reject(new ProbeFailure('aborted')));
+    const finish = (settle: () => void) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      settle();
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    promise.then((value) => finish(() => resolve(value)), (error: unknown) => finish(() => reject(error)));
+  });
+}
+
+/**
+ * The engine's only way out (docs/engine.md, "Outbound safety"). A name is resolved once, every
+ * address it has is judged by the target policy, and the connection goes to a judged address
+ * (pinned: nothing resolves the name again between the judging and the connecting). A name with
+ * any forbidden address is refused whole: a public address beside a private one is how DNS
+ * rebinding is set up, and no honest target needs it. IPv4-mapped IPv6 is judged, and connected
+ * to, as the IPv4 address it is.
+ */
+export function createGuardedConnector(options: GuardedConnectorOptions): Connector {
+  const allowPrivate = options.allowPrivateTargets === true;
+
+  const judge = (address: string, host: string): string => {
+    const canonical = canonicalIp(address);
+    if (canonical === null || (!allowPrivate && !isPublicIp(canonical))) {
+      throw new ProbeFailure('forbidden_address', `${host} resolves to ${address}, which the target policy refuses`);
+    }
+    return canonical;
+  };
+
+  const resolveWithin = async (host: string, timeoutMs: number, signal?: AbortSignal): Promise<string[]> => {
+    const literal = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+    if (canonicalIp(literal) !== null) return [judge(literal, host)];
+    if (!allowPrivate && isForbiddenName(host)) throw new ProbeFailure('forbidden_address', `${host} is a special-use name`);
+    let addresses: string[];
+    try {
+      addresses = await withDeadline(options.lookup(host), timeoutMs, signal);
+    } catch (error) {
+      if (error instanceof ProbeFailure) throw error;
+      throw new ProbeFailure('dns_error', `cannot resolve ${host}: ${(error as Error).message}`, { cause: error });
+    }
+    if (addresses.length === 0) throw new ProbeFailure('dns_error', `${host} has no address`);
+    return [...new Set(addresses.map((address) => judge(address, host)))];
+  };
+
+  const connectTo = (address: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<net.Socket> =>
+    new Promise<net.Socket>((resolve, reject) => {
+      const socket = net.connect({ host: address, port });
+      const fail = (failure: ProbeFailure) => {
+        cleanup();
+        socket.destroy();
+        reject(failure);
+      };
+      const onTimeout = () => fail(new ProbeFailure('timeout', `no connection to ${address}:${port} within ${timeoutMs} ms`));
+      const onAbort = () => fail(new ProbeFailure('aborted'));
+      const onError = (error: NodeJS.ErrnoException) => fail(new ProbeFailure(error.code ?? 'connect_error', error.message, { cause: error }));
+      const onConnect = () => {
+        cleanup();
+        resolve(socket);
+      };
+      const timer = setTimeout(onTimeout, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        socket.off('error', onError);
+        socket.off('connect', onConnect);
+      };
+      socket.once('error', onError);
+      socket.once('connect', onConnect);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+
+  return {
+    resolve: (host) => resolveWithin(host, options.lookupTimeoutMs),
+
+    async connect(request: ConnectRequest): Promise<Connection> {
+      if (request.signal?.aborted) throw new ProbeFailure('aborted');
+      const deadline = Date.now() + request.timeoutMs;
+      const addresses = await resolveWithin(request.host, Math.min(options.lookupTimeoutMs, request.timeoutMs), request.signal);
+      // Each address in the resolver's order, within the one connect timeout; the last failure is told.
+      let failure: unknown;
+      for (const address of addresses) {
+        const left = deadline - Date.now();
+        if (left <= 0) break;
+        try {
+          return { socket: await connectTo(address, request.port, left, request.signal), address };
+        } catch (error) {
+          failure = error;
+          if (error instanceof ProbeFailure && error.code === 'aborted') throw error;
+        }
+      }
+      throw failure ?? new ProbeFailure('timeout', `no connection to ${request.host}:${request.port} within ${request.timeoutMs} ms`);
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { systemClock, type Clock, type MonitoringStore } from '../core/index.ts';
+import { hostname } from 'node:os';
+import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
+import type { DnsblResolver } from './dnsbl/resolver.ts';
+import type { EngineLogger } from './logger.ts';
+import type { HostLookup } from './net/connector.ts';
+import { normalizeDnsServers } from './net/dns-servers.ts';
+import type { DeviceCheck } from './scheduler/device-check.ts';
+
+/** What `createMonitoringEngine` takes (docs/engine.md, "Configuration"). Only `store` is required. */
+export interface MonitoringEngineOptions {
+  store: MonitoringStore;
+  clock?: Clock;
+  logger?: EngineLogger;
+  /** Checks in flight at once in this worker. Default 100. */
+  concurrency?: number;
+  /** `HOST[:PORT]` servers asked for every name the engine resolves; default the system's. */
+  dnsServers?: readonly string[];
+  /** Zones asked for IP targets; replaces the defaults. */
+  dnsblZones?: readonly string[];
+  /** Zones asked for domain targets; replaces the defaults. */
+  dnsblDomainZones?: readonly string[];
+  /** Deadline of one DNS lookup (a DNSBL query, or a probe's host name). Default 5000. */
+  dnsTimeoutMs?: number;
+  /** DNSBL lookups in flight for one check. Default 6. */
+  dnsQueriesPerCheck?: number;
+  /** Deadline of a whole device probe. Default 10000. */
+  probeTimeoutMs?: number;
+  /** Deadline of a TCP connect. Default 10000, and never more than `probeTimeoutMs`. */
+  connectTimeoutMs?: number;
+  /** Seconds to the re-check of a device whose check failed. Default 30. */
+  retryDelayS?: number;
+  /** Failed checks in a row that make a device `down`. Default 2. */
+  failuresBeforeDown?: number;
+  /** A certificate expiring within this many days raises `device.tls_expiring`. Default 14. */
+  tlsWarnDays?: number;
+  /** Check results older than this are deleted. Default 30. */
+  resultRetentionDays?: number;
+  /** Lifts the target policy for probes, as the API's option does for creates. Default false. */
+  allowPrivateTargets?: boolean;
+  /** Kept with each lease, for operators. Default `host:pid`. */
+  workerId?: string;
+  /** How long a claim holds its records. Default 120000. */
+  leaseMs?: number;
+  /** Records claimed at most per claim. Default 100. */
+  batchSize?: number;
+  /** Finished checks written per store call at most. Default 200. */
+  writeBatchSize?: number;
+  /** How long a finished check may wait for others to share its write. Default 50. */
+  writeDelayMs?: number;
+  /** Wait between claims that found nothing due. Default 1000. */
+  pollIntervalMs?: number;
+  /** How often `start()` prunes old results. Default 600000 (ten minutes). */
+  retentionSweepMs?: number;
+  /** Results deleted per store call when pruning. Default 1000. */
+  retentionBatchSize?: number;
+  /** Answers the probes' host names; default the system's resolver or `dnsServers`. */
+  lookup?: HostLookup;
+  /** Answers the DNSBL queries; default a node:dns Resolver on `dnsServers`. */
+  resolver?: DnsblResolver;
+  /** Checks devices; without it devices are not claimed (this engine then checks blacklist monitors only). */
+  deviceCheck?: DeviceCheck;
+  /** Source of the schedule's jitter, in [0, 1). Default Math.random. */
+  random?: () => number;
+}
+
+/** The options with every default filled in and every value checked. */
+export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'deviceCheck' | 'logger'>>
+  & Pick<MonitoringEngineOptions, 'lookup' | 'resolver' | 'deviceCheck'> & { logger: EngineLogger };
+
+export const ENGINE_DEFAULTS = {
+  concurrency: 100,
+  dnsTimeoutMs: 5_000,
+  dnsQueriesPerCheck: 6,
+  probeTimeoutMs: 10_000,
+  connectTimeoutMs: 10_000,
+  retryDelayS: 30,
+  failuresBeforeDown: 2,
+  tlsWarnDays: 14,
+  resultRetentionDays: 30,
+  leaseMs: 120_000,
+  batchSize: 100,
+  writeBatchSize: 200,
+  writeDelayMs: 50,
+  pollIntervalMs: 1_000,
+  retentionSweepMs: 600_000,
+  retentionBatchSize: 1_000,
+} as const;
+
+function positive(value: number | undefined, fallback: number, name: string, allowZero = false): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v < (allowZero ? 0 : 1)) {
+    throw new RangeError(`${name} must be ${allowZero ? 'a non-negative' : 'a positive'} integer, not ${String(value)}`);
+  }
+  return v;
+}
+
+function workerId(given: string | undefined): string {
+  if (given === undefined) return `${hostname()}:${process.pid}`;
+  if (given.trim() === '' || given.length > 200) throw new RangeError(`workerId must be 1 to 200 characters, not "${given}"`);
+  return given;
+}
+
+/** Fills in the defaults; throws a RangeError naming the first bad value. */
+export function resolveEngineOptions(options: MonitoringEngineOptions): ResolvedEngineOptions {
+  const d = ENGINE_DEFAULTS;
+  const probeTimeoutMs = positive(options.probeTimeoutMs, d.probeTimeoutMs, 'probeTimeoutMs');
+  return {
+    store: options.store,
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? {},
+    concurrency: positive(options.concurrency, d.concurrency, 'concurrency'),
+    dnsServers: normalizeDnsServers(options.dnsServers ?? []),
+    dnsblZones: normalizeZones(options.dnsblZones ?? DEFAULT_DNSBL_ZONES, 'a DNSBL zone'),
+    dnsblDomainZones: normalizeZones(options.dnsblDomainZones ?? DEFAULT_DNSBL_DOMAIN_ZONES, 'a DNSBL domain zone'),
+    dnsTimeoutMs: positive(options.dnsTimeoutMs, d.dnsTimeoutMs, 'dnsTimeoutMs'),
+    dnsQueriesPerCheck: positive(options.dnsQueriesPerCheck, d.dnsQueriesPerCheck, 'dnsQueriesPerCheck'),
+    probeTimeoutMs,
+    connectTimeoutMs: positive(options.connectTimeoutMs, Math.min(d.connectTimeoutMs, probeTimeoutMs), 'connectTimeoutMs'),
+    retryDelayS: positive(options.retryDelayS, d.retryDelayS, 'retryDelayS'),
+    failuresBeforeDown: positive(options.failuresBeforeDown, d.failuresBeforeDown, 'failuresBeforeDown'),
+    tlsWarnDays: positive(options.tlsWarnDays, d.tlsWarnDays, 'tlsWarnDays', true),
+    resultRetentionDays: positive(options.resultRetentionDays, d.resultRetentionDays, 'resultRetentionDays'),
+    allowPrivateTargets: options.allowPrivateTargets === true,
+    workerId: workerId(options.workerId),
+    leaseMs: positive(options.leaseMs, d.leaseMs, 'leaseMs'),
+    batchSize: positive(options.batchSize, d.batchSize, 'batchSize'),
+    writeBatchSize: positive(options.writeBatchSize, d.writeBatchSize, 'writeBatchSize'),
+    writeDelayMs: positive(options.writeDelayMs, d.writeDelayMs, 'writeDelayMs', true),
+    pollIntervalMs: positive(options.pollIntervalMs, d.pollIntervalMs, 'pollIntervalMs'),
+    retentionSweepMs: positive(options.retentionSweepMs, d.retentionSweepMs, 'retentionSweepMs'),
+    retentionBatchSize: positive(options.retentionBatchSize, d.retentionBatchSize, 'retentionBatchSize'),
+    lookup: options.lookup,
+    resolver: options.resolver,
+    deviceCheck: options.deviceCheck,
+    random: options.random ?? Math.random,
+  };
+}

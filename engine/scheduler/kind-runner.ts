@@ -1,0 +1,116 @@
+import type { Claimed, ClaimRequest, Clock, MonitoredKind, RecordedCheck } from '../../core/index.ts';
+import type { EngineLogger } from '../logger.ts';
+import type { Slots } from './slots.ts';
+import { WriteBuffer, type WriteTally } from './write-buffer.ts';
+
+/**
+ * One kind of record as the scheduler sees it: how it is claimed, checked and recorded. Devices
+ * and blacklist monitors each plug in as one of these; the scheduling is the same for both.
+ */
+export interface CheckKind<C extends Claimed<unknown>, O> {
+  readonly name: MonitoredKind;
+  claim(request: ClaimRequest): Promise<C[]>;
+  check(claimed: C): Promise<O>;
+  record(checks: readonly RecordedCheck<O>[]): Promise<boolean[]>;
+}
+
+export interface RunnerSettings {
+  owner: string;
+  clock: Clock;
+  leaseMs: number;
+  writeBatchSize: number;
+  writeDelayMs: number;
+  slots: Slots;
+  logger: EngineLogger;
+  tally: WriteTally & { claimed: number; crashed: number };
+}
+
+/** What the engine drives, whatever the kind. */
+export interface Runner {
+  readonly name: MonitoredKind;
+  readonly unwritten: number;
+  claimAndStart(limit: number, dueByMs?: number): Promise<number>;
+  drain(): Promise<void>;
+}
+
+/** Claims, checks and records one kind; the engine drives it. */
+export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
+  readonly name: MonitoredKind;
+  readonly #kind: CheckKind<C, O>;
+  readonly #s: RunnerSettings;
+  readonly #buffer: WriteBuffer<O>;
+
+  constructor(kind: CheckKind<C, O>, settings: RunnerSettings) {
+    this.name = kind.name;
+    this.#kind = kind;
+    this.#s = settings;
+    this.#buffer = new WriteBuffer<O>({
+      kind: kind.name,
+      write: (checks) => kind.record(checks),
+      size: settings.writeBatchSize,
+      delayMs: settings.writeDelayMs,
+      logger: settings.logger,
+      tally: settings.tally,
+      onWritten: () => settings.slots.wake(),
+    });
+  }
+
+  /** Finished checks not yet written: the claim loop holds back while the store lags behind. */
+  get unwritten(): number {
+    return this.#buffer.unwritten;
+  }
+
+  /**
+   * Claims up to `limit` records due by `dueByMs` (default now) and starts checking each (a slot
+   * apiece); says how many it claimed. The lease runs from now, whatever `dueByMs` is. Rejects
+   * only when the claim itself fails.
+   */
+  async claimAndStart(limit: number, dueByMs?: number): Promise<number> {
+    const nowMs = this.#s.clock.now();
+    const claimed = await this.#kind.claim({
+      owner: this.#s.owner,
+      now: new Date(Math.min(dueByMs ?? nowMs, nowMs)).toISOString(),
+      limit,
+      leaseUntil: new Date(nowMs + this.#s.leaseMs).toISOString(),
+    });
+    if (claimed.length === 0) return 0;
+    this.#s.tally.claimed += claimed.length;
+    this.#logLag(nowMs, claimed);
+    for (const record of claimed) this.#start(record);
+    return claimed.length;
+  }
+
+  /** Writes every finished check; call once no check is in flight. */
+  drain(): Promise<void> {
+    return this.#buffer.drain();
+  }
+
+  #start(claimed: C): void {
+    const slots = this.#s.slots;
+    slots.take();
+    // A check that throws is a bug, not a result: logged, and its lease lapses so it is retried.
+    this.#kind.check(claimed).then(
+      (outcome) => this.#buffer.add({ lease: claimed.lease, outcome }),
+      (error: unknown) => {
+        this.#s.tally.crashed++;
+        this.#s.logger.error?.(`checking ${this.name} ${claimed.lease.id} failed unexpectedly`, error);
+      },
+    ).finally(() => slots.release());
+  }
+
+  /** Scheduling lag: how late each claimed check starts, logged per batch. */
+  #logLag(nowMs: number, claimed: readonly C[]): void {
+    const log = this.#s.logger.info;
+    if (log === undefined) return;
+    let max = 0;
+    let sum = 0;
+    for (const { due_at } of claimed) {
+      const lag = Math.max(0, nowMs - Date.parse(due_at));
+      sum += lag;
+      if (lag > max) max = lag;
+    }
+    log(`claimed ${claimed.length} due ${this.name} checks`, {
+      kind: this.name, claimed: claimed.length, lag_ms_max: max, lag_ms_mean: Math.round(sum / claimed.length),
+    });
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * docs/engine.md, "Configuration": bad engine flags, for `worker` and `serve --worker`, give one
+ * line on stderr and exit 2 before anything is opened.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../support/cli.ts';
+
+let dir: string;
+before(async () => (dir = await mkdtemp(join(tmpdir(), 'monitoring-worker-flags-'))));
+after(() => rm(dir, { recursive: true, force: true }));
+
+const BAD_CALLS: [string, string[], RegExp][] = [
+  ['an unknown flag', ['worker', '--bogus'], /unknown flag --bogus for worker/],
+  ['a stray argument', ['worker', 'now'], /unexpected argument "now" for worker/],
+  ['a concurrency of 0', ['worker', '--concurrency', '0'], /--concurrency must be an integer from 1/],
+  ['a concurrency that is no number', ['worker', '--concurrency', 'lots'], /--concurrency/],
+  ['a concurrency given twice', ['worker', '--concurrency', '5', '--concurrency', '6'], /--concurrency is given more than once/],
+  ['a DNS server by name', ['worker', '--dns-server', 'dns.example.net'], /--dns-server must be an IP address/],
+  ['a DNS server port out of range', ['worker', '--dns-server', '127.0.0.1:70000'], /--dns-server/],
+  ['a second, bad DNS server', ['worker', '--dns-server', '127.0.0.1', '--dns-server', '1.2.3'], /"1\.2\.3"/],
+  ['a zone that is no name', ['worker', '--dnsbl-zone', 'not a zone'], /--dnsbl-zone must be a DNS zone name/],
+  ['an IP address as a zone', ['worker', '--dnsbl-zone', '127.0.0.2'], /--dnsbl-zone/],
+  ['a bad domain zone', ['worker', '--dnsbl-domain-zone', 'single'], /--dnsbl-domain-zone must be a DNS zone name/],
+  ['a probe timeout of 0', ['worker', '--probe-timeout', '0'], /--probe-timeout/],
+  ['a negative retry delay', ['worker', '--retry-delay=-5'], /--retry-delay/],
+  ['failures before down of 0', ['worker', '--failures-before-down', '0'], /--failures-before-down/],
+  ['a fractional retention', ['worker', '--result-retention', '1.5'], /--result-retention/],
+  ['an empty worker id', ['worker', '--worker-id='], /--worker-id/],
+  ['a worker id with a space', ['worker', '--worker-id', 'a b'], /--worker-id/],
+  ['a value for --allow-private-targets', ['worker', '--allow-private-targets=yes'], /--allow-private-targets takes no value/],
+  ['engine flags on serve without --worker', ['serve', '--concurrency', '5'], /--concurrency needs --worker/],
+  ['a zone on serve without --worker', ['serve', '--dnsbl-zone', 'zen.spamhaus.org'], /--dnsbl-zone needs --worker/],
+  ['a bad engine flag on serve --worker', ['serve', '--worker', '--dns-server', 'resolver'], /--dns-server/],
+  ['a bad zone on serve --worker', ['serve', '--worker', '--dnsbl-domain-zone', '-x.org'], /--dnsbl-domain-zone/],
+];
+
+describe('bad engine flags: one line on stderr, exit 2, no database touched', { concurrency: 4 }, () => {
+  for (const [what, args, pattern] of BAD_CALLS) {
+    it(what, async () => {
+      const database = join(dir, `${what.replaceAll(' ', '-')}.db`);
+      const result = await runCli([...args, '--database', `sqlite:${database}`]);
+      assert.equal(result.code, 2, `exit code: ${result.stdout}${result.stderr}`);
+      assert.equal(result.stdout, '');
+      assert.equal(result.stderr.split('\n').length, 2, `one line: ${JSON.stringify(result.stderr)}`);
+      assert.match(result.stderr, /^monitoring-api: \S/);
+      assert.match(result.stderr, pattern);
+      assert.ok(!existsSync(database), 'the database was not touched');
+    });
+  }
+});
+
+it('--help shows the worker command and the engine flags', async () => {
+  const result = await runCli(['worker', '--help']);
+  assert.equal(result.code, 0);
+  assert.match(result.stdout, /^ {2}worker \[--database URL\]/m);
+  assert.match(result.stdout, /--dnsbl-zone ZONE/);
+  assert.match(result.stdout, /--dns-server HOST\[:PORT\]/);
+});

@@ -1,0 +1,119 @@
+/**
+ * docs/engine.md, "Shape and run modes": `monitoring-api worker` and `serve --worker` as an
+ * operator runs them, on SQLite, with DNSBL zones served by a fake DNS server on 127.0.0.1.
+ *
+ * The tests that check a record through the database need the Kysely store's engine methods
+ * (claims, fenced writes); they are marked "(needs the Kysely engine store)".
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { bootstrapToken, CLI_ARGS, ROOT, startServe, stopServe } from '../support/cli.ts';
+import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
+
+let dir: string;
+let dns: FakeDnsServer;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'monitoring-worker-'));
+  dns = await startFakeDnsServer({ '14.215.184.93.zen.spamhaus.org': { a: ['127.0.0.2'] } });
+});
+after(async () => {
+  await dns.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The engine flags of every run here: the fake DNS server, one zone, nothing else asked. */
+const ENGINE = () => ['--dns-server', dns.address, '--dnsbl-zone', 'zen.spamhaus.org', '--dnsbl-domain-zone', 'dbl.spamhaus.org'];
+
+/** Starts `monitoring-api worker ARGS` and resolves once it says it is checking. */
+async function startWorker(args: string[]) {
+  const child = spawn(process.execPath, [...CLI_ARGS, 'worker', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '' } });
+  const lines: string[] = [];
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+  createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  after(() => void child.kill('SIGKILL'));
+  for (let i = 0; !lines.some((l) => /^monitoring-api: worker \S+ checking/.test(l)); i++) {
+    if (child.exitCode !== null || i > 300) throw new Error(`the worker did not start: ${stderr}`);
+    await delay(50);
+  }
+  return { child, lines, exited, stderr: () => stderr };
+}
+
+async function createMonitor(url: string, token: string): Promise<number> {
+  const response = await fetch(`${url}/blacklist-monitors/create`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ target_type: 'ip', target_value: '93.184.215.14', is_enabled: true }),
+  });
+  assert.equal(response.status, 201, await response.clone().text());
+  return ((await response.json()) as { data: { id: number } }).data.id;
+}
+
+/** Polls the list until the monitor has a status; the first check is due at once. */
+async function statusOf(url: string, token: string, id: number): Promise<{ last_status: string | null; listed_on: string[] }> {
+  for (let i = 0; i < 100; i++) {
+    const response = await fetch(`${url}/blacklist-monitors`, { headers: { authorization: `Bearer ${token}` } });
+    const { data } = (await response.json()) as { data: { id: number; last_status: string | null; listed_on: string[] }[] };
+    const monitor = data.find((m) => m.id === id);
+    if (monitor?.last_status !== null && monitor !== undefined) return monitor;
+    await delay(100);
+  }
+  assert.fail('the monitor was not checked within 10 s');
+}
+
+describe('monitoring-api worker', () => {
+  it('starts on a fresh database, says what it runs with, and exits 0 on SIGTERM', async () => {
+    const worker = await startWorker(['--database', `sqlite:${join(dir, 'alone.db')}`, '--worker-id', 'w-test', ...ENGINE()]);
+    assert.ok(worker.lines.some((l) => l === `monitoring-api: worker w-test checking blacklist monitors (concurrency 100, DNS ${dns.address})`), worker.lines.join('\n'));
+    assert.ok(worker.lines.some((l) => /^monitoring-api: migrated the database/.test(l)), 'it migrated the fresh database');
+    worker.child.kill('SIGTERM');
+    assert.equal(await worker.exited, 0, worker.stderr());
+  });
+
+  it('beside serve, checks what the API stores (needs the Kysely engine store)', async () => {
+    const database = `sqlite:${join(dir, 'shared.db')}`;
+    const server = await startServe(['--database', database]);
+    const token = bootstrapToken(server)!;
+    const worker = await startWorker(['--database', database, ...ENGINE()]);
+    const id = await createMonitor(server.url, token);
+    const monitor = await statusOf(server.url, token, id);
+    assert.equal(monitor.last_status, 'listed');
+    assert.deepEqual(monitor.listed_on, ['zen.spamhaus.org']);
+    worker.child.kill('SIGTERM');
+    assert.equal(await worker.exited, 0, worker.stderr());
+    assert.equal(await stopServe(server), 0);
+  });
+});
+
+describe('monitoring-api serve --worker', () => {
+  it('checks a monitor created through the API within seconds (needs the Kysely engine store)', async () => {
+    const server = await startServe(['--database', `sqlite:${join(dir, 'one.db')}`, '--worker', ...ENGINE()]);
+    await server.waitForLine(/^monitoring-api: worker \S+ checking blacklist monitors/);
+    const token = bootstrapToken(server)!;
+    const id = await createMonitor(server.url, token);
+    const monitor = await statusOf(server.url, token, id);
+    assert.equal(monitor.last_status, 'listed');
+    assert.equal(await stopServe(server), 0);
+  });
+
+  it('serve without --worker checks nothing', async () => {
+    const server = await startServe(['--database', `sqlite:${join(dir, 'api-only.db')}`]);
+    const token = bootstrapToken(server)!;
+    const asked = dns.queries.length;
+    const id = await createMonitor(server.url, token);
+    await delay(1_200);
+    const response = await fetch(`${server.url}/blacklist-monitors`, { headers: { authorization: `Bearer ${token}` } });
+    const { data } = (await response.json()) as { data: { id: number; last_status: string | null }[] };
+    assert.equal(data.find((m) => m.id === id)?.last_status, null);
+    assert.equal(dns.queries.length, asked, 'no DNS query was sent');
+    assert.ok(!server.lines.some((l) => /worker .* checking/.test(l)));
+    assert.equal(await stopServe(server), 0);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Devices plug into the scheduler through one entry, the `deviceCheck` option: without it they
+ * are left alone; with it they are claimed, checked with the engine's context and recorded.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { ManualClock, type DeviceCheckOutcome } from '../../core/index.ts';
+import { createMonitoringEngine, ProbeFailure, type DeviceCheckContext } from '../../engine/index.ts';
+import { addDevice, WatchedStore } from '../support/engine-fixtures.ts';
+
+const START = '2026-08-01T00:00:00.000Z';
+const none = { resolve4: async () => [] };
+
+it('without a device check, devices are not claimed', async () => {
+  const store = new WatchedStore();
+  const user = await store.createUser({ name: null, created_at: START });
+  await addDevice(store, user.id, 'a.example.com', START);
+  const engine = createMonitoringEngine({ store, clock: new ManualClock(START), resolver: none });
+  assert.equal((await engine.runOnce()).claimed, 0);
+  const due = await store.claimDueDevices({ owner: 'x', now: START, limit: 10, leaseUntil: START });
+  assert.equal(due.length, 1, 'still due for an engine that can check it');
+});
+
+it('with one, each due device is checked with the engine\'s settings and its outcome recorded', async () => {
+  const store = new WatchedStore();
+  const user = await store.createUser({ name: null, created_at: START });
+  const id = await addDevice(store, user.id, 'a.example.com', START);
+  const seen: DeviceCheckContext[] = [];
+  const engine = createMonitoringEngine({
+    store, clock: new ManualClock(START), resolver: none,
+    probeTimeoutMs: 4_000, retryDelayS: 45, failuresBeforeDown: 3, tlsWarnDays: 7,
+    lookup: async () => ['127.0.0.1'],
+    async deviceCheck(claimed, context): Promise<DeviceCheckOutcome> {
+      seen.push(context);
+      // The connector handed over is the guarded one: loopback is refused without allowPrivateTargets.
+      const refused = await context.connector.connect({ host: 'a.example.com', port: 22, timeoutMs: 100 }).catch((e: unknown) => e);
+      assert.ok(refused instanceof ProbeFailure && refused.code === 'forbidden_address');
+      return {
+        checked_at: START, previous_status: claimed.record.status, status: 'up', consecutive_failures: 0,
+        results: [{ checked_at: START, probe: 'service', ok: true, response_ms: 3, error: null, banner: 'SSH-2.0-test' }],
+        next_check_at: new Date(Date.parse(START) + 60_000).toISOString(), events: [],
+      };
+    },
+  });
+  assert.deepEqual(await engine.runOnce(), { claimed: 1, written: 1, fenced: 0, failed: 0, pruned: 0 });
+  assert.equal(seen.length, 1);
+  assert.deepEqual(seen[0]!.options, { probeTimeoutMs: 4_000, connectTimeoutMs: 4_000, retryDelayS: 45, failuresBeforeDown: 3, tlsWarnDays: 7 });
+  assert.equal(seen[0]!.signal.aborted, false);
+  const [device] = await store.listDevices(user.id, { afterId: 0, limit: 10 });
+  assert.equal(device!.id, id);
+  assert.equal(device!.status, 'up');
+  assert.equal(device!.last_results.service?.banner, 'SSH-2.0-test');
+});
+
+it('a device check that throws is logged and counted, not written', async () => {
+  const store = new WatchedStore();
+  const user = await store.createUser({ name: null, created_at: START });
+  await addDevice(store, user.id, 'a.example.com', START);
+  const errors: string[] = [];
+  const engine = createMonitoringEngine({
+    store, clock: new ManualClock(START), resolver: none, logger: { error: (message) => void errors.push(message) },
+    deviceCheck: () => Promise.reject(new Error('bug')),
+  });
+  assert.deepEqual(await engine.runOnce(), { claimed: 1, written: 0, fenced: 0, failed: 1, pruned: 0 });
+  assert.deepEqual(errors, ['checking device 1 failed unexpectedly']);
+});

@@ -1,0 +1,62 @@
+/**
+ * docs/engine.md, "Statuses and transitions" and "Events and webhooks": which blacklist checks
+ * are announced, over a run of checks of one monitor.
+ */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { ManualClock } from '../../core/index.ts';
+import { createMonitoringEngine } from '../../engine/index.ts';
+import { addMonitor, WatchedStore } from '../support/engine-fixtures.ts';
+import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
+
+let dns: FakeDnsServer;
+before(async () => (dns = await startFakeDnsServer()));
+after(() => dns.close());
+
+const ZEN = '7.100.51.198.zen.spamhaus.org';
+const SPAMCOP = '7.100.51.198.bl.spamcop.net';
+
+it('listings and delistings are announced, errors and unchanged listings are not', async () => {
+  const store = new WatchedStore();
+  const clock = new ManualClock('2026-03-01T00:00:00.000Z');
+  const user = await store.createUser({ name: null, created_at: '2026-03-01T00:00:00.000Z' });
+  const monitor = await addMonitor(store, user.id, '198.51.100.7', '2026-03-01T00:00:00.000Z');
+  const engine = createMonitoringEngine({
+    store, clock, dnsServers: [dns.address], dnsblZones: ['zen.spamhaus.org', 'bl.spamcop.net'], dnsTimeoutMs: 150,
+  });
+
+  /** One check with these replies; says what it announced as `type(previous→status: zones)`. */
+  const step = async (zen: Parameters<FakeDnsServer['set']>[1], spamcop: Parameters<FakeDnsServer['set']>[1]) => {
+    dns.set(ZEN, zen);
+    dns.set(SPAMCOP, spamcop);
+    const seen = store.events.length;
+    const summary = await engine.runOnce();
+    assert.equal(summary.written, 1, 'each step checks the monitor once');
+    clock.advance(3600_000 * 1.1);
+    return store.events.slice(seen).map((e) => `${e.type}(${e.data.previous_status}→${e.data.status}: ${String((e.data as { listed_on: string[] }).listed_on)})`);
+  };
+
+  const listed = { a: ['127.0.0.2'] };
+  assert.deepEqual(await step(listed, 'nxdomain'), ['blacklist.listed(null→listed: zen.spamhaus.org)'], 'first listing');
+  assert.deepEqual(await step(listed, 'nxdomain'), [], 'still listed on the same zones');
+  assert.deepEqual(await step(listed, listed), ['blacklist.listed(listed→listed: bl.spamcop.net,zen.spamhaus.org)'], 'listed on one zone more');
+  assert.deepEqual(await step('nxdomain', listed), [], 'listed on fewer zones: still listed');
+  assert.deepEqual(await step('nxdomain', 'nodata'), ['blacklist.delisted(listed→clean: )'], 'clean again');
+  assert.deepEqual(await step('nxdomain', 'servfail'), [], 'clean with a failing zone is still clean');
+  assert.deepEqual(await step('silent', 'servfail'), [], 'error is shown, not announced');
+  assert.deepEqual(await step('nxdomain', 'nxdomain'), [], 'clean after error: nothing to compare with, nothing announced');
+  assert.deepEqual(await step('refused', 'servfail'), [], 'error again');
+  assert.deepEqual(await step(listed, 'nxdomain'), ['blacklist.listed(error→listed: zen.spamhaus.org)'], 'a listing after an error is announced');
+
+  const last = store.events.at(-1)!;
+  assert.equal(last.created_at, last.data.last_checked_at, 'the event is stamped with its check');
+  assert.deepEqual({ ...last.data }, {
+    ...monitor,
+    last_status: 'listed',
+    last_checked_at: last.created_at,
+    listed_on: ['zen.spamhaus.org'],
+    failed_zones: [],
+    previous_status: 'error',
+    status: 'listed',
+  }, 'the data is the record after the check, with the statuses before and after');
+});

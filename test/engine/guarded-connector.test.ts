@@ -1,0 +1,117 @@
+/**
+ * docs/engine.md, "Outbound safety": every address a name resolves to is judged by the target
+ * policy, the connection is pinned to a judged address, and loopback is reached only with
+ * allowPrivateTargets. Names are answered by an injected lookup; servers listen on loopback.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { createGuardedConnector, ProbeFailure, type HostLookup } from '../../engine/index.ts';
+
+let server: Server;
+let port: number;
+before(async () => {
+  server = createServer((socket) => {
+    // Tests close their end first at times; a reset here is theirs, not a failure.
+    socket.on('error', () => undefined);
+    socket.end('hello\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function lookupOf(table: Record<string, string[]>) {
+  const asked: string[] = [];
+  const lookup: HostLookup = async (name) => {
+    asked.push(name);
+    const found = table[name];
+    if (found === undefined) throw Object.assign(new Error(`queryA ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+    return found;
+  };
+  return { lookup, asked };
+}
+
+async function failure(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ProbeFailure, `a ProbeFailure, not ${String(error)}`);
+    return error.code;
+  }
+  assert.fail('expected a failure');
+}
+
+describe('the guarded connector', () => {
+  it('refuses a name that resolves to loopback', async () => {
+    const { lookup } = lookupOf({ 'sneaky.example.com': ['127.0.0.1'] });
+    const connector = createGuardedConnector({ lookup, lookupTimeoutMs: 1000 });
+    assert.equal(await failure(connector.connect({ host: 'sneaky.example.com', port, timeoutMs: 1000 })), 'forbidden_address');
+    assert.equal(await failure(connector.resolve('sneaky.example.com')), 'forbidden_address');
+  });
+
+  it('judges every address: one private address among public ones refuses the name', async () => {
+    const { lookup } = lookupOf({ 'mixed.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c', '10.0.0.5'] });
+    const connector = createGuardedConnector({ lookup, lookupTimeoutMs: 1000 });
+    assert.equal(await failure(connector.resolve('mixed.example.com')), 'forbidden_address');
+    const { lookup: publicOnly } = lookupOf({ 'fine.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] });
+    assert.deepEqual(await createGuardedConnector({ lookup: publicOnly, lookupTimeoutMs: 1000 }).resolve('fine.example.com'),
+      ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']);
+  });
+
+  it('judges IPv4-mapped IPv6 as the IPv4 address it is', async () => {
+    const { lookup } = lookupOf({ 'mapped.example.com': ['::ffff:127.0.0.1'], 'mapped-hex.example.com': ['::ffff:7f00:1'] });
+    const guarded = createGuardedConnector({ lookup, lookupTimeoutMs: 1000 });
+    assert.equal(await failure(guarded.resolve('mapped.example.com')), 'forbidden_address');
+    assert.equal(await failure(guarded.resolve('mapped-hex.example.com')), 'forbidden_address');
+    assert.equal(await failure(guarded.connect({ host: '::ffff:127.0.0.1', port, timeoutMs: 1000 })), 'forbidden_address');
+    const open = createGuardedConnector({ lookup, lookupTimeoutMs: 1000, allowPrivateTargets: true });
+    const connection = await open.connect({ host: 'mapped.example.com', port, timeoutMs: 1000 });
+    assert.equal(connection.address, '127.0.0.1', 'connected over IPv4');
+    connection.socket.destroy();
+  });
+
+  it('refuses IP literals and special-use names under the policy without asking the lookup', async () => {
+    const { lookup, asked } = lookupOf({ localhost: ['127.0.0.1'], 'printer.local': ['192.0.2.7'] });
+    const connector = createGuardedConnector({ lookup, lookupTimeoutMs: 1000 });
+    for (const host of ['127.0.0.1', '::1', '[::1]', '169.254.169.254', 'localhost', 'printer.local']) {
+      assert.equal(await failure(connector.connect({ host, port, timeoutMs: 1000 })), 'forbidden_address', host);
+    }
+    assert.deepEqual(asked, []);
+  });
+
+  it('with allowPrivateTargets connects to the one address it resolved, without resolving again', async () => {
+    const { lookup, asked } = lookupOf({ 'db.internal': ['127.0.0.1'] });
+    const connector = createGuardedConnector({ lookup, lookupTimeoutMs: 1000, allowPrivateTargets: true });
+    const { socket, address } = await connector.connect({ host: 'db.internal', port, timeoutMs: 1000 });
+    assert.equal(address, '127.0.0.1');
+    assert.equal(socket.remoteAddress, '127.0.0.1');
+    const greeting = await new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    assert.equal(greeting, 'hello\n');
+    socket.destroy();
+    assert.deepEqual(asked, ['db.internal'], 'asked once');
+  });
+
+  it('names the failure: dns_error for a name without address, the system code for a refused port', async () => {
+    const { lookup } = lookupOf({ 'empty.example.com': [] });
+    const connector = createGuardedConnector({ lookup, lookupTimeoutMs: 1000, allowPrivateTargets: true });
+    assert.equal(await failure(connector.connect({ host: 'nowhere.example.com', port, timeoutMs: 1000 })), 'dns_error');
+    assert.equal(await failure(connector.connect({ host: 'empty.example.com', port, timeoutMs: 1000 })), 'dns_error');
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    assert.equal(await failure(connector.connect({ host: '127.0.0.1', port: closedPort, timeoutMs: 1000 })), 'ECONNREFUSED');
+  });
+
+  it('a lookup that never answers fails with timeout; an abort stops the attempt', async () => {
+    const connector = createGuardedConnector({ lookup: () => new Promise<string[]>(() => undefined), lookupTimeoutMs: 30 });
+    const started = performance.now();
+    assert.equal(await failure(connector.connect({ host: 'slow.example.com', port, timeoutMs: 1000 })), 'timeout');
+    assert.ok(performance.now() - started < 500);
+    const controller = new AbortController();
+    const attempt = connector.connect({ host: 'slow.example.com', port, timeoutMs: 1000, signal: controller.signal });
+    controller.abort();
+    assert.equal(await failure(attempt), 'aborted');
+  });
+});

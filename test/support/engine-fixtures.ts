@@ -1,0 +1,83 @@
+/**
+ * What the engine suites share: the memory store, watched as it records (the events it keeps
+ * have no reader of their own yet), and records made the way a create makes them.
+ */
+import {
+  MemoryStore, type BlacklistCheckOutcome, type BlacklistMonitor, type DeviceCheckOutcome, type NewDevice,
+  type NewMonitoringEvent, type RecordedCheck, type TargetType,
+} from '../../core/index.ts';
+
+/** The memory store, keeping the events of every check it wrote and counting its writes. */
+export class WatchedStore extends MemoryStore {
+  readonly events: NewMonitoringEvent[] = [];
+  /** The size of each recordBlacklistChecks call, in order. */
+  readonly blacklistWrites: number[] = [];
+
+  override async recordBlacklistChecks(checks: readonly RecordedCheck<BlacklistCheckOutcome>[]): Promise<boolean[]> {
+    this.blacklistWrites.push(checks.length);
+    const written = await super.recordBlacklistChecks(checks);
+    checks.forEach((check, i) => written[i] && this.events.push(...check.outcome.events));
+    return written;
+  }
+
+  override async recordDeviceChecks(checks: readonly RecordedCheck<DeviceCheckOutcome>[]): Promise<boolean[]> {
+    const written = await super.recordDeviceChecks(checks);
+    checks.forEach((check, i) => written[i] && this.events.push(...check.outcome.events));
+    return written;
+  }
+}
+
+export async function addMonitor(
+  store: MemoryStore, userId: number, target: string, at: string,
+  fields: { target_type?: TargetType; check_interval_s?: number; is_enabled?: boolean } = {},
+): Promise<BlacklistMonitor> {
+  const created = await store.createBlacklistMonitor(userId, {
+    target_type: fields.target_type ?? (target.includes(':') || /^[0-9.]+$/.test(target) ? 'ip' : 'domain'),
+    target_value: target,
+    is_enabled: fields.is_enabled ?? true,
+    last_status: null,
+    last_checked_at: null,
+    listed_on: [],
+    created_at: at,
+    check_interval_s: fields.check_interval_s ?? 3600,
+    failed_zones: [],
+  });
+  if (!('created' in created)) throw new Error(`duplicate monitor ${target}`);
+  return created.created;
+}
+
+export async function addDevice(store: MemoryStore, userId: number, target: string, at: string): Promise<number> {
+  const device: NewDevice = {
+    target_type: 'domain', target_value: target, service_type: 'ssh', scheme: null, port: 22, host_header: null,
+    proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null, check_public_http: false,
+    check_public_https: false, check_public_tls: false, check_origin_http: false, check_origin_tls: false,
+    expect_status: null, location: null, is_enabled: true, created_at: at, check_interval_s: 60, status: 'pending',
+    status_since: null, last_checked_at: null, last_results: {},
+  };
+  const created = await store.createDevice(userId, device);
+  if (!('created' in created)) throw new Error(`duplicate device ${target}`);
+  return created.created.id;
+}
+
+/** The one monitor of a user, as the API would list it now. */
+export async function monitorOf(store: MemoryStore, userId: number, id: number): Promise<BlacklistMonitor> {
+  const found = (await store.listBlacklistMonitors(userId, { afterId: 0, limit: 1000 })).find((m) => m.id === id);
+  if (found === undefined) throw new Error(`no monitor ${id}`);
+  return found;
+}
+
+/** A logger that keeps what it is told, for asserting on what an operator would read. */
+export function keepingLogger(): {
+  lines: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }[];
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, error: unknown): void;
+} {
+  const lines: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }[] = [];
+  return {
+    lines,
+    info: (message, fields) => void lines.push({ level: 'info', message, fields }),
+    warn: (message, fields) => void lines.push({ level: 'warn', message, fields }),
+    error: (message, error) => void lines.push({ level: 'error', message, fields: { error: String(error) } }),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * A DNS server on 127.0.0.1 that a test controls (docs/engine.md, "Tests never leave the
+ * machine"): each name answers what the test says (A records, NXDOMAIN, NODATA, SERVFAIL,
+ * REFUSED, or nothing at all), so DNSBL checks run through a real node:dns Resolver and never
+ * ask a real server anything. Only what a resolver's A and AAAA queries need is spoken.
+ */
+import { createSocket, type RemoteInfo } from 'node:dgram';
+
+export type FakeReply =
+  | { a: string[] }
+  | 'nxdomain'
+  | 'nodata'
+  | 'servfail'
+  | 'refused'
+  /** No answer at all: the resolver times out. */
+  | 'silent';
+
+export interface FakeDnsServer {
+  /** `127.0.0.1:PORT`, as `--dns-server` and `Resolver.setServers` take it. */
+  address: string;
+  port: number;
+  /** What a name answers from now on (names are matched without case); unknown names answer NXDOMAIN. */
+  set(name: string, reply: FakeReply): void;
+  /** While true, nothing is answered: a server that stopped. */
+  silence(silent: boolean): void;
+  /** Every name asked so far, lower-cased, in order. */
+  readonly queries: string[];
+  close(): Promise<void>;
+}
+
+const RCODE = { noerror: 0, servfail: 2, nxdomain: 3, refused: 5 } as const;
+const TYPE_A = 1;
+
+/** Reads the question's name; returns it and the offset just past the question (type and class). */
+function readQuestion(message: Buffer): { name: string; type: number; end: number } | null {
+  let offset = 12;
+  const labels: string[] = [];
+  for (;;) {
+    const length = message[offset];
+    if (length === undefined || length > 63) return null;
+    offset++;
+    if (length === 0) break;
+    labels.push(message.subarray(offset, offset + length).toString('latin1'));
+    offset += length;
+  }
+  if (offset + 4 > message.length) return null;
+  return { name: labels.join('.').toLowerCase(), type: message.readUInt16BE(offset), end: offset + 4 };
+}
+
+function answer(query: Buffer, questionEnd: number, rcode: number, addresses: readonly string[]): Buffer {
+  const header = Buffer.alloc(12);
+  header.writeUInt16BE(query.readUInt16BE(0), 0);
+  // QR, the query's opcode and RD, AA and RA, then the code.
+  const rd = query.readUInt16BE(2) & 0x0100;
+  header.writeUInt16BE(0x8000 | 0x0400 | 0x0080 | rd | rcode, 2);
+  header.writeUInt16BE(1, 4);
+  header.writeUInt16BE(addresses.length, 6);
+  const records = addresses.map((address) => {
+    const record = Buffer.alloc(16);
+    record.writeUInt16BE(0xc00c, 0); // the name: a pointer to the question's
+    record.writeUInt16BE(TYPE_A, 2);
+    record.writeUInt16BE(1, 4); // IN
+    record.writeUInt32BE(60, 6);
+    record.writeUInt16BE(4, 10);
+    address.split('.').forEach((octet, i) => record.writeUInt8(Number(octet), 12 + i));
+    return record;
+  });
+  return Buffer.concat([header, query.subarray(12, questionEnd), ...records]);
+}
+
+export async function startFakeDnsServer(replies: Record<string, FakeReply> = {}): Promise<FakeDnsServer> {
+  const table = new Map<string, FakeReply>(Object.entries(replies).map(([name, reply]) => [name.toLowerCase(), reply]));
+  const queries: string[] = [];
+  let silent = false;
+  const socket = createSocket('udp4');
+  socket.on('message', (message: Buffer, from: RemoteInfo) => {
+    const question = readQuestion(message);
+    if (question === null) return;
+    queries.push(question.name);
+    const reply = table.get(question.name) ?? 'nxdomain';
+    if (silent || reply === 'silent') return;
+    let out: Buffer;
+    if (typeof reply === 'object') out = answer(message, question.end, RCODE.noerror, question.type === TYPE_A ? reply.a : []);
+    else if (reply === 'nodata') out = answer(message, question.end, RCODE.noerror, []);
+    else out = answer(message, question.end, RCODE[reply], []);
+    socket.send(out, from.port, from.address);
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = socket.address();
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    set: (name, reply) => void table.set(name.toLowerCase(), reply),
+    silence: (value) => void (silent = value),
+    queries,
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  };
+}
