@@ -67,6 +67,5 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
 /** One line saying what the engine runs with, for the operator reading the start-up output. */
 export function describeEngine(o: ResolvedEngineOptions): string {
   const dns = o.dnsServers.length > 0 ? o.dnsServers.join(',') : 'the system resolver';
-  const kinds = o.deviceCheck === undefined ? 'blacklist monitors' : 'devices and blacklist monitors';
-  return `monitoring-api: worker ${o.workerId} checking ${kinds} (concurrency ${o.concurrency}, DNS ${dns})\n`;
+  return `monitoring-api: worker ${o.workerId} checking devices and blacklist monitors (concurrency ${o.concurrency}, DNS ${dns})\n`;
 }

@@ -10,14 +10,17 @@ import type { CreateResult, PageRequest } from './store.ts';
  * webhooks. Deliveries to one endpoint go out in event order: only the oldest pending delivery of
  * an endpoint can be claimed, so a later event waits while an earlier one is retried.
  */
-export interface WebhookStore {
+export interface WebhookStore extends WebhookDeliveryStore {
   /** Duplicates (same user and url) are decided by the store, as for devices. */
   createWebhook(userId: number, webhook: Omit<CreatedWebhook, 'id'>): Promise<CreateResult<CreatedWebhook>>;
   /** Without secrets, ascending by id. */
   listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]>;
   /** False when the webhook does not exist or belongs to another user. Its deliveries go with it. */
   deleteWebhook(userId: number, id: number): Promise<boolean>;
+}
 
+/** The delivery queue: what the engine's webhook dispatcher needs of a store. */
+export interface WebhookDeliveryStore {
   /**
    * Turns outbox events not yet fanned out into deliveries, at most `limit` events: one delivery
    * for each enabled webhook of the event's user that subscribes to its type and existed when the

@@ -16,3 +16,5 @@ export { ProbeFailure, type Connection, type ConnectRequest, type Connector, typ
 export { createGuardedConnector, type GuardedConnectorOptions } from './net/guarded-connector.ts';
 export { systemLookup } from './net/system-lookup.ts';
 export { normalizeDnsServer, normalizeDnsServers } from './net/dns-servers.ts';
+export { createWebhookDispatcher, nextAttemptAt, RETRY_DELAYS_MS, signWebhook, webhookRequest, type WebhookDispatcher, type WebhookDispatcherOptions, type WebhookRequest } from './webhooks/index.ts';
+export { checkDevice } from './devices/check-device.ts';

@@ -7,6 +7,7 @@ import { resolveEngineOptions, type MonitoringEngineOptions } from './options.ts
 import { KindRunner, type Runner, type RunnerSettings } from './scheduler/kind-runner.ts';
 import { pruneResults } from './scheduler/retention.ts';
 import { Slots } from './scheduler/slots.ts';
+import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
 
 export interface MonitoringEngine {
   /** Checks what is due, again and again, until `stop()`. Calling it while started does nothing. */
@@ -57,15 +58,17 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     queriesPerCheck: o.dnsQueriesPerCheck,
     random: o.random,
   };
-  const runners: Runner[] = [new KindRunner(blacklistKind(o, dnsbl), settings)];
-  if (o.deviceCheck !== undefined) {
-    const connector = createGuardedConnector({
-      lookup: o.lookup ?? systemLookup(o.dnsServers, o.dnsTimeoutMs),
-      allowPrivateTargets: o.allowPrivateTargets,
-      lookupTimeoutMs: o.dnsTimeoutMs,
-    });
-    runners.push(new KindRunner(deviceKind(o, o.deviceCheck, connector), settings));
-  }
+  const connector = createGuardedConnector({
+    lookup: o.lookup ?? systemLookup(o.dnsServers, o.dnsTimeoutMs),
+    allowPrivateTargets: o.allowPrivateTargets,
+    lookupTimeoutMs: o.dnsTimeoutMs,
+  });
+  // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
+  const webhooks = createWebhookDispatcher({ store: o.store, connector, clock, logger, workerId: o.workerId });
+  const runners: Runner[] = [
+    new KindRunner(blacklistKind(o, dnsbl), settings),
+    new KindRunner(deviceKind(o, o.deviceCheck, connector), settings),
+  ];
 
   const maxUnwritten = UNWRITTEN_BATCHES * o.writeBatchSize;
   // Claims wait for a quarter of the slots (or a batch) to be free: claiming one record each time
@@ -150,6 +153,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       started = true;
       stopping = false;
       looping = loop();
+      webhooks.start();
     },
 
     async stop() {
@@ -157,7 +161,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       stopping = true;
       wakeSleep?.();
       slots.wake();
-      await looping;
+      await Promise.all([looping, webhooks.stop()]);
       started = false;
     },
 
@@ -178,6 +182,8 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       } finally {
         await finishInFlight();
       }
+      // After the checks, so the events they wrote are delivered in the same run.
+      await webhooks.runOnce();
       return {
         claimed: tally.claimed - before.claimed,
         written: tally.written - before.written,

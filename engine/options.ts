@@ -1,15 +1,17 @@
-import { systemClock, type Clock, type MonitoringStore } from '../core/index.ts';
+import { systemClock, type Clock, type MonitoringStore, type WebhookDeliveryStore } from '../core/index.ts';
 import { hostname } from 'node:os';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
 import type { DnsblResolver } from './dnsbl/resolver.ts';
 import type { EngineLogger } from './logger.ts';
 import type { HostLookup } from './net/connector.ts';
 import { normalizeDnsServers } from './net/dns-servers.ts';
+import { checkDevice } from './devices/check-device.ts';
 import type { DeviceCheck } from './scheduler/device-check.ts';
 
 /** What `createMonitoringEngine` takes (docs/engine.md, "Configuration"). Only `store` is required. */
 export interface MonitoringEngineOptions {
-  store: MonitoringStore;
+  /** The records to check and the webhook deliveries to make: any `Store` will do. */
+  store: MonitoringStore & WebhookDeliveryStore;
   clock?: Clock;
   logger?: EngineLogger;
   /** Checks in flight at once in this worker. Default 100. */
@@ -58,15 +60,15 @@ export interface MonitoringEngineOptions {
   lookup?: HostLookup;
   /** Answers the DNSBL queries; default a node:dns Resolver on `dnsServers`. */
   resolver?: DnsblResolver;
-  /** Checks devices; without it devices are not claimed (this engine then checks blacklist monitors only). */
+  /** Checks one device; default `checkDevice` (engine/devices/check-device.ts), the probes of docs/engine.md. */
   deviceCheck?: DeviceCheck;
   /** Source of the schedule's jitter, in [0, 1). Default Math.random. */
   random?: () => number;
 }
 
 /** The options with every default filled in and every value checked. */
-export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'deviceCheck' | 'logger'>>
-  & Pick<MonitoringEngineOptions, 'lookup' | 'resolver' | 'deviceCheck'> & { logger: EngineLogger };
+export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'logger'>>
+  & Pick<MonitoringEngineOptions, 'lookup' | 'resolver'> & { logger: EngineLogger };
 
 export const ENGINE_DEFAULTS = {
   concurrency: 100,
@@ -132,7 +134,7 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     retentionBatchSize: positive(options.retentionBatchSize, d.retentionBatchSize, 'retentionBatchSize'),
     lookup: options.lookup,
     resolver: options.resolver,
-    deviceCheck: options.deviceCheck,
+    deviceCheck: options.deviceCheck ?? checkDevice,
     random: options.random ?? Math.random,
   };
 }

@@ -1,14 +1,14 @@
 import { hostname } from 'node:os';
 import { systemClock, toTimestamp, type Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { ClaimedDelivery, DeliveryOutcome, WebhookStore } from '../../core/webhook-store.ts';
+import type { ClaimedDelivery, DeliveryOutcome, WebhookDeliveryStore } from '../../core/webhook-store.ts';
 import type { Connector } from '../net/connector.ts';
 import { nextAttemptAt, RETRY_DELAYS_MS } from './backoff.ts';
 import { webhookRequest } from './payload.ts';
 import { postWebhook, type PostOptions } from './post.ts';
 
 export interface WebhookDispatcherOptions {
-  store: WebhookStore;
+  store: WebhookDeliveryStore;
   /** Every delivery connects through it: the guarded connector of docs/engine.md, "Outbound safety". */
   connector: Connector;
   clock?: Clock;

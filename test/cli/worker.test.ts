@@ -1,9 +1,6 @@
 /**
  * docs/engine.md, "Shape and run modes": `monitoring-api worker` and `serve --worker` as an
  * operator runs them, on SQLite, with DNSBL zones served by a fake DNS server on 127.0.0.1.
- *
- * The tests that check a record through the database need the Kysely store's engine methods
- * (claims, fenced writes); they are marked "(needs the Kysely engine store)".
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -71,13 +68,13 @@ async function statusOf(url: string, token: string, id: number): Promise<{ last_
 describe('monitoring-api worker', () => {
   it('starts on a fresh database, says what it runs with, and exits 0 on SIGTERM', async () => {
     const worker = await startWorker(['--database', `sqlite:${join(dir, 'alone.db')}`, '--worker-id', 'w-test', ...ENGINE()]);
-    assert.ok(worker.lines.some((l) => l === `monitoring-api: worker w-test checking blacklist monitors (concurrency 100, DNS ${dns.address})`), worker.lines.join('\n'));
+    assert.ok(worker.lines.some((l) => l === `monitoring-api: worker w-test checking devices and blacklist monitors (concurrency 100, DNS ${dns.address})`), worker.lines.join('\n'));
     assert.ok(worker.lines.some((l) => /^monitoring-api: migrated the database/.test(l)), 'it migrated the fresh database');
     worker.child.kill('SIGTERM');
     assert.equal(await worker.exited, 0, worker.stderr());
   });
 
-  it('beside serve, checks what the API stores (needs the Kysely engine store)', async () => {
+  it('beside serve, checks what the API stores', async () => {
     const database = `sqlite:${join(dir, 'shared.db')}`;
     const server = await startServe(['--database', database]);
     const token = bootstrapToken(server)!;
@@ -93,9 +90,9 @@ describe('monitoring-api worker', () => {
 });
 
 describe('monitoring-api serve --worker', () => {
-  it('checks a monitor created through the API within seconds (needs the Kysely engine store)', async () => {
+  it('checks a monitor created through the API within seconds', async () => {
     const server = await startServe(['--database', `sqlite:${join(dir, 'one.db')}`, '--worker', ...ENGINE()]);
-    await server.waitForLine(/^monitoring-api: worker \S+ checking blacklist monitors/);
+    await server.waitForLine(/^monitoring-api: worker \S+ checking devices and blacklist monitors/);
     const token = bootstrapToken(server)!;
     const id = await createMonitor(server.url, token);
     const monitor = await statusOf(server.url, token, id);

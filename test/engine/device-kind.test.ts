@@ -1,6 +1,6 @@
 /**
- * Devices plug into the scheduler through one entry, the `deviceCheck` option: without it they
- * are left alone; with it they are claimed, checked with the engine's context and recorded.
+ * Devices plug into the scheduler through one entry, the `deviceCheck` option (default the
+ * engine's probes): claimed, checked with the engine's context and recorded.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -11,14 +11,16 @@ import { addDevice, WatchedStore } from '../support/engine-fixtures.ts';
 const START = '2026-08-01T00:00:00.000Z';
 const none = { resolve4: async () => [] };
 
-it('without a device check, devices are not claimed', async () => {
+it('by default, devices are checked by the engine\'s own probes, through the guarded connector', async () => {
   const store = new WatchedStore();
   const user = await store.createUser({ name: null, created_at: START });
   await addDevice(store, user.id, 'a.example.com', START);
-  const engine = createMonitoringEngine({ store, clock: new ManualClock(START), resolver: none });
-  assert.equal((await engine.runOnce()).claimed, 0);
-  const due = await store.claimDueDevices({ owner: 'x', now: START, limit: 10, leaseUntil: START });
-  assert.equal(due.length, 1, 'still due for an engine that can check it');
+  // The name answers loopback, which the target policy refuses: the probe fails without connecting.
+  const engine = createMonitoringEngine({ store, clock: new ManualClock(START), resolver: none, lookup: async () => ['127.0.0.1'] });
+  assert.equal((await engine.runOnce()).written, 1);
+  const [device] = await store.listDevices(user.id, { afterId: 0, limit: 10 });
+  assert.equal(device?.status, 'validating');
+  assert.equal(device?.last_results.service?.error, 'forbidden_address');
 });
 
 it('with one, each due device is checked with the engine\'s settings and its outcome recorded', async () => {
