@@ -4,7 +4,7 @@ import { UnreachableError, UsageError } from './usage-error.ts';
 
 const USAGE = `usage: monitoring-api <command> [flags]
 
-  serve [--host H] [--port P] [--database URL] [--rate-limit N/S] [--rate-limit-store memory|redis://HOST:PORT[/DB][?prefix=NAME]]
+  serve [--host H] [--port P] [--database URL] [--rate-limit N/S] [--rate-limit-store memory|redis://HOST:PORT[/DB][?prefix=NAME&timeout=MS]]
         [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES]
         [--no-prepared-statements]
   migrate [--database URL]
