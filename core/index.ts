@@ -15,5 +15,6 @@ export { MemoryStore } from './memory-store.ts';
 export { KeyAdmin, KeyAdminError, type CreateApiKeyInput, type CreatedApiKey } from './admin/key-admin.ts';
 export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';
 export type { Logger, RequestLogEntry } from './logger.ts';
+export { RepeatedErrorLog, type RepeatedError, type RepeatedErrorLogOptions } from './repeated-error-log.ts';
 export { ROUTES } from './routes/router.ts';
 export * from './records.ts';
