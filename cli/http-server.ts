@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createNodeHandler } from '../adapters/node/index.ts';
 import type { MonitoringApi } from '../core/index.ts';
+import { AnswersInFlight } from './answers-in-flight.ts';
 import { ConnectionDrain } from './connection-drain.ts';
 import { answerClientError, answerConnect, answerExpectation, answeredMissingHost } from './protocol-errors.ts';
 import { UsageError } from './usage-error.ts';
@@ -16,6 +17,8 @@ export interface ApiServer {
   closeConnectionsWhenAnswered(): void;
   /** Closes connections that never delivered a request. */
   closeUnusedConnections(): void;
+  /** Answers every request still in flight 500 (a shutdown's deadline); resolves with how many. */
+  answerInFlightWithServerError(): Promise<number>;
 }
 
 /** The API on a node:http server whose timeouts keep slow or stalled clients from holding sockets. */
@@ -24,9 +27,12 @@ export function createApiServer(api: MonitoringApi): ApiServer {
   // Node enforces the header and request timeouts only when it checks its connections, every
   // 30 s unless told otherwise. Header count and size stay at Node's defaults (431 beyond them).
   const server = createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false, ...SERVER_TIMEOUTS }, (req, res) => {
-    if (drain.admit(req, res) && !answeredMissingHost(req, res)) handle(req, res);
+    if (!drain.admit(req, res) || answeredMissingHost(req, res)) return;
+    inFlight.track(req, res);
+    handle(req, res);
   });
   const drain = new ConnectionDrain(server);
+  const inFlight = new AnswersInFlight();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, drain.owedAnswer(socket)));
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerConnect(socket, drain.owedAnswer(socket)));
   server.on('checkExpectation', answerExpectation);
@@ -34,6 +40,7 @@ export function createApiServer(api: MonitoringApi): ApiServer {
     server,
     closeConnectionsWhenAnswered: () => drain.start(),
     closeUnusedConnections: () => drain.closeUnused(),
+    answerInFlightWithServerError: () => inFlight.answerAllWithServerError(),
   };
 }
 

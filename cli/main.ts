@@ -6,7 +6,7 @@ const USAGE = `usage: monitoring-api <command> [flags]
 
   serve [--host H] [--port P] [--database URL] [--rate-limit N/S] [--rate-limit-store memory|redis://HOST:PORT[/DB][?prefix=NAME&timeout=MS]]
         [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES]
-        [--no-prepared-statements]
+        [--no-prepared-statements] [--query-timeout MS] [--shutdown-timeout MS]
   migrate [--database URL]
   users create [--name N] [--json] [--database URL]
   keys create --user ID [--scopes read,write] [--allow-ip CIDR]... [--name N] [--rate-limit N/S] [--expires ISO] [--json] [--database URL]
@@ -14,7 +14,8 @@ const USAGE = `usage: monitoring-api <command> [flags]
   keys revoke ID [--database URL]
   openapi [--base-path P] [--server-url URL] [--markdown] [--output FILE]
 
-serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384.
+serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384
+  --query-timeout 12000 (PostgreSQL) --shutdown-timeout 5000 + query timeout + 3000.
 Database URLs: postgres://..., postgresql://..., sqlite:PATH, sqlite::memory: (default sqlite:./data/monitoring.db).
 Environment: DATABASE_URL, HOST, PORT, RATE_LIMIT_STORE, RATE_LIMIT_FAIL (flags win).
 Exit codes: 0 done; 1 the operation failed (no such user or key); 2 bad flags, or the database,

@@ -62,7 +62,8 @@ function closeWith(socket: Duplex, error: ApiError, owed: ServerResponse | undef
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
-function writeToResponse(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
+/** Answers `error` on a request node:http parsed, in the envelope, closing the connection. */
+export function writeToResponse(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
   const [headers, body] = answer(error, requestId(nodeHeaders(req)));
   res.writeHead(error.status, headers);
   res.end(body);

@@ -1,5 +1,6 @@
 import { createMonitoringApi, DEFAULTS, type RateLimiter, type RateLimitRule } from '../core/index.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
+import { POSTGRES_TIMEOUTS } from '../stores/kysely/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text } from './flags.ts';
 import { exitGracefullyOnSignals } from './graceful-shutdown.ts';
@@ -19,7 +20,12 @@ const SPEC = {
   'allow-private-targets': { type: 'boolean' },
   'body-limit': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
+  'query-timeout': { type: 'string' },
+  'shutdown-timeout': { type: 'string' },
 } as const;
+
+/** Timeouts past a day are typos, not needs. */
+const MAX_TIMEOUT_MS = 86_400_000;
 
 /** A body limit past this is a typo rather than a need: the API takes small JSON objects. */
 const MAX_BODY_LIMIT = 64 * 1024 * 1024;
@@ -35,6 +41,8 @@ interface ServeConfig {
   bodyLimit: number;
   allowPrivateTargets: boolean;
   preparedStatements: boolean;
+  queryTimeoutMs: number;
+  shutdownTimeoutMs: number;
 }
 
 /** Flags win over the environment; every value is checked before anything is opened. */
@@ -51,6 +59,11 @@ function readConfig(args: readonly string[]): ServeConfig {
   const storeFlag = text(flags, 'rate-limit-store');
   const limit = text(flags, 'rate-limit');
   const bodyLimit = text(flags, 'body-limit');
+  const queryTimeout = text(flags, 'query-timeout');
+  const shutdownTimeout = text(flags, 'shutdown-timeout');
+  const queryTimeoutMs = queryTimeout === undefined
+    ? POSTGRES_TIMEOUTS.queryTimeoutMs
+    : positiveInt(queryTimeout, '--query-timeout', MAX_TIMEOUT_MS);
   return {
     host: text(flags, 'host') ?? env('HOST') ?? '127.0.0.1',
     port: portFlag !== undefined ? port(portFlag) : port(env('PORT') ?? '8080', 'PORT'),
@@ -64,6 +77,12 @@ function readConfig(args: readonly string[]): ServeConfig {
     bodyLimit: bodyLimit === undefined ? DEFAULTS.bodyLimit : positiveInt(bodyLimit, '--body-limit', MAX_BODY_LIMIT),
     allowPrivateTargets: flags['allow-private-targets'] === true,
     preparedStatements: flags['no-prepared-statements'] !== true,
+    queryTimeoutMs,
+    // Longer than a request can wait on the database (a connection, then a query), so that one in
+    // flight at SIGTERM gets the store's own answer, a 500 at worst, before the deadline.
+    shutdownTimeoutMs: shutdownTimeout === undefined
+      ? POSTGRES_TIMEOUTS.connectionTimeoutMs + queryTimeoutMs + 3_000
+      : positiveInt(shutdownTimeout, '--shutdown-timeout', MAX_TIMEOUT_MS),
   };
 }
 
@@ -82,7 +101,7 @@ function printBootstrapBanner({ user, created }: Bootstrapped): void {
 export async function serve(args: readonly string[]): Promise<void> {
   const config = readConfig(args);
   const logger = jsonLogger();
-  const opened = await openMigrated(config.database, { preparedStatements: config.preparedStatements });
+  const opened = await openMigrated(config.database, { preparedStatements: config.preparedStatements, queryTimeoutMs: config.queryTimeoutMs });
   if (opened.applied.length > 0) process.stdout.write(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
   let rateLimiter: RateLimiter | undefined;
   // Whatever was opened is closed again when starting fails, or Redis or the pool would keep
@@ -117,7 +136,7 @@ export async function serve(args: readonly string[]): Promise<void> {
         await release();
       },
       beforeExit: () => logger.flush(),
-    });
+    }, { drainDeadlineMs: config.shutdownTimeoutMs });
     let bootstrapped: Bootstrapped | undefined;
     try {
       bootstrapped = await bootstrap;
