@@ -43,7 +43,7 @@ export const errors = {
     new ApiError(404, resource === null ? 'unknown_route' : `unknown_${resource.replaceAll('-', '_')}_route`, 'No such route in this API.'),
   methodNotAllowed: (allow: readonly string[]) =>
     new ApiError(405, 'method_not_allowed', `This route accepts ${allow.join(', ')} only.`, undefined, undefined, { Allow: allow.join(', ') }),
-  invalidContentType: () => new ApiError(400, 'invalid_content_type', 'The request body must be sent as Content-Type: application/json.'),
+  invalidContentType: () => new ApiError(400, 'invalid_content_type', 'The request body must be sent as Content-Type: application/json (in UTF-8, if a charset is given).'),
   payloadTooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`),
   invalidJson: () => new ApiError(400, 'invalid_json', 'The request body is not a valid UTF-8 JSON object.'),
   bodyUnreadable: () => new ApiError(400, 'invalid_json', 'The request body could not be read to its end.'),
