@@ -34,8 +34,11 @@ export const errors = {
   missingApiKey: () => new ApiError(401, 'missing_api_key', 'The Authorization header with a Bearer API key is missing.'),
   invalidApiKey: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid, has expired or was revoked.'),
   ipNotAllowed: () => new ApiError(403, 'ip_not_allowed', 'This API key may not be used from your IP address.'),
+  // RFC 6750 §3.1: a request whose token lacks the scope says which scope it needs, in the header too.
   insufficientScope: (scope: string) =>
-    new ApiError(403, 'insufficient_scope', `This operation needs an API key with the '${scope}' scope.`),
+    new ApiError(403, 'insufficient_scope', `This operation needs an API key with the '${scope}' scope.`, undefined, undefined, {
+      'WWW-Authenticate': `Bearer realm="monitoring", error="insufficient_scope", scope="${scope}"`,
+    }),
   rateLimited: () => new ApiError(429, 'rate_limit_exceeded', 'Too many requests: wait for the time given in Retry-After.'),
   authThrottled: () =>
     new ApiError(429, 'rate_limit_exceeded', 'Too many failed authentication attempts from your address: wait for the time given in Retry-After.'),
