@@ -11,7 +11,7 @@ const USAGE = `usage: monitoring-api <command> [flags]
   users create [--name N] [--json] [--database URL]
   keys create --user ID [--scopes read,write] [--allow-ip CIDR]... [--name N] [--rate-limit N/S] [--expires ISO] [--json] [--database URL]
   keys list --user ID [--json] [--database URL]
-  keys revoke ID [--database URL]
+  keys revoke ID [--json] [--database URL]
   openapi [--base-path P] [--server-url URL] [--markdown] [--output FILE]
 
 serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384

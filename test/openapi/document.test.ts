@@ -215,6 +215,14 @@ describe('OpenAPI document', () => {
     assert.equal(await runOpenApiCommand(['--nope'], io), 2);
     assert.match(err, /--nope/);
     assert.equal(await runOpenApiCommand(['--server-url', 'not a url'], io), 2);
+    for (const url of ['ftp://x', 'file:///v1', 'javascript:alert(1)', 'ws://host/v1', 'https://user:secret@host/v1', 'https://host/v1?x=1', 'https://host/v1#top']) {
+      err = '';
+      out = '';
+      assert.equal(await runOpenApiCommand(['--server-url', url], io), 2, url);
+      assert.match(err, /--server-url must be/);
+      assert.equal(out, '');
+    }
+    assert.equal(await runOpenApiCommand(['--server-url', 'http://127.0.0.1:8080/v1'], io), 0);
     assert.equal(await runOpenApiCommand(['--base-path', 'v1 x'], io), 2);
   });
 });
