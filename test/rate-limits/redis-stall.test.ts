@@ -4,11 +4,12 @@
  * wait at all until a background probe sees Redis answer again.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import { createTestApi } from '../../core/testing/index.ts';
 import { createRedisRateLimiter, RedisUnavailableError, type RedisRateLimiter } from '../../stores/redis/index.ts';
 import { uniquePrefix } from '../support/redis.ts';
 import { privateRedisSkipReason, startPrivateRedis, type PrivateRedis } from '../support/redis-server.ts';
+import { suiteOrSkip } from '../support/suite-or-skip.ts';
 
 const skip = privateRedisSkipReason();
 const policy = { limit: 1_000, windowSeconds: 60 };
@@ -28,7 +29,7 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
   }
 }
 
-describe('a stalled Redis', { skip }, () => {
+suiteOrSkip('a stalled Redis', skip, {}, () => {
   let redis: PrivateRedis;
   before(async () => {
     redis = await startPrivateRedis();
