@@ -21,12 +21,24 @@ export interface ApiServer {
   answerInFlightWithServerError(): Promise<number>;
 }
 
-/** The API on a node:http server whose timeouts keep slow or stalled clients from holding sockets. */
-export function createApiServer(api: MonitoringApi): ApiServer {
+export interface ServerTimeouts {
+  headersTimeout?: number;
+  requestTimeout?: number;
+  keepAliveTimeout?: number;
+  /** How often node:http checks the header and request timeouts (default 1 s). */
+  connectionsCheckingInterval?: number;
+}
+
+/**
+ * The API on a node:http server whose timeouts keep slow or stalled clients from holding sockets.
+ * `timeouts` replaces SERVER_TIMEOUTS, for tests that must not wait real seconds.
+ */
+export function createApiServer(api: MonitoringApi, timeouts: ServerTimeouts = {}): ApiServer {
   const handle = createNodeHandler(api);
   // Node enforces the header and request timeouts only when it checks its connections, every
   // 30 s unless told otherwise. Header count and size stay at Node's defaults (431 beyond them).
-  const server = createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false, ...SERVER_TIMEOUTS }, (req, res) => {
+  const options = { connectionsCheckingInterval: 1_000, requireHostHeader: false, ...SERVER_TIMEOUTS, ...timeouts };
+  const server = createServer(options, (req, res) => {
     if (!drain.admit(req, res) || answeredMissingHost(req, res)) return;
     inFlight.track(req, res);
     handle(req, res);
