@@ -23,7 +23,7 @@ before(() => {
   scratch = mkdtempSync(join(tmpdir(), 'monitoring-api-pack-'));
   for (const entry of COPIED) cpSync(join(ROOT, entry), join(scratch, entry), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(scratch, 'node_modules'), 'dir');
-  // The package's own build, as `prepare` runs it; then the list npm would put in the tarball.
+  // The package's own build, as `prepack` runs it; then the list npm would put in the tarball.
   execFileSync(NPM, ['run', 'build'], { cwd: scratch, stdio: 'pipe' });
   const listing = execFileSync(NPM, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const [pack] = JSON.parse(listing) as Array<{ files: Array<{ path: string }> }>;
@@ -62,6 +62,13 @@ describe('the package as shipped', () => {
     }
     assert.ok(checked > 100, `only ${checked} specifiers found: the scan is broken`);
     assert.deepEqual(missing, []);
+  });
+
+  it('runs no script of its own when a consumer installs it (npm warns about each one)', () => {
+    const pkg = JSON.parse(readFileSync(join(scratch, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    // What npm runs when the package is installed as a dependency (prepare: from git or a folder).
+    const atInstall = ['preinstall', 'install', 'postinstall', 'prepare'].filter((name) => pkg.scripts?.[name] !== undefined);
+    assert.deepEqual(atInstall, []);
   });
 
   it('the bin and every export target are shipped', () => {
