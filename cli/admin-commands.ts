@@ -93,13 +93,15 @@ export async function listKeys(args: readonly string[]): Promise<void> {
 
 /** Exit code 1 (not 2): the call was well-formed, the key just cannot be revoked. */
 export async function revokeKey(args: readonly string[]): Promise<void> {
-  const { flags, positionals } = readFlags(args, { database: { type: 'string' } }, 'keys revoke', 1);
+  const spec = { json: { type: 'boolean' }, database: { type: 'string' } } as const;
+  const { flags, positionals } = readFlags(args, spec, 'keys revoke', 1);
   if (positionals[0] === undefined) throw new UsageError('keys revoke needs the key id');
   const id = positiveInt(positionals[0], 'the key id');
-  await withAdmin(text(flags, 'database'), async (admin, store) => {
-    if (await admin.revokeApiKey(id)) return;
+  const revoked = await withAdmin(text(flags, 'database'), async (admin, store) => {
+    const done = await admin.revokeApiKey(id);
     const key = await store.getApiKey(id);
+    if (done && key !== undefined) return key;
     throw new KeyAdminError(key === undefined ? `no key with id ${id}` : `key ${id} was revoked already (${key.revoked_at})`);
   });
-  out(`revoked key ${id}`);
+  out(flags.json ? JSON.stringify({ key_id: revoked.id, user_id: revoked.user_id, revoked_at: revoked.revoked_at }) : `revoked key ${id}`);
 }

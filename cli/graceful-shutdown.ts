@@ -1,8 +1,11 @@
 import net from 'node:net';
 import type { ApiServer } from './http-server.ts';
 
-/** How long a shutdown waits for requests in flight before it gives up on them. */
-export const DRAIN_DEADLINE_MS = 10_000;
+/**
+ * How long a shutdown waits for requests in flight by default. serve derives its own from the
+ * store's timeouts, so that a request waiting on a stalled database gets the store's error first.
+ */
+export const DRAIN_DEADLINE_MS = 20_000;
 
 /** How often idle keep-alive connections are closed while draining. */
 const IDLE_SWEEP_MS = 100;
@@ -14,6 +17,13 @@ const IDLE_SWEEP_MS = 100;
  * `Connection: close`, and a client with more to send moves to a new connection, which is refused.
  */
 const IDLE_GRACE_MS = 1_000;
+
+export interface ShutdownTimeouts {
+  /** Default DRAIN_DEADLINE_MS. */
+  drainDeadlineMs?: number;
+  /** Default 1 s (IDLE_GRACE_MS). */
+  idleGraceMs?: number;
+}
 
 export interface Shutdown {
   /** Whether a signal has started the shutdown. */
@@ -29,13 +39,17 @@ export interface ShutdownHooks {
 
 /**
  * On SIGTERM or SIGINT: stop accepting, let requests in flight finish (each answer closing its
- * connection), release, exit 0. A second signal, the deadline, or a failure to release exits 1
- * at once.
+ * connection), release, exit 0. At the deadline, requests still in flight are answered 500 and
+ * the process exits 1: it never exits with a request it accepted unanswered. A second signal or
+ * a failure to release exits 1 at once.
  */
 export function exitGracefullyOnSignals(
-  { server, closeConnectionsWhenAnswered, closeUnusedConnections }: ApiServer,
+  { server, closeConnectionsWhenAnswered, closeUnusedConnections, answerInFlightWithServerError }: ApiServer,
   hooks: ShutdownHooks,
+  timeouts: ShutdownTimeouts = {},
 ): Shutdown {
+  const drainDeadlineMs = timeouts.drainDeadlineMs ?? DRAIN_DEADLINE_MS;
+  const idleGraceMs = timeouts.idleGraceMs ?? IDLE_GRACE_MS;
   let stopping = false;
   const exitNow = (why: string) => {
     hooks.beforeExit();
@@ -47,7 +61,13 @@ export function exitGracefullyOnSignals(
     if (stopping) exitNow(`${signal} again, exiting now`);
     stopping = true;
     closeConnectionsWhenAnswered();
-    const deadline = setTimeout(() => exitNow(`requests still in flight after ${DRAIN_DEADLINE_MS / 1000} s, exiting`), DRAIN_DEADLINE_MS);
+    const deadline = setTimeout(() => {
+      // Answers are written within a second, or their connections are given up.
+      setTimeout(() => exitNow(`requests still in flight after ${drainDeadlineMs} ms, exiting`), 1_000).unref();
+      answerInFlightWithServerError().then((answered) => exitNow(answered === 0
+        ? `shutting down took longer than ${drainDeadlineMs} ms, exiting`
+        : `answered ${answered} request(s) still in flight after ${drainDeadlineMs} ms with 500, exiting`));
+    }, drainDeadlineMs);
     deadline.unref();
     // After the grace, idle connections go, and those that never delivered a request; one whose
     // request was in flight turns idle only once answered, so the sweep repeats until none is left.
@@ -59,7 +79,7 @@ export function exitGracefullyOnSignals(
     const grace = setTimeout(() => {
       closeQuiet();
       sweep = setInterval(closeQuiet, IDLE_SWEEP_MS);
-    }, IDLE_GRACE_MS);
+    }, idleGraceMs);
     // Stop accepting at once. net's close() and not http's: http's would also drop the idle
     // keep-alive connections now, with no grace. It calls back once every connection is closed.
     net.Server.prototype.close.call(server, () => {

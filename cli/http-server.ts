@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createNodeHandler } from '../adapters/node/index.ts';
 import type { MonitoringApi } from '../core/index.ts';
+import { AnswersInFlight } from './answers-in-flight.ts';
 import { ConnectionDrain } from './connection-drain.ts';
 import { answerClientError, answerConnect, answerExpectation, answeredMissingHost } from './protocol-errors.ts';
 import { UsageError } from './usage-error.ts';
@@ -16,17 +17,34 @@ export interface ApiServer {
   closeConnectionsWhenAnswered(): void;
   /** Closes connections that never delivered a request. */
   closeUnusedConnections(): void;
+  /** Answers every request still in flight 500 (a shutdown's deadline); resolves with how many. */
+  answerInFlightWithServerError(): Promise<number>;
 }
 
-/** The API on a node:http server whose timeouts keep slow or stalled clients from holding sockets. */
-export function createApiServer(api: MonitoringApi): ApiServer {
+export interface ServerTimeouts {
+  headersTimeout?: number;
+  requestTimeout?: number;
+  keepAliveTimeout?: number;
+  /** How often node:http checks the header and request timeouts (default 1 s). */
+  connectionsCheckingInterval?: number;
+}
+
+/**
+ * The API on a node:http server whose timeouts keep slow or stalled clients from holding sockets.
+ * `timeouts` replaces SERVER_TIMEOUTS, for tests that must not wait real seconds.
+ */
+export function createApiServer(api: MonitoringApi, timeouts: ServerTimeouts = {}): ApiServer {
   const handle = createNodeHandler(api);
   // Node enforces the header and request timeouts only when it checks its connections, every
   // 30 s unless told otherwise. Header count and size stay at Node's defaults (431 beyond them).
-  const server = createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false, ...SERVER_TIMEOUTS }, (req, res) => {
-    if (drain.admit(req, res) && !answeredMissingHost(req, res)) handle(req, res);
+  const options = { connectionsCheckingInterval: 1_000, requireHostHeader: false, ...SERVER_TIMEOUTS, ...timeouts };
+  const server = createServer(options, (req, res) => {
+    if (!drain.admit(req, res) || answeredMissingHost(req, res)) return;
+    inFlight.track(req, res);
+    handle(req, res);
   });
   const drain = new ConnectionDrain(server);
+  const inFlight = new AnswersInFlight();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, drain.owedAnswer(socket)));
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerConnect(socket, drain.owedAnswer(socket)));
   server.on('checkExpectation', answerExpectation);
@@ -34,6 +52,7 @@ export function createApiServer(api: MonitoringApi): ApiServer {
     server,
     closeConnectionsWhenAnswered: () => drain.start(),
     closeUnusedConnections: () => drain.closeUnused(),
+    answerInFlightWithServerError: () => inFlight.answerAllWithServerError(),
   };
 }
 

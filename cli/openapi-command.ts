@@ -24,6 +24,21 @@ const defaultIo: CommandIo = {
   stderr: (text) => process.stderr.write(text),
 };
 
+/**
+ * Why a --server-url cannot be where clients send this API's requests, or undefined. The API is
+ * HTTP: an `ftp:` or `file:` server in the document is a typo that client generators would carry
+ * on. Credentials would be published with the document; a query or fragment has no place in an
+ * OpenAPI server URL (the paths are appended to it).
+ */
+function serverUrlProblem(text: string): string | undefined {
+  if (!URL.canParse(text)) return 'an absolute http(s) URL';
+  const url = new URL(text);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'an http:// or https:// URL';
+  if (url.username !== '' || url.password !== '') return 'a URL without credentials';
+  if (url.search !== '' || url.hash !== '' || text.includes('?') || text.includes('#')) return 'a URL without a query or fragment';
+  return undefined;
+}
+
 /** Runs the command; resolves to the process exit code (0, or 2 for bad flags as every command). */
 export async function runOpenApiCommand(args: readonly string[], io: CommandIo = defaultIo): Promise<number> {
   let values: { 'base-path'?: string; 'server-url'?: string; output?: string; markdown?: boolean; help?: boolean };
@@ -51,8 +66,9 @@ export async function runOpenApiCommand(args: readonly string[], io: CommandIo =
   const options: OpenApiOptions = {};
   if (values['base-path'] !== undefined) options.basePath = values['base-path'];
   if (values['server-url'] !== undefined) {
-    if (!URL.canParse(values['server-url'])) {
-      io.stderr(`monitoring-api openapi: --server-url must be an absolute URL, got ${JSON.stringify(values['server-url'])}\n`);
+    const problem = serverUrlProblem(values['server-url']);
+    if (problem !== undefined) {
+      io.stderr(`monitoring-api openapi: --server-url must be ${problem}, got ${JSON.stringify(values['server-url'])}\n`);
       return 2;
     }
     options.serverUrl = values['server-url'];

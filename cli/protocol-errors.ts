@@ -1,7 +1,8 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { nodeHeaders } from '../adapters/node/index.ts';
-import { ApiError } from '../core/http/api-error.ts';
+import type { ApiError } from '../core/http/api-error.ts';
+import { protocolErrors } from '../core/http/protocol-errors.ts';
 import { errorResponse } from '../core/http/api-response.ts';
 import { requestId } from '../core/http/request-id.ts';
 
@@ -12,13 +13,13 @@ import { requestId } from '../core/http/request-id.ts';
  */
 
 const CLIENT_ERRORS: Record<string, ApiError> = {
-  HPE_HEADER_OVERFLOW: new ApiError(431, 'request_header_fields_too_large', 'The request line or headers are too large.'),
-  ERR_HTTP_REQUEST_TIMEOUT: new ApiError(408, 'request_timeout', 'The request was not received in time.'),
+  HPE_HEADER_OVERFLOW: protocolErrors.headersTooLarge(),
+  ERR_HTTP_REQUEST_TIMEOUT: protocolErrors.requestTimeout(),
 };
-const NOT_HTTP = new ApiError(400, 'bad_request', 'The request is not valid HTTP.');
-const NO_HOST = new ApiError(400, 'bad_request', 'An HTTP/1.1 request needs a Host header.');
-const CONNECT = new ApiError(400, 'bad_request', 'CONNECT is not served: this server is not a proxy.');
-const EXPECTATION = new ApiError(417, 'expectation_failed', 'The only expectation served is 100-continue.');
+const NOT_HTTP = protocolErrors.malformed();
+const NO_HOST = protocolErrors.missingHost();
+const CONNECT = protocolErrors.connect();
+const EXPECTATION = protocolErrors.expectationFailed();
 
 /** Connections already being closed by closeWith. */
 const closing = new WeakSet<Duplex>();
@@ -62,7 +63,8 @@ function closeWith(socket: Duplex, error: ApiError, owed: ServerResponse | undef
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
-function writeToResponse(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
+/** Answers `error` on a request node:http parsed, in the envelope, closing the connection. */
+export function writeToResponse(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
   const [headers, body] = answer(error, requestId(nodeHeaders(req)));
   res.writeHead(error.status, headers);
   res.end(body);

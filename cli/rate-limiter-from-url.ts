@@ -7,11 +7,16 @@ export function checkRateLimitStore(url: string, what = '--rate-limit-store'): s
   if (url !== 'memory' && !/^rediss?:\/\/[^/?#]/.test(url)) {
     throw new UsageError(`${what} must be memory or redis://HOST:PORT[/DB], not "${url}"`);
   }
+  // Checked here too, so a bad value is a usage error before anything is opened.
+  const timeout = /[?&]timeout=([^&#]*)/.exec(url)?.[1];
+  if (timeout !== undefined && !/^[1-9][0-9]{0,6}$/.test(timeout)) {
+    throw new UsageError(`${what}: timeout must be milliseconds from 1 to 9999999, not "${timeout}"`);
+  }
   return url;
 }
 
 /**
- * `memory` (one process) or `redis://HOST:PORT[/DB][?prefix=NAME]` (shared by every instance).
+ * `memory` (one process) or `redis://HOST:PORT[/DB][?prefix=NAME&timeout=MS]` (shared by every instance).
  * The Redis module and its client are loaded only when asked for.
  */
 export async function rateLimiterFromUrl(url: string, logger: Logger, failOpen: boolean): Promise<RateLimiter> {

@@ -1,4 +1,4 @@
-import type { Logger, RequestLogEntry } from '../core/index.ts';
+import { RepeatedErrorLog, type Clock, type Logger, type RepeatedError, type RequestLogEntry } from '../core/index.ts';
 
 const text = JSON.stringify;
 
@@ -15,17 +15,42 @@ export function requestLine(entry: RequestLogEntry): string {
 }
 
 export interface ServerLogger extends Logger {
-  /** Writes out what is buffered; call before exiting. */
+  /** Writes out what is buffered, and how often errors repeated; call before exiting. */
   flush(): void;
+}
+
+export interface JsonLoggerOptions {
+  /** A failure that repeats is written once in full, then counted: one line per interval (10 s). */
+  errorIntervalMs?: number;
+  clock?: Clock;
+}
+
+function errorLine({ message, error, requestId, repeats }: RepeatedError): string {
+  const failure = error instanceof Error
+    ? { name: error.name, message: error.message, ...(repeats === 0 ? { stack: error.stack } : {}) }
+    : { message: String(error) };
+  const line = repeats === 0
+    ? { time: new Date().toISOString(), level: 'error', message, request_id: requestId, error: failure }
+    : { time: new Date().toISOString(), level: 'error', message: `${message} (${repeats} more like this since the last line)`, repeated: repeats, error: failure };
+  return `${JSON.stringify(line)}\n`;
 }
 
 /**
  * The server's log: one JSON line per request on stdout (the core never hands it the
  * Authorization header), failures and warnings as JSON lines on stderr. Stacks go to the log, not
- * to clients. Request lines are gathered and written once per turn of the event loop: under load
+ * to clients, once per kind of failure (see RepeatedErrorLog). Request lines are gathered and written once per turn of the event loop: under load
  * that is one write for many requests instead of a system call each.
  */
-export function jsonLogger(out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): ServerLogger {
+export function jsonLogger(
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+  options: JsonLoggerOptions = {},
+): ServerLogger {
+  const errors = new RepeatedErrorLog({
+    write: (entry) => err.write(errorLine(entry)),
+    ...(options.errorIntervalMs === undefined ? {} : { intervalMs: options.errorIntervalMs }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
   let pending = '';
   let scheduled = false;
   const flush = () => {
@@ -44,12 +69,14 @@ export function jsonLogger(out: NodeJS.WritableStream = process.stdout, err: Nod
       }
     },
     error(message, error, requestId) {
-      const failure = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: String(error) };
-      err.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', message, request_id: requestId, error: failure })}\n`);
+      errors.report(message, error, requestId);
     },
     warn(message) {
       err.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', message })}\n`);
     },
-    flush,
+    flush() {
+      flush();
+      errors.close();
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { createMonitoringApi, DEFAULTS, type RateLimiter, type RateLimitRule } from '../core/index.ts';
 import { createMonitoringEngine, resolveEngineOptions, type MonitoringEngine } from '../engine/index.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
+import { POSTGRES_TIMEOUTS } from '../stores/kysely/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, type EngineFlagOptions } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
@@ -24,7 +25,12 @@ const SPEC = {
   'no-prepared-statements': { type: 'boolean' },
   worker: { type: 'boolean' },
   ...ENGINE_FLAGS,
+  'query-timeout': { type: 'string' },
+  'shutdown-timeout': { type: 'string' },
 } as const;
+
+/** Timeouts past a day are typos, not needs. */
+const MAX_TIMEOUT_MS = 86_400_000;
 
 /** A body limit past this is a typo rather than a need: the API takes small JSON objects. */
 const MAX_BODY_LIMIT = 64 * 1024 * 1024;
@@ -42,6 +48,8 @@ interface ServeConfig {
   preparedStatements: boolean;
   /** The engine's settings with `--worker`: the checks then run in this process. */
   engine: EngineFlagOptions | undefined;
+  queryTimeoutMs: number;
+  shutdownTimeoutMs: number;
 }
 
 /** Flags win over the environment; every value is checked before anything is opened. */
@@ -61,6 +69,11 @@ function readConfig(args: readonly string[]): ServeConfig {
   const allowPrivateTargets = flags['allow-private-targets'] === true;
   const engineFlag = firstEngineFlag(flags);
   if (flags['worker'] !== true && engineFlag !== undefined) throw new UsageError(`--${engineFlag} needs --worker`);
+  const queryTimeout = text(flags, 'query-timeout');
+  const shutdownTimeout = text(flags, 'shutdown-timeout');
+  const queryTimeoutMs = queryTimeout === undefined
+    ? POSTGRES_TIMEOUTS.queryTimeoutMs
+    : positiveInt(queryTimeout, '--query-timeout', MAX_TIMEOUT_MS);
   return {
     host: text(flags, 'host') ?? env('HOST') ?? '127.0.0.1',
     port: portFlag !== undefined ? port(portFlag) : port(env('PORT') ?? '8080', 'PORT'),
@@ -75,6 +88,12 @@ function readConfig(args: readonly string[]): ServeConfig {
     allowPrivateTargets,
     preparedStatements: flags['no-prepared-statements'] !== true,
     engine: flags['worker'] === true ? readEngineFlags(flags, allowPrivateTargets) : undefined,
+    queryTimeoutMs,
+    // Longer than a request can wait on the database (a connection, then a query), so that one in
+    // flight at SIGTERM gets the store's own answer, a 500 at worst, before the deadline.
+    shutdownTimeoutMs: shutdownTimeout === undefined
+      ? POSTGRES_TIMEOUTS.connectionTimeoutMs + queryTimeoutMs + 3_000
+      : positiveInt(shutdownTimeout, '--shutdown-timeout', MAX_TIMEOUT_MS),
   };
 }
 
@@ -93,7 +112,7 @@ function printBootstrapBanner({ user, created }: Bootstrapped): void {
 export async function serve(args: readonly string[]): Promise<void> {
   const config = readConfig(args);
   const logger = jsonLogger();
-  const opened = await openMigrated(config.database, { preparedStatements: config.preparedStatements });
+  const opened = await openMigrated(config.database, { preparedStatements: config.preparedStatements, queryTimeoutMs: config.queryTimeoutMs });
   if (opened.applied.length > 0) process.stdout.write(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
   let rateLimiter: RateLimiter | undefined;
   let engine: MonitoringEngine | undefined;
@@ -131,7 +150,7 @@ export async function serve(args: readonly string[]): Promise<void> {
         await release();
       },
       beforeExit: () => logger.flush(),
-    });
+    }, { drainDeadlineMs: config.shutdownTimeoutMs });
     let bootstrapped: Bootstrapped | undefined;
     try {
       bootstrapped = await bootstrap;

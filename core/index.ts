@@ -22,6 +22,7 @@ export { MemoryStore } from './memory-store.ts';
 export { KeyAdmin, KeyAdminError, type CreateApiKeyInput, type CreatedApiKey } from './admin/key-admin.ts';
 export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';
 export type { Logger, RequestLogEntry } from './logger.ts';
+export { RepeatedErrorLog, type RepeatedError, type RepeatedErrorLogOptions } from './repeated-error-log.ts';
 export { ROUTES } from './routes/router.ts';
 // The target policy, for the engine's guarded connector: probes are held to what the API accepts.
 export { isForbiddenName, isPublicIp } from './targets/target-policy.ts';

@@ -49,8 +49,11 @@ export const errors = {
   missingApiKey: () => new ApiError(401, 'missing_api_key', 'The Authorization header with a Bearer API key is missing.'),
   invalidApiKey: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid, has expired or was revoked.'),
   ipNotAllowed: () => new ApiError(403, 'ip_not_allowed', 'This API key may not be used from your IP address.'),
+  // RFC 6750 §3.1: a request whose token lacks the scope says which scope it needs, in the header too.
   insufficientScope: (scope: string) =>
-    new ApiError(403, 'insufficient_scope', `This operation needs an API key with the '${scope}' scope.`),
+    new ApiError(403, 'insufficient_scope', `This operation needs an API key with the '${scope}' scope.`, undefined, undefined, {
+      'WWW-Authenticate': `Bearer realm="monitoring", error="insufficient_scope", scope="${scope}"`,
+    }),
   rateLimited: () => new ApiError(429, 'rate_limit_exceeded', 'Too many requests: wait for the time given in Retry-After.'),
   authThrottled: () =>
     new ApiError(429, 'rate_limit_exceeded', 'Too many failed authentication attempts from your address: wait for the time given in Retry-After.'),
@@ -58,7 +61,7 @@ export const errors = {
     new ApiError(404, resource === null ? 'unknown_route' : `unknown_${resource.replaceAll('-', '_')}_route`, 'No such route in this API.'),
   methodNotAllowed: (allow: readonly string[]) =>
     new ApiError(405, 'method_not_allowed', `This route accepts ${allow.join(', ')} only.`, undefined, undefined, { Allow: allow.join(', ') }),
-  invalidContentType: () => new ApiError(400, 'invalid_content_type', 'The request body must be sent as Content-Type: application/json.'),
+  invalidContentType: () => new ApiError(400, 'invalid_content_type', 'The request body must be sent as Content-Type: application/json (in UTF-8, if a charset is given).'),
   payloadTooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`),
   invalidJson: () => new ApiError(400, 'invalid_json', 'The request body is not a valid UTF-8 JSON object.'),
   bodyUnreadable: () => new ApiError(400, 'invalid_json', 'The request body could not be read to its end.'),

@@ -1,13 +1,7 @@
 import { ApiError, errors } from './api-error.ts';
 import type { ApiRequest } from './api-request.ts';
 import { NON_INTEGER_LITERAL, nonIntegerMembers } from './integer-literals.ts';
-
-function isJsonMediaType(contentType: string | null): boolean {
-  if (contentType === null) return false;
-  const semicolon = contentType.indexOf(';');
-  const type = (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
-  return type === 'application/json';
-}
+import { isJsonMediaType } from './json-media-type.ts';
 
 /**
  * Reads a JSON object body under contract §4: the media type first, then the size (from

@@ -6,6 +6,7 @@
  */
 import type { JsonSchema } from '@valibot/to-json-schema';
 import { errors, type ApiError } from '../http/api-error.ts';
+import { protocolErrors } from '../http/protocol-errors.ts';
 import { DEFAULTS, normalizeBasePath } from '../options.ts';
 import { ROUTES } from '../routes/router.ts';
 import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
@@ -65,9 +66,9 @@ function sharedResponses(): Record<string, ResponseObject> {
       headers(['X-Request-Id', 'WWW-Authenticate']),
     ),
     Forbidden: errorResponseObject(
-      'The key may not be used from this address, or lacks the scope this operation needs. Both answer an authenticated key, so both show its quota; ip_not_allowed does not spend it (the address is judged before the quota).',
+      'The key may not be used from this address, or lacks the scope this operation needs. Both answer an authenticated key, so both show its quota; ip_not_allowed does not spend it (the address is judged before the quota). insufficient_scope also carries `WWW-Authenticate` naming the scope needed (RFC 6750 §3.1).',
       [errors.ipNotAllowed(), errors.insufficientScope('write')],
-      AFTER_RATE_LIMIT(),
+      { ...AFTER_RATE_LIMIT(), ...headers([], ['WWW-Authenticate']) },
     ),
     ForbiddenAddress: errorResponseObject(
       'The key may not be used from this address. The answer shows the key\'s quota without spending it.',
@@ -90,16 +91,52 @@ function sharedResponses(): Record<string, ResponseObject> {
       headers(['X-Request-Id'], RATE_LIMIT_HEADERS),
     ),
     UnknownRoute: errorResponseObject(
-      'No route of this API has this path: `unknown_<resource>_route` when the first segment names a resource, else unknown_route.',
+      'No route of this API has this path: `unknown_<resource>_route` when the first segment names a resource, else unknown_route. On a documented operation: the server URL does not end in the base path the API is mounted at, or the server is of another version.',
       unknownRouteErrors(),
       headers(['X-Request-Id'], RATE_LIMIT_HEADERS),
     ),
     MethodNotAllowed: errorResponseObject(
-      'The path exists but not with this method; Allow lists the methods it accepts.',
+      'The path exists but not with this method; Allow lists the methods it accepts. On a documented operation: the server at this URL does not serve it with this method (another version, or a proxy that rewrote the method).',
       [errors.methodNotAllowed(['GET'])],
       headers(['X-Request-Id', 'Allow', ...RATE_LIMIT_HEADERS]),
     ),
+    BadRequest: errorResponseObject(
+      `${PROTOCOL} malformed HTTP, an HTTP/1.1 request without Host, or CONNECT.`,
+      [protocolErrors.malformed(), protocolErrors.missingHost(), protocolErrors.connect()],
+      headers(['X-Request-Id']),
+    ),
+    RequestTimeout: errorResponseObject(`${PROTOCOL} the request line, headers or body did not arrive in time.`, [protocolErrors.requestTimeout()], headers(['X-Request-Id'])),
+    ExpectationFailed: errorResponseObject(`${PROTOCOL} an Expect header other than 100-continue.`, [protocolErrors.expectationFailed()], headers(['X-Request-Id'])),
+    HeadersTooLarge: errorResponseObject(`${PROTOCOL} the request line or headers are over 16 KiB.`, [protocolErrors.headersTooLarge()], headers(['X-Request-Id'])),
   };
+}
+
+/** Said of the answers the standalone server gives before the API judges the request. */
+const PROTOCOL = 'Answered by the standalone server before the request reaches the API, and the connection closed (a host\'s own server answers these its own way):';
+
+/** The protocol answers a request for any operation can meet, by status, besides the operation's own. */
+const PROTOCOL_BAD_REQUEST = () => [protocolErrors.malformed(), protocolErrors.missingHost()];
+
+/**
+ * The answers every operation can meet besides its own: a 404 or 405 when the server at this URL
+ * does not serve the operation, and the protocol-level answers of the standalone server.
+ */
+function everyOperation(): Record<string, Reference> {
+  return {
+    405: responseRef('MethodNotAllowed'),
+    408: responseRef('RequestTimeout'),
+    417: responseRef('ExpectationFailed'),
+    431: responseRef('HeadersTooLarge'),
+  };
+}
+
+/** An operation's 400: its own input errors, and the protocol's (which carry no quota headers). */
+function badRequest(description: string, own: readonly ApiError[]): ResponseObject {
+  return errorResponseObject(
+    `${description} Or, before the API sees the request: malformed HTTP or no Host header (bad_request, from the standalone server).`,
+    [...own, ...PROTOCOL_BAD_REQUEST()],
+    headers(['X-Request-Id'], RATE_LIMIT_HEADERS),
+  );
 }
 
 const responseRef = (name: string): Reference => ({ $ref: `#/components/responses/${name}` });
@@ -152,9 +189,7 @@ type Draft = Omit<OperationObject, 'security' | 'x-required-scope' | 'responses'
 /** What each route of ROUTES is, keyed `METHOD /path`. A route without an entry fails generation. */
 function drafts(): Map<string, Draft> {
   const map = new Map<string, Draft>();
-  const queryRefused = (extra: readonly ApiError[] = []) => errorResponseObject(
-    'Invalid input.', [...extra, errors.validationFailed(sampleDetails())], AFTER_RATE_LIMIT(),
-  );
+  const queryRefused = () => badRequest('Invalid query parameters.', [errors.validationFailed(sampleDetails())]);
   map.set('GET /me', {
     operationId: 'getMe',
     summary: 'The calling key and its user',
@@ -162,11 +197,13 @@ function drafts(): Map<string, Draft> {
     tags: ['me'],
     responses: {
       200: success('The key and its user.', 'MeEnvelope'),
-      400: errorResponseObject('A query parameter was given (this operation takes none).', [errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }])], AFTER_RATE_LIMIT()),
+      400: badRequest('A query parameter was given (this operation takes none).', [errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }])]),
       401: responseRef('Unauthorized'),
       403: responseRef('ForbiddenAddress'),
+      404: responseRef('UnknownRoute'),
       429: responseRef('RateLimited'),
       500: responseRef('ServerError'),
+      ...everyOperation(),
     },
   });
   for (const r of RESOURCES) {
@@ -181,8 +218,10 @@ function drafts(): Map<string, Draft> {
         400: queryRefused(),
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
+        404: responseRef('UnknownRoute'),
         429: responseRef('RateLimited'),
         500: responseRef('ServerError'),
+        ...everyOperation(),
       },
     });
     map.set(`POST /${r.path}/create`, {
@@ -197,17 +236,18 @@ function drafts(): Map<string, Draft> {
       },
       responses: {
         201: success(`The ${r.noun} as stored (targets normalised, defaults filled in).`, r.createdEnvelope ?? `${r.name}Envelope`),
-        400: errorResponseObject(
+        400: badRequest(
           'The body is not JSON of the right media type, or has invalid fields (every problem is listed in details).',
           [errors.invalidContentType(), errors.invalidJson(), errors.validationFailed(sampleDetails())],
-          AFTER_RATE_LIMIT(),
         ),
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
+        404: responseRef('UnknownRoute'),
         409: errorResponseObject(`An identical ${r.noun} exists already; existing_id names it.`, [r.duplicate], AFTER_RATE_LIMIT()),
         413: responseRef('PayloadTooLarge'),
         429: responseRef('RateLimited'),
         500: responseRef('ServerError'),
+        ...everyOperation(),
       },
     });
     if (r.checked) map.set(`GET /${r.path}/results`, {
@@ -218,16 +258,20 @@ function drafts(): Map<string, Draft> {
       parameters: [{ $ref: '#/components/parameters/Id' }, { $ref: '#/components/parameters/ResultsLimit' }, { $ref: '#/components/parameters/BeforeId' }],
       responses: {
         200: success(`The ${r.noun}'s results, newest first.`, `${r.name}ResultListEnvelope`, headers([], ['Link'])),
-        400: errorResponseObject(
+        400: badRequest(
           'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
           [errors.invalidId(), errors.validationFailed([{ field: 'limit', code: 'out_of_range', message: 'limit must be an integer from 1 to 1000, given once.' }])],
-          AFTER_RATE_LIMIT(),
         ),
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
-        404: errorResponseObject(`No such ${r.noun} for this user.`, [r.notFound], AFTER_RATE_LIMIT()),
+        404: errorResponseObject(
+          `No such ${r.noun} for this user; or (unknown_*_route) the server URL does not end in the API's base path.`,
+          [r.notFound, ...unknownRouteErrors()],
+          headers(['X-Request-Id'], RATE_LIMIT_HEADERS),
+        ),
         429: responseRef('RateLimited'),
         500: responseRef('ServerError'),
+        ...everyOperation(),
       },
     });
     map.set(`DELETE /${r.path}/delete`, {
@@ -238,16 +282,20 @@ function drafts(): Map<string, Draft> {
       parameters: [{ $ref: '#/components/parameters/Id' }],
       responses: {
         200: success('Deleted.', 'DeletedEnvelope'),
-        400: errorResponseObject(
+        400: badRequest(
           'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
           [errors.invalidId(), errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }])],
-          AFTER_RATE_LIMIT(),
         ),
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
-        404: errorResponseObject(`No such ${r.noun} for this user.`, [r.notFound], AFTER_RATE_LIMIT()),
+        404: errorResponseObject(
+          `No such ${r.noun} for this user; or (unknown_*_route) the server URL does not end in the API's base path.`,
+          [r.notFound, ...unknownRouteErrors()],
+          headers(['X-Request-Id'], RATE_LIMIT_HEADERS),
+        ),
         429: responseRef('RateLimited'),
         500: responseRef('ServerError'),
+        ...everyOperation(),
       },
     });
   }
@@ -370,11 +418,15 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       },
     },
     'x-unmatched-request-responses': {
+      400: responseRef('BadRequest'),
       401: responseRef('Unauthorized'),
       403: responseRef('ForbiddenAddress'),
       404: responseRef('UnknownRoute'),
       405: responseRef('MethodNotAllowed'),
+      408: responseRef('RequestTimeout'),
+      417: responseRef('ExpectationFailed'),
       429: responseRef('RateLimited'),
+      431: responseRef('HeadersTooLarge'),
       500: responseRef('ServerError'),
     },
   };

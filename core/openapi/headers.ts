@@ -35,8 +35,8 @@ export const HEADERS = {
     schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$', examples: ['</v1/devices?limit=50&after_id=50>; rel="next"'] },
   },
   'WWW-Authenticate': {
-    description: 'The authentication scheme expected (RFC 6750).',
-    schema: { const: 'Bearer realm="monitoring"' },
+    description: 'The authentication scheme expected (RFC 6750): `Bearer realm="monitoring"` on a 401; on a 403 insufficient_scope also the error and the scope needed (§3.1).',
+    schema: { type: 'string', pattern: '^Bearer realm="monitoring"(, error="insufficient_scope", scope="(read|write)")?$' },
   },
   Allow: {
     description: 'The methods the path accepts.',

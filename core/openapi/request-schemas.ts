@@ -10,7 +10,7 @@ import { toJsonSchema, type ConversionConfig, type JsonSchema, type OverrideActi
 import { blacklistMonitorHints, blacklistMonitorSchema } from '../validation/blacklist-monitor-input.ts';
 import type { FieldHints } from '../validation/details.ts';
 import { deviceHints, deviceSchema } from '../validation/device-input.ts';
-import { DECIMAL, listQuerySchema } from '../validation/list-query.ts';
+import { listQuerySchema, QUERY_INTEGER } from '../validation/list-query.ts';
 import { resultsQuerySchema } from '../validation/results-query.ts';
 
 /** The control characters `text()` refuses (C0, DEL, C1), as a JSON Schema (ECMA-262) pattern. */
@@ -56,6 +56,11 @@ function overrideAction(context: OverrideActionContext): JsonSchema | null {
   if (action.type === 'check') {
     const accepts = requirementOf(action);
     const message = (action as { message?: unknown }).message;
+    if (jsonSchema.type === 'string' && jsonSchema.pattern === QUERY_INTEGER.source && message === 'out_of_range') {
+      // The exact range test on a query integer's text; the minValue/maxValue after its transform
+      // state the same range, and they are what the document shows.
+      return jsonSchema;
+    }
     if (jsonSchema.type === 'string' && message === 'too_long') {
       return { ...jsonSchema, maxLength: maxLengthOf(accepts) };
     }
@@ -79,8 +84,8 @@ function overrideAction(context: OverrideActionContext): JsonSchema | null {
   if (action.type === 'transform') {
     // The document describes the wire form, not what the server turns it into.
     if (Array.isArray(jsonSchema.anyOf)) return jsonSchema; // flag → boolean: the input stays as described
-    if (jsonSchema.type === 'string' && jsonSchema.pattern === DECIMAL.source) {
-      // A query value of decimal digits read as a number: OpenAPI describes such a parameter as
+    if (jsonSchema.type === 'string' && jsonSchema.pattern === QUERY_INTEGER.source) {
+      // A query integer read as a number: OpenAPI describes such a parameter as
       // an integer (query values are always serialised as text). The range actions follow.
       return { type: 'integer' };
     }

@@ -111,18 +111,6 @@ function recordSchemas(): Record<string, JsonSchema> {
         message: described('A human sentence; may change, do not parse it.', STRING),
       },
     },
-    Error: {
-      type: 'object',
-      description: 'The error object of every failure. Each response below narrows `code` to the codes it can carry.',
-      required: ['code', 'message'],
-      properties: {
-        code: described('Stable and machine-readable: branch on this.', STRING),
-        message: described('A human sentence; may change, do not parse it.', STRING),
-        details: described('On validation_failed only: every problem found.', { type: 'array', minItems: 1, items: ref('ErrorDetail') }),
-        existing_id: described('On duplicate_* only: the id of the record this one duplicates.', ref('Id')),
-      },
-    },
-    ErrorEnvelope: envelope(false, ref('Error'), 'The envelope of every failure.'),
   };
 }
 

@@ -11,11 +11,29 @@ export const MAX_ID = Number.MAX_SAFE_INTEGER;
  */
 export const DECIMAL = /^(?:0+|0*[1-9][0-9]{0,15})$/;
 
-/** A query value of decimal digits, read as an integer in [min, max]. */
+/**
+ * A query integer as written: an optional minus and decimal digits, any number of them. Whether
+ * it is in range is a separate question (`out_of_range`), so `-1` and `99999999999999999999` are
+ * integers out of range, as `0` is for `limit` and `70000` is for a port in a body.
+ */
+export const QUERY_INTEGER = /^-?[0-9]+$/;
+
+/** Whether a QUERY_INTEGER lies in [min, max] (min >= 0), read exactly: no float rounding of long runs. */
+function inRange(text: string, min: number, max: number): boolean {
+  const negative = text.startsWith('-');
+  const digits = text.replace(/^-?0*/, '');
+  if (digits === '') return min <= 0; // zero, however written (also -0)
+  if (negative || digits.length > 16) return false;
+  const value = Number(digits);
+  return value >= min && value <= max;
+}
+
+/** A query value read as an integer in [min, max]: not an integer is invalid_type, out of range out_of_range. */
 export const decimal = (min: number, max: number) =>
   v.pipe(
     v.string('invalid_type'),
-    v.regex(DECIMAL, 'invalid_type'),
+    v.regex(QUERY_INTEGER, 'invalid_type'),
+    v.check((text) => inRange(text, min, max), 'out_of_range'),
     v.transform(Number),
     v.minValue(min, 'out_of_range'),
     v.maxValue(max, 'out_of_range'),

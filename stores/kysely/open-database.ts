@@ -20,6 +20,23 @@ export interface OpenKyselyStoreOptions {
    * 1.21, or without max_prepared_statements).
    */
   preparedStatements?: boolean;
+  /**
+   * PostgreSQL: how long a query may take before its request fails (default 12 s). The server
+   * cancels the statement at five sixths of it (10 s by default), cleanly; the client gives up at
+   * the full time, which also covers a server that stopped answering altogether.
+   */
+  queryTimeoutMs?: number;
+  /** PostgreSQL: how long getting a connection may take, new or from a full pool (default 5 s). */
+  connectionTimeoutMs?: number;
+}
+
+/** The PostgreSQL timeouts, for a host that must outlast them (a shutdown's deadline, say). */
+export const POSTGRES_TIMEOUTS = { queryTimeoutMs: 12_000, connectionTimeoutMs: 5_000 } as const;
+
+function timeoutOption(value: number | undefined, fallback: number, name: string): number {
+  const ms = value ?? fallback;
+  if (!Number.isSafeInteger(ms) || ms < 1) throw new Error(`${name} must be a positive integer of milliseconds, not ${ms}`);
+  return ms;
 }
 
 export interface OpenedKyselyStore {
@@ -64,17 +81,19 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
   if (!Number.isSafeInteger(poolSize) || poolSize < 1) {
     throw new Error(`poolSize must be a positive integer, not ${poolSize}`);
   }
+  const queryTimeoutMs = timeoutOption(options.queryTimeoutMs, POSTGRES_TIMEOUTS.queryTimeoutMs, 'queryTimeoutMs');
+  const connectionTimeoutMs = timeoutOption(options.connectionTimeoutMs, POSTGRES_TIMEOUTS.connectionTimeoutMs, 'connectionTimeoutMs');
   // Imported on demand so a SQLite-only deployment never loads the PostgreSQL driver.
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     // An unreachable or overloaded server must produce an error, never a request that hangs.
-    connectionTimeoutMillis: 5_000,
-    statement_timeout: 10_000,
+    connectionTimeoutMillis: connectionTimeoutMs,
+    statement_timeout: Math.max(1, Math.floor((queryTimeoutMs * 5) / 6)),
     // The server-side bound above cancels cleanly; this one also covers a server that stopped
     // answering altogether.
-    query_timeout: 12_000,
+    query_timeout: queryTimeoutMs,
     application_name: 'monitoring-api',
   });
   const onPoolError = options.onPoolError

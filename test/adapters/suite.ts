@@ -198,7 +198,9 @@ export function adapterSuite(target: Target, options: SuiteOptions = {}): void {
 
     it('answers a read-only key that writes with 403 insufficient_scope', async () => {
       const body = { target_type: 'ip', target_value: '8.8.8.8' };
-      assertError(await call(`${ctx.server.base}/devices/create`, { key: ctx.keys.readOnly, body }), 403, 'insufficient_scope');
+      const refused = await call(`${ctx.server.base}/devices/create`, { key: ctx.keys.readOnly, body });
+      assertError(refused, 403, 'insufficient_scope');
+      assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="monitoring", error="insufficient_scope", scope="write"');
     });
 
     it('answers invalid JSON with 400 invalid_json, and a non-JSON media type with 400 invalid_content_type', async () => {

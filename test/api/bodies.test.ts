@@ -58,7 +58,8 @@ function stream(total: number, chunk = 1024): { body: ReadableStream<Uint8Array>
 eachStore('request bodies', (env) => {
   test('Content-Type application/json is accepted, with parameters and in any case', async () => {
     const { t, key } = await env.setup();
-    const types = ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON', 'APPLICATION/JSON; CHARSET=UTF-8'];
+    const types = ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON',
+      'APPLICATION/JSON; CHARSET=UTF-8', 'application/json; charset="utf-8"', 'application/json; version=1'];
     for (const [i, type] of types.entries()) {
       const body = JSON.stringify(deviceBody({ target_value: `host${i}.example.com` }));
       assertSuccess(await send(t, key, '/v1/devices/create', body, { 'content-type': type }), 201);
@@ -73,6 +74,9 @@ eachStore('request bodies', (env) => {
       'text/plain', 'text/plain; charset=utf-8', 'text/json', 'application/jsonx', 'application/json-patch+json',
       'application/ld+json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'json', '',
       'application/javascript', 'application/xml',
+      // A declared charset other than UTF-8: the body would be read as something the client did not send.
+      'application/json; charset=iso-8859-1', 'application/json; charset=utf-16', 'application/json; charset="latin1"',
+      'application/json; charset=', 'application/json; charset=utf-8; charset=iso-8859-1',
     ];
     for (const path of CREATE_PATHS) {
       for (const type of types) {

@@ -8,6 +8,7 @@ import type { Store } from '../../core/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import { createTestApi, type TestApi, type TestApiOptions, type TestBody, type TestResponse } from '../../core/testing/index.ts';
 import { availableStores, type OpenedStore, type StoreFactory, type StoreName } from '../support/stores.ts';
+import { suiteOrSkip } from '../support/suite-or-skip.ts';
 
 export const STORES: StoreFactory[] = await availableStores();
 
@@ -56,7 +57,7 @@ export function eachStore(title: string, body: (env: Env) => void): void {
   // The stores' suites run side by side (each is sequential inside): the database ones mostly wait.
   describe(title, { concurrency: true }, () => {
     for (const factory of STORES) {
-      describe(`${title} (${factory.name})`, { skip: factory.skip ?? false, concurrency: 1 }, () => {
+      suiteOrSkip(`${title} (${factory.name})`, factory.skip, { concurrency: 1 }, () => {
         let opened: OpenedStore | undefined;
         const apis: TestApi[] = [];
         const env: Env = {
@@ -95,7 +96,7 @@ export function eachStore(title: string, body: (env: Env) => void): void {
 export function eachFactory(title: string, body: (factory: StoreFactory) => void): void {
   describe(title, { concurrency: true }, () => {
     for (const factory of STORES) {
-      describe(`${title} (${factory.name})`, { skip: factory.skip ?? false, concurrency: 1 }, () => body(factory));
+      suiteOrSkip(`${title} (${factory.name})`, factory.skip, { concurrency: 1 }, () => body(factory));
     }
   });
 }

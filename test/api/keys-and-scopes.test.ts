@@ -26,7 +26,10 @@ eachStore('keys and scopes', (env) => {
     assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key: reader }), 200), [device]);
     assert.deepEqual(assertSuccess(await t.request('/v1/blacklist-monitors', { key: reader }), 200), [monitor]);
     assertSuccess(await t.request('/v1/me', { key: reader }), 200);
-    assertError(await t.request('/v1/devices/create', { method: 'POST', key: reader, body: deviceBody({ target_value: 'x.example.com' }) }), 403, 'insufficient_scope');
+    const refused = await t.request('/v1/devices/create', { method: 'POST', key: reader, body: deviceBody({ target_value: 'x.example.com' }) });
+    assertError(refused, 403, 'insufficient_scope');
+    // RFC 6750 §3.1: the challenge names the error and the scope the operation needs.
+    assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="monitoring", error="insufficient_scope", scope="write"');
     assertError(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key: reader, body: deviceBody({ target_value: 'x.example.com' }) }), 403, 'insufficient_scope');
     assertError(await t.request(`/v1/devices/delete?id=${device.id}`, { method: 'DELETE', key: reader }), 403, 'insufficient_scope');
     assertError(await t.request(`/v1/blacklist-monitors/delete?id=${monitor.id}`, { method: 'DELETE', key: reader }), 403, 'insufficient_scope');
@@ -38,7 +41,9 @@ eachStore('keys and scopes', (env) => {
   test('a write-only key cannot GET the lists but can GET /me, create and delete', async () => {
     const t = env.api();
     const writer = await t.createKey({ scopes: ['write'] });
-    assertError(await t.request('/v1/devices', { key: writer }), 403, 'insufficient_scope');
+    const refused = await t.request('/v1/devices', { key: writer });
+    assertError(refused, 403, 'insufficient_scope');
+    assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="monitoring", error="insufficient_scope", scope="read"');
     assertError(await t.request('/v1/blacklist-monitors', { key: writer }), 403, 'insufficient_scope');
     assertError(await t.request('/v1/devices?limit=1', { key: writer }), 403, 'insufficient_scope');
     const me = assertSuccess(await t.request<Me>('/v1/me', { key: writer }), 200);

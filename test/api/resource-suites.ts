@@ -280,6 +280,23 @@ export function defineListTests(env: Env, r: Resource): void {
     assertValidation(both, [['limit', ['invalid_type', 'invalid_value', 'out_of_range']], ['after_id', ['invalid_type', 'invalid_value', 'out_of_range']], ['foo', 'unknown_field']]);
   });
 
+  test(`list ${r.segment}: an integer out of range is out_of_range, whatever its sign or length; a non-integer is invalid_type`, async () => {
+    const { t, key } = await env.setup();
+    const cases: [string, string, string][] = [
+      ['?limit=-1', 'limit', 'out_of_range'], ['?after_id=-1', 'after_id', 'out_of_range'], ['?limit=0', 'limit', 'out_of_range'],
+      ['?limit=-0', 'limit', 'out_of_range'], ['?limit=1001', 'limit', 'out_of_range'], ['?limit=99999999999999999999', 'limit', 'out_of_range'],
+      ['?limit=-99999999999999999999', 'limit', 'out_of_range'], ['?after_id=9007199254740992', 'after_id', 'out_of_range'],
+      ['?after_id=-9007199254740992', 'after_id', 'out_of_range'], ['?limit=000000000000000000001001', 'limit', 'out_of_range'],
+      ['?limit=abc', 'limit', 'invalid_type'], ['?limit=1.5', 'limit', 'invalid_type'], ['?limit=+5', 'limit', 'invalid_type'],
+      ['?limit=-', 'limit', 'invalid_type'], ['?limit=--1', 'limit', 'invalid_type'], ['?after_id=', 'after_id', 'invalid_type'],
+      ['?limit=1e2', 'limit', 'invalid_type'], ['?limit=%201', 'limit', 'invalid_type'],
+    ];
+    for (const [query, field, code] of cases) {
+      assertValidation(await t.request(`${path}${query}`, { key }), [[field, code]]);
+    }
+    assertSuccess(await t.request(`${path}?after_id=-0`, { key }), 200);
+  });
+
   test(`list ${r.segment}: limit 1 and 1000 are valid`, async () => {
     const { t, key } = await env.setup();
     const a = await create(t, key, r, 1);

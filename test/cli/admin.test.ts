@@ -104,6 +104,21 @@ describe('admin commands', { concurrency: 4 }, () => {
     assert.match(keys[0]!.revoked_at ?? '', /^\d{4}-\d\d-\d\dT/);
   });
 
+  it('keys revoke --json prints one JSON object, like every other command', async () => {
+    const database = db('revoke-json');
+    await runCliJson(['users', 'create', '--database', database]);
+    const key = await runCliJson<{ key_id: number }>(['keys', 'create', '--user', '1', '--database', database]);
+    const revoked = await runCliJson<Record<string, unknown>>(['keys', 'revoke', String(key.key_id), '--database', database]);
+    assert.deepEqual(Object.keys(revoked), ['key_id', 'user_id', 'revoked_at']);
+    assert.equal(revoked.key_id, key.key_id);
+    assert.equal(revoked.user_id, 1);
+    assert.match(String(revoked.revoked_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const again = await runCli(['keys', 'revoke', String(key.key_id), '--json', '--database', database]);
+    assert.equal(again.code, 1);
+    assert.equal(again.stdout, '');
+    assertOneErrorLine(again.stderr, /revoked already/);
+  });
+
   it('a user that does not exist: keys create and keys list exit 1 with one line', async () => {
     const database = db('nouser');
     const create = await runCli(['keys', 'create', '--user', '7', '--database', database]);

@@ -64,6 +64,7 @@ const BAD_CALLS: [string, string[], RegExp][] = [
   ['a negative port', ['serve', '--port=-1'], /--port/],
   ['a body limit of zero', ['serve', '--body-limit', '0'], /--body-limit/],
   ['an unknown rate-limit store', ['serve', '--rate-limit-store', 'memcached://x'], /--rate-limit-store/],
+  ['a Redis timeout that is no number', ['serve', '--rate-limit-store', 'redis://127.0.0.1:1?timeout=fast'], /timeout must be milliseconds/],
   ['a bad --trust-proxy', ['serve', '--trust-proxy', 'everyone'], /--trust-proxy/],
   ['a bad --rate-limit-fail', ['serve', '--rate-limit-fail', 'maybe'], /--rate-limit-fail/],
   ['keys revoke without an id', ['keys', 'revoke'], /needs the key id/],

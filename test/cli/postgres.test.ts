@@ -6,16 +6,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import pgDriver from 'pg';
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import { bootstrapFirstKey } from '../../cli/bootstrap.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { bootstrapToken, CLI_ARGS, getMe, ROOT, runCli, runCliJson, startServe, stopServe } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
+import { suiteOrSkip } from '../support/suite-or-skip.ts';
 
 const pg: TestDatabase = await createTestDatabase();
 const skip = pg.skip;
 
-describe('the CLI on PostgreSQL', { skip, concurrency: 1 }, () => {
+suiteOrSkip('the CLI on PostgreSQL', skip, { concurrency: 1 }, () => {
   let url = '';
   before(() => {
     if (pg.skip === undefined) url = pg.url;

@@ -71,6 +71,47 @@ describe('OpenAPI document', () => {
     }
   });
 
+  test('no component is unused: each is referenced from outside its own definition (security schemes by name)', () => {
+    const used = new Set<string>();
+    const { components, ...rest } = document;
+    // References from the rest of the document, then from the components those lead to.
+    const queue = references(rest);
+    while (queue.length > 0) {
+      const ref = queue.pop()!;
+      if (used.has(ref)) continue;
+      used.add(ref);
+      queue.push(...references(pointer(document, ref)));
+    }
+    const schemes = new Set(Object.values(document.paths).flatMap((item) => Object.values(item))
+      .flatMap((operation) => (operation.security ?? []).flatMap((requirement) => Object.keys(requirement))));
+    const unused: string[] = [];
+    for (const [kind, entries] of Object.entries(components)) {
+      for (const name of Object.keys(entries as object)) {
+        const isUsed = kind === 'securitySchemes' ? schemes.has(name) : used.has(`#/components/${kind}/${name}`);
+        if (!isUsed) unused.push(`${kind}/${name}`);
+      }
+    }
+    assert.deepEqual(unused, []);
+  });
+
+  test('every operation lists the answers any request for it can meet: unknown route, wrong method, protocol errors', () => {
+    const conformance = createConformance(document);
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const method of Object.keys(item)) {
+        const codesOf = (status: number) => Object.keys(conformance.resolve(method, `/v1${path}`, '/v1', status).response?.content?.['application/json']?.examples ?? {});
+        const where = `${method.toUpperCase()} ${path}`;
+        for (const [status, code] of [[400, 'bad_request'], [401, 'missing_api_key'], [401, 'invalid_api_key'], [403, 'ip_not_allowed'],
+          [404, 'unknown_route'], [404, `unknown_${path.split('/')[1]!.replaceAll('-', '_')}_route`], [405, 'method_not_allowed'],
+          [408, 'request_timeout'], [417, 'expectation_failed'], [429, 'rate_limit_exceeded'],
+          [431, 'request_header_fields_too_large'], [500, 'server_error'], [500, 'missing_table']] as const) {
+          assert.ok(codesOf(status).includes(code), `${where} does not list ${status} ${code}`);
+        }
+      }
+    }
+    const unmatched = Object.keys(document['x-unmatched-request-responses']).sort();
+    assert.deepEqual(unmatched, ['400', '401', '403', '404', '405', '408', '417', '429', '431', '500']);
+  });
+
   test('every schema compiles under a strict JSON Schema 2020-12 validator (no unknown keywords or formats)', () => {
     const conformance = createConformance(document);
     for (const name of Object.keys(document.components.schemas)) {
@@ -249,6 +290,14 @@ describe('OpenAPI document', () => {
     assert.equal(await runOpenApiCommand(['--nope'], io), 2);
     assert.match(err, /--nope/);
     assert.equal(await runOpenApiCommand(['--server-url', 'not a url'], io), 2);
+    for (const url of ['ftp://x', 'file:///v1', 'javascript:alert(1)', 'ws://host/v1', 'https://user:secret@host/v1', 'https://host/v1?x=1', 'https://host/v1#top']) {
+      err = '';
+      out = '';
+      assert.equal(await runOpenApiCommand(['--server-url', url], io), 2, url);
+      assert.match(err, /--server-url must be/);
+      assert.equal(out, '');
+    }
+    assert.equal(await runOpenApiCommand(['--server-url', 'http://127.0.0.1:8080/v1'], io), 0);
     assert.equal(await runOpenApiCommand(['--base-path', 'v1 x'], io), 2);
   });
 });

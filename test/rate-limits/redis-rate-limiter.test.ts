@@ -3,11 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { createRedisRateLimiter, type RedisRateLimiter } from '../../stores/redis/index.ts';
 import { REDIS_URL, redisSkipReason, uniquePrefix } from '../support/redis.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { suiteOrSkip } from '../support/suite-or-skip.ts';
 
 const skip = await redisSkipReason();
 const policy = { limit: 50, windowSeconds: 60 };
 
-describe('RedisRateLimiter', { skip }, () => {
+suiteOrSkip('RedisRateLimiter', skip, {}, () => {
   let limiter: RedisRateLimiter;
   let other: RedisRateLimiter;
   const prefix = uniquePrefix();
@@ -83,7 +84,7 @@ describe('RedisRateLimiter', { skip }, () => {
   });
 });
 
-describe('RedisRateLimiter when Redis goes away', { skip }, () => {
+suiteOrSkip('RedisRateLimiter when Redis goes away', skip, {}, () => {
   let proxy: TcpProxy;
   before(async () => {
     proxy = await startTcpProxy(Number(new URL(REDIS_URL).port || 6379), new URL(REDIS_URL).hostname);

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import { createMonitoringApi, MemoryStore, type MonitoringApi } from '../../core/index.ts';
 import { createRedisRateLimiter, type RedisRateLimiter } from '../../stores/redis/index.ts';
 import { runCli, startServe, type ServerProcess } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { REDIS_URL, redisSkipReason, uniquePrefix } from '../support/redis.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { suiteOrSkip } from '../support/suite-or-skip.ts';
 
 const redisSkip = await redisSkipReason();
 
-describe('one limit across two server processes (PostgreSQL + Redis)', { skip: redisSkip }, () => {
+suiteOrSkip('one limit across two server processes (PostgreSQL + Redis)', redisSkip, {}, () => {
   let pg: TestDatabase;
   const servers: ServerProcess[] = [];
   let token = '';
@@ -49,7 +50,7 @@ describe('one limit across two server processes (PostgreSQL + Redis)', { skip: r
   });
 });
 
-describe('failed-authentication throttle on the shared limiter', { skip: redisSkip }, () => {
+suiteOrSkip('failed-authentication throttle on the shared limiter', redisSkip, {}, () => {
   let limiter: RedisRateLimiter;
   let api: MonitoringApi;
   let token = '';
@@ -105,7 +106,7 @@ describe('failed-authentication throttle on the shared limiter', { skip: redisSk
   });
 });
 
-describe('Redis cut off under a running API', { skip: redisSkip }, () => {
+suiteOrSkip('Redis cut off under a running API', redisSkip, {}, () => {
   let proxy: TcpProxy;
   before(async () => {
     const target = new URL(REDIS_URL);

@@ -15,6 +15,7 @@ import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import { migrateToLatest, migrations, openKyselyStore } from '../../stores/kysely/index.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';
+import { suiteOrSkip } from '../support/suite-or-skip.ts';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -24,7 +25,7 @@ const RESOURCES = [
 ] as const;
 
 for (const factory of (await availableStores()).filter((f) => f.name !== 'memory')) {
-  describe(`ids stop at 2^53-1 (${factory.name})`, { skip: factory.skip ?? false }, () => {
+  suiteOrSkip(`ids stop at 2^53-1 (${factory.name})`, factory.skip, {}, () => {
     let opened: OpenedStore;
     let t: TestApi;
     let key: CreatedApiKey;
