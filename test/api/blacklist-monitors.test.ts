@@ -1,4 +1,4 @@
-/** Contract §6 Blacklist monitor: create, the record, check results, duplicates, delete and list. */
+/** docs/contract.md §6.2 Blacklist monitor: create, the record, check results, duplicates, delete and list. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BlacklistMonitor, Deleted } from '../../core/index.ts';
