@@ -1,11 +1,12 @@
 /**
  * `monitoring-api openapi [--base-path P] [--server-url URL] [--markdown] [--output FILE]`: prints the
- * OpenAPI 3.1 document of the v1 API (or writes it to FILE); with --markdown, the README's API
- * reference rendered from it. Generated at run time from the schemas that
+ * OpenAPI 3.1 document of the v1 API (or writes it to FILE); with --markdown, the API reference
+ * rendered from it (docs/api-reference.md). Generated at run time from the schemas that
  * validate requests, so it always describes the server of the same version.
  *
  * Also runnable on its own (`node --import tsx cli/openapi-command.ts --output openapi.json`),
- * which is how `npm run openapi` refreshes the committed copy without the rest of the CLI.
+ * which is how `npm run openapi` refreshes the committed copies (openapi.json and
+ * docs/api-reference.md) without the rest of the CLI.
  */
 import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';

@@ -8,7 +8,7 @@ import { requestId } from '../core/http/request-id.ts';
 
 /*
  * Requests node:http would answer itself, before the API sees them, with an empty body or none at
- * all. They get the API's envelope instead (contract §3: every answer is JSON and carries an
+ * all. They get the API's envelope instead (docs/contract.md §3: every answer is JSON and carries an
  * X-Request-Id), and the connection closes: what follows on it cannot be trusted to be framed.
  */
 

@@ -15,7 +15,7 @@ export type {
   Scheme, Scope, ServiceProbeResult, ServiceType, TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus,
 };
 
-/** An int/bool field: the API accepts exactly these (spec §2.1) and answers booleans. */
+/** An int/bool field: the API accepts exactly these (docs/contract.md §4) and answers booleans. */
 export type Flag = boolean | 0 | 1;
 
 /**

@@ -64,7 +64,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
 
   const owns = (pathname: string) => pathname === basePath || pathname.startsWith(`${basePath}/`);
 
-  /** Steps 1-3 of contract §2: who calls, from where, and how often. */
+  /** Steps 1-3 of docs/contract.md §2: who calls, from where, and how often. */
   async function admit(request: ApiRequest, ip: string | null, now: number, headers: Record<string, string>): Promise<ApiKey> {
     const token = bearerToken(request.headers.get('authorization'));
     if (token === undefined) throw errors.missingApiKey();
@@ -83,7 +83,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     if (allow === undefined) allowLists.set(key, (allow = ipAllowList(key.allowed_ips)));
     const policy = key.rate_limit ?? defaultPolicy;
     if (!allow(ip)) {
-      // The key is authenticated, so the answer shows its quota (contract §3), uncounted: the
+      // The key is authenticated, so the answer shows its quota (docs/contract.md §3), uncounted: the
       // refused request never reached the rate-limit step.
       const quota = await limiter.consume(`key:${key.id}`, policy, 0);
       Object.assign(headers, rateLimitHeaders('key', { ...quota, allowed: true }, policy, true));

@@ -1,5 +1,5 @@
 /**
- * The records the API stores and returns. Field names are the wire names of contract §6 and §7,
+ * The records the API stores and returns. Field names are the wire names of docs/contract.md §6 and §7,
  * so a record can be serialised as it is.
  */
 
@@ -207,7 +207,7 @@ export interface ApiKey {
 export type NewApiKey = Omit<ApiKey, 'id' | 'revoked_at' | 'last_used_at'> & { token_hash: string };
 
 /**
- * `GET /me`'s data: the calling key and its user (spec §4.2), plus the key's expiry. More fields
+ * `GET /me`'s data: the calling key and its user (docs/contract.md §6.5), plus the key's expiry. More fields
  * may follow in later releases.
  */
 export interface Me {

@@ -151,7 +151,7 @@ function isInflateFailure(error: unknown): boolean {
 
 /**
  * What the core should read after the host's parser failed, so that the API answers in its own
- * envelope and order (contract §2: authentication, scope and media type come before the body).
+ * envelope and order (docs/contract.md §2: authentication, scope and media type come before the body).
  * Undefined: not a body error of the API's to answer; the host's error handlers get it.
  */
 export function bodyAfterParserError(error: unknown, req: IncomingMessage): Body | undefined {

@@ -28,7 +28,7 @@ export class KeyAdminError extends Error {
 }
 
 /**
- * Issuing and revoking keys: the host's side of contract §7, never reachable through the v1
+ * Issuing and revoking keys: the host's side of docs/contract.md §7, never reachable through the v1
  * HTTP API. The CLI and embedding hosts both use these.
  */
 export class KeyAdmin {

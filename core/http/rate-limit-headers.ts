@@ -1,7 +1,7 @@
 import type { RateLimitDecision, RateLimitPolicy } from '../rate-limiter.ts';
 
 /**
- * The rate-limit fields of contract §8: draft-ietf-httpapi-ratelimit-headers-11
+ * The rate-limit fields of docs/contract.md §8: draft-ietf-httpapi-ratelimit-headers-11
  * (`RateLimit-Policy`, `RateLimit`), the older `RateLimit-Limit/Remaining/Reset` that many
  * clients still read, and `Retry-After` (equal to `t`) when the request was refused.
  */

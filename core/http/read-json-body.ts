@@ -4,7 +4,7 @@ import { NON_INTEGER_LITERAL, nonIntegerMembers } from './integer-literals.ts';
 import { isJsonMediaType } from './json-media-type.ts';
 
 /**
- * Reads a JSON object body under contract §4: the media type first, then the size (from
+ * Reads a JSON object body under docs/contract.md §4: the media type first, then the size (from
  * Content-Length when given, and while reading in any case, so nothing past the limit is buffered),
  * then strict UTF-8 and JSON.
  */
@@ -44,7 +44,7 @@ export async function readJsonObject(request: ApiRequest, limit: number): Promis
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw errors.invalidJson();
   const body = value as Record<string, unknown>;
   // No field of the API takes a fractional number: one written with a fraction or an exponent is
-  // refused as the wrong type even when its value is whole (contract §4: JSON integers).
+  // refused as the wrong type even when its value is whole (docs/contract.md §4: JSON integers).
   if (/[.eE]/.test(text)) {
     for (const name of nonIntegerMembers(text)) {
       if (typeof body[name] === 'number') body[name] = NON_INTEGER_LITERAL;

@@ -1,5 +1,5 @@
 /**
- * Which address a request comes from (contract §7): the connection's peer, unless that peer is a
+ * Which address a request comes from (docs/contract.md §7): the connection's peer, unless that peer is a
  * trusted proxy, in which case the forwarding headers it appended are believed, hop by hop.
  */
 import { canonicalIp } from './ip-address.ts';

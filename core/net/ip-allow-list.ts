@@ -1,4 +1,4 @@
-/** The per-key IP allow-list of contract §7. */
+/** The per-key IP allow-list of docs/contract.md §7. */
 import { createIpMatcher } from './ip-matcher.ts';
 
 /**

@@ -70,5 +70,5 @@ export function headers(required: readonly HeaderName[], optional: readonly Head
   return result;
 }
 
-/** Every answer past the rate limit (contract §2 step 3) carries the quota. */
+/** Every answer past the rate limit (docs/contract.md §2 step 3) carries the quota. */
 export const AFTER_RATE_LIMIT = (): Record<string, HeaderObject | Reference> => headers(['X-Request-Id', ...RATE_LIMIT_HEADERS]);

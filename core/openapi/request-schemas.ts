@@ -73,7 +73,7 @@ function overrideAction(context: OverrideActionContext): JsonSchema | null {
       return { ...jsonSchema, pattern: NO_CONTROL_CHARACTERS };
     }
     if (message === 'invalid_value' && Array.isArray(jsonSchema.anyOf)) {
-      // The int/bool flag of spec §2.1: a union of boolean and number narrowed to true/false/0/1.
+      // The int/bool flag of docs/contract.md §4: a union of boolean and number narrowed to true/false/0/1.
       const accepted = [true, false, 0, 1].every((x) => accepts(x));
       const refused = [2, -1, 0.5, '1', null].every((x) => !accepts(x));
       if (!accepted || !refused) fail('a union check that is not the int/bool flag rule');
@@ -142,7 +142,7 @@ function describe(
   return { ...rest, properties };
 }
 
-/** What the contract (§6) says about defaults and applicability: not part of the validator's schema. */
+/** What docs/contract.md §6.1 says about defaults and applicability: not part of the validator's schema. */
 const DEVICE_NOTES: Readonly<Record<string, string>> = {
   target_value: 'Domains are stored lower-cased and in ASCII (punycode) form, IP addresses in canonical form; targets that are not publicly routable are refused (forbidden_target) unless the server allows private targets.',
   service_type: 'Default web.',

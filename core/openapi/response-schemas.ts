@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of what the API answers (docs/contract.md, "Envelopes and headers" and "Resources"). The records have no valibot schema
+ * JSON Schemas of what the API answers (docs/contract.md §3 and §6.1-§6.2). The records have no valibot schema
  * (the server builds them, it does not parse them), so they are written here, typed against
  * core/records.ts so that a field added to or removed from a record fails to compile until it is
  * described. The response-conformance test checks every answer against them besides.

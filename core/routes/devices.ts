@@ -1,7 +1,7 @@
 import { parseDeviceInput } from '../validation/device-input.ts';
 import { resourceRoutes } from './resource-routes.ts';
 
-/** GET /devices, POST /devices/create, DELETE /devices/delete (spec §4.3-4.5). */
+/** GET /devices, POST /devices/create, DELETE /devices/delete (docs/contract.md §6.1, §6.3, §6.4). */
 export const deviceRoutes = resourceRoutes({
   parse: parseDeviceInput,
   list: (store, userId, page) => store.listDevices(userId, page),

@@ -9,7 +9,7 @@ export const STREAM_BATCH = 500;
 type FetchPage<T> = (page: PageRequest) => Promise<T[]>;
 
 /**
- * A list answer (contract §6, Lists). With `limit`, one page and a `Link: rel="next"` header when
+ * A list answer (docs/contract.md §6.4 Lists). With `limit`, one page and a `Link: rel="next"` header when
  * more follow (path-relative: it resolves against the request URL and never echoes a Host header);
  * without, every record, streamed from the store in keyset batches. The first batch is
  * read before the answer starts, so a failing store still gets a proper error status.

@@ -19,7 +19,7 @@ function bodyFor(key: ApiKey): string {
   return body;
 }
 
-/** GET /me: the calling key and its user (spec §4.2), plus the key's expiry. */
+/** GET /me: the calling key and its user (docs/contract.md §6.5), plus the key's expiry. */
 export async function getMe(call: Call): Promise<ApiResponse> {
   refuseQuery(call.url.query);
   return jsonResponse(200, bodyFor(call.key));

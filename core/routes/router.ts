@@ -15,12 +15,12 @@ type Handler = (call: Call) => Promise<ApiResponse>;
 interface Route {
   method: Method;
   path: string;
-  /** null: any valid key may call it (`/me`, spec §4.1). */
+  /** null: any valid key may call it (`/me`, docs/contract.md §1). */
   scope: Scope | null;
   handler: Handler;
 }
 
-/** The v1 API (spec §4.1) and the engine's read routes (docs/engine.md), relative to the base path. */
+/** The v1 API (docs/contract.md §1) and the engine's read routes (docs/engine.md), relative to the base path. */
 export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/me', scope: null, handler: getMe },
   { method: 'GET', path: '/devices', scope: 'read', handler: devices.list },
@@ -42,7 +42,7 @@ export const ROUTES: readonly Route[] = [
 const RESOURCES = new Set(ROUTES.map((route) => route.path.split('/')[1]!));
 const SEGMENT = /^[a-z][a-z0-9-]{0,31}$/;
 
-/** The 404 of contract §2 step 4, named after the path's first segment when it is one of ours. */
+/** The 404 of docs/contract.md §2 step 4, named after the path's first segment when it is one of ours. */
 export function unknownRoute(path: string): never {
   const first = path.split('/')[1] ?? '';
   throw errors.unknownRoute(SEGMENT.test(first) && RESOURCES.has(first) ? first : null);

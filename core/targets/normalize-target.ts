@@ -1,5 +1,5 @@
 /**
- * Reading and storing targets (contract §5): one spelling per host, so that duplicates are found
+ * Reading and storing targets (docs/contract.md §5): one spelling per host, so that duplicates are found
  * and the target policy sees what will actually be probed.
  */
 import { domainToASCII } from 'node:url';

@@ -1,5 +1,5 @@
 /**
- * The default target policy of contract §5: a monitor only probes what is publicly routable, so
+ * The default target policy of docs/contract.md §5: a monitor only probes what is publicly routable, so
  * the service cannot be pointed at its own network (SSRF). `allowPrivateTargets` lifts it.
  */
 import ipaddr from 'ipaddr.js';

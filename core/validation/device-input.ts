@@ -60,7 +60,7 @@ export const DEFAULT_PORTS: Readonly<Record<Exclude<ServiceType, 'web' | 'tcp'>,
 
 const webPort = (scheme: Scheme) => (scheme === 'https' ? 443 : 80);
 
-/** Fields that mean something for web monitoring only (contract §6). */
+/** Fields that mean something for web monitoring only (docs/contract.md §6.1). */
 const WEB_ONLY = [
   'scheme', 'host_header', 'proxy_enabled', 'origin_host', 'origin_scheme', 'origin_port',
   'check_public_http', 'check_public_https', 'check_origin_http', 'check_origin_tls', 'expect_status',
@@ -70,7 +70,7 @@ export interface TargetOptions {
   allowPrivateTargets: boolean;
 }
 
-/** A create-device body as the record to store, or a 400 listing every problem (contract §4-6). */
+/** A create-device body as the record to store, or a 400 listing every problem (docs/contract.md §4 to §6.1). */
 export function parseDeviceInput(input: Record<string, unknown>, options: TargetOptions, createdAt: string): NewDevice {
   const { fields: f, details } = parseFields(deviceSchema, input, deviceHints);
   const bad = new Set(details.map((d) => d.field));

@@ -26,7 +26,7 @@ export const integer = (min: number, max: number) =>
     v.maxValue(max, 'out_of_range'),
   );
 
-/** An int/bool field: exactly true, false, 0 or 1 (spec §2.1), read as a boolean. */
+/** An int/bool field: exactly true, false, 0 or 1 (docs/contract.md §4), read as a boolean. */
 export const flag = () =>
   v.pipe(
     v.union([v.boolean(), v.number()], 'invalid_type'),

@@ -81,7 +81,7 @@ export function queryValues(query: string, known: ReadonlySet<string>, hintsOf: 
 
 const LIST_PARAMS = new Set(['limit', 'after_id']);
 
-/** `limit` and `after_id` of a list request (contract §6, Lists), or a 400 with details. */
+/** `limit` and `after_id` of a list request (docs/contract.md §6.4 Lists), or a 400 with details. */
 export function parseListQuery(query: string): ListQuery {
   const { values, details } = queryValues(query, LIST_PARAMS, hints);
   const repeated = new Set(details.map((d) => d.field));

@@ -37,7 +37,7 @@ export interface RedisRateLimiterOptions {
   prefix?: string;
   /**
    * When Redis cannot be reached: true lets requests through (a warning is logged once per outage),
-   * false answers them 500 `server_error`. Default true: see the README for why.
+   * false answers them 500 `server_error`. Default true: docs/cli.md (serve, `--rate-limit-fail`) says why.
    */
   failOpen?: boolean;
   /** Told once when an outage starts and once when it ends. */

@@ -1,6 +1,6 @@
 /**
- * Blacklist monitors (docs/contract.md, "Blacklist monitor"; docs/engine.md, "What the API shows"):
- * create, the record, what checks write into it, duplicates, delete and list.
+ * Blacklist monitors (docs/contract.md §6.2; docs/engine.md, "What the API shows"): create, the
+ * record, what checks write into it, duplicates, delete and list.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-/** Contract §4: request bodies (media type, size, UTF-8 JSON object, field rules). */
+/** docs/contract.md §4: request bodies (media type, size, UTF-8 JSON object, field rules). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BlacklistMonitor, Device } from '../../core/index.ts';
@@ -205,7 +205,7 @@ eachStore('request bodies', (env) => {
     assertSuccess(await send(t, key, '/v1/devices/create', ` \n\t${JSON.stringify(deviceBody())}\r\n `, { 'content-type': 'application/json' }), 201);
   });
 
-  test('each detail code of contract §3 is produced', async () => {
+  test('each detail code of docs/contract.md §3 is produced', async () => {
     const { t, key } = await env.setup();
     const post = (body: Record<string, unknown>) => t.request('/v1/devices/create', { method: 'POST', key, body });
     assertValidation(await post({ target_value: 'example.com' }), [['target_type', 'missing']]);

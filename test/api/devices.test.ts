@@ -1,4 +1,4 @@
-/** Contract §6 Device: create (defaults, rules), the record, duplicates, delete and list. */
+/** docs/contract.md §6.1 Device: create (defaults, rules), the record, duplicates, delete and list. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BlacklistMonitor, Device } from '../../core/index.ts';

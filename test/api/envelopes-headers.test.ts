@@ -1,4 +1,4 @@
-/** Contract §3: envelopes, Content-Type, X-Request-Id, rate-limit headers, WWW-Authenticate, timestamps. */
+/** docs/contract.md §3: envelopes, Content-Type, X-Request-Id, rate-limit headers, WWW-Authenticate, timestamps. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestResponse } from '../../core/testing/index.ts';
@@ -7,7 +7,7 @@ import {
   assertError, assertSuccess, auth, deviceBody, eachStore, ISO_MS, JSON_TYPE, raw, START, UUID,
 } from './helpers.ts';
 
-/** The rate-limit fields of contract §8 for a key policy q/w, after `used` requests, `t` seconds to reset. */
+/** The rate-limit fields of docs/contract.md §8 for a key policy q/w, after `used` requests, `t` seconds to reset. */
 function assertKeyRateHeaders(res: TestResponse, q: number, w: number, remaining: number, t: number): void {
   assert.equal(res.headers.get('ratelimit-policy'), `"key";q=${q};w=${w}`);
   assert.equal(res.headers.get('ratelimit'), `"key";r=${remaining};t=${t}`);

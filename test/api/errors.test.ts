@@ -1,5 +1,5 @@
 /**
- * Contract §2 step 8: a failure nobody planned for is 500 server_error with nothing internal in the
+ * docs/contract.md §2 step 8: a failure nobody planned for is 500 server_error with nothing internal in the
  * answer; a store without its schema is 500 missing_table. Faults are injected into a real store
  * through a Proxy that makes one method fail; everything else runs for real.
  */
@@ -99,7 +99,7 @@ eachFactory('errors', (factory) => {
       assert.equal(res.headers.get('content-type'), JSON_TYPE);
       assert.ok(res.headers.get('x-request-id'));
       if (method !== 'findApiKeyByHash') {
-        // Authenticated: the rate-limit fields are there on a 500 too (contract §3).
+        // Authenticated: the rate-limit fields are there on a 500 too (docs/contract.md §3).
         assert.equal(res.headers.get('ratelimit-policy'), '"key";q=120;w=60');
         assert.equal(res.headers.get('ratelimit'), '"key";r=119;t=60');
       }

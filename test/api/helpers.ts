@@ -1,6 +1,6 @@
 /**
  * Shared scaffolding of the API suites: run a suite once per store, make an API over that store,
- * and check envelopes exactly as contract §3 words them.
+ * and check envelopes exactly as docs/contract.md §3 words them.
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe } from 'node:test';
@@ -124,7 +124,7 @@ function describeResponse(res: TestResponse): string {
   return `${res.status} ${res.text.slice(0, 500)}`;
 }
 
-/** Every answer: exact Content-Type and an X-Request-Id (contract §3). */
+/** Every answer: exact Content-Type and an X-Request-Id (docs/contract.md §3). */
 export function assertCommonHeaders(res: TestResponse): void {
   assert.equal(res.headers.get('content-type'), JSON_TYPE, `Content-Type of ${describeResponse(res)}`);
   const id = res.headers.get('x-request-id');

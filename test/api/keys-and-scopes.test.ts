@@ -1,4 +1,4 @@
-/** Contract §7 (keys, scopes, allow-list, client IP) and §2 steps 1, 2 and 5. */
+/** docs/contract.md §7 (keys, scopes, allow-list, client IP) and §2 steps 1, 2 and 5. */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
@@ -70,7 +70,7 @@ eachStore('keys and scopes', (env) => {
       assert.ok(!Array.isArray(me));
     }
     assert.notEqual(both.key.id, reader.key.id);
-    // Any timestamp it adds is ISO 8601 UTC with milliseconds (contract §3).
+    // Any timestamp it adds is ISO 8601 UTC with milliseconds (docs/contract.md §3).
     const expiring = await t.createKey({ userId: user.id, expiresAt: '2026-06-01T00:00:00Z' });
     const me = assertSuccess(await t.request<Me>('/v1/me', { key: expiring }), 200);
     if ('expires_at' in me) assert.equal(me.expires_at, '2026-06-01T00:00:00.000Z');

@@ -1,5 +1,5 @@
 /**
- * Contract §2: the order in which a request is judged. Each test sets up a request that fails
+ * docs/contract.md §2: the order in which a request is judged. Each test sets up a request that fails
  * two steps at once and checks that the earlier step answers.
  */
 import assert from 'node:assert/strict';

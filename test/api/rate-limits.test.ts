@@ -1,4 +1,4 @@
-/** Contract §8: per-key rate limits, their headers, windows, overrides and atomicity. */
+/** docs/contract.md §8: per-key rate limits, their headers, windows, overrides and atomicity. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock, MemoryRateLimiter } from '../../core/index.ts';

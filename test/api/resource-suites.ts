@@ -1,5 +1,5 @@
 /**
- * Contract §6 "Delete" and "Lists": the same rules for devices and blacklist monitors, defined once
+ * docs/contract.md §6.3 Delete and §6.4 Lists: the same rules for devices and blacklist monitors, defined once
  * and registered by devices.test.ts and blacklist-monitors.test.ts.
  */
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-/** Contract §1 (mounting and paths) and §2 step 4 (routes, 404 and 405). */
+/** docs/contract.md §1 (mounting and paths) and §2 step 4 (routes, 404 and 405). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BlacklistMonitor, Device, Me } from '../../core/index.ts';
@@ -23,7 +23,7 @@ function allowOf(header: string | null): string[] {
 }
 
 eachStore('routes', (env) => {
-  test('every route of spec §4.1 answers its own method', async () => {
+  test('every route of docs/contract.md §1 answers its own method', async () => {
     const { t, key } = await env.setup();
     assertSuccess(await t.request('/v1/me', { key }), 200);
     assertSuccess(await t.request('/v1/devices', { key }), 200);
@@ -69,7 +69,7 @@ eachStore('routes', (env) => {
     const { t, key } = await env.setup();
     assertError(await t.request('/v1', { key }), 404, 'unknown_route');
     assertError(await t.request('/v1/', { key }), 404, 'unknown_route');
-    // Inside the base path authentication comes first (contract §2 step 1 before step 4).
+    // Inside the base path authentication comes first (docs/contract.md §2 step 1 before step 4).
     assertError(await t.request('/v1'), 401, 'missing_api_key');
     assertError(await t.request('/v1/'), 401, 'missing_api_key');
   });

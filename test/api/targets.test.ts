@@ -1,4 +1,4 @@
-/** Contract §5: target_type and target_value of devices and blacklist monitors alike. */
+/** docs/contract.md §5: target_type and target_value of devices and blacklist monitors alike. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
@@ -50,7 +50,7 @@ const PUBLIC_V4 = ['8.8.8.8', '1.1.1.1', '9.255.255.255', '11.0.0.0', '100.63.25
 const PUBLIC_V6 = ['2606:4700:4700::1111', '2001:4860:4860::8888', '2a00:1450:4001::1', '2001:200::1', '2c0f:fb50::1',
   '2400:cb00::1', '2620:4f:8001::1', '2001:200:dff:fff1:216:3eff:feb1:44d7'];
 
-// Contract §5: loopback, private, link-local, CGNAT, multicast, unspecified, broadcast, documentation,
+// docs/contract.md §5: loopback, private, link-local, CGNAT, multicast, unspecified, broadcast, documentation,
 // benchmarking and other IANA special-purpose ranges.
 const FORBIDDEN_V4: readonly [string, string][] = [
   ['127.0.0.1', 'loopback'], ['127.255.255.254', 'loopback'], ['127.1.2.3', 'loopback'],

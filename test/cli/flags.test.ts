@@ -1,5 +1,5 @@
 /**
- * Contract §9: bad flags, bad environment values and a database or Redis that cannot be reached
+ * docs/contract.md §9: bad flags, bad environment values and a database or Redis that cannot be reached
  * give one line on stderr and exit code 2, quickly, and touch nothing.
  */
 import assert from 'node:assert/strict';

@@ -70,7 +70,7 @@ function cases(): [name: string, path: string, body: string | Uint8Array | null,
     ['port 1e400 (Infinity once parsed)', DEVICE, `{${fresh()},"port":1e400}`, { status: 400, details: [['port', 'invalid_type']] }],
     ['port -1e400', DEVICE, `{${fresh()},"port":-1e400}`, { status: 400, details: [['port', 'invalid_type']] }],
     ['port 443.0001', DEVICE, `{${fresh()},"port":443.0001}`, { status: 400, details: [['port', 'invalid_type']] }],
-    // Contract §4: integers must be JSON integers, so a fraction or exponent is refused even when whole.
+    // docs/contract.md §4: integers must be JSON integers, so a fraction or exponent is refused even when whole.
     ['port 443.0 (whole, but not an integer literal)', DEVICE, `{${fresh()},"port":443.0}`, { status: 400, details: [['port', 'invalid_type']] }],
     ['port 4.43e2 (whole, but not an integer literal)', DEVICE, `{${fresh()},"port":4.43e2}`, { status: 400, details: [['port', 'invalid_type']] }],
     ['port 1e-400 (0 once parsed)', DEVICE, `{${fresh()},"port":1e-400}`, { status: 400, details: [['port', 'invalid_type']] }],

@@ -132,7 +132,7 @@ export interface CheckedAnswer {
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
- * Holds any answer of the API to contract §2-§3: a status from the closed set and a code that
+ * Holds any answer of the API to docs/contract.md §2-§3: a status from the closed set and a code that
  * belongs to it (never 500), the exact Content-Type, an X-Request-Id that is the caller's own only
  * when safe to echo, the envelope's exact shape, and nothing internal in the text.
  */
@@ -254,7 +254,7 @@ export function isPublicAddress(address: string): boolean {
   return false;
 }
 
-/** Special-use names of contract §5: the name itself and everything under it. */
+/** Special-use names of docs/contract.md §5: the name itself and everything under it. */
 const SPECIAL_NAMES = ['localhost', 'local', 'internal', 'test', 'invalid', 'example', 'home.arpa'];
 
 /** What a checker building `http://<host>/` would connect to, as the WHATWG URL parser reads it. */
@@ -381,7 +381,7 @@ export const STORE_FACTORIES: readonly HardeningStoreFactory[] = [
 ];
 
 /**
- * A 500 exactly as contract §2 step 8 words it: the envelope with `code` and `message` only, the
+ * A 500 exactly as docs/contract.md §2 step 8 words it: the envelope with `code` and `message` only, the
  * code given, and nothing internal (stack, SQL, driver or network text) anywhere in the answer.
  */
 export function assertServerError(res: RawResponse, code: 'server_error' | 'missing_table' = 'server_error'): void {

@@ -114,7 +114,7 @@ export function createConformance(document: OpenApiDocument): Conformance {
   function operationFor(method: string, pathname: string, basePath: string): [string, OperationObject] | undefined {
     if (pathname !== basePath && !pathname.startsWith(`${basePath}/`)) return undefined;
     let path = pathname.slice(basePath.length);
-    if (path.endsWith('/')) path = path.slice(0, -1); // contract §1: one trailing slash is ignored
+    if (path.endsWith('/')) path = path.slice(0, -1); // docs/contract.md §1: one trailing slash is ignored
     const item: PathItemObject | undefined = document.paths[path];
     const operation = item?.[method.toLowerCase() as keyof PathItemObject];
     return operation === undefined ? undefined : [`${method.toUpperCase()} ${path}`, operation];

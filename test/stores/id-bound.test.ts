@@ -1,5 +1,5 @@
 /**
- * Ids are answered as JSON numbers and accepted up to 2^53-1 (contract §3, §6). A table whose id
+ * Ids are answered as JSON numbers and accepted up to 2^53-1 (docs/contract.md §3, §6.3). A table whose id
  * sequence reaches past that must refuse the insert, not store a record it then reports as a
  * failure: such a row could never be deleted (`invalid_id`) and would break every list of its user.
  */

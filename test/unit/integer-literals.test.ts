@@ -18,7 +18,7 @@ describe('nonIntegerMembers', () => {
   }
 });
 
-describe('integer fields take JSON integers only (contract §4)', () => {
+describe('integer fields take JSON integers only (docs/contract.md §4)', () => {
   for (const literal of ['80.0', '8e1', '80E0', '8.0e1']) {
     it(`port ${literal} is invalid_type`, async () => {
       const t = createTestApi();

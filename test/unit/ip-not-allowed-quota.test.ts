@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { createTestApi } from '../../core/testing/index.ts';
 
-// ip_not_allowed is an answer to an authenticated key: it shows the key's quota (contract §3) but
-// does not spend it, since the pipeline stops before the rate-limit step (§2).
+// ip_not_allowed is an answer to an authenticated key: it shows the key's quota (docs/contract.md §3) but
+// does not spend it, since the pipeline stops before the rate-limit step (docs/contract.md §2).
 it('ip_not_allowed carries the key\'s rate-limit headers without counting the request', async () => {
   const t = createTestApi();
   const key = await t.createKey({ allowedIps: ['10.0.0.0/8'], rateLimit: { limit: 5, windowSeconds: 60 } });
