@@ -74,24 +74,22 @@ function families(withId: boolean, prefix: string): Record<string, JsonSchema> {
 }
 
 /**
- * The result components: the four stored shapes, `DeviceProbeResult` and `CheckResult` as one of
- * them chosen by `probe` (the probe values of the shapes do not overlap, so exactly one matches),
+ * The result components: the four stored shapes, `DeviceProbeResult` as one of the device's three
+ * chosen by `probe` (the probe values of the shapes do not overlap, so exactly one matches),
  * and `DeviceLastResults`, the last result of each probe, keyed by probe name.
  */
 export function resultSchemas(): Record<string, JsonSchema> {
   const lastResults: { [P in keyof DeviceLastResults]-?: JsonSchema } = Object.fromEntries(
     DEVICE_PROBES.map((probe) => [probe, ref(`Last${SHAPE_OF[probe]}`)]),
   ) as { [P in keyof DeviceLastResults]-?: JsonSchema };
+  // A device's last results never hold a DNSBL answer, so that family has no id-less form.
+  const { LastDnsblResult: _unused, ...lastFamilies } = families(false, 'Last');
   return {
     ...families(true, ''),
-    ...families(false, 'Last'),
+    ...lastFamilies,
     DeviceProbeResult: {
       description: 'A device probe\'s result; `probe` tells which shape.',
       oneOf: [ref('HttpProbeResult'), ref('TlsProbeResult'), ref('ServiceProbeResult')],
-    },
-    CheckResult: {
-      description: 'A stored check result of any kind; `probe` tells which shape (dnsbl for blacklist monitors).',
-      oneOf: [ref('DnsblResult'), ref('HttpProbeResult'), ref('TlsProbeResult'), ref('ServiceProbeResult')],
     },
     DeviceLastResults: {
       type: 'object',

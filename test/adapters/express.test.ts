@@ -57,13 +57,20 @@ const expressChecks: SuiteOptions = {
       // Beyond the host parser's own limit, with and without Content-Length.
       assertError(await call(url, { key: ctx.keys.readWrite, body: OVER_HOST_LIMIT }), 413, 'payload_too_large');
       assertError(await call(url, { key: ctx.keys.readWrite, body: OVER_HOST_LIMIT, chunked: true }), 413, 'payload_too_large');
-      // A charset body-parser does not know: it leaves the stream unread, and the API reads it.
-      const latin1 = await call(url, {
+      // A charset body-parser does not know: it leaves the stream unread, and the API refuses it as
+      // it refuses any charset but UTF-8.
+      assertError(await call(url, {
         key: ctx.keys.readWrite,
         body: { target_type: 'ip', target_value: '1.0.0.3' },
         headers: { 'content-type': 'application/json; charset=latin1' },
+      }), 400, 'invalid_content_type');
+      // And UTF-8 declared is read as any JSON body.
+      const utf8 = await call(url, {
+        key: ctx.keys.readWrite,
+        body: { target_type: 'ip', target_value: '1.0.0.3' },
+        headers: { 'content-type': 'application/json; charset=utf-8' },
       });
-      assert.equal(latin1.status, 201, latin1.text);
+      assert.equal(utf8.status, 201, utf8.text);
     });
 
     it('a body express.json() parsed thousands deep is judged as on the other runtimes, never a stack', async () => {

@@ -125,7 +125,7 @@ function checkStored(kind: 'device' | 'monitor', input: Record<string, unknown>,
 
 /**
  * One create through the handler, judged against an oracle that reads the same bytes itself:
- * wrong media type → 400 invalid_content_type, too big → 413, not UTF-8 JSON of an object →
+ * wrong media type or a charset other than UTF-8 → 400 invalid_content_type, too big → 413, not UTF-8 JSON of an object →
  * 400 invalid_json, else 201 (safe record), 409, or 400 validation_failed naming only fields
  * the body had or the schema knows, every stranger as unknown_field.
  */
@@ -145,7 +145,9 @@ async function fuzzCreate(api: MonitoringApi, key: CreatedApiKey, kind: 'device'
   }
   const echoes = isPlainObject(parsed) ? Object.keys(parsed) : [];
   const answer = checkAnswer(res, { echoes });
-  const json = /^application\/json\s*(;|$)/i.test(contentType.trim());
+  // JSON, and UTF-8 when a charset is declared at all.
+  const json = /^application\/json\s*(;|$)/i.test(contentType.trim())
+    && !/;\s*charset\s*=\s*(?!"?utf-8"?\s*(;|$))/i.test(contentType);
   if (!json) {
     assert.equal(answer.code, 'invalid_content_type');
   } else if (bytes.byteLength > BODY_LIMIT) {

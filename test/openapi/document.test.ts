@@ -181,11 +181,11 @@ describe('OpenAPI document', () => {
       assert.deepEqual(ok.headers.Link, { $ref: '#/components/headers/Link' });
       assert.deepEqual(ok.content['application/json']!.schema, { $ref: `#/components/schemas/${envelope}` });
       assert.deepEqual((document.components.schemas[envelope]!.properties as Record<string, unknown>).data, { type: 'array', items: { $ref: `#/components/schemas/${item}` } });
-      assert.deepEqual(Object.keys(operation.responses).sort(), ['200', '400', '401', '403', '404', '429', '500']);
+      assert.deepEqual(Object.keys(operation.responses).sort(), ['200', '400', '401', '403', '404', '405', '408', '417', '429', '431', '500']);
     }
     // Exactly one shape matches a result, chosen by its probe.
     const conformance = createConformance(document);
-    const validate = conformance.validator({ $ref: '#/components/schemas/CheckResult' });
+    const validate = conformance.validator({ oneOf: [{ $ref: '#/components/schemas/DnsblResult' }, { $ref: '#/components/schemas/DeviceProbeResult' }] });
     const common = { id: 1, checked_at: '2026-01-01T00:00:00.000Z', ok: true, response_ms: 3, error: null };
     assert.equal(validate({ ...common, probe: 'dnsbl', zone: 'zen.spamhaus.org', listed: false, answer: null }), true);
     assert.equal(validate({ ...common, probe: 'origin_http', http_status: 200, location: null }), true);

@@ -12,7 +12,9 @@ import { dirname, join, normalize } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ROOT } from '../support/built-cli.ts';
 
-const COPIED = ['core', 'adapters', 'stores', 'cli', 'client', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json',
+/** The folders the build compiles (as tsconfig.build.json says), and what else the package takes. */
+const BUILT: string[] = (JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] }).include;
+const COPIED = [...BUILT, 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json',
   'README.md', 'SECURITY.md', 'LICENSE', 'openapi.json'];
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
