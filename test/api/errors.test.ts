@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { generateToken, MissingTableError, type Store } from '../../core/index.ts';
-import { createTestApi, type TestApi, type TestResponse } from '../../core/testing/index.ts';
+import type { TestApi, TestResponse } from '../../core/testing/index.ts';
 import type { OpenedStore } from '../support/stores.ts';
-import { assertError, assertSuccess, auth, deviceBody, eachFactory, JSON_TYPE } from './helpers.ts';
+import { assertError, assertSuccess, auth, deviceBody, eachFactory, JSON_TYPE, createTestApi } from './helpers.ts';
 
 type Method = keyof Store;
 

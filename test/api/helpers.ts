@@ -1,12 +1,14 @@
 /**
  * Shared scaffolding of the API suites: run a suite once per store, make an API over that store,
- * and check envelopes exactly as docs/contract.md §3 words them.
+ * and check envelopes exactly as docs/contract.md §3 words them. Every API made here checks each
+ * of its answers against the OpenAPI document as it gives them (test/openapi/conforming-api.ts).
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe } from 'node:test';
 import type { Store } from '../../core/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
-import { createTestApi, type TestApi, type TestApiOptions, type TestBody, type TestResponse } from '../../core/testing/index.ts';
+import { createTestApi as createKitTestApi, type TestApi, type TestApiOptions, type TestBody, type TestResponse } from '../../core/testing/index.ts';
+import { checkAnswersAgainstDocument } from '../openapi/conforming-api.ts';
 import { availableStores, type OpenedStore, type StoreFactory, type StoreName } from '../support/stores.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
 
@@ -38,6 +40,16 @@ export const DETAIL_CODES = [
   'missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'forbidden_target',
   'not_applicable',
 ] as const;
+
+/**
+ * The testing kit's API, checking every answer it gives against the OpenAPI document: the API
+ * suites make their APIs with this, never with the kit's own `createTestApi`.
+ */
+export function createTestApi(options: TestApiOptions = {}): TestApi {
+  const t = createKitTestApi(options);
+  checkAnswersAgainstDocument(t.api);
+  return t;
+}
 
 export interface Env {
   readonly name: StoreName;

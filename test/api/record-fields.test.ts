@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { MemoryStore, type BlacklistMonitor, type Device, type NewDevice, type PageRequest } from '../../core/index.ts';
-import { createTestApi, type TestApi } from '../../core/testing/index.ts';
+import type { TestApi } from '../../core/testing/index.ts';
 import { http, lastResults, mustRecord, recordBlacklistCheck, recordDeviceCheck, service, tls } from './checks.ts';
-import { assertSuccess, START } from './helpers.ts';
+import { assertSuccess, START, createTestApi } from './helpers.ts';
 
 /**
  * A memory store with a change marker, as a database store has, so that lists go through the

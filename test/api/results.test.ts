@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { BlacklistMonitor, CheckResult, Device, DeviceProbeResult, DnsblResult } from '../../core/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
-import { createTestApi, type TestApi, type TestResponse } from '../../core/testing/index.ts';
+import type { TestApi, TestResponse } from '../../core/testing/index.ts';
 import { dnsbl, dnsblFailure, http, mustRecord, recordBlacklistCheck, recordDeviceCheck, service, tls } from './checks.ts';
-import { assertError, assertSuccess, assertValidation } from './helpers.ts';
+import { assertError, assertSuccess, assertValidation, createTestApi } from './helpers.ts';
 
 const apis: TestApi[] = [];
 after(async () => {

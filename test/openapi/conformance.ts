@@ -13,8 +13,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
 import type { FormatsPlugin } from 'ajv-formats';
-import type {
-  HeaderObject, JsonSchema, OpenApiDocument, OperationObject, PathItemObject, Reference, ResponseObject,
+import {
+  createOpenApiDocument,
+  type HeaderObject, type JsonSchema, type OpenApiDocument, type OperationObject, type PathItemObject, type Reference, type ResponseObject,
 } from '../../core/openapi/index.ts';
 
 // ajv-formats is CommonJS with `exports.default`; depending on the interop the default import is
@@ -175,6 +176,18 @@ export function createConformance(document: OpenApiDocument): Conformance {
   }
 
   return { resolve: resolveExchange, check, validator };
+}
+
+const byBasePath = new Map<string, Conformance>();
+
+/**
+ * The conformance of the document generated for `basePath`, made once per process: compiling the
+ * document's schemas costs far more than checking an answer, and every API test checks hundreds.
+ */
+export function conformanceFor(basePath: string): Conformance {
+  let conformance = byBasePath.get(basePath);
+  if (conformance === undefined) byBasePath.set(basePath, (conformance = createConformance(createOpenApiDocument({ basePath }))));
+  return conformance;
 }
 
 /** Lower-cased header names → values, from a fetch Headers. */
