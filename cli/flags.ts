@@ -4,7 +4,7 @@ import { SCOPES, type RateLimitRule, type Scope } from '../core/index.ts';
 import { UsageError } from './usage-error.ts';
 
 type FlagSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
-type FlagValues = Record<string, string | boolean | string[] | undefined>;
+export type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
 /** parseArgs speaks in paragraphs; the contract wants one line naming what is wrong. */
 function describeParseError(error: unknown, command: string): string {

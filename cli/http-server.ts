@@ -36,8 +36,12 @@ export interface ServerTimeouts {
 export function createApiServer(api: MonitoringApi, timeouts: ServerTimeouts = {}): ApiServer {
   const handle = createNodeHandler(api);
   // Node enforces the header and request timeouts only when it checks its connections, every
-  // 30 s unless told otherwise. Header count and size stay at Node's defaults (431 beyond them).
-  const options = { connectionsCheckingInterval: 1_000, requireHostHeader: false, ...SERVER_TIMEOUTS, ...timeouts };
+  // 30 s unless told otherwise: every second here, or more often when a timeout is shorter than
+  // two seconds, so that no timeout is overrun by more than half of itself. Header count and size
+  // stay at Node's defaults (431 beyond them).
+  const merged = { ...SERVER_TIMEOUTS, ...timeouts };
+  const shortest = Math.min(merged.headersTimeout, merged.requestTimeout);
+  const options = { connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(shortest / 2))), requireHostHeader: false, ...merged };
   const server = createServer(options, (req, res) => {
     if (!drain.admit(req, res) || answeredMissingHost(req, res)) return;
     inFlight.track(req, res);

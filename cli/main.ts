@@ -6,7 +6,8 @@ const USAGE = `usage: monitoring-api <command> [flags]
 
   serve [--host H] [--port P] [--database URL] [--rate-limit N/S] [--rate-limit-store memory|redis://HOST:PORT[/DB][?prefix=NAME&timeout=MS]]
         [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES]
-        [--no-prepared-statements] [--query-timeout MS] [--shutdown-timeout MS] [--worker [ENGINE FLAGS]]
+        [--no-prepared-statements] [--query-timeout MS] [--shutdown-timeout MS]
+        [--header-timeout MS] [--request-timeout MS] [--keep-alive-timeout MS] [--worker [ENGINE FLAGS]]
   worker [--database URL] [--allow-private-targets] [--no-prepared-statements] [ENGINE FLAGS]
   migrate [--database URL]
   users create [--name N] [--json] [--database URL]
@@ -24,7 +25,8 @@ other command checks anything.
 engine defaults: --concurrency 100 --probe-timeout 10000 --retry-delay 30 --failures-before-down 2
 --result-retention 30, the system's DNS resolver, the DNSBL zones listed in docs/engine.md.
 serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384
-  --query-timeout 12000 (PostgreSQL) --shutdown-timeout 5000 + query timeout + 3000.
+  --query-timeout 12000 (PostgreSQL) --shutdown-timeout 5000 + query timeout + 3000
+  --header-timeout 10000 --request-timeout 30000 --keep-alive-timeout 5000.
 Database URLs: postgres://..., postgresql://..., sqlite:PATH, sqlite::memory: (default sqlite:./data/monitoring.db).
 Environment: DATABASE_URL, HOST, PORT, RATE_LIMIT_STORE, RATE_LIMIT_FAIL (flags win).
 Exit codes: 0 done; 1 the operation failed (no such user or key); 2 bad flags, or the database,

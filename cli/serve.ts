@@ -5,9 +5,9 @@ import { POSTGRES_TIMEOUTS } from '../stores/kysely/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, type EngineFlagOptions } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
-import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text } from './flags.ts';
+import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from './flags.ts';
 import { exitGracefullyOnSignals } from './graceful-shutdown.ts';
-import { baseUrl, createApiServer, listen } from './http-server.ts';
+import { baseUrl, createApiServer, listen, SERVER_TIMEOUTS, type ServerTimeouts } from './http-server.ts';
 import { checkRateLimitStore, rateLimiterFromUrl } from './rate-limiter-from-url.ts';
 import { jsonLogger } from './request-log.ts';
 import { UsageError } from './usage-error.ts';
@@ -27,6 +27,9 @@ const SPEC = {
   ...ENGINE_FLAGS,
   'query-timeout': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
+  'header-timeout': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'keep-alive-timeout': { type: 'string' },
 } as const;
 
 /** Timeouts past a day are typos, not needs. */
@@ -50,6 +53,31 @@ interface ServeConfig {
   engine: EngineFlagOptions | undefined;
   queryTimeoutMs: number;
   shutdownTimeoutMs: number;
+  /** The client timeouts given as flags; the others stay at SERVER_TIMEOUTS. */
+  serverTimeouts: ServerTimeouts;
+}
+
+/** --header-timeout, --request-timeout and --keep-alive-timeout, checked as node:http would take them. */
+function readServerTimeouts(flags: FlagValues): ServerTimeouts {
+  const read = (name: string): number | undefined => {
+    const value = text(flags, name);
+    return value === undefined ? undefined : positiveInt(value, `--${name}`, MAX_TIMEOUT_MS);
+  };
+  const timeouts: ServerTimeouts = {};
+  const headersTimeout = read('header-timeout');
+  const requestTimeout = read('request-timeout');
+  const keepAliveTimeout = read('keep-alive-timeout');
+  if (headersTimeout !== undefined) timeouts.headersTimeout = headersTimeout;
+  if (requestTimeout !== undefined) timeouts.requestTimeout = requestTimeout;
+  if (keepAliveTimeout !== undefined) timeouts.keepAliveTimeout = keepAliveTimeout;
+  // node:http refuses a header timeout longer than the request's (the headers are part of it);
+  // said here as a usage error rather than as its RangeError at listen time.
+  const headers = headersTimeout ?? SERVER_TIMEOUTS.headersTimeout;
+  const request = requestTimeout ?? SERVER_TIMEOUTS.requestTimeout;
+  if (headers > request) {
+    throw new UsageError(`--header-timeout (${headers} ms) must not exceed --request-timeout (${request} ms): the headers are part of the request`);
+  }
+  return timeouts;
 }
 
 /** Flags win over the environment; every value is checked before anything is opened. */
@@ -94,6 +122,7 @@ function readConfig(args: readonly string[]): ServeConfig {
     shutdownTimeoutMs: shutdownTimeout === undefined
       ? POSTGRES_TIMEOUTS.connectionTimeoutMs + queryTimeoutMs + 3_000
       : positiveInt(shutdownTimeout, '--shutdown-timeout', MAX_TIMEOUT_MS),
+    serverTimeouts: readServerTimeouts(flags),
   };
 }
 
@@ -136,7 +165,7 @@ export async function serve(args: readonly string[]): Promise<void> {
       allowPrivateTargets: config.allowPrivateTargets,
       logger,
     });
-    const apiServer = createApiServer(api);
+    const apiServer = createApiServer(api, config.serverTimeouts);
     const address = await listen(apiServer.server, config.port, config.host);
     // Only once the address is ours: a first key printed just before "address in use" is easily
     // missed, and it is never printed again.

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openKyselyStore } from '../../stores/kysely/index.ts';
+import { createApiServer, SERVER_TIMEOUTS } from '../../cli/http-server.ts';
+import { createTestApi } from '../../core/testing/index.ts';
 import { bootstrapToken, getMe, runCli, runCliJson, startServe, stopServe } from '../support/cli.ts';
 
 let dir: string;
@@ -20,6 +22,22 @@ after(() => rm(dir, { recursive: true, force: true }));
 
 const db = (name: string) => `sqlite:${join(dir, `${name}.db`)}`;
 const auth = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra });
+
+describe('the server serve runs', () => {
+  // serve passes only the timeouts given as flags (test/hardening/server.test.ts waits them out
+  // with short ones); without them these are node:http's settings.
+  it('without timeout flags: headers within 10 s, the whole request within 30 s, idle keep-alive 5 s', async () => {
+    assert.deepEqual(SERVER_TIMEOUTS, { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 });
+    const t = createTestApi();
+    const { server } = createApiServer(t.api);
+    assert.equal(server.headersTimeout, 10_000);
+    assert.equal(server.requestTimeout, 30_000);
+    assert.equal(server.keepAliveTimeout, 5_000);
+    const short = createApiServer(t.api, { headersTimeout: 300, requestTimeout: 500, keepAliveTimeout: 200 }).server;
+    assert.deepEqual([short.headersTimeout, short.requestTimeout, short.keepAliveTimeout], [300, 500, 200]);
+    await t.close();
+  });
+});
 
 describe('serve', { concurrency: 4 }, () => {
   it('prints a first key on an empty database only, serves /v1, logs each request as JSON without the token', async () => {
