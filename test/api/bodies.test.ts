@@ -5,7 +5,7 @@ import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import type { TestApi } from '../../core/testing/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import {
-  assertError, assertSuccess, assertValidation, auth, deviceBody, eachStore, raw,
+  assertError, assertSuccess, assertValidation, auth, deviceBody, eachStore, raw, VALIDATION_ONLY,
 } from './helpers.ts';
 
 const CREATE_PATHS = ['/v1/devices/create', '/v1/blacklist-monitors/create'] as const;
@@ -55,6 +55,7 @@ function stream(total: number, chunk = 1024): { body: ReadableStream<Uint8Array>
   return { body, pulled: () => produced };
 }
 
+// Validation, formats and routing: decided before any record is stored (see VALIDATION_ONLY).
 eachStore('request bodies', (env) => {
   test('Content-Type application/json is accepted, with parameters and in any case', async () => {
     const { t, key } = await env.setup();
@@ -416,4 +417,4 @@ eachStore('request bodies', (env) => {
       }
     }
   });
-});
+}, VALIDATION_ONLY);

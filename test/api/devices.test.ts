@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import {
-  assertError, assertSuccess, assertValidation, DEVICE_FIELDS, deviceBody, eachStore, START, UNCHECKED, UNCHECKED_PAUSED,
+  assertError, assertSuccess, assertValidation, DEVICE_FIELDS, deviceBody, eachStore, START, UNCHECKED, UNCHECKED_PAUSED, validationOnly,
 } from './helpers.ts';
 import { defineDeleteTests, defineListTests, DEVICES } from './resource-suites.ts';
 
@@ -133,25 +133,27 @@ eachStore('devices', (env) => {
     assert.deepEqual(listed.map((d) => d.check_interval_s), [30, 30, 30, 86400, 86400, 86400, 300, 300, 300, 60, 60, 60, 60, 60, 60]);
   });
 
-  test('check_interval_s: a number out of range is out_of_range, anything but a JSON integer is invalid_type', async () => {
-    const { t, key } = await env.setup();
-    const raw = (value: string) => t.request('/v1/devices/create', {
-      method: 'POST', key, headers: { 'content-type': 'application/json' },
-      body: `{"target_type":"domain","target_value":"example.com","check_interval_s":${value}}`,
+  validationOnly(env, () => {
+    test('check_interval_s: a number out of range is out_of_range, anything but a JSON integer is invalid_type', async () => {
+      const { t, key } = await env.setup();
+      const raw = (value: string) => t.request('/v1/devices/create', {
+        method: 'POST', key, headers: { 'content-type': 'application/json' },
+        body: `{"target_type":"domain","target_value":"example.com","check_interval_s":${value}}`,
+      });
+      for (const value of ['29', '0', '-1', '-0', '86401', '604800', '9007199254740993']) {
+        assertValidation(await raw(value), [['check_interval_s', 'out_of_range']]);
+      }
+      for (const value of ['"60"', '60.5', '60.0', '6e1', 'true', 'false', '[60]', '{}', '"1m"', '""']) {
+        assertValidation(await raw(value), [['check_interval_s', 'invalid_type']]);
+      }
+      // The hint says what a valid value is, as for every other field.
+      const error = assertError(await raw('10'), 400, 'validation_failed');
+      assert.equal(error.details?.[0]?.message, 'check_interval_s must be an integer from 30 to 86400 (seconds).');
+      // Listed with the other problems of the body, not instead of them.
+      const both = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', port: 0, check_interval_s: 5 } });
+      assertValidation(both, [['port', 'out_of_range'], ['check_interval_s', 'out_of_range']]);
+      assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);
     });
-    for (const value of ['29', '0', '-1', '-0', '86401', '604800', '9007199254740993']) {
-      assertValidation(await raw(value), [['check_interval_s', 'out_of_range']]);
-    }
-    for (const value of ['"60"', '60.5', '60.0', '6e1', 'true', 'false', '[60]', '{}', '"1m"', '""']) {
-      assertValidation(await raw(value), [['check_interval_s', 'invalid_type']]);
-    }
-    // The hint says what a valid value is, as for every other field.
-    const error = assertError(await raw('10'), 400, 'validation_failed');
-    assert.equal(error.details?.[0]?.message, 'check_interval_s must be an integer from 30 to 86400 (seconds).');
-    // Listed with the other problems of the body, not instead of them.
-    const both = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', port: 0, check_interval_s: 5 } });
-    assertValidation(both, [['port', 'out_of_range'], ['check_interval_s', 'out_of_range']]);
-    assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);
   });
 
   test('check_interval_s does not make a device distinct: same target, other interval is a duplicate', async () => {
@@ -161,46 +163,52 @@ eachStore('devices', (env) => {
     assert.equal(error.existing_id, first.id);
   });
 
-  test('tcp requires a port', async () => {
-    const { t, key } = await env.setup();
-    assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp' } }), [['port', 'missing']]);
-    assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp', port: null } }), [['port', ['missing', 'invalid_type']]]);
-    const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp', port: 6379 } }), 201);
-    assertDeviceRecord(record);
-    assert.equal(record.port, 6379);
-    assert.equal(record.scheme, null);
-    assert.equal(record.expect_status, null);
+  validationOnly(env, () => {
+    test('tcp requires a port', async () => {
+      const { t, key } = await env.setup();
+      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp' } }), [['port', 'missing']]);
+      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp', port: null } }), [['port', ['missing', 'invalid_type']]]);
+      const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp', port: 6379 } }), 201);
+      assertDeviceRecord(record);
+      assert.equal(record.port, 6379);
+      assert.equal(record.scheme, null);
+      assert.equal(record.expect_status, null);
+    });
   });
 
-  test('service_type is one of the fifteen values', async () => {
-    const { t, key } = await env.setup();
-    for (const service of ['http', 'https', 'WEB', 'Ssh', 'smtp ', 'udp', 'icmp', 'ping', 'postgres', 'mssql', '', 'web,ssh']) {
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ service_type: service }) }), [['service_type', 'invalid_value']]);
-    }
-    for (const scheme of ['HTTP', 'ftp', 'ws', 'wss', '']) {
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ scheme }) }), [['scheme', 'invalid_value']]);
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_scheme: scheme }) }), [['origin_scheme', 'invalid_value']]);
-    }
+  validationOnly(env, () => {
+    test('service_type is one of the fifteen values', async () => {
+      const { t, key } = await env.setup();
+      for (const service of ['http', 'https', 'WEB', 'Ssh', 'smtp ', 'udp', 'icmp', 'ping', 'postgres', 'mssql', '', 'web,ssh']) {
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ service_type: service }) }), [['service_type', 'invalid_value']]);
+      }
+      for (const scheme of ['HTTP', 'ftp', 'ws', 'wss', '']) {
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ scheme }) }), [['scheme', 'invalid_value']]);
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_scheme: scheme }) }), [['origin_scheme', 'invalid_value']]);
+      }
+    });
   });
 
-  test('every web-only field on every non-web service is not_applicable', async () => {
-    const { t, key } = await env.setup({ rateLimit: { limit: 10_000, windowSeconds: 60 } });
-    // Every web-only field on one service, and every service with one field (in turn).
-    const fields = Object.entries(WEB_ONLY);
-    for (const [field, value] of fields) {
-      const body = { target_type: 'domain', target_value: 'example.com', service_type: 'smtp', [field]: value };
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body }), [[field, 'not_applicable']]);
-    }
-    for (const [i, service] of [...Object.keys(NON_WEB_PORTS), 'tcp'].entries()) {
-      const [field, value] = fields[i % fields.length]!;
-      const body = { target_type: 'domain', target_value: 'example.com', service_type: service, port: 1234, [field]: value };
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body }), [[field, 'not_applicable']]);
-    }
-    // All at once: one detail per field.
-    const res = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'ssh', ...WEB_ONLY } });
-    assertValidation(res, Object.keys(WEB_ONLY).map((f) => [f, 'not_applicable'] as const));
-    assert.equal(res.body.error?.details?.length, Object.keys(WEB_ONLY).length);
-    assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);
+  validationOnly(env, () => {
+    test('every web-only field on every non-web service is not_applicable', async () => {
+      const { t, key } = await env.setup({ rateLimit: { limit: 10_000, windowSeconds: 60 } });
+      // Every web-only field on one service, and every service with one field (in turn).
+      const fields = Object.entries(WEB_ONLY);
+      for (const [field, value] of fields) {
+        const body = { target_type: 'domain', target_value: 'example.com', service_type: 'smtp', [field]: value };
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body }), [[field, 'not_applicable']]);
+      }
+      for (const [i, service] of [...Object.keys(NON_WEB_PORTS), 'tcp'].entries()) {
+        const [field, value] = fields[i % fields.length]!;
+        const body = { target_type: 'domain', target_value: 'example.com', service_type: service, port: 1234, [field]: value };
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body }), [[field, 'not_applicable']]);
+      }
+      // All at once: one detail per field.
+      const res = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'ssh', ...WEB_ONLY } });
+      assertValidation(res, Object.keys(WEB_ONLY).map((f) => [f, 'not_applicable'] as const));
+      assert.equal(res.body.error?.details?.length, Object.keys(WEB_ONLY).length);
+      assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);
+    });
   });
 
   test('web-only fields as false or null are accepted on a non-web service', async () => {
@@ -219,43 +227,49 @@ eachStore('devices', (env) => {
     }
   });
 
-  test('origin_host is required when proxy_enabled or an origin check is on', async () => {
-    const { t, key } = await env.setup();
-    for (const on of [{ proxy_enabled: true }, { check_origin_http: true }, { check_origin_tls: true }, { proxy_enabled: 1 }, { check_origin_http: 1, check_origin_tls: 1 }]) {
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody(on) }), [['origin_host', 'missing']]);
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ ...on, origin_host: null }) }), [['origin_host', ['missing', 'invalid_type']]]);
-    }
-    const off = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ proxy_enabled: false, check_origin_http: 0, check_origin_tls: false }) }), 201);
-    assert.equal(off.origin_host, null);
-    const withOrigin = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'w.example.com', origin_host: 'origin.example.net' }) }), 201);
-    assert.equal(withOrigin.origin_host, 'origin.example.net');
-    assert.equal(withOrigin.proxy_enabled, false);
-    const ipOrigin = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'v.example.com', check_origin_tls: true, origin_host: '8.8.4.4' }) }), 201);
-    assert.equal(ipOrigin.origin_host, '8.8.4.4');
-    assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_host: 'not a host' }) }), [['origin_host', 'invalid_value']]);
-    assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_host: 'http://origin.example.net/' }) }), [['origin_host', 'invalid_value']]);
+  validationOnly(env, () => {
+    test('origin_host is required when proxy_enabled or an origin check is on', async () => {
+      const { t, key } = await env.setup();
+      for (const on of [{ proxy_enabled: true }, { check_origin_http: true }, { check_origin_tls: true }, { proxy_enabled: 1 }, { check_origin_http: 1, check_origin_tls: 1 }]) {
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody(on) }), [['origin_host', 'missing']]);
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ ...on, origin_host: null }) }), [['origin_host', ['missing', 'invalid_type']]]);
+      }
+      const off = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ proxy_enabled: false, check_origin_http: 0, check_origin_tls: false }) }), 201);
+      assert.equal(off.origin_host, null);
+      const withOrigin = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'w.example.com', origin_host: 'origin.example.net' }) }), 201);
+      assert.equal(withOrigin.origin_host, 'origin.example.net');
+      assert.equal(withOrigin.proxy_enabled, false);
+      const ipOrigin = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'v.example.com', check_origin_tls: true, origin_host: '8.8.4.4' }) }), 201);
+      assert.equal(ipOrigin.origin_host, '8.8.4.4');
+      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_host: 'not a host' }) }), [['origin_host', 'invalid_value']]);
+      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_host: 'http://origin.example.net/' }) }), [['origin_host', 'invalid_value']]);
+    });
   });
 
-  test('host_header is a host name, optionally with :port', async () => {
-    const { t, key } = await env.setup();
-    let n = 0;
-    for (const header of ['www.example.com', 'www.example.com:8080', 'example.com:1', 'example.com:65535', 'a-b.example.org']) {
-      const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: `h${n++}.example.com`, host_header: header }) }), 201);
-      assert.equal(record.host_header, header);
-    }
-    for (const header of ['exa mple.com', 'example.com:', 'example.com:abc', 'example.com:0', 'example.com:65536', 'example.com:-1',
-      'http://example.com', 'example.com/path', 'user@example.com', 'a:b:c', '', ':80', 'example.com:80:80', 'exa_mple.com']) {
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ host_header: header }) }), [['host_header', ['invalid_value', 'out_of_range']]]);
-    }
+  validationOnly(env, () => {
+    test('host_header is a host name, optionally with :port', async () => {
+      const { t, key } = await env.setup();
+      let n = 0;
+      for (const header of ['www.example.com', 'www.example.com:8080', 'example.com:1', 'example.com:65535', 'a-b.example.org']) {
+        const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: `h${n++}.example.com`, host_header: header }) }), 201);
+        assert.equal(record.host_header, header);
+      }
+      for (const header of ['exa mple.com', 'example.com:', 'example.com:abc', 'example.com:0', 'example.com:65536', 'example.com:-1',
+        'http://example.com', 'example.com/path', 'user@example.com', 'a:b:c', '', ':80', 'example.com:80:80', 'exa_mple.com']) {
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ host_header: header }) }), [['host_header', ['invalid_value', 'out_of_range']]]);
+      }
+    });
   });
 
-  test('fields that are not in the schema are unknown_field (typos, ids, timestamps)', async () => {
-    const { t, key } = await env.setup();
-    for (const field of ['expected_status', 'id', 'created_at', 'user_id', 'Port', 'target', 'checkPublicHttp', 'enabled', 'service', 'last_status',
-      'status', 'status_since', 'last_checked_at', 'last_results', 'interval', 'check_interval']) {
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ [field]: 1 }) }), [[field, 'unknown_field']]);
-    }
-    assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);
+  validationOnly(env, () => {
+    test('fields that are not in the schema are unknown_field (typos, ids, timestamps)', async () => {
+      const { t, key } = await env.setup();
+      for (const field of ['expected_status', 'id', 'created_at', 'user_id', 'Port', 'target', 'checkPublicHttp', 'enabled', 'service', 'last_status',
+        'status', 'status_since', 'last_checked_at', 'last_results', 'interval', 'check_interval']) {
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ [field]: 1 }) }), [[field, 'unknown_field']]);
+      }
+      assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);
+    });
   });
 
   test('a duplicate is 409 duplicate_device with existing_id', async () => {

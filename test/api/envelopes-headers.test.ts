@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import type { TestResponse } from '../../core/testing/index.ts';
 import { generateToken, type BlacklistMonitor, type Device, type Me } from '../../core/index.ts';
 import {
-  assertError, assertSuccess, auth, deviceBody, eachStore, ISO_MS, JSON_TYPE, raw, START, UUID,
+  assertError, assertSuccess, auth, deviceBody, eachStore, ISO_MS, JSON_TYPE, raw, START, UUID, VALIDATION_ONLY,
 } from './helpers.ts';
 
 /** The rate-limit fields of docs/contract.md §8 for a key policy q/w, after `used` requests, `t` seconds to reset. */
@@ -16,6 +16,7 @@ function assertKeyRateHeaders(res: TestResponse, q: number, w: number, remaining
   assert.equal(res.headers.get('ratelimit-reset'), String(t));
 }
 
+// Validation, formats and routing: decided before any record is stored (see VALIDATION_ONLY).
 eachStore('envelopes and headers', (env) => {
   test('a success envelope is exactly {success: true, data}', async () => {
     const { t, key } = await env.setup();
@@ -218,4 +219,4 @@ eachStore('envelopes and headers', (env) => {
       assert.ok(Number.isSafeInteger(id) && id > 0, `id ${id}`);
     }
   });
-});
+}, VALIDATION_ONLY);

@@ -65,10 +65,10 @@ export interface Env {
  * Defines `body`'s tests once per store, as `title (memory)`, `title (sqlite)`, `title (postgres)`.
  * One store per suite; each test isolates itself by making its own users and keys.
  */
-export function eachStore(title: string, body: (env: Env) => void): void {
+export function eachStore(title: string, body: (env: Env) => void, stores: readonly StoreName[] = ['memory', 'sqlite', 'postgres']): void {
   // The stores' suites run side by side (each is sequential inside): the database ones mostly wait.
   describe(title, { concurrency: true }, () => {
-    for (const factory of STORES) {
+    for (const factory of STORES.filter((f) => stores.includes(f.name))) {
       suiteOrSkip(`${title} (${factory.name})`, factory.skip, { concurrency: 1 }, () => {
         let opened: OpenedStore | undefined;
         const apis: TestApi[] = [];
@@ -102,6 +102,19 @@ export function eachStore(title: string, body: (env: Env) => void): void {
       });
     }
   });
+}
+
+/**
+ * The stores of a suite whose every answer is decided before a record is written or read back
+ * (request validation, formats, routing, headers, the order of the pipeline's steps): the memory
+ * store only. What the stores do with records is the store contract's (test/stores, every store),
+ * and each resource keeps its create, list and delete tests on every store.
+ */
+export const VALIDATION_ONLY: readonly StoreName[] = ['memory'];
+
+/** Defines tests of the same kind inside a suite that otherwise runs on every store. */
+export function validationOnly(env: Env, define: () => void): void {
+  if (VALIDATION_ONLY.includes(env.name)) define();
 }
 
 /** Like `eachStore` but for suites that open their own stores (fault injection, unmigrated). */

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import type { BlacklistMonitor, Deleted, Device, NewBlacklistMonitor, NewDevice, PageRequest, Store } from '../../core/index.ts';
 import type { TestApi, TestResponse } from '../../core/testing/index.ts';
-import { assertError, assertSuccess, assertValidation, JSON_TYPE, START, type Env } from './helpers.ts';
+import { assertError, assertSuccess, assertValidation, JSON_TYPE, START, type Env, validationOnly } from './helpers.ts';
 
 export interface Resource {
   /** Path segment: `devices` or `blacklist-monitors`. */
@@ -134,20 +134,22 @@ export function defineDeleteTests(env: Env, r: Resource): void {
     if (!mine.includes(other.id)) assertError(await t.request(`${base}?id=${other.id}`, { method: 'DELETE', key }), 404, r.notFound);
   });
 
-  test(`delete ${r.segment}: id exactly once, decimal digits only, 1 to 2^53-1, else 400 invalid_id`, async () => {
-    const { t, key } = await env.setup();
-    const id = await create(t, key, r, 1);
-    const queries = [
-      '', '?', '?id', '?id=', '?id=0', '?id=-1', '?id=1.0', `?id=${id}.0`, '?id=1e3', '?id=0x10', '?id=+1', '?id=%2B1', '?id=%201',
-      `?id=${id}%20`, '?id=abc', '?id=1a', '?id=9007199254740992', '?id=9007199254740993', '?id=99999999999999999999',
-      '?id=18446744073709551617', `?id=${id}&id=${id}`, `?id=${id}&id=1`, `?id[]=${id}`, `?ID=${id}`, '?id=Infinity', '?id=NaN',
-      '?id=%00', `?id=${id}%00`, '?id=１', '?id=00', '?id=-0', '?id=true', '?id=null', `?id=[${id}]`,
-    ];
-    for (const query of queries) {
-      assertError(await t.request(`${base}${query}`, { method: 'DELETE', key }), 400, 'invalid_id');
-    }
-    // Nothing was deleted by any of them.
-    assert.deepEqual(await ids(t, key, r), [id]);
+  validationOnly(env, () => {
+    test(`delete ${r.segment}: id exactly once, decimal digits only, 1 to 2^53-1, else 400 invalid_id`, async () => {
+      const { t, key } = await env.setup();
+      const id = await create(t, key, r, 1);
+      const queries = [
+        '', '?', '?id', '?id=', '?id=0', '?id=-1', '?id=1.0', `?id=${id}.0`, '?id=1e3', '?id=0x10', '?id=+1', '?id=%2B1', '?id=%201',
+        `?id=${id}%20`, '?id=abc', '?id=1a', '?id=9007199254740992', '?id=9007199254740993', '?id=99999999999999999999',
+        '?id=18446744073709551617', `?id=${id}&id=${id}`, `?id=${id}&id=1`, `?id[]=${id}`, `?ID=${id}`, '?id=Infinity', '?id=NaN',
+        '?id=%00', `?id=${id}%00`, '?id=１', '?id=00', '?id=-0', '?id=true', '?id=null', `?id=[${id}]`,
+      ];
+      for (const query of queries) {
+        assertError(await t.request(`${base}${query}`, { method: 'DELETE', key }), 400, 'invalid_id');
+      }
+      // Nothing was deleted by any of them.
+      assert.deepEqual(await ids(t, key, r), [id]);
+    });
   });
 
   test(`delete ${r.segment}: the largest valid id (2^53-1) is a 404, not a 400 or 500`, async () => {
@@ -260,41 +262,45 @@ export function defineListTests(env: Env, r: Resource): void {
     assert.equal(p2.headers.get('link'), null);
   });
 
-  test(`list ${r.segment}: other query parameters or invalid values are 400 validation_failed`, async () => {
-    const { t, key } = await env.setup();
-    const cases: [string, string][] = [
-      ['?limit=0', 'limit'], ['?limit=1001', 'limit'], ['?limit=abc', 'limit'], ['?limit=-1', 'limit'], ['?limit=1.5', 'limit'],
-      ['?limit=', 'limit'], ['?limit=%201', 'limit'], ['?limit=1e2', 'limit'], ['?limit=0x10', 'limit'], ['?limit=+5', 'limit'],
-      ['?limit=1&limit=2', 'limit'], ['?limit=5&limit=5', 'limit'], ['?limit=99999999999999999999', 'limit'],
-      ['?after_id=abc', 'after_id'], ['?after_id=-1', 'after_id'], ['?after_id=1.5', 'after_id'], ['?after_id=', 'after_id'],
-      ['?after_id=9007199254740992', 'after_id'], ['?after_id=1&after_id=2', 'after_id'], ['?limit=000000000000000000001001', 'limit'],
-      ['?after_id=000000009007199254740992', 'after_id'], ['?limit=00000000000000000000', 'limit'],
-      ['?foo=1', 'foo'], ['?LIMIT=5', 'LIMIT'], ['?offset=10', 'offset'], ['?page=2', 'page'], ['?id=1', 'id'],
-      ['?limit=5&foo=bar', 'foo'], ['?cursor=1', 'cursor'], ['?limit=５', 'limit'], ['?after_id=１', 'after_id'],
-    ];
-    for (const [query, field] of cases) {
-      const res = await t.request(`${path}${query}`, { key });
-      assertValidation(res, [[field, ['invalid_type', 'invalid_value', 'out_of_range', 'unknown_field', 'missing']]]);
-    }
-    const both = await t.request(`${path}?limit=0&after_id=x&foo=1`, { key });
-    assertValidation(both, [['limit', ['invalid_type', 'invalid_value', 'out_of_range']], ['after_id', ['invalid_type', 'invalid_value', 'out_of_range']], ['foo', 'unknown_field']]);
+  validationOnly(env, () => {
+    test(`list ${r.segment}: other query parameters or invalid values are 400 validation_failed`, async () => {
+      const { t, key } = await env.setup();
+      const cases: [string, string][] = [
+        ['?limit=0', 'limit'], ['?limit=1001', 'limit'], ['?limit=abc', 'limit'], ['?limit=-1', 'limit'], ['?limit=1.5', 'limit'],
+        ['?limit=', 'limit'], ['?limit=%201', 'limit'], ['?limit=1e2', 'limit'], ['?limit=0x10', 'limit'], ['?limit=+5', 'limit'],
+        ['?limit=1&limit=2', 'limit'], ['?limit=5&limit=5', 'limit'], ['?limit=99999999999999999999', 'limit'],
+        ['?after_id=abc', 'after_id'], ['?after_id=-1', 'after_id'], ['?after_id=1.5', 'after_id'], ['?after_id=', 'after_id'],
+        ['?after_id=9007199254740992', 'after_id'], ['?after_id=1&after_id=2', 'after_id'], ['?limit=000000000000000000001001', 'limit'],
+        ['?after_id=000000009007199254740992', 'after_id'], ['?limit=00000000000000000000', 'limit'],
+        ['?foo=1', 'foo'], ['?LIMIT=5', 'LIMIT'], ['?offset=10', 'offset'], ['?page=2', 'page'], ['?id=1', 'id'],
+        ['?limit=5&foo=bar', 'foo'], ['?cursor=1', 'cursor'], ['?limit=５', 'limit'], ['?after_id=１', 'after_id'],
+      ];
+      for (const [query, field] of cases) {
+        const res = await t.request(`${path}${query}`, { key });
+        assertValidation(res, [[field, ['invalid_type', 'invalid_value', 'out_of_range', 'unknown_field', 'missing']]]);
+      }
+      const both = await t.request(`${path}?limit=0&after_id=x&foo=1`, { key });
+      assertValidation(both, [['limit', ['invalid_type', 'invalid_value', 'out_of_range']], ['after_id', ['invalid_type', 'invalid_value', 'out_of_range']], ['foo', 'unknown_field']]);
+    });
   });
 
-  test(`list ${r.segment}: an integer out of range is out_of_range, whatever its sign or length; a non-integer is invalid_type`, async () => {
-    const { t, key } = await env.setup();
-    const cases: [string, string, string][] = [
-      ['?limit=-1', 'limit', 'out_of_range'], ['?after_id=-1', 'after_id', 'out_of_range'], ['?limit=0', 'limit', 'out_of_range'],
-      ['?limit=-0', 'limit', 'out_of_range'], ['?limit=1001', 'limit', 'out_of_range'], ['?limit=99999999999999999999', 'limit', 'out_of_range'],
-      ['?limit=-99999999999999999999', 'limit', 'out_of_range'], ['?after_id=9007199254740992', 'after_id', 'out_of_range'],
-      ['?after_id=-9007199254740992', 'after_id', 'out_of_range'], ['?limit=000000000000000000001001', 'limit', 'out_of_range'],
-      ['?limit=abc', 'limit', 'invalid_type'], ['?limit=1.5', 'limit', 'invalid_type'], ['?limit=+5', 'limit', 'invalid_type'],
-      ['?limit=-', 'limit', 'invalid_type'], ['?limit=--1', 'limit', 'invalid_type'], ['?after_id=', 'after_id', 'invalid_type'],
-      ['?limit=1e2', 'limit', 'invalid_type'], ['?limit=%201', 'limit', 'invalid_type'],
-    ];
-    for (const [query, field, code] of cases) {
-      assertValidation(await t.request(`${path}${query}`, { key }), [[field, code]]);
-    }
-    assertSuccess(await t.request(`${path}?after_id=-0`, { key }), 200);
+  validationOnly(env, () => {
+    test(`list ${r.segment}: an integer out of range is out_of_range, whatever its sign or length; a non-integer is invalid_type`, async () => {
+      const { t, key } = await env.setup();
+      const cases: [string, string, string][] = [
+        ['?limit=-1', 'limit', 'out_of_range'], ['?after_id=-1', 'after_id', 'out_of_range'], ['?limit=0', 'limit', 'out_of_range'],
+        ['?limit=-0', 'limit', 'out_of_range'], ['?limit=1001', 'limit', 'out_of_range'], ['?limit=99999999999999999999', 'limit', 'out_of_range'],
+        ['?limit=-99999999999999999999', 'limit', 'out_of_range'], ['?after_id=9007199254740992', 'after_id', 'out_of_range'],
+        ['?after_id=-9007199254740992', 'after_id', 'out_of_range'], ['?limit=000000000000000000001001', 'limit', 'out_of_range'],
+        ['?limit=abc', 'limit', 'invalid_type'], ['?limit=1.5', 'limit', 'invalid_type'], ['?limit=+5', 'limit', 'invalid_type'],
+        ['?limit=-', 'limit', 'invalid_type'], ['?limit=--1', 'limit', 'invalid_type'], ['?after_id=', 'after_id', 'invalid_type'],
+        ['?limit=1e2', 'limit', 'invalid_type'], ['?limit=%201', 'limit', 'invalid_type'],
+      ];
+      for (const [query, field, code] of cases) {
+        assertValidation(await t.request(`${path}${query}`, { key }), [[field, code]]);
+      }
+      assertSuccess(await t.request(`${path}?after_id=-0`, { key }), 200);
+    });
   });
 
   test(`list ${r.segment}: limit 1 and 1000 are valid`, async () => {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BlacklistMonitor, Device, Me } from '../../core/index.ts';
-import { assertError, assertSuccess, eachStore } from './helpers.ts';
+import { assertError, assertSuccess, eachStore, VALIDATION_ONLY } from './helpers.ts';
 
 const ROUTES: readonly { path: string; method: string; allow: string }[] = [
   { path: '/me', method: 'GET', allow: 'GET' },
@@ -22,6 +22,7 @@ function allowOf(header: string | null): string[] {
   return header.split(',').map((m) => m.trim()).filter((m) => m !== '').sort();
 }
 
+// Validation, formats and routing: decided before any record is stored (see VALIDATION_ONLY).
 eachStore('routes', (env) => {
   test('every route of docs/contract.md §1 answers its own method', async () => {
     const { t, key } = await env.setup();
@@ -169,4 +170,4 @@ eachStore('routes', (env) => {
     const key = await t.createKey();
     assertSuccess(await t.request('/api/monitoring/v1/me', { key }), 200);
   });
-});
+}, VALIDATION_ONLY);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import type { TestApi } from '../../core/testing/index.ts';
-import { assertError, assertSuccess, assertValidation, eachStore, type Env } from './helpers.ts';
+import { assertError, assertSuccess, assertValidation, eachStore, type Env, VALIDATION_ONLY } from './helpers.ts';
 
 type TargetType = 'domain' | 'ip';
 const ENDPOINTS = [
@@ -88,6 +88,7 @@ const FORBIDDEN_NAMES: readonly string[] = [
   'bücher.test', 'foo。local', 'ｆｏｏ.ｌｏｃａｌ', 'xn--bcher-kva.test', 'localhost.internal',
 ];
 
+// Validation, formats and routing: decided before any record is stored (see VALIDATION_ONLY).
 eachStore('targets', (env) => {
   test('target_type must be domain or ip; target_value is required', async () => {
     const { t, key } = await ctx(env);
@@ -307,4 +308,4 @@ eachStore('targets', (env) => {
     assert.deepEqual(assertSuccess(await t.request('/v1/blacklist-monitors', { key }), 200), []);
     assertError(await t.request('/v1/devices/delete?id=1', { method: 'DELETE', key }), 404, 'device_not_found');
   });
-});
+}, VALIDATION_ONLY);
