@@ -1,0 +1,108 @@
+/**
+ * The CLI's commands behind `monitoring-api` (main.ts): `run` dispatches one command line, and
+ * `describeFailure` turns what it threw into the line and exit code the process reports. Apart
+ * from the process wiring, so that tests can call the commands in process.
+ */
+import { readFileSync } from 'node:fs';
+import { UnreachableError, UsageError } from './usage-error.ts';
+
+export const USAGE = `usage: monitoring-api <command> [flags]
+
+  serve [--host H] [--port P] [--database URL] [--rate-limit N/S] [--rate-limit-store memory|redis://HOST:PORT[/DB][?prefix=NAME&timeout=MS]]
+        [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES]
+        [--no-prepared-statements] [--query-timeout MS] [--shutdown-timeout MS]
+        [--header-timeout MS] [--request-timeout MS] [--keep-alive-timeout MS] [--worker [ENGINE FLAGS]]
+  worker [--database URL] [--allow-private-targets] [--no-prepared-statements] [ENGINE FLAGS]
+  migrate [--database URL]
+  users create [--name N] [--json] [--database URL]
+  keys create --user ID [--scopes read,write] [--allow-ip CIDR]... [--name N] [--rate-limit N/S] [--expires ISO] [--json] [--database URL]
+  keys list --user ID [--json] [--database URL]
+  keys revoke ID [--json] [--database URL]
+  openapi [--base-path P] [--server-url URL] [--markdown] [--output FILE]
+
+ENGINE FLAGS: [--concurrency N] [--dns-server HOST[:PORT]]... [--dnsbl-zone ZONE]... [--dnsbl-domain-zone ZONE]...
+        [--probe-timeout MS] [--retry-delay S] [--failures-before-down N] [--result-retention DAYS] [--worker-id NAME]
+
+serve --worker checks what the API stores in the same process; worker runs the checks alone (any
+number of workers may share one PostgreSQL database). Neither the API without --worker nor any
+other command checks anything.
+engine defaults: --concurrency 100 --probe-timeout 10000 --retry-delay 30 --failures-before-down 2
+--result-retention 30, the system's DNS resolver, the DNSBL zones listed in docs/engine.md.
+serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384
+  --query-timeout 12000 (PostgreSQL) --shutdown-timeout 5000 + query timeout + 3000
+  --header-timeout 10000 --request-timeout 30000 --keep-alive-timeout 5000.
+Database URLs: postgres://..., postgresql://..., sqlite:PATH, sqlite::memory: (default sqlite:./data/monitoring.db).
+Environment: DATABASE_URL, HOST, PORT, RATE_LIMIT_STORE, RATE_LIMIT_FAIL (flags win).
+Exit codes: 0 done; 1 the operation failed (no such user or key); 2 bad flags, or the database,
+Redis or address cannot be used.
+`;
+
+function version(): string {
+  // The same file sits one level deeper once compiled (dist/cli/main.js).
+  for (const path of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'monitoring-api') return pkg.version ?? 'unknown';
+    } catch {
+      // not this one
+    }
+  }
+  return 'unknown';
+}
+
+/** Whether the caller asked for help anywhere among a command's flags (before a `--`). */
+function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
+
+/** Runs one command; resolves to the exit code, or -1 for `serve` and `worker` (they exit on a signal). */
+export async function run(argv: readonly string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  if (command === undefined) throw new UsageError('no command given (see monitoring-api --help)');
+  if (command === 'help' || command === '--help' || command === '-h' || (command !== 'openapi' && wantsHelp(argv))) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  const args = sub === undefined ? rest : [sub, ...rest];
+  // Each command loads its own modules: help, typos and the admin commands need neither the
+  // HTTP stack nor the OpenAPI generator.
+  const admin = () => import('./admin-commands.ts');
+  switch (command) {
+    case 'serve':
+      await (await import('./serve.ts')).serve(args);
+      return -1;
+    case 'worker':
+      await (await import('./worker.ts')).worker(args);
+      return -1;
+    case 'migrate':
+      await (await admin()).migrate(args);
+      return 0;
+    case 'openapi':
+      return (await import('./openapi-command.ts')).runOpenApiCommand(args);
+    case 'users':
+      if (sub === 'create') return (await admin()).createUser(rest).then(() => 0);
+      throw new UsageError(`unknown users command: ${sub ?? '(none)'}; use users create`);
+    case 'keys':
+      if (sub === 'create') return (await admin()).createKey(rest).then(() => 0);
+      if (sub === 'list') return (await admin()).listKeys(rest).then(() => 0);
+      if (sub === 'revoke') return (await admin()).revokeKey(rest).then(() => 0);
+      throw new UsageError(`unknown keys command: ${sub ?? '(none)'}; use keys create, keys list or keys revoke`);
+    default:
+      throw new UsageError(`unknown command: ${command} (see monitoring-api --help)`);
+  }
+}
+
+/**
+ * What a failed command prints (one line, after `monitoring-api: `) and its exit code: 2 when the
+ * call or its surroundings are wrong (flags, database, Redis, address); 1 when a well-formed
+ * request failed (no such user or key) or something broke.
+ */
+export function describeFailure(error: unknown): { line: string; code: 1 | 2 } {
+  const line = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+  return { line, code: error instanceof UsageError || error instanceof UnreachableError ? 2 : 1 };
+}
