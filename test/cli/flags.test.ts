@@ -8,7 +8,7 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli, type CliResult } from '../support/cli.ts';
+import { runCli, runInProcess, type CliResult } from '../support/cli.ts';
 
 let dir: string;
 before(async () => {
@@ -77,15 +77,31 @@ const BAD_CALLS: [string, string[], RegExp][] = [
   ['two revoke ids', ['keys', 'revoke', '1', '2'], /unexpected argument "2"/],
 ];
 
+/**
+ * The calls run through the real binary: one per command and kind of mistake. The others run in
+ * process through the same dispatcher (runInProcess): the same line and exit code, without
+ * starting a process each.
+ */
+const THROUGH_THE_BINARY = new Set([
+  'no command at all', 'an unknown command', 'an unknown users subcommand', 'an unknown flag', 'a flag without its value',
+  'unknown scopes', 'a user id that is not a number', 'a port out of range', 'a header timeout of zero', 'a date in the past',
+  'keys revoke without an id',
+]);
+
 describe('bad calls: one line on stderr, exit 2, nothing created', { concurrency: 6 }, () => {
   for (const [what, args, pattern] of BAD_CALLS) {
     it(what, async () => {
       const database = join(dir, `${what.replaceAll(' ', '-')}.db`);
-      const result = await runCli(args.length === 0 ? [] : [...args, '--database', `sqlite:${database}`]);
-      assertUsageError(result, pattern);
+      const argv = args.length === 0 ? [] : [...args, '--database', `sqlite:${database}`];
+      if (THROUGH_THE_BINARY.has(what)) assertUsageError(await runCli(argv), pattern);
+      else assertUsageError({ ...(await runInProcess(argv)), stdout: '', ms: 0 }, pattern);
       assert.ok(!existsSync(database), 'the database was not touched');
     });
   }
+
+  it('every call kept in a process of its own is one of the bad calls', () => {
+    for (const what of THROUGH_THE_BINARY) assert.ok(BAD_CALLS.some(([name]) => name === what), what);
+  });
 
   it('an unsupported database URL names the accepted forms', async () => {
     const result = await runCli(['migrate', '--database', 'mysql://root:secret@localhost/x']);
