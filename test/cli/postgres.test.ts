@@ -103,8 +103,18 @@ suiteOrSkip('the CLI on PostgreSQL', skip, { concurrency: 1 }, () => {
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk));
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      // Migrated already, so the first line comes only once the key is made.
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // Migrated already, so the first line comes only once the key is made. Rather than wait
+      // long enough for it to be blocked, watch PostgreSQL until it is: its request for the lock
+      // shows in pg_locks, not granted.
+      const started = Date.now();
+      for (;;) {
+        const { rows } = await holder.query<{ waiting: number }>(
+          `select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted and objid = $1
+             and database = (select oid from pg_database where datname = current_database())`, [0x6d617069]);
+        if (rows[0]!.waiting > 0) break;
+        assert.ok(Date.now() - started < 20_000, 'serve never waited on the first-key lock');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       assert.equal(out, '');
       child.kill('SIGTERM');
       await new Promise((resolve) => setTimeout(resolve, 300));
