@@ -203,30 +203,24 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
   });
 });
 
-describe('client retry of 429 against a server limited to 3 requests a second', { concurrency: 1 }, () => {
+// The tests run side by side, each with keys of its own: a key's window opens with its first
+// request (fixed windows per key), so a new key starts with its whole quota and no test waits
+// for another's window to end.
+describe('client retry of 429 against a server limited to 3 requests a second', { concurrency: true }, () => {
   let server: StandaloneServer;
-  /** The bootstrap key throughout: each test first waits for a fresh window, so it has the whole quota. */
-  let token: string;
   before(async () => {
     server = await startServer(['--rate-limit', '3/1']);
-    token = server.bootstrapToken;
   });
   after(async () => {
     await server?.stop();
   });
 
-  /** Waits for the start of a fresh 1 s window, so each test begins with its whole quota. */
-  async function freshWindow(key: string): Promise<void> {
-    const response = await fetch(`${server.baseUrl}/me`, { headers: { authorization: `Bearer ${key}` } });
-    const reset = Number(response.headers.get('ratelimit-reset') ?? '1');
-    await response.body?.cancel();
-    await new Promise((resolve) => setTimeout(resolve, reset * 1000 + 50));
-  }
+  /** A key of a new user, not used yet: its first request opens its first window. */
+  const freshKey = async (): Promise<string> => (await server.createKey()).token;
 
   test('without opt-in a 429 is thrown at once, with retryAfterSeconds', async () => {
     const log: Sent[] = [];
-    const api = createMonitoringClient({ baseUrl: server.baseUrl, token, fetch: loggingFetch(log) });
-    await freshWindow(token);
+    const api = createMonitoringClient({ baseUrl: server.baseUrl, token: await freshKey(), fetch: loggingFetch(log) });
     for (let i = 0; i < 3; i++) await api.me();
     const error = await expectApiError(api.me(), 429, 'rate_limit_exceeded');
     assert.ok(error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 0 && error.retryAfterSeconds <= 1);
@@ -235,8 +229,7 @@ describe('client retry of 429 against a server limited to 3 requests a second', 
 
   test('with retry, a burst succeeds: each 429 is retried after Retry-After, and creates are not duplicated', async () => {
     const log: Sent[] = [];
-    const api = createMonitoringClient({ baseUrl: server.baseUrl, token, fetch: loggingFetch(log), retry: { retries: 5 } });
-    await freshWindow(token);
+    const api = createMonitoringClient({ baseUrl: server.baseUrl, token: await freshKey(), fetch: loggingFetch(log), retry: { retries: 5 } });
     const created: Device[] = [];
     for (let i = 0; i < 7; i++) created.push(await api.devices.create({ target_type: 'domain', target_value: `burst${i}.example.com`, service_type: 'ssh' }));
     assert.equal(new Set(created.map((d) => d.id)).size, 7);
@@ -254,14 +247,13 @@ describe('client retry of 429 against a server limited to 3 requests a second', 
 
   test('a Retry-After longer than maxDelayMs is thrown, not waited for; retries run out', async () => {
     const log: Sent[] = [];
-    const impatient = createMonitoringClient({ baseUrl: server.baseUrl, token, fetch: loggingFetch(log), retry: { retries: 3, maxDelayMs: 0 } });
-    await freshWindow(token);
+    const [first, second] = await Promise.all([freshKey(), freshKey()]);
+    const impatient = createMonitoringClient({ baseUrl: server.baseUrl, token: first, fetch: loggingFetch(log), retry: { retries: 3, maxDelayMs: 0 } });
     for (let i = 0; i < 3; i++) await impatient.me();
     await expectApiError(impatient.me(), 429, 'rate_limit_exceeded');
     assert.equal(log.length, 4);
 
-    const once = createMonitoringClient({ baseUrl: server.baseUrl, token, retry: { retries: 1 }, fetch: loggingFetch(log) });
-    await freshWindow(token);
+    const once = createMonitoringClient({ baseUrl: server.baseUrl, token: second, retry: { retries: 1 }, fetch: loggingFetch(log) });
     // Three calls in parallel use the quota; more in parallel exceed it, and with a single retry
     // some may still fail if the new window fills again before them.
     const results = await Promise.allSettled(Array.from({ length: 12 }, () => once.me()));
