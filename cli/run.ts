@@ -12,7 +12,7 @@ export const USAGE = `usage: monitoring-api <command> [flags]
         [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES]
         [--no-prepared-statements] [--query-timeout MS] [--shutdown-timeout MS]
         [--header-timeout MS] [--request-timeout MS] [--keep-alive-timeout MS] [--worker [ENGINE FLAGS]]
-  worker [--database URL] [--allow-private-targets] [--no-prepared-statements] [ENGINE FLAGS]
+  worker [--database URL] [--allow-private-targets] [--no-prepared-statements] [--stop-timeout MS] [ENGINE FLAGS]
   migrate [--database URL]
   users create [--name N] [--json] [--database URL]
   keys create --user ID [--scopes read,write] [--allow-ip CIDR]... [--name N] [--rate-limit N/S] [--expires ISO] [--json] [--database URL]
@@ -31,6 +31,7 @@ engine defaults: --concurrency 100 --probe-timeout 10000 --retry-delay 30 --fail
 serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384
   --query-timeout 12000 (PostgreSQL) --shutdown-timeout 5000 + query timeout + 3000
   --header-timeout 10000 --request-timeout 30000 --keep-alive-timeout 5000.
+worker defaults: --stop-timeout 30000 (on SIGTERM, how long checks in flight may take; then exit 1).
 Database URLs: postgres://..., postgresql://..., sqlite:PATH, sqlite::memory: (default sqlite:./data/monitoring.db).
 Environment: DATABASE_URL, HOST, PORT, RATE_LIMIT_STORE, RATE_LIMIT_FAIL (flags win).
 Exit codes: 0 done; 1 the operation failed (no such user or key); 2 bad flags, or the database,

@@ -2,17 +2,24 @@ import { createMonitoringEngine, resolveEngineOptions } from '../engine/index.ts
 import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
-import { readFlags, text } from './flags.ts';
+import { positiveInt, readFlags, text } from './flags.ts';
 
 const SPEC = {
   database: { type: 'string' },
   'allow-private-targets': { type: 'boolean' },
   'no-prepared-statements': { type: 'boolean' },
+  'stop-timeout': { type: 'string' },
   ...ENGINE_FLAGS,
 } as const;
 
-/** How long a stop waits for the checks in flight; those not written by then are checked again later. */
-const STOP_DEADLINE_MS = 30_000;
+/**
+ * How long a stop waits for the checks in flight by default (--stop-timeout); those not written
+ * by then are checked again later.
+ */
+export const STOP_DEADLINE_MS = 30_000;
+
+/** A stop deadline past a day is a typo, not a need. */
+const MAX_STOP_DEADLINE_MS = 86_400_000;
 
 /**
  * `monitoring-api worker`: the engine alone, against the database, until SIGTERM or SIGINT
@@ -22,6 +29,8 @@ const STOP_DEADLINE_MS = 30_000;
  */
 export async function worker(args: readonly string[]): Promise<void> {
   const { flags } = readFlags(args, SPEC, 'worker');
+  const stopTimeout = text(flags, 'stop-timeout');
+  const stopDeadlineMs = stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
   const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
   const database = databaseUrl(text(flags, 'database'));
   const opened = await openMigrated(database, { preparedStatements: flags['no-prepared-statements'] !== true });
@@ -34,11 +43,11 @@ export async function worker(args: readonly string[]): Promise<void> {
   stopOnSignals(async () => {
     await engine.stop();
     await opened.store.close();
-  });
+  }, stopDeadlineMs);
 }
 
 /** The first signal stops gracefully and exits 0; a second one, or the deadline, exits 1 at once. */
-export function stopOnSignals(stop: () => Promise<void>): void {
+export function stopOnSignals(stop: () => Promise<void>, deadlineMs = STOP_DEADLINE_MS): void {
   let stopping = false;
   const exitNow = (why: string) => {
     process.stderr.write(`monitoring-api: ${why}\n`);
@@ -47,7 +56,7 @@ export function stopOnSignals(stop: () => Promise<void>): void {
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) exitNow(`${signal} again, exiting now`);
     stopping = true;
-    setTimeout(() => exitNow(`checks still in flight after ${STOP_DEADLINE_MS / 1000} s, exiting`), STOP_DEADLINE_MS).unref();
+    setTimeout(() => exitNow(`checks still in flight after ${deadlineMs / 1000} s, exiting`), deadlineMs).unref();
     stop().then(
       () => process.exit(0),
       (error: unknown) => exitNow(`stopping failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`),

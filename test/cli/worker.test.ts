@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
+import { createSocket } from 'node:dgram';
+import { createMonitoringApi } from '../../core/index.ts';
+import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { bootstrapToken, CLI_ARGS, ROOT, startServe, stopServe } from '../support/cli.ts';
 import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
 
@@ -86,6 +89,43 @@ describe('monitoring-api worker', () => {
     worker.child.kill('SIGTERM');
     assert.equal(await worker.exited, 0, worker.stderr());
     assert.equal(await stopServe(server), 0);
+  });
+});
+
+describe('monitoring-api worker --stop-timeout', () => {
+  it('a check still in flight at SIGTERM: exit 1 once the stop timeout has passed, saying why', async () => {
+    // A DNS server that receives and never answers: the DNSBL check of the monitor hangs in flight.
+    const silent = createSocket('udp4');
+    let asked = 0;
+    silent.on('message', () => void asked++);
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    after(() => silent.close());
+    const file = join(dir, 'stuck.db');
+    const { store, db } = await openKyselyStore(`sqlite:${file}`);
+    await migrateToLatest(db);
+    const api = createMonitoringApi({ store });
+    const key = await api.keys.createApiKey({ userId: (await api.keys.createUser()).id });
+    const created = await api.fetch(new Request('http://api.test/v1/blacklist-monitors/create', {
+      method: 'POST', headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ target_type: 'ip', target_value: '93.184.215.14' }),
+    }));
+    assert.equal(created.status, 201);
+    await api.close();
+    await store.close();
+
+    const worker = await startWorker(['--database', `sqlite:${file}`, '--stop-timeout', '300', '--dns-server', `127.0.0.1:${silent.address().port}`,
+      '--dnsbl-zone', 'zen.spamhaus.org', '--dnsbl-domain-zone', 'dbl.spamhaus.org']);
+    for (let i = 0; asked === 0; i++) {
+      assert.ok(i < 200, 'the worker never asked the DNS server');
+      await delay(50);
+    }
+    const stopped = performance.now();
+    worker.child.kill('SIGTERM');
+    assert.equal(await worker.exited, 1, worker.stderr());
+    const ms = performance.now() - stopped;
+    assert.match(worker.stderr(), /^monitoring-api: checks still in flight after 0\.3 s, exiting$/m);
+    // Its own deadline, not the 30 s default nor a DNS timeout that ended the check first.
+    assert.ok(ms >= 250 && ms < 3_000, `exited ${Math.round(ms)} ms after SIGTERM`);
   });
 });
 
