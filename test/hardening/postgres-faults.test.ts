@@ -36,7 +36,11 @@ interface Rig {
   close(): Promise<void>;
 }
 
-/** Short store timeouts for the tests that wait them out (the defaults are 5 s and 12 s). */
+/**
+ * Short store timeouts for the tests that wait them out (the defaults are 5 s and 12 s). Each test
+ * reads the error that ended its requests, so which timeout fired is known; the time bounds only
+ * show that a request stuck for good is ended, and leave room for a busy machine.
+ */
 const CONNECT_MS = 1_000;
 const QUERY_MS = 2_400;
 /** The server-side statement_timeout the store derives: five sixths of the query timeout. */
@@ -164,7 +168,7 @@ describe('PostgreSQL faults through a proxy', { concurrency: true }, () => {
       const results = await Promise.all(Array.from({ length: 5 }, () => timed(() => create(r))));
       for (const { res, ms } of results) {
         assertServerError(res);
-        assert.ok(ms < CONNECT_MS + 2_000, `bounded by connectionTimeoutMillis (${CONNECT_MS} ms), took ${Math.round(ms)} ms`);
+        assert.ok(ms < CONNECT_MS + 5_000, `bounded by connectionTimeoutMillis (${CONNECT_MS} ms), took ${Math.round(ms)} ms`);
       }
       // What ended them is the connect timeout (or, for one that caught a pooled connection as it
       // was cut, the reset): nothing else.
@@ -187,7 +191,7 @@ describe('PostgreSQL faults through a proxy', { concurrency: true }, () => {
       const results = await Promise.all(Array.from({ length: 3 }, () => timed(() => list(r))));
       for (const { res, ms } of results) {
         assertServerError(res);
-        assert.ok(ms < QUERY_MS + 2_000, `bounded by query_timeout (${QUERY_MS} ms), took ${Math.round(ms)} ms`);
+        assert.ok(ms < QUERY_MS + 5_000, `bounded by query_timeout (${QUERY_MS} ms), took ${Math.round(ms)} ms`);
       }
       // The client gave up (query_timeout): the stalled server could not have cancelled anything.
       assert.ok(r.failures.length >= 3 && r.failures.every((error) => /Query read timeout/.test(String(error))), r.failures.map(String).join('\n'));

@@ -327,26 +327,30 @@ describe('client timeouts (--keep-alive-timeout, --header-timeout, --request-tim
   });
 
   test('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
-    const answer = await raw(s.port, `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n\r\n`, KEEP_ALIVE_MS + 4_000);
+    const answer = await raw(s.port, `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n\r\n`, KEEP_ALIVE_MS + 6_000);
     assert.equal(answer.status, 200);
     assert.ok(answer.closedAfter !== null && answer.answeredAfter !== null, 'the idle connection was never closed');
-    // Idle from the answer on: the request itself may take a while on a busy machine.
+    // Not before the timeout: the server answered after the request was sent, and waited from
+    // then on. Not long after it either, counted from when the answer arrived here (the request
+    // itself, and reading its answer, may take a while on a busy machine).
+    assert.ok(answer.closedAfter > KEEP_ALIVE_MS * 0.9, `closed ${Math.round(answer.closedAfter)} ms after the request`);
     const idle = answer.closedAfter - answer.answeredAfter;
-    assert.ok(idle > KEEP_ALIVE_MS * 0.9 && idle < KEEP_ALIVE_MS + 1_500, `closed ${Math.round(idle)} ms after the answer`);
+    assert.ok(idle < KEEP_ALIVE_MS + 2_500, `closed ${Math.round(idle)} ms after the answer`);
   });
 
   test('a client that never finishes its headers is cut at the header timeout', async () => {
-    const answer = await raw(s.port, 'GET /v1/me HTTP/1.1\r\nHost: x\r\n', HEADER_MS + 4_000);
-    // Not before it (no other limit cuts it), and not long after (node:http checks every half of it).
-    assert.ok(answer.closedAfter !== null && answer.closedAfter > HEADER_MS * 0.9 && answer.closedAfter < HEADER_MS + 2_500,
-      `closed after ${Math.round(answer.closedAfter ?? HEADER_MS + 4_000)} ms`);
+    const answer = await raw(s.port, 'GET /v1/me HTTP/1.1\r\nHost: x\r\n', HEADER_MS + 6_000);
+    // Not before it (no other limit cuts it), and not long after (node:http checks every half of
+    // it; the rest of the margin is for a busy machine).
+    assert.ok(answer.closedAfter !== null && answer.closedAfter > HEADER_MS * 0.9 && answer.closedAfter < HEADER_MS + 4_000,
+      `closed after ${Math.round(answer.closedAfter ?? HEADER_MS + 6_000)} ms`);
     if (answer.status !== null) assert.equal(answer.status, 408);
   });
 
   test('a request whose body never finishes is cut at the request timeout, not at the header one', async () => {
-    const answer = await raw(s.port, `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`, REQUEST_MS + 4_000);
-    assert.ok(answer.closedAfter !== null && answer.closedAfter > REQUEST_MS * 0.9 && answer.closedAfter < REQUEST_MS + 2_500,
-      `closed after ${Math.round(answer.closedAfter ?? REQUEST_MS + 4_000)} ms`);
+    const answer = await raw(s.port, `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`, REQUEST_MS + 6_000);
+    assert.ok(answer.closedAfter !== null && answer.closedAfter > REQUEST_MS * 0.9 && answer.closedAfter < REQUEST_MS + 4_000,
+      `closed after ${Math.round(answer.closedAfter ?? REQUEST_MS + 6_000)} ms`);
   });
 
   test('the server carries on after cutting them', async () => {
