@@ -39,11 +39,13 @@ export async function worker(args: readonly string[]): Promise<void> {
   const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...engineFlags });
   const engine = createMonitoringEngine(options);
   engine.start();
-  process.stdout.write(describeEngine(options));
+  // The handlers first, then the line that says the worker runs: a SIGTERM sent on seeing that
+  // line must find them, not the default action that kills the process without its exit code.
   stopOnSignals(async () => {
     await engine.stop();
     await opened.store.close();
   }, stopDeadlineMs);
+  process.stdout.write(describeEngine(options));
 }
 
 /** The first signal stops gracefully and exits 0; a second one, or the deadline, exits 1 at once. */
