@@ -1,7 +1,7 @@
 import type { Clock, ClaimedDevice, DeviceCheckOutcome } from '../../core/index.ts';
 import type { Connector } from '../net/connector.ts';
 
-/** The settings a device check reads (docs/engine.md, "Devices" and "Statuses and transitions"). */
+/** The settings a device check reads (docs/engine.md, "Device probes" and "Statuses and transitions"). */
 export interface DeviceCheckOptions {
   probeTimeoutMs: number;
   connectTimeoutMs: number;
