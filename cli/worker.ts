@@ -2,12 +2,13 @@ import { createMonitoringEngine, resolveEngineOptions } from '../engine/index.ts
 import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
-import { readFlags, text } from './flags.ts';
+import { positiveInt, readFlags, text } from './flags.ts';
 
 const SPEC = {
   database: { type: 'string' },
   'allow-private-targets': { type: 'boolean' },
   'no-prepared-statements': { type: 'boolean' },
+  'query-timeout': { type: 'string' },
   ...ENGINE_FLAGS,
 } as const;
 
@@ -24,7 +25,13 @@ export async function worker(args: readonly string[]): Promise<void> {
   const { flags } = readFlags(args, SPEC, 'worker');
   const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
   const database = databaseUrl(text(flags, 'database'));
-  const opened = await openMigrated(database, { preparedStatements: flags['no-prepared-statements'] !== true });
+  const queryTimeout = text(flags, 'query-timeout');
+  // As for serve: how long a PostgreSQL query may take before it is given up (12 s by default).
+  const queryTimeoutMs = queryTimeout === undefined ? undefined : positiveInt(queryTimeout, '--query-timeout', 86_400_000);
+  const opened = await openMigrated(database, {
+    preparedStatements: flags['no-prepared-statements'] !== true,
+    ...(queryTimeoutMs === undefined ? {} : { queryTimeoutMs }),
+  });
   if (opened.applied.length > 0) process.stdout.write(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
   const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...engineFlags });

@@ -80,7 +80,7 @@ export class WriteBuffer<O> {
       }
     } catch (error) {
       tally.failed += batch.length;
-      this.#o.logger.error?.(`writing ${batch.length} ${this.#o.kind} checks failed; they are checked again once their leases lapse`, error);
+      this.#o.logger.error?.(`writing ${this.#o.kind} checks failed; they are checked again once their leases lapse`, error);
     } finally {
       this.#unwritten -= batch.length;
       this.#o.onWritten();

@@ -64,5 +64,5 @@ it('a device check that throws is logged and counted, not written', async () => 
     deviceCheck: () => Promise.reject(new Error('bug')),
   });
   assert.deepEqual(await engine.runOnce(), { claimed: 1, written: 0, fenced: 0, failed: 1, pruned: 0 });
-  assert.deepEqual(errors, ['checking device 1 failed unexpectedly']);
+  assert.deepEqual(errors, ['checking a device failed unexpectedly']);
 });
