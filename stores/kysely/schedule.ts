@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
-import type { ClaimRequest, Lease, MonitoredKind } from '../../core/monitoring-store.ts';
-import type { Timestamp } from '../../core/records.ts';
+import type { ClaimRequest, Lease, MonitoredKind, Timestamp } from '../../core/index.ts';
 import { flagFor, stampText, toId, toStamp } from './rows.ts';
 import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
 
