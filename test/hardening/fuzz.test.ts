@@ -38,6 +38,7 @@ const MONITOR_KEYS = [
 const READ_ONLY = new Set(['id', 'created_at', 'status', 'status_since', 'last_checked_at', 'last_results']);
 const DEVICE_INPUT = new Set(DEVICE_KEYS.filter((k) => !READ_ONLY.has(k)));
 const MONITOR_INPUT = new Set(['target_type', 'target_value', 'is_enabled', 'check_interval_s']);
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 interface Fixture {
