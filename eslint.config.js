@@ -22,11 +22,9 @@ export default defineConfig(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       'layout/imports': 'error',
-      // A leading underscore marks what is unused on purpose: a parameter an interface requires,
-      // a field left out of a rest object (`{ secret: _secret, ...rest }`).
-      '@typescript-eslint/no-unused-vars': ['error', {
-        argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true,
-      }],
+      // tsc reports unused locals and parameters (noUnusedLocals, noUnusedParameters) in the
+      // TypeScript; linting them again costs a tenth of the lint time. JavaScript keeps the rule.
+      '@typescript-eslint/no-unused-vars': 'off',
       // `let x; ... later: x = ...` read by a closure defined in between cannot be a const.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
@@ -60,8 +58,9 @@ export default defineConfig(
     },
   },
   {
-    // The toolchain's own JavaScript runs on Node.
+    // The toolchain's own JavaScript runs on Node, and tsc does not check it.
     files: ['**/*.js', '**/*.mjs'],
+    rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }] },
     languageOptions: {
       globals: Object.fromEntries(['URL', 'TextDecoder', 'TextEncoder', 'process', 'console'].map((name) => [name, 'readonly'])),
     },
