@@ -1,7 +1,7 @@
 /**
  * ESLint: typescript-eslint's recommended rules (syntax only: no type-aware rule, so `npm run lint`
- * stays fast), the Layout table of docs/development.md as `layout/imports` (tools/lint/layout.js), and the
- * formatting the code follows as @stylistic rules, which `npm run format` (eslint --fix) applies.
+ * stays fast), the Layout table of docs/development.md as `layout/imports` (tools/lint/layout.js),
+ * and the formatting the code follows as @stylistic rules, which `npm run format` applies.
  */
 import js from '@eslint/js';
 import stylistic from '@stylistic/eslint-plugin';
