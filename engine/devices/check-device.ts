@@ -1,4 +1,4 @@
-import type { ClaimedDevice, DeviceCheckOutcome } from '../../core/monitoring-store.ts';
+import type { ClaimedDevice, DeviceCheckOutcome } from '../../core/index.ts';
 import type { DeviceCheckContext, DeviceCheckOptions } from '../scheduler/device-check.ts';
 
 export type { DeviceCheckContext, DeviceCheckOptions };
