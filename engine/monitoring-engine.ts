@@ -1,3 +1,4 @@
+import { rootCertificates } from 'node:tls';
 import { createDnsblResolver } from './dnsbl/resolver.ts';
 import { DnsHealth } from './dnsbl/dns-health.ts';
 import { blacklistKind, deviceKind } from './kinds.ts';
@@ -64,7 +65,11 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     lookupTimeoutMs: o.dnsTimeoutMs,
   });
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
-  const webhooks = createWebhookDispatcher({ store: o.store, connector, clock, logger, workerId: o.workerId });
+  const webhooks = createWebhookDispatcher({
+    store: o.store, connector, clock, logger, workerId: o.workerId,
+    // Node's `ca` replaces its list rather than adding to it, so the list goes along.
+    ...(o.ca.length === 0 ? {} : { tls: { ca: [...rootCertificates, ...o.ca] } }),
+  });
   const runners: Runner[] = [
     new KindRunner(blacklistKind(o, dnsbl), settings),
     new KindRunner(deviceKind(o, o.deviceCheck, connector), settings),

@@ -38,6 +38,11 @@ export interface MonitoringEngineOptions {
   tlsWarnDays?: number;
   /** Check results older than this are deleted. Default 30. */
   resultRetentionDays?: number;
+  /**
+   * Certificates (PEM) trusted besides Node's CA list by the TLS probes and webhook deliveries:
+   * a private CA's, for an operator who monitors internal services (and for tests). Default none.
+   */
+  ca?: readonly string[];
   /** Lifts the target policy for probes, as the API's option does for creates. Default false. */
   allowPrivateTargets?: boolean;
   /** Kept with each lease, for operators. Default `host:pid`. */
@@ -123,6 +128,7 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     failuresBeforeDown: positive(options.failuresBeforeDown, d.failuresBeforeDown, 'failuresBeforeDown'),
     tlsWarnDays: positive(options.tlsWarnDays, d.tlsWarnDays, 'tlsWarnDays', true),
     resultRetentionDays: positive(options.resultRetentionDays, d.resultRetentionDays, 'resultRetentionDays'),
+    ca: [...(options.ca ?? [])],
     allowPrivateTargets: options.allowPrivateTargets === true,
     workerId: workerId(options.workerId),
     leaseMs: positive(options.leaseMs, d.leaseMs, 'leaseMs'),

@@ -8,6 +8,8 @@ export interface DeviceCheckOptions {
   retryDelayS: number;
   failuresBeforeDown: number;
   tlsWarnDays: number;
+  /** Certificates (PEM) the TLS probes trust besides Node's CA list. */
+  ca?: readonly string[];
 }
 
 export interface DeviceCheckContext {
