@@ -23,7 +23,7 @@ export function deviceKind(o: ResolvedEngineOptions, deviceCheck: DeviceCheck, c
     retryDelayS: o.retryDelayS,
     failuresBeforeDown: o.failuresBeforeDown,
     tlsWarnDays: o.tlsWarnDays,
-    ca: o.ca,
+    ...(o.ca.length > 0 ? { ca: o.ca } : {}),
   };
   // A check still running when its lease runs out could not be written: it is stopped a little before.
   const abortAfterMs = Math.max(1, Math.floor(o.leaseMs * 0.9));

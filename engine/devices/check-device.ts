@@ -17,7 +17,7 @@ export async function checkDevice(claimed: ClaimedDevice, context: DeviceCheckCo
   const device = claimed.record;
   const probeOptions: ProbeOptions = {
     connector, clock, signal, connectTimeoutMs: options.connectTimeoutMs, probeTimeoutMs: options.probeTimeoutMs,
-    ...(options.ca === undefined || options.ca.length === 0 ? {} : { ca: options.ca }),
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
   };
   const results = await Promise.all(probesOf(device).map((probe) => runProbe(probe, device, probeOptions)));
   signal.throwIfAborted();
