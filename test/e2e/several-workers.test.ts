@@ -94,8 +94,8 @@ for (const factory of STORES) {
       await until(() => target!.requests === 5 * DEVICES, 'worker 2 checks them again');
       release();
       const [first, second] = await Promise.all([slow, takeover]);
-      assert.deepEqual([first.claimed, first.written, first.fenced], [DEVICES, 0, DEVICES], 'the lost lease writes nothing');
-      assert.deepEqual([second.claimed, second.written, second.fenced], [DEVICES, DEVICES, 0]);
+      assert.deepEqual([first.claimed, first.written, first.fenced, first.failed], [DEVICES, 0, DEVICES, 0], 'the lost lease writes nothing');
+      assert.deepEqual([second.claimed, second.written, second.fenced, second.failed], [DEVICES, DEVICES, 0, 0]);
       assert.deepEqual(await statuses(), Array(DEVICES).fill('up'));
       // Whichever dispatcher ran first, all of them together deliver what is left.
       await race();
