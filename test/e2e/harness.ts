@@ -55,7 +55,7 @@ export const FAST_ENGINE: Partial<MonitoringEngineOptions> = {
   connectTimeoutMs: 1_000,
   dnsTimeoutMs: 1_000,
   writeDelayMs: 0,
-  // The middle of [0, 1): no jitter, so the blacklist schedule is exact.
+  // The middle of [0, 1): no jitter, so every next check is exactly one interval after the last.
   random: () => 0.5,
 };
 
