@@ -1,7 +1,8 @@
 /**
  * docs/engine.md §3: disabling a record (the store's `setEnabled`, for hosts; v1 has no update
  * route) pauses it, status `paused`, and stops its checks; enabling makes it pending and due
- * again. Deleting a device through the API deletes its schedule and its results.
+ * again. Deleting a device through the API deletes its schedule and its results, and a check in
+ * flight when it is deleted writes nothing and announces nothing.
  */
 import assert from 'node:assert/strict';
 import { afterEach, it } from 'node:test';
@@ -54,6 +55,33 @@ eachStore('disabling and deleting records the engine checks', (opened) => {
     assert.equal((await engine.runOnce()).written, 1, 'due at once');
     assert.equal((await w.device(device.id)).status, 'up');
     assert.equal(target.requests, requests + 1);
+  });
+
+  it('a device deleted while its check is in flight is not written, and its change is not announced', async () => {
+    const w = (world = await openWorld(opened().store, START));
+    target = await startTargetServer();
+    const { receiver } = await w.subscribe();
+    const engine = w.engine({ failuresBeforeDown: 1 });
+    const device = await webDevice(w, 'deleted.probe-fixture.net', target.port);
+    await engine.runOnce();
+    assert.equal((await w.device(device.id)).status, 'up');
+
+    // The check that would make it down waits at the server until the device is deleted.
+    target.health = 'error';
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    target.gate = () => held;
+    w.clock.advance(INTERVAL_MS);
+    const requests = target.requests;
+    const running = engine.runOnce();
+    for (let i = 0; i < 400 && target.requests === requests; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(target.requests, requests + 1, 'the check reached the server');
+    await w.call(`/devices/delete?id=${device.id}`, { method: 'DELETE' });
+    release();
+    const summary = await running;
+    assert.deepEqual([summary.claimed, summary.written, summary.fenced], [1, 0, 1], 'the delete took the lease away');
+    assert.equal(receiver.received.length, 0, 'no device.down for a device deleted before its check ended');
+    assert.equal(await w.store.deleteCheckResultsBefore(FAR_FUTURE, 1000), 0, 'no result rows of a deleted device');
   });
 
   it('deleting a device through the API deletes its results, and only its', async () => {
