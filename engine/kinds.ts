@@ -30,7 +30,7 @@ export function deviceKind(o: ResolvedEngineOptions, deviceCheck: DeviceCheck, c
   return {
     name: 'device',
     claim: (request) => o.store.claimDueDevices(request),
-    check: (claimed) => deviceCheck(claimed, { connector, clock: o.clock, options, signal: AbortSignal.timeout(abortAfterMs) }),
+    check: (claimed) => deviceCheck(claimed, { connector, clock: o.clock, options, signal: AbortSignal.timeout(abortAfterMs), random: o.random }),
     record: (checks) => o.store.recordDeviceChecks(checks),
   };
 }

@@ -13,7 +13,7 @@ import { deviceCheckOutcome } from './device-status.ts';
  * the device and must not be recorded as a failure.
  */
 export async function checkDevice(claimed: ClaimedDevice, context: DeviceCheckContext): Promise<DeviceCheckOutcome> {
-  const { connector, clock, options, signal } = context;
+  const { connector, clock, options, signal, random } = context;
   const device = claimed.record;
   const probeOptions: ProbeOptions = {
     connector, clock, signal, connectTimeoutMs: options.connectTimeoutMs, probeTimeoutMs: options.probeTimeoutMs,
@@ -24,5 +24,6 @@ export async function checkDevice(claimed: ClaimedDevice, context: DeviceCheckCo
   return deviceCheckOutcome(
     { device, consecutiveFailures: claimed.consecutive_failures, results, checkedAt: clock.now() },
     { retryDelayS: options.retryDelayS, failuresBeforeDown: options.failuresBeforeDown, tlsWarnDays: options.tlsWarnDays },
+    random,
   );
 }

@@ -19,6 +19,8 @@ export interface DeviceCheckContext {
   options: DeviceCheckOptions;
   /** Aborted when the check's lease is about to run out: its result could no longer be written. */
   signal: AbortSignal;
+  /** The engine's source of jitter for the next check, in [0, 1); Math.random when absent. */
+  random?: () => number;
 }
 
 /**
