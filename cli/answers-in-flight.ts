@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errors } from '../core/http/api-error.ts';
+import { errors } from '../core/http/errors.ts';
 import { writeToResponse } from './protocol-errors.ts';
 
 /**

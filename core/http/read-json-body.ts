@@ -1,4 +1,5 @@
-import { ApiError, errors } from './api-error.ts';
+import { ApiError } from './api-error.ts';
+import { errors } from './errors.ts';
 import type { ApiRequest } from './api-request.ts';
 import { NON_INTEGER_LITERAL, nonIntegerMembers } from './integer-literals.ts';
 import { isJsonMediaType } from './json-media-type.ts';

@@ -5,7 +5,8 @@
  * nothing here touches the file system or the network.
  */
 import type { JsonSchema } from '@valibot/to-json-schema';
-import { errors, type ApiError } from '../http/api-error.ts';
+import type { ApiError } from '../http/api-error.ts';
+import { errors } from '../http/errors.ts';
 import { protocolErrors } from '../http/protocol-errors.ts';
 import { DEFAULTS, normalizeBasePath } from '../options.ts';
 import { ROUTES } from '../routes/router.ts';
