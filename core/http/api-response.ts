@@ -1,4 +1,4 @@
-import type { ApiError } from './api-error.ts';
+import type { ApiError, ErrorDetail } from './api-error.ts';
 
 /** A response body: a whole JSON text, or one produced in chunks (streamed lists). */
 export type ApiResponseBody = string | AsyncIterable<string>;
@@ -30,13 +30,28 @@ export function successResponse(status: number, data: unknown, headers: Record<s
   return jsonResponse(status, successBody(data), headers);
 }
 
+/** The error object of the failure envelope (docs/contract.md §3), members in this order. */
+interface ErrorBody {
+  code: string;
+  message: string;
+  details?: readonly ErrorDetail[];
+  existing_id?: number;
+}
+
+/**
+ * The answer to `error`: its status, the failure envelope, and the header fields the error carries
+ * (a fresh object, so the pipeline may add its own). The per-request fields, X-Request-Id and the
+ * key's quota, are the pipeline's to add (core/create-monitoring-api.ts).
+ */
 export function errorResponse(error: ApiError): ApiResponse {
-  const body: Record<string, unknown> = { code: error.code, message: error.message };
-  if (error.details) body.details = error.details;
-  if (error.extra) Object.assign(body, error.extra);
-  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
-  if (error.headers) for (const [name, value] of Object.entries(error.headers)) headers[name.toLowerCase()] = value;
-  return { status: error.status, headers, body: JSON.stringify({ success: false, error: body }) };
+  const body: ErrorBody = { code: error.code, message: error.message };
+  if (error.details !== undefined) body.details = error.details;
+  if (error.existingId !== undefined) body.existing_id = error.existingId;
+  return {
+    status: error.status,
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...error.headers },
+    body: JSON.stringify({ success: false, error: body }),
+  };
 }
 
 /** Turns the core's answer into a Web `Response`, encoding a chunked body as a byte stream. */

@@ -26,8 +26,8 @@ export const errors = {
   ipNotAllowed: () => new ApiError(403, 'ip_not_allowed', 'This API key may not be used from your IP address.'),
   // RFC 6750 §3.1: a request whose token lacks the scope says which scope it needs, in the header too.
   insufficientScope: (scope: string) =>
-    new ApiError(403, 'insufficient_scope', `This operation needs an API key with the '${scope}' scope.`, undefined, undefined, {
-      'WWW-Authenticate': `Bearer realm="monitoring", error="insufficient_scope", scope="${scope}"`,
+    new ApiError(403, 'insufficient_scope', `This operation needs an API key with the '${scope}' scope.`, {
+      headers: { 'www-authenticate': `Bearer realm="monitoring", error="insufficient_scope", scope="${scope}"` },
     }),
   rateLimited: () => new ApiError(429, 'rate_limit_exceeded', 'Too many requests: wait for the time given in Retry-After.'),
   authThrottled: () =>
@@ -35,17 +35,18 @@ export const errors = {
   unknownRoute: (resource: string | null) =>
     new ApiError(404, resource === null ? 'unknown_route' : `unknown_${resource.replaceAll('-', '_')}_route`, 'No such route in this API.'),
   methodNotAllowed: (allow: readonly string[]) =>
-    new ApiError(405, 'method_not_allowed', `This route accepts ${allow.join(', ')} only.`, undefined, undefined, { Allow: allow.join(', ') }),
+    new ApiError(405, 'method_not_allowed', `This route accepts ${allow.join(', ')} only.`, { headers: { allow: allow.join(', ') } }),
   invalidContentType: () => new ApiError(400, 'invalid_content_type', 'The request body must be sent as Content-Type: application/json (in UTF-8, if a charset is given).'),
   payloadTooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`),
   invalidJson: () => new ApiError(400, 'invalid_json', 'The request body is not a valid UTF-8 JSON object.'),
-  bodyUnreadable: () => new ApiError(400, 'invalid_json', 'The request body could not be read to its end.'),
+  /** `cause`: the stream's own failure (a reset, an aborted upload), kept for whoever debugs it. */
+  bodyUnreadable: (cause?: unknown) => new ApiError(400, 'invalid_json', 'The request body could not be read to its end.', { cause }),
   validationFailed: (details: ErrorDetail[]) =>
-    new ApiError(400, 'validation_failed', 'The request has invalid fields: see details.', details),
+    new ApiError(400, 'validation_failed', 'The request has invalid fields: see details.', { details }),
   invalidId: () => new ApiError(400, 'invalid_id', 'The id query parameter must be given once, as a positive integer.'),
   notFound: (code: NotFoundCode) => new ApiError(404, code, NOT_FOUND_MESSAGES[code]),
   duplicate: (code: DuplicateCode, existingId: number) =>
-    new ApiError(409, code, DUPLICATE_MESSAGES[code], undefined, { existing_id: existingId }),
+    new ApiError(409, code, DUPLICATE_MESSAGES[code], { existingId }),
   serverError: () => new ApiError(500, 'server_error', 'The server failed to handle the request.'),
   missingTable: () => new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),
 } as const;

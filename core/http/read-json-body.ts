@@ -26,7 +26,7 @@ export async function readJsonObject(request: ApiRequest, limit: number): Promis
     } catch (error) {
       if (error instanceof ApiError) throw error;
       // The client went away or the stream broke mid-body: its request, not the server, failed.
-      throw errors.bodyUnreadable();
+      throw errors.bodyUnreadable(error);
     }
   }
   let text: string;
