@@ -1,8 +1,12 @@
+import type { RateLimitDecision, RateLimitPolicy } from '../rate-limiter.ts';
 import { ApiError, type ErrorDetail } from './api-error.ts';
+import { authThrottleHeaders, keyQuotaHeaders } from './rate-limit-headers.ts';
 
 /*
  * The answers the contract names (docs/contract.md §3's table), one factory each, so that a code
  * and its message are written once: the server throws them and the OpenAPI document lists them.
+ * Each builds its error with every header field its answer needs, so that no adapter or server
+ * has to recognise a status to complete it.
  */
 
 export type NotFoundCode = 'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found';
@@ -20,18 +24,38 @@ const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {
   duplicate_webhook: 'A webhook with this URL exists already.',
 };
 
+/** The challenge of an RFC 6750 Bearer resource; docs/contract.md §2 step 1 names the realm. */
+const BEARER_CHALLENGE = 'Bearer realm="monitoring"';
+
+/** Every 401 carries the challenge (docs/contract.md §2 step 1; RFC 9110 §15.5.2 requires one). */
+const UNAUTHORIZED = { headers: { 'www-authenticate': BEARER_CHALLENGE } } as const;
+
 export const errors = {
-  missingApiKey: () => new ApiError(401, 'missing_api_key', 'The Authorization header with a Bearer API key is missing.'),
-  invalidApiKey: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid, has expired or was revoked.'),
-  ipNotAllowed: () => new ApiError(403, 'ip_not_allowed', 'This API key may not be used from your IP address.'),
+  missingApiKey: () => new ApiError(401, 'missing_api_key', 'The Authorization header with a Bearer API key is missing.', UNAUTHORIZED),
+  invalidApiKey: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid, has expired or was revoked.', UNAUTHORIZED),
+  /**
+   * The key is known, so the answer shows its quota (docs/decisions.md §3), uncounted: a request
+   * refused at the allow-list never reached the rate-limit step, and is not itself refused by it.
+   */
+  ipNotAllowed: (quota: RateLimitDecision, policy: RateLimitPolicy) =>
+    new ApiError(403, 'ip_not_allowed', 'This API key may not be used from your IP address.', {
+      headers: keyQuotaHeaders({ ...quota, allowed: true }, policy),
+    }),
   // RFC 6750 §3.1: a request whose token lacks the scope says which scope it needs, in the header too.
   insufficientScope: (scope: string) =>
     new ApiError(403, 'insufficient_scope', `This operation needs an API key with the '${scope}' scope.`, {
-      headers: { 'www-authenticate': `Bearer realm="monitoring", error="insufficient_scope", scope="${scope}"` },
+      headers: { 'www-authenticate': `${BEARER_CHALLENGE}, error="insufficient_scope", scope="${scope}"` },
     }),
-  rateLimited: () => new ApiError(429, 'rate_limit_exceeded', 'Too many requests: wait for the time given in Retry-After.'),
-  authThrottled: () =>
-    new ApiError(429, 'rate_limit_exceeded', 'Too many failed authentication attempts from your address: wait for the time given in Retry-After.'),
+  /** The key's quota is spent: its fields, and Retry-After, which the message points to (docs/contract.md §8). */
+  rateLimited: (decision: RateLimitDecision, policy: RateLimitPolicy) =>
+    new ApiError(429, 'rate_limit_exceeded', 'Too many requests: wait for the time given in Retry-After.', {
+      headers: keyQuotaHeaders({ ...decision, allowed: false }, policy),
+    }),
+  /** The address's failed-authentication throttle is spent (docs/decisions.md §2): its fields and Retry-After. */
+  authThrottled: (decision: RateLimitDecision, policy: RateLimitPolicy) =>
+    new ApiError(429, 'rate_limit_exceeded', 'Too many failed authentication attempts from your address: wait for the time given in Retry-After.', {
+      headers: authThrottleHeaders({ ...decision, allowed: false }, policy),
+    }),
   unknownRoute: (resource: string | null) =>
     new ApiError(404, resource === null ? 'unknown_route' : `unknown_${resource.replaceAll('-', '_')}_route`, 'No such route in this API.'),
   methodNotAllowed: (allow: readonly string[]) =>
