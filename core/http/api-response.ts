@@ -54,10 +54,24 @@ export function errorResponse(error: ApiError): ApiResponse {
   };
 }
 
+/**
+ * The fields a Web `Response` carries: all but `Connection`. That one is hop-by-hop (RFC 9110
+ * §7.6.1), the business of whoever owns the socket; the runtimes that take a `Response` (Bun,
+ * Deno) manage their connections themselves, and Deno would even send `Connection: close` while
+ * keeping the connection open. docs/decisions.md §4 closes after a 413 on node:http only.
+ */
+function webHeaders(headers: Record<string, string>): Record<string, string> {
+  if (!('connection' in headers)) return headers;
+  const web: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (name !== 'connection') web[name] = value;
+  return web;
+}
+
 /** Turns the core's answer into a Web `Response`, encoding a chunked body as a byte stream. */
 export function toWebResponse(response: ApiResponse): Response {
   const { body } = response;
-  if (typeof body === 'string') return new Response(body, { status: response.status, headers: response.headers });
+  const headers = webHeaders(response.headers);
+  if (typeof body === 'string') return new Response(body, { status: response.status, headers });
   const encoder = new TextEncoder();
   const iterator = body[Symbol.asyncIterator]();
   const stream = new ReadableStream<Uint8Array>({
@@ -70,5 +84,5 @@ export function toWebResponse(response: ApiResponse): Response {
       await iterator.return?.();
     },
   });
-  return new Response(stream, { status: response.status, headers: response.headers });
+  return new Response(stream, { status: response.status, headers });
 }

@@ -24,6 +24,12 @@ const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {
   duplicate_webhook: 'A webhook with this URL exists already.',
 };
 
+/**
+ * Said by an answer after which the server closes the connection (RFC 9112 §9.6): whatever the
+ * client sent after it is not read, so the client must not wait for it to be answered.
+ */
+export const CLOSES_CONNECTION = { connection: 'close' } as const;
+
 /** The challenge of an RFC 6750 Bearer resource; docs/contract.md §2 step 1 names the realm. */
 const BEARER_CHALLENGE = 'Bearer realm="monitoring"';
 
@@ -61,7 +67,12 @@ export const errors = {
   methodNotAllowed: (allow: readonly string[]) =>
     new ApiError(405, 'method_not_allowed', `This route accepts ${allow.join(', ')} only.`, { headers: { allow: allow.join(', ') } }),
   invalidContentType: () => new ApiError(400, 'invalid_content_type', 'The request body must be sent as Content-Type: application/json (in UTF-8, if a charset is given).'),
-  payloadTooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`),
+  /**
+   * The unread rest of an oversized body is not worth draining, so the connection closes after
+   * the answer (docs/decisions.md §4) wherever the server owns it (see toWebResponse).
+   */
+  payloadTooLarge: (limit: number) =>
+    new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`, { headers: CLOSES_CONNECTION }),
   invalidJson: () => new ApiError(400, 'invalid_json', 'The request body is not a valid UTF-8 JSON object.'),
   /** `cause`: the stream's own failure (a reset, an aborted upload), kept for whoever debugs it. */
   bodyUnreadable: (cause?: unknown) => new ApiError(400, 'invalid_json', 'The request body could not be read to its end.', { cause }),
