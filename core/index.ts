@@ -6,7 +6,8 @@ export { createMonitoringApi, type MonitoringApi } from './create-monitoring-api
 export { DEFAULTS, type MonitoringApiOptions } from './options.ts';
 export type { ApiRequest, HeaderReader, RequestContext } from './http/api-request.ts';
 export { toWebResponse, type ApiResponse, type ApiResponseBody } from './http/api-response.ts';
-export { ApiError, errors, type DetailCode, type ErrorDetail } from './http/api-error.ts';
+export { ApiError, type ApiErrorOptions, type DetailCode, type ErrorDetail, type HeaderFields } from './http/api-error.ts';
+export { errors } from './http/errors.ts';
 export { MissingTableError, type CreateResult, type PageRequest, type Store } from './store.ts';
 export type {
   BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease, MonitoredKind,
