@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errors } from '../core/http/api-error.ts';
+import { protocolErrors } from '../core/http/protocol-errors.ts';
 import { writeToResponse } from './protocol-errors.ts';
 
 /**
@@ -37,7 +37,7 @@ export class AnswersInFlight {
         res.once('finish', resolve);
         res.once('close', resolve);
       }));
-      writeToResponse(req, res, errors.serverError());
+      writeToResponse(req, res, protocolErrors.shutdownDeadline());
       // The request's own handler may still finish, and its answer must not follow this one onto
       // the connection (nor throw because headers were sent): what it writes now goes nowhere.
       Object.assign(res, { writeHead: () => res, write: () => true, end: () => res });

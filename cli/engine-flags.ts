@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { MonitoringEngineOptions, ResolvedEngineOptions } from '../engine/index.ts';
 import { normalizeDnsServers, normalizeZones } from '../engine/index.ts';
 import { list, positiveInt, text } from './flags.ts';
@@ -14,6 +15,7 @@ export const ENGINE_FLAGS = {
   'failures-before-down': { type: 'string' },
   'result-retention': { type: 'string' },
   'worker-id': { type: 'string' },
+  'ca-file': { type: 'string', multiple: true },
 } as const;
 
 /** The engine's settings as flags give them; unset flags are left to the engine's defaults. */
@@ -29,6 +31,18 @@ function usage<T>(read: () => T): T {
     if (error instanceof RangeError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/** A `--ca-file`: PEM certificates, read at start so a wrong path is a usage error, not a failed probe. */
+function readCertificates(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--ca-file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'cannot be read'}`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca-file ${path} holds no PEM certificate`);
+  return text;
 }
 
 /** Whether any engine flag was given: `serve` takes them only with `--worker`. */
@@ -50,6 +64,8 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
     resultRetentionDays: int('result-retention', 36_500),
     allowPrivateTargets,
   };
+  const caFiles = list(flags, 'ca-file');
+  if (caFiles.length > 0) options.trustedCa = caFiles.map(readCertificates);
   const servers = list(flags, 'dns-server');
   if (servers.length > 0) options.dnsServers = usage(() => normalizeDnsServers(servers));
   const zones = list(flags, 'dnsbl-zone');

@@ -9,7 +9,8 @@ import { requestId } from '../core/http/request-id.ts';
 /*
  * Requests node:http would answer itself, before the API sees them, with an empty body or none at
  * all. They get the API's envelope instead (docs/contract.md §3: every answer is JSON and carries an
- * X-Request-Id), and the connection closes: what follows on it cannot be trusted to be framed.
+ * X-Request-Id), and the connection closes: what follows on it cannot be trusted to be framed. The
+ * errors given here say so themselves (protocolErrors carry `Connection: close`).
  */
 
 const CLIENT_ERRORS: Record<string, ApiError> = {
@@ -27,13 +28,12 @@ const closing = new WeakSet<Duplex>();
 /** How long a connection answered on its raw socket may take to read the answer before it is cut. */
 const LINGER_MS = 2_000;
 
-/** The API's answer to `error` (its envelope and headers), closing the connection. */
+/** The API's answer to `error`: its envelope and the headers it carries, with X-Request-Id. */
 function answer(error: ApiError, id: string): [Record<string, string>, string] {
   const { headers, body } = errorResponse(error);
   const text = body as string;
   headers['x-request-id'] = id;
   headers['content-length'] = String(Buffer.byteLength(text));
-  headers.connection = 'close';
   return [headers, text];
 }
 
@@ -63,7 +63,10 @@ function closeWith(socket: Duplex, error: ApiError, owed: ServerResponse | undef
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
-/** Answers `error` on a request node:http parsed, in the envelope, closing the connection. */
+/**
+ * Answers `error` on a request node:http parsed, in the envelope. node:http closes the connection
+ * after it when the error says `Connection: close`, as every one given here does.
+ */
 export function writeToResponse(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
   const [headers, body] = answer(error, requestId(nodeHeaders(req)));
   res.writeHead(error.status, headers);

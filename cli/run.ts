@@ -12,7 +12,7 @@ export const USAGE = `usage: monitoring-api <command> [flags]
         [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES]
         [--no-prepared-statements] [--query-timeout MS] [--shutdown-timeout MS]
         [--header-timeout MS] [--request-timeout MS] [--keep-alive-timeout MS] [--worker [ENGINE FLAGS]]
-  worker [--database URL] [--allow-private-targets] [--no-prepared-statements] [--stop-timeout MS] [ENGINE FLAGS]
+  worker [--database URL] [--allow-private-targets] [--no-prepared-statements] [--query-timeout MS] [--stop-timeout MS] [ENGINE FLAGS]
   migrate [--database URL]
   users create [--name N] [--json] [--database URL]
   keys create --user ID [--scopes read,write] [--allow-ip CIDR]... [--name N] [--rate-limit N/S] [--expires ISO] [--json] [--database URL]
@@ -22,6 +22,7 @@ export const USAGE = `usage: monitoring-api <command> [flags]
 
 ENGINE FLAGS: [--concurrency N] [--dns-server HOST[:PORT]]... [--dnsbl-zone ZONE]... [--dnsbl-domain-zone ZONE]...
         [--probe-timeout MS] [--retry-delay S] [--failures-before-down N] [--result-retention DAYS] [--worker-id NAME]
+        [--ca-file PEM]...
 
 serve --worker checks what the API stores in the same process; worker runs the checks alone (any
 number of workers may share one PostgreSQL database). Neither the API without --worker nor any

@@ -8,6 +8,7 @@ const SPEC = {
   database: { type: 'string' },
   'allow-private-targets': { type: 'boolean' },
   'no-prepared-statements': { type: 'boolean' },
+  'query-timeout': { type: 'string' },
   'stop-timeout': { type: 'string' },
   ...ENGINE_FLAGS,
 } as const;
@@ -33,7 +34,13 @@ export async function worker(args: readonly string[]): Promise<void> {
   const stopDeadlineMs = stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
   const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
   const database = databaseUrl(text(flags, 'database'));
-  const opened = await openMigrated(database, { preparedStatements: flags['no-prepared-statements'] !== true });
+  const queryTimeout = text(flags, 'query-timeout');
+  // As for serve: how long a PostgreSQL query may take before it is given up (12 s by default).
+  const queryTimeoutMs = queryTimeout === undefined ? undefined : positiveInt(queryTimeout, '--query-timeout', 86_400_000);
+  const opened = await openMigrated(database, {
+    preparedStatements: flags['no-prepared-statements'] !== true,
+    ...(queryTimeoutMs === undefined ? {} : { queryTimeoutMs }),
+  });
   if (opened.applied.length > 0) process.stdout.write(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
   const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...engineFlags });

@@ -1,13 +1,13 @@
 /**
- * What the client sends and receives. Records come from core/records.ts as types only (erased
- * at build), so the client has no runtime dependency on the server code.
+ * What the client sends and receives. Records come from the core's public entry (core/index.ts) as
+ * types only (erased at build), so the client has no runtime dependency on the server code.
  */
-import type { DetailCode, ErrorDetail } from '../core/http/api-error.ts';
 import type {
-  BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, Device, DeviceLastResults, DeviceProbe,
-  DeviceProbeResult, DeviceStatus, DnsblResult, EventType, HttpProbeResult, Me, ProbeName, Scheme, Scope,
-  ServiceProbeResult, ServiceType, TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus,
-} from '../core/records.ts';
+  BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, DetailCode, Device,
+  DeviceLastResults, DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblResult, ErrorDetail,
+  EventType, HttpProbeResult, Me, ProbeName, Scheme, Scope, ServiceProbeResult, ServiceType,
+  TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus,
+} from '../core/index.ts';
 
 export type {
   BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, DetailCode, Device, DeviceLastResults,

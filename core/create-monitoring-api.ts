@@ -4,10 +4,11 @@ import { bearerToken } from './auth/bearer-token.ts';
 import { KeyCache } from './auth/key-cache.ts';
 import { KeyUsageRecorder } from './auth/key-usage-recorder.ts';
 import { systemClock, toTimestamp } from './clock.ts';
-import { ApiError, errors } from './http/api-error.ts';
+import { ApiError, type HeaderFields } from './http/api-error.ts';
+import { errors } from './http/errors.ts';
 import { fromWebRequest, parseRequestUrl, type ApiRequest, type RequestContext } from './http/api-request.ts';
 import { errorResponse, toWebResponse, type ApiResponse } from './http/api-response.ts';
-import { rateLimitHeaders } from './http/rate-limit-headers.ts';
+import { keyQuotaHeaders } from './http/rate-limit-headers.ts';
 import { requestId } from './http/request-id.ts';
 import { MemoryRateLimiter } from './memory-rate-limiter.ts';
 import { addressBucket } from './net/address-bucket.ts';
@@ -16,7 +17,6 @@ import { ipAllowList } from './net/ip-allow-list.ts';
 import { createIpMatcher } from './net/ip-matcher.ts';
 import { DEFAULTS, normalizeBasePath, type MonitoringApiOptions } from './options.ts';
 import type { ApiKey } from './records.ts';
-import type { RateLimitDecision } from './rate-limiter.ts';
 import { ListCache } from './routes/list-cache.ts';
 import { createRouter } from './routes/router.ts';
 import { MissingTableError } from './store.ts';
@@ -35,7 +35,15 @@ export interface MonitoringApi {
   close(): Promise<void>;
 }
 
-const WWW_AUTHENTICATE = 'Bearer realm="monitoring"';
+/** A request let through steps 1-3 of docs/contract.md §2: its key, and where that key's quota stands. */
+interface Admitted {
+  key: ApiKey;
+  /** The rate-limit fields every later answer carries, success or error (docs/contract.md §3). */
+  quota: HeaderFields;
+}
+
+/** Before the key is known, an answer carries no quota of its own (its error may carry another's). */
+const NO_QUOTA: HeaderFields = Object.freeze({});
 
 export function createMonitoringApi(options: MonitoringApiOptions): MonitoringApi {
   const store = options.store;
@@ -57,44 +65,37 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const authenticate = createAuthenticator(keyCache, limiter, authPolicy);
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
 
-  function authThrottled(decision: RateLimitDecision, headers: Record<string, string>): ApiError {
-    Object.assign(headers, rateLimitHeaders('failed-auth', decision, authPolicy, false));
-    return errors.authThrottled();
-  }
-
   const owns = (pathname: string) => pathname === basePath || pathname.startsWith(`${basePath}/`);
 
-  /** Steps 1-3 of docs/contract.md §2: who calls, from where, and how often. */
-  async function admit(request: ApiRequest, ip: string | null, now: number, headers: Record<string, string>): Promise<ApiKey> {
+  /**
+   * Steps 1-3 of docs/contract.md §2: who calls, from where, and how often. A refusal is thrown
+   * as an error that carries its own header fields (challenge, throttle, quota).
+   */
+  async function admit(request: ApiRequest, ip: string | null, now: number): Promise<Admitted> {
     const token = bearerToken(request.headers.get('authorization'));
     if (token === undefined) throw errors.missingApiKey();
     const failures = `auth:${addressBucket(ip)}`;
     const throttle = await limiter.consume(failures, authPolicy, 0);
-    if (!throttle.allowed) throw authThrottled(throttle, headers);
+    if (!throttle.allowed) throw errors.authThrottled(throttle, authPolicy);
     let key = token !== null ? keyCache.peek(token, now) : undefined;
     if (!usable(key, now)) {
       try {
         key = await authenticate(token, failures, now);
       } catch (error) {
-        throw error instanceof AuthThrottled ? authThrottled(error.decision, headers) : error;
+        throw error instanceof AuthThrottled ? errors.authThrottled(error.decision, authPolicy) : error;
       }
     }
     let allow = allowLists.get(key);
     if (allow === undefined) allowLists.set(key, (allow = ipAllowList(key.allowed_ips)));
     const policy = key.rate_limit ?? defaultPolicy;
-    if (!allow(ip)) {
-      // The key is authenticated, so the answer shows its quota (docs/contract.md §3), uncounted: the
-      // refused request never reached the rate-limit step.
-      const quota = await limiter.consume(`key:${key.id}`, policy, 0);
-      Object.assign(headers, rateLimitHeaders('key', { ...quota, allowed: true }, policy, true));
-      throw errors.ipNotAllowed();
-    }
+    // The key is authenticated, so a refusal at the allow-list shows its quota, asked uncounted
+    // (cost 0): the request never reaches the rate-limit step.
+    if (!allow(ip)) throw errors.ipNotAllowed(await limiter.consume(`key:${key.id}`, policy, 0), policy);
 
     const decision = await limiter.consume(`key:${key.id}`, policy, 1);
-    Object.assign(headers, rateLimitHeaders('key', decision, policy, true));
-    if (!decision.allowed) throw errors.rateLimited();
+    if (!decision.allowed) throw errors.rateLimited(decision, policy);
     usage.record(key.id, now);
-    return key;
+    return { key, quota: keyQuotaHeaders(decision, policy) };
   }
 
   async function handle(request: ApiRequest, context: RequestContext): Promise<ApiResponse> {
@@ -102,15 +103,17 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     const id = requestId(request.headers);
     const url = parseRequestUrl(request.url);
     const ip = clientIp(context.clientAddress, request.headers, trustedProxies);
-    const headers: Record<string, string> = {};
+    let quota = NO_QUOTA;
     let keyId: number | null = null;
     let code: string | undefined;
     let response: ApiResponse;
     try {
       if (!owns(url.pathname)) throw errors.unknownRoute(null);
       const now = clock.now();
-      const key = await admit(request, ip, now, headers);
+      const admitted = await admit(request, ip, now);
+      const { key } = admitted;
       keyId = key.id;
+      quota = admitted.quota;
       let path = url.pathname.slice(basePath.length);
       if (path.endsWith('/')) path = path.slice(0, -1);
       response = await route(path, { request, url, key, now, store, bodyLimit, allowPrivateTargets, listCache });
@@ -118,9 +121,10 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       const apiError = asApiError(error, id);
       code = apiError.code;
       response = errorResponse(apiError);
-      if (response.status === 401) response.headers['www-authenticate'] = WWW_AUTHENTICATE;
     }
-    Object.assign(response.headers, headers);
+    // The one place the per-request fields join the answer's own (docs/contract.md §3): the key's
+    // quota once it is known, and X-Request-Id on every answer.
+    Object.assign(response.headers, quota);
     response.headers['x-request-id'] = id;
     logger.request?.({
       time: toTimestamp(Date.now()),

@@ -6,7 +6,8 @@ export { createMonitoringApi, type MonitoringApi } from './create-monitoring-api
 export { DEFAULTS, type MonitoringApiOptions } from './options.ts';
 export type { ApiRequest, HeaderReader, RequestContext } from './http/api-request.ts';
 export { toWebResponse, type ApiResponse, type ApiResponseBody } from './http/api-response.ts';
-export { ApiError, type DetailCode, type ErrorDetail } from './http/api-error.ts';
+export { ApiError, type ApiErrorOptions, type DetailCode, type ErrorDetail, type HeaderFields } from './http/api-error.ts';
+export { errors } from './http/errors.ts';
 export { MissingTableError, type CreateResult, type PageRequest, type Store } from './store.ts';
 export type {
   BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease, MonitoredKind,
@@ -15,7 +16,8 @@ export type {
 export type {
   ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, DeliveryState, WebhookDeliveryStore, WebhookStore,
 } from './webhook-store.ts';
-export { ManualClock, systemClock, type Clock } from './clock.ts';
+export { WEBHOOK_SECRET_PREFIX } from './webhook-secret.ts';
+export { ManualClock, systemClock, toTimestamp, type Clock } from './clock.ts';
 export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
 export { MemoryRateLimiter } from './memory-rate-limiter.ts';
 export { MemoryStore } from './memory-store.ts';

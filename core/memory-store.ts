@@ -34,7 +34,7 @@ const ms = (at: Timestamp) => new Date(at).getTime();
 const iso = (at: Timestamp) => new Date(at).toISOString();
 
 function newSchedule(enabled: boolean, createdAt: Timestamp): Schedule {
-  // A new enabled record is due at once (engine §3).
+  // A new enabled record is due at once (docs/engine.md, "Scheduling").
   return { nextCheckAt: enabled ? ms(createdAt) : null, lease: null, failures: 0 };
 }
 

@@ -39,9 +39,9 @@ export interface Device {
   location: string | null;
   is_enabled: boolean;
   created_at: Timestamp;
-  /** Seconds between checks (engine §2): 30 to 86400, default 60. */
+  /** Seconds between checks (docs/engine.md, "What the API shows"): 30 to 86400, default 60. */
   check_interval_s: number;
-  /** Where the engine's checks have put the device (docs/engine.md, "Statuses"). */
+  /** Where the engine's checks have put the device (docs/engine.md, "Statuses and transitions"). */
   status: DeviceStatus;
   /** When the status last changed; null until the engine first changes it. */
   status_since: Timestamp | null;
@@ -76,7 +76,7 @@ export interface BlacklistMonitor {
   /** The blacklist zones that listed the target at the last check, sorted; [] otherwise. */
   listed_on: string[];
   created_at: Timestamp;
-  /** Seconds between checks (engine §2): 300 to 86400, default 3600. */
+  /** Seconds between checks (docs/engine.md, "What the API shows"): 300 to 86400, default 3600. */
   check_interval_s: number;
   /** The zones whose lookup failed at the last check, sorted; [] otherwise. */
   failed_zones: string[];
@@ -84,7 +84,7 @@ export interface BlacklistMonitor {
 
 export type NewBlacklistMonitor = Omit<BlacklistMonitor, 'id'>;
 
-/** The probes a device can run (engine §4.2), each when its flag is on. */
+/** The probes a device can run (docs/engine.md, "Device probes"), each when its flag is on. */
 export const DEVICE_PROBES = ['public_http', 'public_https', 'public_tls', 'origin_http', 'origin_tls', 'service'] as const;
 export type DeviceProbe = (typeof DEVICE_PROBES)[number];
 /** Every probe name a check result can carry: the device probes and `dnsbl` (one row per zone). */
@@ -104,7 +104,7 @@ export interface CheckResultBase {
   error: string | null;
 }
 
-/** One DNSBL zone's answer for a blacklist monitor's target (engine §4.1). */
+/** One DNSBL zone's answer for a blacklist monitor's target (docs/engine.md, "Blacklist monitors (DNSBL)"). */
 export interface DnsblResult extends CheckResultBase {
   probe: 'dnsbl';
   zone: string;

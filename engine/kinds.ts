@@ -23,13 +23,14 @@ export function deviceKind(o: ResolvedEngineOptions, deviceCheck: DeviceCheck, c
     retryDelayS: o.retryDelayS,
     failuresBeforeDown: o.failuresBeforeDown,
     tlsWarnDays: o.tlsWarnDays,
+    ...(o.trustedCa.length > 0 ? { ca: o.trustedCa } : {}),
   };
   // A check still running when its lease runs out could not be written: it is stopped a little before.
   const abortAfterMs = Math.max(1, Math.floor(o.leaseMs * 0.9));
   return {
     name: 'device',
     claim: (request) => o.store.claimDueDevices(request),
-    check: (claimed) => deviceCheck(claimed, { connector, clock: o.clock, options, signal: AbortSignal.timeout(abortAfterMs) }),
+    check: (claimed) => deviceCheck(claimed, { connector, clock: o.clock, options, signal: AbortSignal.timeout(abortAfterMs), random: o.random }),
     record: (checks) => o.store.recordDeviceChecks(checks),
   };
 }

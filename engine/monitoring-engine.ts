@@ -1,3 +1,5 @@
+import { rootCertificates } from 'node:tls';
+import { boundedLogger } from './bounded-logger.ts';
 import { createDnsblResolver } from './dnsbl/resolver.ts';
 import { DnsHealth } from './dnsbl/dns-health.ts';
 import { blacklistKind, deviceKind } from './kinds.ts';
@@ -40,7 +42,8 @@ const UNWRITTEN_BATCHES = 4;
  */
 export function createMonitoringEngine(options: MonitoringEngineOptions): MonitoringEngine {
   const o = resolveEngineOptions(options);
-  const { clock, logger } = o;
+  const { clock } = o;
+  const logger = boundedLogger(o.logger, clock);
   const slots = new Slots(o.concurrency);
   const tally: RunnerSettings['tally'] = { claimed: 0, written: 0, fenced: 0, failed: 0, crashed: 0 };
   const settings: RunnerSettings = {
@@ -64,7 +67,10 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     lookupTimeoutMs: o.dnsTimeoutMs,
   });
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
-  const webhooks = createWebhookDispatcher({ store: o.store, connector, clock, logger, workerId: o.workerId });
+  const webhooks = createWebhookDispatcher({
+    store: o.store, connector, clock, logger, workerId: o.workerId, pollIntervalMs: o.pollIntervalMs,
+    ...(o.trustedCa.length > 0 ? { tls: { ca: [...rootCertificates, ...o.trustedCa] } } : {}),
+  });
   const runners: Runner[] = [
     new KindRunner(blacklistKind(o, dnsbl), settings),
     new KindRunner(deviceKind(o, o.deviceCheck, connector), settings),
@@ -162,6 +168,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       wakeSleep?.();
       slots.wake();
       await Promise.all([looping, webhooks.stop()]);
+      logger.close();
       started = false;
     },
 

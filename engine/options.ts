@@ -36,6 +36,11 @@ export interface MonitoringEngineOptions {
   failuresBeforeDown?: number;
   /** A certificate expiring within this many days raises `device.tls_expiring`. Default 14. */
   tlsWarnDays?: number;
+  /**
+   * Certificates (PEM) trusted besides Node's own CA list, by the TLS probes and by https webhook
+   * deliveries: for targets and receivers behind a private CA. Default none.
+   */
+  trustedCa?: readonly string[];
   /** Check results older than this are deleted. Default 30. */
   resultRetentionDays?: number;
   /** Lifts the target policy for probes, as the API's option does for creates. Default false. */
@@ -79,6 +84,7 @@ export const ENGINE_DEFAULTS = {
   retryDelayS: 30,
   failuresBeforeDown: 2,
   tlsWarnDays: 14,
+  trustedCa: [] as readonly string[],
   resultRetentionDays: 30,
   leaseMs: 120_000,
   batchSize: 100,
@@ -122,6 +128,7 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     retryDelayS: positive(options.retryDelayS, d.retryDelayS, 'retryDelayS'),
     failuresBeforeDown: positive(options.failuresBeforeDown, d.failuresBeforeDown, 'failuresBeforeDown'),
     tlsWarnDays: positive(options.tlsWarnDays, d.tlsWarnDays, 'tlsWarnDays', true),
+    trustedCa: [...(options.trustedCa ?? d.trustedCa)],
     resultRetentionDays: positive(options.resultRetentionDays, d.resultRetentionDays, 'resultRetentionDays'),
     allowPrivateTargets: options.allowPrivateTargets === true,
     workerId: workerId(options.workerId),

@@ -42,11 +42,13 @@ function toApiRequest(req: IncomingMessage): ApiRequest {
   return { method: req.method ?? 'GET', url: req.url ?? '/', headers: nodeHeaders(req), body: req };
 }
 
-/** Writes the core's answer; a streamed list honours back-pressure and stops if the client leaves. */
+/**
+ * Writes the core's answer as it is, headers included: an answer that must close its connection
+ * (a 413 whose body was left unread) says `Connection: close` itself, and node:http then closes.
+ * A streamed list honours back-pressure and stops if the client leaves.
+ */
 export async function writeApiResponse(res: ServerResponse, response: ApiResponse): Promise<void> {
   const { body } = response;
-  // An unread oversized body is not worth draining: close the connection after answering.
-  if (response.status === 413) response.headers.connection = 'close';
   if (typeof body === 'string') {
     response.headers['content-length'] = String(Buffer.byteLength(body));
     res.writeHead(response.status, response.headers);

@@ -1,4 +1,4 @@
-import { errors } from '../http/api-error.ts';
+import { errors } from '../http/errors.ts';
 import type { ApiKey } from '../records.ts';
 import type { RateLimitDecision, RateLimiter, RateLimitPolicy } from '../rate-limiter.ts';
 import type { KeyCache } from './key-cache.ts';

@@ -9,68 +9,66 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** Response header fields by lower-case name, as `ApiResponse` carries them. */
+export type HeaderFields = Readonly<Record<string, string>>;
+
+/** What an `ApiError` says besides its status, code and message. */
+export interface ApiErrorOptions {
+  /** On `validation_failed`: every problem found, one per field (docs/contract.md §3). */
+  details?: readonly ErrorDetail[];
+  /** On a 409 `duplicate_*`: the id of the record that exists already, answered as `existing_id`. */
+  existingId?: number;
+  /**
+   * Header fields the answer needs whoever asked: `WWW-Authenticate` on a 401, `Allow` on a 405,
+   * `Retry-After` on a 429, `Connection: close` where the server closes. Names in any case; the
+   * error keeps them lower-case. The pipeline adds the per-request ones (X-Request-Id, quota).
+   */
+  headers?: Readonly<Record<string, string>>;
+  /** What went wrong underneath, for logs and debuggers; never sent to the client. */
+  cause?: unknown;
+}
+
+const NO_HEADERS: HeaderFields = Object.freeze({});
+
+function lowerCaseNames(headers: Readonly<Record<string, string>> | undefined): HeaderFields {
+  if (headers === undefined) return NO_HEADERS;
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  // Factories' errors are built once and shared (cli/protocol-errors.ts): nobody may edit them.
+  return Object.freeze(out);
+}
+
 /**
  * An answer the contract names: thrown (or returned) anywhere in the pipeline and turned into the
- * error envelope by `errorResponse`. Only these ever reach a client; any other error becomes a
- * generic 500 so that nothing internal (stack, SQL, driver text) leaks.
+ * error envelope, with its headers, by `errorResponse`. Only these ever reach a client; any other
+ * error becomes a generic 500 so that nothing internal (stack, SQL, driver text) leaks.
  */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
+  readonly details: readonly ErrorDetail[] | undefined;
+  readonly existingId: number | undefined;
+  /** The header fields this answer carries, by lower-case name; empty when it needs none. */
+  readonly headers: HeaderFields;
+
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details?: ErrorDetail[],
-    /** Extra fields of the error object, e.g. `existing_id` on a 409. */
-    readonly extra?: Readonly<Record<string, number | string>>,
-    /** Extra response headers, e.g. `Allow` on a 405. */
-    readonly headers?: Readonly<Record<string, string>>,
+    options: ApiErrorOptions = {},
   ) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.details = options.details;
+    this.existingId = options.existingId;
+    this.headers = lowerCaseNames(options.headers);
+  }
+
+  /** The same answer with more header fields (those given win), e.g. a server's `Connection: close`. */
+  withHeaders(headers: Readonly<Record<string, string>>): ApiError {
+    return new ApiError(this.status, this.code, this.message, {
+      details: this.details,
+      existingId: this.existingId,
+      headers: { ...this.headers, ...headers },
+      cause: this.cause,
+    });
   }
 }
-
-export type NotFoundCode = 'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found';
-export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
-
-const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
-  device_not_found: 'No such device.',
-  blacklist_monitor_not_found: 'No such blacklist monitor.',
-  webhook_not_found: 'No such webhook.',
-};
-
-const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {
-  duplicate_device: 'An identical device exists already.',
-  duplicate_blacklist_monitor: 'A blacklist monitor for this target exists already.',
-  duplicate_webhook: 'A webhook with this URL exists already.',
-};
-
-export const errors = {
-  missingApiKey: () => new ApiError(401, 'missing_api_key', 'The Authorization header with a Bearer API key is missing.'),
-  invalidApiKey: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid, has expired or was revoked.'),
-  ipNotAllowed: () => new ApiError(403, 'ip_not_allowed', 'This API key may not be used from your IP address.'),
-  // RFC 6750 §3.1: a request whose token lacks the scope says which scope it needs, in the header too.
-  insufficientScope: (scope: string) =>
-    new ApiError(403, 'insufficient_scope', `This operation needs an API key with the '${scope}' scope.`, undefined, undefined, {
-      'WWW-Authenticate': `Bearer realm="monitoring", error="insufficient_scope", scope="${scope}"`,
-    }),
-  rateLimited: () => new ApiError(429, 'rate_limit_exceeded', 'Too many requests: wait for the time given in Retry-After.'),
-  authThrottled: () =>
-    new ApiError(429, 'rate_limit_exceeded', 'Too many failed authentication attempts from your address: wait for the time given in Retry-After.'),
-  unknownRoute: (resource: string | null) =>
-    new ApiError(404, resource === null ? 'unknown_route' : `unknown_${resource.replaceAll('-', '_')}_route`, 'No such route in this API.'),
-  methodNotAllowed: (allow: readonly string[]) =>
-    new ApiError(405, 'method_not_allowed', `This route accepts ${allow.join(', ')} only.`, undefined, undefined, { Allow: allow.join(', ') }),
-  invalidContentType: () => new ApiError(400, 'invalid_content_type', 'The request body must be sent as Content-Type: application/json (in UTF-8, if a charset is given).'),
-  payloadTooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`),
-  invalidJson: () => new ApiError(400, 'invalid_json', 'The request body is not a valid UTF-8 JSON object.'),
-  bodyUnreadable: () => new ApiError(400, 'invalid_json', 'The request body could not be read to its end.'),
-  validationFailed: (details: ErrorDetail[]) =>
-    new ApiError(400, 'validation_failed', 'The request has invalid fields: see details.', details),
-  invalidId: () => new ApiError(400, 'invalid_id', 'The id query parameter must be given once, as a positive integer.'),
-  notFound: (code: NotFoundCode) => new ApiError(404, code, NOT_FOUND_MESSAGES[code]),
-  duplicate: (code: DuplicateCode, existingId: number) =>
-    new ApiError(409, code, DUPLICATE_MESSAGES[code], undefined, { existing_id: existingId }),
-  serverError: () => new ApiError(500, 'server_error', 'The server failed to handle the request.'),
-  missingTable: () => new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),
-} as const;

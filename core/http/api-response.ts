@@ -1,4 +1,4 @@
-import type { ApiError } from './api-error.ts';
+import type { ApiError, ErrorDetail } from './api-error.ts';
 
 /** A response body: a whole JSON text, or one produced in chunks (streamed lists). */
 export type ApiResponseBody = string | AsyncIterable<string>;
@@ -30,19 +30,48 @@ export function successResponse(status: number, data: unknown, headers: Record<s
   return jsonResponse(status, successBody(data), headers);
 }
 
+/** The error object of the failure envelope (docs/contract.md §3), members in this order. */
+interface ErrorBody {
+  code: string;
+  message: string;
+  details?: readonly ErrorDetail[];
+  existing_id?: number;
+}
+
+/**
+ * The answer to `error`: its status, the failure envelope, and the header fields the error carries
+ * (a fresh object, so the pipeline may add its own). The per-request fields, X-Request-Id and the
+ * key's quota, are the pipeline's to add (core/create-monitoring-api.ts).
+ */
 export function errorResponse(error: ApiError): ApiResponse {
-  const body: Record<string, unknown> = { code: error.code, message: error.message };
-  if (error.details) body.details = error.details;
-  if (error.extra) Object.assign(body, error.extra);
-  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
-  if (error.headers) for (const [name, value] of Object.entries(error.headers)) headers[name.toLowerCase()] = value;
-  return { status: error.status, headers, body: JSON.stringify({ success: false, error: body }) };
+  const body: ErrorBody = { code: error.code, message: error.message };
+  if (error.details !== undefined) body.details = error.details;
+  if (error.existingId !== undefined) body.existing_id = error.existingId;
+  return {
+    status: error.status,
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...error.headers },
+    body: JSON.stringify({ success: false, error: body }),
+  };
+}
+
+/**
+ * The fields a Web `Response` carries: all but `Connection`. That one is hop-by-hop (RFC 9110
+ * §7.6.1), the business of whoever owns the socket; the runtimes that take a `Response` (Bun,
+ * Deno) manage their connections themselves, and Deno would even send `Connection: close` while
+ * keeping the connection open. docs/decisions.md §4 closes after a 413 on node:http only.
+ */
+function webHeaders(headers: Record<string, string>): Record<string, string> {
+  if (!('connection' in headers)) return headers;
+  const web: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (name !== 'connection') web[name] = value;
+  return web;
 }
 
 /** Turns the core's answer into a Web `Response`, encoding a chunked body as a byte stream. */
 export function toWebResponse(response: ApiResponse): Response {
   const { body } = response;
-  if (typeof body === 'string') return new Response(body, { status: response.status, headers: response.headers });
+  const headers = webHeaders(response.headers);
+  if (typeof body === 'string') return new Response(body, { status: response.status, headers });
   const encoder = new TextEncoder();
   const iterator = body[Symbol.asyncIterator]();
   const stream = new ReadableStream<Uint8Array>({
@@ -55,5 +84,5 @@ export function toWebResponse(response: ApiResponse): Response {
       await iterator.return?.();
     },
   });
-  return new Response(stream, { status: response.status, headers: response.headers });
+  return new Response(stream, { status: response.status, headers });
 }

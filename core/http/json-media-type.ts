@@ -1,5 +1,5 @@
 /**
- * Whether a Content-Type names JSON in UTF-8 (contract §4): `application/json`, parameters
+ * Whether a Content-Type names JSON in UTF-8 (docs/contract.md §4): `application/json`, parameters
  * allowed, but a declared charset must be UTF-8. RFC 8259 §8.1 has JSON exchanged in UTF-8 only,
  * and the body is decoded as UTF-8 whatever the header says; a client that declares ISO-8859-1 and
  * sends `é` as one byte would otherwise get `invalid_json`, or worse, its bytes read as something
@@ -15,7 +15,9 @@ export function isJsonMediaType(contentType: string | null): boolean {
     if (name !== 'charset') continue;
     let value = equals < 0 ? '' : parameter.slice(equals + 1).trim();
     if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-    if (value.toLowerCase() !== 'utf-8') return false;
+    // `utf8` is no registered charset name, but it is how many clients spell UTF-8.
+    const charset = value.toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') return false;
   }
   return true;
 }

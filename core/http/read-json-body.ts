@@ -1,4 +1,5 @@
-import { ApiError, errors } from './api-error.ts';
+import { ApiError } from './api-error.ts';
+import { errors } from './errors.ts';
 import type { ApiRequest } from './api-request.ts';
 import { NON_INTEGER_LITERAL, nonIntegerMembers } from './integer-literals.ts';
 import { isJsonMediaType } from './json-media-type.ts';
@@ -25,7 +26,7 @@ export async function readJsonObject(request: ApiRequest, limit: number): Promis
     } catch (error) {
       if (error instanceof ApiError) throw error;
       // The client went away or the stream broke mid-body: its request, not the server, failed.
-      throw errors.bodyUnreadable();
+      throw errors.bodyUnreadable(error);
     }
   }
   let text: string;

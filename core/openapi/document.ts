@@ -5,9 +5,11 @@
  * nothing here touches the file system or the network.
  */
 import type { JsonSchema } from '@valibot/to-json-schema';
-import { errors, type ApiError } from '../http/api-error.ts';
+import type { ApiError } from '../http/api-error.ts';
+import { errors } from '../http/errors.ts';
 import { protocolErrors } from '../http/protocol-errors.ts';
 import { DEFAULTS, normalizeBasePath } from '../options.ts';
+import type { RateLimitDecision, RateLimitPolicy } from '../rate-limiter.ts';
 import { ROUTES } from '../routes/router.ts';
 import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
 import {
@@ -50,6 +52,9 @@ function errorResponseObject(description: string, examples: readonly ApiError[],
   };
 }
 
+/** A spent quota, for the examples of answers that carry one: only their codes and messages are shown. */
+const spentQuota = (policy: RateLimitPolicy): RateLimitDecision => ({ allowed: false, limit: policy.limit, remaining: 0, resetSeconds: policy.windowSeconds });
+
 const sampleDetails = () => [{ field: 'port', code: 'out_of_range' as const, message: 'port must be an integer from 1 to 65535.' }];
 
 /** The unknown-route codes: `unknown_<resource>_route` for each resource, and `unknown_route`. */
@@ -67,17 +72,20 @@ function sharedResponses(): Record<string, ResponseObject> {
     ),
     Forbidden: errorResponseObject(
       'The key may not be used from this address, or lacks the scope this operation needs. Both answer an authenticated key, so both show its quota; ip_not_allowed does not spend it (the address is judged before the quota). insufficient_scope also carries `WWW-Authenticate` naming the scope needed (RFC 6750 §3.1).',
-      [errors.ipNotAllowed(), errors.insufficientScope('write')],
+      [errors.ipNotAllowed(spentQuota(DEFAULTS.rateLimit), DEFAULTS.rateLimit), errors.insufficientScope('write')],
       { ...AFTER_RATE_LIMIT(), ...headers([], ['WWW-Authenticate']) },
     ),
     ForbiddenAddress: errorResponseObject(
       'The key may not be used from this address. The answer shows the key\'s quota without spending it.',
-      [errors.ipNotAllowed()],
+      [errors.ipNotAllowed(spentQuota(DEFAULTS.rateLimit), DEFAULTS.rateLimit)],
       AFTER_RATE_LIMIT(),
     ),
     RateLimited: errorResponseObject(
       'Too many requests with this key, or too many failed authentications from this address. The request was not executed: repeat it after Retry-After seconds.',
-      [errors.rateLimited(), errors.authThrottled()],
+      [
+        errors.rateLimited(spentQuota(DEFAULTS.rateLimit), DEFAULTS.rateLimit),
+        errors.authThrottled(spentQuota(DEFAULTS.authFailureLimit), DEFAULTS.authFailureLimit),
+      ],
       headers(['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'Retry-After'], ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
     ),
     PayloadTooLarge: errorResponseObject(

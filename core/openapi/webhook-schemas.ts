@@ -6,7 +6,6 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import { EVENT_TYPES, WEBHOOK_DELIVERY_STATUSES, type CreatedWebhook, type Webhook } from '../records.ts';
 import { nullable, ref } from './schema-helpers.ts';
 
-
 /** Written by hand: the converter has no rule for the `events` checks (non-empty, distinct). */
 export function webhookInputSchema(): JsonSchema {
   return {

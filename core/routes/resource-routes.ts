@@ -1,5 +1,5 @@
 import { toTimestamp } from '../clock.ts';
-import { errors, type DuplicateCode, type NotFoundCode } from '../http/api-error.ts';
+import { errors, type DuplicateCode, type NotFoundCode } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { readJsonObject } from '../http/read-json-body.ts';
 import type { Deleted } from '../records.ts';

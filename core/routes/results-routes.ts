@@ -1,4 +1,4 @@
-import { errors } from '../http/api-error.ts';
+import { errors } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import type { MonitoredKind } from '../monitoring-store.ts';
 import { parseResultsQuery } from '../validation/results-query.ts';

@@ -1,5 +1,5 @@
 import { Router } from 'itty-router';
-import { errors } from '../http/api-error.ts';
+import { errors } from '../http/errors.ts';
 import type { ApiResponse } from '../http/api-response.ts';
 import type { Scope } from '../records.ts';
 import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';

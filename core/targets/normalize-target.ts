@@ -12,6 +12,7 @@ export type Normalized = { value: string } | { problem: TargetProblem };
 const MAX_NAME_LENGTH = 253;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** ASCII that has no business in a host name; everything non-ASCII is left to IDNA. */
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const FOREIGN_ASCII = /[\u0000-\u002c\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]/;
 /**
  * A last label that the WHATWG URL parser reads as an IPv4 number ("ends in a number"): all

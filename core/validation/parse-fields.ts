@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { errors, type ErrorDetail } from '../http/api-error.ts';
+import type { ErrorDetail } from '../http/api-error.ts';
+import { errors } from '../http/errors.ts';
 import { detail, issuesToDetails, unknownFields, type FieldHints } from './details.ts';
 
 /**

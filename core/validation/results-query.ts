@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { errors } from '../http/api-error.ts';
+import { errors } from '../http/errors.ts';
 import { issuesToDetails, type FieldHints } from './details.ts';
 import { decimal, MAX_ID, parseRecordId, queryValues } from './list-query.ts';
 

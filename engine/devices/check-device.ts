@@ -1,4 +1,4 @@
-import type { ClaimedDevice, DeviceCheckOutcome } from '../../core/monitoring-store.ts';
+import type { ClaimedDevice, DeviceCheckOutcome } from '../../core/index.ts';
 import type { DeviceCheckContext, DeviceCheckOptions } from '../scheduler/device-check.ts';
 
 export type { DeviceCheckContext, DeviceCheckOptions };
@@ -13,15 +13,17 @@ import { deviceCheckOutcome } from './device-status.ts';
  * the device and must not be recorded as a failure.
  */
 export async function checkDevice(claimed: ClaimedDevice, context: DeviceCheckContext): Promise<DeviceCheckOutcome> {
-  const { connector, clock, options, signal } = context;
+  const { connector, clock, options, signal, random } = context;
   const device = claimed.record;
   const probeOptions: ProbeOptions = {
     connector, clock, signal, connectTimeoutMs: options.connectTimeoutMs, probeTimeoutMs: options.probeTimeoutMs,
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
   };
   const results = await Promise.all(probesOf(device).map((probe) => runProbe(probe, device, probeOptions)));
   signal.throwIfAborted();
   return deviceCheckOutcome(
     { device, consecutiveFailures: claimed.consecutive_failures, results, checkedAt: clock.now() },
     { retryDelayS: options.retryDelayS, failuresBeforeDown: options.failuresBeforeDown, tlsWarnDays: options.tlsWarnDays },
+    random,
   );
 }

@@ -1,6 +1,6 @@
 import type {
   Device, DeviceLastResults, DeviceStatus, NewDeviceProbeResult, NewMonitoringEvent, Timestamp,
-} from '../../core/records.ts';
+} from '../../core/index.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -1,4 +1,4 @@
-import type { Device, DeviceProbe, NewDeviceProbeResult } from '../../core/records.ts';
+import type { Device, DeviceProbe, NewDeviceProbeResult } from '../../core/index.ts';
 import { probeOriginHttp, probePublicHttp, probePublicHttps } from '../probes/http-probe.ts';
 import type { ProbeOptions } from '../probes/probe-options.ts';
 import { probeService } from '../probes/service-probe.ts';

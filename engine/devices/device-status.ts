@@ -1,5 +1,6 @@
-import type { DeviceCheckOutcome } from '../../core/monitoring-store.ts';
-import type { Device, DeviceLastResults, DeviceStatus, NewDeviceProbeResult } from '../../core/records.ts';
+import type {
+  Device, DeviceCheckOutcome, DeviceLastResults, DeviceStatus, NewDeviceProbeResult,
+} from '../../core/index.ts';
 import { deviceEvents } from './device-events.ts';
 
 export interface DeviceStatusOptions {

@@ -2,21 +2,18 @@ import type { BlacklistMonitor, EventType, NewMonitoringEvent, Timestamp } from 
 
 /**
  * The event a blacklist check announces, if any (docs/engine.md, "Statuses and transitions"):
- * `blacklist.listed` when the target becomes listed or is listed on a zone more, and
- * `blacklist.delisted` when a listed target is clean again. `error` is shown, never announced.
+ * `blacklist.listed` when a zone lists the target that did not before, `blacklist.delisted` when
+ * no zone lists it any more. An `error` check is shown, never announced.
  *
- * A check before which the status was `error` (or never set) has nothing to compare with: a
- * listing after it is announced, since a missed listing costs the owner more than a repeated one,
- * and the event's `previous_status: "error"` tells the two apart. A clean check after `error`
- * announces nothing, or every clean monitor would be "delisted" after each DNS outage.
+ * The comparison is of zones, not of statuses: a zone that failed keeps its last verdict in
+ * `listed_on` (see check-blacklist.ts), so across an `error` check the last known listing is still
+ * there. Listed, error, clean is then announced as a delisting, and clean, error, clean as nothing.
  */
 export function blacklistEventType(before: BlacklistMonitor, after: BlacklistMonitor): EventType | null {
-  if (after.last_status === 'listed') {
-    if (before.last_status !== 'listed') return 'blacklist.listed';
-    const known = new Set(before.listed_on);
-    return after.listed_on.some((zone) => !known.has(zone)) ? 'blacklist.listed' : null;
-  }
-  if (after.last_status === 'clean' && before.last_status === 'listed') return 'blacklist.delisted';
+  if (after.last_status === 'error') return null;
+  const known = new Set(before.listed_on);
+  if (after.listed_on.some((zone) => !known.has(zone))) return 'blacklist.listed';
+  if (after.listed_on.length === 0 && known.size > 0) return 'blacklist.delisted';
   return null;
 }
 

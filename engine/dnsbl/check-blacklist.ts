@@ -56,17 +56,21 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
   for (let i = 0; i < Math.min(context.queriesPerCheck, zones.length); i++) askers.push(askNext());
   await Promise.all(askers);
 
+  // A zone that did not answer keeps the verdict it gave last time: one lost packet must neither
+  // delist a listed target nor, after an outage, hide that it was listed (docs/engine.md,
+  // "Blacklist monitors (DNSBL)").
+  const listedBefore = new Set(monitor.listed_on);
   const listedOn: string[] = [];
   const failedZones: string[] = [];
   for (const result of results) {
-    if (result.listed) listedOn.push(result.zone);
+    if (result.listed || (!result.ok && listedBefore.has(result.zone))) listedOn.push(result.zone);
     if (!result.ok) failedZones.push(result.zone);
   }
   listedOn.sort();
   failedZones.sort();
-  // Listed when any zone listed it; clean when any zone answered; error when none did (no zone
-  // at all included: a target with nothing to ask has not been checked).
-  const status: BlacklistStatus = listedOn.length > 0 ? 'listed' : failedZones.length < zones.length ? 'clean' : 'error';
+  // Error when no zone answered (no zone at all included: a target with nothing to ask has not
+  // been checked); else listed when any zone lists it, clean when none does.
+  const status: BlacklistStatus = failedZones.length === zones.length ? 'error' : listedOn.length > 0 ? 'listed' : 'clean';
 
   const checkedMs = context.clock.now();
   const checkedAt = new Date(checkedMs).toISOString();

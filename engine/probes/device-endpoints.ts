@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { Device, Scheme } from '../../core/records.ts';
+import type { Device, Scheme } from '../../core/index.ts';
 
 /** Where a probe connects and what name it presents there. */
 export interface Endpoint {

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Device, NewDeviceProbeResult, Scheme } from '../../core/records.ts';
+import type { Device, NewDeviceProbeResult, Scheme } from '../../core/index.ts';
 import { originEndpoint, originScheme, publicEndpoint, publicName, type Endpoint } from './device-endpoints.ts';
 import type { ProbeOptions } from './probe-options.ts';
 import { ProbeSession } from './probe-session.ts';

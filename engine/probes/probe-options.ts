@@ -1,4 +1,4 @@
-import type { Clock } from '../../core/clock.ts';
+import type { Clock } from '../../core/index.ts';
 import type { Connector } from '../net/connector.ts';
 
 /** The engine's default for both timeouts (docs/engine.md, "Device probes"). */

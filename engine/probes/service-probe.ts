@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { Device, NewDeviceProbeResult } from '../../core/records.ts';
+import type { Device, NewDeviceProbeResult } from '../../core/index.ts';
 import { publicEndpoint, publicName } from './device-endpoints.ts';
 import { dialogFor } from './greetings/greeting-for.ts';
 import { MAX_GREETING_BYTES, type Greeting, type Verdict } from './greetings/greeting.ts';

@@ -1,5 +1,5 @@
 import type { TLSSocket } from 'node:tls';
-import type { Device, NewDeviceProbeResult } from '../../core/records.ts';
+import type { Device, NewDeviceProbeResult } from '../../core/index.ts';
 import { originEndpoint, publicEndpoint, publicName, type Endpoint } from './device-endpoints.ts';
 import type { ProbeOptions } from './probe-options.ts';
 import { ProbeSession } from './probe-session.ts';

@@ -1,13 +1,15 @@
 import type { Clock, ClaimedDevice, DeviceCheckOutcome } from '../../core/index.ts';
 import type { Connector } from '../net/connector.ts';
 
-/** The settings a device check reads (docs/engine.md, "Devices" and "Statuses and transitions"). */
+/** The settings a device check reads (docs/engine.md, "Device probes" and "Statuses and transitions"). */
 export interface DeviceCheckOptions {
   probeTimeoutMs: number;
   connectTimeoutMs: number;
   retryDelayS: number;
   failuresBeforeDown: number;
   tlsWarnDays: number;
+  /** Certificates (PEM) the TLS probes trust besides Node's CA list. */
+  ca?: readonly string[];
 }
 
 export interface DeviceCheckContext {
@@ -17,6 +19,8 @@ export interface DeviceCheckContext {
   options: DeviceCheckOptions;
   /** Aborted when the check's lease is about to run out: its result could no longer be written. */
   signal: AbortSignal;
+  /** The engine's source of jitter for the next check, in [0, 1); Math.random when absent. */
+  random?: () => number;
 }
 
 /**

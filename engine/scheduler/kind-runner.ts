@@ -93,7 +93,8 @@ export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
       (outcome) => this.#buffer.add({ lease: claimed.lease, outcome }),
       (error: unknown) => {
         this.#s.tally.crashed++;
-        this.#s.logger.error?.(`checking ${this.name} ${claimed.lease.id} failed unexpectedly`, error);
+        // The id stays out of the message, so that one failure repeated is logged once (bounded-logger.ts).
+        this.#s.logger.error?.(`checking a ${this.name} failed unexpectedly`, error);
       },
     ).finally(() => slots.release());
   }

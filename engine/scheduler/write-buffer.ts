@@ -53,10 +53,12 @@ export class WriteBuffer<O> {
 
   /** Writes everything handed in so far; resolves when done. */
   async drain(): Promise<void> {
-    while (this.#pending.length > 0 || this.#queued) {
-      this.#schedule();
+    // The tail is awaited even when nothing is pending: a write under way took its batch out of
+    // `#pending` when it began, and "written" must include it.
+    do {
+      if (this.#pending.length > 0) this.#schedule();
       await this.#tail;
-    }
+    } while (this.#pending.length > 0 || this.#queued);
   }
 
   #schedule(): void {
@@ -80,7 +82,7 @@ export class WriteBuffer<O> {
       }
     } catch (error) {
       tally.failed += batch.length;
-      this.#o.logger.error?.(`writing ${batch.length} ${this.#o.kind} checks failed; they are checked again once their leases lapse`, error);
+      this.#o.logger.error?.(`writing ${this.#o.kind} checks failed; they are checked again once their leases lapse`, error);
     } finally {
       this.#unwritten -= batch.length;
       this.#o.onWritten();

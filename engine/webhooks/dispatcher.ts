@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
-import { systemClock, toTimestamp, type Clock } from '../../core/clock.ts';
-import type { Logger } from '../../core/logger.ts';
-import type { ClaimedDelivery, DeliveryOutcome, WebhookDeliveryStore } from '../../core/webhook-store.ts';
+import {
+  systemClock, toTimestamp, type ClaimedDelivery, type Clock, type DeliveryOutcome, type Logger,
+  type WebhookDeliveryStore,
+} from '../../core/index.ts';
 import type { Connector } from '../net/connector.ts';
 import { nextAttemptAt, RETRY_DELAYS_MS } from './backoff.ts';
 import { webhookRequest } from './payload.ts';

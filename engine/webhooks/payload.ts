@@ -1,4 +1,4 @@
-import type { ClaimedDelivery } from '../../core/webhook-store.ts';
+import type { ClaimedDelivery } from '../../core/index.ts';
 import { signWebhook } from './signature.ts';
 
 /** What is POSTed for one attempt: the body and the Standard Webhooks headers. */

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { MonitoredKind, ResultsPage } from '../../core/monitoring-store.ts';
-import type { CheckResult, Timestamp } from '../../core/records.ts';
+import type { CheckResult, MonitoredKind, ResultsPage, Timestamp } from '../../core/index.ts';
 import { checkResultFromRow } from './result-rows.ts';
 import { stampText } from './rows.ts';
 import { TABLE_OF } from './schedule.ts';

@@ -1,5 +1,6 @@
-import type { BlacklistCheckOutcome, DeviceCheckOutcome, RecordedCheck } from '../../core/monitoring-store.ts';
-import type { BlacklistStatus, DeviceStatus } from '../../core/records.ts';
+import type {
+  BlacklistCheckOutcome, BlacklistStatus, DeviceCheckOutcome, DeviceStatus, RecordedCheck,
+} from '../../core/index.ts';
 import { eventValues, resultValues } from './result-rows.ts';
 import type { EventValues, ResultValues } from './result-rows.ts';
 import { stampText } from './rows.ts';

@@ -1,15 +1,13 @@
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder } from 'kysely';
-import type {
-  ApiKey, BlacklistMonitor, CheckResult, CreatedWebhook, Device, NewApiKey, NewBlacklistMonitor,
-  NewDevice, NewWebhook, Timestamp, User, Webhook,
-} from '../../core/records.ts';
-import type {
-  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome,
-  MonitoredKind, RecordedCheck, ResultsPage,
-} from '../../core/monitoring-store.ts';
-import { MissingTableError } from '../../core/store.ts';
-import type { CreateResult, PageRequest, Store } from '../../core/store.ts';
+import {
+  MissingTableError, type ApiKey, type BlacklistCheckOutcome, type BlacklistMonitor,
+  type CheckResult, type Claimed, type ClaimedDelivery, type ClaimedDevice, type ClaimRequest,
+  type CreatedWebhook, type CreateResult, type DeliveryClaimRequest, type DeliveryLease,
+  type DeliveryOutcome, type Device, type DeviceCheckOutcome, type MonitoredKind, type NewApiKey,
+  type NewBlacklistMonitor, type NewDevice, type NewWebhook, type PageRequest, type RecordedCheck,
+  type ResultsPage, type Store, type Timestamp, type User, type Webhook,
+} from '../../core/index.ts';
 import {
   apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
   toId, userFromRow, userToRow,
@@ -17,7 +15,6 @@ import {
 import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
 import { KyselyWebhooks } from './kysely-webhooks.ts';
-import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome } from '../../core/webhook-store.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, setEnabled } from './schedule.ts';
 import { dialectOf } from './schema.ts';

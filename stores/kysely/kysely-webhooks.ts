@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
-import { EVENT_TYPES } from '../../core/records.ts';
-import type { CreatedWebhook, EventData, EventType, NewWebhook, Timestamp, Webhook } from '../../core/records.ts';
-import type { CreateResult, PageRequest } from '../../core/store.ts';
-import type {
-  ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, WebhookStore,
-} from '../../core/webhook-store.ts';
+import {
+  EVENT_TYPES, type ClaimedDelivery, type CreatedWebhook, type CreateResult,
+  type DeliveryClaimRequest, type DeliveryLease, type DeliveryOutcome, type EventData,
+  type EventType, type NewWebhook, type PageRequest, type Timestamp, type Webhook,
+  type WebhookStore,
+} from '../../core/index.ts';
 import { stampText, toId } from './rows.ts';
 import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
 import type { WebhooksTable } from './webhook-schema.ts';

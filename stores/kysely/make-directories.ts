@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
  */
 export function makeDirectories(path: string): void {
   const missing: string[] = [];
-  for (let current = resolve(path); !existsSync(current); ) {
+  for (let current = resolve(path); !existsSync(current);) {
     missing.push(current);
     const parent = dirname(current);
     if (parent === current) break;

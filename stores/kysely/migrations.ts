@@ -2,6 +2,7 @@ import { Migrator, sql } from 'kysely';
 import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'kysely';
 import { primaryKey, TYPES } from './migrations/column-types.ts';
 import { engine } from './migrations/0003-engine.ts';
+import { addIdGuard, dropIdGuard } from './migrations/id-guard.ts';
 import { webhooks } from './migrations/0004-webhooks.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
@@ -94,29 +95,16 @@ const ID_TABLES = ['users', 'api_keys', 'devices', 'blacklist_monitors'] as cons
  * alone). SQLite: a trigger after the insert, when the id is known, aborting the statement.
  */
 function safeIds(dialect: StoreDialect): Migration {
-  const max = sql.lit(Number.MAX_SAFE_INTEGER);
   return {
     async up(db) {
       // Adding a check takes each table's strongest lock, briefly. Behind a long transaction it
       // would queue every request behind it (up to the pool's 10 s statement timeout); failing
       // soon, and saying why, is better than that: start again.
       if (dialect === 'postgres') await sql`set local lock_timeout = '2s'`.execute(db);
-      for (const table of ID_TABLES) {
-        const guard = sql.id(`${table}_id_safe`);
-        if (dialect === 'postgres') {
-          await sql`alter table ${sql.table(table)} add constraint ${guard} check (id <= ${max}) not valid`.execute(db);
-        } else {
-          await sql`create trigger ${guard} after insert on ${sql.table(table)} when new.id > ${max}
-            begin select raise(abort, ${sql.lit(`${table}.id beyond 2^53-1`)}); end`.execute(db);
-        }
-      }
+      for (const table of ID_TABLES) await addIdGuard(db, dialect, table);
     },
     async down(db) {
-      for (const table of ID_TABLES) {
-        const guard = sql.id(`${table}_id_safe`);
-        if (dialect === 'postgres') await sql`alter table ${sql.table(table)} drop constraint ${guard}`.execute(db);
-        else await sql`drop trigger ${guard}`.execute(db);
-      }
+      for (const table of ID_TABLES) await dropIdGuard(db, dialect, table);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder } from 'kysely';
-import type { MonitoredKind } from '../../core/monitoring-store.ts';
+import type { MonitoredKind } from '../../core/index.ts';
 import type { BlacklistWrite, CheckWrite, DeviceWrite } from './check-writes.ts';
 import { toId } from './rows.ts';
 import type { Database, DbInteger } from './schema.ts';

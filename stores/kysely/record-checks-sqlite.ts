@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Insertable, Kysely, RawBuilder } from 'kysely';
-import type { MonitoredKind } from '../../core/monitoring-store.ts';
+import type { MonitoredKind } from '../../core/index.ts';
 import type { BlacklistWrite, CheckWrite, DeviceWrite } from './check-writes.ts';
 import { flagFor, toId } from './rows.ts';
 import type { CheckResultsTable, Database, DbInteger, EventsTable } from './schema.ts';

@@ -1,6 +1,4 @@
-import type {
-  BlacklistCheckOutcome, DeviceCheckOutcome, RecordedCheck,
-} from '../../core/monitoring-store.ts';
+import type { BlacklistCheckOutcome, DeviceCheckOutcome, RecordedCheck } from '../../core/index.ts';
 import { blacklistWrite, deviceWrite, rounds } from './check-writes.ts';
 import type { CheckWrite } from './check-writes.ts';
 import { writeBlacklistChecksPostgres, writeDeviceChecksPostgres } from './record-checks-postgres.ts';

@@ -1,10 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
-import { SCOPES } from '../../core/records.ts';
-import { DEVICE_PROBES, DEVICE_STATUSES } from '../../core/records.ts';
-import type {
-  ApiKey, BlacklistMonitor, Device, DeviceLastResults, DeviceStatus, NewApiKey, NewBlacklistMonitor,
-  NewDevice, RateLimitRule, Scope, Timestamp, User,
-} from '../../core/records.ts';
+import {
+  DEVICE_PROBES, DEVICE_STATUSES, SCOPES, type ApiKey, type BlacklistMonitor, type Device,
+  type DeviceLastResults, type DeviceStatus, type NewApiKey, type NewBlacklistMonitor,
+  type NewDevice, type RateLimitRule, type Scope, type Timestamp, type User,
+} from '../../core/index.ts';
 import type {
   ApiKeysTable, BlacklistMonitorsTable, DbFlag, DbInteger, DbTimestamp, DevicesTable, StoreDialect,
   UsersTable,

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
-import type { ClaimRequest, Lease, MonitoredKind } from '../../core/monitoring-store.ts';
-import type { Timestamp } from '../../core/records.ts';
+import type { ClaimRequest, Lease, MonitoredKind, Timestamp } from '../../core/index.ts';
 import { flagFor, stampText, toId, toStamp } from './rows.ts';
 import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
 
@@ -85,11 +84,11 @@ export async function setEnabled(
   };
   const changed = kind === 'device'
     ? await db.updateTable('devices')
-      .set({ ...schedule, status: enabled ? 'pending' : 'paused', status_since: stamp, consecutive_failures: 0 })
-      .where('id', '=', id).where('is_enabled', '=', flagFor(dialect, !enabled)).executeTakeFirst()
+        .set({ ...schedule, status: enabled ? 'pending' : 'paused', status_since: stamp, consecutive_failures: 0 })
+        .where('id', '=', id).where('is_enabled', '=', flagFor(dialect, !enabled)).executeTakeFirst()
     : await db.updateTable('blacklist_monitors')
-      .set(schedule)
-      .where('id', '=', id).where('is_enabled', '=', flagFor(dialect, !enabled)).executeTakeFirst();
+        .set(schedule)
+        .where('id', '=', id).where('is_enabled', '=', flagFor(dialect, !enabled)).executeTakeFirst();
   if (changed.numUpdatedRows > 0n) return true;
   const exists = await db.selectFrom(table).select('id').where('id', '=', id).executeTakeFirst();
   return exists !== undefined;

@@ -1,9 +1,9 @@
 import { PostgresAdapter, SqliteAdapter } from 'kysely';
 import type { ColumnType, Kysely } from 'kysely';
 import type {
-  BlacklistStatus, DeviceStatus, EventType, ProbeName, Scheme, ServiceType, TargetType,
-} from '../../core/records.ts';
-import type { MonitoredKind } from '../../core/monitoring-store.ts';
+  BlacklistStatus, DeviceStatus, EventType, MonitoredKind, ProbeName, Scheme, ServiceType,
+  TargetType,
+} from '../../core/index.ts';
 import type { WebhookTables } from './webhook-schema.ts';
 
 /** The SQL databases a `KyselyStore` runs on. */

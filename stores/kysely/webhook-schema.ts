@@ -1,6 +1,5 @@
 import type { ColumnType } from 'kysely';
-import type { WebhookDeliveryStatus } from '../../core/records.ts';
-import type { DeliveryState } from '../../core/webhook-store.ts';
+import type { DeliveryState, WebhookDeliveryStatus } from '../../core/index.ts';
 import type { DbFlag, DbInteger, DbTimestamp } from './schema.ts';
 
 type Id = ColumnType<DbInteger, never, never>;

@@ -33,7 +33,7 @@ export async function createRedisRateLimiter(url: string, options: RedisRateLimi
     await redis.ping();
   } catch (error) {
     redis.disconnect();
-    throw new Error(`cannot reach Redis at ${parsed.host}: ${(error as Error).message}`);
+    throw new Error(`cannot reach Redis at ${parsed.host}: ${(error as Error).message}`, { cause: error });
   }
   return new RedisRateLimiter(redis, {
     ...options,

@@ -40,7 +40,7 @@ const expressChecks: SuiteOptions = {
       assertError(await call(url, { key, body: OVERSIZED }), 413, 'payload_too_large');
       assertError(await call(url, { key, body: OVERSIZED, chunked: true }), 413, 'payload_too_large');
       assertError(await call(url, { key, body: '[]' }), 400, 'invalid_json');
-      assertError(await call(url, { key, body: '' , headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+      assertError(await call(url, { key, body: '', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
       const overflow = await call(url, { key, body: '{"target_type":"ip","target_value":"1.0.0.1","port":1e400}' });
       assertError(overflow, 400, 'validation_failed');
       assert.match(overflow.text, /"field":"port","code":"invalid_type"/);

@@ -60,7 +60,9 @@ eachStore('request bodies', (env) => {
   test('Content-Type application/json is accepted, with parameters and in any case', async () => {
     const { t, key } = await env.setup();
     const types = ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON',
-      'APPLICATION/JSON; CHARSET=UTF-8', 'application/json; charset="utf-8"', 'application/json; version=1'];
+      'APPLICATION/JSON; CHARSET=UTF-8', 'application/json; charset="utf-8"', 'application/json; version=1',
+      // utf8 is not IANA's name, but it is how many clients spell UTF-8; nothing else is meant by it.
+      'application/json; charset=utf8', 'application/json; charset="UTF8"'];
     for (const [i, type] of types.entries()) {
       const body = JSON.stringify(deviceBody({ target_value: `host${i}.example.com` }));
       assertSuccess(await send(t, key, '/v1/devices/create', body, { 'content-type': type }), 201);

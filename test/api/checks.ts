@@ -96,11 +96,7 @@ export function service(checked_at: Timestamp, banner: string | null): Omit<Serv
   return { checked_at, probe: 'service', ok: banner !== null, response_ms: 5, error: banner === null ? 'timeout' : null, banner };
 }
 
-/**
- * A device's `last_results` holding these results, keyed by probe. Built entry by entry because
- * `DeviceLastResults` in core/records.ts types the http and tls entries as `undefined` (an Extract
- * over a probe field that is itself a union); see docs/notes/api.md.
- */
+/** A device's `last_results` holding these results, keyed by probe, built entry by entry as the stores merge them. */
 export function lastResults(...results: NewDeviceProbeResult[]): DeviceLastResults {
   const last: DeviceLastResults = {};
   for (const result of results) Object.assign(last, { [result.probe]: result });

@@ -1,7 +1,8 @@
 /**
  * What the documentation points at exists: every "docs/contract.md §N" a source comment cites is a
- * section of docs/contract.md, and every relative link of the README and docs/ names a file of
- * the repository (and, with a #fragment into a Markdown file, one of its headings).
+ * section of docs/contract.md, every `docs/engine.md, "Scheduling"`-style one names a heading of docs/engine.md,
+ * and every relative link of the README and docs/ names a file of the repository (and, with a
+ * #fragment into a Markdown file, one of its headings).
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -42,8 +43,23 @@ test('every docs/contract.md §N cited in the sources is a section of docs/contr
   assert.deepEqual(missing, []);
 });
 
+test('every docs/engine.md heading cited in the sources is a heading of docs/engine.md', () => {
+  const known = new Set(headings(readFileSync(join(ROOT, 'docs', 'engine.md'), 'utf8')));
+  const missing: string[] = [];
+  for (const file of SOURCE_FOLDERS.flatMap((folder) => files(folder, '.ts'))) {
+    // A citation may wrap onto the next comment line: ` * ` is joined back into one space.
+    const text = readFileSync(join(ROOT, file), 'utf8').replaceAll(/\s*\n\s*(?:\*|\/\/)\s*/g, ' ');
+    for (const citation of text.matchAll(/docs\/engine\.md,\s*((?:"[^"]+"(?:,?\s*(?:and\s+)?)?)+)/g)) {
+      for (const heading of citation[1]!.matchAll(/"([^"]+)"/g)) {
+        if (!known.has(heading[1]!)) missing.push(`${file}: "${heading[1]}"`);
+      }
+    }
+  }
+  assert.deepEqual(missing, []);
+});
+
 test('every relative link of the README and docs/ leads somewhere', () => {
-  const documents = ['README.md', 'SECURITY.md', 'examples/README.md', ...files('docs', '.md').filter((file) => !file.startsWith(join('docs', 'notes')))];
+  const documents = ['README.md', 'SECURITY.md', 'examples/README.md', ...files('docs', '.md')];
   const broken: string[] = [];
   for (const document of documents) {
     const text = readFileSync(join(ROOT, document), 'utf8');

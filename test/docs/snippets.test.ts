@@ -37,7 +37,7 @@ interface Snippet {
   code: string;
 }
 
-/** The documents a reader is sent to. docs/notes/ holds working notes, not documentation. */
+/** The documents a reader is sent to. */
 function documents(): string[] {
   const docs = readdirSync(join(ROOT, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`);
   return ['README.md', 'examples/README.md', ...docs.sort()];

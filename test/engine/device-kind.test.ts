@@ -64,5 +64,24 @@ it('a device check that throws is logged and counted, not written', async () => 
     deviceCheck: () => Promise.reject(new Error('bug')),
   });
   assert.deepEqual(await engine.runOnce(), { claimed: 1, written: 0, fenced: 0, failed: 1, pruned: 0 });
-  assert.deepEqual(errors, ['checking device 1 failed unexpectedly']);
+  assert.deepEqual(errors, ['checking a device failed unexpectedly']);
+});
+
+it('the engine\'s `random` draws the devices\' jitter too, as it does the blacklist monitors\'', async () => {
+  const store = new WatchedStore();
+  const user = await store.createUser({ name: null, created_at: START });
+  await addDevice(store, user.id, 'a.example.com', START);
+  const clock = new ManualClock(START);
+  // Refused without connecting (loopback, no allowPrivateTargets), and down at once: a down
+  // device's next check is its interval (60 s) with jitter, here the lowest (-10 %).
+  const engine = createMonitoringEngine({
+    store, clock, resolver: none, lookup: async () => ['127.0.0.1'], failuresBeforeDown: 1, random: () => 0,
+  });
+  assert.equal((await engine.runOnce()).written, 1);
+  const [device] = await store.listDevices(user.id, { afterId: 0, limit: 10 });
+  assert.equal(device?.status, 'down');
+  clock.advance(54_000 - 1);
+  assert.equal((await engine.runOnce()).claimed, 0);
+  clock.advance(1);
+  assert.equal((await engine.runOnce()).claimed, 1, 'due at exactly 90 % of the interval');
 });

@@ -59,4 +59,12 @@ it('listings and delistings are announced, errors and unchanged listings are not
     previous_status: 'error',
     status: 'listed',
   }, 'the data is the record after the check, with the statuses before and after');
+
+  // A zone that does not answer keeps its last verdict: one lost packet delists nothing, and a
+  // delisting that spans an outage is still announced.
+  assert.deepEqual(await step('silent', 'nxdomain'), [], 'the listing zone timed out: still listed, nothing announced');
+  const [shown] = await store.listBlacklistMonitors(user.id, { afterId: 0, limit: 1 });
+  assert.deepEqual([shown?.last_status, shown?.listed_on, shown?.failed_zones], ['listed', ['zen.spamhaus.org'], ['zen.spamhaus.org']]);
+  assert.deepEqual(await step('silent', 'servfail'), [], 'an outage: error, not announced');
+  assert.deepEqual(await step('nxdomain', 'nxdomain'), ['blacklist.delisted(error→clean: )'], 'clean after the outage: the listing known before it ended');
 });

@@ -125,13 +125,32 @@ describe('scheduling', () => {
     assert.equal(left!.length, 2, 'the 11-day-old result and the new one stay');
   });
 
+  it('runOnce() resolves after the write under way, also one that began while a claim was still out', async () => {
+    const { engine, store, user, ids } = await setUp(1, { batchSize: 1, writeDelayMs: 0 });
+    const claim = store.claimDueBlacklistMonitors.bind(store);
+    const record = store.recordBlacklistChecks.bind(store);
+    // The first claim fills its batch, so a second is sent; it answers late, after the check has
+    // ended and its (slow) write has begun: by then nothing is waiting to be written.
+    let claims = 0;
+    store.claimDueBlacklistMonitors = async (request) => {
+      if (++claims > 1) await new Promise((resolve) => setTimeout(resolve, 30));
+      return claim(request);
+    };
+    store.recordBlacklistChecks = async (checks) => {
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      return record(checks);
+    };
+    assert.deepEqual(await engine.runOnce(), { claimed: 1, written: 1, fenced: 0, failed: 0, pruned: 0 });
+    assert.equal((await monitorOf(store, user.id, ids[0]!)).last_status, 'clean', 'written by the time runOnce() resolved');
+  });
+
   it('a failing store write is logged and the records are checked again once their leases lapse', async () => {
     const logger = keepingLogger();
     const { engine, store, clock } = await setUp(2, { logger, leaseMs: 60_000 });
     const original = store.recordBlacklistChecks.bind(store);
     store.recordBlacklistChecks = () => Promise.reject(new Error('database gone'));
     assert.deepEqual(await engine.runOnce(), { claimed: 2, written: 0, fenced: 0, failed: 2, pruned: 0 });
-    assert.ok(logger.lines.some((l) => l.level === 'error' && /writing 2 blacklist_monitor checks failed/.test(l.message)));
+    assert.ok(logger.lines.some((l) => l.level === 'error' && /writing blacklist_monitor checks failed/.test(l.message)));
     store.recordBlacklistChecks = original;
     assert.equal((await engine.runOnce()).claimed, 0, 'still leased');
     clock.advance(60_000);

@@ -15,7 +15,7 @@ export async function redisSkipReason(): Promise<string | undefined> {
     return undefined;
   } catch (error) {
     const reason = `Redis not reachable at ${REDIS_URL}: ${(error as Error).message}`;
-    if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: Redis tests must run)`);
+    if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: Redis tests must run)`, { cause: error });
     return reason;
   } finally {
     redis.disconnect();

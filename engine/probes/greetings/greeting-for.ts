@@ -1,4 +1,4 @@
-import type { ServiceType } from '../../../core/records.ts';
+import type { ServiceType } from '../../../core/index.ts';
 import { dnsGreeting } from './dns-greeting.ts';
 import type { Greeting } from './greeting.ts';
 import { mysqlGreeting } from './mysql-greeting.ts';

@@ -1,0 +1,87 @@
+import type { RateLimitDecision, RateLimitPolicy } from '../rate-limiter.ts';
+import { ApiError, type ErrorDetail } from './api-error.ts';
+import { authThrottleHeaders, keyQuotaHeaders } from './rate-limit-headers.ts';
+
+/*
+ * The answers the contract names (docs/contract.md §3's table), one factory each, so that a code
+ * and its message are written once: the server throws them and the OpenAPI document lists them.
+ * Each builds its error with every header field its answer needs, so that no adapter or server
+ * has to recognise a status to complete it.
+ */
+
+export type NotFoundCode = 'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found';
+export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
+
+const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
+  device_not_found: 'No such device.',
+  blacklist_monitor_not_found: 'No such blacklist monitor.',
+  webhook_not_found: 'No such webhook.',
+};
+
+const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {
+  duplicate_device: 'An identical device exists already.',
+  duplicate_blacklist_monitor: 'A blacklist monitor for this target exists already.',
+  duplicate_webhook: 'A webhook with this URL exists already.',
+};
+
+/**
+ * Said by an answer after which the server closes the connection (RFC 9112 §9.6): whatever the
+ * client sent after it is not read, so the client must not wait for it to be answered.
+ */
+export const CLOSES_CONNECTION = { connection: 'close' } as const;
+
+/** The challenge of an RFC 6750 Bearer resource; docs/contract.md §2 step 1 names the realm. */
+const BEARER_CHALLENGE = 'Bearer realm="monitoring"';
+
+/** Every 401 carries the challenge (docs/contract.md §2 step 1; RFC 9110 §15.5.2 requires one). */
+const UNAUTHORIZED = { headers: { 'www-authenticate': BEARER_CHALLENGE } } as const;
+
+export const errors = {
+  missingApiKey: () => new ApiError(401, 'missing_api_key', 'The Authorization header with a Bearer API key is missing.', UNAUTHORIZED),
+  invalidApiKey: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid, has expired or was revoked.', UNAUTHORIZED),
+  /**
+   * The key is known, so the answer shows its quota (docs/decisions.md §3), uncounted: a request
+   * refused at the allow-list never reached the rate-limit step, and is not itself refused by it.
+   */
+  ipNotAllowed: (quota: RateLimitDecision, policy: RateLimitPolicy) =>
+    new ApiError(403, 'ip_not_allowed', 'This API key may not be used from your IP address.', {
+      headers: keyQuotaHeaders({ ...quota, allowed: true }, policy),
+    }),
+  // RFC 6750 §3.1: a request whose token lacks the scope says which scope it needs, in the header too.
+  insufficientScope: (scope: string) =>
+    new ApiError(403, 'insufficient_scope', `This operation needs an API key with the '${scope}' scope.`, {
+      headers: { 'www-authenticate': `${BEARER_CHALLENGE}, error="insufficient_scope", scope="${scope}"` },
+    }),
+  /** The key's quota is spent: its fields, and Retry-After, which the message points to (docs/contract.md §8). */
+  rateLimited: (decision: RateLimitDecision, policy: RateLimitPolicy) =>
+    new ApiError(429, 'rate_limit_exceeded', 'Too many requests: wait for the time given in Retry-After.', {
+      headers: keyQuotaHeaders({ ...decision, allowed: false }, policy),
+    }),
+  /** The address's failed-authentication throttle is spent (docs/decisions.md §2): its fields and Retry-After. */
+  authThrottled: (decision: RateLimitDecision, policy: RateLimitPolicy) =>
+    new ApiError(429, 'rate_limit_exceeded', 'Too many failed authentication attempts from your address: wait for the time given in Retry-After.', {
+      headers: authThrottleHeaders({ ...decision, allowed: false }, policy),
+    }),
+  unknownRoute: (resource: string | null) =>
+    new ApiError(404, resource === null ? 'unknown_route' : `unknown_${resource.replaceAll('-', '_')}_route`, 'No such route in this API.'),
+  methodNotAllowed: (allow: readonly string[]) =>
+    new ApiError(405, 'method_not_allowed', `This route accepts ${allow.join(', ')} only.`, { headers: { allow: allow.join(', ') } }),
+  invalidContentType: () => new ApiError(400, 'invalid_content_type', 'The request body must be sent as Content-Type: application/json (in UTF-8, if a charset is given).'),
+  /**
+   * The unread rest of an oversized body is not worth draining, so the connection closes after
+   * the answer (docs/decisions.md §4) wherever the server owns it (see toWebResponse).
+   */
+  payloadTooLarge: (limit: number) =>
+    new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`, { headers: CLOSES_CONNECTION }),
+  invalidJson: () => new ApiError(400, 'invalid_json', 'The request body is not a valid UTF-8 JSON object.'),
+  /** `cause`: the stream's own failure (a reset, an aborted upload), kept for whoever debugs it. */
+  bodyUnreadable: (cause?: unknown) => new ApiError(400, 'invalid_json', 'The request body could not be read to its end.', { cause }),
+  validationFailed: (details: ErrorDetail[]) =>
+    new ApiError(400, 'validation_failed', 'The request has invalid fields: see details.', { details }),
+  invalidId: () => new ApiError(400, 'invalid_id', 'The id query parameter must be given once, as a positive integer.'),
+  notFound: (code: NotFoundCode) => new ApiError(404, code, NOT_FOUND_MESSAGES[code]),
+  duplicate: (code: DuplicateCode, existingId: number) =>
+    new ApiError(409, code, DUPLICATE_MESSAGES[code], { existingId }),
+  serverError: () => new ApiError(500, 'server_error', 'The server failed to handle the request.'),
+  missingTable: () => new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),
+} as const;

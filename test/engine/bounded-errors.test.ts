@@ -1,0 +1,39 @@
+/**
+ * docs/operations.md, "Logs": an engine whose store is away logs each failure once, then counts
+ * it, instead of a stack per round.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { ManualClock } from '../../core/index.ts';
+import { createMonitoringEngine } from '../../engine/index.ts';
+import { WatchedStore } from '../support/engine-fixtures.ts';
+
+/** A store whose database is gone: everything the engine asks of it fails the same way. */
+class AwayStore extends WatchedStore {
+  override async claimDueBlacklistMonitors(): Promise<never> {
+    throw new Error('connection refused');
+  }
+  override async claimDueDevices(): Promise<never> {
+    throw new Error('connection refused');
+  }
+  override async fanOutEvents(): Promise<never> {
+    throw new Error('connection refused');
+  }
+}
+
+it('a store failure repeated every round is written once, then counted', async () => {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const engine = createMonitoringEngine({
+    store: new AwayStore(), clock: new ManualClock('2026-03-01T00:00:00.000Z'), resolver: { resolve4: async () => [] },
+    pollIntervalMs: 1,
+    logger: { error: (message) => void errors.push(message), warn: (message) => void warnings.push(message) },
+  });
+  engine.start();
+  await delay(300);
+  await engine.stop();
+  // One line per kind of failure (claims, delivery rounds), however many rounds failed.
+  assert.ok(errors.length <= 2, `errors written: ${errors.length}\n${errors.join('\n')}`);
+  assert.ok(warnings.some((w) => /webhook dispatcher: a round failed \(\d+ more times\)/.test(w)), `the count: ${warnings.join('\n')}`);
+});
