@@ -110,6 +110,8 @@ interface Compared {
   cpuRatio: Record<string, number>;
   /** Median server CPU time per request, in microseconds. */
   cpu: Record<string, number>;
+  /** The lowest and highest per-round CPU ratio: how far one round can be trusted. */
+  cpuSpread: Record<string, [number, number]>;
 }
 
 /**
@@ -147,7 +149,8 @@ async function compare(targets: Record<string, Target>, baseline = 'bare'): Prom
     }
   }
   const medians = (values: Record<string, number[]>) => Object.fromEntries(names.map((name) => [name, median(values[name]!)]));
-  return { rate: medians(samples), ratio: medians(ratios), cpu: medians(cpus), cpuRatio: medians(cpuRatios) };
+  const cpuSpread = Object.fromEntries(names.map((name): [string, [number, number]] => [name, [Math.min(...cpuRatios[name]!), Math.max(...cpuRatios[name]!)]]));
+  return { rate: medians(samples), ratio: medians(ratios), cpu: medians(cpus), cpuRatio: medians(cpuRatios), cpuSpread };
 }
 
 async function serveApi(database: string, extra: string[] = []): Promise<{ server: RunningServer; token: string }> {
@@ -180,7 +183,7 @@ const authOf = (api: Api) => ({ authorization: `Bearer ${api.token}` });
 
 /** Requests per second, their ratio to the baseline, and the server's CPU per request and its ratio. */
 const row = (name: string, result: Compared) => [Math.round(result.rate[name]!), result.ratio[name]!.toFixed(2),
-  `cpu ${result.cpu[name]!.toFixed(1)} us/req (ratio ${result.cpuRatio[name]!.toFixed(2)})`];
+  `cpu ${result.cpu[name]!.toFixed(1)} us/req (ratio ${result.cpuRatio[name]!.toFixed(2)}, rounds ${result.cpuSpread[name]!.map((r) => r.toFixed(2)).join('-')})`];
 
 /** 1. GET /v1/me with real key authentication. */
 async function benchMe(api: Api): Promise<void> {
