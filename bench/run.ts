@@ -110,6 +110,8 @@ interface Compared {
   cpuRatio: Record<string, number>;
   /** Median server CPU time per request, in microseconds. */
   cpu: Record<string, number>;
+  /** The lowest and highest per-round CPU ratio: how far one round can be trusted. */
+  cpuSpread: Record<string, [number, number]>;
 }
 
 /**
@@ -147,7 +149,8 @@ async function compare(targets: Record<string, Target>, baseline = 'bare'): Prom
     }
   }
   const medians = (values: Record<string, number[]>) => Object.fromEntries(names.map((name) => [name, median(values[name]!)]));
-  return { rate: medians(samples), ratio: medians(ratios), cpu: medians(cpus), cpuRatio: medians(cpuRatios) };
+  const cpuSpread = Object.fromEntries(names.map((name): [string, [number, number]] => [name, [Math.min(...cpuRatios[name]!), Math.max(...cpuRatios[name]!)]]));
+  return { rate: medians(samples), ratio: medians(ratios), cpu: medians(cpus), cpuRatio: medians(cpuRatios), cpuSpread };
 }
 
 async function serveApi(database: string, extra: string[] = []): Promise<{ server: RunningServer; token: string }> {
@@ -180,7 +183,7 @@ const authOf = (api: Api) => ({ authorization: `Bearer ${api.token}` });
 
 /** Requests per second, their ratio to the baseline, and the server's CPU per request and its ratio. */
 const row = (name: string, result: Compared) => [Math.round(result.rate[name]!), result.ratio[name]!.toFixed(2),
-  `cpu ${result.cpu[name]!.toFixed(1)} us/req (ratio ${result.cpuRatio[name]!.toFixed(2)})`];
+  `cpu ${result.cpu[name]!.toFixed(1)} us/req (ratio ${result.cpuRatio[name]!.toFixed(2)}, rounds ${result.cpuSpread[name]!.map((r) => r.toFixed(2)).join('-')})`];
 
 /** 1. GET /v1/me with real key authentication. */
 async function benchMe(api: Api): Promise<void> {
@@ -197,21 +200,21 @@ async function benchMe(api: Api): Promise<void> {
   report('GET /v1/me', 'monitoring-api (SQLite, key auth)', ...row('api', me), 'target >= 0.85');
 }
 
-/** 2. GET /v1/devices with 50 records on SQLite. */
-async function benchList(api: Api): Promise<void> {
+/** 2. GET /v1/devices with 50 records, on the database `api` serves (SQLite or PostgreSQL). */
+async function benchList(api: Api, database = 'SQLite'): Promise<void> {
   for (let i = 0; i < 50; i++) {
     await fetch(`${api.server.url}/devices/create`, {
       method: 'POST', headers: { ...authOf(api), 'content-type': 'application/json' },
       body: JSON.stringify({ target_type: 'domain', target_value: `d${i}.example.com` }),
     });
   }
-  const listBare = await bare(await capture(`${api.server.url}/devices`, api.token), 'devices');
+  const listBare = await bare(await capture(`${api.server.url}/devices`, api.token), `devices-${database}`);
   const list = await pinned([listBare, api.server], () => compare({
     bare: { url: `${listBare.url}/devices`, pid: listBare.pid },
     api: { url: `${api.server.url}/devices`, headers: authOf(api), pid: api.server.pid },
   }));
-  report('GET /v1/devices (50, SQLite)', 'bare', ...row('bare', list));
-  report('GET /v1/devices (50, SQLite)', 'monitoring-api', ...row('api', list), 'target >= 0.60');
+  report(`GET /v1/devices (50, ${database})`, 'bare', ...row('bare', list));
+  report(`GET /v1/devices (50, ${database})`, 'monitoring-api', ...row('api', list), 'target >= 0.85');
 }
 
 /** 3. POST /v1/devices/create on PostgreSQL at concurrency 32 against raw pg INSERTs. */
@@ -278,12 +281,53 @@ async function benchCreate(): Promise<void> {
     };
     report('  CPU per insert, raw run', `loop process ${us(rawCpu)}`, `whole machine ${us(rawMachine)}`);
     report('  CPU per create, API run', `server ${us(apiCpu)}`, `load generator ${us(loadCpu)}`, `whole machine ${us(apiMachine)}`);
+    await benchHandCreate(api, 'PostgreSQL', 'bench/servers/create-pg.ts', { BENCH_DATABASE: pgDb.url });
+    if (only.has('list')) {
+      // A user of its own: the creates above gave the first one thousands of devices.
+      const user = JSON.parse(await cli(['users', 'create', '--json', '--database', pgDb.url])) as { user_id: number };
+      const key = JSON.parse(await cli(['keys', 'create', '--user', String(user.user_id), '--json', '--database', pgDb.url])) as { token: string };
+      await benchList({ server: api.server, token: key.token }, 'PostgreSQL');
+    }
   } finally {
     // The server's pool would reconnect (its batched key-usage writes) while the database is
     // dropped; it goes first.
     await pgApi?.server.stop();
     await pgDb.drop();
   }
+}
+
+/**
+ * The fair create baseline (issue 16): a hand-written node:http server (bench/servers/create-*.ts)
+ * that reads the body, parses it, checks the two required fields and sends the API's own INSERT
+ * through the same driver, against the API on the same database, paired per round. Its figure is
+ * server CPU per create: the database's own work is outside both processes.
+ */
+async function benchHandCreate(api: Api, database: string, script: string, env: Record<string, string>): Promise<void> {
+  const me = await (await fetch(`${api.server.url}/me`, { headers: authOf(api) })).json() as { data: { user_id: number } };
+  const hand = await startServer(process.execPath, [...TSX, script], work, { BENCH_USER: String(me.data.user_id), ...env });
+  started.push(hand);
+  let n = 0;
+  const create = (url: string, prefix: string, headers: Record<string, string>): LoadOptions => ({
+    url: `${url}/devices/create`, method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
+    body: () => JSON.stringify({ target_type: 'domain', target_value: `${prefix}-${n++}.example.com` }), expectStatus: 201,
+  });
+  const result = await compare({
+    hand: { ...create(hand.url, 'hand', {}), pid: hand.pid },
+    api: { ...create(api.server.url, 'api', authOf(api)), pid: api.server.pid },
+  }, 'hand');
+  const label = `POST /v1/devices/create (${database}, c=32${database === 'PostgreSQL' ? ', pool 10' : ''})`;
+  report(label, 'hand-written node:http', ...row('hand', result));
+  report(label, 'monitoring-api vs hand-written', ...row('api', result), 'target: cpu ratio >= 0.80');
+  await hand.stop();
+}
+
+/** 3b. POST /v1/devices/create on SQLite against the hand-written server over better-sqlite3. */
+async function benchCreateSqlite(): Promise<void> {
+  const api = await serveApi(`sqlite:${join(work, 'create.db')}`);
+  const handFile = join(work, 'create-hand.db');
+  // Migrates the hand-written server's own file and gives it a user, as the API's has.
+  const user = JSON.parse(await cli(['users', 'create', '--json', '--database', `sqlite:${handFile}`])) as { user_id: number };
+  await benchHandCreate(api, 'SQLite', 'bench/servers/create-sqlite.ts', { BENCH_DATABASE: handFile, BENCH_USER: String(user.user_id) });
 }
 
 /** 4. A streamed list of 10k and 100k devices: peak RSS growth of the server, time. */
@@ -314,6 +358,7 @@ try {
   if (only.has('me')) await benchMe(api!);
   if (only.has('list')) await benchList(api!);
   if (only.has('create')) await benchCreate();
+  if (only.has('create')) await benchCreateSqlite();
   if (only.has('stream')) await benchStream();
 } finally {
   await Promise.all(started.map((server) => server.stop()));

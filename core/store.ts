@@ -53,12 +53,14 @@ export interface Store extends MonitoringStore, WebhookStore {
   listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined>;
 
   /**
-   * Optional: a value that differs whenever any device or monitor may have changed since it was
-   * last asked, writes by other processes included, cheap enough to ask on every list request.
-   * When given, the API reuses a list answer as long as the value stays the same; a store that
-   * cannot tell leaves it out (or answers undefined) and every list is read afresh.
+   * Optional: a value that differs whenever any device, monitor or webhook may have changed since
+   * it was last asked, writes by other processes included, cheap enough to ask on every list
+   * request. When given, the API reuses a list answer as long as the value stays the same; a store
+   * that cannot tell leaves it out (or answers undefined) and every list is read afresh. An
+   * asynchronous answer must come from a read that started after the call, so it reflects every
+   * write whose answer had been sent by then.
    */
-  changeMarker?(): string | undefined;
+  changeMarker?(): string | undefined | Promise<string | undefined>;
 
   /** Releases connections; calling it again is harmless. */
   close(): Promise<void>;

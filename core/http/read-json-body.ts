@@ -4,6 +4,9 @@ import type { ApiRequest } from './api-request.ts';
 import { NON_INTEGER_LITERAL, nonIntegerMembers } from './integer-literals.ts';
 import { isJsonMediaType } from './json-media-type.ts';
 
+/** Decoding without `stream` keeps no state between calls, so one decoder serves every request. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Reads a JSON object body under docs/contract.md §4: the media type first, then the size (from
  * Content-Length when given, and while reading in any case, so nothing past the limit is buffered),
@@ -31,7 +34,7 @@ export async function readJsonObject(request: ApiRequest, limit: number): Promis
   }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(concat(chunks, size));
+    text = UTF8.decode(concat(chunks, size));
   } catch {
     throw errors.invalidJson();
   }
@@ -46,12 +49,19 @@ export async function readJsonObject(request: ApiRequest, limit: number): Promis
   const body = value as Record<string, unknown>;
   // No field of the API takes a fractional number: one written with a fraction or an exponent is
   // refused as the wrong type even when its value is whole (docs/contract.md §4: JSON integers).
-  if (/[.eE]/.test(text)) {
+  // Only a member whose value parsed as a number can be one, and most bodies have none (the two
+  // required fields are strings), so the text is read only when there is such a member.
+  if (hasNumberMember(body) && /[.eE]/.test(text)) {
     for (const name of nonIntegerMembers(text)) {
       if (typeof body[name] === 'number') body[name] = NON_INTEGER_LITERAL;
     }
   }
   return body;
+}
+
+function hasNumberMember(body: Record<string, unknown>): boolean {
+  for (const name in body) if (typeof body[name] === 'number') return true;
+  return false;
 }
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {

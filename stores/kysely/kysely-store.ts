@@ -13,6 +13,7 @@ import {
   toId, userFromRow, userToRow,
 } from './rows.ts';
 import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
+import { FreshRead } from './fresh-read.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
 import { KyselyWebhooks } from './kysely-webhooks.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
@@ -77,6 +78,8 @@ export class KyselyStore implements Store {
   readonly #insertDevice = new InsertIfAbsent('devices');
   readonly #insertMonitor = new InsertIfAbsent('blacklist_monitors');
   readonly #webhooks: KyselyWebhooks;
+  /** PostgreSQL's marker: the count the triggers of migration 0005 keep, read fresh for each caller. */
+  readonly #changeCount: FreshRead<string | undefined> | undefined;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db), options: KyselyStoreOptions = {}) {
     this.#db = db;
@@ -84,10 +87,28 @@ export class KyselyStore implements Store {
     this.#destroyOnClose = options.destroyOnClose ?? true;
     this.#dataVersion = options.dataVersion;
     this.#webhooks = new KyselyWebhooks(db, dialect);
+    this.#changeCount = dialect === 'postgres' ? new FreshRead(() => this.#readChangeCount()) : undefined;
   }
 
-  changeMarker(): string | undefined {
+  changeMarker(): string | undefined | Promise<string | undefined> {
+    if (this.#changeCount !== undefined) return this.#changeCount.get();
     return this.#dataVersion === undefined ? undefined : `${this.#dataVersion()}:${this.#writes}`;
+  }
+
+  /**
+   * The number of committed writes to devices, monitors and webhooks, by every writer (see
+   * migrations/0005-change-marker.ts). Committed with the write itself, so a count read before the
+   * data can only be older than the data, which makes a kept answer miss, never go stale. Without
+   * the table (a schema older than 0005) or on any failure, no marker: lists are read afresh and
+   * report their own errors.
+   */
+  async #readChangeCount(): Promise<string | undefined> {
+    try {
+      const { rows } = await sql<{ writes: string }>`select coalesce(sum(writes), 0)::text as writes from change_counts`.execute(this.#db);
+      return rows[0]?.writes;
+    } catch {
+      return undefined;
+    }
   }
 
   /** A write to devices or monitors: counted once it is done, before its caller hears of it. */

@@ -4,6 +4,7 @@ import { primaryKey, TYPES } from './migrations/column-types.ts';
 import { engine } from './migrations/0003-engine.ts';
 import { addIdGuard, dropIdGuard } from './migrations/id-guard.ts';
 import { webhooks } from './migrations/0004-webhooks.ts';
+import { changeMarker } from './migrations/0005-change-marker.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
@@ -116,6 +117,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0002_safe_ids': safeIds(dialect),
     '0003_engine': engine(dialect),
     '0004_webhooks': webhooks(dialect),
+    '0005_change_marker': changeMarker(dialect),
   };
 }
 

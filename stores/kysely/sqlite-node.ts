@@ -1,6 +1,7 @@
 import { SqliteDialect } from 'kysely';
 import type { Dialect } from 'kysely';
 import { configureSqlite, dataVersionReader, type OpenedSqlite } from './sqlite-pragmas.ts';
+import { cachingStatements } from './sqlite-statement-cache.ts';
 
 /**
  * A Kysely dialect on a SQLite file (or `:memory:`) through better-sqlite3, the driver for Node.
@@ -12,5 +13,5 @@ import { configureSqlite, dataVersionReader, type OpenedSqlite } from './sqlite-
 export async function openSqliteDialect(path: string): Promise<OpenedSqlite<Dialect>> {
   const { default: BetterSqlite3 } = await import('better-sqlite3');
   const database = configureSqlite(new BetterSqlite3(path, { timeout: 5000 }));
-  return { dialect: new SqliteDialect({ database }), dataVersion: dataVersionReader((sql) => database.prepare(sql)) };
+  return { dialect: new SqliteDialect({ database: cachingStatements(database) }), dataVersion: dataVersionReader((sql) => database.prepare(sql)) };
 }

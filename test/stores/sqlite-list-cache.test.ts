@@ -6,7 +6,6 @@ import { after, before, describe, it } from 'node:test';
 import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
-import { createTestDatabase } from '../support/postgres.ts';
 import { sshDevice } from './records.ts';
 
 // List answers are reused while the store's change marker stays the same. Two stores on one
@@ -85,19 +84,5 @@ describe('list answers reused on SQLite, never stale', () => {
     assert.deepEqual(await targets(a, k1.token), ['mine.example.com']);
     assert.deepEqual(await targets(a, k2.token), []);
     assert.deepEqual(await targets(a, k1.token, '/v1/devices?after_id=999999'), []);
-  });
-});
-
-describe('stores that cannot tell cheaply', () => {
-  it('PostgreSQL gives no marker, so its lists are always read afresh', async (t) => {
-    const pg = await createTestDatabase();
-    if (pg.skip !== undefined) return t.skip(pg.skip);
-    const opened = await openKyselyStore(pg.url);
-    try {
-      assert.equal(opened.store.changeMarker(), undefined);
-    } finally {
-      await opened.store.close();
-      await pg.drop();
-    }
   });
 });

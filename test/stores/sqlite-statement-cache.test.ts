@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { cachingStatements } from '../../stores/kysely/sqlite-statement-cache.ts';
+
+// Kysely's SQLite driver prepares every query it runs; the store hands it a database that
+// compiles each SQL text once and reuses the statement.
+describe('SQLite statements compiled once per text', () => {
+  it('prepares a text once, however often it runs, and each text apart', () => {
+    const database = new BetterSqlite3(':memory:');
+    let prepared = 0;
+    const counting = Object.assign(Object.create(database) as BetterSqlite3.Database, {
+      prepare: (sql: string) => {
+        prepared++;
+        return database.prepare(sql);
+      },
+    });
+    const cached = cachingStatements(counting);
+    cached.prepare('create table t (x integer)').run([]);
+    for (let i = 0; i < 5; i++) cached.prepare('insert into t (x) values (?)').run([i]);
+    assert.deepEqual(cached.prepare('select sum(x) as s from t').all([]), [{ s: 10 }]);
+    assert.equal(prepared, 3);
+    cached.close();
+  });
+
+  it('a cached statement still works after the schema changed under it', () => {
+    const cached = cachingStatements(new BetterSqlite3(':memory:'));
+    cached.prepare('create table t (x integer)').run([]);
+    cached.prepare('insert into t (x) values (?)').run([1]);
+    assert.deepEqual(cached.prepare('select * from t').all([]), [{ x: 1 }]);
+    cached.prepare('alter table t add column y text').run([]);
+    assert.deepEqual(cached.prepare('select * from t').all([]), [{ x: 1, y: null }]);
+    cached.close();
+  });
+});
