@@ -104,7 +104,12 @@ export class KyselyStore implements Store {
    */
   async #readChangeCount(): Promise<string | undefined> {
     try {
-      const { rows } = await sql<{ writes: string }>`select coalesce(sum(writes), 0)::text as writes from change_counts`.execute(this.#db);
+      // The tables' identities go into the marker too: a table dropped (or dropped and made again)
+      // fires no trigger, and a list kept from before must not answer for it.
+      const { rows } = await sql<{ writes: string }>`select coalesce(sum(writes), 0)::text
+        || ':' || coalesce(to_regclass('devices')::oid::text, '-')
+        || ':' || coalesce(to_regclass('blacklist_monitors')::oid::text, '-')
+        || ':' || coalesce(to_regclass('webhooks')::oid::text, '-') as writes from change_counts`.execute(this.#db);
       return rows[0]?.writes;
     } catch {
       return undefined;
