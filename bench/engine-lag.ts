@@ -54,10 +54,11 @@ function measuringLag(store: MonitoringStore & WebhookDeliveryStore, lags: numbe
  * compressed `factor` times: the engine runs on a clock `factor` times faster than real time,
  * with its poll interval and write delay shortened alike, so it sees the schedule of a real run
  * (due checks spread over the interval, a claim poll every second, five minutes) in a
- * `factor`th of the time. Compressing time alone would also ask `factor` times the checks per real second of
- * the worker, a different load (a first try with 10,000 devices at 10x asked 1,667 probes a
- * second and measured a worker that cannot keep up); so the table holds `load / factor` devices,
- * which the fast clock makes due as often, in real time, as `load` devices are at 60 s.
+ * `factor`th of the time. Compressing time alone would also ask `factor` times the checks per
+ * real second of the worker, a different load (a first try with 10,000 devices at 10x asked
+ * 1,667 probes a second and measured a worker that cannot keep up); so the table holds
+ * `load / factor` devices, which the fast clock makes due as often, in real time, as `load`
+ * devices are at 60 s.
  *
  * Every device is a TCP probe of a loopback listener, its name answered 127.0.0.1 by an
  * in-process lookup, on PostgreSQL. They start due spread over the first interval, as a running
