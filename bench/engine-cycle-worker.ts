@@ -1,7 +1,8 @@
 // One worker of the claim-and-record benchmark (bench/engine-cycle.ts), a process of its own as a
 // real worker is: the engine on PostgreSQL with a resolver that answers every DNSBL query at once
 // (NXDOMAIN-like: no addresses), so what it measures is the store's cycle, not DNS. Prints
-// `ready` once connected, runs `runOnce()` when told `go` on stdin, prints its summary as JSON.
+// `ready` once connected, runs `runOnce()` when told `go` on stdin, prints its summary as JSON,
+// and closes its pool when stdin ends (not before: its backends' CPU is read after the run).
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import { createMonitoringEngine } from '../engine/index.ts';
@@ -21,6 +22,7 @@ const engine = createMonitoringEngine({
 await Promise.all(Array.from({ length: 10 }, () => sql`select 1`.execute(opened.db)));
 process.stdout.write('ready\n');
 const input = createInterface({ input: process.stdin });
+const closed = new Promise<void>((resolve) => input.once('close', resolve));
 await new Promise<void>((resolve) => input.once('line', () => resolve()));
 const cpu = process.cpuUsage();
 const started = performance.now();
@@ -28,5 +30,5 @@ const summary = await engine.runOnce();
 const ms = performance.now() - started;
 const used = process.cpuUsage(cpu);
 process.stdout.write(`${JSON.stringify({ ...summary, ms, cpuMicros: used.user + used.system })}\n`);
-input.close();
+await closed;
 await opened.store.close();

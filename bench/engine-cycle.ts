@@ -15,6 +15,8 @@ export interface CycleResult {
    * count there. The WAL writer and checkpointer, shared by every database, are left out.
    */
   postgresCpu: number;
+  /** CPU cores the workers and their backends kept busy on average: below the machine's, they waited. */
+  cores: number;
   /** Records with more than one check written: must be 0. */
   checkedTwice: number;
 }
@@ -80,15 +82,16 @@ export async function benchCycle(opened: OpenedKyselyStore, url: string, count: 
   try {
     for (const worker of started) if ((await worker.line(1)) !== 'ready') throw new Error('a cycle worker did not start');
     // The workers' pools are open by now (they said `ready`): these are the backends they use.
-    const { rows: backends } = await sql<{ pid: number }>`
-      select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(opened.db);
-    const backendCpu = () => backends.reduce((sum, { pid }) => sum + (cpuMicros(pid) ?? Number.NaN), 0);
+    // A backend that goes away during the run (none should) counts for nothing rather than NaN.
+    const { rows: backends } = await sql<{ pid: number }>`select pid from pg_stat_activity
+      where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`.execute(opened.db);
+    const backendCpu = () => backends.map(({ pid }) => cpuMicros(pid));
     const postgresBefore = backendCpu();
     const t0 = performance.now();
     for (const worker of started) worker.child.stdin.write('go\n');
     const summaries = await Promise.all(started.map(async (w) => JSON.parse(await w.line(2)) as WorkerSummary));
     const ms = performance.now() - t0;
-    const postgresUsed = backendCpu() - postgresBefore;
+    const postgresUsed = backendCpu().reduce<number>((sum, after, i) => sum + (after === undefined ? 0 : after - (postgresBefore[i] ?? after)), 0);
     const claimed = summaries.reduce((sum, s) => sum + s.claimed, 0);
     const written = summaries.reduce((sum, s) => sum + s.written, 0);
     const workerCpu = summaries.reduce((sum, s) => sum + s.cpuMicros, 0);
@@ -105,10 +108,11 @@ export async function benchCycle(opened: OpenedKyselyStore, url: string, count: 
       perSecond: count / (ms / 1000),
       workerCpu: workerCpu / count,
       postgresCpu: postgresUsed / count,
+      cores: (workerCpu + postgresUsed) / (ms * 1000),
       checkedTwice: Number(row.twice) + (claimed - count),
     };
   } finally {
-    for (const worker of started) if (worker.child.exitCode === null) worker.child.kill('SIGTERM');
+    for (const worker of started) worker.child.stdin.end();
     await Promise.all(started.map((w) => w.exited));
   }
 }

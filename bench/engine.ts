@@ -61,7 +61,7 @@ export async function benchEngine({ smoke, rounds, report }: EngineBenchOptions)
         for (const workers of [1, 4]) {
           const r = await benchCycle(opened, database.url, size.cycle, workers, zones);
           report(`claim-and-record cycle (PostgreSQL, ${r.records} records, ${zones} zone${zones > 1 ? 's' : ''})`, `${workers} worker process${workers > 1 ? 'es' : ''}`,
-            `${Math.round(r.perSecond)} records/s`, `workers ${r.workerCpu.toFixed(0)} us/record`, `PostgreSQL ${r.postgresCpu.toFixed(0)} us/record`,
+            `${Math.round(r.perSecond)} records/s`, `workers ${r.workerCpu.toFixed(0)} us/record`, `PostgreSQL ${r.postgresCpu.toFixed(0)} us/record`, `${r.cores.toFixed(2)} cores busy`,
             `checked twice: ${r.checkedTwice}`, workers === 4 ? 'target >= 10000/s' : '');
         }
       }
