@@ -2,6 +2,8 @@
 export interface Timed {
   operations: number;
   ms: number;
+  /** CPU time this process spent on the run (user + system), in microseconds. */
+  cpuMicros: number;
 }
 
 export interface PairedResult {
@@ -10,6 +12,15 @@ export interface PairedResult {
   bare: number;
   /** Median over rounds of engine ÷ bare within the round. */
   ratio: number;
+  /** Median CPU time of this process per operation, in microseconds. */
+  engineCpu: number;
+  bareCpu: number;
+  /**
+   * Median over rounds of bare CPU ÷ engine CPU per operation. On a machine other work shares,
+   * CPU time per operation moves far less than operations per second do (bench/run.ts reports
+   * it for the same reason); where the loop is CPU-bound it says what the rate ratio would be.
+   */
+  cpuRatio: number;
 }
 
 function median(values: readonly number[]): number {
@@ -19,9 +30,12 @@ function median(values: readonly number[]): number {
 }
 
 export async function timed(operations: number, run: () => Promise<void>): Promise<Timed> {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   await run();
-  return { operations, ms: performance.now() - started };
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { operations, ms, cpuMicros: used.user + used.system };
 }
 
 /**
@@ -34,6 +48,8 @@ export async function paired(rounds: number, engine: () => Promise<Timed>, bare:
   await engine();
   await bare();
   const rates = { engine: [] as number[], bare: [] as number[], ratio: [] as number[] };
+  const cpus = { engine: [] as number[], bare: [] as number[], ratio: [] as number[] };
+  const cpuPerOp = (t: Timed) => t.cpuMicros / t.operations;
   const rate = (t: Timed) => t.operations / (t.ms / 1000);
   for (let round = 0; round < rounds; round++) {
     let e: Timed;
@@ -48,9 +64,15 @@ export async function paired(rounds: number, engine: () => Promise<Timed>, bare:
     rates.engine.push(rate(e));
     rates.bare.push(rate(b));
     rates.ratio.push(rate(e) / rate(b));
+    cpus.engine.push(cpuPerOp(e));
+    cpus.bare.push(cpuPerOp(b));
+    cpus.ratio.push(cpuPerOp(b) / cpuPerOp(e));
     if (process.env.BENCH_VERBOSE) console.log(`  round ${round + 1}: engine ${Math.round(rate(e))}/s, bare ${Math.round(rate(b))}/s`);
   }
-  return { engine: median(rates.engine), bare: median(rates.bare), ratio: median(rates.ratio) };
+  return {
+    engine: median(rates.engine), bare: median(rates.bare), ratio: median(rates.ratio),
+    engineCpu: median(cpus.engine), bareCpu: median(cpus.bare), cpuRatio: median(cpus.ratio),
+  };
 }
 
 /** Runs `work(i)` for i in [0, count) with at most `concurrency` at once: the bare loops' shape. */

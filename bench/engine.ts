@@ -30,8 +30,8 @@ export async function benchEngine({ smoke, rounds, report }: EngineBenchOptions)
     : { dnsbl: 10_000, probes: 10_000, webhooks: 5_000, cycle: 100_000, lagDevices: 10_000, lagVirtualS: 300, lagFactor: 5 };
   const pairs = smoke ? 1 : Math.min(rounds, 5);
   const pairRow = (what: string, unit: string, r: PairedResult, target: string) => {
-    report(what, 'bare loop', `${Math.round(r.bare)} ${unit}`, '1.00');
-    report(what, 'engine', `${Math.round(r.engine)} ${unit}`, r.ratio.toFixed(2), target);
+    report(what, 'bare loop', `${Math.round(r.bare)} ${unit}`, '1.00', `cpu ${r.bareCpu.toFixed(0)} us/op`);
+    report(what, 'engine', `${Math.round(r.engine)} ${unit}`, r.ratio.toFixed(2), `cpu ${r.engineCpu.toFixed(0)} us/op (ratio ${r.cpuRatio.toFixed(2)})`, target);
   };
   console.log(`engine: ${pairs} paired round(s) per comparison, median; concurrency ${CONCURRENCY}`);
 
