@@ -3,7 +3,10 @@
  * bytes, and Hono, each loaded in turn from this process (a second process to the servers) with
  * autocannon. Figures are ratios to bare node:http measured in the same run, median of rounds.
  *
- *   node --import tsx bench/run.ts [--rounds N] [--seconds S] [--only me,list,create,stream] [--smoke]
+ *   node --import tsx bench/run.ts [--rounds N] [--seconds S] [--only me,list,create,stream,engine] [--smoke]
+ *
+ * `engine` (not in the default list: it takes a few minutes) measures the monitoring engine
+ * (bench/engine.ts, docs/performance.md, "The engine").
  *
  * `--smoke` runs every step for a fraction of a second, so the test suite can keep this script
  * from rotting without timing anything.
@@ -17,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { isBuildFresh, ROOT } from '../test/support/built-cli.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
 import { measure, type LoadOptions, type Measured } from './load.ts';
+import { benchEngine } from './engine.ts';
 import { cli, cpuMicros, machineCpuMicros, pinToCpus, startServer, type RunningServer } from './processes.ts';
 import { seedDevices } from './seed.ts';
 import { streamedList } from './streamed-list.ts';
@@ -360,6 +364,7 @@ try {
   if (only.has('create')) await benchCreate();
   if (only.has('create')) await benchCreateSqlite();
   if (only.has('stream')) await benchStream();
+  if (only.has('engine')) await benchEngine({ smoke, rounds, report });
 } finally {
   await Promise.all(started.map((server) => server.stop()));
   await rm(work, { recursive: true, force: true });

@@ -11,6 +11,8 @@ export const ENGINE_FLAGS = {
   'dnsbl-zone': { type: 'string', multiple: true },
   'dnsbl-domain-zone': { type: 'string', multiple: true },
   'probe-timeout': { type: 'string' },
+  'dns-timeout': { type: 'string' },
+  lease: { type: 'string' },
   'retry-delay': { type: 'string' },
   'failures-before-down': { type: 'string' },
   'result-retention': { type: 'string' },
@@ -45,6 +47,24 @@ function readCertificates(path: string): string {
   return text;
 }
 
+/** The shortest lease `--lease` takes: below a second a lease runs out before its batch is written. */
+const MIN_LEASE_MS = 1_000;
+/** The longest: a record held a day by a dead worker is not checked for a day. */
+const MAX_LEASE_MS = 86_400_000;
+
+/**
+ * `--lease MS`: how long a claim holds its records. The default (two minutes) is what a dead
+ * worker's records wait before another worker checks them; a shorter lease brings them back
+ * sooner, and must still outlast the slowest check (device checks are stopped at 90 % of it).
+ */
+function lease(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[0-9]+$/.test(value) || Number(value) < MIN_LEASE_MS || Number(value) > MAX_LEASE_MS) {
+    throw new UsageError(`--lease must be an integer of milliseconds from ${MIN_LEASE_MS} to ${MAX_LEASE_MS}, not "${value}"`);
+  }
+  return Number(value);
+}
+
 /** Whether any engine flag was given: `serve` takes them only with `--worker`. */
 export function firstEngineFlag(flags: FlagValues): string | undefined {
   return Object.keys(ENGINE_FLAGS).find((name) => flags[name] !== undefined);
@@ -59,6 +79,8 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
   const options: EngineFlagOptions = {
     concurrency: int('concurrency', 10_000),
     probeTimeoutMs: int('probe-timeout', 600_000),
+    dnsTimeoutMs: int('dns-timeout', 600_000),
+    leaseMs: lease(text(flags, 'lease')),
     retryDelayS: int('retry-delay', 86_400),
     failuresBeforeDown: int('failures-before-down', 100),
     resultRetentionDays: int('result-retention', 36_500),

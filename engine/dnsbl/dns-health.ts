@@ -16,6 +16,8 @@ export class DnsHealth {
   readonly #clock: Clock;
   #silentInARow = 0;
   #downSince: number | null = null;
+  /** Answers so far: a lookup's mark, compared when it times out. */
+  #answers = 0;
 
   constructor(servers: string, logger: EngineLogger, clock: Clock) {
     this.#servers = servers;
@@ -27,8 +29,14 @@ export class DnsHealth {
     return this.#downSince !== null;
   }
 
+  /** Call as a lookup is sent; hand what it returns to `silent` if the lookup gets no answer. */
+  sent(): number {
+    return this.#answers;
+  }
+
   /** Any reply, NXDOMAIN and SERVFAIL included: the server is there. */
   answered(): void {
+    this.#answers++;
     this.#silentInARow = 0;
     if (this.#downSince === null) return;
     const seconds = Math.round((this.#clock.now() - this.#downSince) / 1000);
@@ -36,8 +44,14 @@ export class DnsHealth {
     this.#logger.info?.(`DNS server ${this.#servers} answers again`, { dns_servers: this.#servers, outage_s: seconds });
   }
 
-  /** A lookup that timed out or was refused at the transport (the server is not listening). */
-  silent(): void {
+  /**
+   * A lookup that timed out or was refused at the transport (the server is not listening).
+   * `mark` is what `sent()` said when it went out: a lookup the server answered others during
+   * (one sent in an outage, timing out just after the server came back) says nothing about the
+   * server now, and counting it would log a second outage a moment after the recovery.
+   */
+  silent(mark: number): void {
+    if (mark !== this.#answers) return;
     this.#silentInARow++;
     if (this.#downSince !== null || this.#silentInARow < SILENT_LOOKUPS_FOR_OUTAGE) return;
     this.#downSince = this.#clock.now();

@@ -32,9 +32,10 @@ const SILENT_CODES = new Set(['ETIMEOUT', 'ECONNREFUSED', 'ECANCELLED']);
 export function askWithDeadline(resolver: DnsblResolver, name: string, timeoutMs: number, health: DnsHealth): Promise<ZoneReply> {
   return new Promise<ZoneReply>((resolve) => {
     let settled = false;
+    const mark = health.sent();
     const timer = setTimeout(() => {
       settled = true;
-      health.silent();
+      health.silent(mark);
       resolve({ code: 'ETIMEOUT' });
     }, timeoutMs);
     resolver.resolve4(name).then(
@@ -51,7 +52,7 @@ export function askWithDeadline(resolver: DnsblResolver, name: string, timeoutMs
         clearTimeout(timer);
         const code = (error as { code?: unknown }).code;
         const text = typeof code === 'string' ? code : 'dns_error';
-        if (SILENT_CODES.has(text)) health.silent();
+        if (SILENT_CODES.has(text)) health.silent(mark);
         else health.answered();
         resolve({ code: text });
       },

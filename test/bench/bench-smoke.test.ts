@@ -5,15 +5,19 @@ import { ROOT } from '../support/cli.ts';
 
 // Runs `npm run bench` in its smoke mode: every step once, briefly, so the script cannot rot.
 // Nothing here judges speed; the figures are only checked to be there.
-it('the benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {
-  const output = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke'], { cwd: ROOT });
+function runBench(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', ...args], { cwd: ROOT });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
     child.stderr.on('data', (chunk: Buffer) => (err += chunk));
     child.on('close', (code) => resolve({ code, out, err }));
   });
+}
+
+it('the benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {
+  const output = await runBench([]);
   assert.equal(output.code, 0, output.err);
   for (const line of [
     /^GET \/v1\/me {2}monitoring-api \(SQLite, key auth\) {2}\d+ {2}\d+\.\d\d/m,
@@ -22,4 +26,20 @@ it('the benchmark runs end to end and prints every figure', { timeout: 240_000 }
     /^POST \/v1\/devices\/create \(PostgreSQL.*monitoring-api {2}\d+|^POST \/v1\/devices\/create \(PostgreSQL\) {2}skipped/m,
     /^GET \/v1\/devices \(\d+ records, streamed\) {2}\d+ ms {2}peak RSS growth [\d.]+ MB/m,
   ]) assert.match(output.out, line);
+});
+
+// The engine's part (docs/performance.md, "The engine"), on a few hundred records: every comparison and
+// every PostgreSQL figure printed, and the cycle's own check that no record was checked twice.
+it('the engine benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {
+  const output = await runBench(['--only', 'engine']);
+  assert.equal(output.code, 0, output.err);
+  for (const what of ['DNSBL lookups', 'TCP probes', 'HTTP probes', 'webhook deliveries']) {
+    assert.match(output.out, new RegExp(`^${what} \\([^)]*\\) {2}bare loop {2}\\d+ \\S+/s {2}1\\.00 {2}cpu \\d+ us/op$`, 'm'));
+    assert.match(output.out, new RegExp(`^${what} \\([^)]*\\) {2}engine {2}\\d+ \\S+/s {2}\\d+\\.\\d\\d`, 'm'));
+  }
+  if (/^PostgreSQL parts .* {2}skipped/m.test(output.out)) return;
+  assert.match(output.out, /^scheduling lag \(.*\) {2}\d+ checks of \d+ {2}p50 [\d.]+ s {2}p99 [\d.]+ s/m);
+  for (const workers of ['1 worker process', '4 worker processes']) {
+    assert.match(output.out, new RegExp(`^claim-and-record cycle \\(PostgreSQL.* {2}${workers} {2}\\d+ records/s .* checked twice: 0`, 'm'));
+  }
 });

@@ -27,6 +27,11 @@ const BAD_CALLS: [string, string[], RegExp][] = [
   ['an IP address as a zone', ['worker', '--dnsbl-zone', '127.0.0.2'], /--dnsbl-zone/],
   ['a bad domain zone', ['worker', '--dnsbl-domain-zone', 'single'], /--dnsbl-domain-zone must be a DNS zone name/],
   ['a probe timeout of 0', ['worker', '--probe-timeout', '0'], /--probe-timeout/],
+  ['a DNS timeout of 0', ['worker', '--dns-timeout', '0'], /--dns-timeout must be an integer from 1/],
+  ['a lease shorter than a second', ['worker', '--lease', '999'], /--lease must be an integer of milliseconds from 1000/],
+  ['a lease longer than a day', ['worker', '--lease', '86400001'], /--lease/],
+  ['a lease in seconds', ['worker', '--lease', '2s'], /--lease/],
+  ['a lease on serve without --worker', ['serve', '--lease', '5000'], /--lease needs --worker/],
   ['a negative retry delay', ['worker', '--retry-delay=-5'], /--retry-delay/],
   ['failures before down of 0', ['worker', '--failures-before-down', '0'], /--failures-before-down/],
   ['a fractional retention', ['worker', '--result-retention', '1.5'], /--result-retention/],
@@ -70,4 +75,6 @@ it('--help shows the worker command and the engine flags', async () => {
   assert.match(result.stdout, /^ {2}worker \[--database URL\]/m);
   assert.match(result.stdout, /--dnsbl-zone ZONE/);
   assert.match(result.stdout, /--dns-server HOST\[:PORT\]/);
+  assert.match(result.stdout, /--lease MS/);
+  assert.match(result.stdout, /--dns-timeout MS/);
 });

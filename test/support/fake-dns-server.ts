@@ -23,6 +23,13 @@ export interface FakeDnsServer {
   set(name: string, reply: FakeReply): void;
   /** While true, nothing is answered: a server that stopped. */
   silence(silent: boolean): void;
+  /** Every answer from now on is sent this long after its query came (0: at once): a slow server. */
+  delay(ms: number): void;
+  /**
+   * Keeps the answers to names ending in `suffix` until the returned release is called, which
+   * sends them all and stops holding: checks that hang for exactly as long as a test needs.
+   */
+  hold(suffix: string): () => void;
   /** Every name asked so far, lower-cased, in order. */
   readonly queries: string[];
   close(): Promise<void>;
@@ -72,7 +79,14 @@ export async function startFakeDnsServer(replies: Record<string, FakeReply> = {}
   const table = new Map<string, FakeReply>(Object.entries(replies).map(([name, reply]) => [name.toLowerCase(), reply]));
   const queries: string[] = [];
   let silent = false;
+  let delayMs = 0;
+  let closed = false;
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const held = new Map<string, (() => void)[]>();
   const socket = createSocket('udp4');
+  const send = (out: Buffer, to: RemoteInfo) => {
+    if (!closed) socket.send(out, to.port, to.address);
+  };
   socket.on('message', (message: Buffer, from: RemoteInfo) => {
     const question = readQuestion(message);
     if (question === null) return;
@@ -83,7 +97,15 @@ export async function startFakeDnsServer(replies: Record<string, FakeReply> = {}
     if (typeof reply === 'object') out = answer(message, question.end, RCODE.noerror, question.type === TYPE_A ? reply.a : []);
     else if (reply === 'nodata') out = answer(message, question.end, RCODE.noerror, []);
     else out = answer(message, question.end, RCODE[reply], []);
-    socket.send(out, from.port, from.address);
+    for (const [suffix, waiting] of held) {
+      if (question.name.endsWith(suffix)) return void waiting.push(() => send(out, from));
+    }
+    if (delayMs === 0) return send(out, from);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      send(out, from);
+    }, delayMs);
+    timers.add(timer);
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
@@ -95,7 +117,22 @@ export async function startFakeDnsServer(replies: Record<string, FakeReply> = {}
     port,
     set: (name, reply) => void table.set(name.toLowerCase(), reply),
     silence: (value) => void (silent = value),
+    delay: (ms) => void (delayMs = ms),
+    hold(suffix) {
+      const key = suffix.toLowerCase();
+      const waiting: (() => void)[] = [];
+      held.set(key, waiting);
+      return () => {
+        if (held.get(key) === waiting) held.delete(key);
+        for (const release of waiting.splice(0)) release();
+      };
+    },
     queries,
-    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+    close: () => {
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      held.clear();
+      return new Promise<void>((resolve) => socket.close(() => resolve()));
+    },
   };
 }

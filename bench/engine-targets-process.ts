@@ -1,0 +1,33 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface EngineTargets {
+  /** The fake DNS server, `127.0.0.1:PORT`. */
+  dns: string;
+  tcp: number;
+  http: number;
+  receiver: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts bench/engine-targets.ts and resolves with the addresses it printed. */
+export function startEngineTargets(): Promise<EngineTargets> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/engine-targets.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bench/engine-targets.ts exited with ${code}`)));
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      child.removeAllListeners('exit');
+      const ports = JSON.parse(line) as Omit<EngineTargets, 'pid' | 'stop'>;
+      resolve({
+        ...ports,
+        pid: child.pid!,
+        stop: () => new Promise((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          child.once('exit', () => done());
+          child.kill('SIGTERM');
+        }),
+      });
+    });
+  });
+}

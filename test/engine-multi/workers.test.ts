@@ -1,0 +1,225 @@
+/**
+ * docs/engine.md, "Scheduling" and "Scale" (issue 11, item 5): several `monitoring-api worker`
+ * processes sharing one PostgreSQL database, with the DNSBL zones served by a fake DNS server on
+ * 127.0.0.1. Each test has a database of its own, so no worker of one test claims another's records.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:net';
+import { after, before, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
+import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
+import { createTestDatabase } from '../support/postgres.ts';
+import { suiteOrSkip } from '../support/suite-or-skip.ts';
+import { startWorker, waitFor, type WorkerProcess } from '../support/worker-process.ts';
+
+const NOW = new Date().toISOString();
+/** Monitor n watches 10.0.(n / 256).(n % 256) (see seedMonitors), asked of a zone as this name. */
+const QUERY = (n: number, zone: string) => `${n & 255}.${n >> 8}.0.10.${zone}`;
+
+interface Db {
+  url: string;
+  opened: OpenedKyselyStore;
+  userId: number;
+}
+
+const first = await createTestDatabase();
+const opened: { drop(): Promise<void>; opened: OpenedKyselyStore }[] = [];
+let dns: FakeDnsServer;
+
+before(async () => (dns = await startFakeDnsServer()));
+after(async () => {
+  await dns?.close();
+  for (const { opened: o, drop } of opened) {
+    await o.store.close();
+    await drop();
+  }
+});
+
+/** A migrated database with one user; the first is the one created above to learn whether PostgreSQL is there. */
+async function database(): Promise<Db> {
+  const created = opened.length === 0 ? first : await createTestDatabase();
+  if (created.skip !== undefined) throw new Error(created.skip);
+  const o = await openKyselyStore(created.url, { poolSize: 2 });
+  opened.push({ opened: o, drop: created.drop });
+  await migrateToLatest(o.db);
+  const user = await o.store.createUser({ name: null, created_at: NOW });
+  return { url: created.url, opened: o, userId: user.id };
+}
+
+/** `count` enabled IP monitors, due now, in one statement: the workers see them appear together. */
+async function seedMonitors(db: Db, count: number, intervalS = 3600): Promise<void> {
+  await sql`insert into blacklist_monitors (user_id, target_type, target_value, is_enabled, listed_on, created_at, next_check_at, check_interval_s)
+    select ${db.userId}, 'ip', '10.0.' || (n / 256) || '.' || (n % 256), true, '[]', ${NOW}, ${NOW}, ${intervalS}
+    from generate_series(1, ${count}) as n`.execute(db.opened.db);
+}
+
+async function scalar(db: Db, query: ReturnType<typeof sql<{ n: string }>>): Promise<number> {
+  const { rows } = await query.execute(db.opened.db);
+  return Number(rows[0]!.n);
+}
+
+const checkedCount = (db: Db) => scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_checked_at is not null`);
+
+/** How many times the fake server was asked each name in `names`. */
+function askedTimes(names: readonly string[]): Map<string, number> {
+  const wanted = new Set(names);
+  const counts = new Map<string, number>(names.map((name) => [name, 0]));
+  for (const name of dns.queries) if (wanted.has(name)) counts.set(name, counts.get(name)! + 1);
+  return counts;
+}
+
+async function stop(worker: WorkerProcess): Promise<void> {
+  worker.child.kill('SIGTERM');
+  assert.equal(await worker.exited, 0, worker.stderr.join('\n'));
+}
+
+suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip, { concurrency: 1 }, () => {
+  it('three workers share 300 due monitors: each is checked once, by one worker, none twice', async () => {
+    const db = await database();
+    const zone = 'shared-a.test';
+    const args = (n: number) => ['--database', db.url, '--dns-server', dns.address, '--dnsbl-zone', zone, '--worker-id', `a${n}`, '--concurrency', '10'];
+    const workers = await Promise.all([1, 2, 3].map((n) => startWorker(args(n))));
+    // Slow enough answers that one worker alone would need longer than a poll interval: the
+    // others wake up to due records and the claims really compete.
+    dns.delay(40);
+    try {
+      await seedMonitors(db, 300);
+      await waitFor('300 monitors checked', async () => (await checkedCount(db)) === 300, 15_000);
+      // One poll interval more: a second claim of anything would show now.
+      await delay(1_200);
+    } finally {
+      dns.delay(0);
+    }
+    const perMonitor = await sql<{ resource_id: string; n: string }>`
+      select resource_id, count(*) as n from check_results group by resource_id having count(*) <> 1`.execute(db.opened.db);
+    assert.deepEqual(perMonitor.rows, [], 'one result row per monitor');
+    assert.equal(await scalar(db, sql<{ n: string }>`select count(*) as n from check_results`), 300);
+    const names = Array.from({ length: 300 }, (_, i) => QUERY(i + 1, zone));
+    const asked = askedTimes(names);
+    assert.deepEqual([...asked].filter(([, n]) => n !== 1), [], 'each name asked of the DNS server exactly once');
+    const claims = workers.map((w) => w.claimed('blacklist_monitor'));
+    assert.equal(claims.reduce((a, b) => a + b, 0), 300, `claims per worker: ${claims.join(', ')}`);
+    assert.ok(claims.filter((n) => n > 0).length >= 2, `the work was shared: ${claims.join(', ')}`);
+    await Promise.all(workers.map(stop));
+  });
+
+  it('a worker killed with SIGKILL mid-batch leaves leases that expire and another worker claims', async () => {
+    const db = await database();
+    const zone = 'killed-b.test';
+    const lease = 1_500;
+    const common = ['--database', db.url, '--dns-server', dns.address, '--dnsbl-zone', zone, '--lease', String(lease)];
+    // Its checks hang: the server keeps every answer in this zone until released.
+    const release = dns.hold(zone);
+    // A DNS timeout beyond the test: c-ares would otherwise ask again at half of it, and the
+    // count of queries per name below would depend on how fast this machine is.
+    const a = await startWorker([...common, '--dns-timeout', '60000', '--worker-id', 'victim']);
+    await seedMonitors(db, 40);
+    const names = Array.from({ length: 40 }, (_, i) => QUERY(i + 1, zone));
+    await waitFor('the victim to ask about all 40', () => [...askedTimes(names).values()].every((n) => n >= 1));
+    const { rows: leased } = await sql<{ n: string; expires: Date }>`
+      select count(*) as n, max(lease_expires_at) as expires from blacklist_monitors where lease_owner = 'victim'`.execute(db.opened.db);
+    assert.equal(Number(leased[0]!.n), 40, 'the victim holds all 40 when it dies');
+    const expiredAt = new Date(leased[0]!.expires).getTime();
+    a.child.kill('SIGKILL');
+    assert.equal(await a.exited, null);
+    release();
+
+    const b = await startWorker([...common, '--worker-id', 'heir']);
+    await waitFor('the heir to check all 40', async () => (await checkedCount(db)) === 40, 10_000);
+    assert.equal(b.claimed('blacklist_monitor'), 40);
+    const { rows } = await sql<{ n: string }>`
+      select count(*) as n from check_results`.execute(db.opened.db);
+    assert.equal(Number(rows[0]!.n), 40, 'one result each: the victim wrote nothing');
+    const { rows: claims } = await sql<{ n: string }>`
+      select count(*) as n from blacklist_monitors where last_checked_at < ${new Date(expiredAt).toISOString()}`.execute(db.opened.db);
+    assert.equal(Number(claims[0]!.n), 0, 'no record was checked before the victim\'s lease ran out');
+    assert.equal(await scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where lease_token is not null`), 0);
+    assert.ok([...askedTimes(names).values()].every((n) => n === 2), 'each name asked by the victim, then once by the heir');
+    await stop(b);
+  });
+
+  it('a worker that lost its lease cannot overwrite the newer result (fencing, two processes)', async () => {
+    const db = await database();
+    // The stale worker's zone lists every address, the new one's lists none: an overwrite would
+    // turn the monitors `listed` and announce it.
+    const stale = 'stale-c.test';
+    const fresh = 'fresh-c.test';
+    const names = Array.from({ length: 20 }, (_, i) => QUERY(i + 1, stale));
+    for (const name of names) dns.set(name, { a: ['127.0.0.2'] });
+    const release = dns.hold(stale);
+    const common = ['--database', db.url, '--dns-server', dns.address, '--lease', '1500'];
+    // A DNS timeout far beyond the test: the stale worker's checks wait for the held answers.
+    const a = await startWorker([...common, '--dnsbl-zone', stale, '--dns-timeout', '60000', '--worker-id', 'stale']);
+    await seedMonitors(db, 20);
+    await waitFor('the stale worker to ask about all 20', () => [...askedTimes(names).values()].every((n) => n >= 1));
+    const b = await startWorker([...common, '--dnsbl-zone', fresh, '--worker-id', 'fresh']);
+    await waitFor('the fresh worker to record all 20 clean', async () =>
+      (await scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_status = 'clean'`)) === 20);
+    await stop(b);
+    // Now the stale worker's checks finish (listed) and it writes them under its lost leases.
+    // A SIGTERM makes it finish its checks in flight and write them before it exits 0; with a
+    // 60 s DNS timeout, an exit 0 now means the answers came and the writes were made.
+    release();
+    await stop(a);
+    const { rows } = await sql<{ last_status: string; listed_on: string }>`
+      select distinct last_status, listed_on from blacklist_monitors`.execute(db.opened.db);
+    assert.deepEqual(rows, [{ last_status: 'clean', listed_on: '[]' }]);
+    const zones = await sql<{ zone: string; n: string }>`
+      select cast(fields as jsonb) ->> 'zone' as zone, count(*) as n from check_results group by 1`.execute(db.opened.db);
+    assert.deepEqual(zones.rows.map((r) => [r.zone, Number(r.n)]), [[fresh, 20]], 'no result row of the stale worker');
+    assert.equal(await scalar(db, sql<{ n: string }>`select count(*) as n from events`), 0, 'no listing announced');
+  });
+
+  it('a DNS server that stops answering: error results, one warning per outage, devices still checked', async () => {
+    const db = await database();
+    const zone = 'outage-d.test';
+    // TCP listeners for the devices, which need no DNS: the worker must keep checking them.
+    for (let i = 1; i <= 5; i++) {
+      const listener: Server = createServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+      after(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+      const created = await db.opened.store.createDevice(db.userId, {
+        target_type: 'ip', target_value: '127.0.0.1', service_type: 'tcp', scheme: null, port: (listener.address() as { port: number }).port,
+        host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null, check_public_http: false,
+        check_public_https: false, check_public_tls: false, check_origin_http: false, check_origin_tls: false,
+        expect_status: null, location: null, is_enabled: true, created_at: NOW, check_interval_s: 60, status: 'pending',
+        status_since: null, last_checked_at: null, last_results: {},
+      });
+      assert.ok('created' in created);
+    }
+    // Every second (the store takes any interval; the API's minimum is 300 s): the outages below
+    // see each monitor checked again and again.
+    await seedMonitors(db, 30, 1);
+    const status = (s: string) => scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_status = ${s}`);
+
+    dns.silence(true);
+    // Three zones: each check is three timed-out lookups, 90 in the first pass alone.
+    const zones = ['a', 'b', 'c'].flatMap((z) => ['--dnsbl-zone', `${z}.${zone}`]);
+    const w = await startWorker(['--database', db.url, '--dns-server', dns.address, ...zones, '--dns-timeout', '300',
+      '--concurrency', '20', '--allow-private-targets', '--worker-id', 'outage']);
+    const warnings = () => w.stderr.filter((line) => line.includes('does not answer'));
+    const recoveries = () => w.stdout.filter((line) => line.includes('answers again'));
+    await waitFor('30 monitors in error', async () => (await status('error')) === 30);
+    const up = await scalar(db, sql<{ n: string }>`select count(*) as n from devices where status = 'up'`);
+    assert.equal(up, 5, 'the devices were checked while every DNSBL lookup timed out');
+    // One warning, however many timeouts.
+    const timeouts = await scalar(db, sql<{ n: string }>`select count(*) as n from check_results where resource_kind = 'blacklist_monitor' and not ok`);
+    assert.ok(timeouts >= 90, `${timeouts} failed lookups`);
+    assert.equal(warnings().length, 1, `one warning for ${timeouts} timeouts: ${w.stderr.join('\n')}`);
+
+    dns.silence(false);
+    await waitFor('30 monitors clean again', async () => (await status('clean')) === 30);
+    await delay(800);
+    assert.equal(recoveries().length, 1, w.stdout.filter((l) => l.includes('DNS')).join('\n'));
+    assert.equal(warnings().length, 1, `no warning while it answers: ${w.stderr.join('\n')}`);
+
+    dns.silence(true);
+    await waitFor('30 monitors in error again', async () => (await status('error')) === 30);
+    dns.silence(false);
+    await stop(w);
+    assert.equal(warnings().length, 2, `a second outage, a second warning: ${w.stderr.join('\n')}`);
+    assert.ok(w.stderr.every((line) => !line.includes('"level":"error"')), w.stderr.join('\n'));
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * `monitoring-api worker` as a real process (the built CLI when fresh: see built-cli.ts), with
+ * what it printed kept line by line: the multi-worker suites count its log lines, kill it with
+ * SIGKILL mid-batch, or stop it with SIGTERM and wait for its exit code.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { after } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { CLI_ARGS, ROOT } from './built-cli.ts';
+
+export interface WorkerProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** Every stdout line so far: the banner and the `info` log (JSON lines). */
+  stdout: string[];
+  /** Every stderr line so far: the `warn` and `error` log (JSON lines). */
+  stderr: string[];
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  /** Records claimed so far, from the `claimed N due <kind> checks` log lines. */
+  claimed(kind: 'blacklist_monitor' | 'device'): number;
+}
+
+const running = new Set<ChildProcessWithoutNullStreams>();
+// A failed test must not leave workers behind: they would keep claiming from the next test's
+// database's server, and their pipes would keep this file from ending.
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Starts a worker and resolves once it says it is checking. */
+export async function startWorker(args: readonly string[]): Promise<WorkerProcess> {
+  // DATABASE_URL emptied: a developer's own must never be what a test worker claims from.
+  const child = spawn(process.execPath, [...CLI_ARGS, 'worker', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '' } });
+  running.add(child);
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => stdout.push(line));
+  createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+    running.delete(child);
+    resolve(code);
+  }));
+  for (let i = 0; !stdout.some((line) => /^monitoring-api: worker \S+ checking/.test(line)); i++) {
+    if (child.exitCode !== null || i > 400) throw new Error(`the worker did not start: ${stderr.join('\n')}`);
+    await delay(25);
+  }
+  const claimed = (kind: string) => stdout
+    .map((line) => (line.startsWith('{') ? JSON.parse(line) as { message?: string; kind?: string; claimed?: number } : {}))
+    .filter((entry) => entry.kind === kind && typeof entry.claimed === 'number' && /^claimed \d+ due/.test(entry.message ?? ''))
+    .reduce((sum, entry) => sum + entry.claimed!, 0);
+  return { child, stdout, stderr, exited, claimed };
+}
+
+/** Waits until `until()` holds, asking every `everyMs`; fails with `what` after `timeoutMs`. */
+export async function waitFor(what: string, until: () => Promise<boolean> | boolean, timeoutMs = 10_000, everyMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await until())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await delay(everyMs);
+  }
+}
