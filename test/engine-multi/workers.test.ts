@@ -1,5 +1,5 @@
 /**
- * docs/engine.md, "Scheduling" and "Scale" (issue 11, item 5): several `monitoring-api worker`
+ * docs/engine.md, "Scheduling" and "Many machines" (issue 11, item 5): several `monitoring-api worker`
  * processes sharing one PostgreSQL database, with the DNSBL zones served by a fake DNS server on
  * 127.0.0.1. Each test has a database of its own, so no worker of one test claims another's records.
  */
