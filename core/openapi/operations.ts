@@ -1,0 +1,164 @@
+/** The operations of the OpenAPI document, one draft per route of ROUTES. */
+import type { ApiError } from '../http/api-error.ts';
+import { errors } from '../http/errors.ts';
+import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
+import { ref } from './schema-helpers.ts';
+import { AFTER_RATE_LIMIT, headers, RATE_LIMIT_HEADERS } from './headers.ts';
+import type { OperationObject, Reference, ResponseObject } from './types.ts';
+import { JSON_MEDIA, badRequest, errorResponseObject, everyOperation, responseRef, sampleDetails, success, unknownRouteErrors } from './response-objects.ts';
+
+export interface Resource {
+  /** Path segment, e.g. `devices`. */
+  path: string;
+  /** Name in operation ids and schema names, e.g. `Device`. */
+  name: string;
+  plural: string;
+  /** Human noun, e.g. `device`. */
+  noun: string;
+  tag: string;
+  notFound: ApiError;
+  duplicate: ApiError;
+  /** The create answer's envelope when it differs from `${name}Envelope`. */
+  createdEnvelope?: string;
+  /** Whether the engine checks it, so it has a results route. */
+  checked?: boolean;
+}
+
+export const RESOURCES: Resource[] = [
+  {
+    path: 'devices', name: 'Device', plural: 'Devices', noun: 'device', tag: 'devices',
+    notFound: errors.notFound('device_not_found'), duplicate: errors.duplicate('duplicate_device', 42),
+    checked: true,
+  },
+  {
+    path: 'blacklist-monitors', name: 'BlacklistMonitor', plural: 'BlacklistMonitors', noun: 'blacklist monitor', tag: 'blacklist-monitors',
+    notFound: errors.notFound('blacklist_monitor_not_found'), duplicate: errors.duplicate('duplicate_blacklist_monitor', 42),
+    checked: true,
+  },
+  {
+    path: 'webhooks', name: 'Webhook', plural: 'Webhooks', noun: 'webhook', tag: 'webhooks',
+    notFound: errors.notFound('webhook_not_found'), duplicate: errors.duplicate('duplicate_webhook', 42),
+    createdEnvelope: 'CreatedWebhookEnvelope',
+  },
+];
+
+/** The 404 of an operation on one record: that record is not the user's, or the URL is off. */
+function notFound(r: Resource): ResponseObject {
+  return errorResponseObject(
+    `No such ${r.noun} for this user; or (unknown_*_route) the server URL does not end in the API's base path.`,
+    [r.notFound, ...unknownRouteErrors()],
+    headers(['X-Request-Id'], RATE_LIMIT_HEADERS),
+  );
+}
+
+export type Draft = Omit<OperationObject, 'security' | 'x-required-scope' | 'responses'> & {
+  responses: Record<string, ResponseObject | Reference>;
+};
+
+/** What each route of ROUTES is, keyed `METHOD /path`. A route without an entry fails generation. */
+export function drafts(): Map<string, Draft> {
+  const map = new Map<string, Draft>();
+  const queryRefused = () => badRequest('Invalid query parameters.', [errors.validationFailed(sampleDetails())]);
+  map.set('GET /me', {
+    operationId: 'getMe',
+    summary: 'The calling key and its user',
+    description: 'Any valid key may call it, whatever its scopes. Takes no query parameters.',
+    tags: ['me'],
+    responses: {
+      200: success('The key and its user.', 'MeEnvelope'),
+      400: badRequest('A query parameter was given (this operation takes none).', [errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }])]),
+      401: responseRef('Unauthorized'),
+      403: responseRef('ForbiddenAddress'),
+      404: responseRef('UnknownRoute'),
+      429: responseRef('RateLimited'),
+      500: responseRef('ServerError'),
+      ...everyOperation(),
+    },
+  });
+  for (const r of RESOURCES) {
+    map.set(`GET /${r.path}`, {
+      operationId: `list${r.plural}`,
+      summary: `List the ${r.noun}s of the key's user`,
+      description: `Ascending by id. Without \`limit\`, every ${r.noun} of the user in one answer (streamed). With \`limit\`, one page; when more follow, a \`Link: <...>; rel="next"\` header gives the next page (the same \`limit\`, \`after_id\` = the last id of this page). Unknown or repeated parameters are refused.`,
+      tags: [r.tag],
+      parameters: [{ $ref: '#/components/parameters/Limit' }, { $ref: '#/components/parameters/AfterId' }],
+      responses: {
+        200: success(`The ${r.noun}s, ascending by id.`, `${r.name}ListEnvelope`, headers([], ['Link'])),
+        400: queryRefused(),
+        401: responseRef('Unauthorized'),
+        403: responseRef('Forbidden'),
+        404: responseRef('UnknownRoute'),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+        ...everyOperation(),
+      },
+    });
+    map.set(`POST /${r.path}/create`, {
+      operationId: `create${r.name}`,
+      summary: `Create a ${r.noun}`,
+      description: `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
+      tags: [r.tag],
+      requestBody: {
+        description: `The ${r.noun}. Content-Type must be application/json (a charset parameter is allowed).`,
+        required: true,
+        content: { [JSON_MEDIA]: { schema: ref(`${r.name}Input`) } },
+      },
+      responses: {
+        201: success(`The ${r.noun} as stored (targets normalised, defaults filled in).`, r.createdEnvelope ?? `${r.name}Envelope`),
+        400: badRequest(
+          'The body is not JSON of the right media type, or has invalid fields (every problem is listed in details).',
+          [errors.invalidContentType(), errors.invalidJson(), errors.validationFailed(sampleDetails())],
+        ),
+        401: responseRef('Unauthorized'),
+        403: responseRef('Forbidden'),
+        404: responseRef('UnknownRoute'),
+        409: errorResponseObject(`An identical ${r.noun} exists already; existing_id names it.`, [r.duplicate], AFTER_RATE_LIMIT()),
+        413: responseRef('PayloadTooLarge'),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+        ...everyOperation(),
+      },
+    });
+    if (r.checked) map.set(`GET /${r.path}/results`, {
+      operationId: `list${r.name}Results`,
+      summary: `The check results of one ${r.noun}, newest first`,
+      description: `What the monitoring engine found at each check of one ${r.noun} of the key's user${r.path === 'devices' ? ' (one result per probe that ran)' : ' (one result per zone asked)'}, newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}). When older results follow, a \`Link: <...>; rel="next"\` header gives the next page (the same \`limit\`, \`before_id\` = the last id of this page). A ${r.noun} that does not exist and one of another user get the same 404. Results older than the engine's retention are deleted.`,
+      tags: [r.tag],
+      parameters: [{ $ref: '#/components/parameters/Id' }, { $ref: '#/components/parameters/ResultsLimit' }, { $ref: '#/components/parameters/BeforeId' }],
+      responses: {
+        200: success(`The ${r.noun}'s results, newest first.`, `${r.name}ResultListEnvelope`, headers([], ['Link'])),
+        400: badRequest(
+          'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
+          [errors.invalidId(), errors.validationFailed([{ field: 'limit', code: 'out_of_range', message: 'limit must be an integer from 1 to 1000, given once.' }])],
+        ),
+        401: responseRef('Unauthorized'),
+        403: responseRef('Forbidden'),
+        404: notFound(r),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+        ...everyOperation(),
+      },
+    });
+    map.set(`DELETE /${r.path}/delete`, {
+      operationId: `delete${r.name}`,
+      summary: `Delete a ${r.noun}`,
+      description: `Deletes one ${r.noun} of the key's user. A ${r.noun} that does not exist and one of another user get the same 404.`,
+      tags: [r.tag],
+      parameters: [{ $ref: '#/components/parameters/Id' }],
+      responses: {
+        200: success('Deleted.', 'DeletedEnvelope'),
+        400: badRequest(
+          'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
+          [errors.invalidId(), errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }])],
+        ),
+        401: responseRef('Unauthorized'),
+        403: responseRef('Forbidden'),
+        404: notFound(r),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+        ...everyOperation(),
+      },
+    });
+  }
+  return map;
+}
