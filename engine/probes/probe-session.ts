@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { toTimestamp } from '../../core/index.ts';
 import { ProbeFailure } from '../net/connector.ts';
 import { errorCode } from './error-code.ts';
 import type { ProbeOptions } from './probe-options.ts';
@@ -8,34 +9,60 @@ import type { ProbeOptions } from './probe-options.ts';
  * One probe's run: its deadline, the sockets it opened and how long it took. Every wait of a
  * probe goes through `guard`, so the deadline or the engine's abort ends it wherever it is, and
  * `close` leaves no socket behind whatever happened. A silent target thus costs one timeout.
+ *
+ * A probe is the engine's hottest path (thousands a second on one worker), so the session keeps
+ * to one timer and one listener on the engine's signal, and makes an AbortController only for a
+ * step that asks for `signal` (an HTTP request): a plain TCP probe needs none
+ * (docs/performance.md, "The engine").
  */
 export class ProbeSession {
   readonly #options: ProbeOptions;
   readonly #started = performance.now();
-  readonly #controller = new AbortController();
-  readonly #sockets = new Set<Socket>();
+  readonly #sockets: Socket[] = [];
   readonly #ended: Promise<never>;
+  #endWith: (reason: ProbeFailure) => void = () => undefined;
   readonly #timer: ReturnType<typeof setTimeout>;
-  readonly #onOuterAbort = () => this.#controller.abort(new ProbeFailure('aborted'));
+  /** Why the probe ended early (its deadline or the engine's abort); undefined while it runs. */
+  #reason: ProbeFailure | undefined;
+  #controller: AbortController | undefined;
   #connected = false;
   #closed = false;
 
   constructor(options: ProbeOptions) {
     this.#options = options;
-    this.#timer = setTimeout(() => this.#controller.abort(new ProbeFailure('timeout')), options.probeTimeoutMs);
-    if (options.signal.aborted) this.#onOuterAbort();
-    else options.signal.addEventListener('abort', this.#onOuterAbort, { once: true });
-    const signal = this.#controller.signal;
     this.#ended = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      this.#endWith = reject;
     });
     // Only `guard` listens to this; with nothing in flight, an abort is no unhandled rejection.
     this.#ended.catch(() => undefined);
+    this.#timer = setTimeout(ProbeSession.#onTimeout, options.probeTimeoutMs, this);
+    if (options.signal.aborted) this.#end(new ProbeFailure('aborted'));
+    else options.signal.addEventListener('abort', this, { once: true });
+  }
+
+  // Static and `this` as the listener object: no closure per probe for the timer and the listener.
+  static #onTimeout(session: ProbeSession): void {
+    session.#end(new ProbeFailure('timeout'));
+  }
+
+  /** The engine's signal aborted: `this` is registered as its listener object. */
+  handleEvent(): void {
+    this.#end(new ProbeFailure('aborted'));
+  }
+
+  #end(reason: ProbeFailure): void {
+    if (this.#reason !== undefined) return;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    this.#endWith(reason);
   }
 
   /** Aborted when the probe's time is up or the engine stops. */
   get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#reason !== undefined) this.#controller.abort(this.#reason);
+    }
     return this.#controller.signal;
   }
 
@@ -46,14 +73,17 @@ export class ProbeSession {
 
   /**
    * A TCP connection from the connector, within both the connect timeout and what is left of the
-   * probe's. A connection that arrives after the probe ended is closed at once.
+   * probe's. A connection that arrives after the probe ended is closed at once. The attempt's own
+   * timeout never outlasts the probe, so the connector is handed the engine's signal (for a stop)
+   * rather than one of the probe's own.
    */
   async connect(host: string, port: number): Promise<Socket> {
+    if (this.#reason !== undefined) throw this.#reason;
     const left = this.#options.probeTimeoutMs - (performance.now() - this.#started);
     const attempt = this.#options.connector.connect({
-      host, port, timeoutMs: Math.max(1, Math.min(this.#options.connectTimeoutMs, left)), signal: this.signal,
+      host, port, timeoutMs: Math.max(1, Math.min(this.#options.connectTimeoutMs, left)), signal: this.#options.signal,
     });
-    attempt.then((connection) => this.track(connection.socket), () => undefined);
+    attempt.then((connection) => this.track(connection.socket), ignore);
     const { socket } = await this.guard(attempt);
     this.#connected = true;
     return socket;
@@ -63,9 +93,9 @@ export class ProbeSession {
   track<S extends Socket>(socket: S): S {
     // A late error (a reset after the answer was judged) must not crash the process; the steps
     // that wait on a socket listen for errors themselves.
-    socket.on('error', () => undefined);
+    socket.on('error', ignore);
     if (this.#closed) socket.destroy();
-    else this.#sockets.add(socket);
+    else this.#sockets.push(socket);
     return socket;
   }
 
@@ -76,22 +106,25 @@ export class ProbeSession {
 
   /** The result's `error` for what a probe step threw: the probe's own end comes first. */
   failureCode(error: unknown): string {
-    if (this.signal.aborted) return errorCode(this.signal.reason);
+    if (this.#reason !== undefined) return this.#reason.code;
     return errorCode(error);
   }
 
-  /** ISO time of the injected clock: the result's `checked_at`. */
+  /** ISO time of the injected clock: the result's `checked_at` (core's toTimestamp caches per ms). */
   checkedAt(): string {
-    return new Date(this.#options.clock.now()).toISOString();
+    return toTimestamp(this.#options.clock.now());
   }
 
   close(): void {
+    if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
-    this.#options.signal.removeEventListener('abort', this.#onOuterAbort);
+    this.#options.signal.removeEventListener('abort', this);
     // Newest first: a TLS socket before the TCP socket it wraps. Destroying the TCP socket under
     // a live TLS socket crashes Node 20 (a segfault at exit), and the TLS socket ends both anyway.
-    for (const socket of [...this.#sockets].reverse()) socket.destroy();
-    this.#sockets.clear();
+    for (let i = this.#sockets.length - 1; i >= 0; i--) this.#sockets[i]!.destroy();
+    this.#sockets.length = 0;
   }
 }
+
+function ignore(): void {}
