@@ -45,9 +45,15 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
     return canonical;
   };
 
-  const resolveWithin = async (host: string, timeoutMs: number, signal?: AbortSignal): Promise<string[]> => {
+  /** An IP literal's one judged address, without a lookup or a promise; null for a name. */
+  const literalAddress = (host: string): string | null => {
     const literal = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-    if (canonicalIp(literal) !== null) return [judge(literal, host)];
+    return canonicalIp(literal) === null ? null : judge(literal, host);
+  };
+
+  const resolveWithin = async (host: string, timeoutMs: number, signal?: AbortSignal): Promise<string[]> => {
+    const literal = literalAddress(host);
+    if (literal !== null) return [literal];
     if (!allowPrivate && isForbiddenName(host)) throw new ProbeFailure('forbidden_address', `${host} is a special-use name`);
     let addresses: string[];
     try {
@@ -94,7 +100,9 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
     async connect(request: ConnectRequest): Promise<Connection> {
       if (request.signal?.aborted) throw new ProbeFailure('aborted');
       const deadline = Date.now() + request.timeoutMs;
-      const addresses = await resolveWithin(request.host, Math.min(options.lookupTimeoutMs, request.timeoutMs), request.signal);
+      // A literal (every bench target, many real ones) takes no lookup path at all.
+      const literal = literalAddress(request.host);
+      const addresses = literal !== null ? [literal] : await resolveWithin(request.host, Math.min(options.lookupTimeoutMs, request.timeoutMs), request.signal);
       // Each address in the resolver's order, within the one connect timeout; the last failure is told.
       let failure: unknown;
       for (const address of addresses) {
