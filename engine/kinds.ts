@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { BlacklistCheckOutcome, BlacklistMonitor, Claimed, ClaimedDevice, DeviceCheckOutcome } from '../core/index.ts';
 import { checkBlacklistMonitor, type DnsblCheckContext } from './dnsbl/check-blacklist.ts';
 import type { Connector } from './net/connector.ts';
@@ -27,10 +28,26 @@ export function deviceKind(o: ResolvedEngineOptions, deviceCheck: DeviceCheck, c
   };
   // A check still running when its lease runs out could not be written: it is stopped a little before.
   const abortAfterMs = Math.max(1, Math.floor(o.leaseMs * 0.9));
+  // Checks started within the same millisecond share one such signal: a timeout signal per check
+  // cost a timer, a weak reference and its finalization each (docs/performance.md, "The engine"),
+  // and a check so gets at most a millisecond less than its own timer would give it: below what
+  // a timer promises anyway.
+  let shared: AbortSignal | undefined;
+  let sharedUntil = Number.NEGATIVE_INFINITY;
+  const signal = (): AbortSignal => {
+    const now = performance.now();
+    if (shared === undefined || now >= sharedUntil) {
+      shared = AbortSignal.timeout(abortAfterMs);
+      sharedUntil = now + 1;
+      // Every probe of those checks listens to it, and each removes its listener when it ends.
+      setMaxListeners(0, shared);
+    }
+    return shared;
+  };
   return {
     name: 'device',
     claim: (request) => o.store.claimDueDevices(request),
-    check: (claimed) => deviceCheck(claimed, { connector, clock: o.clock, options, signal: AbortSignal.timeout(abortAfterMs), random: o.random }),
+    check: (claimed) => deviceCheck(claimed, { connector, clock: o.clock, options, signal: signal(), random: o.random }),
     record: (checks) => o.store.recordDeviceChecks(checks),
   };
 }
