@@ -1,5 +1,5 @@
-import type {
-  Device, DeviceCheckOutcome, DeviceLastResults, DeviceStatus, NewDeviceProbeResult,
+import {
+  toTimestamp, type Device, type DeviceCheckOutcome, type DeviceLastResults, type DeviceStatus, type NewDeviceProbeResult,
 } from '../../core/index.ts';
 import { deviceEvents } from './device-events.ts';
 
@@ -60,11 +60,13 @@ function nextCheckAt(device: Device, status: DeviceStatus, checkedAt: number, re
  */
 export function deviceCheckOutcome(input: DeviceCheckInput, options: DeviceStatusOptions, random: () => number = Math.random): DeviceCheckOutcome {
   const { device, results } = input;
-  const checkedAt = new Date(input.checkedAt).toISOString();
+  // toTimestamp: the probes stamped the same millisecond a moment ago, and it caches the text.
+  const checkedAt = toTimestamp(input.checkedAt);
   const consecutiveFailures = failuresAfter(device, input.consecutiveFailures, results);
   const status = statusAfter(device, consecutiveFailures, results, options.failuresBeforeDown);
   const lastResults: DeviceLastResults = { ...device.last_results };
-  for (const result of results) Object.assign(lastResults, { [result.probe]: result });
+  // Each result under its probe's name (the type pairs each name with its own result shape).
+  for (const result of results) (lastResults as Record<string, NewDeviceProbeResult>)[result.probe] = result;
   const after: Device = {
     ...device,
     status,
