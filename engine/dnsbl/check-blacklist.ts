@@ -1,5 +1,5 @@
-import type {
-  BlacklistCheckOutcome, BlacklistMonitor, BlacklistStatus, Claimed, Clock, NewDnsblResult,
+import {
+  toTimestamp, type BlacklistCheckOutcome, type BlacklistMonitor, type BlacklistStatus, type Claimed, type Clock, type NewDnsblResult,
 } from '../../core/index.ts';
 import { nextCheckAt } from '../scheduler/next-check.ts';
 import { blacklistEvents } from './blacklist-events.ts';
@@ -41,7 +41,8 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
       const reply = await askWithDeadline(context.resolver, `${prefix}.${zone}`, context.dnsTimeoutMs, context.health);
       const verdict = classifyReply(zone, reply);
       results[index] = {
-        checked_at: new Date(context.clock.now()).toISOString(),
+        // toTimestamp caches the text per millisecond: lookups ending together share it.
+        checked_at: toTimestamp(context.clock.now()),
         probe: 'dnsbl',
         ok: verdict.ok,
         response_ms: Math.round(performance.now() - started),
@@ -59,11 +60,12 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
   // A zone that did not answer keeps the verdict it gave last time: one lost packet must neither
   // delist a listed target nor, after an outage, hide that it was listed (docs/engine.md,
   // "Blacklist monitors (DNSBL)").
-  const listedBefore = new Set(monitor.listed_on);
+  // Most monitors are listed nowhere: no set to build for them.
+  const listedBefore = monitor.listed_on.length === 0 ? null : new Set(monitor.listed_on);
   const listedOn: string[] = [];
   const failedZones: string[] = [];
   for (const result of results) {
-    if (result.listed || (!result.ok && listedBefore.has(result.zone))) listedOn.push(result.zone);
+    if (result.listed || (!result.ok && listedBefore !== null && listedBefore.has(result.zone))) listedOn.push(result.zone);
     if (!result.ok) failedZones.push(result.zone);
   }
   listedOn.sort();
@@ -73,7 +75,7 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
   const status: BlacklistStatus = failedZones.length === zones.length ? 'error' : listedOn.length > 0 ? 'listed' : 'clean';
 
   const checkedMs = context.clock.now();
-  const checkedAt = new Date(checkedMs).toISOString();
+  const checkedAt = toTimestamp(checkedMs);
   const after: BlacklistMonitor = {
     ...monitor, last_status: status, last_checked_at: checkedAt, listed_on: listedOn, failed_zones: failedZones,
   };
