@@ -2,7 +2,7 @@ import {
   toTimestamp, type BlacklistCheckOutcome, type BlacklistMonitor, type BlacklistStatus, type Claimed, type Clock, type NewDnsblResult,
 } from '../../core/index.ts';
 import { nextCheckAt } from '../scheduler/next-check.ts';
-import { blacklistEvents } from './blacklist-events.ts';
+import { blacklistEvents, type BlacklistCheckChange } from './blacklist-events.ts';
 import { classifyReply } from './classify.ts';
 import type { DnsHealth } from './dns-health.ts';
 import { queryPrefix, zonesFor } from './query-name.ts';
@@ -76,9 +76,7 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
 
   const checkedMs = context.clock.now();
   const checkedAt = toTimestamp(checkedMs);
-  const after: BlacklistMonitor = {
-    ...monitor, last_status: status, last_checked_at: checkedAt, listed_on: listedOn, failed_zones: failedZones,
-  };
+  const change: BlacklistCheckChange = { last_status: status, last_checked_at: checkedAt, listed_on: listedOn, failed_zones: failedZones };
   return {
     checked_at: checkedAt,
     last_status: status,
@@ -86,6 +84,6 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
     failed_zones: failedZones,
     results,
     next_check_at: new Date(nextCheckAt(checkedMs, monitor.check_interval_s, context.random)).toISOString(),
-    events: blacklistEvents(monitor, after, checkedAt),
+    events: blacklistEvents(monitor, change, checkedAt),
   };
 }
