@@ -32,10 +32,8 @@ export interface BlacklistWrite extends CheckWrite {
   failed_zones: string;
 }
 
-export function deviceWrite({ lease, outcome }: RecordedCheck<DeviceCheckOutcome>): DeviceWrite {
-  const lastResults: Record<string, unknown> = {};
-  // Kept as the engine handed them over, as the memory store keeps them.
-  for (const result of outcome.results) lastResults[result.probe] = result;
+/** What every kind of check writes: its lease, its times, its result rows and its events. */
+function checkWrite({ lease, outcome }: RecordedCheck<DeviceCheckOutcome | BlacklistCheckOutcome>): CheckWrite {
   return {
     id: lease.id,
     token: lease.token,
@@ -43,6 +41,15 @@ export function deviceWrite({ lease, outcome }: RecordedCheck<DeviceCheckOutcome
     next_check_at: stampText(outcome.next_check_at),
     results: outcome.results.map(resultValues),
     events: outcome.events.map(eventValues),
+  };
+}
+
+export function deviceWrite({ lease, outcome }: RecordedCheck<DeviceCheckOutcome>): DeviceWrite {
+  const lastResults: Record<string, unknown> = {};
+  // Kept as the engine handed them over, as the memory store keeps them.
+  for (const result of outcome.results) lastResults[result.probe] = result;
+  return {
+    ...checkWrite({ lease, outcome }),
     previous_status: outcome.previous_status,
     status: outcome.status,
     consecutive_failures: outcome.consecutive_failures,
@@ -52,12 +59,7 @@ export function deviceWrite({ lease, outcome }: RecordedCheck<DeviceCheckOutcome
 
 export function blacklistWrite({ lease, outcome }: RecordedCheck<BlacklistCheckOutcome>): BlacklistWrite {
   return {
-    id: lease.id,
-    token: lease.token,
-    checked_at: stampText(outcome.checked_at),
-    next_check_at: stampText(outcome.next_check_at),
-    results: outcome.results.map(resultValues),
-    events: outcome.events.map(eventValues),
+    ...checkWrite({ lease, outcome }),
     last_status: outcome.last_status,
     listed_on: JSON.stringify(outcome.listed_on),
     failed_zones: JSON.stringify(outcome.failed_zones),
