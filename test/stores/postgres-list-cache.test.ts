@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import type { BlacklistMonitor, Device } from '../../core/index.ts';
+import type { Device } from '../../core/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
+import { assertRecordedCheckShows } from './list-cache-checks.ts';
 import { sshDevice } from './records.ts';
 
 // PostgreSQL's change marker is a count kept by triggers in the writing transaction (migration
@@ -86,16 +87,7 @@ describe('list answers reused on PostgreSQL, never stale', { skip: database.skip
     assert.equal((await b.request('/v1/webhooks/create', { method: 'POST', key: token, body: { url: 'https://hooks.example.com/x' } })).status, 201);
     assert.equal(((await a.request('/v1/webhooks', { key: token })).body.data as unknown[]).length, 1);
 
-    const monitor = await b.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key: token, body: { target_type: 'ip', target_value: '8.8.8.8' } });
-    assert.equal((await a.request<BlacklistMonitor[]>('/v1/blacklist-monitors', { key: token })).body.data![0]!.last_status, null);
-    const claims = await two.store.claimDueBlacklistMonitors({ owner: 'test', now: '2100-01-01T00:00:00.000Z', limit: 10, leaseUntil: '2100-01-01T00:01:00.000Z' });
-    assert.deepEqual(claims.map((c) => c.record.id), [monitor.body.data!.id]);
-    const outcome = {
-      checked_at: '2026-01-02T00:00:00.000Z', last_status: 'listed' as const, listed_on: ['zen.example'], failed_zones: [],
-      results: [], next_check_at: '2026-01-02T01:00:00.000Z', events: [],
-    };
-    assert.deepEqual(await two.store.recordBlacklistChecks([{ lease: claims[0]!.lease, outcome }]), [true]);
-    assert.equal((await a.request<BlacklistMonitor[]>('/v1/blacklist-monitors', { key: token })).body.data![0]!.last_status, 'listed');
+    await assertRecordedCheckShows(a, b, two.store, token);
   });
 
   it('lists asked at once share marker reads, and each sees what was committed before it asked', async () => {

@@ -3,9 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { BlacklistMonitor, Device } from '../../core/index.ts';
+import type { Device } from '../../core/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
+import { assertRecordedCheckShows } from './list-cache-checks.ts';
 import { sshDevice } from './records.ts';
 
 // List answers are reused while the store's change marker stays the same. Two stores on one
@@ -65,16 +66,7 @@ describe('list answers reused on SQLite, never stale', () => {
     assert.equal((await b.request(`/v1/devices/delete?id=${firstId}`, { method: 'DELETE', key: keyB })).status, 200);
     assert.deepEqual(await targets(a, keyB), ['two.example.com']);
 
-    const monitor = await b.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key: keyB, body: { target_type: 'ip', target_value: '8.8.8.8' } });
-    assert.equal((await a.request<BlacklistMonitor[]>('/v1/blacklist-monitors', { key: keyB })).body.data![0]!.last_status, null);
-    const claims = await two.store.claimDueBlacklistMonitors({ owner: 'test', now: '2100-01-01T00:00:00.000Z', limit: 10, leaseUntil: '2100-01-01T00:01:00.000Z' });
-    assert.deepEqual(claims.map((c) => c.record.id), [monitor.body.data!.id]);
-    const outcome = {
-      checked_at: '2026-01-02T00:00:00.000Z', last_status: 'listed' as const, listed_on: ['zen.example'], failed_zones: [],
-      results: [], next_check_at: '2026-01-02T01:00:00.000Z', events: [],
-    };
-    assert.deepEqual(await two.store.recordBlacklistChecks([{ lease: claims[0]!.lease, outcome }]), [true]);
-    assert.equal((await a.request<BlacklistMonitor[]>('/v1/blacklist-monitors', { key: keyB })).body.data![0]!.last_status, 'listed');
+    await assertRecordedCheckShows(a, b, two.store, keyB);
   });
 
   it('each user and each query has its own answer', async () => {
