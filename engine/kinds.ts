@@ -26,19 +26,17 @@ export function deviceKind(o: ResolvedEngineOptions, deviceCheck: DeviceCheck, c
     tlsWarnDays: o.tlsWarnDays,
     ...(o.trustedCa.length > 0 ? { ca: o.trustedCa } : {}),
   };
-  // A check still running when its lease runs out could not be written: it is stopped a little before.
-  const abortAfterMs = Math.max(1, Math.floor(o.leaseMs * 0.9));
-  // Checks started within the same millisecond share one such signal: a timeout signal per check
-  // cost a timer, a weak reference and its finalization each (docs/performance.md, "The engine"),
-  // and a check so gets at most a millisecond less than its own timer would give it: below what
-  // a timer promises anyway.
+  // A check still running when its lease runs out could not be written: it is stopped a little
+  // before, at 90 % of the lease counted from the claim (a claimed check may wait for a slot).
+  const marginMs = o.leaseMs - Math.max(1, Math.floor(o.leaseMs * 0.9));
+  // The checks of one claim share its lease, and so one such signal: a timeout signal per check
+  // cost a timer, a weak reference and its finalization each (docs/performance.md, "The engine").
   let shared: AbortSignal | undefined;
-  let sharedUntil = Number.NEGATIVE_INFINITY;
-  const signal = (): AbortSignal => {
-    const now = performance.now();
-    if (shared === undefined || now >= sharedUntil) {
-      shared = AbortSignal.timeout(abortAfterMs);
-      sharedUntil = now + 1;
+  let sharedFor = Number.NaN;
+  const signal = (leaseUntilMs: number): AbortSignal => {
+    if (shared === undefined || leaseUntilMs !== sharedFor) {
+      shared = AbortSignal.timeout(Math.max(1, leaseUntilMs - marginMs - o.clock.now()));
+      sharedFor = leaseUntilMs;
       // Every probe of those checks listens to it, and each removes its listener when it ends.
       setMaxListeners(0, shared);
     }
@@ -47,7 +45,7 @@ export function deviceKind(o: ResolvedEngineOptions, deviceCheck: DeviceCheck, c
   return {
     name: 'device',
     claim: (request) => o.store.claimDueDevices(request),
-    check: (claimed) => deviceCheck(claimed, { connector, clock: o.clock, options, signal: signal(), random: o.random }),
+    check: (claimed, leaseUntilMs) => deviceCheck(claimed, { connector, clock: o.clock, options, signal: signal(leaseUntilMs), random: o.random }),
     record: (checks) => o.store.recordDeviceChecks(checks),
   };
 }

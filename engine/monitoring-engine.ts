@@ -77,10 +77,13 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   ];
 
   const maxUnwritten = UNWRITTEN_BATCHES * o.writeBatchSize;
-  // Claims wait for a quarter of the slots (or a batch) to be free: claiming one record each time
-  // one check ends would cost a store round trip per check.
+  // A claim waits until a quarter of the slots (or a batch) is open: claiming one record each time
+  // one check ends would cost a store round trip per check. The worker claims that much ahead of
+  // its free slots, so that the checks claimed last wait for a slot while the next claim is out
+  // and the slots stay full (docs/engine.md, "Scheduling").
   const claimAtFree = Math.max(1, Math.min(o.batchSize, Math.ceil(o.concurrency / 4)));
-  const hasRoom = (runner: { unwritten: number }, minFree: number) => slots.free >= minFree && runner.unwritten < maxUnwritten;
+  const open = () => slots.free + claimAtFree - slots.queued;
+  const hasRoom = (runner: { unwritten: number }) => open() >= claimAtFree && runner.unwritten < maxUnwritten;
 
   let started = false;
   let stopping = false;
@@ -131,9 +134,9 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
         // Kinds take turns at going first, so a backlog of one cannot starve the other.
         for (let i = 0; i < runners.length && !stopping; i++) {
           const runner = runners[(turn + i) % runners.length]!;
-          await slots.waitUntil(() => stopping || hasRoom(runner, claimAtFree));
+          await slots.waitUntil(() => stopping || hasRoom(runner));
           if (stopping) break;
-          const limit = Math.min(o.batchSize, slots.free);
+          const limit = Math.min(o.batchSize, open());
           if ((await runner.claimAndStart(limit)) === limit) busy = true;
         }
         if (claimsFailing) {
@@ -180,8 +183,8 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       try {
         for (const runner of runners) {
           for (;;) {
-            await slots.waitUntil(() => hasRoom(runner, 1));
-            const limit = Math.min(o.batchSize, slots.free);
+            await slots.waitUntil(() => hasRoom(runner));
+            const limit = Math.min(o.batchSize, open());
             // Due by the start of the run, and no later: a run always ends.
             if ((await runner.claimAndStart(limit, now)) < limit) break;
           }

@@ -10,7 +10,11 @@ import { WriteBuffer, type WriteTally } from './write-buffer.ts';
 export interface CheckKind<C extends Claimed<unknown>, O> {
   readonly name: MonitoredKind;
   claim(request: ClaimRequest): Promise<C[]>;
-  check(claimed: C): Promise<O>;
+  /**
+   * Checks one claimed record. `leaseUntilMs` is when its lease runs out (the engine's clock): a
+   * check may wait for a slot after its claim, so its time is counted from the claim.
+   */
+  check(claimed: C, leaseUntilMs: number): Promise<O>;
   record(checks: readonly RecordedCheck<O>[]): Promise<boolean[]>;
 }
 
@@ -67,16 +71,18 @@ export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
    */
   async claimAndStart(limit: number, dueByMs?: number): Promise<number> {
     const nowMs = this.#s.clock.now();
+    const leaseUntilMs = nowMs + this.#s.leaseMs;
     const claimed = await this.#kind.claim({
       owner: this.#s.owner,
       now: new Date(Math.min(dueByMs ?? nowMs, nowMs)).toISOString(),
       limit,
-      leaseUntil: new Date(nowMs + this.#s.leaseMs).toISOString(),
+      leaseUntil: new Date(leaseUntilMs).toISOString(),
     });
     if (claimed.length === 0) return 0;
     this.#s.tally.claimed += claimed.length;
     this.#logLag(nowMs, claimed);
-    for (const record of claimed) this.#start(record);
+    // Each starts now if a slot is free, else as soon as one is (slots.ts).
+    for (const record of claimed) this.#s.slots.run(() => this.#start(record, leaseUntilMs));
     return claimed.length;
   }
 
@@ -85,11 +91,18 @@ export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
     return this.#buffer.drain();
   }
 
-  #start(claimed: C): void {
+  /** Runs one check in the slot `slots.run` took for it, and gives the slot back when it ends. */
+  #start(claimed: C, leaseUntilMs: number): void {
     const slots = this.#s.slots;
-    slots.take();
+    let checking: Promise<O>;
+    try {
+      checking = this.#kind.check(claimed, leaseUntilMs);
+    } catch (error) {
+      // A check (a host's own device check) that throws before its promise: the same bug as a rejection.
+      checking = Promise.reject(error);
+    }
     // A check that throws is a bug, not a result: logged, and its lease lapses so it is retried.
-    this.#kind.check(claimed).then(
+    checking.then(
       (outcome) => this.#buffer.add({ lease: claimed.lease, outcome }),
       (error: unknown) => {
         this.#s.tally.crashed++;

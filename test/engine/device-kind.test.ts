@@ -67,6 +67,23 @@ it('a device check that throws is logged and counted, not written', async () => 
   assert.deepEqual(errors, ['checking a device failed unexpectedly']);
 });
 
+it('a device check that throws before returning its promise is logged and counted like one that rejects', async () => {
+  const store = new WatchedStore();
+  const user = await store.createUser({ name: null, created_at: START });
+  await addDevice(store, user.id, 'a.example.com', START);
+  await addDevice(store, user.id, 'b.example.com', START);
+  const errors: string[] = [];
+  const engine = createMonitoringEngine({
+    store, clock: new ManualClock(START), resolver: none, logger: { error: (message) => void errors.push(message) },
+    deviceCheck: () => {
+      throw new Error('bug');
+    },
+  });
+  assert.deepEqual(await engine.runOnce(), { claimed: 2, written: 0, fenced: 0, failed: 2, pruned: 0 });
+  // One line for the two: the same failure repeated is logged once (engine/bounded-logger.ts).
+  assert.deepEqual(errors, ['checking a device failed unexpectedly']);
+});
+
 it('the engine\'s `random` draws the devices\' jitter too, as it does the blacklist monitors\'', async () => {
   const store = new WatchedStore();
   const user = await store.createUser({ name: null, created_at: START });
@@ -84,4 +101,42 @@ it('the engine\'s `random` draws the devices\' jitter too, as it does the blackl
   assert.equal((await engine.runOnce()).claimed, 0);
   clock.advance(1);
   assert.equal((await engine.runOnce()).claimed, 1, 'due at exactly 90 % of the interval');
+});
+
+it('a claimed device that waited for a slot has its lease counted from the claim, not from its start', async () => {
+  const store = new WatchedStore();
+  const user = await store.createUser({ name: null, created_at: START });
+  await addDevice(store, user.id, 'a.example.com', START);
+  await addDevice(store, user.id, 'b.example.com', START);
+  const clock = new ManualClock(START);
+  const leaseMs = 60_000;
+  let releaseFirst!: () => void;
+  const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+  const signals: AbortSignal[] = [];
+  const engine = createMonitoringEngine({
+    store, clock, resolver: none, concurrency: 1, leaseMs,
+    async deviceCheck(_claimed, context): Promise<DeviceCheckOutcome> {
+      signals.push(context.signal);
+      if (signals.length === 1) {
+        await firstHeld;
+      } else {
+        // The second waited for the first's slot past 90 % of the lease: it has no time left.
+        await new Promise((resolve) => (context.signal.aborted ? resolve(undefined) : context.signal.addEventListener('abort', resolve)));
+      }
+      context.signal.throwIfAborted();
+      throw new Error('not reached: the first is held until its lease is nearly gone');
+    },
+  });
+  const run = engine.runOnce();
+  while (signals.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  // Both were claimed at once (one slot, and one claimed ahead); the first holds the slot while
+  // the lease runs down to 5 % of it.
+  clock.advance(leaseMs * 0.95);
+  releaseFirst();
+  // The lease's abort timer does not hold the process open (AbortSignal.timeout's never does).
+  const keepAlive = setInterval(() => undefined, 1_000);
+  const summary = await run.finally(() => clearInterval(keepAlive));
+  assert.equal(signals.length, 2);
+  assert.equal(signals[1]!.aborted, true);
+  assert.deepEqual(summary, { claimed: 2, written: 0, fenced: 0, failed: 2, pruned: 0 });
 });
