@@ -9,8 +9,13 @@ type TlsResult = Extract<NewDeviceProbeResult, { probe: 'public_tls' | 'origin_t
 export interface DeviceEventsInput {
   /** The device as claimed, before this check. */
   before: Device;
-  /** The device as this check leaves it. */
-  after: Device;
+  /** Its status after this check. */
+  status: DeviceStatus;
+  /**
+   * The device as this check leaves it: asked for only when there is an event to carry it, as
+   * nearly every check announces nothing (docs/performance.md, "The engine").
+   */
+  after(): Device;
   results: readonly NewDeviceProbeResult[];
   checkedAt: Timestamp;
   tlsWarnDays: number;
@@ -41,21 +46,18 @@ function alreadyAnnounced(result: TlsResult, previous: DeviceLastResults, tlsWar
  * device as the check leaves it, with the status before and after.
  */
 export function deviceEvents(input: DeviceEventsInput): NewMonitoringEvent[] {
-  const { before, after, checkedAt } = input;
+  const { before, status, checkedAt } = input;
   const previous: DeviceStatus = before.status;
   const types: NewMonitoringEvent['type'][] = [];
-  if (after.status === 'down' && previous !== 'down') types.push('device.down');
-  if (after.status === 'up' && previous === 'down') types.push('device.up');
+  if (status === 'down' && previous !== 'down') types.push('device.down');
+  if (status === 'up' && previous === 'down') types.push('device.up');
   for (const result of input.results) {
     if (result.probe !== 'public_tls' && result.probe !== 'origin_tls') continue;
     if (expiresSoon(result, checkedAt, input.tlsWarnDays) && !alreadyAnnounced(result, before.last_results, input.tlsWarnDays)) {
       types.push('device.tls_expiring');
     }
   }
-  // The copy of the device is made only when there is something to announce: nearly every check
-  // announces nothing, and copying every device at every check was a visible share of a
-  // loopback probe's CPU (docs/performance.md, "The engine").
   if (types.length === 0) return [];
-  const data = { ...after, previous_status: previous, status: after.status };
+  const data = { ...input.after(), previous_status: previous, status };
   return types.map((type) => ({ type, created_at: checkedAt, data }));
 }

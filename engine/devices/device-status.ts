@@ -64,15 +64,19 @@ export function deviceCheckOutcome(input: DeviceCheckInput, options: DeviceStatu
   const checkedAt = toTimestamp(input.checkedAt);
   const consecutiveFailures = failuresAfter(device, input.consecutiveFailures, results);
   const status = statusAfter(device, consecutiveFailures, results, options.failuresBeforeDown);
-  const lastResults: DeviceLastResults = { ...device.last_results };
-  // Each result under its probe's name (the type pairs each name with its own result shape).
-  for (const result of results) (lastResults as Record<string, NewDeviceProbeResult>)[result.probe] = result;
-  const after: Device = {
-    ...device,
-    status,
-    status_since: status === device.status ? device.status_since : checkedAt,
-    last_checked_at: checkedAt,
-    last_results: lastResults,
+  // The device as the check leaves it, built only for an event to carry: copying every device at
+  // every check was a visible share of a loopback probe's CPU (docs/performance.md, "The engine").
+  const after = (): Device => {
+    const lastResults: DeviceLastResults = { ...device.last_results };
+    // Each result under its probe's name (the type pairs each name with its own result shape).
+    for (const result of results) (lastResults as Record<string, NewDeviceProbeResult>)[result.probe] = result;
+    return {
+      ...device,
+      status,
+      status_since: status === device.status ? device.status_since : checkedAt,
+      last_checked_at: checkedAt,
+      last_results: lastResults,
+    };
   };
   return {
     checked_at: checkedAt,
@@ -81,6 +85,6 @@ export function deviceCheckOutcome(input: DeviceCheckInput, options: DeviceStatu
     consecutive_failures: consecutiveFailures,
     results,
     next_check_at: new Date(nextCheckAt(device, status, input.checkedAt, options.retryDelayS, random)).toISOString(),
-    events: deviceEvents({ before: device, after, results, checkedAt, tlsWarnDays: options.tlsWarnDays }),
+    events: deviceEvents({ before: device, status, after, results, checkedAt, tlsWarnDays: options.tlsWarnDays }),
   };
 }
