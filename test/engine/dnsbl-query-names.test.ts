@@ -1,6 +1,8 @@
 /** docs/engine.md, "Blacklist monitors (DNSBL)": what is asked of which zone. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { queryPrefix, zonesFor } from '../../engine/dnsbl/query-name.ts';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZone, normalizeZones } from '../../engine/dnsbl/zones.ts';
 
@@ -8,6 +10,14 @@ describe('query names', () => {
   it('IPv4 a.b.c.d is asked as d.c.b.a', () => {
     assert.equal(queryPrefix({ target_type: 'ip', target_value: '192.0.2.99' }), '99.2.0.192');
     assert.equal(queryPrefix({ target_type: 'ip', target_value: '1.22.133.4' }), '4.133.22.1');
+  });
+
+  it('every IPv4 text is asked as ipaddr.js reads it, the zero-led and odd forms included', () => {
+    const viaParse = (text: string) => ipaddr.parse(text).toByteArray().reverse().join('.');
+    fc.assert(fc.property(fc.ipV4(), (text) => queryPrefix({ target_type: 'ip', target_value: text }) === viaParse(text)));
+    for (const text of ['0.0.0.0', '255.255.255.255', '010.1.2.3', '1.2.3.04', '0x7f.0.0.1']) {
+      assert.equal(queryPrefix({ target_type: 'ip', target_value: text }), viaParse(text), text);
+    }
   });
 
   it('IPv6 is asked as its 32 nibbles reversed, zeros written out', () => {
