@@ -5,7 +5,7 @@
 // and closes its pool when stdin ends (not before: its backends' CPU is read after the run).
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
-import { createMonitoringEngine } from '../engine/index.ts';
+import { createMonitoringEngine } from './engine-package.ts';
 import { openKyselyStore } from '../stores/kysely/index.ts';
 
 const [url, workerId, zoneCount] = process.argv.slice(2);

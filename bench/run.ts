@@ -20,7 +20,6 @@ import { parseArgs } from 'node:util';
 import { isBuildFresh, ROOT } from '../test/support/built-cli.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
 import { measure, type LoadOptions, type Measured } from './load.ts';
-import { benchEngine } from './engine.ts';
 import { cli, cpuMicros, machineCpuMicros, pinToCpus, startServer, type RunningServer } from './processes.ts';
 import { seedDevices } from './seed.ts';
 import { streamedList } from './streamed-list.ts';
@@ -364,7 +363,11 @@ try {
   if (only.has('create')) await benchCreate();
   if (only.has('create')) await benchCreateSqlite();
   if (only.has('stream')) await benchStream();
-  if (only.has('engine')) await benchEngine({ smoke, rounds, report });
+  if (only.has('engine')) {
+    // Loaded only now: it runs the compiled engine (bench/engine-package.ts), built just above.
+    const { benchEngine } = await import('./engine.ts');
+    await benchEngine({ smoke, rounds, report });
+  }
 } finally {
   await Promise.all(started.map((server) => server.stop()));
   await rm(work, { recursive: true, force: true });
