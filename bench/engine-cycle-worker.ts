@@ -5,8 +5,7 @@
 // and closes its pool when stdin ends (not before: its backends' CPU is read after the run).
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
-import { createMonitoringEngine } from './engine-package.ts';
-import { openKyselyStore } from '../stores/kysely/index.ts';
+import { createMonitoringEngine, openKyselyStore } from './compiled.ts';
 
 const [url, workerId, zoneCount] = process.argv.slice(2);
 const opened = await openKyselyStore(url!);

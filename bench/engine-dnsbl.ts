@@ -1,5 +1,5 @@
 import { promises as dns } from 'node:dns';
-import { createMonitoringEngine, ENGINE_DEFAULTS } from './engine-package.ts';
+import { createMonitoringEngine, ENGINE_DEFAULTS } from './compiled.ts';
 import { QueueStore } from './engine-queue-store.ts';
 import { paired, pool, timed, type PairedResult, type Timed } from './engine-pairs.ts';
 import { benchMonitor, noLookup } from './engine-records.ts';

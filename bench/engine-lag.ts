@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Clock, MonitoringStore, WebhookDeliveryStore } from '../core/index.ts';
-import { createMonitoringEngine } from './engine-package.ts';
+import { createMonitoringEngine } from './compiled.ts';
 import type { OpenedKyselyStore } from '../stores/kysely/index.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { createMonitoringEngine } from './engine-package.ts';
+import { createMonitoringEngine } from './compiled.ts';
 import { QueueStore } from './engine-queue-store.ts';
 import { paired, pool, timed, type PairedResult, type Timed } from './engine-pairs.ts';
 import { benchDevice, noLookup } from './engine-records.ts';

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { ClaimedDelivery } from '../core/index.ts';
-import { createGuardedConnector, createWebhookDispatcher, webhookRequest } from './engine-package.ts';
+import { createGuardedConnector, createWebhookDispatcher, webhookRequest } from './compiled.ts';
 import { QueueStore } from './engine-queue-store.ts';
 import { paired, pool, timed, type PairedResult, type Timed } from './engine-pairs.ts';
 import { benchMonitor, noLookup } from './engine-records.ts';

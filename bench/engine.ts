@@ -5,7 +5,7 @@
  * within each round is what counts on a shared machine. The PostgreSQL parts use a database of
  * their own, created and dropped here, and are skipped with the reason when there is no server.
  */
-import { migrateToLatest, openKyselyStore } from '../stores/kysely/index.ts';
+import { migrateToLatest, openKyselyStore } from './compiled.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
 import { benchCycle, seedCycle } from './engine-cycle.ts';
 import { benchDnsbl } from './engine-dnsbl.ts';

@@ -364,7 +364,7 @@ try {
   if (only.has('create')) await benchCreateSqlite();
   if (only.has('stream')) await benchStream();
   if (only.has('engine')) {
-    // Loaded only now: it runs the compiled engine (bench/engine-package.ts), built just above.
+    // Loaded only now: it runs the compiled engine (bench/compiled.ts), built just above.
     const { benchEngine } = await import('./engine.ts');
     await benchEngine({ smoke, rounds, report });
   }

@@ -1,0 +1,16 @@
+/**
+ * The package as an operator runs it: the compiled engine and store in dist/ (bench/run.ts builds
+ * it first when it is stale), as the API's figures are taken on dist/cli/main.js. Run from the
+ * TypeScript sources instead, every function would carry the wrappers tsx's loader adds (it keeps
+ * function names), a cost no installed copy pays (docs/performance.md, "How the figures are taken").
+ * Typed by the sources, which dist/ is compiled from.
+ */
+import type * as Engine from '../engine/index.ts';
+import type * as KyselyStore from '../stores/kysely/index.ts';
+
+const load = async <T>(path: string): Promise<T> => (await import(new URL(path, import.meta.url).href)) as T;
+const engine = await load<typeof Engine>('../dist/engine/index.js');
+const store = await load<typeof KyselyStore>('../dist/stores/kysely/index.js');
+
+export const { createMonitoringEngine, createGuardedConnector, createWebhookDispatcher, ENGINE_DEFAULTS, webhookRequest } = engine;
+export const { migrateToLatest, openKyselyStore } = store;
