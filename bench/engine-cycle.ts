@@ -48,8 +48,13 @@ export async function seedCycle(opened: OpenedKyselyStore, count: number): Promi
     from generate_series(1, ${count}) as n`.execute(opened.db);
 }
 
-function startWorker(url: string, id: string, zones: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/engine-cycle-worker.ts', url, id, String(zones)], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** Who does the cycle: the engine (bench/engine-cycle-worker.ts) or its hand-written baseline. */
+export type CycleSide = 'engine' | 'hand-written';
+
+const WORKER_SCRIPT: Record<CycleSide, string> = { engine: 'bench/engine-cycle-worker.ts', 'hand-written': 'bench/engine-cycle-raw-worker.ts' };
+
+function startWorker(side: CycleSide, url: string, id: string, zones: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_SCRIPT[side], url, id, String(zones)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
   const waiters: (() => void)[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => {
@@ -71,14 +76,14 @@ function startWorker(url: string, id: string, zones: number) {
 }
 
 /**
- * The claim-and-record cycle on PostgreSQL: `workers` processes (bench/engine-cycle-worker.ts)
+ * The claim-and-record cycle on PostgreSQL: `workers` processes (bench/engine-cycle-worker.ts, or its hand-written baseline)
  * start together on `count` due monitors and each runs `runOnce()` until nothing is left; the
  * time is from the go to the last worker's end. Then the table says whether any record was
  * checked twice (more result rows than zones, or a claim counted twice).
  */
-export async function benchCycle(opened: OpenedKyselyStore, url: string, count: number, workers: number, zones: number): Promise<CycleResult> {
+export async function benchCycle(opened: OpenedKyselyStore, url: string, count: number, workers: number, zones: number, side: CycleSide = 'engine'): Promise<CycleResult> {
   await reset(opened, new Date(Date.now() - 60_000).toISOString());
-  const started = Array.from({ length: workers }, (_, i) => startWorker(url, `cycle-${i}`, zones));
+  const started = Array.from({ length: workers }, (_, i) => startWorker(side, url, `cycle-${i}`, zones));
   try {
     for (const worker of started) if ((await worker.line(1)) !== 'ready') throw new Error('a cycle worker did not start');
     // The workers' pools are open by now (they said `ready`): these are the backends they use.
