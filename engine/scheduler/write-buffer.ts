@@ -22,18 +22,27 @@ export interface WriteBufferOptions<O> {
 }
 
 /**
+ * Store writes of one kind in flight at once. One at a time made a worker's throughput one batch
+ * per database round trip; two let a batch be sent while the last is committing (each batch holds
+ * other records, whose rows its statement locks in id order).
+ */
+const WRITES_IN_FLIGHT = 2;
+
+/**
  * Finished checks gathered into batched store writes (one statement for many checks is what
- * lets a worker record thousands a second). Writes go one at a time, each taking what has
- * gathered by the time it starts. A failed write is logged and dropped: those records' leases
- * lapse and they are checked again.
+ * lets a worker record thousands a second). A write takes up to a batch of what has gathered by
+ * the time it starts; at most two are in flight, and when one ends, what gathered meanwhile goes
+ * at once. A failed write is logged and dropped: those records' leases lapse and they are checked
+ * again.
  */
 export class WriteBuffer<O> {
   readonly #o: WriteBufferOptions<O>;
   #pending: RecordedCheck<O>[] = [];
   #unwritten = 0;
-  #tail: Promise<void> = Promise.resolve();
-  #queued = false;
+  #writing = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** `drain()` calls waiting for a write to end. */
+  #waiting: Array<() => void> = [];
 
   constructor(options: WriteBufferOptions<O>) {
     this.#o = options;
@@ -47,31 +56,35 @@ export class WriteBuffer<O> {
   add(check: RecordedCheck<O>): void {
     this.#pending.push(check);
     this.#unwritten++;
-    if (this.#pending.length >= this.#o.size) this.#schedule();
-    else this.#timer ??= setTimeout(() => this.#schedule(), this.#o.delayMs);
+    if (this.#pending.length >= this.#o.size) this.#flush();
+    else this.#timer ??= setTimeout(() => this.#flush(), this.#o.delayMs);
   }
 
-  /** Writes everything handed in so far; resolves when done. */
+  /** Writes everything handed in so far; resolves when done, a write under way included. */
   async drain(): Promise<void> {
-    // The tail is awaited even when nothing is pending: a write under way took its batch out of
-    // `#pending` when it began, and "written" must include it.
-    do {
-      if (this.#pending.length > 0) this.#schedule();
-      await this.#tail;
-    } while (this.#pending.length > 0 || this.#queued);
+    this.#flush();
+    while (this.#writing > 0 || this.#pending.length > 0) {
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      this.#flush();
+    }
   }
 
-  #schedule(): void {
+  /** Starts writes of what is pending, as many as may be in flight; the rest waits for one to end. */
+  #flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#queued) return;
-    this.#queued = true;
-    this.#tail = this.#tail.then(async () => {
-      this.#queued = false;
-      while (this.#pending.length > 0) await this.#write(this.#pending.splice(0, this.#o.size));
-    });
+    while (this.#pending.length > 0 && this.#writing < WRITES_IN_FLIGHT) {
+      this.#writing++;
+      void this.#write(this.#pending.splice(0, this.#o.size)).then(() => {
+        this.#writing--;
+        // What gathered during the write goes now: it has waited a round trip already.
+        if (this.#pending.length > 0) this.#flush();
+        for (const wake of this.#waiting.splice(0)) wake();
+      });
+    }
   }
 
+  /** Never rejects: a failure is counted and logged. */
   async #write(batch: RecordedCheck<O>[]): Promise<void> {
     const tally = this.#o.tally;
     try {

@@ -144,6 +144,33 @@ describe('scheduling', () => {
     assert.equal((await monitorOf(store, user.id, ids[0]!)).last_status, 'clean', 'written by the time runOnce() resolved');
   });
 
+  it('two writes are in flight at most: a batch goes while the last is still being written', async () => {
+    const { engine, store } = await setUp(9, { writeBatchSize: 2, writeDelayMs: 0 });
+    const record = store.recordBlacklistChecks.bind(store);
+    let inFlight = 0;
+    let most = 0;
+    const held: Array<() => void> = [];
+    store.recordBlacklistChecks = async (checks) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      // Held until the test lets it go: the engine must go on without this write's answer.
+      await new Promise<void>((resolve) => held.push(resolve));
+      inFlight--;
+      return record(checks);
+    };
+    const run = engine.runOnce();
+    let released = 0;
+    while (released < 5) {
+      while (held.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      // Let the engine hand over everything it can before an answer comes.
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      held.shift()!();
+      released++;
+    }
+    assert.deepEqual(await run, { claimed: 9, written: 9, fenced: 0, failed: 0, pruned: 0 });
+    assert.equal(most, 2);
+  });
+
   it('a failing store write is logged and the records are checked again once their leases lapse', async () => {
     const logger = keepingLogger();
     const { engine, store, clock } = await setUp(2, { logger, leaseMs: 60_000 });
