@@ -6,8 +6,8 @@
 // and no scheduling around them. Four claim-and-write loops run at once, so claims and writes
 // overlap as the engine's do. Same protocol as the engine's worker: `ready`, `go`, a JSON summary.
 import { randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
+import { serveCycleWorker } from './engine-cycle-protocol.ts';
 
 const [url, workerId, zoneCount] = process.argv.slice(2);
 const zones = Array.from({ length: Number(zoneCount) }, (_, i) => `z${i}.cycle.bench.test`);
@@ -76,17 +76,12 @@ async function loop(): Promise<void> {
   }
 }
 
-// The pool's connections open before the clock starts, as the engine worker's do.
-await Promise.all(Array.from({ length: 10 }, () => pool.query('select 1')));
-process.stdout.write('ready\n');
-const input = createInterface({ input: process.stdin });
-const closed = new Promise<void>((resolve) => input.once('close', resolve));
-await new Promise<void>((resolve) => input.once('line', () => resolve()));
-const cpu = process.cpuUsage();
-const started = performance.now();
-await Promise.all(Array.from({ length: LOOPS }, loop));
-const ms = performance.now() - started;
-const used = process.cpuUsage(cpu);
-process.stdout.write(`${JSON.stringify({ claimed, written, fenced: 0, failed: 0, ms, cpuMicros: used.user + used.system })}\n`);
-await closed;
-await pool.end();
+await serveCycleWorker({
+  // The pool's connections open before the clock starts, as the engine worker's do.
+  warm: async () => void (await Promise.all(Array.from({ length: 10 }, () => pool.query('select 1')))),
+  run: async () => {
+    await Promise.all(Array.from({ length: LOOPS }, loop));
+    return { claimed, written, fenced: 0, failed: 0 };
+  },
+  close: () => pool.end(),
+});

@@ -3,9 +3,9 @@
 // (NXDOMAIN-like: no addresses), so what it measures is the store's cycle, not DNS. Prints
 // `ready` once connected, runs `runOnce()` when told `go` on stdin, prints its summary as JSON,
 // and closes its pool when stdin ends (not before: its backends' CPU is read after the run).
-import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import { createMonitoringEngine, openKyselyStore } from './compiled.ts';
+import { serveCycleWorker } from './engine-cycle-protocol.ts';
 
 const [url, workerId, zoneCount] = process.argv.slice(2);
 const opened = await openKyselyStore(url!);
@@ -17,17 +17,9 @@ const engine = createMonitoringEngine({
     throw new Error(`the cycle bench resolves no names, yet ${name} was asked`);
   },
 });
-// The pool's connections open before the clock starts, as a worker's are after its first minute.
-await Promise.all(Array.from({ length: 10 }, () => sql`select 1`.execute(opened.db)));
-process.stdout.write('ready\n');
-const input = createInterface({ input: process.stdin });
-const closed = new Promise<void>((resolve) => input.once('close', resolve));
-await new Promise<void>((resolve) => input.once('line', () => resolve()));
-const cpu = process.cpuUsage();
-const started = performance.now();
-const summary = await engine.runOnce();
-const ms = performance.now() - started;
-const used = process.cpuUsage(cpu);
-process.stdout.write(`${JSON.stringify({ ...summary, ms, cpuMicros: used.user + used.system })}\n`);
-await closed;
-await opened.store.close();
+await serveCycleWorker({
+  // The pool's connections open before the clock starts, as a worker's are after its first minute.
+  warm: async () => void (await Promise.all(Array.from({ length: 10 }, () => sql`select 1`.execute(opened.db)))),
+  run: () => engine.runOnce(),
+  close: () => opened.store.close(),
+});
