@@ -11,10 +11,20 @@ export interface ConnectRequest {
   /** A host name or an IP literal (IPv6 without brackets). */
   host: string;
   port: number;
-  /** Gives up connecting after this long: `ProbeFailure('timeout')`. */
-  timeoutMs: number;
+  /**
+   * Gives up connecting after this long: `ProbeFailure('timeout')`. Without it the attempt has no
+   * deadline of its own (a name's lookup still has the lookup timeout): the caller ends it, by
+   * `signal` or by destroying the socket `onSocket` handed it.
+   */
+  timeoutMs?: number;
   /** Aborts the attempt (the engine is stopping, or the probe's own deadline passed). */
   signal?: AbortSignal;
+  /**
+   * Handed each socket as soon as it is made, before it connects, so that a caller with a deadline
+   * of its own can end the attempt by destroying it: the attempt then fails with `aborted`. A
+   * probe does so, and spares the attempt a timer and a listener of its own.
+   */
+  onSocket?: (socket: Socket) => void;
 }
 
 export interface Connection {

@@ -66,8 +66,9 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
     return [...new Set(addresses.map((address) => judge(address, host)))];
   };
 
-  const connectTo = (address: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<net.Socket> =>
+  const connectTo = (address: string, port: number, request: ConnectRequest, timeoutMs: number): Promise<net.Socket> =>
     new Promise<net.Socket>((resolve, reject) => {
+      const { signal } = request;
       const socket = net.connect({ host: address, port });
       const fail = (failure: ProbeFailure) => {
         cleanup();
@@ -81,15 +82,20 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
         cleanup();
         resolve(socket);
       };
-      const timer = setTimeout(onTimeout, timeoutMs);
+      // No deadline of its own when the caller keeps one (ConnectRequest.timeoutMs).
+      const timer = Number.isFinite(timeoutMs) ? setTimeout(onTimeout, timeoutMs) : undefined;
       const cleanup = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         socket.off('error', onError);
         socket.off('connect', onConnect);
+        socket.off('close', onAbort);
       };
       socket.once('error', onError);
       socket.once('connect', onConnect);
+      // Destroyed by the caller before it connected (its own deadline passed): the attempt is over.
+      socket.once('close', onAbort);
+      request.onSocket?.(socket);
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });
@@ -99,23 +105,24 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
 
     async connect(request: ConnectRequest): Promise<Connection> {
       if (request.signal?.aborted) throw new ProbeFailure('aborted');
-      const deadline = Date.now() + request.timeoutMs;
+      const timeoutMs = request.timeoutMs ?? Number.POSITIVE_INFINITY;
+      const deadline = Date.now() + timeoutMs;
       // A literal (every bench target, many real ones) takes no lookup path at all.
       const literal = literalAddress(request.host);
-      const addresses = literal !== null ? [literal] : await resolveWithin(request.host, Math.min(options.lookupTimeoutMs, request.timeoutMs), request.signal);
+      const addresses = literal !== null ? [literal] : await resolveWithin(request.host, Math.min(options.lookupTimeoutMs, timeoutMs), request.signal);
       // Each address in the resolver's order, within the one connect timeout; the last failure is told.
       let failure: unknown;
       for (const address of addresses) {
         const left = deadline - Date.now();
         if (left <= 0) break;
         try {
-          return { socket: await connectTo(address, request.port, left, request.signal), address };
+          return { socket: await connectTo(address, request.port, request, left), address };
         } catch (error) {
           failure = error;
           if (error instanceof ProbeFailure && error.code === 'aborted') throw error;
         }
       }
-      throw failure ?? new ProbeFailure('timeout', `no connection to ${request.host}:${request.port} within ${request.timeoutMs} ms`);
+      throw failure ?? new ProbeFailure('timeout', `no connection to ${request.host}:${request.port} within ${timeoutMs} ms`);
     },
   };
 }

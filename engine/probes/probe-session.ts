@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { toTimestamp } from '../../core/index.ts';
-import { ProbeFailure } from '../net/connector.ts';
+import { ProbeFailure, type ConnectRequest } from '../net/connector.ts';
 import { errorCode } from './error-code.ts';
 import type { ProbeOptions } from './probe-options.ts';
 
@@ -73,21 +73,22 @@ export class ProbeSession {
 
   /**
    * A TCP connection from the connector, within both the connect timeout and what is left of the
-   * probe's. A connection that arrives after the probe ended is closed at once. The attempt's own
-   * timeout never outlasts the probe, so the connector is handed the engine's signal (for a stop)
-   * rather than one of the probe's own.
+   * probe's time. The socket is tracked from the moment it is made, so the probe's end (its
+   * deadline or the engine's abort) destroys a connection still being made, and that ends the
+   * attempt: the attempt needs no timer or listener of its own unless the connect timeout ends
+   * before the probe's deadline does.
    */
   async connect(host: string, port: number): Promise<Socket> {
     if (this.#reason !== undefined) throw this.#reason;
     const left = this.#options.probeTimeoutMs - (performance.now() - this.#started);
-    const attempt = this.#options.connector.connect({
-      host, port, timeoutMs: Math.max(1, Math.min(this.#options.connectTimeoutMs, left)), signal: this.#options.signal,
-    });
-    attempt.then((connection) => this.track(connection.socket), ignore);
-    const { socket } = await this.guard(attempt);
+    const request: ConnectRequest = { host, port, onSocket: this.#trackSocket };
+    if (this.#options.connectTimeoutMs < left) request.timeoutMs = this.#options.connectTimeoutMs;
+    const { socket } = await this.guard(this.#options.connector.connect(request));
     this.#connected = true;
     return socket;
   }
+
+  readonly #trackSocket = (socket: Socket): void => void this.track(socket);
 
   /** Has `close` destroy the socket (a TLS socket wrapping another is tracked as well). */
   track<S extends Socket>(socket: S): S {

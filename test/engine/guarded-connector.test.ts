@@ -4,7 +4,7 @@
  * allowPrivateTargets. Names are answered by an injected lookup; servers listen on loopback.
  */
 import assert from 'node:assert/strict';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createGuardedConnector, ProbeFailure, type HostLookup } from '../../engine/index.ts';
 
@@ -113,5 +113,21 @@ describe('the guarded connector', () => {
     const attempt = connector.connect({ host: 'slow.example.com', port, timeoutMs: 1000, signal: controller.signal });
     controller.abort();
     assert.equal(await failure(attempt), 'aborted');
+  });
+
+  it('hands each socket to onSocket as it is made; destroying it before it connects ends the attempt with aborted', { timeout: 5_000 }, async () => {
+    const connector = createGuardedConnector({ lookup: lookupOf({}).lookup, lookupTimeoutMs: 1000, allowPrivateTargets: true });
+    const handed: Socket[] = [];
+    const attempt = connector.connect({ host: '127.0.0.1', port, onSocket: (socket) => {
+      handed.push(socket);
+      socket.destroy();
+    } });
+    assert.equal(await failure(attempt), 'aborted');
+    assert.equal(handed.length, 1);
+    // Without a timeout of its own, a connection that does complete is still handed over whole.
+    const sockets: Socket[] = [];
+    const { socket } = await connector.connect({ host: '127.0.0.1', port, onSocket: (s) => void sockets.push(s) });
+    assert.equal(sockets[0], socket);
+    socket.destroy();
   });
 });

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, describe, it } from 'node:test';
 import type { Device, NewDeviceProbeResult } from '../../core/records.ts';
 import { probePublicHttp, probePublicHttps } from '../../engine/probes/http-probe.ts';
+import { ProbeFailure, type Connection, type Connector } from '../../engine/net/connector.ts';
 import type { ProbeOptions } from '../../engine/probes/probe-options.ts';
 import { probeService } from '../../engine/probes/service-probe.ts';
 import { probePublicTls } from '../../engine/probes/tls-probe.ts';
@@ -70,14 +72,36 @@ for (const [name, probe, device] of probes) {
 }
 
 describe('connect timeout', () => {
-  it('asks the connector for the connect timeout, or what is left of the probe\'s when that is less', async () => {
+  it('asks the connector for the connect timeout when it ends first; else the probe\'s own deadline ends the attempt', async () => {
     const server = await silent;
     const quick = probeHarness({ connectTimeoutMs: 50, probeTimeoutMs: 100 });
     await probePublicHttp(probeDevice({ port: server.port }), quick.options);
     assert.equal(quick.connector.requests[0]?.timeoutMs, 50);
     const short = probeHarness({ connectTimeoutMs: 5_000, probeTimeoutMs: 100 });
     await probePublicHttp(probeDevice({ port: server.port }), short.options);
-    const asked = short.connector.requests[0]?.timeoutMs ?? 0;
-    assert.ok(asked > 50 && asked <= 100, `asked ${asked}`);
+    assert.equal(short.connector.requests[0]?.timeoutMs, undefined);
+    assert.equal(typeof short.connector.requests[0]?.onSocket, 'function', 'the probe is handed the socket, to end the attempt');
+  });
+
+  it('a connection still being made when the probe\'s time is up is destroyed, and the probe says timeout', { timeout: 5_000 }, async () => {
+    // A connector whose connection never completes (as a target dropping SYNs): only the probe
+    // can end it, by destroying the socket it was handed.
+    const sockets: Socket[] = [];
+    const hanging: Connector = {
+      resolve: async () => ['127.0.0.1'],
+      connect: (request) => new Promise<Connection>((_, reject) => {
+        const socket = new Socket();
+        sockets.push(socket);
+        request.onSocket?.(socket);
+        socket.once('close', () => reject(new ProbeFailure('aborted')));
+      }),
+    };
+    const { options } = probeHarness({ connectTimeoutMs: 5_000, probeTimeoutMs: 80 });
+    const started = performance.now();
+    const result = await probeService(probeDevice({ service_type: 'ssh', scheme: null, port: 22, expect_status: null }), { ...options, connector: hanging });
+    assert.deepEqual([result.ok, result.error], [false, 'timeout']);
+    assert.ok(performance.now() - started < 1_000);
+    assert.equal(sockets.length, 1);
+    assert.equal(sockets[0]!.destroyed, true);
   });
 });
