@@ -1,11 +1,13 @@
 /**
  * docs/engine.md, "Scheduling" and "Many machines" (issue 11, item 5): several `monitoring-api worker`
  * processes sharing one PostgreSQL database, with the DNSBL zones served by a fake DNS server on
- * 127.0.0.1. Each test has a database of its own, so no worker of one test claims another's records.
+ * 127.0.0.1. Each test has a database and a DNS server of its own, so no worker of one test claims
+ * another's records or meets another's silent or slow DNS: the tests run side by side, their
+ * waits (leases running out, poll intervals, DNS timeouts) overlapping instead of adding up.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
-import { after, before, it } from 'node:test';
+import { after, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
@@ -25,21 +27,33 @@ interface Db {
 }
 
 const first = await createTestDatabase();
+let firstTaken = false;
 const opened: { drop(): Promise<void>; opened: OpenedKyselyStore }[] = [];
-let dns: FakeDnsServer;
+const servers: FakeDnsServer[] = [];
 
-before(async () => (dns = await startFakeDnsServer()));
 after(async () => {
-  await dns?.close();
+  for (const server of servers) await server.close();
   for (const { opened: o, drop } of opened) {
     await o.store.close();
     await drop();
   }
 });
 
-/** A migrated database with one user; the first is the one created above to learn whether PostgreSQL is there. */
+/** A fake DNS server for one test: what it is told (silence, delays, holds) and asked is that test's alone. */
+async function dnsServer(): Promise<FakeDnsServer> {
+  const server = await startFakeDnsServer();
+  servers.push(server);
+  return server;
+}
+
+/**
+ * A migrated database with one user; the first is the one created above to learn whether
+ * PostgreSQL is there (taken at once: the tests start together).
+ */
 async function database(): Promise<Db> {
-  const created = opened.length === 0 ? first : await createTestDatabase();
+  const reuse = !firstTaken;
+  firstTaken = true;
+  const created = reuse ? first : await createTestDatabase();
   if (created.skip !== undefined) throw new Error(created.skip);
   const o = await openKyselyStore(created.url, { poolSize: 2 });
   opened.push({ opened: o, drop: created.drop });
@@ -62,8 +76,8 @@ async function scalar(db: Db, query: ReturnType<typeof sql<{ n: string }>>): Pro
 
 const checkedCount = (db: Db) => scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_checked_at is not null`);
 
-/** How many times the fake server was asked each name in `names`. */
-function askedTimes(names: readonly string[]): Map<string, number> {
+/** How many times `dns` was asked each name in `names`. */
+function askedTimes(dns: FakeDnsServer, names: readonly string[]): Map<string, number> {
   const wanted = new Set(names);
   const counts = new Map<string, number>(names.map((name) => [name, 0]));
   for (const name of dns.queries) if (wanted.has(name)) counts.set(name, counts.get(name)! + 1);
@@ -75,9 +89,10 @@ async function stop(worker: WorkerProcess): Promise<void> {
   assert.equal(await worker.exited, 0, worker.stderr.join('\n'));
 }
 
-suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip, { concurrency: 1 }, () => {
+suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip, { concurrency: true }, () => {
   it('three workers share 300 due monitors: each is checked once, by one worker, none twice', async () => {
     const db = await database();
+    const dns = await dnsServer();
     const zone = 'shared-a.test';
     const args = (n: number) => ['--database', db.url, '--dns-server', dns.address, '--dnsbl-zone', zone, '--worker-id', `a${n}`, '--concurrency', '10'];
     const workers = await Promise.all([1, 2, 3].map((n) => startWorker(args(n))));
@@ -97,7 +112,7 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     assert.deepEqual(perMonitor.rows, [], 'one result row per monitor');
     assert.equal(await scalar(db, sql<{ n: string }>`select count(*) as n from check_results`), 300);
     const names = Array.from({ length: 300 }, (_, i) => QUERY(i + 1, zone));
-    const asked = askedTimes(names);
+    const asked = askedTimes(dns, names);
     assert.deepEqual([...asked].filter(([, n]) => n !== 1), [], 'each name asked of the DNS server exactly once');
     const claims = workers.map((w) => w.claimed('blacklist_monitor'));
     assert.equal(claims.reduce((a, b) => a + b, 0), 300, `claims per worker: ${claims.join(', ')}`);
@@ -107,6 +122,7 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
 
   it('a worker killed with SIGKILL mid-batch leaves leases that expire and another worker claims', async () => {
     const db = await database();
+    const dns = await dnsServer();
     const zone = 'killed-b.test';
     const lease = 1_500;
     const common = ['--database', db.url, '--dns-server', dns.address, '--dnsbl-zone', zone, '--lease', String(lease)];
@@ -117,7 +133,7 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     const a = await startWorker([...common, '--dns-timeout', '60000', '--worker-id', 'victim']);
     await seedMonitors(db, 40);
     const names = Array.from({ length: 40 }, (_, i) => QUERY(i + 1, zone));
-    await waitFor('the victim to ask about all 40', () => [...askedTimes(names).values()].every((n) => n >= 1));
+    await waitFor('the victim to ask about all 40', () => [...askedTimes(dns, names).values()].every((n) => n >= 1));
     const { rows: leased } = await sql<{ n: string; expires: Date }>`
       select count(*) as n, max(lease_expires_at) as expires from blacklist_monitors where lease_owner = 'victim'`.execute(db.opened.db);
     assert.equal(Number(leased[0]!.n), 40, 'the victim holds all 40 when it dies');
@@ -136,12 +152,13 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
       select count(*) as n from blacklist_monitors where last_checked_at < ${new Date(expiredAt).toISOString()}`.execute(db.opened.db);
     assert.equal(Number(claims[0]!.n), 0, 'no record was checked before the victim\'s lease ran out');
     assert.equal(await scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where lease_token is not null`), 0);
-    assert.ok([...askedTimes(names).values()].every((n) => n === 2), 'each name asked by the victim, then once by the heir');
+    assert.ok([...askedTimes(dns, names).values()].every((n) => n === 2), 'each name asked by the victim, then once by the heir');
     await stop(b);
   });
 
   it('a worker that lost its lease cannot overwrite the newer result (fencing, two processes)', async () => {
     const db = await database();
+    const dns = await dnsServer();
     // The stale worker's zone lists every address, the new one's lists none: an overwrite would
     // turn the monitors `listed` and announce it.
     const stale = 'stale-c.test';
@@ -153,7 +170,7 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     // A DNS timeout far beyond the test: the stale worker's checks wait for the held answers.
     const a = await startWorker([...common, '--dnsbl-zone', stale, '--dns-timeout', '60000', '--worker-id', 'stale']);
     await seedMonitors(db, 20);
-    await waitFor('the stale worker to ask about all 20', () => [...askedTimes(names).values()].every((n) => n >= 1));
+    await waitFor('the stale worker to ask about all 20', () => [...askedTimes(dns, names).values()].every((n) => n >= 1));
     const b = await startWorker([...common, '--dnsbl-zone', fresh, '--worker-id', 'fresh']);
     await waitFor('the fresh worker to record all 20 clean', async () =>
       (await scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_status = 'clean'`)) === 20);
@@ -174,6 +191,7 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
 
   it('a DNS server that stops answering: error results, one warning per outage, devices still checked', async () => {
     const db = await database();
+    const dns = await dnsServer();
     const zone = 'outage-d.test';
     // TCP listeners for the devices, which need no DNS: the worker must keep checking them.
     for (let i = 1; i <= 5; i++) {
