@@ -13,6 +13,7 @@ export const ENGINE_FLAGS = {
   'probe-timeout': { type: 'string' },
   'dns-timeout': { type: 'string' },
   lease: { type: 'string' },
+  'poll-interval': { type: 'string' },
   'retry-delay': { type: 'string' },
   'failures-before-down': { type: 'string' },
   'result-retention': { type: 'string' },
@@ -65,6 +66,24 @@ function lease(value: string | undefined): number | undefined {
   return Number(value);
 }
 
+/** The shortest `--poll-interval`: an idle worker below it would ask the database for work without pause. */
+const MIN_POLL_INTERVAL_MS = 100;
+/** The longest: a record that falls due waits up to this long on an idle worker. */
+const MAX_POLL_INTERVAL_MS = 3_600_000;
+
+/**
+ * `--poll-interval MS`: how long a worker that found nothing due waits before it asks again. It
+ * bounds how late a record that falls due on an idle worker is checked (the scheduling lag), at
+ * the price of a claim per interval per worker while there is nothing to do.
+ */
+function pollInterval(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[0-9]+$/.test(value) || Number(value) < MIN_POLL_INTERVAL_MS || Number(value) > MAX_POLL_INTERVAL_MS) {
+    throw new UsageError(`--poll-interval must be an integer of milliseconds from ${MIN_POLL_INTERVAL_MS} to ${MAX_POLL_INTERVAL_MS}, not "${value}"`);
+  }
+  return Number(value);
+}
+
 /** Whether any engine flag was given: `serve` takes them only with `--worker`. */
 export function firstEngineFlag(flags: FlagValues): string | undefined {
   return Object.keys(ENGINE_FLAGS).find((name) => flags[name] !== undefined);
@@ -81,6 +100,7 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
     probeTimeoutMs: int('probe-timeout', 600_000),
     dnsTimeoutMs: int('dns-timeout', 600_000),
     leaseMs: lease(text(flags, 'lease')),
+    pollIntervalMs: pollInterval(text(flags, 'poll-interval')),
     retryDelayS: int('retry-delay', 86_400),
     failuresBeforeDown: int('failures-before-down', 100),
     resultRetentionDays: int('result-retention', 36_500),
@@ -105,5 +125,5 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
 /** One line saying what the engine runs with, for the operator reading the start-up output. */
 export function describeEngine(o: ResolvedEngineOptions): string {
   const dns = o.dnsServers.length > 0 ? o.dnsServers.join(',') : 'the system resolver';
-  return `monitoring-api: worker ${o.workerId} checking devices and blacklist monitors (concurrency ${o.concurrency}, DNS ${dns})\n`;
+  return `monitoring-api: worker ${o.workerId} checking devices and blacklist monitors (concurrency ${o.concurrency}, polling every ${o.pollIntervalMs} ms when idle, DNS ${dns})\n`;
 }

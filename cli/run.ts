@@ -22,13 +22,13 @@ export const USAGE = `usage: monitoring-api <command> [flags]
 
 ENGINE FLAGS: [--concurrency N] [--dns-server HOST[:PORT]]... [--dnsbl-zone ZONE]... [--dnsbl-domain-zone ZONE]...
         [--probe-timeout MS] [--dns-timeout MS] [--retry-delay S] [--failures-before-down N] [--result-retention DAYS]
-        [--lease MS] [--worker-id NAME] [--ca-file PEM]...
+        [--lease MS] [--poll-interval MS] [--worker-id NAME] [--ca-file PEM]...
 
 serve --worker checks what the API stores in the same process; worker runs the checks alone (any
 number of workers may share one PostgreSQL database). Neither the API without --worker nor any
 other command checks anything.
 engine defaults: --concurrency 100 --probe-timeout 10000 --dns-timeout 5000 --retry-delay 30 --failures-before-down 2
---result-retention 30 --lease 120000, the system's DNS resolver, the DNSBL zones listed in docs/engine.md.
+--result-retention 30 --lease 120000 --poll-interval 1000, the system's DNS resolver, the DNSBL zones listed in docs/engine.md.
 serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384
   --query-timeout 12000 (PostgreSQL) --shutdown-timeout 5000 + query timeout + 3000
   --header-timeout 10000 --request-timeout 30000 --keep-alive-timeout 5000.

@@ -32,6 +32,10 @@ const BAD_CALLS: [string, string[], RegExp][] = [
   ['a lease longer than a day', ['worker', '--lease', '86400001'], /--lease/],
   ['a lease in seconds', ['worker', '--lease', '2s'], /--lease/],
   ['a lease on serve without --worker', ['serve', '--lease', '5000'], /--lease needs --worker/],
+  ['a poll interval under 100 ms', ['worker', '--poll-interval', '99'], /--poll-interval must be an integer of milliseconds from 100 to 3600000/],
+  ['a poll interval over an hour', ['worker', '--poll-interval', '3600001'], /--poll-interval/],
+  ['a poll interval in seconds', ['worker', '--poll-interval', '1s'], /--poll-interval/],
+  ['a poll interval on serve without --worker', ['serve', '--poll-interval', '500'], /--poll-interval needs --worker/],
   ['a negative retry delay', ['worker', '--retry-delay=-5'], /--retry-delay/],
   ['failures before down of 0', ['worker', '--failures-before-down', '0'], /--failures-before-down/],
   ['a fractional retention', ['worker', '--result-retention', '1.5'], /--result-retention/],
@@ -76,5 +80,6 @@ it('--help shows the worker command and the engine flags', async () => {
   assert.match(result.stdout, /--dnsbl-zone ZONE/);
   assert.match(result.stdout, /--dns-server HOST\[:PORT\]/);
   assert.match(result.stdout, /--lease MS/);
+  assert.match(result.stdout, /--poll-interval MS/);
   assert.match(result.stdout, /--dns-timeout MS/);
 });

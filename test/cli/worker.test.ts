@@ -70,8 +70,8 @@ async function statusOf(url: string, token: string, id: number): Promise<{ last_
 
 describe('monitoring-api worker', () => {
   it('starts on a fresh database, says what it runs with, and exits 0 on SIGTERM', async () => {
-    const worker = await startWorker(['--database', `sqlite:${join(dir, 'alone.db')}`, '--worker-id', 'w-test', ...ENGINE()]);
-    assert.ok(worker.lines.some((l) => l === `monitoring-api: worker w-test checking devices and blacklist monitors (concurrency 100, DNS ${dns.address})`), worker.lines.join('\n'));
+    const worker = await startWorker(['--database', `sqlite:${join(dir, 'alone.db')}`, '--worker-id', 'w-test', '--poll-interval', '250', ...ENGINE()]);
+    assert.ok(worker.lines.some((l) => l === `monitoring-api: worker w-test checking devices and blacklist monitors (concurrency 100, polling every 250 ms when idle, DNS ${dns.address})`), worker.lines.join('\n'));
     assert.ok(worker.lines.some((l) => /^monitoring-api: migrated the database/.test(l)), 'it migrated the fresh database');
     worker.child.kill('SIGTERM');
     assert.equal(await worker.exited, 0, worker.stderr());
