@@ -44,7 +44,7 @@ export function createApiServer(api: MonitoringApi, timeouts: ServerTimeouts = {
   const options = { connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(shortest / 2))), requireHostHeader: false, ...merged };
   const server = createServer(options, (req, res) => {
     if (!drain.admit(req, res) || answeredMissingHost(req, res)) return;
-    inFlight.track(req, res);
+    inFlight.track(res);
     handle(req, res);
   });
   const drain = new ConnectionDrain(server);

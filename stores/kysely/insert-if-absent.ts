@@ -4,17 +4,24 @@ import type { Database } from './schema.ts';
 
 type Table = 'devices' | 'blacklist_monitors';
 
+/** One statement with its parameters, straight to the database's driver; resolves to its rows. */
+export type DirectQuery = (sql: string, parameters: readonly unknown[]) => Promise<{ rows: unknown[] }>;
+
 /**
  * `INSERT ... ON CONFLICT DO NOTHING RETURNING *` for one table, compiled by Kysely once. Rows of
  * a table have the same columns every time and differ only in values, which Kysely sends as
  * parameters in column order; building and compiling the query anew for each create was a tenth
  * of a create's CPU. The first compilation is checked against that assumption, and a row that
  * does not fit it (a column left undefined, so omitted) is compiled the ordinary way.
+ *
+ * With `direct` (PostgreSQL, from openKyselyStore) the compiled text goes to the driver without
+ * Kysely's executor: for a text already compiled, that executor only wraps it (a query id, a
+ * connection provider, a copy of the parameters, a result object), several promises deep.
  */
 export class InsertIfAbsent<T extends Table> {
   #compiled: { sql: string; columns: string } | null | undefined;
 
-  constructor(private readonly table: T) {}
+  constructor(private readonly table: T, private readonly direct?: DirectQuery) {}
 
   #build(db: Kysely<Database>, values: Insertable<Database[T]>) {
     // The generic table name makes Kysely's value types unresolvable here; the caller's row type
@@ -35,6 +42,7 @@ export class InsertIfAbsent<T extends Table> {
     if (this.#compiled === null || this.#compiled.columns !== columns || !complete) {
       return (await this.#build(db, values).executeTakeFirst()) as Selectable<Database[T]> | undefined;
     }
+    if (this.direct !== undefined) return (await this.direct(this.#compiled.sql, parameters)).rows[0] as Selectable<Database[T]> | undefined;
     const result = await db.executeQuery<Selectable<Database[T]>>(CompiledQuery.raw(this.#compiled.sql, parameters));
     return result.rows[0];
   }

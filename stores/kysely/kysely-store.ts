@@ -14,7 +14,7 @@ import {
 } from './rows.ts';
 import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
 import { FreshRead } from './fresh-read.ts';
-import { InsertIfAbsent } from './insert-if-absent.ts';
+import { InsertIfAbsent, type DirectQuery } from './insert-if-absent.ts';
 import { KyselyWebhooks } from './kysely-webhooks.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, setEnabled } from './schedule.ts';
@@ -38,6 +38,11 @@ export interface KyselyStoreOptions {
    * With it the store can say cheaply whether anything changed, so list answers can be reused.
    */
   dataVersion?: () => number;
+  /**
+   * PostgreSQL: runs a statement on the pool behind `db` directly (openKyselyStore supplies it).
+   * Creates send their one precompiled INSERT through it rather than through Kysely's executor.
+   */
+  query?: DirectQuery;
 }
 
 function isMissingTable(error: unknown): boolean {
@@ -75,8 +80,8 @@ export class KyselyStore implements Store {
   /** Writes to listed records through this store; data_version only counts other connections'. */
   #writes = 0;
   #closing: Promise<void> | undefined;
-  readonly #insertDevice = new InsertIfAbsent('devices');
-  readonly #insertMonitor = new InsertIfAbsent('blacklist_monitors');
+  readonly #insertDevice: InsertIfAbsent<'devices'>;
+  readonly #insertMonitor: InsertIfAbsent<'blacklist_monitors'>;
   readonly #webhooks: KyselyWebhooks;
   /** PostgreSQL's marker: the count the triggers of migration 0005 keep, read fresh for each caller. */
   readonly #changeCount: FreshRead<string | undefined> | undefined;
@@ -86,6 +91,8 @@ export class KyselyStore implements Store {
     this.#dialect = dialect;
     this.#destroyOnClose = options.destroyOnClose ?? true;
     this.#dataVersion = options.dataVersion;
+    this.#insertDevice = new InsertIfAbsent('devices', options.query);
+    this.#insertMonitor = new InsertIfAbsent('blacklist_monitors', options.query);
     this.#webhooks = new KyselyWebhooks(db, dialect);
     this.#changeCount = dialect === 'postgres' ? new FreshRead(() => this.#readChangeCount()) : undefined;
   }

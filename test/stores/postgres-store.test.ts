@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
+import { KyselyStore, migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 import { readEvents } from './outbox.ts';
 import { webDevice } from './records.ts';
@@ -104,6 +104,28 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
         } finally {
           await store.close();
         }
+      }
+    });
+
+    // openKyselyStore hands the store the pool for its precompiled INSERTs; a store made over a
+    // host's own Kysely has no pool to use and sends the same statement through Kysely.
+    it('a store over a host\'s own Kysely creates and finds duplicates as one opened by URL', async () => {
+      const opened = await openKyselyStore(migrated.url, { poolSize: 1 });
+      const hosted = new KyselyStore(opened.db, 'postgres', { destroyOnClose: false });
+      try {
+        const user = await opened.store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
+        const [first, second] = [device(900), device(901)];
+        const viaPool = await opened.store.createDevice(user.id, first);
+        const viaKysely = await hosted.createDevice(user.id, second);
+        assert.ok('created' in viaPool && 'created' in viaKysely);
+        const { id: poolId, ...poolRecord } = viaPool.created;
+        const { id: kyselyId, ...kyselyRecord } = viaKysely.created;
+        assert.deepEqual(kyselyRecord, { ...poolRecord, target_value: second.target_value });
+        assert.deepEqual(await hosted.createDevice(user.id, first), { duplicateOf: poolId });
+        assert.deepEqual(await opened.store.createDevice(user.id, second), { duplicateOf: kyselyId });
+      } finally {
+        await hosted.close();
+        await opened.store.close();
       }
     });
 
