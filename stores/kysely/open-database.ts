@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Dialect } from 'kysely';
+import { poolChangeCount, type ChangeCountReader } from './change-count.ts';
 import { KyselyStore } from './kysely-store.ts';
 import { makeDirectories } from './make-directories.ts';
 import { PreparedStatements } from './prepared-statements.ts';
@@ -76,7 +77,7 @@ function postgresLabel(url: string): string {
   }
 }
 
-async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Promise<Dialect> {
+async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Promise<{ dialect: Dialect; changeCount: ChangeCountReader }> {
   const poolSize = options.poolSize ?? 10;
   if (!Number.isSafeInteger(poolSize) || poolSize < 1) {
     throw new Error(`poolSize must be a positive integer, not ${poolSize}`);
@@ -111,7 +112,7 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
     client.on('error', () => {});
     prepared?.attach(client);
   });
-  return new PostgresDialect({ pool });
+  return { dialect: new PostgresDialect({ pool }), changeCount: poolChangeCount(pool, prepared !== undefined) };
 }
 
 /**
@@ -159,8 +160,9 @@ export async function openKyselyStore(url: string, options: OpenKyselyStoreOptio
   const target = parseDatabaseUrl(url);
   let dialect: Dialect;
   let dataVersion: (() => number) | undefined;
+  let changeCount: ChangeCountReader | undefined;
   if (target.dialect === 'postgres') {
-    dialect = await postgresDialect(target.url, options);
+    ({ dialect, changeCount } = await postgresDialect(target.url, options));
   } else {
     try {
       if (target.path !== ':memory:') makeDirectories(dirname(target.path));
@@ -176,5 +178,5 @@ export async function openKyselyStore(url: string, options: OpenKyselyStoreOptio
     await db.destroy().catch(() => undefined);
     throw error;
   }
-  return { store: new KyselyStore(db, target.dialect, { dataVersion }), db, dialect: target.dialect };
+  return { store: new KyselyStore(db, target.dialect, { dataVersion, changeCount }), db, dialect: target.dialect };
 }
