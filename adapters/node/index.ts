@@ -50,7 +50,7 @@ function toApiRequest(req: IncomingMessage): ApiRequest {
 export async function writeApiResponse(res: ServerResponse, response: ApiResponse): Promise<void> {
   const { body } = response;
   if (typeof body === 'string') {
-    response.headers['content-length'] = String(Buffer.byteLength(body));
+    response.headers['content-length'] = String(response.bodyLength ?? Buffer.byteLength(body));
     res.writeHead(response.status, response.headers);
     res.end(body);
     return;

@@ -11,6 +11,11 @@ export interface ApiResponse {
   status: number;
   headers: Record<string, string>;
   body: ApiResponseBody;
+  /**
+   * The UTF-8 length of a string body, when the core knows it already (a kept list answer), so
+   * that an adapter that writes Content-Length itself need not count it again for every answer.
+   */
+  bodyLength?: number;
 }
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

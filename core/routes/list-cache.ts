@@ -1,10 +1,14 @@
-import { jsonResponse, type ApiResponse } from '../http/api-response.ts';
+import { JSON_CONTENT_TYPE, type ApiResponse } from '../http/api-response.ts';
 
 interface Entry {
   marker: string;
   body: string;
+  /** The body's UTF-8 length, counted once rather than by the adapter for every answer. */
+  bodyLength: number;
   link: string | undefined;
 }
+
+const encoder = new TextEncoder();
 
 /** Answers larger than this are not kept: the cache is for the many small pages a dashboard polls. */
 const MAX_BODY = 256 * 1024;
@@ -35,7 +39,10 @@ export class ListCache {
       this.#drop(key);
       return undefined;
     }
-    return jsonResponse(200, entry.body, entry.link === undefined ? {} : { link: entry.link });
+    // The fields in the order of the first answer: link (when there is one), then content-type.
+    const headers: Record<string, string> = entry.link === undefined ? {} : { link: entry.link };
+    headers['content-type'] = JSON_CONTENT_TYPE;
+    return { status: 200, headers, body: entry.body, bodyLength: entry.bodyLength };
   }
 
   set(key: string, marker: string, response: ApiResponse): void {
@@ -45,7 +52,8 @@ export class ListCache {
     while (this.#entries.size > 0 && (this.#entries.size >= this.maxEntries || this.#total + response.body.length > MAX_TOTAL)) {
       this.#drop(this.#entries.keys().next().value!);
     }
-    this.#entries.set(key, { marker, body: response.body, link: response.headers.link });
+    const bodyLength = encoder.encode(response.body).byteLength;
+    this.#entries.set(key, { marker, body: response.body, bodyLength, link: response.headers.link });
     this.#total += response.body.length;
   }
 }

@@ -82,8 +82,13 @@ export function queryValues(query: string, known: ReadonlySet<string>, hintsOf: 
 
 const LIST_PARAMS = new Set(['limit', 'after_id']);
 
+/** A list asked without parameters, the usual poll: the whole list from the first record. */
+const NO_QUERY: ListQuery = Object.freeze({ limit: undefined, afterId: 0 });
+
 /** `limit` and `after_id` of a list request (docs/contract.md §6.4 Lists), or a 400 with details. */
 export function parseListQuery(query: string): ListQuery {
+  // Nothing to validate: the schema would only confirm that both parameters are absent.
+  if (query === '') return NO_QUERY;
   const { values, details } = queryValues(query, LIST_PARAMS, hints);
   const repeated = new Set(details.map((d) => d.field));
   for (const name of repeated) delete values[name];

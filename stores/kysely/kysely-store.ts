@@ -12,6 +12,7 @@ import {
   apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
   toId, userFromRow, userToRow,
 } from './rows.ts';
+import { CHANGE_COUNT_SQL } from './change-count.ts';
 import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
 import { FreshRead } from './fresh-read.ts';
 import { InsertIfAbsent, type DirectQuery } from './insert-if-absent.ts';
@@ -40,7 +41,8 @@ export interface KyselyStoreOptions {
   dataVersion?: () => number;
   /**
    * PostgreSQL: runs a statement on the pool behind `db` directly (openKyselyStore supplies it).
-   * Creates send their one precompiled INSERT through it rather than through Kysely's executor.
+   * Creates send their one precompiled INSERT, and lists their change-count read, through it
+   * rather than through Kysely's executor.
    */
   query?: DirectQuery;
 }
@@ -85,6 +87,8 @@ export class KyselyStore implements Store {
   readonly #webhooks: KyselyWebhooks;
   /** PostgreSQL's marker: the count the triggers of migration 0005 keep, read fresh for each caller. */
   readonly #changeCount: FreshRead<string | undefined> | undefined;
+  /** PostgreSQL: a statement straight to the pool (openKyselyStore supplies it), past Kysely's executor. */
+  readonly #query: DirectQuery | undefined;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db), options: KyselyStoreOptions = {}) {
     this.#db = db;
@@ -94,6 +98,7 @@ export class KyselyStore implements Store {
     this.#insertDevice = new InsertIfAbsent('devices', options.query);
     this.#insertMonitor = new InsertIfAbsent('blacklist_monitors', options.query);
     this.#webhooks = new KyselyWebhooks(db, dialect);
+    this.#query = options.query;
     this.#changeCount = dialect === 'postgres' ? new FreshRead(() => this.#readChangeCount()) : undefined;
   }
 
@@ -111,13 +116,13 @@ export class KyselyStore implements Store {
    */
   async #readChangeCount(): Promise<string | undefined> {
     try {
-      // The tables' identities go into the marker too: a table dropped (or dropped and made again)
-      // fires no trigger, and a list kept from before must not answer for it.
-      const { rows } = await sql<{ writes: string }>`select coalesce(sum(writes), 0)::text
-        || ':' || coalesce(to_regclass('devices')::oid::text, '-')
-        || ':' || coalesce(to_regclass('blacklist_monitors')::oid::text, '-')
-        || ':' || coalesce(to_regclass('webhooks')::oid::text, '-') as writes from change_counts`.execute(this.#db);
-      return rows[0]?.writes;
+      // Straight to the pool where openKyselyStore gave one: the read runs for every batch of list
+      // requests, and Kysely's building and result copying cost more than the query's own work
+      // (docs/performance.md, "List answers, and why they are never stale").
+      const { rows } = this.#query !== undefined
+        ? await this.#query(CHANGE_COUNT_SQL, [])
+        : await sql.raw<{ marker: string }>(CHANGE_COUNT_SQL).execute(this.#db);
+      return (rows[0] as { marker?: string } | undefined)?.marker;
     } catch {
       return undefined;
     }

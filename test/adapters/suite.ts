@@ -196,6 +196,39 @@ export function adapterSuite(target: Target, options: SuiteOptions = {}): void {
       assert.deepEqual((await call(`${base}/devices`, { key })).json.data, []);
     });
 
+    it('answers a list again, from its cache, with the same bytes and a Content-Length that counts UTF-8 bytes', async () => {
+      const { base } = ctx.server;
+      const key = ctx.keys.readWrite;
+      const location = 'Zürich, 東京 🌍';
+      const target = `utf8-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}.example.com`;
+      const created = await call(`${base}/devices/create`, { key, body: { target_type: 'domain', target_value: target, location } });
+      assert.equal(created.status, 201, created.text);
+      const url = new URL(`${base}/devices`);
+      const exchange = () => new Promise<Buffer>((resolve, reject) => {
+        const request = `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`;
+        const socket = connect(Number(url.port), url.hostname, () => socket.end(request));
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('end', () => resolve(Buffer.concat(chunks)));
+        socket.on('error', reject);
+      });
+      const first = await exchange();
+      const again = await exchange();
+      for (const answer of [first, again]) {
+        const split = answer.indexOf('\r\n\r\n');
+        const head = answer.subarray(0, split).toString('latin1');
+        const body = answer.subarray(split + 4);
+        assert.match(head, /^HTTP\/1\.1 200 /);
+        assert.equal(Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1]), body.length, head);
+        const devices = JSON.parse(body.toString('utf8')).data as { target_value: string; location: string | null }[];
+        assert.equal(devices.find((device) => device.target_value === target)?.location, location);
+      }
+      const bodyOf = (answer: Buffer) => answer.subarray(answer.indexOf('\r\n\r\n') + 4);
+      assert.deepEqual(bodyOf(again), bodyOf(first));
+      const id = (created.json.data as { id: number }).id;
+      assert.equal((await call(`${base}/devices/delete?id=${id}`, { key, method: 'DELETE' })).status, 200);
+    });
+
     it('answers a read-only key that writes with 403 insufficient_scope', async () => {
       const body = { target_type: 'ip', target_value: '8.8.8.8' };
       const refused = await call(`${ctx.server.base}/devices/create`, { key: ctx.keys.readOnly, body });

@@ -100,6 +100,32 @@ describe('list answers reused on PostgreSQL, never stale', { skip: database.skip
     assert.deepEqual(await targets(a, key.token), ['concurrent.example.com'], 'after the create answered, every list shows it');
   });
 
+  it('without the change count (a schema older than 0005), no marker: lists are read afresh, and no connection is lost over it', async () => {
+    const key = await a.createKey();
+    const backends = async () => (await other.query<{ pid: number }>(
+      "select pid from pg_stat_activity where datname = current_database() and application_name = 'monitoring-api' order by pid",
+    )).rows.map((row) => row.pid);
+    assert.equal(typeof await marker(), 'string');
+    const before = await backends();
+    await other.query('alter table change_counts rename to change_counts_away');
+    try {
+      for (let i = 0; i < 5; i++) assert.equal(await marker(), undefined);
+      assert.deepEqual(await backends(), before, 'a failed marker read leaves its connection in the pool');
+      assert.deepEqual(await targets(a, key.token), []);
+      // No trigger can count this write (its table is gone); a list read afresh still shows it.
+      await other.query('alter table devices disable trigger devices_count_change');
+      try {
+        assert.equal((await create(b, key.token, 'unmarked.example.com')).status, 201);
+      } finally {
+        await other.query('alter table devices enable trigger devices_count_change');
+      }
+      assert.deepEqual(await targets(a, key.token), ['unmarked.example.com']);
+    } finally {
+      await other.query('alter table change_counts_away rename to change_counts');
+    }
+    assert.equal(typeof await marker(), 'string');
+  });
+
   const create = (api: TestApi, token: string, value: string) =>
     api.request('/v1/devices/create', { method: 'POST', key: token, body: { target_type: 'domain', target_value: value } });
 });
