@@ -36,8 +36,16 @@ export function toNullableStamp(value: DbTimestamp | null): Timestamp | null {
  * only time order when every value has the same shape.
  */
 export function stampText(value: Timestamp): string {
-  return new Date(value).toISOString();
+  // A row's timestamps are mostly one and the same (a create's, a check's): the last is kept.
+  if (value !== lastStampIn) {
+    lastStampOut = new Date(value).toISOString();
+    lastStampIn = value;
+  }
+  return lastStampOut;
 }
+
+let lastStampIn: string | undefined;
+let lastStampOut = '';
 
 export function nullableStampText(value: Timestamp | null): string | null {
   return value === null ? null : stampText(value);
