@@ -1,6 +1,6 @@
 /**
  * What the documentation points at exists: every "docs/contract.md §N" a source comment cites is a
- * section of docs/contract.md, every `docs/engine.md, "Scheduling"`-style one names a heading of docs/engine.md,
+ * section of docs/contract.md, every `docs/engine.md, "Scheduling"`-style one names a heading of that file,
  * and every relative link of the README and docs/ names a file of the repository (and, with a
  * #fragment into a Markdown file, one of its headings).
  */
@@ -43,15 +43,24 @@ test('every docs/contract.md §N cited in the sources is a section of docs/contr
   assert.deepEqual(missing, []);
 });
 
-test('every docs/engine.md heading cited in the sources is a heading of docs/engine.md', () => {
-  const known = new Set(headings(readFileSync(join(ROOT, 'docs', 'engine.md'), 'utf8')));
+test('every heading of docs/ cited in the sources (docs/engine.md, "Scheduling") is a heading of that file', () => {
+  const known = new Map<string, Set<string>>();
+  const headingsOf = (name: string): Set<string> | undefined => {
+    if (!known.has(name)) {
+      const path = join(ROOT, 'docs', `${name}.md`);
+      if (!existsSync(path)) return undefined;
+      known.set(name, new Set(headings(readFileSync(path, 'utf8'))));
+    }
+    return known.get(name);
+  };
   const missing: string[] = [];
   for (const file of SOURCE_FOLDERS.flatMap((folder) => files(folder, '.ts'))) {
     // A citation may wrap onto the next comment line: ` * ` is joined back into one space.
     const text = readFileSync(join(ROOT, file), 'utf8').replaceAll(/\s*\n\s*(?:\*|\/\/)\s*/g, ' ');
-    for (const citation of text.matchAll(/docs\/engine\.md,\s*((?:"[^"]+"(?:,?\s*(?:and\s+)?)?)+)/g)) {
-      for (const heading of citation[1]!.matchAll(/"([^"]+)"/g)) {
-        if (!known.has(heading[1]!)) missing.push(`${file}: "${heading[1]}"`);
+    for (const citation of text.matchAll(/docs\/([a-z-]+)\.md,\s*((?:"[^"]+"(?:,?\s*(?:and\s+)?)?)+)/g)) {
+      const inFile = headingsOf(citation[1]!);
+      for (const heading of citation[2]!.matchAll(/"([^"]+)"/g)) {
+        if (inFile === undefined || !inFile.has(heading[1]!)) missing.push(`${file}: docs/${citation[1]}.md, "${heading[1]}"`);
       }
     }
   }

@@ -1,6 +1,6 @@
 /**
  * The webhooks resource through the testing kit (`api.fetch`), on every store: the conventions
- * devices and monitors follow (docs/contract.md, "Resources" and "Lists") plus the secret.
+ * devices and monitors follow (docs/contract.md §6 and §6.4) plus the secret.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
