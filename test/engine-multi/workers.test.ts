@@ -167,11 +167,14 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     for (const name of names) dns.set(name, { a: ['127.0.0.2'] });
     const release = dns.hold(stale);
     const common = ['--database', db.url, '--dns-server', dns.address, '--lease', '1500'];
-    // A DNS timeout far beyond the test: the stale worker's checks wait for the held answers.
-    const a = await startWorker([...common, '--dnsbl-zone', stale, '--dns-timeout', '60000', '--worker-id', 'stale']);
+    // A DNS timeout far beyond the test: the stale worker's checks wait for the held answers. It
+    // polls once a minute, so once its leases have run out it does not race the fresh worker for
+    // the same records (a race whose winner the two poll phases would decide) and stays stuck.
+    // The monitors are there before it starts, so its first claim, made at once, takes them all.
     await seedMonitors(db, 20);
+    const a = await startWorker([...common, '--dnsbl-zone', stale, '--dns-timeout', '60000', '--poll-interval', '60000', '--worker-id', 'stale']);
     await waitFor('the stale worker to ask about all 20', () => [...askedTimes(dns, names).values()].every((n) => n >= 1));
-    const b = await startWorker([...common, '--dnsbl-zone', fresh, '--worker-id', 'fresh']);
+    const b = await startWorker([...common, '--dnsbl-zone', fresh, '--poll-interval', '200', '--worker-id', 'fresh']);
     await waitFor('the fresh worker to record all 20 clean', async () =>
       (await scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_status = 'clean'`)) === 20);
     await stop(b);
