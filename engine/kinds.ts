@@ -29,14 +29,18 @@ export function deviceKind(o: ResolvedEngineOptions, deviceCheck: DeviceCheck, c
   // A check still running when its lease runs out could not be written: it is stopped a little
   // before, at 90 % of the lease counted from the claim (a claimed check may wait for a slot).
   const marginMs = o.leaseMs - Math.max(1, Math.floor(o.leaseMs * 0.9));
-  // The checks of one claim share its lease, and so one such signal: a timeout signal per check
-  // cost a timer, a weak reference and its finalization each (docs/performance.md, "The engine").
+  // Checks whose stop falls within the same millisecond (the checks of one claim, started as
+  // slots free) share one such signal: a timeout signal per check cost a timer, a weak reference
+  // and its finalization each (docs/performance.md, "The engine"). The stop is worked out afresh
+  // for each check, from the engine's clock, so a clock that jumps (a test's) is followed too.
   let shared: AbortSignal | undefined;
-  let sharedFor = Number.NaN;
+  let sharedStop = Number.NaN;
   const signal = (leaseUntilMs: number): AbortSignal => {
-    if (shared === undefined || leaseUntilMs !== sharedFor) {
-      shared = AbortSignal.timeout(Math.max(1, leaseUntilMs - marginMs - o.clock.now()));
-      sharedFor = leaseUntilMs;
+    const timeoutMs = Math.max(1, leaseUntilMs - marginMs - o.clock.now());
+    const stop = performance.now() + timeoutMs;
+    if (shared === undefined || Math.abs(stop - sharedStop) > 1) {
+      shared = AbortSignal.timeout(timeoutMs);
+      sharedStop = stop;
       // Every probe of those checks listens to it, and each removes its listener when it ends.
       setMaxListeners(0, shared);
     }

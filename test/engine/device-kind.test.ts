@@ -103,7 +103,7 @@ it('the engine\'s `random` draws the devices\' jitter too, as it does the blackl
   assert.equal((await engine.runOnce()).claimed, 1, 'due at exactly 90 % of the interval');
 });
 
-it('a claimed device that waited for a slot has its lease counted from the claim, not from its start', async () => {
+it('a claimed device that waited for a slot has its lease counted from the claim, not from its start', { timeout: 10_000 }, async () => {
   const store = new WatchedStore();
   const user = await store.createUser({ name: null, created_at: START });
   await addDevice(store, user.id, 'a.example.com', START);
