@@ -53,15 +53,12 @@ const MIN_LEASE_MS = 1_000;
 /** The longest: a record held a day by a dead worker is not checked for a day. */
 const MAX_LEASE_MS = 86_400_000;
 
-/**
- * `--lease MS`: how long a claim holds its records. The default (two minutes) is what a dead
- * worker's records wait before another worker checks them; a shorter lease brings them back
- * sooner, and must still outlast the slowest check (device checks are stopped at 90 % of it).
- */
-function lease(value: string | undefined): number | undefined {
+/** `--NAME MS`: whole milliseconds within [min, max]; undefined when not given. */
+function milliseconds(flags: FlagValues, flag: string, min: number, max: number): number | undefined {
+  const value = text(flags, flag);
   if (value === undefined) return undefined;
-  if (!/^[0-9]+$/.test(value) || Number(value) < MIN_LEASE_MS || Number(value) > MAX_LEASE_MS) {
-    throw new UsageError(`--lease must be an integer of milliseconds from ${MIN_LEASE_MS} to ${MAX_LEASE_MS}, not "${value}"`);
+  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`--${flag} must be an integer of milliseconds from ${min} to ${max}, not "${value}"`);
   }
   return Number(value);
 }
@@ -70,19 +67,6 @@ function lease(value: string | undefined): number | undefined {
 const MIN_POLL_INTERVAL_MS = 100;
 /** The longest: a record that falls due waits up to this long on an idle worker. */
 const MAX_POLL_INTERVAL_MS = 3_600_000;
-
-/**
- * `--poll-interval MS`: how long a worker that found nothing due waits before it asks again. It
- * bounds how late a record that falls due on an idle worker is checked (the scheduling lag), at
- * the price of a claim per interval per worker while there is nothing to do.
- */
-function pollInterval(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^[0-9]+$/.test(value) || Number(value) < MIN_POLL_INTERVAL_MS || Number(value) > MAX_POLL_INTERVAL_MS) {
-    throw new UsageError(`--poll-interval must be an integer of milliseconds from ${MIN_POLL_INTERVAL_MS} to ${MAX_POLL_INTERVAL_MS}, not "${value}"`);
-  }
-  return Number(value);
-}
 
 /** Whether any engine flag was given: `serve` takes them only with `--worker`. */
 export function firstEngineFlag(flags: FlagValues): string | undefined {
@@ -99,8 +83,14 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
     concurrency: int('concurrency', 10_000),
     probeTimeoutMs: int('probe-timeout', 600_000),
     dnsTimeoutMs: int('dns-timeout', 600_000),
-    leaseMs: lease(text(flags, 'lease')),
-    pollIntervalMs: pollInterval(text(flags, 'poll-interval')),
+    // `--lease MS`: how long a claim holds its records. The default (two minutes) is what a dead
+    // worker's records wait before another worker checks them; a shorter lease brings them back
+    // sooner, and must still outlast the slowest check (device checks are stopped at 90 % of it).
+    leaseMs: milliseconds(flags, 'lease', MIN_LEASE_MS, MAX_LEASE_MS),
+    // `--poll-interval MS`: how long a worker that found nothing due waits before it asks again.
+    // It bounds how late a record that falls due on an idle worker is checked (the scheduling
+    // lag), at the price of a claim per interval per worker while there is nothing to do.
+    pollIntervalMs: milliseconds(flags, 'poll-interval', MIN_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS),
     retryDelayS: int('retry-delay', 86_400),
     failuresBeforeDown: int('failures-before-down', 100),
     resultRetentionDays: int('result-retention', 36_500),
