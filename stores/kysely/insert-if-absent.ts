@@ -1,11 +1,9 @@
 import { CompiledQuery } from 'kysely';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.ts';
+import type { DirectQuery } from './direct-query.ts';
 
 type Table = 'devices' | 'blacklist_monitors';
-
-/** One statement with its parameters, straight to the database's driver; resolves to its rows. */
-export type DirectQuery = (sql: string, parameters: readonly unknown[]) => Promise<{ rows: unknown[] }>;
 
 /**
  * `INSERT ... ON CONFLICT DO NOTHING RETURNING *` for one table, compiled by Kysely once. Rows of

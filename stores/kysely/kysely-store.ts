@@ -15,7 +15,8 @@ import {
 import { CHANGE_COUNT_SQL } from './change-count.ts';
 import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
 import { FreshRead } from './fresh-read.ts';
-import { InsertIfAbsent, type DirectQuery } from './insert-if-absent.ts';
+import type { DirectQuery } from './direct-query.ts';
+import { InsertIfAbsent } from './insert-if-absent.ts';
 import { KyselyWebhooks } from './kysely-webhooks.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, setEnabled } from './schedule.ts';

@@ -3,7 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Dialect } from 'kysely';
 import { KyselyStore } from './kysely-store.ts';
 import { makeDirectories } from './make-directories.ts';
-import type { DirectQuery } from './insert-if-absent.ts';
+import { poolQuery, type DirectQuery } from './direct-query.ts';
 import { PreparedStatements } from './prepared-statements.ts';
 import type { Database, StoreDialect } from './schema.ts';
 import type { OpenedSqlite } from './sqlite-pragmas.ts';
@@ -112,19 +112,7 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
     client.on('error', () => {});
     prepared?.attach(client);
   });
-  // The store's precompiled statements (insert-if-absent.ts) go to the pool without Kysely's
-  // executor around them: the same client, its prepared-statement naming and its timeouts, less
-  // the per-query wrappers, copies and promise layers (docs/performance.md, "Where the time goes").
-  const query: DirectQuery = async (text, values) => {
-    const client = await pool.connect();
-    try {
-      return await client.query(text, values as unknown[]);
-    } finally {
-      // Without an error, as Kysely releases: the pool itself drops a client whose connection broke.
-      client.release();
-    }
-  };
-  return { dialect: new PostgresDialect({ pool }), query };
+  return { dialect: new PostgresDialect({ pool }), query: poolQuery(pool) };
 }
 
 /**
