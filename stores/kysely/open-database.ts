@@ -5,6 +5,7 @@ import { KyselyStore } from './kysely-store.ts';
 import { makeDirectories } from './make-directories.ts';
 import { poolQuery, type DirectQuery } from './direct-query.ts';
 import { PreparedStatements } from './prepared-statements.ts';
+import { QueryWatchdog } from './query-watchdog.ts';
 import type { Database, StoreDialect } from './schema.ts';
 import type { OpenedSqlite } from './sqlite-pragmas.ts';
 
@@ -91,10 +92,9 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
     max: poolSize,
     // An unreachable or overloaded server must produce an error, never a request that hangs.
     connectionTimeoutMillis: connectionTimeoutMs,
+    // The server-side bound cancels cleanly; the watchdog below, at the full time, also covers a
+    // server that stopped answering altogether.
     statement_timeout: Math.max(1, Math.floor((queryTimeoutMs * 5) / 6)),
-    // The server-side bound above cancels cleanly; this one also covers a server that stopped
-    // answering altogether.
-    query_timeout: queryTimeoutMs,
     application_name: 'monitoring-api',
   });
   const onPoolError = options.onPoolError
@@ -108,10 +108,14 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
   // has been handed to the client's queries already (a 500 for the request) and the pool discards
   // the client on release, so the event only needs a listener; idle errors still reach onPoolError.
   const prepared = options.preparedStatements === false ? undefined : new PreparedStatements();
+  const watchdog = new QueryWatchdog(queryTimeoutMs);
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    // Innermost, so that every query is watched, a prepared statement's retry included.
+    watchdog.attach(client);
     prepared?.attach(client);
   });
+  pool.on('remove', (client) => watchdog.detach(client));
   return { dialect: new PostgresDialect({ pool }), query: poolQuery(pool) };
 }
 
