@@ -13,7 +13,7 @@ import { layout, layoutSettings, tseslint } from '@monitoring-api/lint';
 const NODE_GLOBALS = ['process', 'Buffer', 'require', 'module', '__dirname', '__filename', 'global', 'setImmediate'];
 
 export default defineConfig(
-  { ignores: ['dist/', '.bench/', 'data/', '**/node_modules/'] },
+  { ignores: ['dist/', '.bench/', '.test-build/', 'data/', '**/node_modules/'] },
   {
     files: ['**/*.ts', '**/*.js', '**/*.mjs'],
     extends: [js.configs.recommended, tseslint.configs.recommended],

@@ -7,13 +7,12 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KeyAdmin } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { CLI_ARGS } from '../support/built-cli.ts';
+import { CLI_ARGS, ROOT } from '../support/built-cli.ts';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { ROOT };
 export const EXAMPLES = ['node', 'express', 'bun', 'deno'] as const;
 export type ExampleName = (typeof EXAMPLES)[number];
 

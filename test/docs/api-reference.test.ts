@@ -5,10 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { createOpenApiDocument, renderReference } from '../../core/openapi/index.ts';
+import { ROOT } from '../support/root.ts';
 
-const COMMITTED = new URL('../../docs/api-reference.md', import.meta.url);
+const COMMITTED = join(ROOT, 'docs', 'api-reference.md');
 
 test('docs/api-reference.md is what `monitoring-api openapi --markdown` prints (run `npm run openapi` after a change)', async () => {
   assert.equal(await readFile(COMMITTED, 'utf8'), renderReference(createOpenApiDocument()));

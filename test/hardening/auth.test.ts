@@ -13,9 +13,9 @@ import { inspect } from 'node:util';
 import {
   createMonitoringApi, ManualClock, MemoryStore, type CreatedApiKey, type MonitoringApi, type MonitoringApiOptions, type Store,
 } from '../../core/index.ts';
+import { ROOT } from '../support/root.ts';
 import { callRaw, checkAnswer } from './support.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 async function setup(options: Partial<MonitoringApiOptions> & { store?: Store } = {}): Promise<{ api: MonitoringApi; key: CreatedApiKey; store: Store }> {

@@ -7,10 +7,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
+import { ROOT } from '../support/root.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const eslint = new ESLint({ cwd: ROOT });
 
 /** The rule ids and messages ESLint reports for `code` as the file at `path` (from the root). */

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ROUTES } from '../../core/index.ts';
@@ -14,9 +15,10 @@ import { parseBlacklistMonitorInput } from '../../core/validation/blacklist-moni
 import { parseDeviceInput } from '../../core/validation/device-input.ts';
 import { ApiError } from '../../core/http/api-error.ts';
 import { runOpenApiCommand } from '../../cli/openapi-command.ts';
+import { ROOT } from '../support/root.ts';
 import { createConformance } from './conformance.ts';
 
-const COMMITTED = new URL('../../openapi.json', import.meta.url);
+const COMMITTED = join(ROOT, 'openapi.json');
 
 function references(node: unknown, found: string[] = []): string[] {
   if (Array.isArray(node)) for (const item of node) references(item, found);

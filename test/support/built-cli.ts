@@ -7,9 +7,10 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { ROOT } from './root.ts';
+
+export { ROOT };
 
 /** What tsconfig.build.json compiles, and the configuration it compiles with. */
 const SOURCE_FOLDERS = ['core', 'engine', 'adapters', 'stores', 'cli', 'client'];

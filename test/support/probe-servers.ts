@@ -3,9 +3,10 @@ import { createServer as createHttpServer, type RequestListener } from 'node:htt
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { ROOT } from './root.ts';
 
-const FIXTURES = fileURLToPath(new URL('../probes/fixtures/', import.meta.url));
+const FIXTURES = `${join(ROOT, 'test', 'probes', 'fixtures')}/`;
 
 export type FixtureCertificate = 'valid' | 'expired' | 'wrong-name' | 'self-signed';
 
