@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { KeyAdmin } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { CLI_ARGS, ROOT } from '../support/built-cli.ts';
+import { nodeArgs } from '../support/node-args.ts';
 
 export { ROOT };
 export const EXAMPLES = ['node', 'express', 'bun', 'deno'] as const;
@@ -107,9 +108,9 @@ export function startExample(name: ExampleName, databaseUrl: string, env: Record
   return startServer(name, exampleCommand(name), databaseUrl, env);
 }
 
-/** A server under test/fixtures/, run by this Node through tsx. */
+/** A server under test/fixtures/, run by this Node (compiled, or through tsx: node-args.ts). */
 export function startFixture(file: string, databaseUrl: string, env: Record<string, string> = {}): Promise<RunningExample> {
-  return startServer(file, [process.execPath, ['--import', 'tsx', join('test', 'fixtures', file)]], databaseUrl, env);
+  return startServer(file, [process.execPath, nodeArgs(join('test', 'fixtures', file))], databaseUrl, env);
 }
 
 /** Starts `command` with PORT=0 and waits for its "listening on <base URL>" line. */

@@ -18,7 +18,7 @@ import { before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createMonitoringApi, generateToken, type CreatedApiKey, type MonitoringApi } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore, type KyselyStore } from '../../stores/kysely/index.ts';
-import { ROOT } from '../support/root.ts';
+import { nodeArgs } from '../support/node-args.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { assertServerError, callRaw, checkAnswer, postgresOrSkip, viaPort, type RawResponse } from './support.ts';
 
@@ -241,7 +241,7 @@ describe('PostgreSQL faults through a proxy', { concurrency: true }, () => {
     await migrateToLatest(db);
     await direct.close();
     const proxy = await startFaultProxy(PG_PORT(database.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'hardening', 'fixtures', 'pool-error-child.ts')], {
+    const child = spawn(process.execPath, nodeArgs(join('test', 'hardening', 'fixtures', 'pool-error-child.ts')), {
       env: { ...process.env, DATABASE_URL: viaPort(database.url, proxy.port) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

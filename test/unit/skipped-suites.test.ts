@@ -7,11 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ROOT } from '../support/built-cli.ts';
+import { nodeArgs } from '../support/node-args.ts';
 
 function runTests(file: string, env: Record<string, string>): { status: number | null; output: string } {
   // The child is a runner of its own, not a file of this run (which NODE_TEST_CONTEXT would say).
   const { NODE_TEST_CONTEXT: _parent, ...inherited } = process.env;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', file], {
+  const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...nodeArgs(file)], {
     cwd: ROOT, encoding: 'utf8', env: { ...inherited, ...env },
   });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
