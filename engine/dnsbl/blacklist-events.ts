@@ -5,9 +5,9 @@ import type { BlacklistMonitor, EventType, NewMonitoringEvent, Timestamp } from 
  * `blacklist.listed` when a zone lists the target that did not before, `blacklist.delisted` when
  * no zone lists it any more. An `error` check is shown, never announced.
  *
- * The comparison is of zones, not of statuses: a zone that failed keeps its last verdict in
- * `listed_on` (see check-blacklist.ts), so across an `error` check the last known listing is still
- * there. Listed, error, clean is then announced as a delisting, and clean, error, clean as nothing.
+ * The comparison is of zones, not of statuses: an `error` check keeps the last known `listed_on`
+ * (see check-blacklist.ts), so across it the listing is still there. Listed, error, clean is then
+ * announced as a delisting, and clean, error, clean as nothing.
  */
 export function blacklistEventType(before: BlacklistMonitor, after: Pick<BlacklistMonitor, 'last_status' | 'listed_on'>): EventType | null {
   if (after.last_status === 'error') return null;

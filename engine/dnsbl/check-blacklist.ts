@@ -57,30 +57,28 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
   for (let i = 0; i < Math.min(context.queriesPerCheck, zones.length); i++) askers.push(askNext());
   await Promise.all(askers);
 
-  // A zone that did not answer keeps the verdict it gave last time: one lost packet must neither
-  // delist a listed target nor, after an outage, hide that it was listed (docs/engine.md,
-  // "Blacklist monitors (DNSBL)").
-  // Most monitors are listed nowhere: no set to build for them.
-  const listedBefore = monitor.listed_on.length === 0 ? null : new Set(monitor.listed_on);
   const listedOn: string[] = [];
   const failedZones: string[] = [];
   for (const result of results) {
-    if (result.listed || (!result.ok && listedBefore !== null && listedBefore.has(result.zone))) listedOn.push(result.zone);
+    if (result.listed) listedOn.push(result.zone);
     if (!result.ok) failedZones.push(result.zone);
   }
   listedOn.sort();
   failedZones.sort();
   // Error when no zone answered (no zone at all included: a target with nothing to ask has not
-  // been checked); else listed when any zone lists it, clean when none does.
+  // been checked); else listed when any zone listed it, clean when none did. A zone that failed
+  // lists nothing at this check. An error check keeps the listing last known, so that a delisting
+  // across an outage is still announced (docs/engine.md, "Blacklist monitors (DNSBL)").
   const status: BlacklistStatus = failedZones.length === zones.length ? 'error' : listedOn.length > 0 ? 'listed' : 'clean';
 
   const checkedMs = context.clock.now();
   const checkedAt = toTimestamp(checkedMs);
-  const change: BlacklistCheckChange = { last_status: status, last_checked_at: checkedAt, listed_on: listedOn, failed_zones: failedZones };
+  const listed = status === 'error' ? monitor.listed_on : listedOn;
+  const change: BlacklistCheckChange = { last_status: status, last_checked_at: checkedAt, listed_on: listed, failed_zones: failedZones };
   return {
     checked_at: checkedAt,
     last_status: status,
-    listed_on: listedOn,
+    listed_on: listed,
     failed_zones: failedZones,
     results,
     next_check_at: new Date(nextCheckAt(checkedMs, monitor.check_interval_s, context.random)).toISOString(),

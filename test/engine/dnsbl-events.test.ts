@@ -60,11 +60,17 @@ it('listings and delistings are announced, errors and unchanged listings are not
     status: 'listed',
   }, 'the data is the record after the check, with the statuses before and after');
 
-  // A zone that does not answer keeps its last verdict: one lost packet delists nothing, and a
-  // delisting that spans an outage is still announced.
-  assert.deepEqual(await step('silent', 'nxdomain'), [], 'the listing zone timed out: still listed, nothing announced');
+  // A zone that does not answer lists nothing at this check (spec 4.1, docs/engine.md, "Blacklist
+  // monitors (DNSBL)"): with another zone answering, the check is clean, and the delisting is
+  // announced; `failed_zones` says which zone could not be asked.
+  assert.deepEqual(await step('silent', 'nxdomain'), ['blacklist.delisted(listed→clean: )'], 'the listing zone timed out, the other answered: clean');
   const [shown] = await store.listBlacklistMonitors(user.id, { afterId: 0, limit: 1 });
-  assert.deepEqual([shown?.last_status, shown?.listed_on, shown?.failed_zones], ['listed', ['zen.spamhaus.org'], ['zen.spamhaus.org']]);
+  assert.deepEqual([shown?.last_status, shown?.listed_on, shown?.failed_zones], ['clean', [], ['zen.spamhaus.org']]);
+  assert.deepEqual(await step(listed, 'nxdomain'), ['blacklist.listed(clean→listed: zen.spamhaus.org)'], 'listed again');
+  // When no zone answers the check is an error and the last known listing stays in `listed_on`,
+  // so a delisting that spans an outage is still announced.
   assert.deepEqual(await step('silent', 'servfail'), [], 'an outage: error, not announced');
+  const [during] = await store.listBlacklistMonitors(user.id, { afterId: 0, limit: 1 });
+  assert.deepEqual([during?.last_status, during?.listed_on, during?.failed_zones], ['error', ['zen.spamhaus.org'], ['bl.spamcop.net', 'zen.spamhaus.org']]);
   assert.deepEqual(await step('nxdomain', 'nxdomain'), ['blacklist.delisted(error→clean: )'], 'clean after the outage: the listing known before it ended');
 });
