@@ -98,7 +98,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
 
   const sweep = (nowMs: number): Promise<number> => {
     lastSweepMs = nowMs;
-    return pruneResults(o.store, nowMs, o.resultRetentionDays, o.retentionBatchSize).then(
+    return pruneResults(o.store, nowMs, o.resultRetentionDays, o.retentionBatchSize, () => stopping).then(
       (deleted) => {
         if (deleted > 0) logger.info?.(`deleted ${deleted} check results older than ${o.resultRetentionDays} days`, { deleted });
         return deleted;

@@ -125,6 +125,33 @@ describe('scheduling', () => {
     assert.equal(left!.length, 2, 'the 11-day-old result and the new one stay');
   });
 
+  it('a sweep deletes every result past the retention, however many batches that takes', async () => {
+    // More old results than any fixed number of batches per sweep would reach: a busy installation
+    // writes results faster than a capped sweep every ten minutes deletes them.
+    const { engine, store, user, ids, clock } = await setUp(30, { resultRetentionDays: 30, retentionBatchSize: 1 });
+    await engine.runOnce();
+    clock.advance(31 * 86_400_000);
+    const summary = await engine.runOnce();
+    assert.equal(summary.pruned, 30, 'all thirty results over 30 days old, one per batch');
+    const left = await store.listCheckResults(user.id, 'blacklist_monitor', ids[0]!, { limit: 10 });
+    assert.equal(left!.length, 1, 'only the new result stays');
+  });
+
+  it('stop() does not wait for a backlog of old results to be deleted', async () => {
+    const { engine, store } = await setUp(0, { retentionBatchSize: 10 });
+    // A backlog of a thousand full batches.
+    const BACKLOG = 1_000;
+    let batches = 0;
+    store.deleteCheckResultsBefore = async (_before, limit) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return ++batches <= BACKLOG ? limit : 0;
+    };
+    engine.start();
+    while (batches < 3) await new Promise((resolve) => setImmediate(resolve));
+    await engine.stop();
+    assert.ok(batches < 10, `stop() waited for ${batches} batches`);
+  });
+
   it('runOnce() resolves after the write under way, also one that began while a claim was still out', async () => {
     const { engine, store, user, ids } = await setUp(1, { batchSize: 1, writeDelayMs: 0 });
     const claim = store.claimDueBlacklistMonitors.bind(store);
