@@ -51,26 +51,20 @@ export async function deleteCheckResultsBefore(
 
 /**
  * Deletes a user's record and its results together (docs/engine.md, "Scheduling": deleting a
- * record deletes its schedule and results). PostgreSQL in one statement; SQLite, which has no
- * DELETE inside WITH, in one transaction. Events stay: they are about what happened.
+ * record deletes its schedule and results), in one transaction of two statements. Not one
+ * statement on PostgreSQL: a check being written holds the record's lock, the delete waits for it,
+ * and the result rows that write commits are not in the snapshot the waiting statement started
+ * with; the second statement, with a snapshot of its own, sees and deletes them. A check written
+ * after the record's delete finds no record and writes nothing. Events stay: they are about what
+ * happened.
  */
 export async function deleteWithResults(
   db: Kysely<Database>,
-  dialect: StoreDialect,
   kind: MonitoredKind,
   userId: number,
   id: number,
 ): Promise<boolean> {
   const table = sql.table(TABLE_OF[kind]);
-  if (dialect === 'postgres') {
-    const { rows } = await sql<{ id: unknown }>`
-      with gone as (delete from ${table} where id = ${id} and user_id = ${userId} returning id),
-      results as (
-        delete from check_results where resource_kind = ${sql.lit(kind)} and resource_id in (select id from gone)
-      )
-      select id from gone`.execute(db);
-    return rows.length > 0;
-  }
   return db.transaction().execute(async (trx) => {
     const result = await sql`delete from ${table} where id = ${id} and user_id = ${userId}`.execute(trx);
     if ((result.numAffectedRows ?? 0n) === 0n) return false;

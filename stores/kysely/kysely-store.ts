@@ -260,7 +260,7 @@ export class KyselyStore implements Store {
   }
 
   deleteDevice(userId: number, id: number): Promise<boolean> {
-    return this.#write((db) => deleteWithResults(db, this.#dialect, 'device', userId, id));
+    return this.#write((db) => deleteWithResults(db, 'device', userId, id));
   }
 
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
@@ -291,7 +291,7 @@ export class KyselyStore implements Store {
   }
 
   deleteBlacklistMonitor(userId: number, id: number): Promise<boolean> {
-    return this.#write((db) => deleteWithResults(db, this.#dialect, 'blacklist_monitor', userId, id));
+    return this.#write((db) => deleteWithResults(db, 'blacklist_monitor', userId, id));
   }
 
   listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined> {
