@@ -1,6 +1,6 @@
 /**
  * The typed client against the real standalone server (`monitoring-api serve` over SQLite, keys
- * from the real CLI): every method, typed errors, pagination past one page, and the 429 retry.
+ * from the CLI's own commands): every method, typed errors, pagination past one page, and the 429 retry.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
@@ -62,7 +62,7 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
     return { api: made, log };
   };
 
-  // Keys come from the real CLI, a process each (seconds apiece): made up front, side by side.
+  // Keys come from the CLI's commands (run in this process, see standalone-server.ts): made up front.
   // Tests that assert on whole lists get a user of their own; the others share the bootstrap user.
   let bootstrapUser: number;
   let reader: { token: string; userId: number };

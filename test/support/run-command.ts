@@ -8,8 +8,22 @@
  */
 import type { CliResult } from './cli.ts';
 
+/**
+ * The command lines of this process run one after another. As processes, two commands on one
+ * SQLite file wait for each other's lock; in one thread, better-sqlite3 waits for a lock by
+ * blocking the thread, so the command holding it could never finish and the waiter would fail
+ * with "database is locked".
+ */
+let queue: Promise<unknown> = Promise.resolve();
+
 /** Runs a command line to its end; `env` is all the environment the command sees. */
-export async function runCommand(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function runCommand(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const result = queue.then(() => runNow(args, env));
+  queue = result.catch(() => undefined);
+  return result;
+}
+
+async function runNow(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
   const { runCommandLine } = await import('../../cli/run.ts');
   const started = Date.now();
   let stdout = '';
