@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { isBuildFresh, ROOT } from '../test/support/built-cli.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
 import { measure, type LoadOptions, type Measured } from './load.ts';
-import { cli, cpuMicros, machineCpuMicros, pinToCpus, startServer, type RunningServer } from './processes.ts';
+import { cli, cpuMicros, machineCpuMicros, pinToCpus, runScript, startServer, type RunningServer } from './processes.ts';
 import { seedDevices } from './seed.ts';
 import { streamedList } from './streamed-list.ts';
 
@@ -253,7 +253,7 @@ async function benchCreate(): Promise<void> {
       expectStatus: 201,
     });
     const runRaw = async () => {
-      const raw = JSON.parse(await cli(['bench/pg-insert-loop.ts', pgDb.url, '10', '32', String(seconds), '1'], true)) as
+      const raw = JSON.parse(await runScript(['bench/pg-insert-loop.ts', pgDb.url, '10', '32', String(seconds), '1'])) as
         { perSecond: number; cpuMicrosPerInsert: number; machineMicrosPerInsert: number | null };
       rawRates.push(raw.perSecond);
       rawCpu.push(raw.cpuMicrosPerInsert);
