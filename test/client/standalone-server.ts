@@ -19,7 +19,7 @@ export interface StandaloneServer {
   bootstrapToken: string;
   database: string;
   /** A new key of a new user, made with `monitoring-api users create` and `keys create`. */
-  createKey(options?: { scopes?: string; userId?: number }): Promise<{ token: string; userId: number }>;
+  createKey(options?: { scopes?: string; userId?: number; rateLimit?: string }): Promise<{ token: string; userId: number }>;
   /** Everything the server printed so far. */
   output(): string;
   stop(): Promise<void>;
@@ -72,6 +72,7 @@ export async function startServer(extraArgs: string[] = []): Promise<StandaloneS
       const userId = options.userId ?? (await runCommandJson<{ user_id: number }>(['users', 'create', '--database', database])).user_id;
       const args = ['keys', 'create', '--database', database, '--user', String(userId)];
       if (options.scopes !== undefined) args.push('--scopes', options.scopes);
+      if (options.rateLimit !== undefined) args.push('--rate-limit', options.rateLimit);
       const key = await runCommandJson<{ token: string }>(args);
       return { token: key.token, userId };
     },
