@@ -52,12 +52,27 @@ export function startServer(command: string, args: string[], logDir: string, env
 let started = 0;
 
 /**
- * Runs the CLI (or, with `script`, a TypeScript file) to completion and returns its stdout. The
- * CLI is the compiled one, as for the servers (bench/run.ts builds it first when stale): through
- * tsx, each of the dozen admin commands of a run took a second of CPU to start.
+ * Runs an admin command of the CLI (users create, keys create) to completion and returns its
+ * stdout. The CLI is the compiled one, as for the servers (bench/run.ts builds it first when
+ * stale), run in this process before anything is measured: as a process of its own each of the
+ * dozen commands of a run took half a second of CPU to start, nearly all of it loading kysely.
  */
-export function cli(args: string[], script = false): Promise<string> {
-  const argv = script ? ['--import', 'tsx', ...args] : ['dist/cli/main.js', ...args];
+export async function cli(args: string[]): Promise<string> {
+  const { runCommandLine } = await import(new URL('../dist/cli/run.js', import.meta.url).href) as typeof import('../cli/run.ts');
+  let out = '';
+  let err = '';
+  const { code } = await runCommandLine(args, {
+    stdout: (text) => void (out += text),
+    stderr: (text) => void (err += text),
+    env: process.env,
+  });
+  if (code !== 0) throw new Error(`monitoring-api ${args.join(' ')}: exit ${code}: ${err}`);
+  return out;
+}
+
+/** Runs a TypeScript file through tsx to completion and returns its stdout. */
+export function runScript(args: string[]): Promise<string> {
+  const argv = ['--import', 'tsx', ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

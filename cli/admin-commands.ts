@@ -1,13 +1,16 @@
 import { KeyAdmin, KeyAdminError, type ApiKey, type Store } from '../core/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { cidrs, futureDate, list, positiveInt, rateLimit, readFlags, scopes, text } from './flags.ts';
+import type { CliIo } from './io.ts';
 import { UsageError } from './usage-error.ts';
 
-const out = (line: string) => process.stdout.write(`${line}\n`);
+const writeLine = (io: CliIo) => (line: string) => io.stdout(`${line}\n`);
 
 /** Runs an admin action on the migrated store named by --database, closing it afterwards. */
-async function withAdmin<T>(database: string | undefined, action: (admin: KeyAdmin, store: Store) => Promise<T>): Promise<T> {
-  const opened = await openMigrated(databaseUrl(database));
+async function withAdmin<T>(
+  io: CliIo, database: string | undefined, action: (admin: KeyAdmin, store: Store) => Promise<T>,
+): Promise<T> {
+  const opened = await openMigrated(databaseUrl(database, io.env));
   try {
     return await action(new KeyAdmin(opened.store), opened.store);
   } finally {
@@ -15,17 +18,18 @@ async function withAdmin<T>(database: string | undefined, action: (admin: KeyAdm
   }
 }
 
-export async function migrate(args: readonly string[]): Promise<void> {
+export async function migrate(args: readonly string[], io: CliIo): Promise<void> {
   const { flags } = readFlags(args, { database: { type: 'string' } }, 'migrate');
-  const opened = await openMigrated(databaseUrl(text(flags, 'database')));
+  const opened = await openMigrated(databaseUrl(text(flags, 'database'), io.env));
   await opened.store.close();
-  out(opened.applied.length === 0 ? 'schema is up to date' : `applied ${opened.applied.join(', ')}`);
+  writeLine(io)(opened.applied.length === 0 ? 'schema is up to date' : `applied ${opened.applied.join(', ')}`);
 }
 
-export async function createUser(args: readonly string[]): Promise<void> {
+export async function createUser(args: readonly string[], io: CliIo): Promise<void> {
+  const out = writeLine(io);
   const spec = { name: { type: 'string' }, json: { type: 'boolean' }, database: { type: 'string' } } as const;
   const { flags } = readFlags(args, spec, 'users create');
-  const user = await withAdmin(text(flags, 'database'), (admin) => admin.createUser({ name: text(flags, 'name') ?? null }));
+  const user = await withAdmin(io, text(flags, 'database'), (admin) => admin.createUser({ name: text(flags, 'name') ?? null }));
   out(flags.json ? JSON.stringify({ user_id: user.id }) : `created user ${user.id}`);
 }
 
@@ -35,7 +39,8 @@ function requiredUser(flags: Record<string, unknown>, command: string): number {
   return positiveInt(user, '--user');
 }
 
-export async function createKey(args: readonly string[]): Promise<void> {
+export async function createKey(args: readonly string[], io: CliIo): Promise<void> {
+  const out = writeLine(io);
   const { flags } = readFlags(args, {
     user: { type: 'string' }, scopes: { type: 'string' }, 'allow-ip': { type: 'string', multiple: true },
     name: { type: 'string' }, 'rate-limit': { type: 'string' }, expires: { type: 'string' },
@@ -51,7 +56,7 @@ export async function createKey(args: readonly string[]): Promise<void> {
     rateLimit: limit === undefined ? null : rateLimit(limit),
     expiresAt: expires === undefined ? null : futureDate(expires, Date.now()),
   };
-  const { key, token } = await withAdmin(text(flags, 'database'), (admin) => admin.createApiKey(input));
+  const { key, token } = await withAdmin(io, text(flags, 'database'), (admin) => admin.createApiKey(input));
   if (flags.json) {
     out(JSON.stringify({ key_id: key.id, user_id: key.user_id, token, scopes: key.scopes, allowed_ips: key.allowed_ips }));
   } else {
@@ -72,11 +77,12 @@ function describe(key: ApiKey, now: number): string {
   return `${key.id}\t${key.name ?? '-'}\t${key.scopes.join(',')}\t${state(key, now)}${limit}${ips}\tlast used ${key.last_used_at ?? 'never'}`;
 }
 
-export async function listKeys(args: readonly string[]): Promise<void> {
+export async function listKeys(args: readonly string[], io: CliIo): Promise<void> {
+  const out = writeLine(io);
   const spec = { user: { type: 'string' }, json: { type: 'boolean' }, database: { type: 'string' } } as const;
   const { flags } = readFlags(args, spec, 'keys list');
   const userId = requiredUser(flags, 'keys list');
-  const keys = await withAdmin(text(flags, 'database'), async (admin, store) => {
+  const keys = await withAdmin(io, text(flags, 'database'), async (admin, store) => {
     // An empty list would read as "this user has no keys" when there is no such user at all.
     if ((await store.getUser(userId)) === undefined) throw new KeyAdminError(`no user with id ${userId}`);
     return admin.listApiKeys(userId);
@@ -92,12 +98,13 @@ export async function listKeys(args: readonly string[]): Promise<void> {
 }
 
 /** Exit code 1 (not 2): the call was well-formed, the key just cannot be revoked. */
-export async function revokeKey(args: readonly string[]): Promise<void> {
+export async function revokeKey(args: readonly string[], io: CliIo): Promise<void> {
+  const out = writeLine(io);
   const spec = { json: { type: 'boolean' }, database: { type: 'string' } } as const;
   const { flags, positionals } = readFlags(args, spec, 'keys revoke', 1);
   if (positionals[0] === undefined) throw new UsageError('keys revoke needs the key id');
   const id = positiveInt(positionals[0], 'the key id');
-  const revoked = await withAdmin(text(flags, 'database'), async (admin, store) => {
+  const revoked = await withAdmin(io, text(flags, 'database'), async (admin, store) => {
     const done = await admin.revokeApiKey(id);
     const key = await store.getApiKey(id);
     if (done && key !== undefined) return key;

@@ -2,12 +2,13 @@ import {
   migrateToLatest, openKyselyStore, parseDatabaseUrl, type OpenedKyselyStore, type OpenKyselyStoreOptions,
 } from '../stores/kysely/index.ts';
 import { env } from './flags.ts';
+import type { CliIo } from './io.ts';
 import { UnreachableError, UsageError } from './usage-error.ts';
 
 export const DEFAULT_DATABASE = 'sqlite:./data/monitoring.db';
 
-export function databaseUrl(flag: string | undefined): string {
-  const url = flag ?? env('DATABASE_URL') ?? DEFAULT_DATABASE;
+export function databaseUrl(flag: string | undefined, variables: CliIo['env']): string {
+  const url = flag ?? env(variables, 'DATABASE_URL') ?? DEFAULT_DATABASE;
   try {
     parseDatabaseUrl(url);
   } catch (error) {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { normalizeCidr } from '../core/net/ip-matcher.ts';
 import { SCOPES, type RateLimitRule, type Scope } from '../core/index.ts';
+import type { CliIo } from './io.ts';
 import { UsageError } from './usage-error.ts';
 
 type FlagSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
@@ -59,8 +60,8 @@ export function list(flags: FlagValues, name: string): string[] {
 }
 
 /** An environment variable; set but empty counts as unset, as shells and compose files mean it. */
-export function env(name: string): string | undefined {
-  const value = process.env[name];
+export function env(variables: CliIo['env'], name: string): string | undefined {
+  const value = variables[name];
   return value === undefined || value === '' ? undefined : value;
 }
 

@@ -12,18 +12,9 @@ import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createOpenApiDocument, renderReference, serializeOpenApiDocument, type OpenApiOptions } from '../core/openapi/index.ts';
+import { processIo, type CommandIo } from './io.ts';
 
 export const OPENAPI_USAGE = 'usage: monitoring-api openapi [--base-path /v1] [--server-url https://host/v1] [--markdown] [--output FILE]';
-
-export interface CommandIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
-
-const defaultIo: CommandIo = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-};
 
 /**
  * Why a --server-url cannot be where clients send this API's requests, or undefined. The API is
@@ -41,7 +32,7 @@ function serverUrlProblem(text: string): string | undefined {
 }
 
 /** Runs the command; resolves to the process exit code (0, or 2 for bad flags as every command). */
-export async function runOpenApiCommand(args: readonly string[], io: CommandIo = defaultIo): Promise<number> {
+export async function runOpenApiCommand(args: readonly string[], io: CommandIo = processIo): Promise<number> {
   let values: { 'base-path'?: string; 'server-url'?: string; output?: string; markdown?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({

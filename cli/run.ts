@@ -1,9 +1,11 @@
 /**
  * The CLI's commands behind `monitoring-api` (main.ts): `run` dispatches one command line, and
- * `describeFailure` turns what it threw into the line and exit code the process reports. Apart
- * from the process wiring, so that tests can call the commands in process.
+ * `describeFailure` turns what it threw into the line and exit code the process reports;
+ * `runCommandLine` does both, writing where its CliIo says. Apart from the process wiring, so
+ * that tests can call the commands in process, with output and environment of their own.
  */
 import { readFileSync } from 'node:fs';
+import { processIo, type CliIo } from './io.ts';
 import { UnreachableError, UsageError } from './usage-error.ts';
 
 export const USAGE = `usage: monitoring-api <command> [flags]
@@ -59,15 +61,15 @@ function wantsHelp(args: readonly string[]): boolean {
 }
 
 /** Runs one command; resolves to the exit code, or -1 for `serve` and `worker` (they exit on a signal). */
-export async function run(argv: readonly string[]): Promise<number> {
+export async function run(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (command === undefined) throw new UsageError('no command given (see monitoring-api --help)');
   if (command === 'help' || command === '--help' || command === '-h' || (command !== 'openapi' && wantsHelp(argv))) {
-    process.stdout.write(USAGE);
+    io.stdout(USAGE);
     return 0;
   }
   if (command === '--version' || command === '-v') {
-    process.stdout.write(`${version()}\n`);
+    io.stdout(`${version()}\n`);
     return 0;
   }
   const args = sub === undefined ? rest : [sub, ...rest];
@@ -76,23 +78,23 @@ export async function run(argv: readonly string[]): Promise<number> {
   const admin = () => import('./admin-commands.ts');
   switch (command) {
     case 'serve':
-      await (await import('./serve.ts')).serve(args);
+      await (await import('./serve.ts')).serve(args, io);
       return -1;
     case 'worker':
-      await (await import('./worker.ts')).worker(args);
+      await (await import('./worker.ts')).worker(args, io);
       return -1;
     case 'migrate':
-      await (await admin()).migrate(args);
+      await (await admin()).migrate(args, io);
       return 0;
     case 'openapi':
-      return (await import('./openapi-command.ts')).runOpenApiCommand(args);
+      return (await import('./openapi-command.ts')).runOpenApiCommand(args, io);
     case 'users':
-      if (sub === 'create') return (await admin()).createUser(rest).then(() => 0);
+      if (sub === 'create') return (await admin()).createUser(rest, io).then(() => 0);
       throw new UsageError(`unknown users command: ${sub ?? '(none)'}; use users create`);
     case 'keys':
-      if (sub === 'create') return (await admin()).createKey(rest).then(() => 0);
-      if (sub === 'list') return (await admin()).listKeys(rest).then(() => 0);
-      if (sub === 'revoke') return (await admin()).revokeKey(rest).then(() => 0);
+      if (sub === 'create') return (await admin()).createKey(rest, io).then(() => 0);
+      if (sub === 'list') return (await admin()).listKeys(rest, io).then(() => 0);
+      if (sub === 'revoke') return (await admin()).revokeKey(rest, io).then(() => 0);
       throw new UsageError(`unknown keys command: ${sub ?? '(none)'}; use keys create, keys list or keys revoke`);
     default:
       throw new UsageError(`unknown command: ${command} (see monitoring-api --help)`);
@@ -107,4 +109,24 @@ export async function run(argv: readonly string[]): Promise<number> {
 export function describeFailure(error: unknown): { line: string; code: 1 | 2 } {
   const line = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
   return { line, code: error instanceof UsageError || error instanceof UnreachableError ? 2 : 1 };
+}
+
+/** What `monitoring-api ARGS` ends with: its exit code (-1 while serve or worker run on), and whether it failed. */
+export interface CommandLineOutcome {
+  code: number;
+  failed: boolean;
+}
+
+/**
+ * Runs one command line as `monitoring-api` does: what a failed command threw becomes one line
+ * on stderr, `monitoring-api: ` first, and its exit code (describeFailure).
+ */
+export async function runCommandLine(argv: readonly string[], io: CliIo = processIo): Promise<CommandLineOutcome> {
+  try {
+    return { code: await run(argv, io), failed: false };
+  } catch (error) {
+    const { line, code } = describeFailure(error);
+    io.stderr(`monitoring-api: ${line}\n`);
+    return { code, failed: true };
+  }
 }

@@ -7,6 +7,7 @@ import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, type En
 import { jsonEngineLogger } from './engine-log.ts';
 import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from './flags.ts';
 import { exitGracefullyOnSignals } from './graceful-shutdown.ts';
+import type { CliIo } from './io.ts';
 import { baseUrl, createApiServer, listen, SERVER_TIMEOUTS, type ServerTimeouts } from './http-server.ts';
 import { checkRateLimitStore, rateLimiterFromUrl } from './rate-limiter-from-url.ts';
 import { jsonLogger } from './request-log.ts';
@@ -81,11 +82,11 @@ function readServerTimeouts(flags: FlagValues): ServerTimeouts {
 }
 
 /** Flags win over the environment; every value is checked before anything is opened. */
-function readConfig(args: readonly string[]): ServeConfig {
+function readConfig(args: readonly string[], variables: CliIo['env']): ServeConfig {
   const { flags } = readFlags(args, SPEC, 'serve');
   const portFlag = text(flags, 'port');
   const failFlag = text(flags, 'rate-limit-fail');
-  const failMode = failFlag ?? env('RATE_LIMIT_FAIL') ?? 'open';
+  const failMode = failFlag ?? env(variables, 'RATE_LIMIT_FAIL') ?? 'open';
   if (failMode !== 'open' && failMode !== 'closed') {
     throw new UsageError(`${failFlag === undefined ? 'RATE_LIMIT_FAIL' : '--rate-limit-fail'} must be open or closed, not "${failMode}"`);
   }
@@ -103,13 +104,13 @@ function readConfig(args: readonly string[]): ServeConfig {
     ? POSTGRES_TIMEOUTS.queryTimeoutMs
     : positiveInt(queryTimeout, '--query-timeout', MAX_TIMEOUT_MS);
   return {
-    host: text(flags, 'host') ?? env('HOST') ?? '127.0.0.1',
-    port: portFlag !== undefined ? port(portFlag) : port(env('PORT') ?? '8080', 'PORT'),
-    database: databaseUrl(text(flags, 'database')),
+    host: text(flags, 'host') ?? env(variables, 'HOST') ?? '127.0.0.1',
+    port: portFlag !== undefined ? port(portFlag) : port(env(variables, 'PORT') ?? '8080', 'PORT'),
+    database: databaseUrl(text(flags, 'database'), variables),
     rateLimit: limit === undefined ? DEFAULTS.rateLimit : rateLimit(limit),
     rateLimitStore: storeFlag !== undefined
       ? checkRateLimitStore(storeFlag)
-      : checkRateLimitStore(env('RATE_LIMIT_STORE') ?? 'memory', 'RATE_LIMIT_STORE'),
+      : checkRateLimitStore(env(variables, 'RATE_LIMIT_STORE') ?? 'memory', 'RATE_LIMIT_STORE'),
     failOpen: failMode === 'open',
     trustProxy: cidrs(list(flags, 'trust-proxy'), '--trust-proxy'),
     bodyLimit: bodyLimit === undefined ? DEFAULTS.bodyLimit : positiveInt(bodyLimit, '--body-limit', MAX_BODY_LIMIT),
@@ -126,9 +127,9 @@ function readConfig(args: readonly string[]): ServeConfig {
   };
 }
 
-function printBootstrapBanner({ user, created }: Bootstrapped): void {
+function printBootstrapBanner({ user, created }: Bootstrapped, io: CliIo): void {
   const rule = '='.repeat(72);
-  process.stdout.write([
+  io.stdout([
     rule,
     `monitoring-api: new database: created user ${user.id} and a read+write API key (id ${created.key.id}).`,
     `monitoring-api: API key (shown once, keep it now): ${created.token}`,
@@ -138,11 +139,11 @@ function printBootstrapBanner({ user, created }: Bootstrapped): void {
 }
 
 /** `monitoring-api serve`: the API on node:http until SIGTERM or SIGINT. */
-export async function serve(args: readonly string[]): Promise<void> {
-  const config = readConfig(args);
+export async function serve(args: readonly string[], io: CliIo): Promise<void> {
+  const config = readConfig(args, io.env);
   const logger = jsonLogger();
   const opened = await openMigrated(config.database, { preparedStatements: config.preparedStatements, queryTimeoutMs: config.queryTimeoutMs });
-  if (opened.applied.length > 0) process.stdout.write(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
+  if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
   let rateLimiter: RateLimiter | undefined;
   let engine: MonitoringEngine | undefined;
   // Whatever was opened is closed again when starting fails, or Redis or the pool would keep
@@ -190,14 +191,14 @@ export async function serve(args: readonly string[]): Promise<void> {
       throw error;
     }
     // A key made is shown, even when a signal came meanwhile: it is never shown again.
-    if (bootstrapped !== undefined) printBootstrapBanner(bootstrapped);
-    if (!shutdown.stopping) process.stdout.write(`listening on ${baseUrl(address, api.basePath)}\n`);
+    if (bootstrapped !== undefined) printBootstrapBanner(bootstrapped, io);
+    if (!shutdown.stopping) io.stdout(`listening on ${baseUrl(address, api.basePath)}\n`);
     // With --worker, this process also checks what the API stores (docs/engine.md, "Shape and run modes").
     if (config.engine !== undefined && !shutdown.stopping) {
       const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...config.engine });
       engine = createMonitoringEngine(options);
       engine.start();
-      process.stdout.write(describeEngine(options));
+      io.stdout(describeEngine(options));
     }
   } catch (error) {
     await release().catch(() => undefined);

@@ -3,6 +3,7 @@ import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
 import { positiveInt, readFlags, text } from './flags.ts';
+import type { CliIo } from './io.ts';
 
 const SPEC = {
   database: { type: 'string' },
@@ -28,12 +29,12 @@ const MAX_STOP_DEADLINE_MS = 86_400_000;
  * Like every command it brings the schema up to date first: a worker started before the API on a
  * fresh database must not fail on a missing table.
  */
-export async function worker(args: readonly string[]): Promise<void> {
+export async function worker(args: readonly string[], io: CliIo): Promise<void> {
   const { flags } = readFlags(args, SPEC, 'worker');
   const stopTimeout = text(flags, 'stop-timeout');
   const stopDeadlineMs = stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
   const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
-  const database = databaseUrl(text(flags, 'database'));
+  const database = databaseUrl(text(flags, 'database'), io.env);
   const queryTimeout = text(flags, 'query-timeout');
   // As for serve: how long a PostgreSQL query may take before it is given up (12 s by default).
   const queryTimeoutMs = queryTimeout === undefined ? undefined : positiveInt(queryTimeout, '--query-timeout', 86_400_000);
@@ -41,7 +42,7 @@ export async function worker(args: readonly string[]): Promise<void> {
     preparedStatements: flags['no-prepared-statements'] !== true,
     ...(queryTimeoutMs === undefined ? {} : { queryTimeoutMs }),
   });
-  if (opened.applied.length > 0) process.stdout.write(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
+  if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
   const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...engineFlags });
   const engine = createMonitoringEngine(options);
@@ -52,7 +53,7 @@ export async function worker(args: readonly string[]): Promise<void> {
     await engine.stop();
     await opened.store.close();
   }, stopDeadlineMs);
-  process.stdout.write(describeEngine(options));
+  io.stdout(describeEngine(options));
 }
 
 /** The first signal stops gracefully and exits 0; a second one, or the deadline, exits 1 at once. */

@@ -2,16 +2,16 @@
  * Runs the examples in their real runtimes (Node, Bun, Deno) as child processes, exactly as
  * their `npm run example:<name>` scripts start them, over a SQLite file this process prepared.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { promisify } from 'node:util';
 import { KeyAdmin } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { CLI_ARGS, ROOT } from '../support/built-cli.ts';
+import { ROOT } from '../support/built-cli.ts';
 import { nodeArgs } from '../support/node-args.ts';
+import { runCommandJson } from '../support/run-command.ts';
 
 export { ROOT };
 export const EXAMPLES = ['node', 'express', 'bun', 'deno'] as const;
@@ -61,16 +61,13 @@ export async function createDatabase(): Promise<TestDatabase> {
   return { url, keys: await seedDatabase(url), remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** A SQLite file made the way an operator makes it: `users create`, then `keys create`, by the CLI. */
+/** A SQLite file made the way an operator makes it: `users create`, then `keys create`, by the CLI's commands (run in this process). */
 export async function createDatabaseWithCli(): Promise<{ url: string; token: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'monitoring-examples-cli-'));
   const url = `sqlite:${join(dir, 'monitoring.db')}`;
-  const cli = async (...args: string[]): Promise<unknown> => {
-    const { stdout } = await promisify(execFile)(process.execPath, [...CLI_ARGS, ...args, '--json', '--database', url], { cwd: ROOT });
-    return JSON.parse(stdout);
-  };
-  const { user_id: userId } = (await cli('users', 'create', '--name', 'examples')) as { user_id: number };
-  const { token } = (await cli('keys', 'create', '--user', String(userId), '--scopes', 'read,write')) as { token: string };
+  const cli = <T>(...args: string[]): Promise<T> => runCommandJson<T>([...args, '--database', url]);
+  const { user_id: userId } = await cli<{ user_id: number }>('users', 'create', '--name', 'examples');
+  const { token } = await cli<{ token: string }>('keys', 'create', '--user', String(userId), '--scopes', 'read,write');
   return { url, token, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The CLI on a fresh PostgreSQL database of its own: migrate, the first-start key, the admin
- * commands, and the first-key lock between instances. Skipped with the reason when PostgreSQL
- * cannot be reached, except under CI=true, where that fails.
+ * commands, and the first-key lock between instances. `serve` runs as a process (startServe);
+ * the one-shot commands run in this process through the CLI's command code (runCommand).
+ * Skipped with the reason when PostgreSQL cannot be reached, except under CI=true, where that fails.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -9,7 +10,8 @@ import pgDriver from 'pg';
 import { after, before, it } from 'node:test';
 import { bootstrapFirstKey } from '../../cli/bootstrap.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { bootstrapToken, CLI_ARGS, getMe, ROOT, runCli, runCliJson, startServe, stopServe } from '../support/cli.ts';
+import { bootstrapToken, CLI_ARGS, getMe, ROOT, startServe, stopServe } from '../support/cli.ts';
+import { runCommand, runCommandJson } from '../support/run-command.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
 
@@ -26,10 +28,10 @@ suiteOrSkip('the CLI on PostgreSQL', skip, { concurrency: 1 }, () => {
   });
 
   it('migrate applies the schema once', async () => {
-    const first = await runCli(['migrate', '--database', url]);
+    const first = await runCommand(['migrate', '--database', url]);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /^applied \S+/);
-    assert.equal((await runCli(['migrate', '--database', url])).stdout, 'schema is up to date\n');
+    assert.equal((await runCommand(['migrate', '--database', url])).stdout, 'schema is up to date\n');
   });
 
   it('serve prints a first key on the empty database, once; --no-prepared-statements serves alike', async () => {
@@ -53,22 +55,22 @@ suiteOrSkip('the CLI on PostgreSQL', skip, { concurrency: 1 }, () => {
   });
 
   it('users create, keys create, list and revoke', async () => {
-    const { user_id } = await runCliJson<{ user_id: number }>(['users', 'create', '--name', 'pg', '--database', url]);
+    const { user_id } = await runCommandJson<{ user_id: number }>(['users', 'create', '--name', 'pg', '--database', url]);
     assert.equal(user_id, 2, 'the first-start user is 1');
-    const key = await runCliJson<{ key_id: number; token: string; scopes: string[]; allowed_ips: string[] }>(['keys', 'create',
+    const key = await runCommandJson<{ key_id: number; token: string; scopes: string[]; allowed_ips: string[] }>(['keys', 'create',
       '--user', String(user_id), '--scopes', 'write', '--allow-ip', '::ffff:10.0.0.0/104', '--rate-limit', '7/30', '--database', url]);
     assert.deepEqual(key.scopes, ['write']);
     assert.deepEqual(key.allowed_ips, ['10.0.0.0/8']);
 
-    const listed = await runCli(['keys', 'list', '--user', String(user_id), '--json', '--database', url]);
+    const listed = await runCommand(['keys', 'list', '--user', String(user_id), '--json', '--database', url]);
     assert.doesNotMatch(listed.stdout, /mapi_|hash/);
     const { keys } = JSON.parse(listed.stdout);
     assert.equal(keys.length, 1);
     assert.equal(keys[0].id, key.key_id);
     assert.deepEqual(keys[0].rate_limit, { limit: 7, window_seconds: 30 });
 
-    assert.equal((await runCli(['keys', 'revoke', String(key.key_id), '--database', url])).code, 0);
-    const again = await runCli(['keys', 'revoke', String(key.key_id), '--database', url]);
+    assert.equal((await runCommand(['keys', 'revoke', String(key.key_id), '--database', url])).code, 0);
+    const again = await runCommand(['keys', 'revoke', String(key.key_id), '--database', url]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /^monitoring-api: key \d+ was revoked already/);
   });
@@ -96,7 +98,7 @@ suiteOrSkip('the CLI on PostgreSQL', skip, { concurrency: 1 }, () => {
     const holder = new pgDriver.Client({ connectionString: fresh.url });
     await holder.connect();
     try {
-      assert.equal((await runCli(['migrate', '--database', fresh.url])).code, 0);
+      assert.equal((await runCommand(['migrate', '--database', fresh.url])).code, 0);
       // Another instance is making the first key: this one waits on the same advisory lock.
       await holder.query('select pg_advisory_lock($1)', [0x6d617069]);
       const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', '--database', fresh.url], { cwd: ROOT });

@@ -1,6 +1,8 @@
 /**
  * `monitoring-api serve` as an operator runs it, on temporary SQLite files: the first-start key,
- * the listening line, the request log, the flags reaching the API, and graceful shutdown.
+ * the listening line, the request log, the flags reaching the API, and graceful shutdown. The
+ * server is a process (startServe); the admin commands beside it run in this process through the
+ * CLI's command code (runCommand), on the same database file.
  */
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
@@ -12,7 +14,8 @@ import { after, before, describe, it } from 'node:test';
 import { openKyselyStore } from '../../stores/kysely/index.ts';
 import { createApiServer, SERVER_TIMEOUTS } from '../../cli/http-server.ts';
 import { createTestApi } from '../../core/testing/index.ts';
-import { bootstrapToken, getMe, runCli, runCliJson, startServe, stopServe } from '../support/cli.ts';
+import { bootstrapToken, getMe, startServe, stopServe } from '../support/cli.ts';
+import { runCommand, runCommandJson } from '../support/run-command.ts';
 
 let dir: string;
 before(async () => {
@@ -78,14 +81,22 @@ describe('serve', { concurrency: 4 }, () => {
     assert.equal(await stopServe(second, 'SIGTERM'), 0);
   });
 
-  it('two instances started together on one empty database make one first key between them', async () => {
+  // One pair of servers for both claims: a process start saved.
+  it('two instances started together on one empty database make one first key between them; '
+    + 'a key revoked with the CLI before its first use is refused as invalid_api_key', async () => {
     const database = db('twins');
     const servers = await Promise.all([startServe(['--database', database]), startServe(['--database', database])]);
     const tokens = servers.map(bootstrapToken).filter((token) => token !== undefined);
     assert.equal(tokens.length, 1);
-    const users = await runCli(['keys', 'list', '--user', '2', '--database', database]);
+    const users = await runCommand(['keys', 'list', '--user', '2', '--database', database]);
     assert.equal(users.code, 1, 'there is no second user');
     for (const server of servers) assert.equal((await getMe(server.url, tokens[0]!)).status, 200);
+
+    const key = await runCommandJson<{ key_id: number; token: string }>(['keys', 'create', '--user', '1', '--database', database]);
+    assert.equal((await runCommand(['keys', 'revoke', String(key.key_id), '--database', database])).code, 0);
+    const answer = await getMe(servers[1]!.url, key.token);
+    assert.equal(answer.status, 401);
+    assert.equal((await answer.json()).error.code, 'invalid_api_key');
     assert.deepEqual(await Promise.all(servers.map((server) => stopServe(server))), [0, 0]);
   });
 
@@ -94,7 +105,7 @@ describe('serve', { concurrency: 4 }, () => {
     const server = await startServe(['--database', database, '--trust-proxy', '127.0.0.0/8', '--rate-limit', '5/60',
       '--body-limit', '200', '--allow-private-targets']);
     const admin = bootstrapToken(server)!;
-    const key = await runCliJson<{ token: string }>(['keys', 'create', '--user', '1', '--scopes', 'read',
+    const key = await runCommandJson<{ token: string }>(['keys', 'create', '--user', '1', '--scopes', 'read',
       '--allow-ip', '203.0.113.7', '--rate-limit', '2/60', '--name', 'reader', '--expires', '2099-12-31', '--database', database]);
     const viaProxy = { 'x-forwarded-for': '203.0.113.7' };
 
@@ -117,17 +128,6 @@ describe('serve', { concurrency: 4 }, () => {
     assert.equal(privateTarget.headers.get('ratelimit-policy'), '"key";q=5;w=60', '--rate-limit');
     const large = await create({ target_type: 'domain', target_value: 'example.com', location: 'x'.repeat(200) });
     assert.equal((await large.json()).error.code, 'payload_too_large', '--body-limit');
-    assert.equal(await stopServe(server), 0);
-  });
-
-  it('a key revoked with the CLI before its first use is refused as invalid_api_key', async () => {
-    const database = db('revoked');
-    const server = await startServe(['--database', database]);
-    const key = await runCliJson<{ key_id: number; token: string }>(['keys', 'create', '--user', '1', '--database', database]);
-    assert.equal((await runCli(['keys', 'revoke', String(key.key_id), '--database', database])).code, 0);
-    const answer = await getMe(server.url, key.token);
-    assert.equal(answer.status, 401);
-    assert.equal((await answer.json()).error.code, 'invalid_api_key');
     assert.equal(await stopServe(server), 0);
   });
 

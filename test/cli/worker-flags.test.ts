@@ -8,7 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli, runInProcess } from '../support/cli.ts';
+import { runCli } from '../support/cli.ts';
+import { runCommand } from '../support/run-command.ts';
 
 let dir: string;
 before(async () => (dir = await mkdtemp(join(tmpdir(), 'monitoring-worker-flags-'))));
@@ -54,15 +55,19 @@ const BAD_CALLS: [string, string[], RegExp][] = [
   ['a bad zone on serve --worker', ['serve', '--worker', '--dnsbl-domain-zone', '-x.org'], /--dnsbl-domain-zone/],
 ];
 
-/** Through the real binary: worker and serve --worker once each; the others run in process (runInProcess). */
-const THROUGH_THE_BINARY = new Set(['an unknown flag', 'a concurrency of 0', 'engine flags on serve without --worker', 'a bad engine flag on serve --worker']);
+/**
+ * Through the real binary: one bad engine flag each for worker and serve --worker, which exit 2
+ * with the one line as processes; the others run in process through the same command code
+ * (runCommand).
+ */
+const THROUGH_THE_BINARY = new Set(['a concurrency of 0', 'a bad engine flag on serve --worker']);
 
 describe('bad engine flags: one line on stderr, exit 2, no database touched', { concurrency: 4 }, () => {
   for (const [what, args, pattern] of BAD_CALLS) {
     it(what, async () => {
       const database = join(dir, `${what.replaceAll(' ', '-')}.db`);
       const argv = [...args, '--database', `sqlite:${database}`];
-      const result = THROUGH_THE_BINARY.has(what) ? await runCli(argv) : { ...(await runInProcess(argv)), stdout: '' };
+      const result = await (THROUGH_THE_BINARY.has(what) ? runCli(argv) : runCommand(argv));
       assert.equal(result.code, 2, `exit code: ${result.stdout}${result.stderr}`);
       assert.equal(result.stdout, '');
       assert.equal(result.stderr.split('\n').length, 2, `one line: ${JSON.stringify(result.stderr)}`);
@@ -74,7 +79,7 @@ describe('bad engine flags: one line on stderr, exit 2, no database touched', { 
 });
 
 it('--help shows the worker command and the engine flags', async () => {
-  const result = await runCli(['worker', '--help']);
+  const result = await runCommand(['worker', '--help']);
   assert.equal(result.code, 0);
   assert.match(result.stdout, /^ {2}worker \[--database URL\]/m);
   assert.match(result.stdout, /--dnsbl-zone ZONE/);

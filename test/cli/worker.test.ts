@@ -3,18 +3,17 @@
  * operator runs them, on SQLite, with DNSBL zones served by a fake DNS server on 127.0.0.1.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createSocket } from 'node:dgram';
 import { createMonitoringApi } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { bootstrapToken, CLI_ARGS, ROOT, startServe, stopServe } from '../support/cli.ts';
+import { bootstrapToken, startServe, stopServe } from '../support/cli.ts';
 import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
+import { startWorker, type WorkerProcess } from '../support/worker-process.ts';
 
 let dir: string;
 let dns: FakeDnsServer;
@@ -30,27 +29,11 @@ after(async () => {
 /** The engine flags of every run here: the fake DNS server, one zone, nothing else asked. */
 const ENGINE = () => ['--dns-server', dns.address, '--dnsbl-zone', 'zen.spamhaus.org', '--dnsbl-domain-zone', 'dbl.spamhaus.org'];
 
-/** Starts `monitoring-api worker ARGS` and resolves once it says it is checking. */
-async function startWorker(args: string[]) {
-  const child = spawn(process.execPath, [...CLI_ARGS, 'worker', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '' } });
-  const lines: string[] = [];
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-  createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  after(() => void child.kill('SIGKILL'));
-  for (let i = 0; !lines.some((l) => /^monitoring-api: worker \S+ checking/.test(l)); i++) {
-    if (child.exitCode !== null || i > 300) throw new Error(`the worker did not start: ${stderr}`);
-    await delay(50);
-  }
-  return { child, lines, exited, stderr: () => stderr };
-}
-
-async function createMonitor(url: string, token: string): Promise<number> {
+async function createMonitor(url: string, token: string, ip = '93.184.215.14'): Promise<number> {
   const response = await fetch(`${url}/blacklist-monitors/create`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ target_type: 'ip', target_value: '93.184.215.14', is_enabled: true }),
+    body: JSON.stringify({ target_type: 'ip', target_value: ip, is_enabled: true }),
   });
   assert.equal(response.status, 201, await response.clone().text());
   return ((await response.json()) as { data: { id: number } }).data.id;
@@ -68,26 +51,44 @@ async function statusOf(url: string, token: string, id: number): Promise<{ last_
   assert.fail('the monitor was not checked within 10 s');
 }
 
-describe('monitoring-api worker', () => {
-  it('starts on a fresh database, says what it runs with, and exits 0 on SIGTERM', async () => {
-    const worker = await startWorker(['--database', `sqlite:${join(dir, 'alone.db')}`, '--worker-id', 'w-test', '--poll-interval', '250', ...ENGINE()]);
-    assert.ok(worker.lines.some((l) => l === `monitoring-api: worker w-test checking devices and blacklist monitors (concurrency 100, polling every 250 ms when idle, DNS ${dns.address})`), worker.lines.join('\n'));
-    assert.ok(worker.lines.some((l) => /^monitoring-api: migrated the database/.test(l)), 'it migrated the fresh database');
-    worker.child.kill('SIGTERM');
-    assert.equal(await worker.exited, 0, worker.stderr());
+// One worker and one server for these four, in order: three process starts saved. The worker
+// comes first, so that it is the one to migrate the fresh database; the server then serves on it,
+// and once the worker has stopped, shows that it checks nothing itself.
+describe('monitoring-api worker, then serve beside it', () => {
+  const database = () => `sqlite:${join(dir, 'shared.db')}`;
+  let worker: WorkerProcess;
+  let server: Awaited<ReturnType<typeof startServe>>;
+  let token: string;
+
+  it('starts on a fresh database and says what it runs with', async () => {
+    worker = await startWorker(['--database', database(), '--worker-id', 'w-test', '--poll-interval', '250', ...ENGINE()]);
+    assert.ok(worker.stdout.some((l) => l === `monitoring-api: worker w-test checking devices and blacklist monitors (concurrency 100, polling every 250 ms when idle, DNS ${dns.address})`), worker.stdout.join('\n'));
+    assert.ok(worker.stdout.some((l) => /^monitoring-api: migrated the database/.test(l)), 'it migrated the fresh database');
   });
 
   it('beside serve, checks what the API stores', async () => {
-    const database = `sqlite:${join(dir, 'shared.db')}`;
-    const server = await startServe(['--database', database]);
-    const token = bootstrapToken(server)!;
-    const worker = await startWorker(['--database', database, ...ENGINE()]);
+    server = await startServe(['--database', database()]);
+    token = bootstrapToken(server)!;
     const id = await createMonitor(server.url, token);
     const monitor = await statusOf(server.url, token, id);
     assert.equal(monitor.last_status, 'listed');
     assert.deepEqual(monitor.listed_on, ['zen.spamhaus.org']);
+  });
+
+  it('exits 0 on SIGTERM', async () => {
     worker.child.kill('SIGTERM');
-    assert.equal(await worker.exited, 0, worker.stderr());
+    assert.equal(await worker.exited, 0, worker.stderr.join('\n'));
+  });
+
+  it('serve without --worker checks nothing', async () => {
+    const asked = dns.queries.length;
+    const id = await createMonitor(server.url, token, '93.184.215.15');
+    await delay(1_200);
+    const response = await fetch(`${server.url}/blacklist-monitors`, { headers: { authorization: `Bearer ${token}` } });
+    const { data } = (await response.json()) as { data: { id: number; last_status: string | null }[] };
+    assert.equal(data.find((m) => m.id === id)?.last_status, null);
+    assert.equal(dns.queries.length, asked, 'no DNS query was sent');
+    assert.ok(!server.lines.some((l) => /worker .* checking/.test(l)));
     assert.equal(await stopServe(server), 0);
   });
 });
@@ -121,9 +122,9 @@ describe('monitoring-api worker --stop-timeout', () => {
     }
     const stopped = performance.now();
     worker.child.kill('SIGTERM');
-    assert.equal(await worker.exited, 1, worker.stderr());
+    assert.equal(await worker.exited, 1, worker.stderr.join('\n'));
     const ms = performance.now() - stopped;
-    assert.match(worker.stderr(), /^monitoring-api: checks still in flight after 0\.3 s, exiting$/m);
+    assert.match(worker.stderr.join('\n'), /^monitoring-api: checks still in flight after 0\.3 s, exiting$/m);
     // Its own deadline, not the 30 s default nor a DNS timeout that ended the check first.
     assert.ok(ms >= 250 && ms < 3_000, `exited ${Math.round(ms)} ms after SIGTERM`);
   });
@@ -137,20 +138,6 @@ describe('monitoring-api serve --worker', () => {
     const id = await createMonitor(server.url, token);
     const monitor = await statusOf(server.url, token, id);
     assert.equal(monitor.last_status, 'listed');
-    assert.equal(await stopServe(server), 0);
-  });
-
-  it('serve without --worker checks nothing', async () => {
-    const server = await startServe(['--database', `sqlite:${join(dir, 'api-only.db')}`]);
-    const token = bootstrapToken(server)!;
-    const asked = dns.queries.length;
-    const id = await createMonitor(server.url, token);
-    await delay(1_200);
-    const response = await fetch(`${server.url}/blacklist-monitors`, { headers: { authorization: `Bearer ${token}` } });
-    const { data } = (await response.json()) as { data: { id: number; last_status: string | null }[] };
-    assert.equal(data.find((m) => m.id === id)?.last_status, null);
-    assert.equal(dns.queries.length, asked, 'no DNS query was sent');
-    assert.ok(!server.lines.some((l) => /worker .* checking/.test(l)));
     assert.equal(await stopServe(server), 0);
   });
 });

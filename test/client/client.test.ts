@@ -1,6 +1,6 @@
 /**
  * The typed client against the real standalone server (`monitoring-api serve` over SQLite, keys
- * from the real CLI): every method, typed errors, pagination past one page, and the 429 retry.
+ * from the CLI's own commands): every method, typed errors, pagination past one page, and the 429 retry.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
@@ -52,8 +52,16 @@ const WEB: DeviceInput = {
   expect_status: 204, location: 'rack 4', is_enabled: true,
 };
 
+// One server for both groups below: a process start saved.
+let server: StandaloneServer;
+before(async () => {
+  server = await startServer();
+});
+after(async () => {
+  await server?.stop();
+});
+
 describe('client against the standalone server', { concurrency: 1 }, () => {
-  let server: StandaloneServer;
   const clients: { client: MonitoringClient; log: Sent[] }[] = [];
   const client = (token: string, extra: Partial<MonitoringClientOptions> = {}) => {
     const log: Sent[] = [];
@@ -62,7 +70,7 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
     return { api: made, log };
   };
 
-  // Keys come from the real CLI, a process each (seconds apiece): made up front, side by side.
+  // Keys come from the CLI's commands (run in this process, see standalone-server.ts): made up front.
   // Tests that assert on whole lists get a user of their own; the others share the bootstrap user.
   let bootstrapUser: number;
   let reader: { token: string; userId: number };
@@ -72,16 +80,12 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
   let pagesKey: string;
 
   before(async () => {
-    server = await startServer();
     bootstrapUser = (await createMonitoringClient({ baseUrl: server.baseUrl, token: server.bootstrapToken }).me()).user_id;
     const [readKey, records, pages] = await Promise.all([
       server.createKey({ userId: bootstrapUser, scopes: 'read' }), server.createKey(), server.createKey(),
     ]);
     reader = readKey;
     [recordsKey, pagesKey] = [records.token, pages.token];
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   test('me() with the bootstrap key and with a CLI-made key', async () => {
@@ -206,17 +210,11 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
 // The tests run side by side, each with keys of its own: a key's window opens with its first
 // request (fixed windows per key), so a new key starts with its whole quota and no test waits
 // for another's window to end.
-describe('client retry of 429 against a server limited to 3 requests a second', { concurrency: true }, () => {
-  let server: StandaloneServer;
-  before(async () => {
-    server = await startServer(['--rate-limit', '3/1']);
-  });
-  after(async () => {
-    await server?.stop();
-  });
-
+// The limit is the key's own (keys create --rate-limit), which the server enforces as it does its
+// default (serve --rate-limit, test/cli/serve.test.ts).
+describe('client retry of 429 with keys limited to 3 requests a second', { concurrency: true }, () => {
   /** A key of a new user, not used yet: its first request opens its first window. */
-  const freshKey = async (): Promise<string> => (await server.createKey()).token;
+  const freshKey = async (): Promise<string> => (await server.createKey({ rateLimit: '3/1' })).token;
 
   test('without opt-in a 429 is thrown at once, with retryAfterSeconds', async () => {
     const log: Sent[] = [];

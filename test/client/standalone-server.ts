@@ -1,15 +1,15 @@
 /**
  * The real standalone server for client tests: `monitoring-api serve` (see built-cli.ts) on a free
- * loopback port over a temporary SQLite file, and keys made with the real CLI. Nothing mocked.
+ * loopback port over a temporary SQLite file, and keys made with the CLI's own `users create` and
+ * `keys create`, run in this process (runCommand). Nothing mocked.
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { CLI_ARGS, ROOT } from '../support/built-cli.ts';
+import { runCommandJson } from '../support/run-command.ts';
 
-const run = promisify(execFile);
 export { ROOT };
 
 export interface StandaloneServer {
@@ -19,7 +19,7 @@ export interface StandaloneServer {
   bootstrapToken: string;
   database: string;
   /** A new key of a new user, made with `monitoring-api users create` and `keys create`. */
-  createKey(options?: { scopes?: string; userId?: number }): Promise<{ token: string; userId: number }>;
+  createKey(options?: { scopes?: string; userId?: number; rateLimit?: string }): Promise<{ token: string; userId: number }>;
   /** Everything the server printed so far. */
   output(): string;
   stop(): Promise<void>;
@@ -30,11 +30,6 @@ const running = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
-
-async function cli(args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [...CLI_ARGS, ...args], { cwd: ROOT, timeout: 30_000 });
-  return stdout;
-}
 
 export async function startServer(extraArgs: string[] = []): Promise<StandaloneServer> {
   const dir = await mkdtemp(join(tmpdir(), 'monitoring-api-client-'));
@@ -74,10 +69,11 @@ export async function startServer(extraArgs: string[] = []): Promise<StandaloneS
     database,
     output: () => output,
     async createKey(options = {}) {
-      const userId = options.userId ?? (JSON.parse(await cli(['users', 'create', '--database', database, '--json'])) as { user_id: number }).user_id;
-      const args = ['keys', 'create', '--database', database, '--user', String(userId), '--json'];
+      const userId = options.userId ?? (await runCommandJson<{ user_id: number }>(['users', 'create', '--database', database])).user_id;
+      const args = ['keys', 'create', '--database', database, '--user', String(userId)];
       if (options.scopes !== undefined) args.push('--scopes', options.scopes);
-      const key = JSON.parse(await cli(args)) as { token: string };
+      if (options.rateLimit !== undefined) args.push('--rate-limit', options.rateLimit);
+      const key = await runCommandJson<{ token: string }>(args);
       return { token: key.token, userId };
     },
     async stop() {

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { createMonitoringApi, MemoryStore, type MonitoringApi } from '../../core/index.ts';
 import { createRedisRateLimiter, type RedisRateLimiter } from '../../stores/redis/index.ts';
-import { runCli, startServe, type ServerProcess } from '../support/cli.ts';
+import { startServe, type ServerProcess } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
+import { runCommandJson } from '../support/run-command.ts';
 import { REDIS_URL, redisSkipReason, uniquePrefix } from '../support/redis.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
@@ -19,8 +20,8 @@ suiteOrSkip('one limit across two server processes (PostgreSQL + Redis)', redisS
     pg = await createTestDatabase();
     if (pg.skip !== undefined) return;
     const database = pg.url;
-    const user = JSON.parse((await runCli(['users', 'create', '--json', '--database', database])).stdout);
-    const key = JSON.parse((await runCli(['keys', 'create', '--user', String(user.user_id), '--rate-limit', '12/60', '--json', '--database', database])).stdout);
+    const user = await runCommandJson<{ user_id: number }>(['users', 'create', '--database', database]);
+    const key = await runCommandJson<{ token: string }>(['keys', 'create', '--user', String(user.user_id), '--rate-limit', '12/60', '--database', database]);
     token = key.token;
     // A Redis timeout far above the default 100 ms: on a loaded machine a decision that took
     // longer failed open, each process then counting alone (24 passed), which is the outage

@@ -129,19 +129,3 @@ export async function stopServe(server: ServerProcess, signal: NodeJS.Signals = 
 export function getMe(url: string, token: string): Promise<Response> {
   return fetch(`${url}/me`, { headers: { authorization: `Bearer ${token}` } });
 }
-
-/**
- * Runs a command line in this process through the CLI's own dispatcher (cli/run.ts), for calls
- * that fail before anything is opened: what the process would print on stderr, and its exit
- * code. Half a second of process start saved per call; each command keeps tests through the real
- * binary (runCli), which also check stdout and the process's exit.
- */
-export async function runInProcess(args: readonly string[]): Promise<{ code: number; stderr: string }> {
-  const { describeFailure, run } = await import('../../cli/run.ts');
-  try {
-    return { code: await run(args), stderr: '' };
-  } catch (error) {
-    const { line, code } = describeFailure(error);
-    return { code, stderr: `monitoring-api: ${line}\n` };
-  }
-}
