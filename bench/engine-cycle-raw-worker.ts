@@ -23,7 +23,6 @@ const CLAIM = `update blacklist_monitors
     select id from blacklist_monitors
     where next_check_at <= $4 and (lease_expires_at is null or lease_expires_at <= $4)
     order by next_check_at, id limit $5 for update skip locked)
-    and next_check_at <= $4 and (lease_expires_at is null or lease_expires_at <= $4)
   returning id, user_id`;
 
 const WRITE = `with input as (

@@ -162,9 +162,6 @@ export class KyselyWebhooks implements WebhookStore {
           and not exists (select 1 from webhook_deliveries p
             where p.webhook_id = d.webhook_id and p.status = 'pending' and p.event_id < d.event_id)
         order by d.next_attempt_at, d.id limit ${claim.limit} ${lock})
-        -- Again on the row itself, which PostgreSQL checks on its latest version: a delivery
-        -- another worker claimed or finished meanwhile is not claimed twice (see schedule.ts).
-        and status = 'pending' and next_attempt_at <= ${now} and (lease_expires_at is null or lease_expires_at <= ${now})
       returning id, event_id, webhook_id, attempts`.execute(this.db);
     if (claimed.rows.length === 0) return [];
     const hooks = new Map((await this.db.selectFrom('webhooks').select(['id', 'url', 'secret'])

@@ -25,9 +25,8 @@ export interface ClaimedRow<T extends CheckedTable> {
 /**
  * Leases up to `claim.limit` due, unleased records of a table, earliest due first
  * (docs/engine.md, "Scheduling"). One statement: on PostgreSQL `FOR UPDATE SKIP LOCKED` makes
- * concurrent claimers pass over each other's rows, and the conditions are checked once more on the
- * row the UPDATE is about to change, in its latest version, so a record another worker claimed or
- * wrote meanwhile is never claimed twice. On SQLite the
+ * concurrent claimers pass over each other's rows, and a row whose lease another claim committed
+ * meanwhile is read again and no longer qualifies, so no record is claimed twice. On SQLite the
  * statement runs under the database's one write lock. The claim leaves `next_check_at` alone, so
  * the row it returns still says when the check was due.
  */
@@ -52,10 +51,6 @@ export async function claimDue<T extends CheckedTable>(
       limit ${claim.limit}
       ${skipLocked}
     )
-    -- Again on the row itself: PostgreSQL checks these on the row's latest version before it
-    -- updates it, whatever the subquery answered. Without them, a record claimed and written by
-    -- another worker while this statement waited could be claimed a second time (seen under load).
-    and next_check_at <= ${now} and (lease_expires_at is null or lease_expires_at <= ${now})
     returning *`.execute(db);
   const claimed = rows.map((row) => {
     return { row, lease: { id: toId(row.id), ...lease }, due_at: toStamp(row.next_check_at) };
