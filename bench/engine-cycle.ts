@@ -101,8 +101,9 @@ export async function benchCycle(opened: OpenedKyselyStore, url: string, count: 
     const written = summaries.reduce((sum, s) => sum + s.written, 0);
     const workerCpu = summaries.reduce((sum, s) => sum + s.cpuMicros, 0);
     const { rows } = await sql<{ twice: string; results: string; unchecked: string }>`select
-      (select count(*) from (select resource_id from check_results group by resource_id having count(*) <> ${zones}) as t) as twice,
-      (select count(*) from check_results) as results,
+      (select count(*) from (select resource_id from check_results where resource_kind = 'blacklist_monitor'
+        group by resource_id having count(*) <> ${zones}) as t) as twice,
+      (select count(*) from check_results where resource_kind = 'blacklist_monitor') as results,
       (select count(*) from blacklist_monitors where last_checked_at is null) as unchecked`.execute(opened.db);
     const row = rows[0]!;
     if (Number(row.unchecked) > 0 || written !== count || Number(row.results) !== count * zones) {
