@@ -1,10 +1,10 @@
 /**
  * Issue 6, items 3 and 4 (process half) and 5 (logs): the standalone server as an operator runs
- * it (`monitoring-api serve`, spawned from the sources), attacked over raw sockets: oversized
- * headers and URLs, slow clients, endless and oversized bodies, idle keep-alive; SIGTERM with a
- * request in flight; SIGKILL during a burst of creates; two processes on one SQLite file; the
- * schema dropped under a running server; PostgreSQL cut off under a running server; and what the
- * server writes to its log.
+ * it (`monitoring-api serve` as a process, from `dist/` when it is fresh: test/support/built-cli.ts),
+ * attacked over raw sockets: oversized headers and URLs, slow clients, endless and oversized
+ * bodies, idle keep-alive; SIGTERM with a request in flight; SIGKILL during a burst of creates; two
+ * processes on one SQLite file; the schema dropped under a running server; PostgreSQL cut off under
+ * a running server; and what the server writes to its log.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
