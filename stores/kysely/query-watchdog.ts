@@ -8,10 +8,9 @@ const MIN_CHECK_MS = 25;
 const MAX_CHECK_MS = 1_000;
 
 /** What a connection given up on reports to the queries it was running. */
-export const QUERY_READ_TIMEOUT = 'Query read timeout';
+const QUERY_READ_TIMEOUT = 'Query read timeout';
 
 interface Watched {
-  client: PoolClient;
   /** When the connection last went from idle to busy (performance.now()), or 0 while idle. */
   busySince: number;
 }
@@ -23,9 +22,12 @@ interface Watched {
  * replaces the connection.
  *
  * One timer per pool, not one per query: pg's `query_timeout` arms a timer for each query whose
- * callback holds the whole request, which promoted every request in flight to the old generation
- * (docs/performance.md, "Where the time goes"). Here a query costs one comparison, and the
- * connection's `drain` event (pg emits it each time the connection's queue empties) marks it idle.
+ * callback holds the whole request, which profiles once blamed for promoting requests to the old
+ * generation; on the machine measured since, the two cost the same:
+ * docs/performance.md, "What stands between these figures and the targets". Unlike pg's, this one
+ * closes the connection, so no later query waits behind the lost answer. A query costs one
+ * comparison, and the connection's `drain` event (pg emits it each time the connection's queue
+ * empties) marks it idle.
  */
 export class QueryWatchdog {
   readonly #timeoutMs: number;
@@ -40,7 +42,7 @@ export class QueryWatchdog {
 
   /** Watches a new pool client; call from the pool's `connect` event. */
   attach(client: PoolClient): void {
-    const watched: Watched = { client, busySince: 0 };
+    const watched: Watched = { busySince: 0 };
     this.#watched.set(client, watched);
     const target = client as unknown as { query: Query };
     const query: Query = target.query.bind(client);
@@ -66,13 +68,13 @@ export class QueryWatchdog {
 
   #check(): void {
     const now = performance.now();
-    for (const watched of this.#watched.values()) {
+    for (const [client, watched] of this.#watched) {
       if (watched.busySince === 0 || now - watched.busySince < this.#timeoutMs) continue;
       watched.busySince = 0;
       // pg hands the stream's error to the active and queued queries, marks the client unusable
       // and the pool drops it on release; the store's `error` listener on the client catches the
       // event itself (open-database.ts).
-      watched.client.connection.stream.destroy(new Error(QUERY_READ_TIMEOUT));
+      client.connection.stream.destroy(new Error(QUERY_READ_TIMEOUT));
     }
   }
 }
