@@ -61,7 +61,7 @@ function wantsHelp(args: readonly string[]): boolean {
 }
 
 /** Runs one command; resolves to the exit code, or -1 for `serve` and `worker` (they exit on a signal). */
-export async function run(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (command === undefined) throw new UsageError('no command given (see monitoring-api --help)');
   if (command === 'help' || command === '--help' || command === '-h' || (command !== 'openapi' && wantsHelp(argv))) {
@@ -106,7 +106,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo): Promi
  * call or its surroundings are wrong (flags, database, Redis, address); 1 when a well-formed
  * request failed (no such user or key) or something broke.
  */
-export function describeFailure(error: unknown): { line: string; code: 1 | 2 } {
+function describeFailure(error: unknown): { line: string; code: 1 | 2 } {
   const line = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
   return { line, code: error instanceof UsageError || error instanceof UnreachableError ? 2 : 1 };
 }
