@@ -5,12 +5,16 @@
  * function names), a cost no installed copy pays (docs/performance.md, "How the figures are taken").
  * Typed by the sources, which dist/ is compiled from.
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type * as Engine from '../engine/index.ts';
 import type * as KyselyStore from '../stores/kysely/index.ts';
+import { ROOT } from '../test/support/root.ts';
 
-const load = async <T>(path: string): Promise<T> => (await import(new URL(path, import.meta.url).href)) as T;
-const engine = await load<typeof Engine>('../dist/engine/index.js');
-const store = await load<typeof KyselyStore>('../dist/stores/kysely/index.js');
+// From the repository's root: this file also runs compiled, from .test-build/bench/.
+const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(ROOT, path)).href)) as T;
+const engine = await load<typeof Engine>('dist/engine/index.js');
+const store = await load<typeof KyselyStore>('dist/stores/kysely/index.js');
 
 export const { createMonitoringEngine, createGuardedConnector, createWebhookDispatcher, ENGINE_DEFAULTS, webhookRequest } = engine;
 export const { migrateToLatest, openKyselyStore } = store;

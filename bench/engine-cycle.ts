@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import type { OpenedKyselyStore } from '../stores/kysely/index.ts';
+import { nodeArgs } from '../test/support/node-args.ts';
 import { cpuMicros } from './processes.ts';
 
 export interface CycleResult {
@@ -54,7 +55,7 @@ export type CycleSide = 'engine' | 'hand-written';
 const WORKER_SCRIPT: Record<CycleSide, string> = { engine: 'bench/engine-cycle-worker.ts', 'hand-written': 'bench/engine-cycle-raw-worker.ts' };
 
 function startWorker(side: CycleSide, url: string, id: string, zones: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_SCRIPT[side], url, id, String(zones)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs(WORKER_SCRIPT[side]), url, id, String(zones)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
   const waiters: (() => void)[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { nodeArgs } from '../test/support/node-args.ts';
 
 export interface EngineTargets {
   /** The fake DNS server, `127.0.0.1:PORT`. */
@@ -13,7 +14,7 @@ export interface EngineTargets {
 
 /** Starts bench/engine-targets.ts and resolves with the addresses it printed. */
 export function startEngineTargets(): Promise<EngineTargets> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/engine-targets.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, nodeArgs('bench/engine-targets.ts'), { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bench/engine-targets.ts exited with ${code}`)));
     createInterface({ input: child.stdout }).once('line', (line) => {

@@ -1,6 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { nodeArgs } from '../test/support/node-args.ts';
+import { ROOT } from '../test/support/root.ts';
 
 export interface RunningServer {
   /** The API's base URL, as the server printed it (`listening on <url>`). */
@@ -58,7 +61,7 @@ let started = 0;
  * dozen commands of a run took half a second of CPU to start, nearly all of it loading kysely.
  */
 export async function cli(args: string[]): Promise<string> {
-  const { runCommandLine } = await import(new URL('../dist/cli/run.js', import.meta.url).href) as typeof import('../cli/run.ts');
+  const { runCommandLine } = await import(pathToFileURL(join(ROOT, 'dist/cli/run.js')).href) as typeof import('../cli/run.ts');
   let out = '';
   let err = '';
   const { code } = await runCommandLine(args, {
@@ -70,9 +73,9 @@ export async function cli(args: string[]): Promise<string> {
   return out;
 }
 
-/** Runs a TypeScript file through tsx to completion and returns its stdout. */
-export function runScript(args: string[]): Promise<string> {
-  const argv = ['--import', 'tsx', ...args];
+/** Runs one of the bench's TypeScript files (`[path, ...args]`, see nodeArgs) to completion and returns its stdout. */
+export function runScript([path, ...args]: [string, ...string[]]): Promise<string> {
+  const argv = [...nodeArgs(path), ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

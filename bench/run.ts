@@ -3,13 +3,18 @@
  * bytes, and Hono, each loaded in turn from this process (a second process to the servers) with
  * autocannon. Figures are ratios to bare node:http measured in the same run, median of rounds.
  *
- *   node --import tsx bench/run.ts [--rounds N] [--seconds S] [--only me,list,create,stream,engine] [--smoke]
+ *   npm run bench -- [--rounds N] [--seconds S] [--only me,list,create,stream,engine] [--smoke]
  *
  * `engine` (not in the default list: it takes a few minutes) measures the monitoring engine
  * (bench/engine.ts, docs/performance.md, "The engine").
  *
  * `--smoke` runs every step for a fraction of a second, so the test suite can keep this script
  * from rotting without timing anything.
+ *
+ * It runs compiled, from .test-build/ (`npm run build:tests`), and so do the servers and scripts
+ * it starts (test/support/node-args.ts): under tsx's loader every process paid half a second of
+ * CPU to start, and each baseline server carried the wrappers tsx adds to every function, a cost
+ * the API's own server, run from dist/, does not pay.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -18,6 +23,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isBuildFresh, ROOT } from '../test/support/built-cli.ts';
+import { nodeArgs } from '../test/support/node-args.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
 import { measure, type LoadOptions, type Measured } from './load.ts';
 import { cli, cpuMicros, machineCpuMicros, pinToCpus, runScript, startServer, type RunningServer } from './processes.ts';
@@ -42,7 +48,6 @@ const seconds = smoke ? 0.1 : Number(flags.seconds);
  * score of them) kept both cores busy for a whole second.
  */
 const measureLoad = (options: LoadOptions) => measure(smoke ? { tickMs: 20, ...options } : options);
-const TSX = ['--import', 'tsx'];
 
 const work = await mkdtemp(join(tmpdir(), 'monitoring-bench-'));
 const started: RunningServer[] = [];
@@ -176,7 +181,7 @@ async function serveApi(database: string, extra: string[] = []): Promise<{ serve
 async function bare(response: { status: number; headers: Record<string, string>; body: string }, name: string): Promise<RunningServer> {
   const file = join(work, `${name}.json`);
   writeFileSync(file, JSON.stringify(response));
-  const server = await startServer(process.execPath, [...TSX, 'bench/servers/bare.ts'], work, { BENCH_RESPONSE: file });
+  const server = await startServer(process.execPath, nodeArgs('bench/servers/bare.ts'), work, { BENCH_RESPONSE: file });
   started.push(server);
   return server;
 }
@@ -198,7 +203,7 @@ const row = (name: string, result: Compared) => [Math.round(result.rate[name]!),
 /** 1. GET /v1/me with real key authentication. */
 async function benchMe(api: Api): Promise<void> {
   const meBare = await bare(await capture(`${api.server.url}/me`, api.token), 'me');
-  const hono = await startServer(process.execPath, [...TSX, 'bench/servers/hono.ts'], work);
+  const hono = await startServer(process.execPath, nodeArgs('bench/servers/hono.ts'), work);
   started.push(hono);
   const me = await pinned([meBare, hono, api.server], () => compare({
     bare: { url: `${meBare.url}/me`, pid: meBare.pid },
@@ -314,7 +319,7 @@ async function benchCreate(): Promise<void> {
  */
 async function benchHandCreate(api: Api, database: string, script: string, env: Record<string, string>): Promise<void> {
   const me = await (await fetch(`${api.server.url}/me`, { headers: authOf(api) })).json() as { data: { user_id: number } };
-  const hand = await startServer(process.execPath, [...TSX, script], work, { BENCH_USER: String(me.data.user_id), ...env });
+  const hand = await startServer(process.execPath, nodeArgs(script), work, { BENCH_USER: String(me.data.user_id), ...env });
   started.push(hand);
   let n = 0;
   const create = (url: string, prefix: string, headers: Record<string, string>): LoadOptions => ({

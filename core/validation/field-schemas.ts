@@ -4,10 +4,17 @@ import * as v from 'valibot';
 // eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-function codePoints(text: string): number {
+/**
+ * Whether `text` has at most `max` code points. A code point is one or two UTF-16 units, so the
+ * string's length settles most cases without walking it: walking every string, 150 kB ones
+ * included, was a sixth of the OpenAPI tests' CPU time.
+ */
+function atMostCodePoints(text: string, max: number): boolean {
+  if (text.length <= max) return true;
+  if (text.length > 2 * max) return false;
   let count = 0;
-  for (const _ of text) count++;
-  return count;
+  for (const _ of text) if (++count > max) return false;
+  return true;
 }
 
 /** A string of at most `max` characters, well-formed Unicode, with no control characters. */
@@ -15,7 +22,7 @@ export const text = (max: number) =>
   v.pipe(
     v.string('invalid_type'),
     v.check((s) => s.isWellFormed() && !CONTROL.test(s), 'invalid_value'),
-    v.check((s) => codePoints(s) <= max, 'too_long'),
+    v.check((s) => atMostCodePoints(s, max), 'too_long'),
   );
 
 /** A JSON integer in [min, max]. 443.0 is the number 443 once parsed, so it passes; 443.5 does not. */

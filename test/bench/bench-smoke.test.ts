@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { before, it } from 'node:test';
 import { ROOT } from '../support/cli.ts';
+import { nodeArgs } from '../support/node-args.ts';
 
 // Runs `npm run bench` in its smoke mode: every step once, briefly, so the script cannot rot.
 // Nothing here judges speed; the figures are only checked to be there.
 function runBench(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, [...nodeArgs('bench/run.ts'), '--smoke', ...args], { cwd: ROOT });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
