@@ -27,7 +27,16 @@ async function buildAndTest() {
   ]);
   const failed = built.find((code) => code !== 0);
   if (failed !== undefined) return failed;
-  return run(process.execPath, ['--test', `--test-concurrency=${CONCURRENCY}`, ...process.argv.slice(2), ...testEntries()]);
+  // One migrated PostgreSQL database for the suites to copy (test/support/postgres-template.ts).
+  const { createMigratedTemplate } = await import('../.test-build/test/support/postgres-template.js');
+  const { TEMPLATE_VARIABLE } = await import('../.test-build/test/support/postgres.js');
+  const template = await createMigratedTemplate();
+  if (template !== undefined) process.env[TEMPLATE_VARIABLE] = template.name;
+  try {
+    return await run(process.execPath, ['--test', `--test-concurrency=${CONCURRENCY}`, ...process.argv.slice(2), ...testEntries()]);
+  } finally {
+    await template?.drop();
+  }
 }
 
 const TEST_BUILD = '.test-build';

@@ -37,13 +37,22 @@ function quote(name: string): string {
 }
 
 /**
- * Creates an empty database of its own for one test file. Without a reachable server the
- * PostgreSQL tests are skipped with the reason, except on CI, where they must fail instead.
+ * The migrated database `npm test` makes once per run (test/support/postgres-template.ts) and
+ * names here for the test processes; unset when a file runs by hand.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export const TEMPLATE_VARIABLE = 'TEST_POSTGRES_TEMPLATE';
+
+/**
+ * Creates a database of its own for one test file: empty, or with `{ migrated: true }` a copy of
+ * the run's migrated template where there is one (the caller still runs the migrations, which
+ * then find nothing to do). Without a reachable server the PostgreSQL tests are skipped with the
+ * reason, except on CI, where they must fail instead.
+ */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const name = `monitoring_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const template = options.migrated === true ? process.env[TEMPLATE_VARIABLE] : undefined;
   try {
-    await withAdmin((client) => client.query(`create database ${quote(name)}`));
+    await withAdmin((client) => client.query(`create database ${quote(name)}${template === undefined ? '' : ` template ${quote(template)}`}`));
   } catch (error) {
     const message = `PostgreSQL not reachable at ${where()}: ${reasonOf(error)}`;
     if (process.env.CI === 'true') throw new Error(message, { cause: error });

@@ -71,7 +71,7 @@ const sqlite: StoreFactory = {
 };
 
 async function openPostgres(migrate: boolean): Promise<OpenedStore> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ migrated: migrate });
   if (database.skip !== undefined) throw new Error(database.skip);
   let closing = false;
   // pg's Pool.end() resolves before its sockets are gone, so dropping the database right after
