@@ -116,7 +116,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       quota = admitted.quota;
       let path = url.pathname.slice(basePath.length);
       if (path.endsWith('/')) path = path.slice(0, -1);
-      response = await route(path, { request, url, key, now, store, bodyLimit, allowPrivateTargets, listCache });
+      response = await route(path, { request, url, key, now, arrivedAt: started, store, bodyLimit, allowPrivateTargets, listCache });
     } catch (error) {
       const apiError = asApiError(error, id);
       code = apiError.code;

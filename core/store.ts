@@ -56,11 +56,14 @@ export interface Store extends MonitoringStore, WebhookStore {
    * Optional: a value that differs whenever any device, monitor or webhook may have changed since
    * it was last asked, writes by other processes included, cheap enough to ask on every list
    * request. When given, the API reuses a list answer as long as the value stays the same; a store
-   * that cannot tell leaves it out (or answers undefined) and every list is read afresh. An
-   * asynchronous answer must come from a read that started after the call, so it reflects every
-   * write whose answer had been sent by then.
+   * that cannot tell leaves it out (or answers undefined) and every list is read afresh.
+   *
+   * The answer must come from a read that started at or after `arrivedAt` (`performance.now()`
+   * when the request arrived), or after the call when it is not given: such a read reflects every
+   * write whose answer had been sent before the request was. So one read may serve every request
+   * that arrived before it began.
    */
-  changeMarker?(): string | undefined | Promise<string | undefined>;
+  changeMarker?(arrivedAt?: number): string | undefined | Promise<string | undefined>;
 
   /** Releases connections; calling it again is harmless. */
   close(): Promise<void>;

@@ -10,6 +10,8 @@ export interface Call {
   readonly key: ApiKey;
   /** The clock's reading when the request arrived, ms since the epoch. */
   readonly now: number;
+  /** `performance.now()` when the request arrived: what the store's change marker is read against. */
+  readonly arrivedAt: number;
   readonly store: Store;
   readonly bodyLimit: number;
   readonly allowPrivateTargets: boolean;

@@ -82,6 +82,9 @@ export class KyselyStore implements Store {
   readonly #dataVersion: (() => number) | undefined;
   /** Writes to listed records through this store; data_version only counts other connections'. */
   #writes = 0;
+  /** SQLite: the last data_version read, and when (performance.now()) it was read. */
+  #version = 0;
+  #versionReadAt = -Infinity;
   #closing: Promise<void> | undefined;
   readonly #insertDevice: InsertIfAbsent<'devices'>;
   readonly #insertMonitor: InsertIfAbsent<'blacklist_monitors'>;
@@ -103,9 +106,16 @@ export class KyselyStore implements Store {
     this.#changeCount = dialect === 'postgres' ? new FreshRead(() => this.#readChangeCount()) : undefined;
   }
 
-  changeMarker(): string | undefined | Promise<string | undefined> {
-    if (this.#changeCount !== undefined) return this.#changeCount.get();
-    return this.#dataVersion === undefined ? undefined : `${this.#dataVersion()}:${this.#writes}`;
+  changeMarker(arrivedAt?: number): string | undefined | Promise<string | undefined> {
+    if (this.#changeCount !== undefined) return this.#changeCount.get(arrivedAt);
+    if (this.#dataVersion === undefined) return undefined;
+    // data_version asks SQLite for a read transaction (two fcntl locks on the -shm file): a tenth
+    // of a cached list's CPU under load. One read serves every request that arrived before it.
+    if (arrivedAt === undefined || this.#versionReadAt < arrivedAt) {
+      this.#versionReadAt = performance.now();
+      this.#version = this.#dataVersion();
+    }
+    return `${this.#version}:${this.#writes}`;
   }
 
   /**

@@ -33,6 +33,22 @@ describe('FreshRead', () => {
     assert.equal(await fourth, 3, 'one that arrived while the shared read ran waits for another');
   });
 
+  it('a caller that arrived before a read started shares it, running or done; one after it waits for the next', async () => {
+    const { read, started, finishNext } = controlledReads();
+    const early = performance.now();
+    const first = read.get(early);
+    assert.equal(started(), 1);
+    assert.equal(read.get(early), first, 'the running read started after this caller arrived');
+    finishNext();
+    assert.equal(await first, 1);
+    assert.equal(await read.get(early), 1, 'the finished read too, without another round trip');
+    assert.equal(started(), 1);
+    const late = read.get(performance.now());
+    assert.equal(started(), 2, 'arrived after the read started: a read of its own');
+    finishNext();
+    assert.equal(await late, 2);
+  });
+
   it('a failed read fails its callers only, and the next read starts afresh', async () => {
     let calls = 0;
     const read = new FreshRead(async () => {

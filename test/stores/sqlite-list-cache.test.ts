@@ -48,6 +48,19 @@ describe('list answers reused on SQLite, never stale', () => {
     assert.notEqual(one.store.changeMarker(), before, 'a write by this store');
   });
 
+  it('a marker read after a request arrived serves it and those before it; a later request reads again', async () => {
+    const user = await one.store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
+    const arrived = performance.now();
+    const read = one.store.changeMarker(arrived);
+    await two.store.createDevice(user.id, sshDevice({ target_type: 'domain', target_value: 'since.example.com' }));
+    // Arrived before that read began: the read reflects every write it could have seen answered.
+    assert.equal(one.store.changeMarker(arrived), read, 'reused for a request that arrived before the read');
+    assert.notEqual(one.store.changeMarker(performance.now()), read, 'read again for a request that arrived after it');
+    await two.store.createDevice(user.id, sshDevice({ target_type: 'domain', target_value: 'since-2.example.com' }));
+    const fresh = one.store.changeMarker();
+    assert.notEqual(fresh, read, 'without an arrival time, always read');
+  });
+
   it('creates, deletes and checks made through another process show in the next list', async () => {
     const key = await a.createKey();
     const keyB = key.token;
