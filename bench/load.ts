@@ -13,6 +13,8 @@ export interface LoadOptions {
   /** How often autocannon looks at the clock (its default 1000 ms): a run ends on the first look
    *  after `seconds`. The smoke run looks often, so its runs of a fraction of a second last that. */
   tickMs?: number;
+  /** Ends the run after this many requests instead of after `seconds` (the smoke run's few). */
+  requests?: number;
 }
 
 export interface Measured {
@@ -36,6 +38,7 @@ export async function measure(options: LoadOptions): Promise<Measured> {
     method: options.method ?? 'GET',
     headers: options.headers,
     ...(options.tickMs === undefined ? {} : { sampleInt: options.tickMs }),
+    ...(options.requests === undefined ? {} : { amount: options.requests }),
     requests: [{
       ...(makeBody ? { setupRequest: (request: autocannon.Request) => ({ ...request, body: makeBody() }) } : {}),
       onResponse: (status: number) => {
