@@ -1,9 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { nodeArgs } from '../test/support/node-args.ts';
-import { ROOT } from '../test/support/root.ts';
 
 export interface RunningServer {
   /** The API's base URL, as the server printed it (`listening on <url>`). */
@@ -56,12 +54,11 @@ let started = 0;
 
 /**
  * Runs an admin command of the CLI (users create, keys create) to completion and returns its
- * stdout. The CLI is the compiled one, as for the servers (bench/run.ts builds it first when
- * stale), run in this process before anything is measured: as a process of its own each of the
- * dozen commands of a run took half a second of CPU to start, nearly all of it loading kysely.
+ * stdout. It runs in this process, from the same build as the bench itself, before anything is
+ * measured: the dozen commands of a run would each pay a process start otherwise.
  */
 export async function cli(args: string[]): Promise<string> {
-  const { runCommandLine } = await import(pathToFileURL(join(ROOT, 'dist/cli/run.js')).href) as typeof import('../cli/run.ts');
+  const { runCommandLine } = await import('../cli/run.ts');
   let out = '';
   let err = '';
   const { code } = await runCommandLine(args, {

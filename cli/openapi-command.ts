@@ -4,12 +4,10 @@
  * rendered from it (docs/api-reference.md). Generated at run time from the schemas that
  * validate requests, so it always describes the server of the same version.
  *
- * Also runnable on its own (`node --import tsx cli/openapi-command.ts --output openapi.json`),
- * which is how `npm run openapi` refreshes the committed copies (openapi.json and
- * docs/api-reference.md) without the rest of the CLI.
+ * `npm run openapi` refreshes the committed copies (openapi.json and docs/api-reference.md) with
+ * this command, run from the sources.
  */
 import { writeFile } from 'node:fs/promises';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createOpenApiDocument, renderReference, serializeOpenApiDocument, type OpenApiOptions } from '../core/openapi/index.ts';
 import { processIo, type CommandIo } from './io.ts';
@@ -77,8 +75,4 @@ export async function runOpenApiCommand(args: readonly string[], io: CommandIo =
   if (values.output === undefined) io.stdout(text);
   else await writeFile(values.output, text);
   return 0;
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = await runOpenApiCommand(process.argv.slice(2));
 }

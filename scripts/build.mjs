@@ -1,4 +1,5 @@
-// `npm run build`: compiles the package into dist/ (docs/development.md, "Tests", says how `npm test` uses it).
+// `npm run build`: compiles the package into dist/, and bundles the command into dist/cli/main.js
+// (scripts/bundle-cli.mjs). docs/development.md, "Tests", says how `npm test` uses it.
 //
 //   node scripts/build.mjs [--no-check]
 //
@@ -10,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { bundleCli } from './bundle-cli.mjs';
 
 // The package's bin file; its `exports` do not list it, so it is found beside package.json.
 const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
@@ -22,4 +24,5 @@ const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', 
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 const rewritten = spawnSync(process.execPath, ['scripts/declaration-specifiers.mjs', 'dist'], { stdio: 'inherit' });
 if (rewritten.status !== 0) process.exit(rewritten.status ?? 1);
+await bundleCli('dist');
 writeFileSync('dist/.build-done', '');
