@@ -8,7 +8,7 @@ adapterSuite('deno');
 
 describe('the deno example on PostgreSQL', () => {
   it('serves a postgres:// DATABASE_URL through npm:pg', async (t) => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     if (database.skip !== undefined) return t.skip(database.skip);
     try {
       const keys = await seedDatabase(database.url);

@@ -34,7 +34,7 @@ export async function openWorkerStores(name: StoreName, count: number): Promise<
   let url: string;
   let drop: () => Promise<void>;
   if (name === 'postgres') {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     if (database.skip !== undefined) throw new Error(database.skip);
     url = database.url;
     drop = () => database.drop();

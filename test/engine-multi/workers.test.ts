@@ -26,7 +26,7 @@ interface Db {
   userId: number;
 }
 
-const first = await createTestDatabase();
+const first = await createTestDatabase({ migrated: true });
 let firstTaken = false;
 const opened: { drop(): Promise<void>; opened: OpenedKyselyStore }[] = [];
 const servers: FakeDnsServer[] = [];
@@ -53,7 +53,7 @@ async function dnsServer(): Promise<FakeDnsServer> {
 async function database(): Promise<Db> {
   const reuse = !firstTaken;
   firstTaken = true;
-  const created = reuse ? first : await createTestDatabase();
+  const created = reuse ? first : await createTestDatabase({ migrated: true });
   if (created.skip !== undefined) throw new Error(created.skip);
   const o = await openKyselyStore(created.url, { poolSize: 2 });
   opened.push({ opened: o, drop: created.drop });

@@ -36,7 +36,7 @@ describe('shutdown deadlines', { concurrency: true }, () => {
 
   /** A server on PostgreSQL behind a proxy the test stalls, with a create in flight at SIGTERM. */
   async function stalledCreateAtSigterm(args: string[]): Promise<{ status: number; code: string | undefined; answeredMs: number; exit: number | null; stderr: string } | { skip: string }> {
-    const database = await postgresOrSkip();
+    const database = await postgresOrSkip({ migrated: true });
     if ('skip' in database) return database;
     let proxy: FaultProxy | undefined;
     let server: ServerProcess | undefined;

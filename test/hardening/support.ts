@@ -303,11 +303,12 @@ export function assertSafeHost(stored: unknown, kind: 'ip' | 'domain' | 'either'
 export type PostgresDatabase = { url: string; drop(): Promise<void> };
 
 /**
- * A fresh database of its own, or the reason why not. Under CI=true an unreachable server makes
- * createTestDatabase throw, so the calling suite fails rather than skipping.
+ * A fresh database of its own (with `{ migrated: true }`, a copy of the run's migrated template),
+ * or the reason why not. Under CI=true an unreachable server makes createTestDatabase throw, so
+ * the calling suite fails rather than skipping.
  */
-export async function postgresOrSkip(): Promise<PostgresDatabase | { skip: string }> {
-  const database = await createTestDatabase();
+export async function postgresOrSkip(options: { migrated?: boolean } = {}): Promise<PostgresDatabase | { skip: string }> {
+  const database = await createTestDatabase(options);
   if (database.skip !== undefined) {
     console.warn(`[test/hardening] PostgreSQL tests skipped: ${database.skip} (set CI=true to make this a failure)`);
     return { skip: database.skip };
@@ -365,7 +366,7 @@ export const STORE_FACTORIES: readonly HardeningStoreFactory[] = [
   {
     name: 'postgres',
     async open() {
-      const database = await postgresOrSkip();
+      const database = await postgresOrSkip({ migrated: true });
       if ('skip' in database) return database;
       const { store, db } = await openKyselyStore(database.url, { onPoolError: () => {} });
       await migrateToLatest(db);

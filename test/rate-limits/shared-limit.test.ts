@@ -17,7 +17,7 @@ suiteOrSkip('one limit across two server processes (PostgreSQL + Redis)', redisS
   let token = '';
 
   before(async () => {
-    pg = await createTestDatabase();
+    pg = await createTestDatabase({ migrated: true });
     if (pg.skip !== undefined) return;
     const database = pg.url;
     const user = await runCommandJson<{ user_id: number }>(['users', 'create', '--database', database]);

@@ -12,7 +12,7 @@ import { at, dnsblResult, T0 } from './records.ts';
 
 const RECORDS = 2_000;
 const WORKERS = 4;
-const database = await createTestDatabase();
+const database = await createTestDatabase({ migrated: true });
 
 if (database.skip !== undefined) {
   it('concurrent PostgreSQL claims', (t) => t.skip(database.skip));

@@ -8,7 +8,7 @@ import { sshDevice, T0 } from './records.ts';
 // Deleting a record deletes its results (docs/engine.md, "Scheduling"), also the results of a
 // check whose write was committing while the delete waited for the record's lock: a worker's
 // write (the record's new state and its result rows, in one transaction) holds that lock.
-const database: TestDatabase = await createTestDatabase();
+const database: TestDatabase = await createTestDatabase({ migrated: true });
 let opened: OpenedKyselyStore;
 let worker: pg.Client;
 

@@ -12,7 +12,7 @@ import { sshDevice } from './records.ts';
 // 0005). Two stores on one database stand for two instances of the server; a plain `pg` client
 // stands for anything else that writes (psql, another program): what any of them commits, the
 // other instance's next list must show.
-const database: TestDatabase = await createTestDatabase();
+const database: TestDatabase = await createTestDatabase({ migrated: true });
 
 describe('list answers reused on PostgreSQL, never stale', { skip: database.skip }, () => {
   let one: OpenedKyselyStore;

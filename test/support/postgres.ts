@@ -37,6 +37,28 @@ function quote(name: string): string {
 }
 
 /**
+ * Whether the tests can use the server: reachable, and the login may create databases. Without
+ * it the PostgreSQL tests are skipped with the returned reason, except on CI, where this throws.
+ * It asks rather than making and dropping a database: a `create database` costs the server a
+ * tenth of a second of CPU or more, and several test files probe once each.
+ */
+export async function probePostgres(): Promise<{ skip?: string }> {
+  let reason: string;
+  try {
+    const canCreate = await withAdmin(async (client) => {
+      const { rows } = await client.query<{ allowed: boolean }>('select rolcreatedb or rolsuper as allowed from pg_roles where rolname = current_user');
+      return rows[0]?.allowed === true;
+    });
+    if (canCreate) return {};
+    reason = `the login at ${where()} may not create databases`;
+  } catch (error) {
+    reason = `PostgreSQL not reachable at ${where()}: ${reasonOf(error)}`;
+  }
+  if (process.env.CI === 'true') throw new Error(reason);
+  return { skip: reason };
+}
+
+/**
  * The migrated database `npm test` makes once per run (test/support/postgres-template.ts) and
  * names here for the test processes; unset when a file runs by hand.
  */

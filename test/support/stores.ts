@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { MemoryStore, type Store } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { createTestDatabase } from './postgres.ts';
+import { createTestDatabase, probePostgres } from './postgres.ts';
 
 export type StoreName = 'memory' | 'sqlite' | 'postgres';
 
@@ -113,19 +113,17 @@ const postgres: StoreFactory = {
 let probed: Promise<StoreFactory[]> | undefined;
 
 /**
- * The store factories, PostgreSQL marked `skip` when its server is unreachable (outside CI).
- * Probing makes and drops one database, so a reachable server is also one that lets us create them.
+ * The store factories, PostgreSQL marked `skip` when its server is unreachable or will not let us
+ * create databases (outside CI: there, probePostgres throws, and that must fail the run).
  */
 export function availableStores(): Promise<StoreFactory[]> {
   probed ??= (async () => {
-    // createTestDatabase throws on CI when the server is unreachable: that must fail the run.
-    const probe = await createTestDatabase();
+    const probe = await probePostgres();
     if (probe.skip !== undefined) {
       const reason = `skipped: ${probe.skip} (set CI=true to make this a failure)`;
       console.warn(`[test/support/stores] PostgreSQL suites ${reason}`);
       return [memory, sqlite, { ...postgres, skip: reason }];
     }
-    await probe.drop();
     return [memory, sqlite, postgres];
   })();
   return probed;
