@@ -12,9 +12,9 @@ import { join } from 'node:path';
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** Runs a command with this process's output; resolves with its exit code. */
-function run(command, args) {
+function run(command, args, env = process.env) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: 'inherit', shell: process.platform === 'win32' });
+    const child = spawn(command, args, { stdio: 'inherit', shell: process.platform === 'win32', env });
     child.once('error', () => resolve(1));
     child.once('exit', (code, signal) => resolve(code ?? (signal === null ? 1 : 128)));
   });
@@ -98,7 +98,10 @@ function testEntries() {
   });
 }
 
-const [lint, typecheck, tests] = await Promise.all([run(npm, ['run', '--silent', 'lint']), run(npm, ['run', '--silent', 'typecheck']), buildAndTest()]);
+// ESLint allocates many short-lived objects (every file's syntax tree, twice): with a larger young
+// generation its collector ran less, and a lint without its cache took about 15 s of CPU instead of 17.
+const lintEnv = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-semi-space-size=32`.trim() };
+const [lint, typecheck, tests] = await Promise.all([run(npm, ['run', '--silent', 'lint'], lintEnv), run(npm, ['run', '--silent', 'typecheck']), buildAndTest()]);
 if (lint !== 0) console.error(`npm test: lint failed (exit ${lint})`);
 if (typecheck !== 0) console.error(`npm test: type check failed (exit ${typecheck})`);
 process.exitCode = [lint, typecheck, tests].find((code) => code !== 0) ?? 0;

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createDatabaseWithCli, EXAMPLES, startExample, type ExampleName, type RunningExample } from './harness.ts';
+import { createDatabaseWithCli, EXAMPLES, startExampleSource, type ExampleName, type RunningExample } from './harness.ts';
 import { call } from './suite.ts';
 
 describe('the four examples over one SQLite file', () => {
@@ -30,8 +30,9 @@ describe('the four examples over one SQLite file', () => {
   before(async () => {
     database = await createDatabaseWithCli();
     const url = database.url;
-    // All at once: four processes open (and migrate, a no-op here) the same file together.
-    await Promise.all(EXAMPLES.map(async (name) => servers.set(name, await startExample(name, url))));
+    // All at once: four processes open (and migrate, a no-op here) the same file together. Each
+    // example's own suite runs its npm script; here the Node ones run compiled (harness.ts).
+    await Promise.all(EXAMPLES.map(async (name) => servers.set(name, await startExampleSource(name, url))));
   });
   after(async () => {
     await Promise.all([...servers.values()].map((running) => running.stop().catch(() => undefined)));

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { connect, createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createDatabase, startExample, type ExampleName, type Keys, type RunningExample, type TestDatabase } from './harness.ts';
+import { createDatabase, startExample, startExampleSource, type ExampleName, type Keys, type RunningExample, type TestDatabase } from './harness.ts';
 
 export type Start = (databaseUrl: string, env?: Record<string, string>) => Promise<RunningExample>;
 
@@ -129,6 +129,8 @@ function portRefuses(origin: string): Promise<boolean> {
 export function adapterSuite(target: Target, options: SuiteOptions = {}): void {
   const { name, start }: { name: string; start: Start } =
     typeof target === 'string' ? { name: target, start: (url, env) => startExample(target, url, env) } : target;
+  // A second server of the same code, for one test; the first start ran the script's own words.
+  const startAgain: Start = typeof target === 'string' ? (url, env) => startExampleSource(target, url, env) : start;
   describe(typeof target === 'string' ? `the ${name} example, in its real runtime` : `${name}, in its real runtime`, () => {
     let database: TestDatabase | undefined;
     let running: RunningExample | undefined;
@@ -274,7 +276,7 @@ export function adapterSuite(target: Target, options: SuiteOptions = {}): void {
     it('on a dual-stack listener, matches the IPv4-mapped peer address against IPv4 entries', async (t) => {
       if (!(await dualStackAvailable())) return t.skip('this machine cannot listen on ::');
       assert.ok(database);
-      const dual = await start(database.url, { HOST: '::' });
+      const dual = await startAgain(database.url, { HOST: '::' });
       try {
         // The peer is reported as ::ffff:127.0.0.1 here; the allow-list entry is 127.0.0.1.
         const base = dual.base.replace('[::]', '127.0.0.1');

@@ -186,14 +186,18 @@ export function checkAnswer(res: RawResponse, expectation: AnswerExpectation = {
       assert.ok(detail.message.startsWith(detail.field), `a detail message names its field first: ${where}`);
     }
   }
-  // Whatever the client could have put into the answer is taken out before looking for leaks.
-  let scrubbed = res.text;
-  const echoes = [...(expectation.echoes ?? [])].sort((a, b) => b.length - a.length);
-  for (const echo of echoes) {
-    if (echo !== '') scrubbed = scrubbed.replaceAll(JSON.stringify(echo).slice(1, -1), '');
-  }
-  for (const marker of LEAK_MARKERS) {
-    assert.ok(!scrubbed.includes(marker), `the answer leaks ${JSON.stringify(marker)}: ${where}`);
+  // Whatever the client could have put into the answer is taken out before looking for leaks. Most
+  // answers hold no marker at all, and need no scrubbing (it was a tenth of the hardening files'
+  // CPU, with the fuzzer's many field names).
+  if (LEAK_MARKERS.some((marker) => res.text.includes(marker))) {
+    let scrubbed = res.text;
+    const echoes = [...(expectation.echoes ?? [])].sort((a, b) => b.length - a.length);
+    for (const echo of echoes) {
+      if (echo !== '') scrubbed = scrubbed.replaceAll(JSON.stringify(echo).slice(1, -1), '');
+    }
+    for (const marker of LEAK_MARKERS) {
+      assert.ok(!scrubbed.includes(marker), `the answer leaks ${JSON.stringify(marker)}: ${where}`);
+    }
   }
   return { status: res.status, code: error.code, body };
 }
