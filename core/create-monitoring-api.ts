@@ -15,7 +15,7 @@ import { addressBucket } from './net/address-bucket.ts';
 import { clientIp } from './net/client-ip.ts';
 import { ipAllowList } from './net/ip-allow-list.ts';
 import { createIpMatcher } from './net/ip-matcher.ts';
-import { DEFAULTS, normalizeBasePath, type MonitoringApiOptions } from './options.ts';
+import { checkListBatchSize, DEFAULTS, normalizeBasePath, type MonitoringApiOptions } from './options.ts';
 import type { ApiKey } from './records.ts';
 import { ListCache } from './routes/list-cache.ts';
 import { createRouter } from './routes/router.ts';
@@ -55,6 +55,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const authPolicy = options.authFailureLimit ?? DEFAULTS.authFailureLimit;
   const basePath = normalizeBasePath(options.basePath ?? DEFAULTS.basePath);
   const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
+  const listBatchSize = checkListBatchSize(options.listBatchSize ?? DEFAULTS.listBatchSize);
   const allowPrivateTargets = options.allowPrivateTargets ?? false;
   const trustedProxies = options.trustProxy?.length ? createIpMatcher(options.trustProxy) : null;
   const keyCache = new KeyCache(store, options.keyCacheTtlMs ?? DEFAULTS.keyCacheTtlMs);
@@ -116,7 +117,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       quota = admitted.quota;
       let path = url.pathname.slice(basePath.length);
       if (path.endsWith('/')) path = path.slice(0, -1);
-      response = await route(path, { request, url, key, now, arrivedAt: started, store, bodyLimit, allowPrivateTargets, listCache });
+      response = await route(path, { request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, listCache });
     } catch (error) {
       const apiError = asApiError(error, id);
       code = apiError.code;

@@ -25,6 +25,12 @@ export interface MonitoringApiOptions {
   /** How long a verified key is trusted before it is read again (bounds how late a revocation made
    * elsewhere is seen). Default 5000 ms; 0 reads the store on every request. */
   keyCacheTtlMs?: number;
+  /**
+   * Records a list without `limit` reads from the store per query. Such a list is streamed batch
+   * by batch, so the server holds one batch at a time whatever the count; a larger batch makes
+   * fewer round trips to the database and holds more. A positive integer; default 500.
+   */
+  listBatchSize?: number;
 }
 
 export const DEFAULTS = {
@@ -33,7 +39,14 @@ export const DEFAULTS = {
   basePath: '/v1',
   bodyLimit: 16 * 1024,
   keyCacheTtlMs: 5_000,
+  listBatchSize: 500,
 } as const;
+
+/** The list batch size, checked when the API is made: a bad one would fail every long list. */
+export function checkListBatchSize(size: number): number {
+  if (!Number.isSafeInteger(size) || size < 1) throw new TypeError(`listBatchSize must be a positive integer, got ${String(size)}`);
+  return size;
+}
 
 /** A base path is `/segment[/segment...]` without a trailing slash. */
 export function normalizeBasePath(basePath: string): string {

@@ -14,6 +14,8 @@ export interface Call {
   readonly arrivedAt: number;
   readonly store: Store;
   readonly bodyLimit: number;
+  /** Records a streamed list reads from the store per query (MonitoringApiOptions.listBatchSize). */
+  readonly listBatchSize: number;
   readonly allowPrivateTargets: boolean;
   readonly listCache: ListCache;
 }

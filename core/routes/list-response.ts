@@ -3,9 +3,6 @@ import type { PageRequest } from '../store.ts';
 import { parseListQuery } from '../validation/list-query.ts';
 import type { Call } from './call.ts';
 
-/** Records a stream fetches from the store at a time: memory stays flat whatever the count. */
-export const STREAM_BATCH = 500;
-
 type FetchPage<T> = (page: PageRequest) => Promise<T[]>;
 
 /**
@@ -41,16 +38,18 @@ async function readList<T extends { id: number }>(
     }
     return successResponse(200, rows, headers);
   }
-  const first = await fetchPage({ afterId, limit: STREAM_BATCH });
-  if (first.length < STREAM_BATCH) return successResponse(200, first);
-  return jsonResponse(200, streamAll(first, fetchPage));
+  // Streamed in batches of listBatchSize records: the server holds one at a time.
+  const size = call.listBatchSize;
+  const first = await fetchPage({ afterId, limit: size });
+  if (first.length < size) return successResponse(200, first);
+  return jsonResponse(200, streamAll(first, fetchPage, size));
 }
 
-async function* streamAll<T extends { id: number }>(first: T[], fetchPage: FetchPage<T>): AsyncGenerator<string> {
+async function* streamAll<T extends { id: number }>(first: T[], fetchPage: FetchPage<T>, size: number): AsyncGenerator<string> {
   yield `{"success":true,"data":[${serialize(first)}`;
   let batch = first;
-  while (batch.length === STREAM_BATCH) {
-    batch = await fetchPage({ afterId: batch[batch.length - 1]!.id, limit: STREAM_BATCH });
+  while (batch.length === size) {
+    batch = await fetchPage({ afterId: batch[batch.length - 1]!.id, limit: size });
     if (batch.length > 0) yield `,${serialize(batch)}`;
   }
   yield ']}';
