@@ -1,10 +1,10 @@
-import { rootCertificates } from 'node:tls';
 import { boundedLogger } from './bounded-logger.ts';
 import { createDnsblResolver } from './dnsbl/resolver.ts';
 import { DnsHealth } from './dnsbl/dns-health.ts';
 import { blacklistKind, deviceKind } from './kinds.ts';
 import { createGuardedConnector } from './net/guarded-connector.ts';
 import { systemLookup } from './net/system-lookup.ts';
+import { contextTrusting } from './net/trusted-context.ts';
 import { resolveEngineOptions, type MonitoringEngineOptions } from './options.ts';
 import { KindRunner, type Runner, type RunnerSettings } from './scheduler/kind-runner.ts';
 import { pruneResults } from './scheduler/retention.ts';
@@ -69,7 +69,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
   const webhooks = createWebhookDispatcher({
     store: o.store, connector, clock, logger, workerId: o.workerId, pollIntervalMs: o.pollIntervalMs,
-    ...(o.trustedCa.length > 0 ? { tls: { ca: [...rootCertificates, ...o.trustedCa] } } : {}),
+    ...(o.trustedCa.length > 0 ? { tls: { secureContext: contextTrusting(o.trustedCa) } } : {}),
   });
   const runners: Runner[] = [
     new KindRunner(blacklistKind(o, dnsbl), settings),

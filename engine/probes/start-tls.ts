@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
-import { checkServerIdentity, connect, rootCertificates, type TLSSocket } from 'node:tls';
+import { checkServerIdentity, connect, type TLSSocket } from 'node:tls';
+import { contextTrusting } from '../net/trusted-context.ts';
 import type { ProbeSession } from './probe-session.ts';
 
 export interface StartTlsOptions {
@@ -24,7 +25,7 @@ export async function startTls(session: ProbeSession, socket: Socket, options: S
     socket,
     ...(options.servername === undefined ? {} : { servername: options.servername }),
     rejectUnauthorized: false,
-    ...(options.ca === undefined ? {} : { ca: [...rootCertificates, ...options.ca] }),
+    ...(options.ca === undefined ? {} : { secureContext: contextTrusting(options.ca) }),
     ...(options.alpn === undefined ? {} : { ALPNProtocols: options.alpn }),
     // Without SNI Node would check the certificate against the socket's address; say which name.
     checkServerIdentity: (_host, certificate) => checkServerIdentity(options.identity, certificate),

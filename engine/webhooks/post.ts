@@ -10,7 +10,7 @@ export interface PostOptions {
   /** The whole attempt, connecting included: past it the attempt failed with `timeout`. */
   timeoutMs: number;
   /** Extra TLS options for https endpoints (a test's own CA); certificates are always verified. */
-  tls?: Pick<ConnectionOptions, 'ca'>;
+  tls?: Pick<ConnectionOptions, 'secureContext'>;
   signal?: AbortSignal;
 }
 

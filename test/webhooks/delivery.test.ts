@@ -9,6 +9,9 @@ import { Webhook as Verifier } from 'standardwebhooks';
 import { ManualClock, MemoryStore, type Store } from '../../core/index.ts';
 import { createWebhookDispatcher, RETRY_DELAYS_MS, type WebhookDispatcherOptions } from '../../engine/webhooks/index.ts';
 import type { OpenedStore } from '../support/stores.ts';
+import { contextTrusting } from '../../engine/net/trusted-context.ts';
+import { FIXTURE_NAME } from '../support/probe-devices.ts';
+import { startHttpsServer, TEST_CA } from '../support/probe-servers.ts';
 import { createTestConnector } from '../support/webhook-connector.ts';
 import { createdWebhookId, emitterFor, newWebhook, SECRET, startReceiver, type Emit, type Receiver } from './support.ts';
 
@@ -170,5 +173,34 @@ describe('webhook delivery', () => {
     for (let i = 0; i < 200 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     await d.stop();
     assert.equal(receiver.received.length, 1);
+  });
+
+  // The engine's `trustedCa` reaches deliveries as one TLS context made for the list
+  // (engine/net/trusted-context.ts): an HTTPS endpoint whose certificate a private CA signed is
+  // delivered to with it, and refused for its certificate without it.
+  it('an HTTPS endpoint signed by a private CA: delivered with that CA trusted, refused without', async () => {
+    const received: string[] = [];
+    const server = await startHttpsServer('valid', (req, res) => {
+      req.resume();
+      req.on('end', () => {
+        received.push(String(req.headers['webhook-id']));
+        res.end();
+      });
+    });
+    try {
+      const id = await createdWebhookId(store, userId, newWebhook(`https://${FIXTURE_NAME}:${server.port}/hook`, { created_at: new Date(0).toISOString() }));
+      const eventId = await emit(userId, 'blacklist.listed', now());
+      await dispatcher().runOnce();
+      assert.deepEqual(received, [], 'delivered to a certificate no trusted authority signed');
+      const [refused] = await store.listWebhooks(userId, { afterId: 0, limit: 10 });
+      assert.equal(refused?.last_delivery_status, 'failing');
+      clock.advance(RETRY_DELAYS_MS[0]!);
+      await dispatcher({ tls: { secureContext: contextTrusting([TEST_CA]) } }).runOnce();
+      assert.deepEqual(received, [String(eventId)]);
+      const [listed] = await store.listWebhooks(userId, { afterId: 0, limit: 10 });
+      assert.deepEqual([listed?.id, listed?.last_delivery_status], [id, 'delivered']);
+    } finally {
+      await server.close();
+    }
   });
 });
