@@ -7,6 +7,9 @@ import { readEvents } from './outbox.ts';
 import { webDevice } from './records.ts';
 import { storeContract } from './store-contract.ts';
 
+/** The tables a test may write, children before their parents. */
+const EVERY_TABLE = ['webhook_event_fanouts', 'webhook_deliveries', 'webhooks', 'events', 'check_results', 'devices', 'blacklist_monitors', 'api_keys', 'users'];
+
 // One database migrated for the suite, one left bare for the missing-schema check.
 const migrated = await createTestDatabase();
 const bare = await createTestDatabase();
@@ -31,7 +34,10 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
     storeContract('KyselyStore on PostgreSQL', async () => {
       const { store, db } = await openKyselyStore(migrated.url, { poolSize: 5 });
       // One database for every test, and claims take whatever is due in it: each test starts empty.
-      await sql`truncate users, api_keys, devices, blacklist_monitors, check_results, events, webhooks, webhook_deliveries, webhook_event_fanouts`.execute(db);
+      // Deleted, children first, rather than truncated: each test leaves a few dozen rows, and a
+      // truncate of the nine tables cost PostgreSQL about 37 ms a test (new files for every table),
+      // 1.1 s of its time over the file.
+      for (const table of EVERY_TABLE) await sql`delete from ${sql.table(table)}`.execute(db);
       return { store, cleanup: () => store.close(), events: () => readEvents(db) };
     }, {
       openUnmigrated: async () => {
