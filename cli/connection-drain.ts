@@ -28,12 +28,11 @@ export class ConnectionDrain {
   /** Called for every request before it is handled; false means it must not be handled. */
   admit(req: IncomingMessage, res: ServerResponse): boolean {
     const socket = req.socket;
-    if (!this.#draining) {
-      this.#last.set(socket, res);
-      return true;
-    }
-    if (this.#ending.has(socket)) return false;
-    this.#end(socket, res);
+    if (this.#draining && this.#ending.has(socket)) return false;
+    // Recorded while draining too: a connection whose first request arrives during the grace is
+    // in use from then on, and the sweep of unused connections must leave it alone.
+    this.#last.set(socket, res);
+    if (this.#draining) this.#end(socket, res);
     return true;
   }
 

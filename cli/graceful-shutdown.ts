@@ -71,11 +71,14 @@ export function exitGracefullyOnSignals(
     deadline.unref();
     // After the grace, idle connections go, and those that never delivered a request; one whose
     // request was in flight turns idle only once answered, so the sweep repeats until none is left.
+    // Each sweep waits for the loop to read its sockets first (setImmediate runs after the poll
+    // phase): after a stall, the timers run before the sockets are read, and a request that came
+    // in before the grace ended would look like an unused connection and be closed unanswered.
     let sweep: ReturnType<typeof setInterval> | undefined;
-    const closeQuiet = () => {
+    const closeQuiet = () => setImmediate(() => {
       server.closeIdleConnections();
       closeUnusedConnections();
-    };
+    });
     const grace = setTimeout(() => {
       closeQuiet();
       sweep = setInterval(closeQuiet, IDLE_SWEEP_MS);
