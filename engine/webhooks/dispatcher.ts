@@ -26,7 +26,7 @@ export interface WebhookDispatcherOptions {
   fanOutBatch?: number;
   /** How long `start()` waits between rounds when nothing was due. Default 1000 ms. */
   pollIntervalMs?: number;
-  /** For https endpoints signed by a test's own CA. */
+  /** For https endpoints signed by an authority of one's own: `{ secureContext }` (or `{ ca }`, slower). */
   tls?: PostOptions['tls'];
 }
 
