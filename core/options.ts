@@ -28,7 +28,8 @@ export interface MonitoringApiOptions {
   /**
    * Records a list without `limit` reads from the store per query. Such a list is streamed batch
    * by batch, so the server holds one batch at a time whatever the count; a larger batch makes
-   * fewer round trips to the database and holds more. A positive integer; default 500.
+   * fewer round trips to the database and holds more. An integer from 1 to 1000 (the largest
+   * page, so a store never sees a larger `limit` than a page's); default 500.
    */
   listBatchSize?: number;
 }
@@ -42,9 +43,14 @@ export const DEFAULTS = {
   listBatchSize: 500,
 } as const;
 
+/** The largest list batch: the largest page (`limit=1000`), which every store must serve. */
+export const MAX_LIST_BATCH_SIZE = 1_000;
+
 /** The list batch size, checked when the API is made: a bad one would fail every long list. */
 export function checkListBatchSize(size: number): number {
-  if (!Number.isSafeInteger(size) || size < 1) throw new TypeError(`listBatchSize must be a positive integer, got ${String(size)}`);
+  if (!Number.isSafeInteger(size) || size < 1 || size > MAX_LIST_BATCH_SIZE) {
+    throw new TypeError(`listBatchSize must be an integer from 1 to ${MAX_LIST_BATCH_SIZE}, got ${String(size)}`);
+  }
   return size;
 }
 

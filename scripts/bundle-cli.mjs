@@ -31,8 +31,18 @@ export async function bundleCli(dist) {
     format: 'esm',
     target: 'node20', // package.json's engines
     external: CLI_EXTERNAL_PACKAGES,
-    // Bundled CommonJS packages (ioredis and its helpers) call require() for Node's own modules.
-    banner: { js: "import { createRequire as __monitoringApiCreateRequire } from 'node:module';\nconst require = __monitoringApiCreateRequire(import.meta.url);" },
+    // Bundled CommonJS packages (ioredis and its helpers) call require() for Node's own modules,
+    // and one ioredis path reads __dirname: both exist in CommonJS only, so the file defines them.
+    banner: {
+      js: [
+        "import { createRequire as __monitoringApiCreateRequire } from 'node:module';",
+        "import { dirname as __monitoringApiDirname } from 'node:path';",
+        "import { fileURLToPath as __monitoringApiFileURLToPath } from 'node:url';",
+        'const require = __monitoringApiCreateRequire(import.meta.url);',
+        'const __filename = __monitoringApiFileURLToPath(import.meta.url);',
+        'const __dirname = __monitoringApiDirname(__filename);',
+      ].join('\n'),
+    },
     legalComments: 'inline',
     logLevel: 'warning',
   });

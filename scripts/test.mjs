@@ -28,8 +28,10 @@ const SCRIPTS = JSON.parse(readFileSync('package.json', 'utf8')).scripts;
  */
 function runScript(name, args = [], env = process.env) {
   const words = [SCRIPTS[name], ...args].join(' ');
-  const path = `${resolve('node_modules', '.bin')}${delimiter}${env.PATH ?? ''}`;
-  return run(words, [], { ...env, PATH: path }, true);
+  // Windows spells it Path, and a copied environment no longer matches names case-insensitively.
+  const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
+  const path = `${resolve('node_modules', '.bin')}${delimiter}${env[pathKey] ?? ''}`;
+  return run(words, [], { ...env, [pathKey]: path }, true);
 }
 
 async function buildAndTest() {

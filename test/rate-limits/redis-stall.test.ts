@@ -23,8 +23,8 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; result: P
 
 /**
  * Runs `work` `times` times in a row; resolves with the longest one, in milliseconds. One that
- * waited for a frozen Redis takes the whole timeout; one that did not, a few milliseconds even on
- * a busy machine. The longest tells them apart where a total would not: twenty quick ones on a
+ * waited for a frozen Redis takes the whole timeout (at least TIMEOUT_MS - 5 as measured here, the
+ * timer's own rounding allowed for); one that did not, a few milliseconds even on a busy machine. The longest tells them apart where a total would not: twenty quick ones on a
  * loaded machine can add up to more than one slow one.
  */
 async function slowestOf(times: number, work: () => Promise<unknown>): Promise<number> {
@@ -70,7 +70,7 @@ suiteOrSkip('a stalled Redis', skip, {}, () => {
 
         // Frozen still: later decisions do not ask Redis, so none waits out the timeout.
         const slowest = await slowestOf(50, () => limiter.consume('key:stall', policy).catch((error: unknown) => error));
-        assert.ok(slowest < TIMEOUT_MS, `a decision during the outage took ${slowest} ms: it waited for Redis`);
+        assert.ok(slowest < TIMEOUT_MS - 5, `a decision during the outage took ${slowest} ms: it waited for Redis`);
         assert.equal(warnings.length, 1);
 
         redis.thaw();
@@ -98,7 +98,7 @@ suiteOrSkip('a stalled Redis', skip, {}, () => {
       assert.equal(first.result.status === 'fulfilled' && first.result.value.status, 200);
       assert.ok(first.ms < TIMEOUT_MS + 150, `the first request of the outage took ${first.ms} ms`);
       const slowest = await slowestOf(20, async () => assert.equal((await t.request('/v1/me', { key })).status, 200));
-      assert.ok(slowest < TIMEOUT_MS, `a request during the outage took ${slowest} ms: it waited for Redis`);
+      assert.ok(slowest < TIMEOUT_MS - 5, `a request during the outage took ${slowest} ms: it waited for Redis`);
     } finally {
       redis.thaw();
       await t.api.close();

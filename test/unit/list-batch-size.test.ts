@@ -7,10 +7,11 @@ import { test } from 'node:test';
 import { MemoryStore, type PageRequest } from '../../core/index.ts';
 import { createTestApi } from '../../core/testing/index.ts';
 
-test('listBatchSize must be a positive integer: anything else is refused when the API is made', () => {
-  for (const size of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
-    assert.throws(() => createTestApi({ listBatchSize: size }), { name: 'TypeError', message: /listBatchSize must be a positive integer/ }, String(size));
+test('listBatchSize must be an integer from 1 to 1000 (the largest page): anything else is refused when the API is made', () => {
+  for (const size of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 1_001, 2 ** 53]) {
+    assert.throws(() => createTestApi({ listBatchSize: size }), { name: 'TypeError', message: /listBatchSize must be an integer from 1 to 1000/ }, String(size));
   }
+  for (const size of [1, 1_000]) assert.doesNotThrow(() => createTestApi({ listBatchSize: size }), String(size));
 });
 
 test('a list without limit reads the store listBatchSize records at a time, and answers every record', async () => {
