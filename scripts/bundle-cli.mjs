@@ -19,7 +19,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Packages the command imports at run time rather than carrying in its file. */
-export const CLI_EXTERNAL_PACKAGES = ['better-sqlite3', 'pg'];
+const CLI_EXTERNAL_PACKAGES = ['better-sqlite3', 'pg'];
 
 /** Replaces `dist/cli/` (tsc's output) with the single file `dist/cli/main.js`. */
 export async function bundleCli(dist) {

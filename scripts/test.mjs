@@ -4,8 +4,8 @@
 // processes, timers and the database, which their fifteen seconds fill. So both builds emit
 // without checking (tsc's `--noCheck`, the same output), and the suites start about two seconds
 // in rather than nine. tsc runs single-threaded throughout: every core is busy with the rest, and
-// its threads cost the type check and the builds about 4 s of CPU more for no shorter run. The run fails if any part fails; all finish first, so one failure does
-// not hide another.
+// its threads cost the type check and the builds about 4 s of CPU more for no shorter run. The
+// run fails if any part fails; all finish first, so one failure does not hide another.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';

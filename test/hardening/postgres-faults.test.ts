@@ -21,7 +21,7 @@ import { migrateToLatest, openKyselyStore, type KyselyStore } from '../../stores
 import { nodeArgs } from '../support/node-args.ts';
 import { probePostgres } from '../support/postgres.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
-import { assertServerError, callRaw, checkAnswer, postgresOrSkip, viaPort, type RawResponse } from './support.ts';
+import { assertServerError, callRaw, checkAnswer, postgresOrSkip, viaPort, warnPostgresSkipped, type RawResponse } from './support.ts';
 
 const PG_PORT = (url: string) => Number(new URL(url).port || '5432');
 
@@ -94,7 +94,7 @@ async function timed(call: () => Promise<RawResponse>): Promise<{ res: RawRespon
 before(async () => {
   // Probes the server once: skipped outside CI when it is missing, a failure under CI=true.
   skip = (await probePostgres()).skip;
-  if (skip !== undefined) console.warn(`[test/hardening] PostgreSQL tests skipped: ${skip} (set CI=true to make this a failure)`);
+  if (skip !== undefined) warnPostgresSkipped(skip);
 });
 
 describe('PostgreSQL faults through a proxy', { concurrency: true }, () => {

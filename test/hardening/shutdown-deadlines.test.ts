@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,6 +30,21 @@ const create = (server: ServerProcess, token: string, name: string) => fetch(`${
   body: JSON.stringify({ target_type: 'domain', target_value: `${name}.example.org` }),
 });
 
+/**
+ * A connection to `port` that says nothing until the test writes on it, opened a little before
+ * the test goes on so that the server has accepted it; `answer` resolves, once the server closes
+ * it, with everything the server sent.
+ */
+async function silentConnection(port: number): Promise<{ client: Socket; answer: Promise<string> }> {
+  const client = connect(port, '127.0.0.1');
+  await once(client, 'connect');
+  let received = '';
+  client.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  const answer = once(client, 'close').then(() => received);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return { client, answer };
+}
+
 describe('shutdown deadlines', { concurrency: true }, () => {
   // Seen in full runs as a request answered by a closed connection: after a stall, the sweep of
   // unused connections ran before the loop had read the request waiting on one.
@@ -42,16 +57,11 @@ describe('shutdown deadlines', { concurrency: true }, () => {
     const port = Number(/^port (\d+)$/.exec(String((await lines.next()).value))?.[1]);
     assert.ok(port > 0, err);
     // A connection the server accepts before the signal, silent until the stall has begun.
-    const client = connect(port, '127.0.0.1');
-    await once(client, 'connect');
-    let answer = '';
-    client.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
-    const closed = once(client, 'close');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const { client, answer: answered } = await silentConnection(port);
     child.kill('SIGTERM');
     assert.equal((await lines.next()).value, 'busy', err);
     client.write('GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n');
-    await closed;
+    const answer = await answered;
     assert.equal(answer.split('\r\n')[0], 'HTTP/1.1 401 Unauthorized', `the request went unanswered: ${JSON.stringify(answer)} ${err}`);
     assert.equal((await exited)[0], 0, err);
   });
@@ -61,12 +71,7 @@ describe('shutdown deadlines', { concurrency: true }, () => {
     const token = bootstrapToken(server);
     assert.ok(token);
     // Opened before the signal, and silent until the shutdown has begun.
-    const client = connect(Number(new URL(server.url).port), '127.0.0.1');
-    await once(client, 'connect');
-    let answer = '';
-    client.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
-    const closed = once(client, 'close');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const { client, answer: answered } = await silentConnection(Number(new URL(server.url).port));
     server.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 200));
     const body = JSON.stringify({ target_type: 'domain', target_value: 'late-first.example.org' });
@@ -75,7 +80,7 @@ describe('shutdown deadlines', { concurrency: true }, () => {
     // The rest after the grace (1 s) has ended and the sweeps of unused connections have begun.
     await new Promise((resolve) => setTimeout(resolve, 1_300));
     client.write(body.slice(10));
-    await closed;
+    const answer = await answered;
     assert.equal(answer.split('\r\n')[0], 'HTTP/1.1 201 Created', `the request went unanswered: ${JSON.stringify(answer)} ${server.stderr()}`);
     assert.match(answer, /\r\nconnection: close\r\n/i);
     assert.equal(await server.exited, 0, server.stderr());

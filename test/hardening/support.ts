@@ -306,6 +306,11 @@ export function assertSafeHost(stored: unknown, kind: 'ip' | 'domain' | 'either'
 
 export type PostgresDatabase = { url: string; drop(): Promise<void> };
 
+/** Says once, in the suite's output, that its PostgreSQL tests are skipped and why. */
+export function warnPostgresSkipped(reason: string): void {
+  console.warn(`[test/hardening] PostgreSQL tests skipped: ${reason} (set CI=true to make this a failure)`);
+}
+
 /**
  * A fresh database of its own (with `{ migrated: true }`, a copy of the run's migrated template),
  * or the reason why not. Under CI=true an unreachable server makes createTestDatabase throw, so
@@ -314,7 +319,7 @@ export type PostgresDatabase = { url: string; drop(): Promise<void> };
 export async function postgresOrSkip(options: { migrated?: boolean } = {}): Promise<PostgresDatabase | { skip: string }> {
   const database = await createTestDatabase(options);
   if (database.skip !== undefined) {
-    console.warn(`[test/hardening] PostgreSQL tests skipped: ${database.skip} (set CI=true to make this a failure)`);
+    warnPostgresSkipped(database.skip);
     return { skip: database.skip };
   }
   return database;

@@ -24,8 +24,9 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; result: P
 /**
  * Runs `work` `times` times in a row; resolves with the longest one, in milliseconds. One that
  * waited for a frozen Redis takes the whole timeout (at least TIMEOUT_MS - 5 as measured here, the
- * timer's own rounding allowed for); one that did not, a few milliseconds even on a busy machine. The longest tells them apart where a total would not: twenty quick ones on a
- * loaded machine can add up to more than one slow one.
+ * timer's own rounding allowed for); one that did not, a few milliseconds even on a busy machine.
+ * The longest tells them apart where a total would not: twenty quick ones on a loaded machine can
+ * add up to more than one slow one.
  */
 async function slowestOf(times: number, work: () => Promise<unknown>): Promise<number> {
   let slowest = 0;

@@ -36,6 +36,12 @@ function quote(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/** Why the server cannot be used, as a skip; on CI, where the PostgreSQL tests must run, a failure. */
+function unusable(reason: string, cause?: unknown): { skip: string } {
+  if (process.env.CI === 'true') throw new Error(reason, { cause });
+  return { skip: reason };
+}
+
 /**
  * Whether the tests can use the server: reachable, and the login may create databases. Without
  * it the PostgreSQL tests are skipped with the returned reason, except on CI, where this throws.
@@ -43,19 +49,16 @@ function quote(name: string): string {
  * tenth of a second of CPU or more, and several test files probe once each.
  */
 export async function probePostgres(): Promise<{ skip?: string }> {
-  let reason: string;
+  let canCreate: boolean;
   try {
-    const canCreate = await withAdmin(async (client) => {
+    canCreate = await withAdmin(async (client) => {
       const { rows } = await client.query<{ allowed: boolean }>('select rolcreatedb or rolsuper as allowed from pg_roles where rolname = current_user');
       return rows[0]?.allowed === true;
     });
-    if (canCreate) return {};
-    reason = `the login at ${where()} may not create databases`;
   } catch (error) {
-    reason = `PostgreSQL not reachable at ${where()}: ${reasonOf(error)}`;
+    return unusable(`PostgreSQL not reachable at ${where()}: ${reasonOf(error)}`, error);
   }
-  if (process.env.CI === 'true') throw new Error(reason);
-  return { skip: reason };
+  return canCreate ? {} : unusable(`the login at ${where()} may not create databases`);
 }
 
 /**
@@ -76,9 +79,7 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   try {
     await withAdmin((client) => client.query(`create database ${quote(name)}${template === undefined ? '' : ` template ${quote(template)}`}`));
   } catch (error) {
-    const message = `PostgreSQL not reachable at ${where()}: ${reasonOf(error)}`;
-    if (process.env.CI === 'true') throw new Error(message, { cause: error });
-    return { skip: message };
+    return unusable(`PostgreSQL not reachable at ${where()}: ${reasonOf(error)}`, error);
   }
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
