@@ -14,7 +14,7 @@ type FetchPage<T> = (page: PageRequest) => Promise<T[]>;
 export async function listResponse<T extends { id: number }>(call: Call, fetchPage: FetchPage<T>): Promise<ApiResponse> {
   const { limit, afterId } = parseListQuery(call.url.query);
   const asked = call.store.changeMarker?.(call.arrivedAt);
-  // Awaited only when it is a promise: SQLite answers at once, and a list should not pay a turn for it.
+  // Awaited only when it is a promise: a store that knows its marker at once spares the list a turn.
   const marker = typeof asked === 'object' ? await asked : asked;
   if (marker === undefined) return readList(call, fetchPage, limit, afterId);
   const key = `${call.key.user_id} ${call.url.pathname} ${limit ?? ''} ${afterId}`;

@@ -79,18 +79,17 @@ export class KyselyStore implements Store {
   readonly #db: Kysely<Database>;
   readonly #dialect: StoreDialect;
   readonly #destroyOnClose: boolean;
-  readonly #dataVersion: (() => number) | undefined;
   /** Writes to listed records through this store; data_version only counts other connections'. */
   #writes = 0;
-  /** SQLite: the last data_version read, and when (performance.now()) it was read. */
-  #version = 0;
-  #versionReadAt = -Infinity;
   #closing: Promise<void> | undefined;
   readonly #insertDevice: InsertIfAbsent<'devices'>;
   readonly #insertMonitor: InsertIfAbsent<'blacklist_monitors'>;
   readonly #webhooks: KyselyWebhooks;
-  /** PostgreSQL's marker: the count the triggers of migration 0005 keep, read fresh for each caller. */
-  readonly #changeCount: FreshRead<string | undefined> | undefined;
+  /**
+   * The change marker, read fresh for each caller (see changeMarker): on PostgreSQL the count the
+   * triggers of migration 0005 keep; on SQLite `data_version` with this store's own writes.
+   */
+  readonly #marker: FreshRead<string | undefined> | undefined;
   /** PostgreSQL: a statement straight to the pool (openKyselyStore supplies it), past Kysely's executor. */
   readonly #query: DirectQuery | undefined;
 
@@ -98,24 +97,24 @@ export class KyselyStore implements Store {
     this.#db = db;
     this.#dialect = dialect;
     this.#destroyOnClose = options.destroyOnClose ?? true;
-    this.#dataVersion = options.dataVersion;
     this.#insertDevice = new InsertIfAbsent('devices', options.query);
     this.#insertMonitor = new InsertIfAbsent('blacklist_monitors', options.query);
     this.#webhooks = new KyselyWebhooks(db, dialect);
     this.#query = options.query;
-    this.#changeCount = dialect === 'postgres' ? new FreshRead(() => this.#readChangeCount()) : undefined;
+    const { dataVersion } = options;
+    if (dialect === 'postgres') this.#marker = new FreshRead(() => this.#readChangeCount());
+    // data_version asks SQLite for a read transaction (two fcntl locks on the -shm file and an
+    // fstat): read per request, it was a tenth of a kept list's CPU under load.
+    else if (dataVersion !== undefined) this.#marker = new FreshRead(async () => `${dataVersion()}:${this.#writes}`);
   }
 
-  changeMarker(arrivedAt?: number): string | undefined | Promise<string | undefined> {
-    if (this.#changeCount !== undefined) return this.#changeCount.get(arrivedAt);
-    if (this.#dataVersion === undefined) return undefined;
-    // data_version asks SQLite for a read transaction (two fcntl locks on the -shm file): a tenth
-    // of a cached list's CPU under load. One read serves every request that arrived before it.
-    if (arrivedAt === undefined || this.#versionReadAt < arrivedAt) {
-      this.#versionReadAt = performance.now();
-      this.#version = this.#dataVersion();
-    }
-    return `${this.#version}:${this.#writes}`;
+  /**
+   * One read serves every caller that arrived before it began, and the next read waits for the end
+   * of the turn's I/O, so the list requests read from many connections in one turn share it
+   * (FreshRead; docs/performance.md, "List answers, and why they are never stale").
+   */
+  changeMarker(arrivedAt?: number): Promise<string | undefined> | undefined {
+    return this.#marker?.get(arrivedAt);
   }
 
   /**

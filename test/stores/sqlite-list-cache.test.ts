@@ -36,29 +36,45 @@ describe('list answers reused on SQLite, never stale', () => {
     ((await t.request(path, { key })).body.data as { target_value: string }[]).map((d) => d.target_value);
 
   it('the marker moves with this store\'s writes and with another connection\'s commits, not with reads', async () => {
-    const start = one.store.changeMarker();
+    const start = await one.store.changeMarker();
     assert.equal(typeof start, 'string');
     const user = await one.store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
     await one.store.listDevices(user.id, { afterId: 0, limit: 10 });
-    const seenByOne = one.store.changeMarker();
+    const seenByOne = await one.store.changeMarker();
+    assert.equal(await one.store.changeMarker(), seenByOne, 'a read moves nothing');
     await two.store.createDevice(user.id, sshDevice({ target_type: 'domain', target_value: 'marker.example.com' }));
-    assert.notEqual(one.store.changeMarker(), seenByOne, 'a commit by another connection');
-    const before = one.store.changeMarker();
+    assert.notEqual(await one.store.changeMarker(), seenByOne, 'a commit by another connection');
+    const before = await one.store.changeMarker();
     await one.store.deleteDevice(user.id, 1);
-    assert.notEqual(one.store.changeMarker(), before, 'a write by this store');
+    assert.notEqual(await one.store.changeMarker(), before, 'a write by this store');
   });
 
   it('a marker read after a request arrived serves it and those before it; a later request reads again', async () => {
     const user = await one.store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
     const arrived = performance.now();
-    const read = one.store.changeMarker(arrived);
+    const read = await one.store.changeMarker(arrived);
     await two.store.createDevice(user.id, sshDevice({ target_type: 'domain', target_value: 'since.example.com' }));
     // Arrived before that read began: the read reflects every write it could have seen answered.
-    assert.equal(one.store.changeMarker(arrived), read, 'reused for a request that arrived before the read');
-    assert.notEqual(one.store.changeMarker(performance.now()), read, 'read again for a request that arrived after it');
+    assert.equal(await one.store.changeMarker(arrived), read, 'reused for a request that arrived before the read');
+    assert.notEqual(await one.store.changeMarker(performance.now()), read, 'read again for a request that arrived after it');
     await two.store.createDevice(user.id, sshDevice({ target_type: 'domain', target_value: 'since-2.example.com' }));
-    const fresh = one.store.changeMarker();
+    const fresh = await one.store.changeMarker();
     assert.notEqual(fresh, read, 'without an arrival time, always read');
+  });
+
+  it('requests that arrive in one turn share one read, made after that turn: a commit before it shows', async () => {
+    const user = await one.store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
+    const before = await one.store.changeMarker();
+    // Three list requests read in one turn, and a create by another connection begun after the
+    // first of them: better-sqlite3 runs it within the turn, before the shared read begins.
+    const first = one.store.changeMarker(performance.now());
+    const createdBetween = two.store.createDevice(user.id, sshDevice({ target_type: 'domain', target_value: 'turn.example.com' }));
+    const second = one.store.changeMarker(performance.now());
+    const third = one.store.changeMarker(performance.now());
+    assert.equal(first, second, 'one read for the turn');
+    assert.equal(second, third);
+    await createdBetween;
+    assert.notEqual(await first, before, 'the shared read starts after the turn, so it sees the commit');
   });
 
   it('creates, deletes and checks made through another process show in the next list', async () => {
