@@ -38,8 +38,51 @@ export function nodeHeaders(req: IncomingMessage): HeaderReader {
   return new NodeHeaders(req);
 }
 
+const ENDED: IteratorResult<Uint8Array> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * Whether every byte of the body is in the stream's buffer: the message is complete, or as many
+ * bytes as Content-Length declares have arrived (node:http's parser may report the message
+ * complete only in a later callback than the one that delivered its last bytes).
+ */
+function arrivedWhole(req: IncomingMessage): boolean {
+  if (req.complete) return true;
+  const declared = req.headers['content-length'];
+  return declared !== undefined && req.readableLength === Number(declared);
+}
+
+/**
+ * The request's body for the core. A body that has arrived whole by the time the core reads it
+ * (most do: a small body comes in the packet of its headers, and the core reads it after
+ * authenticating) is handed over as the one buffer node:http holds, without the stream's async
+ * iterator, which costs a generator and half a dozen listeners per request. Anything still
+ * arriving is read through that iterator.
+ */
+export function nodeBody(req: IncomingMessage): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+      if (!arrivedWhole(req) || req.readableDidRead || req.readableFlowing !== null) return req[Symbol.asyncIterator]();
+      let read = false;
+      return {
+        next() {
+          if (read) return Promise.resolve(ENDED);
+          read = true;
+          // Every byte is buffered: read() hands over all of it (null for an empty body), and
+          // node:http sees the request consumed.
+          const whole = req.read() as Buffer | null;
+          return Promise.resolve(whole === null ? ENDED : { done: false, value: whole });
+        },
+        return() {
+          read = true;
+          return Promise.resolve(ENDED);
+        },
+      };
+    },
+  };
+}
+
 function toApiRequest(req: IncomingMessage): ApiRequest {
-  return { method: req.method ?? 'GET', url: req.url ?? '/', headers: nodeHeaders(req), body: req };
+  return { method: req.method ?? 'GET', url: req.url ?? '/', headers: nodeHeaders(req), body: nodeBody(req) };
 }
 
 /**
