@@ -17,7 +17,7 @@ type Table = 'devices' | 'blacklist_monitors';
  * connection provider, a copy of the parameters, a result object), several promises deep.
  */
 export class InsertIfAbsent<T extends Table> {
-  #compiled: { sql: string; columns: string } | null | undefined;
+  #compiled: { sql: string; columns: readonly string[] } | null | undefined;
 
   constructor(private readonly table: T, private readonly direct?: DirectQuery) {}
 
@@ -29,7 +29,7 @@ export class InsertIfAbsent<T extends Table> {
 
   async run(db: Kysely<Database>, values: Insertable<Database[T]>): Promise<Selectable<Database[T]> | undefined> {
     const parameters = Object.values(values);
-    const columns = Object.keys(values).join();
+    const columns = Object.keys(values);
     const complete = !parameters.includes(undefined);
     if (this.#compiled === undefined) {
       const compiled = this.#build(db, values).compile();
@@ -37,11 +37,18 @@ export class InsertIfAbsent<T extends Table> {
         && compiled.parameters.every((parameter, i) => parameter === parameters[i]);
       this.#compiled = fits ? { sql: compiled.sql, columns } : null;
     }
-    if (this.#compiled === null || this.#compiled.columns !== columns || !complete) {
+    if (this.#compiled === null || !sameNames(this.#compiled.columns, columns) || !complete) {
       return (await this.#build(db, values).executeTakeFirst()) as Selectable<Database[T]> | undefined;
     }
     if (this.direct !== undefined) return (await this.direct(this.#compiled.sql, parameters)).rows[0] as Selectable<Database[T]> | undefined;
     const result = await db.executeQuery<Selectable<Database[T]>>(CompiledQuery.raw(this.#compiled.sql, parameters));
     return result.rows[0];
   }
+}
+
+/** Whether a row has the compiled row's columns, in its order (compared name by name, not joined). */
+function sameNames(compiled: readonly string[], columns: readonly string[]): boolean {
+  if (compiled.length !== columns.length) return false;
+  for (let i = 0; i < columns.length; i++) if (compiled[i] !== columns[i]) return false;
+  return true;
 }
