@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { Writable } from 'node:stream';
+import { describe, it, test } from 'node:test';
 import fc from 'fast-check';
-import { requestLine } from '../../cli/request-log.ts';
+import { jsonLogger, requestLine } from '../../cli/request-log.ts';
 import type { RequestLogEntry } from '../../core/index.ts';
 
 const entry: fc.Arbitrary<RequestLogEntry> = fc.record({
@@ -31,5 +32,53 @@ test('a request log line is the entry as JSON: same fields, same order, same tex
       time: '2026-01-01T00:00:00.000Z', request_id: 'r', method: 'GET', path: '/v1/"\\\u0000\u2028\ud800', status: 200,
       duration_ms: 1.5, client_ip: null, key_id: null,
     }]],
+  });
+});
+
+describe("the server's request log: lines gathered, then written together", () => {
+  /** An output that records each write it was given. */
+  function writes(): { stream: Writable; writes: string[] } {
+    const seen: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        seen.push(chunk.toString());
+        done();
+      },
+    });
+    return { stream, writes: seen };
+  }
+  const logged = (n: number): RequestLogEntry => ({
+    time: '2026-01-01T00:00:00.000Z', request_id: `r${n}`, method: 'GET', path: '/v1/me', status: 200, duration_ms: 1, client_ip: null, key_id: 1,
+  });
+  const lines = (texts: string[]) => texts.join('').trimEnd().split('\n').map((line) => (JSON.parse(line) as RequestLogEntry).request_id);
+
+  it('writes the lines of many requests in one write, within the flush interval', async () => {
+    const out = writes();
+    const logger = jsonLogger(out.stream, writes().stream, { requestFlushMs: 5 });
+    for (let i = 0; i < 3; i++) logger.request?.(logged(i));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(out.writes, [], 'nothing yet: a write per turn of the event loop was the old cost');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(out.writes.length, 1);
+    assert.deepEqual(lines(out.writes), ['r0', 'r1', 'r2'], 'each line whole, in order');
+    logger.request?.(logged(3));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(lines(out.writes), ['r0', 'r1', 'r2', 'r3'], 'a later line gets an interval of its own');
+    logger.flush();
+  });
+
+  it('writes at once when the gathered lines reach their size limit, and flush() writes what is left', () => {
+    const out = writes();
+    const logger = jsonLogger(out.stream, writes().stream, { requestFlushMs: 60_000, requestFlushChars: 400 });
+    let n = 0;
+    while (out.writes.length === 0 && n < 100) logger.request?.(logged(n++));
+    assert.equal(out.writes.length, 1, 'written within the turn, once 400 characters were gathered');
+    assert.ok(out.writes[0]!.length >= 400 && out.writes[0]!.length < 600, `${out.writes[0]!.length} characters`);
+    logger.request?.(logged(n++));
+    logger.flush();
+    assert.equal(out.writes.length, 2);
+    assert.deepEqual(lines(out.writes), Array.from({ length: n }, (_, i) => `r${i}`));
+    logger.flush();
+    assert.equal(out.writes.length, 2, 'nothing gathered, nothing written');
   });
 });
