@@ -43,12 +43,14 @@ const ENDED: IteratorResult<Uint8Array> = Object.freeze({ done: true, value: und
 /**
  * Whether every byte of the body is in the stream's buffer: the message is complete, or as many
  * bytes as Content-Length declares have arrived (node:http's parser may report the message
- * complete only in a later callback than the one that delivered its last bytes).
+ * complete only in a later callback than the one that delivered its last bytes). A chunked body
+ * is framed by its chunks, whatever Content-Length says beside it (a lenient parser, Node's
+ * `insecureHTTPParser`, lets the pair through).
  */
 function arrivedWhole(req: IncomingMessage): boolean {
   if (req.complete) return true;
   const declared = req.headers['content-length'];
-  return declared !== undefined && req.readableLength === Number(declared);
+  return declared !== undefined && req.headers['transfer-encoding'] === undefined && req.readableLength === Number(declared);
 }
 
 /**

@@ -116,6 +116,24 @@ describe('node adapter: request bodies, whole or still arriving', () => {
     }
   });
 
+  it('frames a body by its chunks, not by a Content-Length sent beside them (a lenient parser lets both through)', async () => {
+    // Node's own parser refuses the pair with 400; a host may relax it with insecureHTTPParser.
+    const lenient = createServer({ insecureHTTPParser: true }, createNodeHandler(t.api));
+    await new Promise<void>((resolve) => lenient.listen(0, '127.0.0.1', resolve));
+    const connection = new Connection((lenient.address() as AddressInfo).port);
+    try {
+      const first = device('framed');
+      const headers = head('chunked').replace('\r\n\r\n', `\r\nContent-Length: ${first.length}\r\n\r\n`);
+      connection.send(headers + chunk(first) + chunk(',"x":1}') + chunk(''));
+      const answer = await connection.answer();
+      assert.equal(answer.status, 400, 'the whole body is read, and it is not JSON');
+      assert.equal(JSON.parse(answer.body).error.code, 'invalid_json');
+    } finally {
+      connection.close();
+      await new Promise((resolve) => lenient.close(resolve));
+    }
+  });
+
   it('refuses an empty body and an oversized one arriving whole', async () => {
     const connection = new Connection(port);
     const another = new Connection(port);
