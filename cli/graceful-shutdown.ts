@@ -18,6 +18,9 @@ const IDLE_SWEEP_MS = 100;
  */
 const IDLE_GRACE_MS = 1_000;
 
+/** How long a graceful exit waits for its last log lines to be taken by a slow output. */
+const OUTPUT_GRACE_MS = 1_000;
+
 export interface ShutdownTimeouts {
   /** Default DRAIN_DEADLINE_MS. */
   drainDeadlineMs?: number;
@@ -33,8 +36,11 @@ export interface Shutdown {
 export interface ShutdownHooks {
   /** Releases what the server used (API, limiter, store), once every request has finished. */
   release(): Promise<void>;
-  /** Called just before the process exits, to write out buffered log lines. */
-  beforeExit(): void;
+  /**
+   * Called just before the process exits, to write out buffered log lines. After a graceful stop
+   * the exit waits for the promise it returns, for at most OUTPUT_GRACE_MS.
+   */
+  beforeExit(): void | Promise<void>;
 }
 
 /**
@@ -52,7 +58,7 @@ export function exitGracefullyOnSignals(
   const idleGraceMs = timeouts.idleGraceMs ?? IDLE_GRACE_MS;
   let stopping = false;
   const exitNow = (why: string) => {
-    hooks.beforeExit();
+    void hooks.beforeExit();
     process.stderr.write(`monitoring-api: ${why}\n`);
     process.exit(1);
   };
@@ -91,8 +97,10 @@ export function exitGracefullyOnSignals(
       hooks.release().then(
         () => {
           clearTimeout(deadline);
-          hooks.beforeExit();
-          process.exit(0);
+          const wrote = Promise.resolve(hooks.beforeExit());
+          const gaveUp = new Promise((resolve) => setTimeout(resolve, OUTPUT_GRACE_MS));
+          const exit = () => process.exit(0);
+          void Promise.race([wrote, gaveUp]).then(exit, exit);
         },
         (error: unknown) => exitNow(`shutting down failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`),
       );

@@ -15,8 +15,12 @@ export function requestLine(entry: RequestLogEntry): string {
 }
 
 export interface ServerLogger extends Logger {
-  /** Writes out what is buffered, and how often errors repeated; call before exiting. */
-  flush(): void;
+  /**
+   * Writes out what is buffered, and how often errors repeated; call before exiting. Resolves once
+   * the output has taken every request line written so far (a pipe whose reader is behind holds
+   * them a while; a process that exits meanwhile loses them).
+   */
+  flush(): Promise<void>;
 }
 
 export interface JsonLoggerOptions {
@@ -51,7 +55,9 @@ function errorLine({ message, error, requestId, repeats }: RepeatedError): strin
  * is a system call, and written once per turn of the event loop, as they were, creates on
  * PostgreSQL still made about one write for every two or three requests, since their answers
  * arrive in turns of their own. `flush()` writes what is gathered; the server calls it before it
- * exits, whatever the reason (see serve), so only a process killed outright loses its last lines.
+ * exits, whatever the reason (see serve), and on a graceful stop waits a moment for the output to
+ * take it, so only a process killed outright, or one whose log reader stopped reading, loses its
+ * last lines.
  */
 export function jsonLogger(
   out: NodeJS.WritableStream = process.stdout,
@@ -67,13 +73,15 @@ export function jsonLogger(
   const flushChars = options.requestFlushChars ?? REQUEST_LOG_FLUSH.chars;
   let pending = '';
   let timer: NodeJS.Timeout | undefined;
+  /** Settles once the output has taken the last write, and so every one before it. */
+  let written = Promise.resolve();
   const flush = () => {
     clearTimeout(timer);
     timer = undefined;
     if (pending === '') return;
     const text = pending;
     pending = '';
-    out.write(text);
+    written = new Promise((resolve) => out.write(text, () => resolve()));
   };
   return {
     request(entry) {
@@ -91,6 +99,7 @@ export function jsonLogger(
     flush() {
       flush();
       errors.close();
+      return written;
     },
   };
 }

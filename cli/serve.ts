@@ -143,7 +143,7 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
   const config = readConfig(args, io.env);
   const logger = jsonLogger();
   // Whatever ends the process, an uncaught exception included, the request lines it gathered go out.
-  process.once('exit', () => logger.flush());
+  process.once('exit', () => void logger.flush());
   const opened = await openMigrated(config.database, { preparedStatements: config.preparedStatements, queryTimeoutMs: config.queryTimeoutMs });
   if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
   let rateLimiter: RateLimiter | undefined;

@@ -82,3 +82,29 @@ describe("the server's request log: lines gathered, then written together", () =
     assert.equal(out.writes.length, 2, 'nothing gathered, nothing written');
   });
 });
+
+describe("the server's request log at exit", () => {
+  it('flush() resolves once the output has taken the lines, however slow it is', async () => {
+    const taken: string[] = [];
+    let release: (() => void) | undefined;
+    // An output whose reader is behind: it takes a write only when the test says.
+    const slow = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        release = () => {
+          taken.push(chunk.toString());
+          done();
+        };
+      },
+    });
+    const logger = jsonLogger(slow, new Writable({ write: (_chunk, _encoding, done) => done() }), { requestFlushMs: 60_000 });
+    logger.request?.({ time: '2026-01-01T00:00:00.000Z', request_id: 'last', method: 'GET', path: '/v1/me', status: 200, duration_ms: 1, client_ip: null, key_id: 1 });
+    let flushed = false;
+    const flushing = logger.flush().then(() => (flushed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(flushed, false, 'not while the output still holds the line');
+    release!();
+    await flushing;
+    assert.match(taken.join(''), /"request_id":"last"/);
+    await logger.flush();
+  });
+});
