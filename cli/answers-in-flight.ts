@@ -20,11 +20,24 @@ type Tracked = ServerResponse & { [SLOT]?: number };
  */
 export class AnswersInFlight {
   readonly #open: Tracked[] = [];
+  /**
+   * One listener for every response (an emitter calls it with the response as `this`), rather
+   * than a closure and `once`'s wrapper made per request. 'close' comes once; #forget ignores a
+   * response it no longer holds.
+   */
+  readonly #onClose: (this: Tracked) => void;
+
+  constructor() {
+    const forget = (res: Tracked) => this.#forget(res);
+    this.#onClose = function onClose(this: Tracked) {
+      forget(this);
+    };
+  }
 
   track(res: ServerResponse): void {
     const tracked = res as Tracked;
     tracked[SLOT] = this.#open.push(tracked) - 1;
-    res.once('close', () => this.#forget(tracked));
+    res.on('close', this.#onClose);
   }
 
   #forget(res: Tracked): void {
