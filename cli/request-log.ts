@@ -2,16 +2,21 @@ import { RepeatedErrorLog, type Clock, type Logger, type RepeatedError, type Req
 
 const text = JSON.stringify;
 
+/** A number as JSON writes it: its shortest text, or null when it is not finite. */
+const number = (value: number) => (Number.isFinite(value) ? `${value}` : 'null');
+
 /**
  * `JSON.stringify(entry)`, field by field: serialising strings and numbers directly skips the
- * generic walk over the object, which was a tenth of the server's own CPU on GET /v1/me.
+ * generic walk over the object, which was a tenth of the server's own CPU on GET /v1/me. Numbers
+ * are written as text without JSON.stringify's entry (a sixth of the line's cost in a loop).
  */
 export function requestLine(entry: RequestLogEntry): string {
   const ip = entry.client_ip === null ? 'null' : text(entry.client_ip);
   const code = entry.code === undefined ? '' : `,"code":${text(entry.code)}`;
+  const key = entry.key_id === null ? 'null' : number(entry.key_id);
   return `{"time":${text(entry.time)},"request_id":${text(entry.request_id)},"method":${text(entry.method)},`
-    + `"path":${text(entry.path)},"status":${text(entry.status)},"duration_ms":${text(entry.duration_ms)},`
-    + `"client_ip":${ip},"key_id":${text(entry.key_id)}${code}}`;
+    + `"path":${text(entry.path)},"status":${number(entry.status)},"duration_ms":${number(entry.duration_ms)},`
+    + `"client_ip":${ip},"key_id":${key}${code}}`;
 }
 
 export interface ServerLogger extends Logger {
