@@ -67,6 +67,9 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const authenticate = createAuthenticator(keyCache, limiter, authPolicy);
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
 
+  /** A limiter's decision, at once when it can make one without I/O (RateLimiter.consumeNow). */
+  const consumeNow = limiter.consumeNow?.bind(limiter);
+
   const owns = (pathname: string) => pathname === basePath || pathname.startsWith(`${basePath}/`);
 
   /**
@@ -77,7 +80,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     const token = bearerToken(request.headers.get('authorization'));
     if (token === undefined) throw errors.missingApiKey();
     const failures = `auth:${addressBucket(ip)}`;
-    const throttle = await limiter.consume(failures, authPolicy, 0);
+    const throttle = consumeNow?.(failures, authPolicy, 0) ?? await limiter.consume(failures, authPolicy, 0);
     if (!throttle.allowed) throw errors.authThrottled(throttle, authPolicy);
     let key = token !== null ? keyCache.peek(token, now) : undefined;
     if (!usable(key, now)) {
@@ -92,9 +95,10 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     const policy = key.rate_limit ?? defaultPolicy;
     // The key is authenticated, so a refusal at the allow-list shows its quota, asked uncounted
     // (cost 0): the request never reaches the rate-limit step.
-    if (!allow(ip)) throw errors.ipNotAllowed(await limiter.consume(`key:${key.id}`, policy, 0), policy);
+    const bucket = `key:${key.id}`;
+    if (!allow(ip)) throw errors.ipNotAllowed(consumeNow?.(bucket, policy, 0) ?? await limiter.consume(bucket, policy, 0), policy);
 
-    const decision = await limiter.consume(`key:${key.id}`, policy, 1);
+    const decision = consumeNow?.(bucket, policy, 1) ?? await limiter.consume(bucket, policy, 1);
     if (!decision.allowed) throw errors.rateLimited(decision, policy);
     usage.record(key.id, now);
     return { key, quota: keyQuotaHeaders(decision, policy) };

@@ -22,5 +22,12 @@ export interface RateLimitDecision {
  */
 export interface RateLimiter {
   consume(bucket: string, policy: RateLimitPolicy, cost?: number): Promise<RateLimitDecision>;
+  /**
+   * The same decision made at once, offered by a limiter that needs no I/O to make it
+   * (`MemoryRateLimiter`). The core uses it when present: every request asks twice (the address's
+   * failures, then the key's quota), and a promise each was a measurable share of a request
+   * (docs/performance.md, "Where the time goes").
+   */
+  consumeNow?(bucket: string, policy: RateLimitPolicy, cost?: number): RateLimitDecision;
   close?(): Promise<void>;
 }

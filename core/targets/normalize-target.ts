@@ -32,6 +32,12 @@ export function normalizeDomain(input: string): string | null {
   // address and answer `127.0.0.1`, Deno's passes it through; neither may decide for us.
   if (isIpLiteral(input)) return null;
 
+  // A name already in its stored form is its own IDNA result: UTS #46 maps lower-case ASCII
+  // letters, digits, hyphens and dots to themselves, and only an `xn--` label leaves IDNA anything
+  // to check. Most creates name such a host, and domainToASCII was the largest single cost of
+  // normalising it (docs/performance.md, "Where the time goes").
+  if (!input.includes('xn--') && hasStoredSyntax(input)) return input;
+
   // IDNA maps case itself, and differently from toLowerCase (`ẞ` becomes `ss`, not `ß`), so only
   // its ASCII result is lower-cased.
   let name = domainToASCII(input).toLowerCase();
@@ -39,13 +45,19 @@ export function normalizeDomain(input: string): string | null {
   if (name.endsWith('.')) name = name.slice(0, -1);
   // Full-width digits and dots (`１２７。０。０。１`) become an address only after IDNA mapping.
   if (isIpLiteral(name)) return null;
+  return hasStoredSyntax(name) ? name : null;
+}
 
-  if (name.length > MAX_NAME_LENGTH) return null;
+/**
+ * The stored form's syntax: at most 253 characters, two labels or more, each of lower-case
+ * letters, digits and inner hyphens, and a last label the URL parser would not read as a number.
+ */
+function hasStoredSyntax(name: string): boolean {
+  if (name.length > MAX_NAME_LENGTH) return false;
   const labels = name.split('.');
-  if (labels.length < 2) return null;
-  if (!labels.every((label) => LABEL.test(label))) return null;
-  if (NUMERIC_LABEL.test(labels[labels.length - 1] ?? '')) return null;
-  return name;
+  if (labels.length < 2) return false;
+  if (!labels.every((label) => LABEL.test(label))) return false;
+  return !NUMERIC_LABEL.test(labels[labels.length - 1] ?? '');
 }
 
 function applyPolicy(

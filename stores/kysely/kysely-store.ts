@@ -55,25 +55,6 @@ function isMissingTable(error: unknown): boolean {
   return error.message.startsWith('no such table');
 }
 
-/**
- * Insert unless the unique index already holds the record, and then name the one it holds. The
- * index decides, so concurrent identical creates make one record; when the holder is deleted
- * between the two statements, the insert is tried again.
- */
-async function createUnique<T>(
-  what: string,
-  insert: () => Promise<T | undefined>,
-  findExisting: () => Promise<{ id: DbInteger } | undefined>,
-): Promise<CreateResult<T>> {
-  for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
-    const created = await insert();
-    if (created) return { created };
-    const existing = await findExisting();
-    if (existing) return { duplicateOf: toId(existing.id) };
-  }
-  throw new Error(`creating a ${what}: the conflicting record kept disappearing; giving up`);
-}
-
 /** A store on PostgreSQL or SQLite through Kysely. Duplicates are decided by unique indexes. */
 export class KyselyStore implements Store {
   readonly #db: Kysely<Database>;
@@ -143,6 +124,35 @@ export class KyselyStore implements Store {
     return this.#run(operation).finally(() => {
       this.#writes++;
     });
+  }
+
+  /**
+   * Inserts unless the unique index already holds the record, and then names the one it holds. The
+   * index decides, so concurrent identical creates make one record; when the holder is deleted
+   * between the two statements, the insert is tried again. Counted as a write (#write) and with
+   * #run's error translation, in one async frame: every create runs it, and the nested helpers
+   * it replaced cost a promise and a closure each.
+   */
+  async #createUnique<Row, T>(
+    what: string,
+    insert: () => Promise<Row | undefined>,
+    fromRow: (row: Row) => T,
+    findExisting: () => Promise<{ id: DbInteger } | undefined>,
+  ): Promise<CreateResult<T>> {
+    try {
+      for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+        const row = await insert();
+        if (row !== undefined) return { created: fromRow(row) };
+        const existing = await findExisting();
+        if (existing) return { duplicateOf: toId(existing.id) };
+      }
+      throw new Error(`creating a ${what}: the conflicting record kept disappearing; giving up`);
+    } catch (error) {
+      if (isMissingTable(error)) throw new MissingTableError({ cause: error });
+      throw error;
+    } finally {
+      this.#writes++;
+    }
   }
 
   /** Runs a store operation, turning "no such table" into the error core answers as missing_table. */
@@ -238,23 +248,18 @@ export class KyselyStore implements Store {
   }
 
   createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>> {
-    return this.#write(async (db) => {
-      const values = deviceToRow(this.#dialect, userId, device);
-      return createUnique('device',
-        async () => {
-          const row = await this.#insertDevice.run(db, values);
-          return row && deviceFromRow(row);
-        },
-        () => db.selectFrom('devices').select('id')
-          .where('user_id', '=', userId)
-          .where('target_type', '=', device.target_type)
-          .where('target_value', '=', device.target_value)
-          .where('service_type', '=', device.service_type)
-          .where('port', '=', device.port)
-          // The same expression as the unique index, so the index answers it.
-          .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
-          .executeTakeFirst());
-    });
+    const db = this.#db;
+    const values = deviceToRow(this.#dialect, userId, device);
+    return this.#createUnique('device', () => this.#insertDevice.run(db, values), deviceFromRow,
+      () => db.selectFrom('devices').select('id')
+        .where('user_id', '=', userId)
+        .where('target_type', '=', device.target_type)
+        .where('target_value', '=', device.target_value)
+        .where('service_type', '=', device.service_type)
+        .where('port', '=', device.port)
+        // The same expression as the unique index, so the index answers it.
+        .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
+        .executeTakeFirst());
   }
 
   listDevices(userId: number, page: PageRequest): Promise<Device[]> {
@@ -273,19 +278,14 @@ export class KyselyStore implements Store {
   }
 
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
-    return this.#write(async (db) => {
-      const values = monitorToRow(this.#dialect, userId, monitor);
-      return createUnique('blacklist monitor',
-        async () => {
-          const row = await this.#insertMonitor.run(db, values);
-          return row && monitorFromRow(row);
-        },
-        () => db.selectFrom('blacklist_monitors').select('id')
-          .where('user_id', '=', userId)
-          .where('target_type', '=', monitor.target_type)
-          .where('target_value', '=', monitor.target_value)
-          .executeTakeFirst());
-    });
+    const db = this.#db;
+    const values = monitorToRow(this.#dialect, userId, monitor);
+    return this.#createUnique('blacklist monitor', () => this.#insertMonitor.run(db, values), monitorFromRow,
+      () => db.selectFrom('blacklist_monitors').select('id')
+        .where('user_id', '=', userId)
+        .where('target_type', '=', monitor.target_type)
+        .where('target_value', '=', monitor.target_value)
+        .executeTakeFirst());
   }
 
   listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]> {

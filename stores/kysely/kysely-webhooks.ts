@@ -7,8 +7,8 @@ import {
   type EventType, type NewWebhook, type PageRequest, type Timestamp, type Webhook,
   type WebhookStore,
 } from '../../core/index.ts';
-import { stampText, toId } from './rows.ts';
-import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
+import { stampText, toId, toStamp } from './rows.ts';
+import type { Database, DbInteger, StoreDialect } from './schema.ts';
 import type { WebhooksTable } from './webhook-schema.ts';
 
 /**
@@ -17,8 +17,6 @@ import type { WebhooksTable } from './webhook-schema.ts';
  * statement timeout, so the floor never passes an event that is still on its way.
  */
 const FLOOR_LAG_MS = 60 * 60 * 1000;
-
-const toStamp = (value: DbTimestamp): Timestamp => (typeof value === 'string' ? new Date(value) : value).toISOString();
 
 function parseEvents(text: string): EventType[] {
   const value: unknown = JSON.parse(text);

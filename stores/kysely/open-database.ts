@@ -4,6 +4,7 @@ import type { Dialect } from 'kysely';
 import { KyselyStore } from './kysely-store.ts';
 import { makeDirectories } from './make-directories.ts';
 import { poolQuery, type DirectQuery } from './direct-query.ts';
+import { apiTimestampTypes } from './pg-timestamps.ts';
 import { PreparedStatements } from './prepared-statements.ts';
 import { QueryWatchdog } from './query-watchdog.ts';
 import type { Database, StoreDialect } from './schema.ts';
@@ -96,6 +97,7 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
     // server that stopped answering altogether.
     statement_timeout: Math.max(1, Math.floor((queryTimeoutMs * 5) / 6)),
     application_name: 'monitoring-api',
+    types: apiTimestampTypes(pg.types),
   });
   const onPoolError = options.onPoolError
     ?? ((error: Error) => console.error(`monitoring-api: idle PostgreSQL connection failed: ${error.message}`));

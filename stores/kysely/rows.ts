@@ -23,8 +23,16 @@ export function toFlag(value: DbFlag): boolean {
   return typeof value === 'boolean' ? value : value !== 0;
 }
 
+/** The API's form of a timestamp (`2026-11-26T21:28:02.123Z`), which both stores write as text. */
+const API_STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/**
+ * A stored timestamp in the API's form. Text already in that form (SQLite's, and PostgreSQL's
+ * through pg-timestamps.ts) is returned as it is; anything else goes through a Date.
+ */
 export function toStamp(value: DbTimestamp): Timestamp {
-  return (typeof value === 'string' ? new Date(value) : value).toISOString();
+  if (typeof value === 'string') return API_STAMP.test(value) ? value : new Date(value).toISOString();
+  return value.toISOString();
 }
 
 export function toNullableStamp(value: DbTimestamp | null): Timestamp | null {
@@ -78,6 +86,8 @@ function parseStatus(value: string): DeviceStatus {
  * wrote itself, so only the keys are checked, not every field of every result.
  */
 function parseLastResults(text: string): DeviceLastResults {
+  // A device not yet checked, every create among them, has none.
+  if (text === '{}') return {};
   const value: unknown = JSON.parse(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)
     || !Object.keys(value).every((key) => (DEVICE_PROBES as readonly string[]).includes(key))) {

@@ -18,7 +18,10 @@ export type DbInteger = number | string | bigint;
 /** A flag: boolean on PostgreSQL, 0/1 on SQLite, which has no boolean type. */
 export type DbFlag = boolean | number;
 
-/** A timestamp: a Date from pg (timestamptz), ISO 8601 text on SQLite. */
+/**
+ * A timestamp: ISO 8601 text on SQLite, and from pg the same text through openKyselyStore's pool
+ * (pg-timestamps.ts), or a Date from a pool of the host's own or a session outside UTC.
+ */
 export type DbTimestamp = Date | string;
 
 type Id = ColumnType<DbInteger, never, never>;

@@ -1,7 +1,7 @@
 /** docs/contract.md §8: per-key rate limits, their headers, windows, overrides and atomicity. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock, MemoryRateLimiter } from '../../core/index.ts';
+import { ManualClock, MemoryRateLimiter, type RateLimitDecision, type RateLimiter, type RateLimitPolicy } from '../../core/index.ts';
 import type { TestResponse } from '../../core/testing/index.ts';
 import { assertError, assertSuccess, deviceBody, eachStore } from './helpers.ts';
 
@@ -137,5 +137,43 @@ eachStore('rate limits', (env) => {
     assert.equal(answers.filter((x) => x.status === 200).length, 6);
     assertError(await b.request('/v1/me', { key }), 429, 'rate_limit_exceeded');
     await limiter.close();
+  });
+
+  test('a limiter that offers consumeNow is asked at once on every request, and one that does not is awaited: both count the same', async () => {
+    const clock = new ManualClock();
+    const asked: string[] = [];
+    const memory = new MemoryRateLimiter({ clock });
+    // Both wrap the same kind of counter; they differ only in which entry the core can call.
+    const immediate: RateLimiter = {
+      consume(bucket: string, policy: RateLimitPolicy, cost?: number): Promise<RateLimitDecision> {
+        asked.push(`consume ${bucket.split(':')[0]} ${cost}`);
+        return memory.consume(bucket, policy, cost);
+      },
+      consumeNow(bucket: string, policy: RateLimitPolicy, cost?: number): RateLimitDecision {
+        asked.push(`now ${bucket.split(':')[0]} ${cost}`);
+        return memory.consumeNow(bucket, policy, cost);
+      },
+    };
+    const other = new MemoryRateLimiter({ clock });
+    const awaited: RateLimiter = { consume: (bucket, policy, cost) => other.consume(bucket, policy, cost) };
+    for (const rateLimiter of [immediate, awaited]) {
+      const t = env.api({ clock, rateLimiter, rateLimit: { limit: 3, windowSeconds: 60 } });
+      const key = await t.createKey();
+      for (let i = 2; i >= 0; i--) {
+        const res = await t.request('/v1/me', { key });
+        assertSuccess(res, 200);
+        assert.equal(rate(res).remaining, String(i));
+      }
+      assertError(await t.request('/v1/me', { key }), 429, 'rate_limit_exceeded');
+    }
+    // Every request asks at once about the address's failures (cost 0), then the key's quota
+    // (cost 1). Only the first, which reads the key from the store, also reserves a failure and
+    // gives it back, through consume (the authenticator's path, taken once per key).
+    assert.deepEqual(asked, [
+      'now auth 0', 'consume auth 1', 'consume auth -1', 'now key 1',
+      'now auth 0', 'now key 1', 'now auth 0', 'now key 1', 'now auth 0', 'now key 1',
+    ]);
+    await memory.close();
+    await other.close();
   });
 });

@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { domainToASCII } from 'node:url';
 import {
   isValidHostHeader,
   normalizeDomain,
@@ -102,6 +103,25 @@ describe('normalizeDomain', () => {
       assert.equal(normalizeDomain(input), null);
     });
   }
+
+  test('a name accepted as written is what IDNA makes of it (the stored-form shortcut skips domainToASCII)', () => {
+    // Seeded, so a failure names the same inputs every run: letters, digits, hyphens and dots in
+    // every arrangement, with `xn--` and numeric last labels among them.
+    let seed = 16;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const alphabet = 'abcxnz019-.';
+    let accepted = 0;
+    for (let i = 0; i < 20_000; i++) {
+      let name = '';
+      const length = 1 + Math.floor(random() * 24);
+      for (let k = 0; k < length; k++) name += alphabet[Math.floor(random() * alphabet.length)];
+      const stored = normalizeDomain(name);
+      if (stored !== name) continue;
+      accepted++;
+      assert.equal(domainToASCII(name), name, `${JSON.stringify(name)} is accepted as written, but IDNA makes it something else`);
+    }
+    assert.ok(accepted > 1_000, `only ${accepted} generated names were accepted as written`);
+  });
 });
 
 describe('normalizeTarget', () => {
