@@ -11,6 +11,7 @@ import { errorResponse, toWebResponse, type ApiResponse } from './http/api-respo
 import { keyQuotaHeaders } from './http/rate-limit-headers.ts';
 import { requestId } from './http/request-id.ts';
 import { MemoryRateLimiter } from './memory-rate-limiter.ts';
+import { consumeNowOf } from './rate-limiter.ts';
 import { addressBucket } from './net/address-bucket.ts';
 import { clientIp } from './net/client-ip.ts';
 import { ipAllowList } from './net/ip-allow-list.ts';
@@ -68,7 +69,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
 
   /** A limiter's decision, at once when it can make one without I/O (RateLimiter.consumeNow). */
-  const consumeNow = limiter.consumeNow?.bind(limiter);
+  const consumeNow = consumeNowOf(limiter);
 
   const owns = (pathname: string) => pathname === basePath || pathname.startsWith(`${basePath}/`);
 

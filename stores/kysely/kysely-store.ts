@@ -133,15 +133,18 @@ export class KyselyStore implements Store {
    * #run's error translation, in one async frame: every create runs it, and the nested helpers
    * it replaced cost a promise and a closure each.
    */
-  async #createUnique<Row, T>(
+  async #createUnique<Values, Row, T>(
     what: string,
-    insert: () => Promise<Row | undefined>,
+    toRow: () => Values,
+    insert: (values: Values) => Promise<Row | undefined>,
     fromRow: (row: Row) => T,
     findExisting: () => Promise<{ id: DbInteger } | undefined>,
   ): Promise<CreateResult<T>> {
     try {
+      // Inside the async frame: a record that cannot become a row rejects, as a Store promises.
+      const values = toRow();
       for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
-        const row = await insert();
+        const row = await insert(values);
         if (row !== undefined) return { created: fromRow(row) };
         const existing = await findExisting();
         if (existing) return { duplicateOf: toId(existing.id) };
@@ -249,8 +252,8 @@ export class KyselyStore implements Store {
 
   createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>> {
     const db = this.#db;
-    const values = deviceToRow(this.#dialect, userId, device);
-    return this.#createUnique('device', () => this.#insertDevice.run(db, values), deviceFromRow,
+    return this.#createUnique('device', () => deviceToRow(this.#dialect, userId, device),
+      (values) => this.#insertDevice.run(db, values), deviceFromRow,
       () => db.selectFrom('devices').select('id')
         .where('user_id', '=', userId)
         .where('target_type', '=', device.target_type)
@@ -279,8 +282,8 @@ export class KyselyStore implements Store {
 
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
     const db = this.#db;
-    const values = monitorToRow(this.#dialect, userId, monitor);
-    return this.#createUnique('blacklist monitor', () => this.#insertMonitor.run(db, values), monitorFromRow,
+    return this.#createUnique('blacklist monitor', () => monitorToRow(this.#dialect, userId, monitor),
+      (values) => this.#insertMonitor.run(db, values), monitorFromRow,
       () => db.selectFrom('blacklist_monitors').select('id')
         .where('user_id', '=', userId)
         .where('target_type', '=', monitor.target_type)

@@ -176,4 +176,23 @@ eachStore('rate limits', (env) => {
     await memory.close();
     await other.close();
   });
+
+  test('a limiter that overrides consume alone keeps every decision, though it inherits consumeNow', async () => {
+    const clock = new ManualClock();
+    const asked: string[] = [];
+    // Exempts keys from the quota: an embedder's policy, written before consumeNow had a meaning.
+    class Exempting extends MemoryRateLimiter {
+      override async consume(bucket: string, policy: RateLimitPolicy, cost?: number): Promise<RateLimitDecision> {
+        asked.push(`${bucket.split(':')[0]} ${cost}`);
+        if (bucket.startsWith('key:')) return { allowed: true, limit: policy.limit, remaining: policy.limit, resetSeconds: 60 };
+        return super.consume(bucket, policy, cost);
+      }
+    }
+    const rateLimiter = new Exempting({ clock });
+    const t = env.api({ clock, rateLimiter, rateLimit: { limit: 1, windowSeconds: 60 } });
+    const key = await t.createKey();
+    for (let i = 0; i < 3; i++) assertSuccess(await t.request('/v1/me', { key }), 200);
+    assert.deepEqual(asked, ['auth 0', 'auth 1', 'auth -1', 'key 1', 'auth 0', 'key 1', 'auth 0', 'key 1']);
+    await rateLimiter.close();
+  });
 });

@@ -248,6 +248,24 @@ export function storeContract(
         assert.deepEqual(await store.listBlacklistMonitors(alice.id, ALL), [...mine.slice(0, 2), next]);
       });
 
+      it('answers a create with a promise whatever the record: a failure rejects, never throws', async () => {
+        const alice = await newUser();
+        // A timestamp the SQL stores cannot write (the memory store keeps it as given): whichever
+        // way it goes, it must go the way the Store's promise says, so callers' .catch sees it.
+        const creates = [
+          () => store.createDevice(alice.id, webDevice({ created_at: 'not a time' })),
+          () => store.createBlacklistMonitor(alice.id, newMonitor({ created_at: 'not a time' })),
+        ];
+        for (const create of creates) {
+          let pending: Promise<unknown> | undefined;
+          assert.doesNotThrow(() => {
+            pending = create();
+          });
+          assert.ok(pending instanceof Promise);
+          await pending.catch(() => undefined);
+        }
+      });
+
       it('gives twenty concurrent identical creates one record', async () => {
         const user = await newUser();
         const creates = Array.from({ length: 20 }, () => store.createBlacklistMonitor(user.id, newMonitor()));
