@@ -55,6 +55,11 @@ function isMissingTable(error: unknown): boolean {
   return error.message.startsWith('no such table');
 }
 
+/** A store operation's failure as core should see it: "no such table" as missing_table's error. */
+function storeError(error: unknown): unknown {
+  return isMissingTable(error) ? new MissingTableError({ cause: error }) : error;
+}
+
 /** A store on PostgreSQL or SQLite through Kysely. Duplicates are decided by unique indexes. */
 export class KyselyStore implements Store {
   readonly #db: Kysely<Database>;
@@ -151,8 +156,7 @@ export class KyselyStore implements Store {
       }
       throw new Error(`creating a ${what}: the conflicting record kept disappearing; giving up`);
     } catch (error) {
-      if (isMissingTable(error)) throw new MissingTableError({ cause: error });
-      throw error;
+      throw storeError(error);
     } finally {
       this.#writes++;
     }
@@ -163,8 +167,7 @@ export class KyselyStore implements Store {
     try {
       return await operation(this.#db);
     } catch (error) {
-      if (isMissingTable(error)) throw new MissingTableError({ cause: error });
-      throw error;
+      throw storeError(error);
     }
   }
 

@@ -25,10 +25,11 @@ export function isoFromUtcText(text: string): string | undefined {
  * (rows.ts, toStamp), two parses and an allocation per timestamp, on every create.
  */
 export function apiTimestampTypes(base: CustomTypesConfig): CustomTypesConfig {
-  const getTypeParser = ((oid: number, format?: 'text' | 'binary') => {
-    const parser = base.getTypeParser(oid, format) as (text: string) => unknown;
-    if (oid !== TIMESTAMPTZ_OID || format === 'binary') return parser;
-    return (text: string) => isoFromUtcText(text) ?? parser(text);
-  }) as CustomTypesConfig['getTypeParser'];
+  // Made once: pg asks for a column's parser on every result it reads, a create's included. The
+  // fallback is looked up when it is needed, so a parser set on `base` later still applies.
+  const timestamptz = (text: string): unknown =>
+    isoFromUtcText(text) ?? (base.getTypeParser(TIMESTAMPTZ_OID, 'text') as (text: string) => unknown)(text);
+  const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
+    oid === TIMESTAMPTZ_OID && format !== 'binary' ? timestamptz : base.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'];
   return { getTypeParser };
 }
