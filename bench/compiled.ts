@@ -1,9 +1,7 @@
 /**
  * The package as an operator runs it: the compiled engine and store in dist/ (bench/run.ts builds
- * it first when it is stale), as the API's figures are taken on dist/cli/main.js. Run from the
- * TypeScript sources instead, every function would carry the wrappers tsx's loader adds (it keeps
- * function names), a cost no installed copy pays (docs/performance.md, "How the figures are taken").
- * Typed by the sources, which dist/ is compiled from.
+ * it first when it is stale), as the API's figures are taken on dist/cli/main.js. Typed by the
+ * sources, which dist/ is compiled from.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,7 +9,6 @@ import type * as Engine from '../engine/index.ts';
 import type * as KyselyStore from '../stores/kysely/index.ts';
 import { ROOT } from '../test/support/root.ts';
 
-// From the repository's root: this file also runs compiled, from .test-build/bench/.
 const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(ROOT, path)).href)) as T;
 const engine = await load<typeof Engine>('dist/engine/index.js');
 const store = await load<typeof KyselyStore>('dist/stores/kysely/index.js');

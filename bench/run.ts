@@ -11,10 +11,8 @@
  * `--smoke` runs every step for a fraction of a second, so the test suite can keep this script
  * from rotting without timing anything.
  *
- * It runs compiled, from .test-build/ (`npm run build:tests`), and so do the servers and scripts
- * it starts (test/support/node-args.ts): under tsx's loader every process paid half a second of
- * CPU to start, and each baseline server carried the wrappers tsx adds to every function, a cost
- * the API's own server, run from dist/, does not pay.
+ * It runs from the sources, as do the baseline servers and scripts it starts (Node strips their
+ * types: test/support/node-args.ts); the API's own server runs from dist/, as the package ships it.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

@@ -6,9 +6,9 @@
 // bundled file costs about 0.25 s. Every `serve` and `worker` process an operator starts, and every
 // `keys` or `migrate` run, pays it.
 //
-// What stays outside the file: better-sqlite3 (a native addon) and pg (loaded only for a
-// PostgreSQL URL, and so that the command uses the pg the package installed beside it). Both are
-// imported lazily by the stores, so a run pays for neither unless it opens that database. The
+// What stays outside the file: pg (loaded only for a PostgreSQL URL, and so that the command uses
+// the pg the package installed beside it). The store imports it lazily, so a run pays for it only
+// when it opens a PostgreSQL database; SQLite is Node's own node:sqlite. The
 // library entry points (`monitoring-api`, `/node`, `/kysely`, ...) are not bundled: a host
 // application imports them as modules, with its own copies of their dependencies.
 //
@@ -19,7 +19,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Packages the command imports at run time rather than carrying in its file. */
-const CLI_EXTERNAL_PACKAGES = ['better-sqlite3', 'pg'];
+const CLI_EXTERNAL_PACKAGES = ['pg'];
 
 /** Replaces `dist/cli/` (tsc's output) with the single file `dist/cli/main.js`. */
 export async function bundleCli(dist) {
@@ -29,7 +29,7 @@ export async function bundleCli(dist) {
     write: false,
     platform: 'node',
     format: 'esm',
-    target: 'node20', // package.json's engines
+    target: 'node22', // package.json's engines
     external: CLI_EXTERNAL_PACKAGES,
     // Bundled CommonJS packages (ioredis and its helpers) call require() for Node's own modules,
     // and one ioredis path reads __dirname: both exist in CommonJS only, so the file defines them.

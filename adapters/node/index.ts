@@ -25,7 +25,11 @@ function repeated(rawHeaders: string[], name: string): string | null {
 
 /** Node's headers behind the `get` the core reads: no `Headers` object is built per request. */
 class NodeHeaders implements HeaderReader {
-  constructor(private readonly req: IncomingMessage) {}
+  private readonly req: IncomingMessage;
+  constructor(req: IncomingMessage) {
+    this.req = req;
+  }
+
   get(name: string): string | null {
     const value = this.req.headers[name];
     if (value === undefined) return null;

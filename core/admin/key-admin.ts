@@ -32,12 +32,16 @@ export class KeyAdminError extends Error {
  * HTTP API. The CLI and embedding hosts both use these.
  */
 export class KeyAdmin {
-  constructor(
-    private readonly store: Store,
-    private readonly clock: Clock = systemClock,
-    /** Called after a revocation, so a key cache can forget the key at once. */
-    private readonly onRevoke: (keyId: number) => void = () => {},
-  ) {}
+  private readonly store: Store;
+  private readonly clock: Clock;
+  /** Called after a revocation, so a key cache can forget the key at once. */
+  private readonly onRevoke: (keyId: number) => void;
+
+  constructor(store: Store, clock: Clock = systemClock, onRevoke: (keyId: number) => void = () => {}) {
+    this.store = store;
+    this.clock = clock;
+    this.onRevoke = onRevoke;
+  }
 
   async createUser(input: { name?: string | null } = {}): Promise<User> {
     return this.store.createUser({ name: input.name ?? null, created_at: toTimestamp(this.clock.now()) });

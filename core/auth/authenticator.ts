@@ -6,8 +6,10 @@ import { hasTokenShape } from './token.ts';
 
 /** The address's failed-authentication limit is reached: no store read was made for the token. */
 export class AuthThrottled extends Error {
-  constructor(readonly decision: RateLimitDecision) {
+  readonly decision: RateLimitDecision;
+  constructor(decision: RateLimitDecision) {
     super('failed-authentication limit reached');
+    this.decision = decision;
   }
 }
 

@@ -20,11 +20,15 @@ export class KeyCache {
   readonly #loading = new Map<string, Promise<ApiKey | undefined>>();
   /** Counts forget() calls, so that a look-up can tell whether a revocation overtook it. */
   #generation = 0;
-  constructor(
-    private readonly store: Store,
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
+  private readonly store: Store;
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+
+  constructor(store: Store, ttlMs: number, maxEntries = 10_000) {
+    this.store = store;
+    this.ttlMs = ttlMs;
+    this.maxEntries = maxEntries;
+  }
 
   /** The key for a token when a fresh entry is cached: no I/O. */
   peek(token: string, now: number): ApiKey | undefined {

@@ -10,12 +10,17 @@ export class KeyUsageRecorder {
   readonly #lastWritten = new Map<number, number>();
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(
-    private readonly store: Store,
-    private readonly onError: (error: unknown) => void,
-    private readonly minIntervalMs = 60_000,
-    private readonly flushIntervalMs = 1_000,
-  ) {}
+  private readonly store: Store;
+  private readonly onError: (error: unknown) => void;
+  private readonly minIntervalMs: number;
+  private readonly flushIntervalMs: number;
+
+  constructor(store: Store, onError: (error: unknown) => void, minIntervalMs = 60_000, flushIntervalMs = 1_000) {
+    this.store = store;
+    this.onError = onError;
+    this.minIntervalMs = minIntervalMs;
+    this.flushIntervalMs = flushIntervalMs;
+  }
 
   record(keyId: number, now: number): void {
     const last = this.#lastWritten.get(keyId);

@@ -49,14 +49,13 @@ export class ApiError extends Error {
   readonly existingId: number | undefined;
   /** The header fields this answer carries, by lower-case name; empty when it needs none. */
   readonly headers: HeaderFields;
+  readonly status: number;
+  readonly code: string;
 
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    options: ApiErrorOptions = {},
-  ) {
+  constructor(status: number, code: string, message: string, options: ApiErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = status;
+    this.code = code;
     this.details = options.details;
     this.existingId = options.existingId;
     this.headers = lowerCaseNames(options.headers);

@@ -23,7 +23,10 @@ const MAX_TOTAL = 16 * 1024 * 1024;
 export class ListCache {
   readonly #entries = new Map<string, Entry>();
   #total = 0;
-  constructor(private readonly maxEntries = 1_000) {}
+  private readonly maxEntries: number;
+  constructor(maxEntries = 1_000) {
+    this.maxEntries = maxEntries;
+  }
 
   #drop(key: string): void {
     const entry = this.#entries.get(key);

@@ -2,7 +2,7 @@
  * Reading and storing targets (docs/contract.md §5): one spelling per host, so that duplicates are found
  * and the target policy sees what will actually be probed.
  */
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { canonicalIp, isIpLiteral } from '../net/ip-address.ts';
 import { isForbiddenName, isPublicIp } from './target-policy.ts';
 
@@ -45,7 +45,17 @@ export function normalizeDomain(input: string): string | null {
   if (name.endsWith('.')) name = name.slice(0, -1);
   // Full-width digits and dots (`１２７。０。０。１`) become an address only after IDNA mapping.
   if (isIpLiteral(name)) return null;
-  return hasStoredSyntax(name) ? name : null;
+  return hasStoredSyntax(name) && name.split('.').every((label) => !label.startsWith('xn--') || isALabel(label)) ? name : null;
+}
+
+/**
+ * Whether an `xn--` label is an A-label: Punycode that decodes to a Unicode label which IDNA
+ * encodes back to exactly this label (RFC 5891 §5.4). IDNA as Node 24 applies it passes an
+ * undecodable `xn--` label through unchanged (Node 22 refused it), so the check is made here.
+ */
+function isALabel(label: string): boolean {
+  const unicode = domainToUnicode(label);
+  return unicode !== '' && unicode !== label && domainToASCII(unicode) === label;
 }
 
 /**

@@ -2,7 +2,7 @@
  * The API on node:http, over the database DATABASE_URL names (default: a SQLite file).
  *
  *   npm run example:node                       # PORT=3000, DATABASE_URL=sqlite:./data/monitoring.db
- *   node --import tsx cli/main.ts users create # then `keys create --user <id>` for a token
+ *   node cli/main.ts users create              # then `keys create --user <id>` for a token
  *
  * In an application the imports read 'monitoring-api', 'monitoring-api/node' and 'monitoring-api/kysely'.
  */

@@ -2,7 +2,7 @@
  * A host's unit test with `monitoring-api/testing`: the whole API in process, over a memory store
  * and a manual clock, no network and no database. Run it with
  *
- *   node --import tsx --test examples/testing/devices.test.ts
+ *   node --test examples/testing/devices.test.ts
  *
  * In an application the imports read 'monitoring-api' and 'monitoring-api/testing'.
  */

@@ -36,7 +36,10 @@ export class FreshRead<T> {
   /** The latest read that succeeded; a failed one is never handed out again. */
   #done: Started<T> | undefined;
 
-  constructor(private readonly read: () => Promise<T>) {}
+  private readonly read: () => Promise<T>;
+  constructor(read: () => Promise<T>) {
+    this.read = read;
+  }
 
   get(arrivedAt?: number): Promise<T> {
     if (arrivedAt !== undefined) {

@@ -19,7 +19,12 @@ type Table = 'devices' | 'blacklist_monitors';
 export class InsertIfAbsent<T extends Table> {
   #compiled: { sql: string; columns: readonly string[] } | null | undefined;
 
-  constructor(private readonly table: T, private readonly direct?: DirectQuery) {}
+  private readonly table: T;
+  private readonly direct: DirectQuery | undefined;
+  constructor(table: T, direct?: DirectQuery) {
+    this.table = table;
+    this.direct = direct;
+  }
 
   #build(db: Kysely<Database>, values: Insertable<Database[T]>) {
     // The generic table name makes Kysely's value types unresolvable here; the caller's row type

@@ -44,7 +44,12 @@ function withoutSecret({ secret: _secret, ...webhook }: CreatedWebhook): Webhook
 
 /** The webhooks part of `KyselyStore`, on PostgreSQL and SQLite alike. */
 export class KyselyWebhooks implements WebhookStore {
-  constructor(private readonly db: Kysely<Database>, private readonly dialect: StoreDialect) {}
+  private readonly db: Kysely<Database>;
+  private readonly dialect: StoreDialect;
+  constructor(db: Kysely<Database>, dialect: StoreDialect) {
+    this.db = db;
+    this.dialect = dialect;
+  }
 
   #flag(value: boolean): boolean | number {
     return this.dialect === 'sqlite' ? Number(value) : value;

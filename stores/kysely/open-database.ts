@@ -122,14 +122,12 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
 }
 
 /**
- * One `sqlite:` URL, the driver of the runtime at hand: better-sqlite3 on Node, bun:sqlite on Bun,
- * node:sqlite on Deno. Each is imported on demand, so no runtime loads another's module (Bun and
- * Deno would fail on better-sqlite3's native build, Node 20 has no node:sqlite).
+ * One `sqlite:` URL, the driver built into the runtime at hand: bun:sqlite on Bun, node:sqlite on
+ * Node and Deno. Each is imported on demand, so no runtime loads the other's module.
  */
 async function sqliteDialect(path: string): Promise<OpenedSqlite<Dialect>> {
   if ('Bun' in globalThis) return (await import('./sqlite-bun.ts')).openBunSqliteDialect(path);
-  if ('Deno' in globalThis) return (await import('./sqlite-deno.ts')).openNodeSqliteDialect(path);
-  return (await import('./sqlite-node.ts')).openSqliteDialect(path);
+  return (await import('./sqlite-node.ts')).openNodeSqliteDialect(path);
 }
 
 function describeError(error: unknown): string {

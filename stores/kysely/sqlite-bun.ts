@@ -17,7 +17,7 @@ interface BunSqliteModule {
 
 /**
  * A Kysely dialect on a SQLite file (or `:memory:`) through `bun:sqlite`, the driver for Bun.
- * Same pragmas as the better-sqlite3 one (sqlite-node.ts), so the three runtimes can share a file.
+ * Same pragmas as the node:sqlite one (sqlite-node.ts), so Node, Bun and Deno can share a file.
  */
 export async function openBunSqliteDialect(path: string): Promise<OpenedSqlite<Dialect>> {
   // A specifier in a variable: neither tsc nor a bundler tries to resolve a module only Bun has,

@@ -107,10 +107,8 @@ export function startExample(name: ExampleName, databaseUrl: string, env: Record
 
 /**
  * The same example, from the same source, where its script's words are not what a test is about:
- * a Node example runs compiled, as the test files do (node-args.ts), rather than through tsx,
- * whose loader cost a start about 1.2 s of CPU more (1.7 s against 0.7). Bun and Deno run their
- * script's words: they read TypeScript themselves. Each example's own suite starts it by its
- * script, so those words are still run.
+ * a Node example is started by this Node directly (node-args.ts), Bun and Deno by their script's
+ * words. Each example's own suite starts it by its script, so those words are still run.
  */
 export function startExampleSource(name: ExampleName, databaseUrl: string, env: Record<string, string> = {}): Promise<RunningExample> {
   const [command, args] = exampleCommand(name);
@@ -119,7 +117,7 @@ export function startExampleSource(name: ExampleName, databaseUrl: string, env: 
   return startServer(name, [process.execPath, nodeArgs(source)], databaseUrl, env);
 }
 
-/** A server under test/fixtures/, run by this Node (compiled, or through tsx: node-args.ts). */
+/** A server under test/fixtures/, run by this Node (node-args.ts). */
 export function startFixture(file: string, databaseUrl: string, env: Record<string, string> = {}): Promise<RunningExample> {
   return startServer(file, [process.execPath, nodeArgs(join('test', 'fixtures', file))], databaseUrl, env);
 }

@@ -1,5 +1,5 @@
 /**
- * The client as Bun and Deno run it (no Node loader, no tsx): `bun test/client/runtime-smoke.ts
+ * The client as Bun and Deno run it (their own TypeScript support): `bun test/client/runtime-smoke.ts
  * BASE_URL TOKEN` or `deno run --allow-net test/client/runtime-smoke.ts BASE_URL TOKEN`. Calls
  * every kind of method against the server and prints one JSON line with what came back.
  */

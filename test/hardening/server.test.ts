@@ -13,7 +13,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { startServe, type ServerProcess } from '../support/cli.ts';
 import { startFaultProxy } from './fault-proxy.ts';
@@ -391,9 +391,9 @@ describe('the standalone server', { concurrency: true }, () => {
       assert.equal(await s.server.exited, 0, s.server.stderr());
       // The store was closed: SQLite checkpoints and removes its write-ahead log on the last close.
       assert.equal(existsSync(`${file}-wal`), false, 'the SQLite WAL is still there: the store was not closed');
-      const db = new Database(file, { readonly: true });
+      const db = new DatabaseSync(file, { readOnly: true });
       try {
-        assert.deepEqual(db.prepare('select target_value from devices').all(), [{ target_value: 'in-flight.example.org' }]);
+        assert.deepEqual(db.prepare('select target_value from devices').all().map((row) => row.target_value), ['in-flight.example.org']);
       } finally {
         db.close();
       }
@@ -498,7 +498,7 @@ describe('the standalone server', { concurrency: true }, () => {
       const s = await serve(`sqlite:${file}`);
       try {
         assert.equal((await api(s.port, '/v1/devices', { token: s.token })).status, 200);
-        const db = new Database(file);
+        const db = new DatabaseSync(file);
         db.exec('drop table devices; drop table blacklist_monitors');
         db.close();
         for (const path of ['/v1/devices', '/v1/blacklist-monitors']) {

@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { ACCEPTED_DATABASE_URLS, migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { isBuildFresh, ROOT } from '../support/built-cli.ts';
+import { ROOT } from '../support/root.ts';
 import { readEvents } from './outbox.ts';
 import { newMonitor } from './records.ts';
 import { storeContract } from './store-contract.ts';
@@ -55,7 +55,7 @@ describe('SQLite database URLs and migrations', () => {
       await sql`create table users (id integer primary key)`.execute(db);
       await assert.rejects(migrateToLatest(db), /^Error: database migration 0001_initial failed: table "users" already exists$/);
       const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db);
-      assert.deepEqual(rows, [{ name: 'users' }]);
+      assert.deepEqual(rows.map(({ name }) => name), ['users']);
     } finally {
       await store.close();
     }
@@ -74,7 +74,7 @@ describe('SQLite database URLs and migrations', () => {
     try {
       const pragma = async (name: string) => {
         const { rows } = await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(db);
-        return rows[0];
+        return { ...rows[0] }; // node:sqlite's rows have no prototype
       };
       assert.deepEqual(await pragma('journal_mode'), { journal_mode: 'wal' });
       assert.deepEqual(await pragma('busy_timeout'), { timeout: 5000 });
@@ -114,17 +114,14 @@ describe('SQLite database URLs and migrations', () => {
 
   it('lets processes migrate one file at the same time', async () => {
     const url = `sqlite:${nextFile()}`;
-    // Each process loads and connects first, then all start migrating at the same instant. The
-    // compiled store when dist/ is fresh (see built-cli.ts): without tsx each process starts in
-    // half the CPU time.
-    const built = isBuildFresh();
-    const script = `import { migrateToLatest, openKyselyStore } from '${built ? './dist/stores/kysely/index.js' : './stores/kysely/index.ts'}';
+    // Each process loads and connects first, then all start migrating at the same instant.
+    const script = `import { migrateToLatest, openKyselyStore } from './stores/kysely/index.ts';
       const { db, store } = await openKyselyStore(process.argv[1]);
       await new Promise((resolve) => setTimeout(resolve, Number(process.argv[2]) - Date.now()));
       console.log(JSON.stringify(await migrateToLatest(db)));
       await store.close();`;
     const startAt = String(Date.now() + 2_500);
-    const args = [...(built ? [] : ['--import', 'tsx']), '--input-type=module', '-e', script, url, startAt];
+    const args = ['--input-type=module', '-e', script, url, startAt];
     const run = () => promisify(execFile)(process.execPath, args, { cwd: ROOT });
     const outputs = await Promise.all([run(), run(), run(), run()]);
     const applied = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]).sort((x, y) => y.length - x.length);

@@ -1,9 +1,9 @@
 /**
- * Which `monitoring-api` the tests start. `npm test` builds `dist/` first, and the compiled
- * binary is what the package ships; it also starts in a third of the time the sources take
- * through tsx, which the CLI suites pay a few hundred times. A `dist/` not built from the sources
- * as they are now (a single test file run by hand after an edit) is not used: the sources run
- * instead.
+ * Which `monitoring-api` the tests start. `npm test` builds `dist/` first, and its bundled
+ * command (`dist/cli/main.js`) is what the package ships; it also loads one file where the
+ * sources are some four hundred modules, a start the CLI suites pay a few hundred times. A
+ * `dist/` not built from the sources as they are now (a single test file run by hand after an
+ * edit) is not used: `cli/main.ts` runs instead, its types stripped by Node.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,4 +46,4 @@ export function isBuildFresh(): boolean {
 }
 
 /** Node's arguments before the CLI's own, run with `cwd: ROOT`: `[...CLI_ARGS, 'serve', ...]`. */
-export const CLI_ARGS: readonly string[] = isBuildFresh() ? [BUILT_CLI] : ['--import', 'tsx', join('cli', 'main.ts')];
+export const CLI_ARGS: readonly string[] = isBuildFresh() ? [BUILT_CLI] : [join('cli', 'main.ts')];
