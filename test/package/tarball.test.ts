@@ -22,7 +22,7 @@ import { consumerLockfile } from './consumer-lockfile.ts';
 /** The folders the build compiles (as tsconfig.build.json says), and what else the package takes. */
 const BUILT: string[] = (JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] }).include;
 const COPIED = [...BUILT, 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json',
-  'README.md', 'SECURITY.md', 'LICENSE', 'openapi.json'];
+  'README.md', 'SECURITY.md', 'LICENSE', 'CHANGELOG.md', 'openapi.json'];
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 let scratch: string;
