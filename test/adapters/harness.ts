@@ -147,7 +147,9 @@ export async function startServer(
 
   const base = await new Promise<string>((resolve, reject) => {
     let settled = false;
-    const timer = setTimeout(() => fail(new Error(`${name} printed no "listening on" line in 20 s:\n${output}`)), 20_000);
+    // A cold start of Bun or Deno beside other test files' processes; only a failed start waits it out.
+    const timer = setTimeout(() => fail(new Error(`${name} printed no "listening on" line in 60 s:\n${output}`)),
+      60_000);
     const fail = (error: Error) => {
       if (settled) return;
       settled = true;
@@ -172,7 +174,7 @@ export async function startServer(
     base,
     origin: new URL(base).origin,
     output: () => output,
-    async stop(timeoutMs = 10_000) {
+    async stop(timeoutMs = 60_000) {
       if (child.exitCode !== null || child.signalCode !== null) return exited;
       child.kill('SIGTERM');
       let timer: NodeJS.Timeout | undefined;

@@ -137,13 +137,13 @@ describe('what cannot be reached: one line on stderr, exit 2, quickly', { concur
 
   // Node's own recursive mkdir loops forever where a parent exists but cannot hold a child: a
   // path under /proc, or under a symlink to nowhere. A child process, so a hang can be timed out.
-  it('a SQLite path whose parent exists but cannot hold a folder', { timeout: 20_000 }, async () => {
+  it('a SQLite path whose parent exists but cannot hold a folder', { timeout: 90_000 }, async () => {
     const nowhere = join(dir, 'to-nowhere');
     await symlink(join(dir, 'no-such-folder'), nowhere);
     const paths = [join(nowhere, 'sub', 'x.db')];
     if (existsSync('/proc/self')) paths.push('/proc/monitoring-api-test/sub/x.db');
     for (const path of paths) {
-      const result = await runCli(['migrate', '--database', `sqlite:${path}`], {}, 5_000);
+      const result = await runCli(['migrate', '--database', `sqlite:${path}`], {}, 30_000);
       assertUsageError(result, /^monitoring-api: cannot open SQLite .*ENOENT/);
     }
     assert.ok(!existsSync(join(dir, 'no-such-folder')));

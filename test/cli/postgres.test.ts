@@ -6,11 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import pgDriver from 'pg';
 import { after, before, it } from 'node:test';
 import { bootstrapFirstKey } from '../../cli/bootstrap.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { bootstrapToken, CLI_ARGS, getMe, ROOT, startServe, stopServe } from '../support/cli.ts';
+import {
+  bootstrapToken, CLI_ARGS, getMe, ROOT, startServe, stopServe,
+} from '../support/cli.ts';
+import { connectUntilRefused, freePort } from '../support/ports.ts';
 import { runCommand, runCommandJson } from '../support/run-command.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
@@ -101,7 +105,11 @@ suiteOrSkip('the CLI on PostgreSQL', skip, { concurrency: 1 }, () => {
       assert.equal((await runCommand(['migrate', '--database', fresh.url])).code, 0);
       // Another instance is making the first key: this one waits on the same advisory lock.
       await holder.query('select pg_advisory_lock($1)', [0x6d617069]);
-      const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', '--database', fresh.url], { cwd: ROOT });
+      // A port known beforehand: serve listens before it makes the first key and closes its
+      // listener on handling the signal; the lock is released only once it has.
+      const port = await freePort();
+      const args = [...CLI_ARGS, 'serve', '--port', String(port), '--database', fresh.url];
+      const child = spawn(process.execPath, args, { cwd: ROOT });
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk));
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -114,12 +122,19 @@ suiteOrSkip('the CLI on PostgreSQL', skip, { concurrency: 1 }, () => {
           `select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted and objid = $1
              and database = (select oid from pg_database where datname = current_database())`, [0x6d617069]);
         if (rows[0]!.waiting > 0) break;
-        assert.ok(Date.now() - started < 20_000, 'serve never waited on the first-key lock');
+        assert.ok(Date.now() - started < 60_000, 'serve never waited on the first-key lock');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       assert.equal(out, '');
+      // It listens meanwhile: a connection now is accepted, one after the signal is refused.
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.destroy();
+          resolve();
+        }).once('error', reject);
+      });
       child.kill('SIGTERM');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await connectUntilRefused(port);
       await holder.query('select pg_advisory_unlock($1)', [0x6d617069]);
       assert.equal(await exited, 0);
       assert.match(out, /API key \(shown once, keep it now\): mapi_/);

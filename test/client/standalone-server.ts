@@ -45,7 +45,7 @@ export async function startServer(extraArgs: string[] = []): Promise<StandaloneS
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within 20 s:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`the server did not start within 60 s:\n${output}`)), 60_000);
     const check = () => {
       const match = output.match(/listening on (http:\/\/\S+\/v1)/);
       if (match) {

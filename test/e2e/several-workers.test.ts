@@ -120,11 +120,10 @@ function receivedIds(receiver: Receiver): string[] {
   return receiver.received.map((r) => String(r.headers['webhook-id'])).toSorted();
 }
 
-/** Waits (in real time, briefly) for what other workers' sockets make true. */
+/** Waits in real time for what other workers' sockets make true: at once when they do, 30 s at most. */
 async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (condition()) return;
+  for (const deadline = Date.now() + 30_000; !condition();) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
     await delay(5);
   }
-  assert.fail(`timed out waiting until ${what}`);
 }

@@ -94,14 +94,17 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     const db = await database();
     const dns = await dnsServer();
     const zone = 'shared-a.test';
-    const args = (n: number) => ['--database', db.url, '--dns-server', dns.address, '--dnsbl-zone', zone, '--worker-id', `a${n}`, '--concurrency', '10'];
+    // A DNS timeout beyond the test: c-ares asks again at half of it, and a name asked twice
+    // must mean a second claim, not a stalled process.
+    const args = (n: number) => ['--database', db.url, '--dns-server', dns.address, '--dnsbl-zone', zone,
+      '--worker-id', `a${n}`, '--concurrency', '10', '--dns-timeout', '60000'];
     const workers = await Promise.all([1, 2, 3].map((n) => startWorker(args(n))));
     // Slow enough answers that one worker alone would need longer than a poll interval: the
     // others wake up to due records and the claims really compete.
     dns.delay(40);
     try {
       await seedMonitors(db, 300);
-      await waitFor('300 monitors checked', async () => (await checkedCount(db)) === 300, 15_000);
+      await waitFor('300 monitors checked', async () => (await checkedCount(db)) === 300, 60_000);
       // One poll interval more: a second claim of anything would show now.
       await delay(1_200);
     } finally {
@@ -125,13 +128,18 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     const dns = await dnsServer();
     const zone = 'killed-b.test';
     const lease = 1_500;
-    const common = ['--database', db.url, '--dns-server', dns.address, '--dnsbl-zone', zone, '--lease', String(lease)];
-    // Its checks hang: the server keeps every answer in this zone until released.
-    const release = dns.hold(zone);
     // A DNS timeout beyond the test: c-ares would otherwise ask again at half of it, and the
     // count of queries per name below would depend on how fast this machine is.
-    const a = await startWorker([...common, '--dns-timeout', '60000', '--worker-id', 'victim']);
+    const common = ['--database', db.url, '--dns-server', dns.address, '--dnsbl-zone', zone, '--dns-timeout', '60000'];
+    // Its checks hang: the server keeps every answer in this zone until released.
+    const release = dns.hold(zone);
+    // The monitors are there before the victim starts, so its first claim, made at once, takes
+    // all 40; it polls once a minute, so it never claims them again once its leases have run
+    // out, however late the SIGKILL comes. The heir keeps the default lease: on a slow
+    // machine its checks could outlast one that short.
     await seedMonitors(db, 40);
+    const a = await startWorker([...common, '--lease', String(lease), '--poll-interval', '60000',
+      '--worker-id', 'victim']);
     const names = Array.from({ length: 40 }, (_, i) => QUERY(i + 1, zone));
     await waitFor('the victim to ask about all 40', () => [...askedTimes(dns, names).values()].every((n) => n >= 1));
     const { rows: leased } = await sql<{ n: string; expires: Date }>`
@@ -143,7 +151,7 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     release();
 
     const b = await startWorker([...common, '--worker-id', 'heir']);
-    await waitFor('the heir to check all 40', async () => (await checkedCount(db)) === 40, 10_000);
+    await waitFor('the heir to check all 40', async () => (await checkedCount(db)) === 40);
     assert.equal(b.claimed('blacklist_monitor'), 40);
     const { rows } = await sql<{ n: string }>`
       select count(*) as n from check_results`.execute(db.opened.db);
@@ -166,13 +174,16 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     const names = Array.from({ length: 20 }, (_, i) => QUERY(i + 1, stale));
     for (const name of names) dns.set(name, { a: ['127.0.0.2'] });
     const release = dns.hold(stale);
-    const common = ['--database', db.url, '--dns-server', dns.address, '--lease', '1500'];
+    const common = ['--database', db.url, '--dns-server', dns.address];
     // A DNS timeout far beyond the test: the stale worker's checks wait for the held answers. It
     // polls once a minute, so once its leases have run out it does not race the fresh worker for
     // the same records (a race whose winner the two poll phases would decide) and stays stuck.
     // The monitors are there before it starts, so its first claim, made at once, takes them all.
+    // Only its leases are short: on a slow machine the fresh worker's checks could outlast a lease
+    // that short.
     await seedMonitors(db, 20);
-    const a = await startWorker([...common, '--dnsbl-zone', stale, '--dns-timeout', '60000', '--poll-interval', '60000', '--worker-id', 'stale']);
+    const a = await startWorker([...common, '--dnsbl-zone', stale, '--lease', '1500', '--dns-timeout', '60000',
+      '--poll-interval', '60000', '--worker-id', 'stale']);
     await waitFor('the stale worker to ask about all 20', () => [...askedTimes(dns, names).values()].every((n) => n >= 1));
     const b = await startWorker([...common, '--dnsbl-zone', fresh, '--poll-interval', '200', '--worker-id', 'fresh']);
     await waitFor('the fresh worker to record all 20 clean', async () =>
@@ -216,9 +227,11 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     const status = (s: string) => scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_status = ${s}`);
 
     dns.silence(true);
-    // Three zones: each check is three timed-out lookups, 90 in the first pass alone.
+    // Three zones: each check is three timed-out lookups, 90 in the first pass alone. The DNS
+    // timeout is long enough that a stall of this process (the DNS server's) or the worker's
+    // does not time out answers that were sent: three of those in a row would be a second outage.
     const zones = ['a', 'b', 'c'].flatMap((z) => ['--dnsbl-zone', `${z}.${zone}`]);
-    const w = await startWorker(['--database', db.url, '--dns-server', dns.address, ...zones, '--dns-timeout', '300',
+    const w = await startWorker(['--database', db.url, '--dns-server', dns.address, ...zones, '--dns-timeout', '2000',
       '--concurrency', '20', '--allow-private-targets', '--worker-id', 'outage']);
     const warnings = () => w.stderr.filter((line) => line.includes('does not answer'));
     const recoveries = () => w.stdout.filter((line) => line.includes('answers again'));

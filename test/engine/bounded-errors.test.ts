@@ -11,13 +11,18 @@ import { WatchedStore } from '../support/engine-fixtures.ts';
 
 /** A store whose database is gone: everything the engine asks of it fails the same way. */
 class AwayStore extends WatchedStore {
+  /** Claim rounds and delivery rounds tried so far. */
+  claims = 0;
+  fanOuts = 0;
   override async claimDueBlacklistMonitors(): Promise<never> {
+    this.claims++;
     throw new Error('connection refused');
   }
   override async claimDueDevices(): Promise<never> {
     throw new Error('connection refused');
   }
   override async fanOutEvents(): Promise<never> {
+    this.fanOuts++;
     throw new Error('connection refused');
   }
 }
@@ -25,13 +30,18 @@ class AwayStore extends WatchedStore {
 it('a store failure repeated every round is written once, then counted', async () => {
   const errors: string[] = [];
   const warnings: string[] = [];
+  const store = new AwayStore();
   const engine = createMonitoringEngine({
-    store: new AwayStore(), clock: new ManualClock('2026-03-01T00:00:00.000Z'), resolver: { resolve4: async () => [] },
+    store, clock: new ManualClock('2026-03-01T00:00:00.000Z'), resolver: { resolve4: async () => [] },
     pollIntervalMs: 1,
     logger: { error: (message) => void errors.push(message), warn: (message) => void warnings.push(message) },
   });
   engine.start();
-  await delay(300);
+  // Several failed rounds of each kind, however long they take.
+  for (const deadline = Date.now() + 30_000; store.claims < 3 || store.fanOuts < 3;) {
+    assert.ok(Date.now() < deadline, `rounds failed so far: ${store.claims} claims, ${store.fanOuts} deliveries`);
+    await delay(5);
+  }
   await engine.stop();
   // One line per kind of failure (claims, delivery rounds), however many rounds failed.
   assert.ok(errors.length <= 2, `errors written: ${errors.length}\n${errors.join('\n')}`);

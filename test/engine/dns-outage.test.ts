@@ -22,20 +22,26 @@ it('a silent DNS server: every check is an error within its timeout, one warning
   const user = await store.createUser({ name: null, created_at: START });
   const ids: number[] = [];
   for (let i = 1; i <= 8; i++) ids.push((await addMonitor(store, user.id, `203.0.113.${i}`, START)).id);
+  // The silent rounds wait out a second; the answers after the recovery beat it on a slow machine too.
   const engine = createMonitoringEngine({
-    store, clock, logger, dnsServers: [dns.address], dnsblZones: ['zen.spamhaus.org', 'bl.spamcop.net'], dnsTimeoutMs: 120,
+    store, clock, logger, dnsServers: [dns.address], dnsblZones: ['zen.spamhaus.org', 'bl.spamcop.net'],
+    dnsTimeoutMs: 1_000,
   });
   const warnings = () => logger.lines.filter((l) => l.level === 'warn').map((l) => l.message);
   const recoveries = () => logger.lines.filter((l) => /answers again/.test(l.message));
 
   dns.silence(true);
   for (let round = 0; round < 3; round++) {
-    const started = performance.now();
+    const asked = dns.queries.length;
     const summary = await engine.runOnce();
-    const ms = performance.now() - started;
     assert.equal(summary.written, 8);
-    // 16 lookups of 120 ms each, all in flight together: one timeout, not sixteen.
-    assert.ok(ms < 1_000, `round ${round} took ${Math.round(ms)} ms`);
+    if (round === 0) {
+      // 16 lookups, all in flight together: one timeout, not sixteen. The resolver sends each
+      // name again half-way through its timeout, so lookups one after another (or a few at a
+      // time) would repeat a name among the first 16 queries the server gets.
+      const first = dns.queries.slice(asked, asked + 16);
+      assert.equal(new Set(first).size, 16, `the first queries: ${first.join(' ')}`);
+    }
     for (const id of ids) {
       const monitor = await monitorOf(store, user.id, id);
       assert.equal(monitor.last_status, 'error');
@@ -75,6 +81,7 @@ it('a resolver that never settles costs one timeout per lookup', async () => {
   });
   const started = performance.now();
   assert.equal((await engine.runOnce()).written, 1);
-  assert.ok(performance.now() - started < 500);
+  // Without its timeout, the lookup would never end.
+  assert.ok(performance.now() - started < 10_000);
   assert.equal((await monitorOf(store, user.id, id)).last_status, 'error');
 });

@@ -23,7 +23,7 @@ async function checkOnce(target: string) {
   const user = await store.createUser({ name: null, created_at: START });
   const monitor = await addMonitor(store, user.id, target, START);
   const engine = createMonitoringEngine({
-    store, clock, dnsServers: [dns.address], dnsblZones: IP_ZONES, dnsblDomainZones: DOMAIN_ZONES, dnsTimeoutMs: 300,
+    store, clock, dnsServers: [dns.address], dnsblZones: IP_ZONES, dnsblDomainZones: DOMAIN_ZONES, dnsTimeoutMs: 2_000,
   });
   const summary = await engine.runOnce();
   const after = await monitorOf(store, user.id, monitor.id);

@@ -22,7 +22,7 @@ it('listings and delistings are announced, errors and unchanged listings are not
   const user = await store.createUser({ name: null, created_at: '2026-03-01T00:00:00.000Z' });
   const monitor = await addMonitor(store, user.id, '198.51.100.7', '2026-03-01T00:00:00.000Z');
   const engine = createMonitoringEngine({
-    store, clock, dnsServers: [dns.address], dnsblZones: ['zen.spamhaus.org', 'bl.spamcop.net'], dnsTimeoutMs: 150,
+    store, clock, dnsServers: [dns.address], dnsblZones: ['zen.spamhaus.org', 'bl.spamcop.net'], dnsTimeoutMs: 1_000,
   });
 
   /** One check with these replies; says what it announced as `type(previous→status: zones)`. */

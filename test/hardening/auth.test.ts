@@ -189,9 +189,14 @@ test('a key revoked while its look-up is in flight is refused on the very next r
   const spy = spyStore(new MemoryStore());
   const { api, key } = await setup({ store: spy.store });
   const release = spy.hold();
-  // Request A reads the key (not yet revoked) and waits for its answer.
+  // Request A reads the key (not yet revoked) and waits for its answer. The memory store reads
+  // the row as it is asked, which is once the token's digest is made.
+  const asked = spy.asked.length;
   const before = me(api, key.token);
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  for (const deadline = Date.now() + 30_000; spy.asked.length === asked;) {
+    assert.ok(Date.now() < deadline, 'request A never asked the store for the key');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   assert.equal(await api.keys.revokeApiKey(key.key.id), true);
   // Request C arrives after the revocation while A's look-up is still out.
   const during = me(api, key.token);
@@ -248,9 +253,12 @@ test('an expired key is refused on the very next request, cached or not, to the 
 
 test('an expired key is refused on the very next request with the system clock', async () => {
   const { api } = await setup();
-  const key = await api.keys.createApiKey({ userId: (await api.keys.createUser()).id, expiresAt: new Date(Date.now() + 300) });
+  // Time enough for the key to be made and used once before it expires; the next request comes
+  // just after, inside the 5 s the first answer is cached for.
+  const expiresAt = Date.now() + 2_000;
+  const key = await api.keys.createApiKey({ userId: (await api.keys.createUser()).id, expiresAt: new Date(expiresAt) });
   assert.equal((await me(api, key.token)).status, 200);
-  await new Promise((resolve) => setTimeout(resolve, 350));
+  while (Date.now() <= expiresAt) await new Promise((resolve) => setTimeout(resolve, expiresAt + 1 - Date.now()));
   assert.equal((await me(api, key.token)).status, 401);
   await api.close();
 });

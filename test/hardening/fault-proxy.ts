@@ -16,6 +16,8 @@ export interface FaultProxy {
   readonly port: number;
   /** Connections currently open through the proxy. */
   readonly open: number;
+  /** Whether bytes a client sent are held here (stalled): a query the server has not seen is in flight. */
+  readonly held: boolean;
   cut(): void;
   stall(): void;
   restore(): void;
@@ -73,6 +75,9 @@ export async function startFaultProxy(targetPort: number, targetHost = '127.0.0.
     port: address.port,
     get open() {
       return links.size;
+    },
+    get held() {
+      return [...links].some((link) => link.toUpstream.length > 0);
     },
     cut() {
       mode = 'cut';

@@ -1,12 +1,14 @@
 /**
  * Shutdown answers what it accepted: a request in flight at SIGTERM gets its answer, a 500 at
  * worst, before the process exits, also when PostgreSQL has stalled under it; a server with no
- * connection open exits at once. Timeouts are given short (--query-timeout, --shutdown-timeout)
- * so that nothing waits real seconds.
+ * connection open exits at once. The timeouts a test waits out are given short (--query-timeout,
+ * --shutdown-timeout), and the signal comes once what it is about has happened, never after a
+ * guessed while.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,6 +18,7 @@ import { after, before, describe, test } from 'node:test';
 import { bootstrapToken, startServe, type ServerProcess } from '../support/cli.ts';
 import { nodeArgs } from '../support/node-args.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
+import { connectUntilRefused } from '../support/ports.ts';
 import { postgresOrSkip, viaPort } from './support.ts';
 
 let dir: string;
@@ -31,9 +34,10 @@ const create = (server: ServerProcess, token: string, name: string) => fetch(`${
 });
 
 /**
- * A connection to `port` that says nothing until the test writes on it, opened a little before
- * the test goes on so that the server has accepted it; `answer` resolves, once the server closes
- * it, with everything the server sent.
+ * A connection to `port` that says nothing until the test writes on it, and that the server has
+ * taken in when this resolves: a request on a second connection, opened after it, has been
+ * answered, and a server takes connections in the order they came (its accept queue). `answer`
+ * resolves, once the server closes it, with everything the server sent.
  */
 async function silentConnection(port: number): Promise<{ client: Socket; answer: Promise<string> }> {
   const client = connect(port, '127.0.0.1');
@@ -41,7 +45,13 @@ async function silentConnection(port: number): Promise<{ client: Socket; answer:
   let received = '';
   client.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
   const answer = once(client, 'close').then(() => received);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  const after = connect(port, '127.0.0.1');
+  after.write('GET /v1/me HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  let answered = '';
+  after.on('data', (chunk: Buffer) => (answered += chunk.toString('latin1')));
+  after.on('error', () => {});
+  await once(after, 'close');
+  assert.match(answered, /^HTTP\/1\.1 /, 'the connection opened after the silent one was not answered');
   return { client, answer };
 }
 
@@ -49,36 +59,48 @@ describe('shutdown deadlines', { concurrency: true }, () => {
   // Seen in full runs as a request answered by a closed connection: after a stall, the sweep of
   // unused connections ran before the loop had read the request waiting on one.
   test('a request that arrived before the grace ended is answered, even when the process stalled past it', async () => {
-    const child = spawn(process.execPath, nodeArgs(join('test', 'hardening', 'fixtures', 'busy-after-sigterm.ts')), { stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk));
-    const exited = once(child, 'exit') as Promise<[number | null]>;
-    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-    const port = Number(/^port (\d+)$/.exec(String((await lines.next()).value))?.[1]);
-    assert.ok(port > 0, err);
-    // A connection the server accepts before the signal, silent until the stall has begun.
-    const { client, answer: answered } = await silentConnection(port);
-    child.kill('SIGTERM');
-    assert.equal((await lines.next()).value, 'busy', err);
-    client.write('GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n');
-    const answer = await answered;
-    assert.equal(answer.split('\r\n')[0], 'HTTP/1.1 401 Unauthorized', `the request went unanswered: ${JSON.stringify(answer)} ${err}`);
-    assert.equal((await exited)[0], 0, err);
+    // The fixture's stall lasts until this file exists: the test creates it once its request is sent.
+    const sent = join(dir, 'request-sent');
+    const fixture = nodeArgs(join('test', 'hardening', 'fixtures', 'busy-after-sigterm.ts'));
+    const child = spawn(process.execPath, [...fixture, sent], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let err = '';
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk));
+      const exited = once(child, 'exit') as Promise<[number | null]>;
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const port = Number(/^port (\d+)$/.exec(String((await lines.next()).value))?.[1]);
+      assert.ok(port > 0, err);
+      // A connection the server accepts before the signal, silent until the stall has begun.
+      const { client, answer: answered } = await silentConnection(port);
+      child.kill('SIGTERM');
+      assert.equal((await lines.next()).value, 'busy', err);
+      client.write('GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n', () => writeFileSync(sent, ''));
+      const answer = await answered;
+      assert.equal(answer.split('\r\n')[0], 'HTTP/1.1 401 Unauthorized',
+        `the request went unanswered: ${JSON.stringify(answer)} ${err}`);
+      assert.equal((await exited)[0], 0, err);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   });
 
   test('a first request on an old connection, begun within the grace and finished after it, is answered', async () => {
     const server = await startServe(['--database', `sqlite:${join(dir, 'late-first.db')}`]);
     const token = bootstrapToken(server);
     assert.ok(token);
-    // Opened before the signal, and silent until the shutdown has begun.
-    const { client, answer: answered } = await silentConnection(Number(new URL(server.url).port));
+    const port = Number(new URL(server.url).port);
+    // Opened before the signal, and silent until the shutdown has begun. The second stays silent:
+    // the sweep of unused connections that begins when the grace (1 s) ends closes it.
+    const { client, answer: answered } = await silentConnection(port);
+    const { answer: unused } = await silentConnection(port);
     server.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The shutdown has begun once new connections are refused; the request begins right then.
+    await connectUntilRefused(port);
     const body = JSON.stringify({ target_type: 'domain', target_value: 'late-first.example.org' });
     client.write(`POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`
       + `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
-    // The rest after the grace (1 s) has ended and the sweeps of unused connections have begun.
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    // The rest once the grace has ended and the sweeps have begun.
+    assert.equal(await unused, '', 'the unused connection was answered');
     client.write(body.slice(10));
     const answer = await answered;
     assert.equal(answer.split('\r\n')[0], 'HTTP/1.1 201 Created', `the request went unanswered: ${JSON.stringify(answer)} ${server.stderr()}`);
@@ -90,8 +112,11 @@ describe('shutdown deadlines', { concurrency: true }, () => {
     const server = await startServe(['--database', `sqlite:${join(dir, 'idle.db')}`]);
     const started = performance.now();
     server.child.kill('SIGTERM');
-    assert.equal(await server.exited, 0);
-    assert.ok(performance.now() - started < 500, `exited after ${performance.now() - started} ms`);
+    // Exit 0: not ended by the drain deadline (20 s here), which exits 1. Nor held up for long by
+    // anything else; closing the store and the process's own exit take their time on a busy machine.
+    assert.equal(await server.exited, 0, server.stderr());
+    const ms = performance.now() - started;
+    assert.ok(ms < 5_000, `exited after ${Math.round(ms)} ms`);
   });
 
   /** A server on PostgreSQL behind a proxy the test stalls, with a create in flight at SIGTERM. */
@@ -111,7 +136,12 @@ describe('shutdown deadlines', { concurrency: true }, () => {
       const answer = create(server, token, 'in-flight').then(async (res) => ({
         status: res.status, code: ((await res.json()) as { error?: { code: string } }).error?.code, answeredMs: performance.now() - started,
       }));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // In flight once its query is held at the proxy: then the signal comes.
+      const deadline = Date.now() + 30_000;
+      while (!proxy.held) {
+        assert.ok(Date.now() < deadline, 'the create never sent its query');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       server.child.kill('SIGTERM');
       const answered = await answer;
       const exit = await server.exited;
@@ -125,11 +155,14 @@ describe('shutdown deadlines', { concurrency: true }, () => {
   }
 
   test('PostgreSQL stalled: the request in flight gets the query timeout\'s 500 within the drain deadline', async (t) => {
-    const result = await stalledCreateAtSigterm(['--query-timeout', '300']);
+    // The query timeout also bounds serve's own start (the migrations' check, the bootstrap).
+    const result = await stalledCreateAtSigterm(['--query-timeout', '2000']);
     if ('skip' in result) return t.skip(result.skip);
     assert.equal(result.status, 500);
     assert.equal(result.code, 'server_error');
-    assert.ok(result.answeredMs < 2_000, `answered after ${result.answeredMs} ms`);
+    // Ended by the query timeout (the store's watchdog) ...
+    assert.match(result.stderr, /Query read timeout/);
+    // ... within the drain deadline (5 + 2 + 3 s here): at the deadline the process would exit 1.
     assert.equal(result.exit, 0, result.stderr);
   });
 
@@ -138,7 +171,9 @@ describe('shutdown deadlines', { concurrency: true }, () => {
     if ('skip' in result) return t.skip(result.skip);
     assert.equal(result.status, 500);
     assert.equal(result.code, 'server_error');
-    assert.ok(result.answeredMs >= 400 && result.answeredMs < 2_000, `answered after ${result.answeredMs} ms`);
+    // At the drain deadline, long before the query timeout.
+    const ms = Math.round(result.answeredMs);
+    assert.ok(result.answeredMs >= 400 && result.answeredMs < 30_000, `answered after ${ms} ms`);
     assert.equal(result.exit, 1);
     assert.match(result.stderr, /answered 1 request\(s\) still in flight after 400 ms with 500/);
   });

@@ -407,3 +407,7 @@ export function assertServerError(res: RawResponse, code: 'server_error' | 'miss
   const everything = res.text + Object.entries(res.headers).map(([n, v]) => `${n}: ${v}`).join('\n');
   for (const marker of LEAK_MARKERS) assert.ok(!everything.includes(marker), `the 500 leaks ${JSON.stringify(marker)}: ${everything}`);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Servers in processes of their own
+// ---------------------------------------------------------------------------------------------

@@ -331,15 +331,18 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
   });
 
   test('protocol-level answers of the standalone server, on every operation: 400, 408, 417, 431', async () => {
-    // The real node:http server of `monitoring-api serve`, in process, with a short header
-    // timeout so the 408 comes without waiting real seconds.
+    // The real node:http server of `monitoring-api serve`, in process, twice: with its own
+    // timeouts for the answers that come at once, and with a short header timeout for the 408
+    // alone, so that it comes without waiting real seconds and bounds nothing else.
     const t = open();
-    const { server } = createApiServer(t.api, { headersTimeout: 200, requestTimeout: 300, connectionsCheckingInterval: 50 });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
+    const servers = [createApiServer(t.api).server,
+      createApiServer(t.api, { headersTimeout: 200, requestTimeout: 300, connectionsCheckingInterval: 50 }).server];
+    for (const server of servers) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const [port, shortPort] = servers.map((server) => (server.address() as { port: number }).port) as [number, number];
+    type Answer = { status: number; headers: Record<string, string>; body: unknown };
     /** Sends raw bytes, reads until the server closes, and parses the one answer. */
-    const exchange = (bytes: string) => new Promise<{ status: number; headers: Record<string, string>; body: unknown }>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    const exchange = (bytes: string, to = port) => new Promise<Answer>((resolve, reject) => {
+      const socket = connect(to, '127.0.0.1', () => socket.write(bytes));
       let received = '';
       socket.on('data', (chunk: Buffer) => (received += chunk));
       socket.on('error', reject);
@@ -356,7 +359,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     });
     try {
       // Every operation, and a path that matches none (documented under x-unmatched-request-responses).
-      // The routes side by side: each waits out the short request timeout for its 408.
+      // The routes side by side: each waits out the short header timeout for its 408.
       await Promise.all([...ROUTES, { method: 'GET', path: '/nope' }].map(async (route) => {
         const line = `${route.method} /v1${route.path} HTTP/1.1\r\n`;
         const cases: [number, string][] = [
@@ -367,7 +370,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
           [408, `${line}Host: x\r\n`],
         ];
         for (const [status, bytes] of cases) {
-          const answer = await exchange(bytes);
+          const answer = await exchange(bytes, status === 408 ? shortPort : port);
           assert.equal(answer.status, status, `${route.method} ${route.path}: ${JSON.stringify(answer)}`);
           const conformance = conformanceFor('/v1');
           const checked: Exchange = { method: route.method, pathname: `/v1${route.path}`, basePath: '/v1', ...answer };
@@ -382,8 +385,10 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       assert.deepEqual(conformance.check({ method: 'CONNECT', pathname: 'example.org:443', basePath: '/v1', ...proxyRequest }), []);
       seen.push({ operation: 'unmatched', status: 400, code: 'bad_request' });
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      for (const server of servers) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
     }
   });
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, describe, it } from 'node:test';
 import { ManualClock } from '../../core/clock.ts';
@@ -6,6 +7,7 @@ import { MemoryStore } from '../../core/memory-store.ts';
 import type { DeviceCheckOutcome } from '../../core/monitoring-store.ts';
 import type { NewDevice } from '../../core/records.ts';
 import { checkDevice, type DeviceCheckContext } from '../../engine/devices/check-device.ts';
+import type { Connector } from '../../engine/net/connector.ts';
 import { deviceCheckOutcome } from '../../engine/devices/device-status.ts';
 import { probePublicTls } from '../../engine/probes/tls-probe.ts';
 import { createTestProbeConnector, lookupAnswering } from '../support/probe-connector.ts';
@@ -15,11 +17,46 @@ import { startHttpServer, startTcpServer, startTlsServer, TEST_CA, type LocalSer
 const servers: LocalServer[] = [];
 after(() => Promise.all(servers.map((s) => s.close())));
 
-const OPTIONS = { probeTimeoutMs: 2_000, connectTimeoutMs: 2_000, retryDelayS: 30, failuresBeforeDown: 2, tlsWarnDays: 14 };
+// Timeouts no test waits out, except where it sets its own.
+const OPTIONS = {
+  probeTimeoutMs: 30_000, connectTimeoutMs: 30_000, retryDelayS: 30, failuresBeforeDown: 2, tlsWarnDays: 14,
+};
 
 function context(clock: ManualClock, overrides: Partial<DeviceCheckContext> = {}): DeviceCheckContext {
   const connector = createTestProbeConnector({ lookup: lookupAnswering('127.0.0.1'), allowPrivateTargets: true });
   return { connector, clock, options: OPTIONS, signal: new AbortController().signal, ...overrides };
+}
+
+/**
+ * The test connector, counting at each connect how many attempts are under way or connected
+ * (their socket not destroyed yet) including it: what the probes have in flight together.
+ */
+function countingConnector(): { connector: Connector; mostInFlight(): number } {
+  const inner = createTestProbeConnector({ lookup: lookupAnswering('127.0.0.1'), allowPrivateTargets: true });
+  const attempts: { socket?: Socket; failed: boolean }[] = [];
+  let most = 0;
+  return {
+    mostInFlight: () => most,
+    connector: {
+      resolve: (host) => inner.resolve(host),
+      async connect(request) {
+        const attempt: { socket?: Socket; failed: boolean } = { failed: false };
+        attempts.push(attempt);
+        most = Math.max(most, attempts.filter((a) => !a.failed && a.socket?.destroyed !== true).length);
+        try {
+          const connection = await inner.connect({ ...request, onSocket: (socket) => {
+            attempt.socket = socket;
+            request.onSocket?.(socket);
+          } });
+          attempt.socket = connection.socket;
+          return connection;
+        } catch (error) {
+          attempt.failed = true;
+          throw error;
+        }
+      },
+    },
+  };
 }
 
 /**
@@ -92,14 +129,19 @@ describe('checkDevice', () => {
     servers.push(server);
     const clock = new ManualClock('2026-06-01T00:00:00.000Z');
     const device = probeDevice({ service_type: 'smtps', scheme: null, port: server.port, check_public_tls: true, expect_status: null });
+    const { connector, mostInFlight } = countingConnector();
     const started = performance.now();
-    const outcome = await checkDevice({ record: device, lease: { id: 1, token: 't', owner: 'o', expires_at: '2026-06-01T00:01:00.000Z' }, due_at: '2026-06-01T00:00:00.000Z', consecutive_failures: 0 },
-      context(clock, { options: { ...OPTIONS, probeTimeoutMs: 300 } }));
+    const lease = { id: 1, token: 't', owner: 'o', expires_at: '2026-06-01T00:01:00.000Z' };
+    const claim = { record: device, lease, due_at: '2026-06-01T00:00:00.000Z', consecutive_failures: 0 };
+    const options = { ...OPTIONS, probeTimeoutMs: 300 };
+    const outcome = await checkDevice(claim, context(clock, { connector, options }));
     const took = performance.now() - started;
     assert.deepEqual(outcome.results.map((r) => [r.probe, r.error]), [['service', 'timeout'], ['public_tls', 'timeout']]);
     assert.equal(outcome.status, 'validating');
-    // One after the other they would take 600 ms at least.
-    assert.ok(took >= 290 && took < 590, `took ${took} ms`);
+    // One after the other, the second would connect only once the first had timed out and
+    // closed its socket.
+    assert.equal(mostInFlight(), 2, 'both probes were connecting or connected at once');
+    assert.ok(took >= 290, `took ${took} ms`);
   });
 
   it('rejects when the engine aborts it, so no false failure is recorded', async () => {

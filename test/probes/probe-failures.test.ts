@@ -40,7 +40,8 @@ for (const [name, probe, device] of probes) {
       const took = performance.now() - started;
       assert.deepEqual([result.ok, result.error], [false, 'timeout']);
       assert.ok(result.response_ms !== null && result.response_ms >= 140, `response_ms ${result.response_ms}`);
-      assert.ok(took >= 140 && took < 1_000, `took ${took} ms`);
+      // Not the harness's 30 s connect timeout, nor no end at all.
+      assert.ok(took >= 140 && took < 10_000, `took ${took} ms`);
     });
 
     it('a name resolving to loopback is refused when private targets are not allowed: forbidden_address', async () => {
@@ -61,12 +62,13 @@ for (const [name, probe, device] of probes) {
     it('the engine\'s abort ends the probe at once with error aborted', async () => {
       const server = await silent;
       const controller = new AbortController();
-      const { options } = probeHarness({ probeTimeoutMs: 5_000, signal: controller.signal, ca: [TEST_CA] });
+      const { options } = probeHarness({ probeTimeoutMs: 60_000, signal: controller.signal, ca: [TEST_CA] });
       setTimeout(() => controller.abort(), 30);
       const started = performance.now();
       const result = await probe(device(server.port), options);
       assert.deepEqual([result.ok, result.error], [false, 'aborted']);
-      assert.ok(performance.now() - started < 1_000);
+      // Not the minute of the probe's own timeout.
+      assert.ok(performance.now() - started < 10_000);
     });
   });
 }
@@ -83,7 +85,8 @@ describe('connect timeout', () => {
     assert.equal(typeof short.connector.requests[0]?.onSocket, 'function', 'the probe is handed the socket, to end the attempt');
   });
 
-  it('a connection still being made when the probe\'s time is up is destroyed, and the probe says timeout', { timeout: 5_000 }, async () => {
+  it('a connection still being made when the probe\'s time is up is destroyed, '
+    + 'and the probe says timeout', { timeout: 60_000 }, async () => {
     // A connector whose connection never completes (as a target dropping SYNs): only the probe
     // can end it, by destroying the socket it was handed.
     const sockets: Socket[] = [];
@@ -96,11 +99,13 @@ describe('connect timeout', () => {
         socket.once('close', () => reject(new ProbeFailure('aborted')));
       }),
     };
-    const { options } = probeHarness({ connectTimeoutMs: 5_000, probeTimeoutMs: 80 });
+    const { options } = probeHarness({ connectTimeoutMs: 30_000, probeTimeoutMs: 80 });
     const started = performance.now();
-    const result = await probeService(probeDevice({ service_type: 'ssh', scheme: null, port: 22, expect_status: null }), { ...options, connector: hanging });
+    const device = probeDevice({ service_type: 'ssh', scheme: null, port: 22, expect_status: null });
+    const result = await probeService(device, { ...options, connector: hanging });
     assert.deepEqual([result.ok, result.error], [false, 'timeout']);
-    assert.ok(performance.now() - started < 1_000);
+    // Ended by the probe's deadline: the hanging connector never gives up of its own accord.
+    assert.ok(performance.now() - started < 10_000);
     assert.equal(sockets.length, 1);
     assert.equal(sockets[0]!.destroyed, true);
   });

@@ -8,8 +8,9 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 // The store's query timeout on PostgreSQL is one watchdog per pool (stores/kysely/query-watchdog.ts):
 // it ends a connection busy for the whole timeout without a pause, and nothing else. A server
 // that stops answering is test/hardening/postgres-faults.test.ts; here, what it must leave alone.
-// The timeout is short so the test is quick; the waits are a few times it.
-const TIMEOUT_MS = 300;
+// The timeout is short so the test is quick, yet long enough that the queries here, each a small
+// fraction of it, finish inside it on a loaded machine; the waits are a multiple of it.
+const TIMEOUT_MS = 1_500;
 const database: TestDatabase = await createTestDatabase();
 
 describe('PostgreSQL query watchdog', { skip: database.skip }, () => {
@@ -29,14 +30,16 @@ describe('PostgreSQL query watchdog', { skip: database.skip }, () => {
 
   it('keeps a connection that sat idle for longer than the timeout', async () => {
     const first = await backend();
-    await sleep(TIMEOUT_MS * 3);
+    await sleep(TIMEOUT_MS * 2);
     assert.equal(await backend(), first);
   });
 
   it('keeps a connection whose queries, one after another, take longer than the timeout in all', async () => {
     const first = await backend();
-    // Each well inside the timeout (and the server's statement_timeout, five sixths of it).
-    for (let i = 0; i < 4; i++) await sql`select pg_sleep(${TIMEOUT_MS / 3000})`.execute(opened.db);
+    // Each well inside the timeout (and the server's statement_timeout, five sixths of it); pg_sleep
+    // makes them last at least 2 s in all, past the timeout by more than the watchdog's interval
+    // between checks (an eighth of it).
+    for (let i = 0; i < 40; i++) await sql`select pg_sleep(0.05)`.execute(opened.db);
     assert.equal(await backend(), first);
   });
 });

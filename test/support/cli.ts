@@ -102,7 +102,7 @@ export async function startServe(args: string[], env: Record<string, string> = {
     for (const wake of waiters.splice(0)) wake();
     resolve(code);
   }));
-  const waitForLine = async (pattern: RegExp, timeoutMs = 15_000): Promise<string> => {
+  const waitForLine = async (pattern: RegExp, timeoutMs = 30_000): Promise<string> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = lines.find((line) => pattern.test(line));

@@ -86,23 +86,9 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   return {
     url: url.toString(),
     async drop() {
-      await withAdmin(async (client) => {
-        // A pool still open somewhere may connect again between the terminate and the drop
-        // (55006, "being accessed by other users"); the pair is retried a few times.
-        for (let attempt = 1; ; attempt++) {
-          await client.query(
-            'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-            [name],
-          );
-          try {
-            await client.query(`drop database if exists ${quote(name)}`);
-            return;
-          } catch (error) {
-            if (attempt === 5 || (error as { code?: unknown }).code !== '55006') throw error;
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
-        }
-      });
+      // FORCE (PostgreSQL 13 and later) ends the sessions still connected, a pool left open
+      // somewhere included, and holds off new ones while it drops, so none can get in between.
+      await withAdmin((client) => client.query(`drop database if exists ${quote(name)} with (force)`));
     },
   };
 }

@@ -26,14 +26,15 @@ export interface ProbeHarness {
 
 /**
  * Probe options for a loopback target: every name resolves to 127.0.0.1 and private targets are
- * allowed (the one thing that lets a test reach its own servers). Short timeouts: no test waits.
+ * allowed (the one thing that lets a test reach its own servers). Generous timeouts, which no test
+ * waits out: a test about a timeout sets its own.
  */
 export function probeHarness(overrides: Partial<ProbeOptions> & { allowPrivateTargets?: boolean } = {}): ProbeHarness {
   const { allowPrivateTargets = true, ...rest } = overrides;
   const connector = createTestProbeConnector({ lookup: lookupAnswering('127.0.0.1'), allowPrivateTargets });
   const clock = new ManualClock('2026-06-01T00:00:00.000Z');
   const options: ProbeOptions = {
-    connector, clock, connectTimeoutMs: 2_000, probeTimeoutMs: 2_000, signal: new AbortController().signal, ...rest,
+    connector, clock, connectTimeoutMs: 30_000, probeTimeoutMs: 30_000, signal: new AbortController().signal, ...rest,
   };
   return { options, connector, clock };
 }

@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import { freePort } from './ports.ts';
 
 /**
  * A redis-server of the test's own, on a free loopback port, that the test can freeze (SIGSTOP:
@@ -31,14 +31,6 @@ export function privateRedisSkipReason(): string | undefined {
   return reason;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 const started = new Set<ChildProcess>();
 // A test that fails half-way must not leave a stopped redis-server behind.
 const killAll = () => {
@@ -59,7 +51,8 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   started.add(child);
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
+    // Generous: only a redis-server that never starts waits it out.
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
       if (/Ready to accept connections/.test(output)) {

@@ -7,7 +7,11 @@ export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
  * developer's machine; under CI=true the missing service is a failure, never a skip.
  */
 export async function redisSkipReason(): Promise<string | undefined> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  // A generous connect timeout: a Redis that is not running refuses at once, while a running one
+  // on a busy machine can take seconds to answer, and on CI a late answer would fail the run.
+  const redis = new Redis(REDIS_URL, {
+    lazyConnect: true, connectTimeout: 10_000, maxRetriesPerRequest: 0, retryStrategy: () => null,
+  });
   redis.on('error', () => {});
   try {
     await redis.connect();

@@ -28,6 +28,13 @@ after(() => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+/**
+ * How long a worker may take to say it is checking: loading the CLI, connecting to PostgreSQL and
+ * checking its migrations, beside other test files' processes. Only a worker that never starts waits
+ * it out.
+ */
+const START_MS = 60_000;
+
 /** Starts a worker and resolves once it says it is checking. */
 export async function startWorker(args: readonly string[]): Promise<WorkerProcess> {
   // DATABASE_URL emptied: a developer's own must never be what a test worker claims from.
@@ -41,8 +48,11 @@ export async function startWorker(args: readonly string[]): Promise<WorkerProces
     running.delete(child);
     resolve(code);
   }));
-  for (let i = 0; !stdout.some((line) => /^monitoring-api: worker \S+ checking/.test(line)); i++) {
-    if (child.exitCode !== null || i > 400) throw new Error(`the worker did not start: ${stderr.join('\n')}`);
+  const deadline = Date.now() + START_MS;
+  while (!stdout.some((line) => /^monitoring-api: worker \S+ checking/.test(line))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`the worker did not start: ${stderr.join('\n')}`);
+    }
     await delay(25);
   }
   const claimed = (kind: string) => stdout
@@ -52,8 +62,13 @@ export async function startWorker(args: readonly string[]): Promise<WorkerProces
   return { child, stdout, stderr, exited, claimed };
 }
 
-/** Waits until `until()` holds, asking every `everyMs`; fails with `what` after `timeoutMs`. */
-export async function waitFor(what: string, until: () => Promise<boolean> | boolean, timeoutMs = 10_000, everyMs = 50): Promise<void> {
+/**
+ * Waits until `until()` holds, asking every `everyMs`; fails with `what` after `timeoutMs`, which is
+ * generous because a wait that succeeds ends at once.
+ */
+export async function waitFor(
+  what: string, until: () => Promise<boolean> | boolean, timeoutMs = 30_000, everyMs = 50,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await until())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

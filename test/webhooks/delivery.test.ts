@@ -49,7 +49,8 @@ describe('webhook delivery', () => {
     return createWebhookDispatcher({
       store, clock, connector: createTestConnector({ lookup: LOOPBACK, allowPrivateTargets: true }),
       logger: { warn: (m) => warnings.push(m), error: (m, e) => warnings.push(`${m}: ${String(e)}`) },
-      requestTimeoutMs: 2_000, ...options,
+      // No delivery here waits it out, except where a test sets its own.
+      requestTimeoutMs: 30_000, ...options,
     });
   }
 
@@ -143,14 +144,16 @@ describe('webhook delivery', () => {
   it('a slow endpoint costs one timeout and holds no other endpoint back', async () => {
     const slow = await endpoint();
     const fast = await endpoint();
-    slow.receiver.answer = () => new Promise((resolve) => setTimeout(() => resolve(200), 5_000).unref());
+    // Its answer comes after 30 s, if the receiver is not closed before (afterEach closes it).
+    slow.receiver.answer = () => new Promise((resolve) => setTimeout(() => resolve(200), 30_000).unref());
     await emit(userId, 'device.down', now());
     await emit(userId, 'device.up', now());
     const started = performance.now();
-    const done = dispatcher({ requestTimeoutMs: 300, concurrency: 2 }).runOnce();
+    // A timeout the fast endpoint's deliveries beat on a slow machine too.
+    const done = dispatcher({ requestTimeoutMs: 3_000, concurrency: 2 }).runOnce();
     await done;
     const elapsed = performance.now() - started;
-    assert.ok(elapsed < 2_000, `the round ended after the timeout, not the endpoint (${Math.round(elapsed)} ms)`);
+    assert.ok(elapsed < 20_000, `the round ended after the timeout, not the endpoint (${Math.round(elapsed)} ms)`);
     assert.equal(fast.receiver.received.length, 2, 'both events reached the fast endpoint');
     const hooks = await store.listWebhooks(userId, { afterId: 0, limit: 10 });
     assert.deepEqual(hooks.map((h) => h.last_delivery_status), ['failing', 'delivered']);
@@ -170,7 +173,9 @@ describe('webhook delivery', () => {
     const d = dispatcher({ pollIntervalMs: 10 });
     d.start();
     await emit(userId, 'device.down', now());
-    for (let i = 0; i < 200 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    for (const deadline = Date.now() + 30_000; receiver.received.length === 0 && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     await d.stop();
     assert.equal(receiver.received.length, 1);
   });
