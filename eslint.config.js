@@ -22,6 +22,7 @@ export default defineConfig(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       'layout/imports': 'error',
+      'layout/no-cycles': 'error',
       // tsc reports unused locals and parameters (noUnusedLocals, noUnusedParameters) in the
       // TypeScript; linting them again costs a tenth of the lint time. JavaScript keeps the rule.
       '@typescript-eslint/no-unused-vars': 'off',

@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { processIo, type CliIo } from './io.ts';
-import { UnreachableError, UsageError } from './usage-error.ts';
+import { UnreachableError } from './unreachable-error.ts';
+import { UsageError } from './usage-error.ts';
 
 export const USAGE = `usage: monitoring-api <command> [flags]
 
@@ -75,19 +76,19 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const args = sub === undefined ? rest : [sub, ...rest];
   // Each command loads its own modules: help, typos and the admin commands need neither the
   // HTTP stack nor the OpenAPI generator.
-  const admin = () => import('./admin-commands.ts');
+  const admin = () => import('./commands/admin-commands.ts');
   switch (command) {
     case 'serve':
-      await (await import('./serve.ts')).serve(args, io);
+      await (await import('./commands/serve.ts')).serve(args, io);
       return -1;
     case 'worker':
-      await (await import('./worker.ts')).worker(args, io);
+      await (await import('./commands/worker.ts')).worker(args, io);
       return -1;
     case 'migrate':
       await (await admin()).migrate(args, io);
       return 0;
     case 'openapi':
-      return (await import('./openapi-command.ts')).runOpenApiCommand(args, io);
+      return (await import('./commands/openapi-command.ts')).runOpenApiCommand(args, io);
     case 'users':
       if (sub === 'create') return (await admin()).createUser(rest, io).then(() => 0);
       throw new UsageError(`unknown users command: ${sub ?? '(none)'}; use users create`);

@@ -2,8 +2,3 @@
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
-
-/** The database (or Redis) named on the command line cannot be used: also exit code 2. */
-export class UnreachableError extends Error {
-  override readonly name = 'UnreachableError';
-}

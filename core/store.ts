@@ -1,22 +1,12 @@
 import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
+import type { CreateResult, PageRequest } from './store-calls.ts';
 import type {
   ApiKey, BlacklistMonitor, CheckResult, Device, NewApiKey, NewBlacklistMonitor, NewDevice,
   Timestamp, User,
 } from './records.ts';
 
-/** One page of a list, in ascending id order: records with `id > afterId`, at most `limit` of them. */
-export interface PageRequest {
-  afterId: number;
-  /** A positive integer: the core asks for at most 1001 (a page of up to 1000 and one more, or a stream batch of up to 1000). */
-  limit: number;
-}
-
-/**
- * The answer to a create: the new record, or the id of the record it duplicates. Duplicates are
- * decided by the store itself (a unique index), so concurrent identical creates yield one record.
- */
-export type CreateResult<T> = { created: T } | { duplicateOf: number };
+export type { CreateResult, PageRequest };
 
 /**
  * Everything the API keeps. Implementations: `MemoryStore` (core) and `KyselyStore`

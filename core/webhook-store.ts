@@ -1,5 +1,5 @@
 import type { CreatedWebhook, MonitoringEvent, Timestamp, Webhook } from './records.ts';
-import type { CreateResult, PageRequest } from './store.ts';
+import type { CreateResult, PageRequest } from './store-calls.ts';
 
 /**
  * What webhooks need of a store (docs/engine.md, "Events and webhooks"): the v1 resource, and the

@@ -6,7 +6,7 @@
 export { createMonitoringEngine, type EngineRunSummary, type MonitoringEngine } from './monitoring-engine.ts';
 export { ENGINE_DEFAULTS, resolveEngineOptions, type MonitoringEngineOptions, type ResolvedEngineOptions } from './options.ts';
 export type { EngineLogger } from './logger.ts';
-export type { DeviceCheck, DeviceCheckContext, DeviceCheckOptions } from './scheduler/device-check.ts';
+export type { DeviceCheck, DeviceCheckContext, DeviceCheckOptions } from './devices/check-device.ts';
 export { nextCheckAt, JITTER } from './scheduler/next-check.ts';
 export { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZone, normalizeZones } from './dnsbl/zones.ts';
 export type { DnsblResolver } from './dnsbl/resolver.ts';

@@ -41,47 +41,48 @@ const UNWRITTEN_BATCHES = 4;
  * records under a lease, check them with bounded concurrency and record the outcomes in batches.
  */
 export function createMonitoringEngine(options: MonitoringEngineOptions): MonitoringEngine {
-  const o = resolveEngineOptions(options);
-  const { clock } = o;
-  const logger = boundedLogger(o.logger, clock);
-  const slots = new Slots(o.concurrency);
+  const resolved = resolveEngineOptions(options);
+  const { clock } = resolved;
+  const logger = boundedLogger(resolved.logger, clock);
+  const slots = new Slots(resolved.concurrency);
   const tally: RunnerSettings['tally'] = { claimed: 0, written: 0, fenced: 0, failed: 0, crashed: 0 };
   const settings: RunnerSettings = {
-    owner: o.workerId, clock, leaseMs: o.leaseMs, writeBatchSize: o.writeBatchSize, writeDelayMs: o.writeDelayMs, slots, logger, tally,
+    owner: resolved.workerId, clock, leaseMs: resolved.leaseMs, writeBatchSize: resolved.writeBatchSize,
+    writeDelayMs: resolved.writeDelayMs, slots, logger, tally,
   };
 
-  const defaultResolver = o.resolver === undefined ? createDnsblResolver(o.dnsServers, o.dnsTimeoutMs) : undefined;
-  const servers = o.dnsServers.length > 0 ? o.dnsServers : defaultResolver?.getServers() ?? ['(injected resolver)'];
+  const defaultResolver = resolved.resolver === undefined ? createDnsblResolver(resolved.dnsServers, resolved.dnsTimeoutMs) : undefined;
+  const servers = resolved.dnsServers.length > 0 ? resolved.dnsServers : defaultResolver?.getServers() ?? ['(injected resolver)'];
   const dnsbl = {
-    resolver: o.resolver ?? defaultResolver!,
+    resolver: resolved.resolver ?? defaultResolver!,
     health: new DnsHealth(servers.join(', '), logger, clock),
     clock,
-    zones: { ip: o.dnsblZones, domain: o.dnsblDomainZones },
-    dnsTimeoutMs: o.dnsTimeoutMs,
-    queriesPerCheck: o.dnsQueriesPerCheck,
-    random: o.random,
+    zones: { ip: resolved.dnsblZones, domain: resolved.dnsblDomainZones },
+    dnsTimeoutMs: resolved.dnsTimeoutMs,
+    queriesPerCheck: resolved.dnsQueriesPerCheck,
+    random: resolved.random,
   };
   const connector = createGuardedConnector({
-    lookup: o.lookup ?? systemLookup(o.dnsServers, o.dnsTimeoutMs),
-    allowPrivateTargets: o.allowPrivateTargets,
-    lookupTimeoutMs: o.dnsTimeoutMs,
+    lookup: resolved.lookup ?? systemLookup(resolved.dnsServers, resolved.dnsTimeoutMs),
+    allowPrivateTargets: resolved.allowPrivateTargets,
+    lookupTimeoutMs: resolved.dnsTimeoutMs,
   });
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
   const webhooks = createWebhookDispatcher({
-    store: o.store, connector, clock, logger, workerId: o.workerId, pollIntervalMs: o.pollIntervalMs,
-    ...(o.trustedCa.length > 0 ? { tls: { secureContext: contextTrusting(o.trustedCa) } } : {}),
+    store: resolved.store, connector, clock, logger, workerId: resolved.workerId, pollIntervalMs: resolved.pollIntervalMs,
+    ...(resolved.trustedCa.length > 0 ? { tls: { secureContext: contextTrusting(resolved.trustedCa) } } : {}),
   });
   const runners: Runner[] = [
-    new KindRunner(blacklistKind(o, dnsbl), settings),
-    new KindRunner(deviceKind(o, o.deviceCheck, connector), settings),
+    new KindRunner(blacklistKind(resolved, dnsbl), settings),
+    new KindRunner(deviceKind(resolved, resolved.deviceCheck, connector), settings),
   ];
 
-  const maxUnwritten = UNWRITTEN_BATCHES * o.writeBatchSize;
+  const maxUnwritten = UNWRITTEN_BATCHES * resolved.writeBatchSize;
   // A claim waits until a quarter of the slots (or a batch) is open: claiming one record each time
   // one check ends would cost a store round trip per check. The worker claims that much ahead of
   // its free slots, so that the checks claimed last wait for a slot while the next claim is out
   // and the slots stay full (docs/engine.md, "Scheduling").
-  const claimAtFree = Math.max(1, Math.min(o.batchSize, Math.ceil(o.concurrency / 4)));
+  const claimAtFree = Math.max(1, Math.min(resolved.batchSize, Math.ceil(resolved.concurrency / 4)));
   const open = () => slots.free + claimAtFree - slots.queued;
   const hasRoom = (runner: { unwritten: number }) => open() >= claimAtFree && runner.unwritten < maxUnwritten;
   // The checks just started run up to their first wait before the next claim is sized: those that
@@ -98,9 +99,9 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
 
   const sweep = (nowMs: number): Promise<number> => {
     lastSweepMs = nowMs;
-    return pruneResults(o.store, nowMs, o.resultRetentionDays, o.retentionBatchSize, () => stopping).then(
+    return pruneResults(resolved.store, nowMs, resolved.resultRetentionDays, resolved.retentionBatchSize, () => stopping).then(
       (deleted) => {
-        if (deleted > 0) logger.info?.(`deleted ${deleted} check results older than ${o.resultRetentionDays} days`, { deleted });
+        if (deleted > 0) logger.info?.(`deleted ${deleted} check results older than ${resolved.resultRetentionDays} days`, { deleted });
         return deleted;
       },
       (error: unknown) => {
@@ -130,7 +131,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     let claimsFailing = false;
     while (!stopping) {
       const now = clock.now();
-      if (sweeping === undefined && now - lastSweepMs >= o.retentionSweepMs) {
+      if (sweeping === undefined && now - lastSweepMs >= resolved.retentionSweepMs) {
         sweeping = sweep(now).finally(() => (sweeping = undefined));
       }
       let busy = false;
@@ -140,7 +141,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
           const runner = runners[(turn + i) % runners.length]!;
           await slots.waitUntil(() => stopping || hasRoom(runner));
           if (stopping) break;
-          const limit = Math.min(o.batchSize, open());
+          const limit = Math.min(resolved.batchSize, open());
           if ((await runner.claimAndStart(limit)) === limit) busy = true;
           await checksStarted();
         }
@@ -155,7 +156,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
         busy = false;
       }
       turn++;
-      if (!busy && !stopping) await sleep(o.pollIntervalMs);
+      if (!busy && !stopping) await sleep(resolved.pollIntervalMs);
     }
     await finishInFlight();
     await sweeping;
@@ -189,7 +190,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
         for (const runner of runners) {
           for (;;) {
             await slots.waitUntil(() => hasRoom(runner));
-            const limit = Math.min(o.batchSize, open());
+            const limit = Math.min(resolved.batchSize, open());
             // Due by the start of the run, and no later: a run always ends.
             const claimed = await runner.claimAndStart(limit, now);
             await checksStarted();

@@ -6,7 +6,7 @@ import type { EngineLogger } from './logger.ts';
 import type { HostLookup } from './net/connector.ts';
 import { normalizeDnsServers } from './net/dns-servers.ts';
 import { checkDevice } from './devices/check-device.ts';
-import type { DeviceCheck } from './scheduler/device-check.ts';
+import type { DeviceCheck } from './devices/check-device.ts';
 
 /** What `createMonitoringEngine` takes (docs/engine.md, "Configuration"). Only `store` is required. */
 export interface MonitoringEngineOptions {

@@ -34,7 +34,7 @@ function lowerCaseNames(headers: Readonly<Record<string, string>> | undefined): 
   if (headers === undefined) return NO_HEADERS;
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-  // Factories' errors are built once and shared (cli/protocol-errors.ts): nobody may edit them.
+  // Factories' errors are built once and shared (cli/server/protocol-errors.ts): nobody may edit them.
   return Object.freeze(out);
 }
 

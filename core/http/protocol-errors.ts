@@ -8,7 +8,7 @@ const closing = { headers: CLOSES_CONNECTION } as const;
  * The answers a server gives outside the API's pipeline: before the API sees a request (malformed
  * HTTP, no Host, CONNECT, oversized headers, a client too slow, an unmet expectation:
  * docs/decisions.md §3), or in the API's place when a shutdown cannot wait for it. The standalone
- * server gives them in the API's envelope (cli/protocol-errors.ts); they live here so the OpenAPI
+ * server gives them in the API's envelope (cli/server/protocol-errors.ts); they live here so the OpenAPI
  * document lists the very same codes and messages.
  */
 export const protocolErrors = {
@@ -19,7 +19,7 @@ export const protocolErrors = {
   requestTimeout: () => new ApiError(408, 'request_timeout', 'The request was not received in time.', closing),
   expectationFailed: () => new ApiError(417, 'expectation_failed', 'The only expectation served is 100-continue.', closing),
   /**
-   * A shutdown's deadline came before the API answered (cli/answers-in-flight.ts): a 500 as the
+   * A shutdown's deadline came before the API answered (cli/server/answers-in-flight.ts): a 500 as the
    * API gives it, and the connection closes, since the process is about to end.
    */
   shutdownDeadline: () => errors.serverError().withHeaders(CLOSES_CONNECTION),

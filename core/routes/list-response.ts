@@ -1,7 +1,7 @@
 import { jsonResponse, successResponse, type ApiResponse } from '../http/api-response.ts';
 import type { PageRequest } from '../store.ts';
 import { parseListQuery } from '../validation/list-query.ts';
-import type { Call } from './call.ts';
+import type { RouteContext } from './route-context.ts';
 
 type FetchPage<T> = (page: PageRequest) => Promise<T[]>;
 
@@ -11,7 +11,7 @@ type FetchPage<T> = (page: PageRequest) => Promise<T[]>;
  * without, every record, streamed from the store in keyset batches. The first batch is
  * read before the answer starts, so a failing store still gets a proper error status.
  */
-export async function listResponse<T extends { id: number }>(call: Call, fetchPage: FetchPage<T>): Promise<ApiResponse> {
+export async function listResponse<T extends { id: number }>(call: RouteContext, fetchPage: FetchPage<T>): Promise<ApiResponse> {
   const { limit, afterId } = parseListQuery(call.url.query);
   const asked = call.store.changeMarker?.(call.arrivedAt);
   // Awaited only when it is a promise: a store that knows its marker at once spares the list a turn.
@@ -26,7 +26,7 @@ export async function listResponse<T extends { id: number }>(call: Call, fetchPa
 }
 
 async function readList<T extends { id: number }>(
-  call: Call, fetchPage: FetchPage<T>, limit: number | undefined, afterId: number,
+  call: RouteContext, fetchPage: FetchPage<T>, limit: number | undefined, afterId: number,
 ): Promise<ApiResponse> {
   if (limit !== undefined) {
     const rows = await fetchPage({ afterId, limit: limit + 1 });

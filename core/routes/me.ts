@@ -1,7 +1,7 @@
 import { jsonResponse, successBody, type ApiResponse } from '../http/api-response.ts';
 import type { ApiKey, Me } from '../records.ts';
 import { refuseQuery } from '../validation/list-query.ts';
-import type { Call } from './call.ts';
+import type { RouteContext } from './route-context.ts';
 
 /**
  * Answer bodies by key. Keys are immutable records, replaced (not changed) when read again, so a
@@ -20,7 +20,7 @@ function bodyFor(key: ApiKey): string {
 }
 
 /** GET /me: the calling key and its user (docs/contract.md §6.5), plus the key's expiry. */
-export async function getMe(call: Call): Promise<ApiResponse> {
+export async function getMe(call: RouteContext): Promise<ApiResponse> {
   refuseQuery(call.url.query);
   return jsonResponse(200, bodyFor(call.key));
 }

@@ -6,7 +6,7 @@ import type { Deleted } from '../records.ts';
 import type { CreateResult, PageRequest, Store } from '../store.ts';
 import type { TargetOptions } from '../validation/device-input.ts';
 import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
-import type { Call } from './call.ts';
+import type { RouteContext } from './route-context.ts';
 import { listResponse } from './list-response.ts';
 
 /** What differs between the API's resources; list, create and delete work alike for all. */
@@ -20,9 +20,9 @@ export interface ResourceSpec<T extends { id: number }, New> {
 }
 
 export interface ResourceRoutes {
-  list(call: Call): Promise<ApiResponse>;
-  create(call: Call): Promise<ApiResponse>;
-  remove(call: Call): Promise<ApiResponse>;
+  list(call: RouteContext): Promise<ApiResponse>;
+  create(call: RouteContext): Promise<ApiResponse>;
+  remove(call: RouteContext): Promise<ApiResponse>;
 }
 
 export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec<T, New>): ResourceRoutes {

@@ -2,7 +2,7 @@ import { errors } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import type { MonitoredKind } from '../monitoring-store.ts';
 import { parseResultsQuery } from '../validation/results-query.ts';
-import type { Call } from './call.ts';
+import type { RouteContext } from './route-context.ts';
 
 /**
  * `GET /devices/results` and `GET /blacklist-monitors/results` (docs/engine.md, "What the API
@@ -17,7 +17,7 @@ import type { Call } from './call.ts';
  * devices and monitors, and a check result is not promised to move it.
  */
 export function resultsRoute(kind: MonitoredKind, notFound: 'device_not_found' | 'blacklist_monitor_not_found') {
-  return async (call: Call): Promise<ApiResponse> => {
+  return async (call: RouteContext): Promise<ApiResponse> => {
     const { id, limit, beforeId } = parseResultsQuery(call.url.query);
     const page = beforeId === undefined ? { limit: limit + 1 } : { limit: limit + 1, beforeId };
     const rows = await call.store.listCheckResults(call.key.user_id, kind, id, page);

@@ -3,14 +3,14 @@ import { errors } from '../http/errors.ts';
 import type { ApiResponse } from '../http/api-response.ts';
 import type { Scope } from '../records.ts';
 import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
-import type { Call } from './call.ts';
+import type { RouteContext } from './route-context.ts';
 import { deviceRoutes as devices } from './devices.ts';
 import { getMe } from './me.ts';
 import { resultsRoute } from './results-routes.ts';
 import { webhookRoutes as webhooks } from './webhooks.ts';
 
 type Method = 'GET' | 'POST' | 'DELETE';
-type Handler = (call: Call) => Promise<ApiResponse>;
+type Handler = (call: RouteContext) => Promise<ApiResponse>;
 
 interface Route {
   method: Method;
@@ -53,14 +53,14 @@ interface RoutedRequest {
   url: string;
 }
 
-type Resolved = (call: Call) => Promise<ApiResponse>;
+type Resolved = (call: RouteContext) => Promise<ApiResponse>;
 
 /**
  * Dispatches an authenticated call by method and path (relative to the base path, one trailing
  * slash already removed): the route's handler after its scope check, 405 with `Allow` for a known
  * path and another method, 404 for anything else.
  */
-export function createRouter(): (path: string, call: Call) => Promise<ApiResponse> {
+export function createRouter(): (path: string, call: RouteContext) => Promise<ApiResponse> {
   // itty-router matches; each entry answers with what to run rather than running it, so that a
   // resolution can be remembered. Only known paths are remembered, and at most 64 method+path
   // pairs (runtimes other than Node accept any method name), so requests cannot grow the map.

@@ -1,10 +1,36 @@
-import type { ClaimedDevice, DeviceCheckOutcome } from '../../core/index.ts';
-import type { DeviceCheckContext, DeviceCheckOptions } from '../scheduler/device-check.ts';
-
-export type { DeviceCheckContext, DeviceCheckOptions };
+import type { ClaimedDevice, Clock, DeviceCheckOutcome } from '../../core/index.ts';
+import type { Connector } from '../net/connector.ts';
 import type { ProbeOptions } from '../probes/probe-options.ts';
 import { probesOf, runProbe } from './device-probes.ts';
 import { deviceCheckOutcome } from './device-status.ts';
+
+/** The settings a device check reads (docs/engine.md, "Device probes" and "Statuses and transitions"). */
+export interface DeviceCheckOptions {
+  probeTimeoutMs: number;
+  connectTimeoutMs: number;
+  retryDelayS: number;
+  failuresBeforeDown: number;
+  tlsWarnDays: number;
+  /** Certificates (PEM) the TLS probes trust besides Node's CA list. */
+  ca?: readonly string[];
+}
+
+export interface DeviceCheckContext {
+  /** The guarded connector: every probe's way out. */
+  connector: Connector;
+  clock: Clock;
+  options: DeviceCheckOptions;
+  /** Aborted when the check's lease is about to run out: its result could no longer be written. */
+  signal: AbortSignal;
+  /** The engine's source of jitter for the next check, in [0, 1); Math.random when absent. */
+  random?: () => number;
+}
+
+/**
+ * Checks one claimed device: runs its probes and says what the store should write, next check
+ * and events included. The engine schedules, bounds and records; this decides.
+ */
+export type DeviceCheck = (claimed: ClaimedDevice, context: DeviceCheckContext) => Promise<DeviceCheckOutcome>;
 
 /**
  * One check of a claimed device: every probe it has on, at once, then the status, schedule and

@@ -36,7 +36,7 @@ const WRITES_IN_FLIGHT = 2;
  * again.
  */
 export class WriteBuffer<O> {
-  readonly #o: WriteBufferOptions<O>;
+  readonly #options: WriteBufferOptions<O>;
   #pending: RecordedCheck<O>[] = [];
   #unwritten = 0;
   #writing = 0;
@@ -45,7 +45,7 @@ export class WriteBuffer<O> {
   #waiting: Array<() => void> = [];
 
   constructor(options: WriteBufferOptions<O>) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /** Checks handed in and not yet written (or given up). */
@@ -56,8 +56,8 @@ export class WriteBuffer<O> {
   add(check: RecordedCheck<O>): void {
     this.#pending.push(check);
     this.#unwritten++;
-    if (this.#pending.length >= this.#o.size) this.#flush();
-    else this.#timer ??= setTimeout(() => this.#flush(), this.#o.delayMs);
+    if (this.#pending.length >= this.#options.size) this.#flush();
+    else this.#timer ??= setTimeout(() => this.#flush(), this.#options.delayMs);
   }
 
   /** Writes everything handed in so far; resolves when done, a write under way included. */
@@ -75,7 +75,7 @@ export class WriteBuffer<O> {
     this.#timer = undefined;
     while (this.#pending.length > 0 && this.#writing < WRITES_IN_FLIGHT) {
       this.#writing++;
-      void this.#write(this.#pending.splice(0, this.#o.size)).then(() => {
+      void this.#write(this.#pending.splice(0, this.#options.size)).then(() => {
         this.#writing--;
         // What gathered during the write goes now: it has waited a round trip already.
         if (this.#pending.length > 0) this.#flush();
@@ -86,19 +86,19 @@ export class WriteBuffer<O> {
 
   /** Never rejects: a failure is counted and logged. */
   async #write(batch: RecordedCheck<O>[]): Promise<void> {
-    const tally = this.#o.tally;
+    const tally = this.#options.tally;
     try {
-      const written = await this.#o.write(batch);
+      const written = await this.#options.write(batch);
       for (const ok of written) {
         if (ok) tally.written++;
         else tally.fenced++;
       }
     } catch (error) {
       tally.failed += batch.length;
-      this.#o.logger.error?.(`writing ${this.#o.kind} checks failed; they are checked again once their leases lapse`, error);
+      this.#options.logger.error?.(`writing ${this.#options.kind} checks failed; they are checked again once their leases lapse`, error);
     } finally {
       this.#unwritten -= batch.length;
-      this.#o.onWritten();
+      this.#options.onWritten();
     }
   }
 }

@@ -8,8 +8,7 @@ import {
   type WebhookStore,
 } from '../../core/index.ts';
 import { stampText, toId, toStamp } from './rows.ts';
-import type { Database, DbInteger, StoreDialect } from './schema.ts';
-import type { WebhooksTable } from './webhook-schema.ts';
+import type { Database, DbInteger, StoreDialect, WebhooksTable } from './schema.ts';
 
 /**
  * How long a fan-out marker is kept before the floor passes it. An outbox event is fanned out

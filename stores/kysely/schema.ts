@@ -1,17 +1,16 @@
 import { PostgresAdapter, SqliteAdapter } from 'kysely';
 import type { ColumnType, Kysely } from 'kysely';
 import type {
-  BlacklistStatus, DeviceStatus, EventType, MonitoredKind, ProbeName, Scheme, ServiceType,
-  TargetType,
+  BlacklistStatus, DeliveryState, DeviceStatus, EventType, MonitoredKind, ProbeName, Scheme, ServiceType,
+  TargetType, WebhookDeliveryStatus,
 } from '../../core/index.ts';
-import type { WebhookTables } from './webhook-schema.ts';
 
 /** The SQL databases a `KyselyStore` runs on. */
 export type StoreDialect = 'postgres' | 'sqlite';
 
 /**
- * An integer as the drivers hand it back: pg returns int8 as a string (it may exceed 2^53),
- * better-sqlite3 a number, or a bigint in safe-integers mode. The store turns each into a number.
+ * An integer as the drivers hand it back: pg returns int8 as a string (it may exceed 2^53), the
+ * SQLite drivers a number (or a bigint when asked to). The store turns each into a number.
  */
 export type DbInteger = number | string | bigint;
 
@@ -28,7 +27,8 @@ type Id = ColumnType<DbInteger, never, never>;
 type Ref = ColumnType<DbInteger, number, number>;
 type Flag = ColumnType<DbFlag, DbFlag, DbFlag>;
 type Stamp = ColumnType<DbTimestamp, string, string>;
-type NullableStamp = ColumnType<DbTimestamp | null, string | null, string | null>;
+/** A timestamp that may be null; an insert may leave it out, and the column is then null. */
+type NullableStamp = ColumnType<DbTimestamp | null, string | null | undefined, string | null>;
 
 export interface UsersTable {
   id: Id;
@@ -136,14 +136,61 @@ export interface EventsTable {
   data: string;
 }
 
+/** Migration 0004_webhooks: the endpoints. */
+export interface WebhooksTable {
+  id: Id;
+  user_id: Ref;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  is_enabled: Flag;
+  /** Kept as it is: signing needs it, so it cannot be hashed like an API token. */
+  secret: string;
+  created_at: Stamp;
+  last_delivery_at: NullableStamp;
+  last_delivery_status: ColumnType<WebhookDeliveryStatus | null, WebhookDeliveryStatus | null | undefined, WebhookDeliveryStatus | null>;
+}
+
+/** Migration 0004_webhooks: one row per event and endpoint. */
+export interface WebhookDeliveriesTable {
+  id: Id;
+  event_id: Ref;
+  webhook_id: Ref;
+  attempts: ColumnType<number, number, number>;
+  next_attempt_at: Stamp;
+  status: DeliveryState;
+  lease_token: ColumnType<string | null, string | null | undefined, string | null>;
+  lease_owner: ColumnType<string | null, string | null | undefined, string | null>;
+  lease_expires_at: NullableStamp;
+  last_attempt_at: NullableStamp;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  last_response_status: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** Migration 0004_webhooks: events above the floor that were fanned out already. */
+export interface WebhookEventFanoutsTable {
+  event_id: ColumnType<DbInteger, number, number>;
+  fanned_out_at: Stamp;
+}
+
+/** Migration 0004_webhooks: one row; every event at or below `event_id` was fanned out. */
+export interface WebhookFanoutFloorTable {
+  id: ColumnType<number, number, never>;
+  event_id: ColumnType<DbInteger, number, number>;
+}
+
 /** The tables of the store, as Kysely sees them. */
-export interface Database extends WebhookTables {
+export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   devices: DevicesTable;
   blacklist_monitors: BlacklistMonitorsTable;
   check_results: CheckResultsTable;
   events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_event_fanouts: WebhookEventFanoutsTable;
+  webhook_fanout_floor: WebhookFanoutFloorTable;
 }
 
 /**

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import pgDriver from 'pg';
 import { after, before, it } from 'node:test';
-import { bootstrapFirstKey } from '../../cli/bootstrap.ts';
+import { bootstrapFirstKey } from '../../cli/commands/bootstrap.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import {
   bootstrapToken, CLI_ARGS, getMe, ROOT, startServe, stopServe,

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openKyselyStore } from '../../stores/kysely/index.ts';
-import { createApiServer, SERVER_TIMEOUTS } from '../../cli/http-server.ts';
+import { createApiServer, SERVER_TIMEOUTS } from '../../cli/server/http-server.ts';
 import { createTestApi } from '../../core/testing/index.ts';
 import { bootstrapToken, getMe, startServe, stopServe } from '../support/cli.ts';
 import { connectUntilRefused } from '../support/ports.ts';

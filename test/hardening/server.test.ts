@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { SERVER_TIMEOUTS } from '../../cli/http-server.ts';
+import { SERVER_TIMEOUTS } from '../../cli/server/http-server.ts';
 import { startServe, type ServerProcess } from '../support/cli.ts';
 import { startFaultProxy } from './fault-proxy.ts';
 import { connectUntilRefused } from '../support/ports.ts';

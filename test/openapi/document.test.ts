@@ -14,7 +14,7 @@ import { createOpenApiDocument, renderReference, serializeOpenApiDocument, type 
 import { parseBlacklistMonitorInput } from '../../core/validation/blacklist-monitor-input.ts';
 import { parseDeviceInput } from '../../core/validation/device-input.ts';
 import { ApiError } from '../../core/http/api-error.ts';
-import { runOpenApiCommand } from '../../cli/openapi-command.ts';
+import { runOpenApiCommand } from '../../cli/commands/openapi-command.ts';
 import { ROOT } from '../support/root.ts';
 import { createConformance } from './conformance.ts';
 

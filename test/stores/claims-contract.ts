@@ -4,7 +4,7 @@ import type {
   BlacklistCheckOutcome, ClaimRequest, ClaimedDevice, DeviceCheckOutcome, RecordedCheck,
 } from '../../core/monitoring-store.ts';
 import type { Device } from '../../core/records.ts';
-import type { ContractContext } from './store-contract.ts';
+import type { ContractContext } from './contract-context.ts';
 import {
   ALL, at, createdOf, dnsblResult, httpsResult, MAX_ID, newMonitor, serviceResult, sshDevice, T0, tlsResult, webDevice,
 } from './records.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NewMonitoringEvent } from '../../core/records.ts';
 import { claimAt, deviceCheck } from './claims-contract.ts';
-import type { ContractContext } from './store-contract.ts';
+import type { ContractContext } from './contract-context.ts';
 import { at, createdOf, dnsblResult, httpsResult, MAX_ID, newMonitor, serviceResult, sshDevice, tlsResult, webDevice } from './records.ts';
 
 /** Drops the ids the store gave, to compare results with what the engine handed over. */

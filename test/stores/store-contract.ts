@@ -5,25 +5,9 @@ import type { ApiKey, NewApiKey, User } from '../../core/records.ts';
 import { MissingTableError } from '../../core/store.ts';
 import type { Store } from '../../core/store.ts';
 import { claimsContract } from './claims-contract.ts';
-import type { StoredEvent } from './outbox.ts';
+import type { ContractContext, OpenedStore } from './contract-context.ts';
 import { ALL, at, createdOf, MAX_ID, newMonitor, sshDevice, T0, webDevice } from './records.ts';
 import { resultsContract } from './results-contract.ts';
-
-/** A store for one test, and (on the SQL stores) a way to read what it keeps but never answers. */
-export interface OpenedStore {
-  store: Store;
-  cleanup(): Promise<void>;
-  /** The event outbox, oldest first; absent where only the store itself could read it. */
-  events?(): Promise<StoredEvent[]>;
-}
-
-/** What the engine's parts of the contract (in files of their own) see of the current test's store. */
-export interface ContractContext {
-  store(): Store;
-  newUser(): Promise<User>;
-  /** The current store's outbox reader, if it has one. */
-  events(): (() => Promise<StoredEvent[]>) | undefined;
-}
 
 function newKey(userId: number, overrides: Partial<NewApiKey> = {}): NewApiKey {
   return {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { it } from 'node:test';
-import { AnswersInFlight } from '../../cli/answers-in-flight.ts';
+import { AnswersInFlight } from '../../cli/server/answers-in-flight.ts';
 
 function post(port: number, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -17,7 +17,7 @@ function post(port: number, path: string): Promise<{ status: number; body: strin
   });
 }
 
-// The responses are kept in an array whose slots are reused (cli/answers-in-flight.ts): answers
+// The responses are kept in an array whose slots are reused (cli/server/answers-in-flight.ts): answers
 // that finish in any order must leave exactly the others owed, and a shutdown answers those.
 it('forgets answers that finished in any order and answers the ones still owed 500', async () => {
   const inFlight = new AnswersInFlight();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { jsonLogger } from '../../cli/request-log.ts';
+import { jsonLogger } from '../../cli/server/request-log.ts';
 import { ManualClock, RepeatedErrorLog, type RepeatedError } from '../../core/index.ts';
 
 /** A stream that keeps what was written, as stderr would. */

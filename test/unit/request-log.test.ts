@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it, test } from 'node:test';
 import fc from 'fast-check';
-import { jsonLogger, requestLine } from '../../cli/request-log.ts';
+import { jsonLogger, requestLine } from '../../cli/server/request-log.ts';
 import type { RequestLogEntry } from '../../core/index.ts';
 
 const entry: fc.Arbitrary<RequestLogEntry> = fc.record({

@@ -20,6 +20,7 @@
 import { isBuiltin } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { noCyclesRule } from './no-cycles.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -135,4 +136,4 @@ const importsRule = {
   },
 };
 
-export const layout = { meta: { name: 'layout' }, rules: { imports: importsRule } };
+export const layout = { meta: { name: 'layout' }, rules: { imports: importsRule, 'no-cycles': noCyclesRule } };

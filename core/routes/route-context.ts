@@ -4,7 +4,7 @@ import type { Store } from '../store.ts';
 import type { ListCache } from './list-cache.ts';
 
 /** Everything a route handler may use: the request, its authenticated key and the API's parts. */
-export interface Call {
+export interface RouteContext {
   readonly request: ApiRequest;
   readonly url: ParsedUrl;
   readonly key: ApiKey;

@@ -1,10 +1,10 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { nodeHeaders } from '../adapters/node/index.ts';
-import type { ApiError } from '../core/http/api-error.ts';
-import { protocolErrors } from '../core/http/protocol-errors.ts';
-import { errorResponse } from '../core/http/api-response.ts';
-import { requestId } from '../core/http/request-id.ts';
+import { nodeHeaders } from '../../adapters/node/index.ts';
+import type { ApiError } from '../../core/http/api-error.ts';
+import { protocolErrors } from '../../core/http/protocol-errors.ts';
+import { errorResponse } from '../../core/http/api-response.ts';
+import { requestId } from '../../core/http/request-id.ts';
 
 /*
  * Requests node:http would answer itself, before the API sees them, with an empty body or none at

@@ -1,8 +1,8 @@
-import { KeyAdmin, KeyAdminError, type ApiKey, type Store } from '../core/index.ts';
+import { KeyAdmin, KeyAdminError, type ApiKey, type Store } from '../../core/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
-import { cidrs, futureDate, list, positiveInt, rateLimit, readFlags, scopes, text } from './flags.ts';
-import type { CliIo } from './io.ts';
-import { UsageError } from './usage-error.ts';
+import { cidrs, futureDate, list, positiveInt, rateLimit, readFlags, scopes, text } from '../flags.ts';
+import type { CliIo } from '../io.ts';
+import { UsageError } from '../usage-error.ts';
 
 const writeLine = (io: CliIo) => (line: string) => io.stdout(`${line}\n`);
 

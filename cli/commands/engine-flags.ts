@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import type { MonitoringEngineOptions, ResolvedEngineOptions } from '../engine/index.ts';
-import { normalizeDnsServers, normalizeZones } from '../engine/index.ts';
-import { list, positiveInt, text } from './flags.ts';
-import { UsageError } from './usage-error.ts';
+import type { MonitoringEngineOptions, ResolvedEngineOptions } from '../../engine/index.ts';
+import { normalizeDnsServers, normalizeZones } from '../../engine/index.ts';
+import { list, positiveInt, text } from '../flags.ts';
+import { UsageError } from '../usage-error.ts';
 
 /** The engine's flags, shared by `worker` and `serve --worker` (docs/engine.md, "Configuration"). */
 export const ENGINE_FLAGS = {

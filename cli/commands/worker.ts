@@ -1,9 +1,9 @@
-import { createMonitoringEngine, resolveEngineOptions } from '../engine/index.ts';
+import { createMonitoringEngine, resolveEngineOptions } from '../../engine/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
-import { positiveInt, readFlags, text } from './flags.ts';
-import type { CliIo } from './io.ts';
+import { positiveInt, readFlags, text } from '../flags.ts';
+import type { CliIo } from '../io.ts';
 
 const SPEC = {
   database: { type: 'string' },

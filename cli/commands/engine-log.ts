@@ -1,4 +1,4 @@
-import type { EngineLogger } from '../engine/index.ts';
+import type { EngineLogger } from '../../engine/index.ts';
 
 /**
  * The engine's log on the command line: JSON lines, information on stdout beside the request

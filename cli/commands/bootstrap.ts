@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { KeyAdmin, type CreatedApiKey, type User } from '../core/index.ts';
-import { KyselyStore, type OpenedKyselyStore } from '../stores/kysely/index.ts';
+import { KeyAdmin, type CreatedApiKey, type User } from '../../core/index.ts';
+import { KyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
 
 /** Names the bootstrap among PostgreSQL advisory locks ("mapi" in ASCII); any constant would do. */
 const BOOTSTRAP_LOCK = 0x6d617069;

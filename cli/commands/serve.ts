@@ -1,17 +1,17 @@
-import { createMonitoringApi, DEFAULTS, type RateLimiter, type RateLimitRule } from '../core/index.ts';
-import { createMonitoringEngine, resolveEngineOptions, type MonitoringEngine } from '../engine/index.ts';
+import { createMonitoringApi, DEFAULTS, type RateLimiter, type RateLimitRule } from '../../core/index.ts';
+import { createMonitoringEngine, resolveEngineOptions, type MonitoringEngine } from '../../engine/index.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
-import { POSTGRES_TIMEOUTS } from '../stores/kysely/index.ts';
+import { POSTGRES_TIMEOUTS } from '../../stores/kysely/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, type EngineFlagOptions } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
-import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from './flags.ts';
-import { exitGracefullyOnSignals } from './graceful-shutdown.ts';
-import type { CliIo } from './io.ts';
-import { baseUrl, createApiServer, listen, SERVER_TIMEOUTS, type ServerTimeouts } from './http-server.ts';
+import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from '../flags.ts';
+import { exitGracefullyOnSignals } from '../server/graceful-shutdown.ts';
+import type { CliIo } from '../io.ts';
+import { baseUrl, createApiServer, listen, SERVER_TIMEOUTS, type ServerTimeouts } from '../server/http-server.ts';
 import { checkRateLimitStore, rateLimiterFromUrl } from './rate-limiter-from-url.ts';
-import { jsonLogger } from './request-log.ts';
-import { UsageError } from './usage-error.ts';
+import { jsonLogger } from '../server/request-log.ts';
+import { UsageError } from '../usage-error.ts';
 
 const SPEC = {
   host: { type: 'string' },

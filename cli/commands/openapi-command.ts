@@ -9,8 +9,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createOpenApiDocument, renderReference, serializeOpenApiDocument, type OpenApiOptions } from '../core/openapi/index.ts';
-import { processIo, type CommandIo } from './io.ts';
+import { createOpenApiDocument, renderReference, serializeOpenApiDocument, type OpenApiOptions } from '../../core/openapi/index.ts';
+import { processIo, type CommandIo } from '../io.ts';
 
 export const OPENAPI_USAGE = 'usage: monitoring-api openapi [--base-path /v1] [--server-url https://host/v1] [--markdown] [--output FILE]';
 

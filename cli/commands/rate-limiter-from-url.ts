@@ -1,6 +1,7 @@
-import type { Logger, RateLimiter } from '../core/index.ts';
-import { MemoryRateLimiter } from '../core/index.ts';
-import { UnreachableError, UsageError } from './usage-error.ts';
+import type { Logger, RateLimiter } from '../../core/index.ts';
+import { MemoryRateLimiter } from '../../core/index.ts';
+import { UnreachableError } from '../unreachable-error.ts';
+import { UsageError } from '../usage-error.ts';
 
 /** Checks the form of a `--rate-limit-store` value without connecting anywhere. */
 export function checkRateLimitStore(url: string, what = '--rate-limit-store'): string {
@@ -21,9 +22,9 @@ export function checkRateLimitStore(url: string, what = '--rate-limit-store'): s
  */
 export async function rateLimiterFromUrl(url: string, logger: Logger, failOpen: boolean): Promise<RateLimiter> {
   if (checkRateLimitStore(url) === 'memory') return new MemoryRateLimiter();
-  let redis: typeof import('../stores/redis/index.ts');
+  let redis: typeof import('../../stores/redis/index.ts');
   try {
-    redis = await import('../stores/redis/index.ts');
+    redis = await import('../../stores/redis/index.ts');
   } catch (error) {
     // A build or install without the Redis store (or without ioredis) cannot honour the flag.
     throw new UnreachableError(`the Redis rate limiter cannot be loaded: ${(error as Error).message.split('\n')[0]}`);

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { protocolErrors } from '../core/http/protocol-errors.ts';
+import { protocolErrors } from '../../core/http/protocol-errors.ts';
 import { writeToResponse } from './protocol-errors.ts';
 
 /** Where a tracked response sits in AnswersInFlight's array, kept on the response itself. */

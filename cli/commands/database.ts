@@ -1,9 +1,10 @@
 import {
   migrateToLatest, openKyselyStore, parseDatabaseUrl, type OpenedKyselyStore, type OpenKyselyStoreOptions,
-} from '../stores/kysely/index.ts';
-import { env } from './flags.ts';
-import type { CliIo } from './io.ts';
-import { UnreachableError, UsageError } from './usage-error.ts';
+} from '../../stores/kysely/index.ts';
+import { env } from '../flags.ts';
+import type { CliIo } from '../io.ts';
+import { UnreachableError } from '../unreachable-error.ts';
+import { UsageError } from '../usage-error.ts';
 
 export const DEFAULT_DATABASE = 'sqlite:./data/monitoring.db';
 

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createNodeHandler } from '../adapters/node/index.ts';
-import type { MonitoringApi } from '../core/index.ts';
+import { createNodeHandler } from '../../adapters/node/index.ts';
+import type { MonitoringApi } from '../../core/index.ts';
 import { AnswersInFlight } from './answers-in-flight.ts';
 import { ConnectionDrain } from './connection-drain.ts';
 import { answerClientError, answerConnect, answerExpectation, answeredMissingHost } from './protocol-errors.ts';
-import { UsageError } from './usage-error.ts';
+import { UsageError } from '../usage-error.ts';
 
 /** How long a client may take to send its headers, its whole request, and to reuse an idle connection. */
 export const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 } as const;
