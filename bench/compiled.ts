@@ -6,12 +6,18 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as Engine from '../engine/index.ts';
+import type * as GuardedConnector from '../engine/net/guarded-connector.ts';
+import type * as Webhooks from '../engine/webhooks/index.ts';
 import type * as KyselyStore from '../stores/kysely/index.ts';
 import { ROOT } from '../test/support/root.ts';
 
 const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(ROOT, path)).href)) as T;
 const engine = await load<typeof Engine>('dist/engine/index.js');
+const connector = await load<typeof GuardedConnector>('dist/engine/net/guarded-connector.js');
+const webhooks = await load<typeof Webhooks>('dist/engine/webhooks/index.js');
 const store = await load<typeof KyselyStore>('dist/stores/kysely/index.js');
 
-export const { createMonitoringEngine, createGuardedConnector, createWebhookDispatcher, ENGINE_DEFAULTS, webhookRequest } = engine;
+export const { createMonitoringEngine, ENGINE_DEFAULTS } = engine;
+export const { createGuardedConnector } = connector;
+export const { createWebhookDispatcher, webhookRequest } = webhooks;
 export const { migrateToLatest, openKyselyStore } = store;

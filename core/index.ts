@@ -5,9 +5,8 @@
 export { createMonitoringApi, type MonitoringApi } from './create-monitoring-api.ts';
 export { DEFAULTS, type MonitoringApiOptions } from './options.ts';
 export type { ApiRequest, HeaderReader, RequestContext } from './http/api-request.ts';
-export { toWebResponse, type ApiResponse, type ApiResponseBody } from './http/api-response.ts';
-export { ApiError, type ApiErrorOptions, type DetailCode, type ErrorDetail, type HeaderFields } from './http/api-error.ts';
-export { errors } from './http/errors.ts';
+export type { ApiResponse, ApiResponseBody } from './http/api-response.ts';
+export type { DetailCode, ErrorDetail, HeaderFields } from './http/api-error.ts';
 export { MissingTableError, type CreateResult, type PageRequest, type Store } from './store.ts';
 export type {
   BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease, MonitoredKind,
@@ -16,17 +15,10 @@ export type {
 export type {
   ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, DeliveryState, WebhookDeliveryStore, WebhookStore,
 } from './webhook-store.ts';
-export { WEBHOOK_SECRET_PREFIX } from './webhook-secret.ts';
-export { ManualClock, systemClock, toTimestamp, type Clock } from './clock.ts';
+export { ManualClock, systemClock, type Clock } from './clock.ts';
 export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
 export { MemoryRateLimiter } from './memory-rate-limiter.ts';
 export { MemoryStore } from './memory-store.ts';
 export { KeyAdmin, KeyAdminError, type CreateApiKeyInput, type CreatedApiKey } from './admin/key-admin.ts';
-export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';
 export type { Logger, RequestLogEntry } from './logger.ts';
-export { RepeatedErrorLog, type RepeatedError, type RepeatedErrorLogOptions } from './repeated-error-log.ts';
-export { ROUTES } from './routes/router.ts';
-// The target policy, for the engine's guarded connector: probes are held to what the API accepts.
-export { isForbiddenName, isPublicIp } from './targets/target-policy.ts';
-export { canonicalIp } from './net/ip-address.ts';
 export * from './records.ts';

@@ -1,4 +1,4 @@
-import { RepeatedErrorLog, type Clock } from '../core/index.ts';
+import { RepeatedErrorLog, type Clock } from '../core/internal.ts';
 import type { EngineLogger } from './logger.ts';
 
 export interface BoundedLogger extends EngineLogger {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { errors } from '../../core/index.ts';
+import { errors } from '../../core/internal.ts';
 
 /** What the core reads as the request body; null for none. */
 export type Body = AsyncIterable<Uint8Array> | null;

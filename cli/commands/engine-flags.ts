@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
-import type { MonitoringEngineOptions, ResolvedEngineOptions } from '../../engine/index.ts';
-import { normalizeDnsServers, normalizeZones } from '../../engine/index.ts';
+import type { MonitoringEngineOptions } from '../../engine/index.ts';
+import type { ResolvedEngineOptions } from '../../engine/options.ts';
+import { normalizeDnsServers } from '../../engine/net/dns-servers.ts';
+import { normalizeZones } from '../../engine/dnsbl/zones.ts';
 import { list, positiveInt, text } from '../flags.ts';
 import { UsageError } from '../usage-error.ts';
 

@@ -1,5 +1,6 @@
 import { createMonitoringApi, DEFAULTS, type RateLimiter, type RateLimitRule } from '../../core/index.ts';
-import { createMonitoringEngine, resolveEngineOptions, type MonitoringEngine } from '../../engine/index.ts';
+import { createMonitoringEngine, type MonitoringEngine } from '../../engine/index.ts';
+import { resolveEngineOptions } from '../../engine/options.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
 import { POSTGRES_TIMEOUTS } from '../../stores/kysely/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';

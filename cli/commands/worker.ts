@@ -1,4 +1,5 @@
-import { createMonitoringEngine, resolveEngineOptions } from '../../engine/index.ts';
+import { createMonitoringEngine } from '../../engine/index.ts';
+import { resolveEngineOptions } from '../../engine/options.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';

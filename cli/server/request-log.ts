@@ -1,4 +1,4 @@
-import { RepeatedErrorLog, type Clock, type Logger, type RepeatedError, type RequestLogEntry } from '../../core/index.ts';
+import { RepeatedErrorLog, type Clock, type Logger, type RepeatedError, type RequestLogEntry } from '../../core/internal.ts';
 
 const text = JSON.stringify;
 

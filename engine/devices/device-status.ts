@@ -1,6 +1,6 @@
 import {
   toTimestamp, type Device, type DeviceCheckOutcome, type DeviceLastResults, type DeviceStatus, type NewDeviceProbeResult,
-} from '../../core/index.ts';
+} from '../../core/internal.ts';
 import { deviceEvents } from './device-events.ts';
 
 export interface DeviceStatusOptions {

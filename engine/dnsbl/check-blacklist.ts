@@ -1,6 +1,6 @@
 import {
   toTimestamp, type BlacklistCheckOutcome, type BlacklistMonitor, type BlacklistStatus, type Claimed, type Clock, type NewDnsblResult,
-} from '../../core/index.ts';
+} from '../../core/internal.ts';
 import { nextCheckAt } from '../scheduler/next-check.ts';
 import { blacklistEvents, type BlacklistCheckChange } from './blacklist-events.ts';
 import { classifyReply } from './classify.ts';

@@ -1,4 +1,4 @@
-import { canonicalIp } from '../../core/index.ts';
+import { canonicalIp } from '../../core/internal.ts';
 
 /**
  * A `--dns-server` value, `HOST[:PORT]`, in the form node:dns's `setServers` takes (`1.2.3.4`,

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { canonicalIp, isForbiddenName, isPublicIp } from '../../core/index.ts';
+import { canonicalIp, isForbiddenName, isPublicIp } from '../../core/internal.ts';
 import { ProbeFailure, type Connection, type ConnectRequest, type Connector, type HostLookup } from './connector.ts';
 
 export interface GuardedConnectorOptions {

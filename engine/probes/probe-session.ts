@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { toTimestamp } from '../../core/index.ts';
+import { toTimestamp } from '../../core/internal.ts';
 import { ProbeFailure, type ConnectRequest } from '../net/connector.ts';
 import { errorCode } from './error-code.ts';
 import type { ProbeOptions } from './probe-options.ts';

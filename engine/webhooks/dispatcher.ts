@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import {
   systemClock, toTimestamp, type ClaimedDelivery, type Clock, type DeliveryOutcome, type Logger,
   type WebhookDeliveryStore,
-} from '../../core/index.ts';
+} from '../../core/internal.ts';
 import type { Connector } from '../net/connector.ts';
 import { nextAttemptAt, RETRY_DELAYS_MS } from './backoff.ts';
 import { webhookRequest } from './payload.ts';

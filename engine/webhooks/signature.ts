@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { WEBHOOK_SECRET_PREFIX } from '../../core/index.ts';
+import { WEBHOOK_SECRET_PREFIX } from '../../core/internal.ts';
 
 /** The key bytes of a `whsec_...` secret: the base64 after the prefix, decoded. */
 export function secretKey(secret: string): Buffer {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestResponse } from '../../core/testing/index.ts';
-import { generateToken, type BlacklistMonitor, type Device, type Me } from '../../core/index.ts';
+import { generateToken, type BlacklistMonitor, type Device, type Me } from '../../core/internal.ts';
 import {
   assertError, assertSuccess, auth, deviceBody, eachStore, ISO_MS, JSON_TYPE, raw, START, UUID, VALIDATION_ONLY,
 } from './helpers.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { generateToken, MissingTableError, type Store } from '../../core/index.ts';
+import { generateToken, MissingTableError, type Store } from '../../core/internal.ts';
 import type { TestApi, TestResponse } from '../../core/testing/index.ts';
 import type { OpenedStore } from '../support/stores.ts';
 import { assertError, assertSuccess, auth, deviceBody, eachFactory, JSON_TYPE, createTestApi } from './helpers.ts';

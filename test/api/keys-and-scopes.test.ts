@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { generateToken, KeyAdminError, TOKEN_PREFIX, type BlacklistMonitor, type Device, type Me } from '../../core/index.ts';
+import { generateToken, KeyAdminError, TOKEN_PREFIX, type BlacklistMonitor, type Device, type Me } from '../../core/internal.ts';
 import type { TestApi } from '../../core/testing/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import { assertError, assertSuccess, deviceBody, eachStore, raw, START } from './helpers.ts';

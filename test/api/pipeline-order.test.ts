@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generateToken, type Device, type Me } from '../../core/index.ts';
+import { generateToken, type Device, type Me } from '../../core/internal.ts';
 import { assertError, assertSuccess, auth, deviceBody, eachStore, raw, VALIDATION_ONLY } from './helpers.ts';
 
 // The order of the pipeline's steps: decided before any record is stored (see VALIDATION_ONLY).

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createGuardedConnector, ProbeFailure, type HostLookup } from '../../engine/index.ts';
+import { ProbeFailure, type HostLookup } from '../../engine/index.ts';
+import { createGuardedConnector } from '../../engine/net/guarded-connector.ts';
 
 /** The lookup and connect timeouts of tests about something else: none of them waits one out. */
 const LIMIT_MS = 30_000;

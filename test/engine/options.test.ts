@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../core/index.ts';
-import { createMonitoringEngine, DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeDnsServer, resolveEngineOptions } from '../../engine/index.ts';
+import { createMonitoringEngine, DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES } from '../../engine/index.ts';
+import { normalizeDnsServer } from '../../engine/net/dns-servers.ts';
+import { resolveEngineOptions } from '../../engine/options.ts';
 
 const store = new MemoryStore();
 

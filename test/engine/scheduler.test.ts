@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ManualClock } from '../../core/index.ts';
-import { createMonitoringEngine, nextCheckAt, type DnsblResolver, type MonitoringEngineOptions } from '../../engine/index.ts';
+import { createMonitoringEngine, type DnsblResolver, type MonitoringEngineOptions } from '../../engine/index.ts';
+import { nextCheckAt } from '../../engine/scheduler/next-check.ts';
 import { addMonitor, keepingLogger, monitorOf, WatchedStore } from '../support/engine-fixtures.ts';
 
 const START = '2026-05-01T00:00:00.000Z';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { before, describe, test } from 'node:test';
 import pg from 'pg';
-import { createMonitoringApi, generateToken, type CreatedApiKey, type MonitoringApi } from '../../core/index.ts';
+import { createMonitoringApi, generateToken, type CreatedApiKey, type MonitoringApi } from '../../core/internal.ts';
 import { migrateToLatest, openKyselyStore, type KyselyStore } from '../../stores/kysely/index.ts';
 import { nodeArgs } from '../support/node-args.ts';
 import { probePostgres } from '../support/postgres.ts';

@@ -55,13 +55,14 @@ describe('core/ imports only core files and its listed libraries', () => {
   });
 });
 
-describe('adapters/, stores/ and engine/ import the core through core/index.ts', () => {
+describe('adapters/, stores/ and engine/ import the core through core/index.ts or core/internal.ts', () => {
   for (const area of ['adapters/node', 'stores/kysely', 'engine/webhooks']) {
     test(`${area.split('/')[0]}/`, async () => {
       await refused(`${area}/x.ts`, "import { errors } from '../../core/http/api-error.ts';\nexport { errors };\n",
-        /imports the core through its public entry, core\/index.ts, not core\/http\/api-error.ts/);
+        /imports the core through core\/index.ts or core\/internal.ts, not core\/http\/api-error.ts/);
       await refused(`${area}/x.ts`, "import type { Device } from '../../core/records.ts';\nexport type { Device };\n", /not core\/records.ts/);
-      await allowed(`${area}/x.ts`, "import { errors, type Device } from '../../core/index.ts';\nexport { errors, type Device };\n");
+      await allowed(`${area}/x.ts`, "import { errors, type Device } from '../../core/internal.ts';\nexport { errors, type Device };\n");
+      await allowed(`${area}/x.ts`, "import type { Device } from '../../core/index.ts';\nexport type { Device };\n");
     });
   }
 });
@@ -86,7 +87,7 @@ describe('the engine, adapters and stores keep out of each other and of cli/', (
 
 describe('client/ imports the core as types only, and nothing of Node', () => {
   test('a value import of the core, even of types only in braces, is refused', async () => {
-    await refused('client/x.ts', "import { ApiError } from '../core/index.ts';\nexport { ApiError };\n", /client\/ imports the core as types only/);
+    await refused('client/x.ts', "import { MemoryStore } from '../core/index.ts';\nexport { MemoryStore };\n", /client\/ imports the core as types only/);
     // `import { type X }` leaves `import {} from '...'` in the output under verbatimModuleSyntax.
     await refused('client/x.ts', "import { type Device } from '../core/index.ts';\nexport type { Device };\n", /as types only/);
     await refused('client/x.ts', "import type { Device } from '../core/records.ts';\nexport type { Device };\n", /not core\/records.ts/);
@@ -113,6 +114,7 @@ describe('what ships, and the examples', () => {
 
   test('examples import the package through its public entry points', async () => {
     await refused('examples/node/x.ts', "export * from '../../core/records.ts';\n", /through a public entry point .* not core\/records.ts/);
+    await refused('examples/node/x.ts', "export * from '../../core/internal.ts';\n", /through a public entry point .* not core\/internal.ts/);
     await allowed('examples/node/x.ts', "export * from '../../core/index.ts';\nexport * from '../../adapters/node/index.ts';\nexport * from '../../core/testing/index.ts';\n");
   });
 

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ROUTES } from '../../core/index.ts';
+import { ROUTES } from '../../core/internal.ts';
 import { createOpenApiDocument, renderReference, serializeOpenApiDocument, type OpenApiDocument } from '../../core/openapi/index.ts';
 import { parseBlacklistMonitorInput } from '../../core/validation/blacklist-monitor-input.ts';
 import { parseDeviceInput } from '../../core/validation/device-input.ts';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { createApiServer } from '../../cli/server/http-server.ts';
-import { ROUTES } from '../../core/index.ts';
+import { ROUTES } from '../../core/internal.ts';
 import { after, describe, test } from 'node:test';
 import { MemoryStore, MissingTableError, type MonitoredKind, type PageRequest, type ResultsPage } from '../../core/index.ts';
 import type { BlacklistMonitor, CheckResult, CreatedWebhook, Device, NewBlacklistMonitor, NewDevice, NewWebhook, Webhook } from '../../core/records.ts';

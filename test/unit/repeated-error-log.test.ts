@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { jsonLogger } from '../../cli/server/request-log.ts';
-import { ManualClock, RepeatedErrorLog, type RepeatedError } from '../../core/index.ts';
+import { ManualClock, RepeatedErrorLog, type RepeatedError } from '../../core/internal.ts';
 
 /** A stream that keeps what was written, as stderr would. */
 function sink(): { stream: Writable; text: () => string } {

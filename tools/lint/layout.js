@@ -5,9 +5,10 @@
  *
  * - core/ imports core files, the libraries it lists (CORE_LIBRARIES) and nothing else: no driver,
  *   no node:http, no other area; it must keep running on Bun, Deno and the Web.
- * - adapters/, stores/ and engine/ reach the core through its public entry (core/index.ts) only,
- *   so what they need is public API; adapters and stores never import engine/ or cli/, and the
- *   engine never imports adapters/, stores/ or cli/.
+ * - adapters/, stores/ and engine/ reach the core through its two entries only: the public one
+ *   (core/index.ts) and core/internal.ts, which adds what the package's own parts need and users
+ *   do not (it is not in package.json "exports"); adapters and stores never import engine/ or
+ *   cli/, and the engine never imports adapters/, stores/ or cli/.
  * - client/ imports its own files at run time and the core as types only (`import type`): the
  *   client ships without the server, and runs in browsers, Bun and Deno, so no package or node:.
  * - cli/ composes the rest (it is the standalone server) and may import any of it.
@@ -27,8 +28,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** What core/ may import besides its own files: its listed libraries and built-ins Bun and Deno provide. */
 const CORE_LIBRARIES = new Set(['itty-router', 'valibot', '@valibot/to-json-schema', 'ipaddr.js', 'node:url']);
 
-/** The core's public entry, the one core file adapters/, stores/ and engine/ may import. */
-const CORE_ENTRY = 'core/index.ts';
+/** The core's entries, the core files adapters/, stores/ and engine/ may import: public, and the package's own. */
+const CORE_ENTRIES = ['core/index.ts', 'core/internal.ts'];
 
 /** Areas whose files are published (built to dist/), so only "dependencies" are installed for them. */
 const SHIPPED = new Set(['core', 'adapters', 'stores', 'engine', 'cli', 'client']);
@@ -88,8 +89,8 @@ function problem(file, specifier, typeOnly, { dependencies, publicEntries }) {
     if (!allowed.includes(targetArea)) {
       return `${area}/ may not import ${targetArea === '' ? target : `${targetArea}/`} (docs/development.md, Layout)`;
     }
-    if (targetArea === 'core' && area !== 'cli' && target !== CORE_ENTRY) {
-      return `${area}/ imports the core through its public entry, ${CORE_ENTRY}, not ${target}: export what is missing there`;
+    if (targetArea === 'core' && area !== 'cli' && !CORE_ENTRIES.includes(target)) {
+      return `${area}/ imports the core through ${CORE_ENTRIES.join(' or ')}, not ${target}: export what is missing there`;
     }
     if (area === 'client' && !typeOnly) return `client/ imports the core as types only (import type): ${target} would ship the server`;
     return null;

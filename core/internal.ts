@@ -1,0 +1,17 @@
+/**
+ * What the package's own adapters, stores, engine and command need of the core beyond its public
+ * entry (core/index.ts). Not in package.json "exports": nothing here is a promise to users, and
+ * the layout lint lets only adapters/, stores/, engine/ and cli/ import it.
+ */
+export * from './index.ts';
+export { toWebResponse } from './http/api-response.ts';
+export { ApiError, type ApiErrorOptions } from './http/api-error.ts';
+export { errors } from './http/errors.ts';
+export { WEBHOOK_SECRET_PREFIX } from './webhook-secret.ts';
+export { toTimestamp } from './clock.ts';
+export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';
+export { RepeatedErrorLog, type RepeatedError, type RepeatedErrorLogOptions } from './repeated-error-log.ts';
+export { ROUTES } from './routes/router.ts';
+// The target policy, for the engine's guarded connector: probes are held to what the API accepts.
+export { isForbiddenName, isPublicIp } from './targets/target-policy.ts';
+export { canonicalIp } from './net/ip-address.ts';

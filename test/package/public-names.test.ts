@@ -1,0 +1,84 @@
+/**
+ * Every name each public entry point exports (package.json "exports"), types included. Each one is
+ * a promise to users under semantic versioning, so adding or removing one must be a decision made
+ * here, in the same change, and said in CHANGELOG.md.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ROOT } from '../support/root.ts';
+import { exportedNames } from './exported-names.ts';
+
+const PUBLIC_NAMES: Record<string, string[]> = {
+  '.': [
+    'ApiKey', 'ApiRequest', 'ApiResponse', 'ApiResponseBody', 'BlacklistCheckOutcome', 'BlacklistMonitor',
+    'BlacklistStatus', 'CheckResult', 'CheckResultBase', 'ClaimRequest', 'Claimed', 'ClaimedDelivery',
+    'ClaimedDevice', 'Clock', 'CreateApiKeyInput', 'CreateResult', 'CreatedApiKey', 'CreatedWebhook',
+    'DEFAULTS', 'DEVICE_PROBES', 'DEVICE_STATUSES', 'Deleted', 'DeliveryClaimRequest', 'DeliveryLease',
+    'DeliveryOutcome', 'DeliveryState', 'DetailCode', 'Device', 'DeviceCheckOutcome', 'DeviceLastResults',
+    'DeviceProbe', 'DeviceProbeResult', 'DeviceStatus', 'DnsblResult', 'EVENT_TYPES', 'ErrorDetail',
+    'EventData', 'EventType', 'HeaderFields', 'HeaderReader', 'HttpProbeResult', 'KeyAdmin', 'KeyAdminError',
+    'Lease', 'Logger', 'ManualClock', 'Me', 'MemoryRateLimiter', 'MemoryStore', 'MissingTableError',
+    'MonitoredKind', 'MonitoringApi', 'MonitoringApiOptions', 'MonitoringEvent', 'MonitoringStore', 'NewApiKey',
+    'NewBlacklistMonitor', 'NewCheckResult', 'NewDevice', 'NewDeviceProbeResult', 'NewDnsblResult',
+    'NewMonitoringEvent', 'NewWebhook', 'PageRequest', 'ProbeName', 'RateLimitDecision', 'RateLimitPolicy',
+    'RateLimitRule', 'RateLimiter', 'RecordedCheck', 'RequestContext', 'RequestLogEntry', 'ResultsPage',
+    'SCOPES', 'SERVICE_TYPES', 'Scheme', 'Scope', 'ServiceProbeResult', 'ServiceType', 'Store', 'TargetType',
+    'Timestamp', 'TlsProbeResult', 'User', 'WEBHOOK_DELIVERY_STATUSES', 'Webhook', 'WebhookDeliveryStatus',
+    'WebhookDeliveryStore', 'WebhookStore', 'createMonitoringApi', 'systemClock',
+  ],
+  './node': [
+    'NodeHandler', 'createNodeHandler', 'nodeBody', 'nodeHeaders', 'writeApiResponse',
+  ],
+  './express': [
+    'ExpressErrorMiddleware', 'ExpressMiddleware', 'monitoringApiMiddleware',
+  ],
+  './bun': [
+    'BunFetchHandler', 'BunServerLike', 'createBunHandler',
+  ],
+  './deno': [
+    'DenoServeHandler', 'DenoServeInfo', 'createDenoHandler',
+  ],
+  './engine': [
+    'ConnectRequest', 'Connection', 'Connector', 'DEFAULT_DNSBL_DOMAIN_ZONES', 'DEFAULT_DNSBL_ZONES',
+    'DeviceCheck', 'DeviceCheckContext', 'DeviceCheckOptions', 'DnsblResolver', 'ENGINE_DEFAULTS',
+    'EngineLogger', 'EngineRunSummary', 'HostLookup', 'MonitoringEngine', 'MonitoringEngineOptions',
+    'ProbeFailure', 'checkDevice', 'createMonitoringEngine',
+  ],
+  './kysely': [
+    'ACCEPTED_DATABASE_URLS', 'Database', 'KyselyStore', 'KyselyStoreOptions', 'OpenKyselyStoreOptions',
+    'OpenedKyselyStore', 'POSTGRES_TIMEOUTS', 'StoreDialect', 'StoreMigrationProvider', 'checkConnection',
+    'dialectOf', 'migrateToLatest', 'migrations', 'openKyselyStore', 'parseDatabaseUrl',
+  ],
+  './redis': [
+    'RedisRateLimiter', 'RedisRateLimiterOptions', 'RedisUnavailableError', 'createRedisRateLimiter',
+  ],
+  './testing': [
+    'TestApi', 'TestApiOptions', 'TestBody', 'TestRequestInit', 'TestResponse', 'createTestApi',
+  ],
+  './client': [
+    'ClientErrorCode', 'MonitoringApiError', 'MonitoringApiErrorInit', 'createMonitoringClient', 'isApiError',
+  ],
+};
+
+describe('the public entry points', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { default: string }>;
+  };
+  const entries = Object.entries(manifest.exports).filter((entry): entry is [string, { default: string }] => typeof entry[1] === 'object');
+
+  it('are the entries listed here', () => {
+    assert.deepEqual(entries.map(([entry]) => entry).sort(), Object.keys(PUBLIC_NAMES).sort());
+  });
+
+  for (const [entry, target] of entries) {
+    it(`${entry} exports exactly its listed names`, async () => {
+      const source = join(ROOT, target.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));
+      assert.deepEqual(exportedNames(source), PUBLIC_NAMES[entry]);
+      // The values among them are what the module really exports at run time.
+      const values = Object.keys(await import(source) as object).sort();
+      assert.deepEqual(values.filter((name) => !PUBLIC_NAMES[entry]!.includes(name)), []);
+    });
+  }
+});
