@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiRequest, MonitoringApi } from '../../core/index.ts';
-import { nodeHeaders, writeApiResponse } from '../node/index.ts';
+import { nodeHeaders, writeApiResponse } from '../node/node-http.ts';
 import { bodyAfterParserError, hostParsedBody, type Body } from './host-parsed-body.ts';
 
 /** The parts of an Express request this adapter reads (Express 4 and 5 alike). */

@@ -1,6 +1,5 @@
-import {
-  migrateToLatest, openKyselyStore, parseDatabaseUrl, type OpenedKyselyStore, type OpenKyselyStoreOptions,
-} from '../../stores/kysely/index.ts';
+import { migrateToLatest, openKyselyStore, type OpenedKyselyStore, type OpenKyselyStoreOptions } from '../../stores/kysely/index.ts';
+import { parseDatabaseUrl } from '../../stores/kysely/open-database.ts';
 import { env } from '../flags.ts';
 import type { CliIo } from '../io.ts';
 import { UnreachableError } from '../unreachable-error.ts';

@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { nodeHeaders } from '../../adapters/node/index.ts';
+import { nodeHeaders } from '../../adapters/node/node-http.ts';
 import type { ApiError } from '../../core/http/api-error.ts';
 import { protocolErrors } from '../../core/http/protocol-errors.ts';
 import { errorResponse } from '../../core/http/api-response.ts';

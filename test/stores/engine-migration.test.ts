@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Migrator, sql } from 'kysely';
-import { migrateToLatest, migrations, openKyselyStore } from '../../stores/kysely/index.ts';
+import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
+import { migrations } from '../../stores/kysely/migrations.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 
 const databases: Record<'sqlite' | 'postgres', () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>> = {
