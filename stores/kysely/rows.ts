@@ -60,7 +60,7 @@ export function nullableStampText(value: Timestamp | null): string | null {
 }
 
 export function flagFor(dialect: StoreDialect, value: boolean): DbFlag {
-  // better-sqlite3 refuses to bind a boolean.
+  // node:sqlite on Node 22 refuses to bind a boolean; 1 and 0 bind on every driver.
   return dialect === 'sqlite' ? Number(value) : value;
 }
 

@@ -1,8 +1,22 @@
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { CompiledQuery, SqliteDialect, SqliteDriver } from 'kysely';
 import type { DatabaseConnection, Dialect, Driver, SqliteDatabase, SqliteDialectConfig, SqliteStatement } from 'kysely';
 import { configureSqlite, dataVersionReader, type OpenedSqlite } from './sqlite-pragmas.ts';
 import { cachingStatements } from './sqlite-statement-cache.ts';
+
+/**
+ * node:sqlite takes a positional parameter that is an object (a Date, a plain object) as the
+ * statement's named parameters, shifting the others silently. The store binds text, numbers,
+ * null and bytes only; anything else a host's own query passes is refused here, loudly.
+ */
+function bindable(parameters: readonly unknown[]): SQLInputValue[] {
+  for (const value of parameters) {
+    if (typeof value === 'object' && value !== null && !ArrayBuffer.isView(value)) {
+      throw new TypeError(`SQLite cannot bind ${Object.prototype.toString.call(value)}: pass text, a number, a bigint, bytes or null`);
+    }
+  }
+  return parameters as SQLInputValue[];
+}
 
 /**
  * `DatabaseSync` in the shape Kysely's SQLite driver expects. Unlike bun:sqlite, a `StatementSync`
@@ -21,9 +35,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       // A statement returns rows exactly when it has result columns: SELECT, and also
       // INSERT/UPDATE/DELETE ... RETURNING, which must go through all() to hand their rows back.
       reader: statement.columns().length > 0,
-      all: (parameters) => statement.all(...(parameters as SQLInputValue[])),
-      run: (parameters) => statement.run(...(parameters as SQLInputValue[])),
-      iterate: (parameters) => statement.iterate(...(parameters as SQLInputValue[])),
+      all: (parameters) => statement.all(...bindable(parameters)),
+      run: (parameters) => statement.run(...bindable(parameters)),
+      iterate: (parameters) => statement.iterate(...bindable(parameters)),
     };
   }
 
@@ -56,16 +70,47 @@ class NodeSqliteDialect extends SqliteDialect {
   }
 }
 
+let followsSchema: boolean | undefined;
+
+/**
+ * Whether this runtime's prepared statements follow a schema change: a `select *` prepared
+ * before a column was added returns the new column too. Node 24 re-reads a statement's columns
+ * after SQLite recompiles it; Node 22 keeps the ones it read at prepare time, so a statement kept
+ * across a migration (by this process or another) would hand back rows of the old shape. Asked of
+ * an in-memory database once per process.
+ */
+function statementsFollowSchema(Database: typeof DatabaseSync): boolean {
+  if (followsSchema === undefined) {
+    const probe = new Database(':memory:');
+    try {
+      probe.exec('create table t (a integer); insert into t values (1)');
+      const statement = probe.prepare('select * from t');
+      statement.all();
+      probe.exec('alter table t add column b integer');
+      followsSchema = Object.keys(statement.all()[0] ?? {}).length === 2;
+    } catch {
+      followsSchema = false;
+    } finally {
+      probe.close();
+    }
+  }
+  return followsSchema;
+}
+
 /**
  * A Kysely dialect on a SQLite file (or `:memory:`) through `node:sqlite`, built into Node
  * (22.16 and later: `columns()`) and Deno. Bun has its own driver (sqlite-bun.ts); both set the
- * same pragmas, so the runtimes can share a file. `open-database.ts` imports this file only when
- * a `sqlite:` URL is opened, so a PostgreSQL deployment never loads SQLite.
+ * same pragmas, so the runtimes can share a file. The module is loaded here, when a `sqlite:` URL
+ * is opened, so neither a PostgreSQL deployment nor the bundled command's other commands load it
+ * (Node 22 prints an ExperimentalWarning when it is first loaded). Statements are kept and reused
+ * where the runtime keeps them current (`statementsFollowSchema`).
  */
-export function openNodeSqliteDialect(path: string): OpenedSqlite<Dialect> {
-  const database = configureSqlite(new DatabaseSync(path, { timeout: 5000, enableForeignKeyConstraints: true }));
+export async function openNodeSqliteDialect(path: string): Promise<OpenedSqlite<Dialect>> {
+  const { DatabaseSync: Database } = await import('node:sqlite');
+  const database = configureSqlite(new Database(path, { timeout: 5000, enableForeignKeyConstraints: true }));
+  const adapted = new NodeSqliteDatabase(database);
   return {
-    dialect: new NodeSqliteDialect({ database: cachingStatements(new NodeSqliteDatabase(database)) }),
+    dialect: new NodeSqliteDialect({ database: statementsFollowSchema(Database) ? cachingStatements(adapted) : adapted }),
     dataVersion: dataVersionReader((sql) => database.prepare(sql)),
   };
 }

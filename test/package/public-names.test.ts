@@ -58,7 +58,14 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'TestApi', 'TestApiOptions', 'TestBody', 'TestRequestInit', 'TestResponse', 'createTestApi',
   ],
   './client': [
-    'ClientErrorCode', 'MonitoringApiError', 'MonitoringApiErrorInit', 'createMonitoringClient', 'isApiError',
+    'AllOptions', 'AllResultsOptions', 'BlacklistMonitor', 'BlacklistMonitorInput', 'BlacklistStatus',
+    'CheckResult', 'ClientErrorCode', 'CreatedWebhook', 'Deleted', 'DetailCode', 'Device', 'DeviceInput',
+    'DeviceLastResults', 'DeviceProbe', 'DeviceProbeResult', 'DeviceStatus', 'DnsblResult', 'ErrorDetail',
+    'EventType', 'Flag', 'HttpProbeResult', 'ListOptions', 'Me', 'MonitoredResourceClient',
+    'MonitoringApiError', 'MonitoringApiErrorInit', 'MonitoringClient', 'MonitoringClientOptions', 'Page',
+    'PageCursor', 'ProbeName', 'RequestOptions', 'ResourceClient', 'ResultCursor', 'ResultPage',
+    'ResultsOptions', 'RetryOptions', 'Scheme', 'Scope', 'ServiceProbeResult', 'ServiceType', 'TargetType',
+    'TlsProbeResult', 'Webhook', 'WebhookDeliveryStatus', 'WebhookInput', 'createMonitoringClient', 'isApiError',
   ],
 };
 

@@ -112,6 +112,26 @@ await api.close();
 await store.close();
 `;
 
+/**
+ * A host's own queries through the store's `db`: a `select *` kept across a schema change sees the
+ * new column (node:sqlite on Node 22 keeps a statement's first columns, so the store reuses
+ * statements only where they follow the schema), and a Date, which node:sqlite would read as named
+ * parameters, is refused rather than bound out of place.
+ */
+const HOST_QUERIES = `
+import { sql } from 'kysely';
+import { openKyselyStore } from 'monitoring-api/kysely';
+const { store, db } = await openKyselyStore('sqlite::memory:');
+await sql\`create table t (a integer)\`.execute(db);
+await sql\`insert into t values (1)\`.execute(db);
+const before = (await sql\`select * from t\`.execute(db)).rows[0];
+await sql\`alter table t add column b integer\`.execute(db);
+const after = (await sql\`select * from t\`.execute(db)).rows[0];
+const refused = await sql\`select \${new Date(0)} as d\`.execute(db).then(() => 'bound', (error) => error.message);
+console.log(JSON.stringify({ before: Object.keys(before), after: Object.keys(after), refused }));
+await store.close();
+`;
+
 /** Node 22 says once per process that node:sqlite is experimental (docs/development.md, "Node"). */
 const NODE_22_SQLITE_WARNING = /^\(node:\d+\) ExperimentalWarning: SQLite is an experimental feature and might change at any time\n\(Use `node --trace-warnings \.\.\.` to show where the warning was created\)\n$/;
 
@@ -153,6 +173,17 @@ describe('the tarball installed into a new project', () => {
       assert.match(migrated.stderr, warnings);
       const user = JSON.parse((await run(['users', 'create', '--json'])).stdout) as { user_id: number };
       assert.equal(user.user_id, 1);
+      // A command that opens no SQLite database loads no SQLite, and so prints no warning on Node 22.
+      const openapi = await promisify(execFile)(node, [cli, 'openapi'], { cwd: project, encoding: 'utf8' });
+      assert.equal(openapi.stderr, '');
+    });
+
+    it(`keeps a host's own SQLite queries right on ${runtime}: statements follow the schema, a Date is refused`, async () => {
+      const { stdout } = await promisify(execFile)(node, ['--input-type=module', '-e', HOST_QUERIES], { cwd: project, encoding: 'utf8' });
+      const seen = JSON.parse(stdout) as { before: string[]; after: string[]; refused: string };
+      assert.deepEqual(seen.before, ['a']);
+      assert.deepEqual(seen.after, ['a', 'b']);
+      assert.match(seen.refused, /^SQLite cannot bind \[object Date\]/);
     });
   }
 });

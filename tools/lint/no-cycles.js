@@ -2,14 +2,23 @@
  * `layout/no-cycles`: no file imports, through any chain of relative imports, a file that imports
  * it back. A cycle makes module order matter at load time (a value read before its module has
  * run) and knots concepts that should stand apart; type-only imports count too, since they knot
- * the same concepts. Each relative import of the linted file is followed on disk, file by file,
- * and reported when the chain comes back to the linted file.
+ * the same concepts. A dynamic `import()` does not count: it loads on demand, once both modules
+ * have run. Each relative import of the linted file is followed on disk, file by file, and
+ * reported when the chain comes back to the linted file.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 
 /** Static imports and re-exports, type-only ones included: `from './x.ts'`, `import './x.ts'`. */
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]+)\1/g;
+
+/** Comments, and the string literals they must not be looked for in (a URL's `//`). */
+const COMMENT_OR_STRING = /('(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`)|\/\/[^\n]*|\/\*[\s\S]*?\*\//g;
+
+/** The text without its comments: an import named in a comment is not an import. */
+function withoutComments(text) {
+  return text.replace(COMMENT_OR_STRING, (match, literal) => literal ?? '');
+}
 
 /** The relative imports of each file read so far, by absolute path; one lint run reads each once. */
 const importsOf = new Map();
@@ -23,7 +32,7 @@ function relativeImports(file) {
     } catch {
       // A specifier that names no file is for tsc to report, not a cycle.
     }
-    found = [...text.matchAll(SPECIFIER)].map((match) => resolve(dirname(file), match[2]));
+    found = [...withoutComments(text).matchAll(SPECIFIER)].map((match) => resolve(dirname(file), match[2]));
     importsOf.set(file, found);
   }
   return found;
