@@ -17,6 +17,7 @@ import { createTestApi } from '../../core/testing/index.ts';
 import { bootstrapToken, getMe, startServe, stopServe } from '../support/cli.ts';
 import { connectUntilRefused } from '../support/ports.ts';
 import { runCommand, runCommandJson } from '../support/run-command.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let dir: string;
 before(async () => {
@@ -233,10 +234,7 @@ describe('serve', { concurrency: 4 }, () => {
     socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
     const closed = new Promise((resolve) => socket.on('close', resolve));
     socket.write(post('first'));
-    for (const deadline = Date.now() + 30_000; !received.includes('201 Created');) {
-      assert.ok(Date.now() < deadline, `no answer to the first request: ${received}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor(() => `an answer to the first request: ${received}`, () => received.includes('201 Created'), 30_000, 10);
     server.child.kill('SIGTERM');
     // Once the server stops accepting it is draining: five requests in one write, within the
     // grace, on the connection that stayed open.

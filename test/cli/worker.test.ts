@@ -14,6 +14,7 @@ import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { bootstrapToken, startServe, stopServe } from '../support/cli.ts';
 import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
 import { startWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let dir: string;
 let dns: FakeDnsServer;
@@ -118,10 +119,7 @@ describe('monitoring-api worker --stop-timeout', () => {
     const worker = await startWorker(['--database', `sqlite:${file}`, '--stop-timeout', '300', '--dns-timeout', '60000',
       '--dns-server', `127.0.0.1:${silent.address().port}`,
       '--dnsbl-zone', 'zen.spamhaus.org', '--dnsbl-domain-zone', 'dbl.spamhaus.org']);
-    for (const deadline = Date.now() + 30_000; asked === 0;) {
-      assert.ok(Date.now() < deadline, 'the worker never asked the DNS server');
-      await delay(50);
-    }
+    await waitFor('the worker to ask the DNS server', () => asked > 0);
     const stopped = performance.now();
     worker.child.kill('SIGTERM');
     assert.equal(await worker.exited, 1, worker.stderr.join('\n'));

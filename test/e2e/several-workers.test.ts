@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Device } from '../../core/index.ts';
 import type { EngineRunSummary, MonitoringEngine } from '../../engine/index.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
 import { openWorld, STORES, verifySigned, type Receiver, type World } from './harness.ts';
 import { startTargetServer, type TargetServer } from './target-server.ts';
 import { openWorkerStores, type WorkerStores } from './worker-stores.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const WORKERS = 3;
 const DEVICES = 6;
@@ -88,10 +88,10 @@ for (const factory of STORES) {
       target.gate = () => released;
       w.clock.advance(INTERVAL_S * 1000 * 1.1);
       const slow = engines[0]!.runOnce();
-      await until(() => target!.requests === 4 * DEVICES, 'worker 1 checks every device');
+      await waitFor('worker 1 checks every device', () => target!.requests === 4 * DEVICES, 30_000, 5);
       w.clock.advance(LEASE_MS);
       const takeover = engines[1]!.runOnce();
-      await until(() => target!.requests === 5 * DEVICES, 'worker 2 checks them again');
+      await waitFor('worker 2 checks them again', () => target!.requests === 5 * DEVICES, 30_000, 5);
       release();
       const [first, second] = await Promise.all([slow, takeover]);
       assert.deepEqual([first.claimed, first.written, first.fenced, first.failed], [DEVICES, 0, DEVICES, 0], 'the lost lease writes nothing');
@@ -118,12 +118,4 @@ for (const factory of STORES) {
 
 function receivedIds(receiver: Receiver): string[] {
   return receiver.received.map((r) => String(r.headers['webhook-id'])).toSorted();
-}
-
-/** Waits in real time for what other workers' sockets make true: at once when they do, 30 s at most. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (const deadline = Date.now() + 30_000; !condition();) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await delay(5);
-  }
 }

@@ -14,7 +14,8 @@ import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../
 import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
-import { startWorker, waitFor, type WorkerProcess } from '../support/worker-process.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { startWorker, type WorkerProcess } from '../support/worker-process.ts';
 
 const NOW = new Date().toISOString();
 /** Monitor n watches 10.0.(n / 256).(n % 256) (see seedMonitors), asked of a zone as this name. */

@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { ManualClock } from '../../core/index.ts';
 import { createMonitoringEngine } from '../../engine/index.ts';
 import { WatchedStore } from '../support/engine-fixtures.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 /** A store whose database is gone: everything the engine asks of it fails the same way. */
 class AwayStore extends WatchedStore {
@@ -38,10 +38,8 @@ it('a store failure repeated every round is written once, then counted', async (
   });
   engine.start();
   // Several failed rounds of each kind, however long they take.
-  for (const deadline = Date.now() + 30_000; store.claims < 3 || store.fanOuts < 3;) {
-    assert.ok(Date.now() < deadline, `rounds failed so far: ${store.claims} claims, ${store.fanOuts} deliveries`);
-    await delay(5);
-  }
+  await waitFor(() => `three failed rounds of each; so far ${store.claims} claims, ${store.fanOuts} deliveries`,
+    () => store.claims >= 3 && store.fanOuts >= 3, 30_000, 5);
   await engine.stop();
   // One line per kind of failure (claims, delivery rounds), however many rounds failed.
   assert.ok(errors.length <= 2, `errors written: ${errors.length}\n${errors.join('\n')}`);

@@ -5,16 +5,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ManualClock } from '../../core/index.ts';
 import { createMonitoringEngine, type DnsblResolver } from '../../engine/index.ts';
 import { addMonitor, monitorOf, WatchedStore } from '../support/engine-fixtures.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const START = '2026-07-01T00:00:00.000Z';
-
-/** Waits for what the started engine makes true: at once when it does, 30 s at most. */
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  for (const deadline = Date.now() + 30_000; !(await condition());) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await delay(5);
-  }
-}
 
 it('a started engine checks new records as they come, and stop() waits for the check in flight', async () => {
   const store = new WatchedStore();
@@ -36,12 +29,12 @@ it('a started engine checks new records as they come, and stop() waits for the c
   await assert.rejects(engine.runOnce(), /while the engine is started/);
 
   const first = await addMonitor(store, user.id, '192.0.2.1', START);
-  await until(async () => (await monitorOf(store, user.id, first.id)).last_status === 'listed', 'the first check');
+  await waitFor('the first check', async () => (await monitorOf(store, user.id, first.id)).last_status === 'listed', 30_000, 5);
 
   let release!: () => void;
   hold = new Promise<void>((resolve) => (release = resolve));
   const second = await addMonitor(store, user.id, '192.0.2.2', START);
-  await until(async () => asked === 2, 'the second check to start');
+  await waitFor('the second check to start', async () => asked === 2, 30_000, 5);
   let stopped = false;
   const stopping = engine.stop().then(() => (stopped = true));
   await delay(20);
@@ -85,9 +78,9 @@ it('a store that cannot claim is logged once per streak, and once when it works 
   });
   const { id } = await addMonitor(store, user.id, '192.0.2.9', START);
   engine.start();
-  await until(async () => attempts >= 5, 'several failed claims');
+  await waitFor('several failed claims', async () => attempts >= 5, 30_000, 5);
   failing = false;
-  await until(async () => (await monitorOf(store, user.id, id)).last_status !== null, 'the check once claims work');
+  await waitFor('the check once claims work', async () => (await monitorOf(store, user.id, id)).last_status !== null, 30_000, 5);
   await engine.stop();
   const claimLines = lines.filter((l) => /claiming/.test(l));
   assert.deepEqual(claimLines, [

@@ -22,6 +22,7 @@ import { nodeArgs } from '../support/node-args.ts';
 import { probePostgres } from '../support/postgres.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { assertServerError, callRaw, checkAnswer, postgresOrSkip, viaPort, warnPostgresSkipped, type RawResponse } from './support.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const PG_PORT = (url: string) => Number(new URL(url).port || '5432');
 
@@ -276,11 +277,8 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
       assert.equal(await next(), 'ready', stderr);
       proxy.cut();
       // Until the default handler has reported the failure: the process has had the 'error' event.
-      const deadline = Date.now() + 30_000;
-      while (!/idle PostgreSQL connection failed/.test(stderr) && child.exitCode === null) {
-        assert.ok(Date.now() < deadline, `the failure was never reported: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitFor(() => `the failure to be reported: ${stderr}`,
+        () => /idle PostgreSQL connection failed/.test(stderr) || child.exitCode !== null, 30_000, 10);
       assert.equal(child.exitCode, null, `the process died when its idle connections did: ${stderr}`);
       assert.match(stderr, /idle PostgreSQL connection failed/, 'the default handler reports the failure');
       proxy.restore();

@@ -20,6 +20,7 @@ import { nodeArgs } from '../support/node-args.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { connectUntilRefused } from '../support/ports.ts';
 import { postgresOrSkip, viaPort } from './support.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let dir: string;
 before(async () => {
@@ -137,11 +138,8 @@ describe('shutdown deadlines', { concurrency: true }, () => {
         status: res.status, code: ((await res.json()) as { error?: { code: string } }).error?.code, answeredMs: performance.now() - started,
       }));
       // In flight once its query is held at the proxy: then the signal comes.
-      const deadline = Date.now() + 30_000;
-      while (!proxy.held) {
-        assert.ok(Date.now() < deadline, 'the create never sent its query');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      const held = proxy;
+      await waitFor('the create to send its query', () => held.held, 30_000, 10);
       server.child.kill('SIGTERM');
       const answered = await answer;
       const exit = await server.exited;

@@ -5,6 +5,7 @@ import { after, describe, it } from 'node:test';
 import { probeOriginHttp, probePublicHttp, probePublicHttps } from '../../engine/probes/http-probe.ts';
 import { FIXTURE_NAME, probeDevice, probeHarness } from '../support/probe-devices.ts';
 import { startHttpServer, startHttpsServer, startTcpServer, type LocalServer } from '../support/probe-servers.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 interface Seen {
   method: string | undefined;
@@ -87,10 +88,7 @@ describe('public_http', () => {
     const result = await probePublicHttp(probeDevice({ port: server.port }), options);
     assert.deepEqual([result.ok, result.http_status, result.error], [true, 200, null]);
     // The server sees the hang-up when it next reads the socket.
-    for (const deadline = Date.now() + 30_000; !closed;) {
-      assert.ok(Date.now() < deadline, 'the probe hangs up after the head');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await waitFor('the probe to hang up after the head', () => closed, 30_000, 5);
   });
 
   it('fails with bad_http_response when something else than HTTP answers', async () => {

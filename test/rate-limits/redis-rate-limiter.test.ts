@@ -4,6 +4,7 @@ import { createRedisRateLimiter, type RedisRateLimiter } from '../../stores/redi
 import { REDIS_URL, redisSkipReason, uniquePrefix } from '../support/redis.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const skip = await redisSkipReason();
 const policy = { limit: 50, windowSeconds: 60 };
@@ -94,14 +95,6 @@ suiteOrSkip('RedisRateLimiter when Redis goes away', skip, {}, () => {
   });
   after(() => proxy.close());
 
-  async function waitFor(check: () => Promise<boolean>): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('timed out waiting for Redis to return');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
   for (const failOpen of [true, false]) {
     it(`fails ${failOpen ? 'open' : 'closed'}, warns once per outage, and recovers without a restart`, async () => {
       proxy.restore();
@@ -125,13 +118,13 @@ suiteOrSkip('RedisRateLimiter when Redis goes away', skip, {}, () => {
         assert.match(warnings[0]!, /unreachable/);
         proxy.restore();
         // The counter in Redis survived the outage: the limit of 1 is still used up.
-        await waitFor(async () => {
+        await waitFor('Redis to return', async () => {
           try {
             return (await limiter.consume('key:outage', one, 0)).allowed === false;
           } catch {
             return false;
           }
-        });
+        }, 30_000, 100);
         assert.equal(warnings.length, 2);
         assert.match(warnings[1]!, /reachable again/);
       } finally {

@@ -11,6 +11,7 @@ import { createRedisRateLimiter, RedisUnavailableError, type RedisRateLimiter } 
 import { uniquePrefix } from '../support/redis.ts';
 import { privateRedisSkipReason, startPrivateRedis, type PrivateRedis } from '../support/redis-server.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const skip = privateRedisSkipReason();
 const policy = { limit: 1_000, windowSeconds: 60 };
@@ -42,14 +43,6 @@ async function settlesAtOnce(decision: Promise<unknown>): Promise<boolean> {
     new Promise((resolve) => setImmediate(resolve, pending)),
   ]);
   return first !== pending;
-}
-
-async function waitFor(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 suiteOrSkip('a stalled Redis', skip, {}, () => {
@@ -85,7 +78,7 @@ suiteOrSkip('a stalled Redis', skip, {}, () => {
         assert.equal(warnings.length, 1);
 
         redis.thaw();
-        await waitFor(() => warnings.length === 2, 'the probe to see Redis again');
+        await waitFor('the probe to see Redis again', () => warnings.length === 2, 30_000, 10);
         assert.match(warnings[1]!, /reachable again/);
         // Redis decides again: only the answered decisions counted (the abandoned one ran late).
         const back = await limiter.consume('key:stall', policy);

@@ -8,6 +8,7 @@ import { runCommandJson } from '../support/run-command.ts';
 import { REDIS_URL, redisSkipReason, uniquePrefix } from '../support/redis.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const redisSkip = await redisSkipReason();
 
@@ -149,11 +150,8 @@ suiteOrSkip('Redis cut off under a running API', redisSkip, {}, () => {
         }
         assert.equal(warnings.length, 1);
         proxy.restore();
-        const deadline = Date.now() + 30_000;
-        while ((await me()).status !== 200 || warnings.length < 2) {
-          assert.ok(Date.now() < deadline, 'the API did not recover after Redis came back');
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+        await waitFor('the API to recover after Redis came back',
+          async () => (await me()).status === 200 && warnings.length >= 2, 30_000, 100);
         assert.match(warnings[1]!, /reachable again/);
       } finally {
         await api.close();

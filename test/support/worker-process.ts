@@ -61,17 +61,3 @@ export async function startWorker(args: readonly string[]): Promise<WorkerProces
     .reduce((sum, entry) => sum + entry.claimed!, 0);
   return { child, stdout, stderr, exited, claimed };
 }
-
-/**
- * Waits until `until()` holds, asking every `everyMs`; fails with `what` after `timeoutMs`, which is
- * generous because a wait that succeeds ends at once.
- */
-export async function waitFor(
-  what: string, until: () => Promise<boolean> | boolean, timeoutMs = 30_000, everyMs = 50,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await until())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await delay(everyMs);
-  }
-}
