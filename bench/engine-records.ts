@@ -7,6 +7,7 @@ export function benchMonitor(id: number): BlacklistMonitor {
   return {
     id, target_type: 'ip', target_value: `10.${(id >> 16) & 255}.${(id >> 8) & 255}.${id & 255}`, is_enabled: true,
     last_status: null, last_checked_at: null, listed_on: [], created_at: CREATED, check_interval_s: 3600, failed_zones: [],
+    zones: null, count_policy_listings: false, listings: [], rdns: null,
   };
 }
 

@@ -80,7 +80,13 @@ function monitored<T, Input, R>(transport: Transport, base: URL, segment: string
     }
   }
 
-  return { ...resource<T, Input>(transport, base, segment), results, allResults };
+  async function check(id: number, options?: RequestOptions): Promise<T> {
+    const url = new URL(`${segment}/check`, base);
+    url.searchParams.set('id', String(id));
+    return (await transport.send<T>('POST', url, undefined, options)).data;
+  }
+
+  return { ...resource<T, Input>(transport, base, segment), results, allResults, check };
 }
 
 export function createMonitoringClient(options: MonitoringClientOptions): MonitoringClient {

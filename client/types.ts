@@ -62,6 +62,10 @@ export interface BlacklistMonitorInput {
   is_enabled?: Flag | null;
   /** Seconds between checks, 300-86400; default 3600. */
   check_interval_s?: number | null;
+  /** Some of the installation's zones for the target's type; default null, every one of them. */
+  zones?: string[] | null;
+  /** Whether a policy listing (Spamhaus PBL) makes the monitor `listed`; default false. */
+  count_policy_listings?: Flag | null;
 }
 
 export interface WebhookInput {
@@ -156,6 +160,12 @@ export interface MonitoredResourceClient<T, Input, R> extends ResourceClient<T, 
   results(id: number, options?: ResultsOptions): Promise<ResultPage<R>>;
   /** The record's check results, newest first, page by page until the oldest kept. */
   allResults(id: number, options?: AllResultsOptions): AsyncIterableIterator<R>;
+  /**
+   * Asks for the record to be checked now (202): the answer is the record as it stands, and the
+   * check's results show in `results` once a worker has run it. At most once a minute per record
+   * (sooner: `check_too_soon`, with `retryAfterSeconds`); a disabled record is `record_paused`.
+   */
+  check(id: number, options?: RequestOptions): Promise<T>;
 }
 
 export interface RetryOptions {

@@ -1,3 +1,4 @@
+import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones, type DnsblZoneLists } from './dnsbl/zones.ts';
 import { KeyAdmin } from './admin/key-admin.ts';
 import { AuthThrottled, createAuthenticator, usable } from './auth/authenticator.ts';
 import { bearerToken } from './auth/bearer-token.ts';
@@ -59,6 +60,10 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
   const listBatchSize = checkListBatchSize(options.listBatchSize ?? DEFAULTS.listBatchSize);
   const allowPrivateTargets = options.allowPrivateTargets ?? false;
+  const dnsblZones: DnsblZoneLists = {
+    ip: normalizeZones(options.dnsblZones ?? DEFAULT_DNSBL_ZONES, 'a DNSBL zone'),
+    domain: normalizeZones(options.dnsblDomainZones ?? DEFAULT_DNSBL_DOMAIN_ZONES, 'a DNSBL domain zone'),
+  };
   const trustedProxies = options.trustProxy?.length ? createIpMatcher(options.trustProxy) : null;
   const keyCache = new KeyCache(store, options.keyCacheTtlMs ?? DEFAULTS.keyCacheTtlMs);
   const usage = new KeyUsageRecorder(store, (error) => logger.error?.('recording key usage failed', error));
@@ -123,7 +128,9 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       quota = admitted.quota;
       let path = url.pathname.slice(basePath.length);
       if (path.endsWith('/')) path = path.slice(0, -1);
-      response = await route(path, { request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, listCache });
+      response = await route(path, {
+        request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, dnsblZones, listCache,
+      });
     } catch (error) {
       const apiError = asApiError(error, id);
       code = apiError.code;

@@ -15,3 +15,6 @@ export { ROUTES } from './routes/router.ts';
 // The target policy, for the engine's guarded connector: probes are held to what the API accepts.
 export { isForbiddenName, isPublicIp } from './targets/target-policy.ts';
 export { canonicalIp } from './net/ip-address.ts';
+export {
+  DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZone, normalizeZones, type DnsblZoneLists,
+} from './dnsbl/zones.ts';

@@ -6,7 +6,7 @@ import type {
   ApiKey, BlacklistMonitor, CheckResult, CreatedWebhook, Device, DeviceLastResults, MonitoringEvent, NewApiKey,
   NewBlacklistMonitor, NewCheckResult, NewDevice, NewMonitoringEvent, NewWebhook, Timestamp, User, Webhook,
 } from './records.ts';
-import type { CreateResult, PageRequest, Store } from './store.ts';
+import type { CheckRequestResult, CreateResult, PageRequest, Store } from './store.ts';
 import { MemoryWebhooks } from './memory-webhooks.ts';
 import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome } from './webhook-store.ts';
 
@@ -16,6 +16,8 @@ interface Schedule {
   nextCheckAt: number | null;
   lease: Lease | null;
   failures: number;
+  /** Epoch ms of the last on-demand check request that took effect; null before any. */
+  checkRequestedAt: number | null;
 }
 
 interface Owned<T> {
@@ -35,7 +37,7 @@ const iso = (at: Timestamp) => new Date(at).toISOString();
 
 function newSchedule(enabled: boolean, createdAt: Timestamp): Schedule {
   // A new enabled record is due at once (docs/engine.md, "Scheduling").
-  return { nextCheckAt: enabled ? ms(createdAt) : null, lease: null, failures: 0 };
+  return { nextCheckAt: enabled ? ms(createdAt) : null, lease: null, failures: 0, checkRequestedAt: null };
 }
 
 /** Records due at `claim.now` and not leased, earliest due first (ties by id), leased to the caller. */
@@ -185,6 +187,18 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  async requestCheck(userId: number, kind: MonitoredKind, id: number, at: Timestamp, minGapMs: number): Promise<CheckRequestResult> {
+    const row = kind === 'device' ? this.#devices.get(id) : this.#monitors.get(id);
+    if (!row || row.userId !== userId) return { outcome: 'not_found' };
+    if (!row.record.is_enabled) return { outcome: 'paused' };
+    const now = ms(at);
+    const last = row.schedule.checkRequestedAt;
+    if (last !== null && now - last < minGapMs) return { outcome: 'too_soon', retry_at: new Date(last + minGapMs).toISOString() };
+    row.schedule.checkRequestedAt = now;
+    row.schedule.nextCheckAt = now;
+    return { outcome: 'due', record: structuredClone(row.record) };
+  }
+
   async listCheckResults(userId: number, kind: MonitoredKind, id: number, req: ResultsPage): Promise<CheckResult[] | undefined> {
     const owner = kind === 'device' ? this.#devices.get(id) : this.#monitors.get(id);
     if (!owner || owner.userId !== userId) return undefined;
@@ -226,7 +240,7 @@ export class MemoryStore implements Store {
     for (const result of outcome.results) Object.assign(last, { [result.probe]: structuredClone(result) });
     if (outcome.status !== row.record.status) row.record.status_since = checkedAt;
     Object.assign(row.record, { status: outcome.status, last_checked_at: checkedAt, last_results: last });
-    row.schedule = { nextCheckAt: ms(outcome.next_check_at), lease: null, failures: outcome.consecutive_failures };
+    row.schedule = { ...row.schedule, nextCheckAt: ms(outcome.next_check_at), lease: null, failures: outcome.consecutive_failures };
     this.#keepResults('device', lease.id, outcome.results);
     this.#keepEvents(row.userId, outcome.events);
     return true;
@@ -241,8 +255,10 @@ export class MemoryStore implements Store {
       last_checked_at: iso(outcome.checked_at),
       listed_on: [...outcome.listed_on],
       failed_zones: [...outcome.failed_zones],
+      listings: structuredClone(outcome.listings),
+      rdns: outcome.rdns,
     });
-    row.schedule = { nextCheckAt: ms(outcome.next_check_at), lease: null, failures: 0 };
+    row.schedule = { ...row.schedule, nextCheckAt: ms(outcome.next_check_at), lease: null, failures: 0 };
     this.#keepResults('blacklist_monitor', lease.id, outcome.results);
     this.#keepEvents(row.userId, outcome.events);
     return true;
@@ -254,7 +270,7 @@ export class MemoryStore implements Store {
     const wasEnabled = row.record.is_enabled;
     row.record.is_enabled = enabled;
     if (enabled === wasEnabled) return true;
-    row.schedule = newSchedule(enabled, at);
+    row.schedule = { ...newSchedule(enabled, at), checkRequestedAt: row.schedule.checkRequestedAt };
     if (kind === 'device') {
       Object.assign(row.record, { status: enabled ? 'pending' : 'paused', status_since: iso(at) });
     }

@@ -1,5 +1,5 @@
 import type {
-  BlacklistMonitor, BlacklistStatus, Device, DeviceStatus, NewDeviceProbeResult, NewDnsblResult,
+  BlacklistMonitor, BlacklistStatus, Device, DnsblListing, DeviceStatus, NewDeviceProbeResult, NewDnsblResult,
   NewMonitoringEvent, Timestamp,
 } from './records.ts';
 
@@ -101,6 +101,9 @@ export interface BlacklistCheckOutcome {
   listed_on: string[];
   /** Sorted. */
   failed_zones: string[];
+  /** Every listing known after this check, sorted by zone. */
+  listings: DnsblListing[];
+  rdns: string | null;
   /** One result per zone asked. */
   results: NewDnsblResult[];
   next_check_at: Timestamp;

@@ -32,6 +32,13 @@ export interface MonitoringApiOptions {
    * page, so a store never sees a larger `limit` than a page's); default 500.
    */
   listBatchSize?: number;
+  /**
+   * The DNSBL zones the engine asks for IP targets, and for domain targets: a monitor's `zones`
+   * must be among them. Give the engine's own `dnsblZones` and `dnsblDomainZones` when they are
+   * not the defaults (DEFAULT_DNSBL_ZONES, DEFAULT_DNSBL_DOMAIN_ZONES).
+   */
+  dnsblZones?: readonly string[];
+  dnsblDomainZones?: readonly string[];
 }
 
 export const DEFAULTS = {

@@ -80,6 +80,36 @@ export interface BlacklistMonitor {
   check_interval_s: number;
   /** The zones whose lookup failed at the last check, sorted; [] otherwise. */
   failed_zones: string[];
+  /**
+   * The zones asked for this target, sorted: a subset of the operator's zones of its kind; null
+   * asks every one of them (docs/engine.md, "Blacklist monitors (DNSBL)"). A create field.
+   */
+  zones: string[] | null;
+  /**
+   * Whether a policy listing (Spamhaus PBL: an address range its owner says should not send mail
+   * directly) makes the monitor `listed`. A create field, default false: such a listing is shown
+   * in `listings` and leaves the status `clean`.
+   */
+  count_policy_listings: boolean;
+  /** Every zone that lists the target, by zone name; [] when none does. */
+  listings: DnsblListing[];
+  /** The reverse DNS (PTR) name of an IP target at the last check that got an answer; null when it has none. */
+  rdns: string | null;
+}
+
+/** One zone's listing of a target (docs/engine.md, "Blacklist monitors (DNSBL)"). */
+export interface DnsblListing {
+  zone: string;
+  /** The A records the zone answered, comma-joined (e.g. `127.0.0.2`). */
+  answer: string;
+  /** What the answer means, from the list's own documentation; null when the code is not known. */
+  meaning: string | null;
+  /** True when every code of the answer is a policy listing (Spamhaus PBL), which need not mean spam. */
+  policy: boolean;
+  /** Where to look the listing up and ask for its removal; null when not known. */
+  delist_url: string | null;
+  /** The first check that saw this zone list the target, counting from its last delisting. */
+  since: Timestamp;
 }
 
 export type NewBlacklistMonitor = Omit<BlacklistMonitor, 'id'>;
@@ -112,6 +142,14 @@ export interface DnsblResult extends CheckResultBase {
   listed: boolean;
   /** The A records the zone answered, comma-joined (e.g. `127.0.0.2`); null for NXDOMAIN or a failure. */
   answer: string | null;
+  /** What a listing's answer means (as in `listings`); null when not listed or not known. */
+  meaning: string | null;
+  /** True for a policy listing; false otherwise, and when not listed. */
+  policy: boolean;
+  /** Where to look up or remove the listing; null when not listed or not known. */
+  delist_url: string | null;
+  /** The first check that saw the listing; null when not listed. */
+  since: Timestamp | null;
 }
 
 /** `public_http`, `public_https`, `origin_http`: one GET of `/`, redirects not followed. */

@@ -36,6 +36,15 @@ export interface Store extends MonitoringStore, WebhookStore {
   deleteBlacklistMonitor(userId: number, id: number): Promise<boolean>;
 
   /**
+   * Makes an enabled record of the user due at `at` (`POST /devices/check`, `POST
+   * /blacklist-monitors/check`), at most once per `minGapMs` per record: a request within
+   * `minGapMs` of the last one that took effect changes nothing and says when the next may. The
+   * check and the gap are one atomic step, so concurrent requests (other instances included) make
+   * the record due once.
+   */
+  requestCheck(userId: number, kind: MonitoredKind, id: number, at: Timestamp, minGapMs: number): Promise<CheckRequestResult>;
+
+  /**
    * A record's check results, newest first (`GET /devices/results`, `GET /blacklist-monitors/results`);
    * undefined when the record does not exist or belongs to another user. Deleting a record deletes
    * its results.
@@ -58,6 +67,16 @@ export interface Store extends MonitoringStore, WebhookStore {
   /** Releases connections; calling it again is harmless. */
   close(): Promise<void>;
 }
+
+/** What `Store.requestCheck` did. */
+export type CheckRequestResult =
+  | { outcome: 'due'; record: Device | BlacklistMonitor }
+  /** No such record of the user's. */
+  | { outcome: 'not_found' }
+  /** The record is disabled: nothing is checked until it is enabled. */
+  | { outcome: 'paused' }
+  /** The last request that took effect was less than `minGapMs` ago; `retry_at` is when the next may. */
+  | { outcome: 'too_soon'; retry_at: Timestamp };
 
 /** Thrown by a store whose tables do not exist (the schema was never migrated). */
 export class MissingTableError extends Error {

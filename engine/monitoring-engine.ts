@@ -58,6 +58,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     health: new DnsHealth(servers.join(', '), logger, clock),
     clock,
     zones: { ip: resolved.dnsblZones, domain: resolved.dnsblDomainZones },
+    zoneInfo: resolved.dnsblZoneInfo,
     dnsTimeoutMs: resolved.dnsTimeoutMs,
     queriesPerCheck: resolved.dnsQueriesPerCheck,
     random: resolved.random,

@@ -2,6 +2,7 @@ import { systemClock, type Clock, type MonitoringStore, type WebhookDeliveryStor
 import { hostname } from 'node:os';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
 import type { DnsblResolver } from './dnsbl/resolver.ts';
+import type { DnsblZoneInfo } from './dnsbl/catalogue.ts';
 import type { EngineLogger } from './logger.ts';
 import type { HostLookup } from './net/connector.ts';
 import { normalizeDnsServers } from './net/dns-servers.ts';
@@ -22,6 +23,11 @@ export interface MonitoringEngineOptions {
   dnsblZones?: readonly string[];
   /** Zones asked for domain targets; replaces the defaults. */
   dnsblDomainZones?: readonly string[];
+  /**
+   * What zones' answers mean, by zone name, before the built-in catalogue's (docs/engine.md,
+   * "What a listing means"): for the operator's own zones, or to correct an entry. Default none.
+   */
+  dnsblZoneInfo?: Readonly<Record<string, DnsblZoneInfo>>;
   /** Deadline of one DNS lookup (a DNSBL query, or a probe's host name). Default 5000. */
   dnsTimeoutMs?: number;
   /** DNSBL lookups in flight for one check. Default 6. */
@@ -109,6 +115,13 @@ function workerId(given: string | undefined): string {
   return given;
 }
 
+/** The operator's zone descriptions keyed by the zone's normal form, as zones are asked and reported. */
+function zoneInfoByName(info: Readonly<Record<string, DnsblZoneInfo>>): Readonly<Record<string, DnsblZoneInfo>> {
+  const out: Record<string, DnsblZoneInfo> = {};
+  for (const [zone, entry] of Object.entries(info)) out[normalizeZones([zone], 'a dnsblZoneInfo key')[0]!] = entry;
+  return out;
+}
+
 /** Fills in the defaults; throws a RangeError naming the first bad value. */
 export function resolveEngineOptions(options: MonitoringEngineOptions): ResolvedEngineOptions {
   const d = ENGINE_DEFAULTS;
@@ -121,6 +134,7 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     dnsServers: normalizeDnsServers(options.dnsServers ?? []),
     dnsblZones: normalizeZones(options.dnsblZones ?? DEFAULT_DNSBL_ZONES, 'a DNSBL zone'),
     dnsblDomainZones: normalizeZones(options.dnsblDomainZones ?? DEFAULT_DNSBL_DOMAIN_ZONES, 'a DNSBL domain zone'),
+    dnsblZoneInfo: zoneInfoByName(options.dnsblZoneInfo ?? {}),
     dnsTimeoutMs: positive(options.dnsTimeoutMs, d.dnsTimeoutMs, 'dnsTimeoutMs'),
     dnsQueriesPerCheck: positive(options.dnsQueriesPerCheck, d.dnsQueriesPerCheck, 'dnsQueriesPerCheck'),
     probeTimeoutMs,

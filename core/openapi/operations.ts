@@ -5,7 +5,10 @@ import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
 import { ref } from './schema-helpers.ts';
 import { AFTER_RATE_LIMIT, headers, RATE_LIMIT_HEADERS } from './headers.ts';
 import type { OperationObject, Reference, ResponseObject } from './types.ts';
-import { JSON_MEDIA, badRequest, errorResponseObject, everyOperation, responseRef, sampleDetails, success, unknownRouteErrors } from './response-objects.ts';
+import { DEFAULTS } from '../options.ts';
+import {
+  JSON_MEDIA, badRequest, errorResponseObject, everyOperation, responseRef, sampleDetails, spentQuota, success, unknownRouteErrors,
+} from './response-objects.ts';
 
 export interface Resource {
   /** Path segment, e.g. `devices`. */
@@ -135,6 +138,35 @@ export function drafts(): Map<string, Draft> {
         403: responseRef('Forbidden'),
         404: notFound(r),
         429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+        ...everyOperation(),
+      },
+    });
+    if (r.checked) map.set(`POST /${r.path}/check`, {
+      operationId: `check${r.name}`,
+      summary: `Check one ${r.noun} now`,
+      description: `Makes one ${r.noun} of the key's user due at once: a running monitoring engine checks it at its next claim (within seconds), and the results route shows what it found. The answer, 202, is the ${r.noun} as it stands, before that check. At most once a minute per ${r.noun}: sooner is 429 check_too_soon with Retry-After. A disabled ${r.noun} is never checked: 409 record_paused. Takes no body.`,
+      tags: [r.tag],
+      parameters: [{ $ref: '#/components/parameters/Id' }],
+      responses: {
+        202: success(`The ${r.noun}, due now.`, `${r.name}Envelope`),
+        400: badRequest(
+          'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
+          [errors.invalidId(), errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }])],
+        ),
+        401: responseRef('Unauthorized'),
+        403: responseRef('Forbidden'),
+        404: notFound(r),
+        409: errorResponseObject(`The ${r.noun} is disabled (is_enabled false).`, [errors.recordPaused()], AFTER_RATE_LIMIT()),
+        429: errorResponseObject(
+          `This ${r.noun} was asked to be checked less than a minute ago (check_too_soon), or the key's quota or the address's failed-authentication throttle is spent (rate_limit_exceeded). Nothing was done: ask again after Retry-After seconds.`,
+          [
+            errors.checkTooSoon(60),
+            errors.rateLimited(spentQuota(DEFAULTS.rateLimit), DEFAULTS.rateLimit),
+            errors.authThrottled(spentQuota(DEFAULTS.authFailureLimit), DEFAULTS.authFailureLimit),
+          ],
+          headers(['X-Request-Id', 'Retry-After'], ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+        ),
         500: responseRef('ServerError'),
         ...everyOperation(),
       },

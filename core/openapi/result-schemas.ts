@@ -54,6 +54,10 @@ function families(withId: boolean, prefix: string): Record<string, JsonSchema> {
       zone: STRING,
       listed: described('True when the zone listed the target; false when it did not, or its lookup failed.', BOOLEAN),
       answer: described('The A records the zone answered, comma-joined (e.g. 127.0.0.2); null for NXDOMAIN or a failure.', nullable(STRING)),
+      meaning: described('What a listing\'s answer means, as in the monitor\'s listings; null when not listed or not known.', nullable(STRING)),
+      policy: described('True for a policy listing; false otherwise, and when not listed.', BOOLEAN),
+      delist_url: described('Where to look up or remove the listing; null when not listed or not known.', nullable(STRING)),
+      since: described('The first check that saw the listing; null when not listed.', nullable(ref('Timestamp'))),
     })),
     [`${prefix}HttpProbeResult`]: strip(record<HttpProbeResult>('One GET of / (public_http, public_https, origin_http); redirects are not followed.', {
       ...base(probeEnum(HTTP_PROBES)),

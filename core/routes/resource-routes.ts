@@ -4,14 +4,14 @@ import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { readJsonObject } from '../http/read-json-body.ts';
 import type { Deleted } from '../records.ts';
 import type { CreateResult, PageRequest, Store } from '../store.ts';
-import type { TargetOptions } from '../validation/device-input.ts';
 import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
 import type { RouteContext } from './route-context.ts';
 import { listResponse } from './list-response.ts';
 
 /** What differs between the API's resources; list, create and delete work alike for all. */
 export interface ResourceSpec<T extends { id: number }, New> {
-  parse(input: Record<string, unknown>, options: TargetOptions, createdAt: string): New;
+  /** `options` is the call itself: the target policy and the installation's DNSBL zones. */
+  parse(input: Record<string, unknown>, options: RouteContext, createdAt: string): New;
   list(store: Store, userId: number, page: PageRequest): Promise<T[]>;
   create(store: Store, userId: number, record: New): Promise<CreateResult<T>>;
   remove(store: Store, userId: number, id: number): Promise<boolean>;

@@ -1,4 +1,5 @@
 import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
+import type { DnsblZoneLists } from '../dnsbl/zones.ts';
 import type { ApiKey } from '../records.ts';
 import type { Store } from '../store.ts';
 import type { ListCache } from './list-cache.ts';
@@ -17,5 +18,7 @@ export interface RouteContext {
   /** Records a streamed list reads from the store per query (MonitoringApiOptions.listBatchSize). */
   readonly listBatchSize: number;
   readonly allowPrivateTargets: boolean;
+  /** The DNSBL zones the operator configured (MonitoringApiOptions.dnsblZones, dnsblDomainZones). */
+  readonly dnsblZones: DnsblZoneLists;
   readonly listCache: ListCache;
 }

@@ -6,6 +6,7 @@ import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
 import type { RouteContext } from './route-context.ts';
 import { deviceRoutes as devices } from './devices.ts';
 import { getMe } from './me.ts';
+import { checkRoute } from './check-route.ts';
 import { resultsRoute } from './results-routes.ts';
 import { webhookRoutes as webhooks } from './webhooks.ts';
 
@@ -27,12 +28,17 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/devices/create', scope: 'write', handler: devices.create },
   { method: 'DELETE', path: '/devices/delete', scope: 'write', handler: devices.remove },
   { method: 'GET', path: '/devices/results', scope: 'read', handler: resultsRoute('device', 'device_not_found') },
+  { method: 'POST', path: '/devices/check', scope: 'write', handler: checkRoute('device', 'device_not_found') },
   { method: 'GET', path: '/blacklist-monitors', scope: 'read', handler: monitors.list },
   { method: 'POST', path: '/blacklist-monitors/create', scope: 'write', handler: monitors.create },
   { method: 'DELETE', path: '/blacklist-monitors/delete', scope: 'write', handler: monitors.remove },
   {
     method: 'GET', path: '/blacklist-monitors/results', scope: 'read',
     handler: resultsRoute('blacklist_monitor', 'blacklist_monitor_not_found'),
+  },
+  {
+    method: 'POST', path: '/blacklist-monitors/check', scope: 'write',
+    handler: checkRoute('blacklist_monitor', 'blacklist_monitor_not_found'),
   },
   { method: 'GET', path: '/webhooks', scope: 'read', handler: webhooks.list },
   { method: 'POST', path: '/webhooks/create', scope: 'write', handler: webhooks.create },

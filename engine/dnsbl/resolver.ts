@@ -9,6 +9,11 @@ import type { ZoneReply } from './classify.ts';
  */
 export interface DnsblResolver {
   resolve4(name: string): Promise<string[]>;
+  /**
+   * The PTR names of an IP address (an IP target's reverse DNS, shown as `rdns`). Optional: a
+   * resolver without it leaves `rdns` null.
+   */
+  reverse?(ip: string): Promise<string[]>;
 }
 
 /**
@@ -30,6 +35,17 @@ const SILENT_CODES = new Set(['ETIMEOUT', 'ECONNREFUSED', 'ECANCELLED']);
  * costs `timeoutMs`, not a stalled check. Never rejects: failures come back as their code.
  */
 export function askWithDeadline(resolver: DnsblResolver, name: string, timeoutMs: number, health: DnsHealth): Promise<ZoneReply> {
+  return withDeadline(() => resolver.resolve4(name), timeoutMs, health);
+}
+
+/** Asks for an address's PTR names as `askWithDeadline` asks for A records: `addresses` holds the names. */
+export function askReverseWithDeadline(
+  reverse: (ip: string) => Promise<string[]>, ip: string, timeoutMs: number, health: DnsHealth,
+): Promise<ZoneReply> {
+  return withDeadline(() => reverse(ip), timeoutMs, health);
+}
+
+function withDeadline(ask: () => Promise<string[]>, timeoutMs: number, health: DnsHealth): Promise<ZoneReply> {
   return new Promise<ZoneReply>((resolve) => {
     let settled = false;
     const mark = health.sent();
@@ -38,7 +54,7 @@ export function askWithDeadline(resolver: DnsblResolver, name: string, timeoutMs
       health.silent(mark);
       resolve({ code: 'ETIMEOUT' });
     }, timeoutMs);
-    resolver.resolve4(name).then(
+    ask().then(
       (addresses) => {
         if (settled) return;
         settled = true;

@@ -30,6 +30,8 @@ export interface BlacklistWrite extends CheckWrite {
   /** JSON arrays, as the columns hold them. */
   listed_on: string;
   failed_zones: string;
+  listings: string;
+  rdns: string | null;
 }
 
 /** What every kind of check writes: its lease, its times, its result rows and its events. */
@@ -63,6 +65,8 @@ export function blacklistWrite({ lease, outcome }: RecordedCheck<BlacklistCheckO
     last_status: outcome.last_status,
     listed_on: JSON.stringify(outcome.listed_on),
     failed_zones: JSON.stringify(outcome.failed_zones),
+    listings: JSON.stringify(outcome.listings),
+    rdns: outcome.rdns,
   };
 }
 

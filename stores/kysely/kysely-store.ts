@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Kysely, RawBuilder } from 'kysely';
+import type { Kysely, RawBuilder, Selectable } from 'kysely';
 import {
-  MissingTableError, type ApiKey, type BlacklistCheckOutcome, type BlacklistMonitor,
+  MissingTableError, type ApiKey, type BlacklistCheckOutcome, type BlacklistMonitor, type CheckRequestResult,
   type CheckResult, type Claimed, type ClaimedDelivery, type ClaimedDevice, type ClaimRequest,
   type CreatedWebhook, type CreateResult, type DeliveryClaimRequest, type DeliveryLease,
   type DeliveryOutcome, type Device, type DeviceCheckOutcome, type MonitoredKind, type NewApiKey,
@@ -19,9 +19,9 @@ import type { DirectQuery } from './direct-query.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
 import { KyselyWebhooks } from './kysely-webhooks.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
-import { claimDue, setEnabled } from './schedule.ts';
+import { claimDue, requestCheck, setEnabled } from './schedule.ts';
 import { dialectOf } from './schema.ts';
-import type { Database, DbInteger, StoreDialect } from './schema.ts';
+import type { BlacklistMonitorsTable, Database, DbInteger, DevicesTable, StoreDialect } from './schema.ts';
 
 /**
  * How often a create retries when its insert hit a duplicate that was deleted before it could be
@@ -307,6 +307,23 @@ export class KyselyStore implements Store {
 
   deleteBlacklistMonitor(userId: number, id: number): Promise<boolean> {
     return this.#write((db) => deleteWithResults(db, 'blacklist_monitor', userId, id));
+  }
+
+  // A request moves next_check_at, which no list shows; the marker moves anyway (the trigger
+  // names the column), which costs a list a fresh read, not a stale answer.
+  requestCheck(userId: number, kind: MonitoredKind, id: number, at: Timestamp, minGapMs: number): Promise<CheckRequestResult> {
+    return this.#write(async (db) => {
+      const found = kind === 'device'
+        ? await requestCheck(db, this.#dialect, 'devices', userId, id, at, minGapMs)
+        : await requestCheck(db, this.#dialect, 'blacklist_monitors', userId, id, at, minGapMs);
+      if (found.outcome !== 'due') return found;
+      return {
+        outcome: 'due',
+        record: kind === 'device'
+          ? deviceFromRow(found.row as Selectable<DevicesTable>)
+          : monitorFromRow(found.row as Selectable<BlacklistMonitorsTable>),
+      };
+    });
   }
 
   listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined> {

@@ -99,8 +99,9 @@ export function writeBlacklistChecksPostgres(db: Kysely<Database>, writes: reado
         cast(${input.map((w) => w.id)} as bigint[]), cast(${input.map((w) => w.token)} as text[]),
         cast(${input.map((w) => w.last_status)} as text[]), cast(${input.map((w) => w.checked_at)} as timestamptz[]),
         cast(${input.map((w) => w.listed_on)} as text[]), cast(${input.map((w) => w.failed_zones)} as text[]),
-        cast(${input.map((w) => w.next_check_at)} as timestamptz[])
-      ) as i (id, token, last_status, checked_at, listed_on, failed_zones, next_check_at)
+        cast(${input.map((w) => w.next_check_at)} as timestamptz[]),
+        cast(${input.map((w) => w.listings)} as text[]), cast(${input.map((w) => w.rdns)} as text[])
+      ) as i (id, token, last_status, checked_at, listed_on, failed_zones, next_check_at, listings, rdns)
     ),
     written as (
       update blacklist_monitors m set
@@ -108,6 +109,8 @@ export function writeBlacklistChecksPostgres(db: Kysely<Database>, writes: reado
         last_checked_at = i.checked_at,
         listed_on = i.listed_on,
         failed_zones = i.failed_zones,
+        listings = i.listings,
+        rdns = i.rdns,
         next_check_at = i.next_check_at,
         lease_owner = null, lease_token = null, lease_expires_at = null
       from input i

@@ -42,6 +42,8 @@ function blacklistUpdate(w: BlacklistWrite): RawBuilder<{ user_id: DbInteger }> 
       last_checked_at = ${w.checked_at},
       listed_on = ${w.listed_on},
       failed_zones = ${w.failed_zones},
+      listings = ${w.listings},
+      rdns = ${w.rdns},
       next_check_at = ${w.next_check_at},
       lease_owner = null, lease_token = null, lease_expires_at = null
     where id = ${w.id} and lease_token = ${w.token}

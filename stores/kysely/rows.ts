@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import {
   DEVICE_PROBES, DEVICE_STATUSES, SCOPES, type ApiKey, type BlacklistMonitor, type Device,
-  type DeviceLastResults, type DeviceStatus, type NewApiKey, type NewBlacklistMonitor,
+  type DeviceLastResults, type DeviceStatus, type DnsblListing, type NewApiKey, type NewBlacklistMonitor,
   type NewDevice, type RateLimitRule, type Scope, type Timestamp, type User,
 } from '../../core/index.ts';
 import type {
@@ -243,7 +243,25 @@ export function monitorFromRow(row: Selectable<BlacklistMonitorsTable>): Blackli
     created_at: toStamp(row.created_at),
     check_interval_s: row.check_interval_s,
     failed_zones: parseStrings(row.failed_zones, 'blacklist_monitors.failed_zones'),
+    zones: row.zones === null ? null : parseStrings(row.zones, 'blacklist_monitors.zones'),
+    count_policy_listings: toFlag(row.count_policy_listings),
+    listings: parseListings(row.listings),
+    rdns: row.rdns,
   };
+}
+
+/**
+ * Reads `blacklist_monitors.listings`: an array the engine's checks wrote through this store, so
+ * only its shape is checked, not every field of every listing.
+ */
+function parseListings(text: string): DnsblListing[] {
+  // Nearly every monitor is listed nowhere.
+  if (text === '[]') return [];
+  const value: unknown = JSON.parse(text);
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'object' && item !== null && typeof (item as { zone?: unknown }).zone === 'string')) {
+    throw new Error('column blacklist_monitors.listings does not hold an array of listings');
+  }
+  return value as DnsblListing[];
 }
 
 export function monitorToRow(
@@ -262,6 +280,10 @@ export function monitorToRow(
     created_at: stampText(m.created_at),
     check_interval_s: m.check_interval_s,
     failed_zones: JSON.stringify(m.failed_zones),
+    zones: m.zones === null ? null : JSON.stringify(m.zones),
+    count_policy_listings: flagFor(dialect, m.count_policy_listings),
+    listings: JSON.stringify(m.listings),
+    rdns: m.rdns,
     ...newSchedule(m.is_enabled, m.created_at),
   };
 }

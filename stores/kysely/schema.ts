@@ -87,6 +87,8 @@ export interface DevicesTable {
   lease_owner: string | null;
   lease_token: string | null;
   lease_expires_at: NullableStamp;
+  /** The last on-demand check request that took effect (`POST /devices/check`). */
+  check_requested_at: NullableStamp;
 }
 
 export interface BlacklistMonitorsTable {
@@ -107,6 +109,14 @@ export interface BlacklistMonitorsTable {
   lease_owner: string | null;
   lease_token: string | null;
   lease_expires_at: NullableStamp;
+  /** JSON array of the zones asked, sorted; null asks every configured zone of the target's type. */
+  zones: string | null;
+  count_policy_listings: Flag;
+  /** JSON array of the listings (core DnsblListing), sorted by zone. */
+  listings: string;
+  rdns: string | null;
+  /** The last on-demand check request that took effect (`POST /blacklist-monitors/check`). */
+  check_requested_at: NullableStamp;
 }
 
 /** One probe's result (one DNSBL zone's, for a monitor). Rows go with their record. */

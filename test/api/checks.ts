@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type {
-  BlacklistCheckOutcome, DeviceCheckOutcome, DeviceLastResults, DeviceStatus, HttpProbeResult, MonitoringStore, NewDeviceProbeResult,
+  BlacklistCheckOutcome, DeviceCheckOutcome, DnsblListing, DeviceLastResults, DeviceStatus, HttpProbeResult, MonitoringStore, NewDeviceProbeResult,
   NewDnsblResult, ServiceProbeResult, Timestamp, TlsProbeResult,
 } from '../../core/index.ts';
 
@@ -25,6 +25,8 @@ export interface BlacklistCheck {
   listed_on?: string[];
   failed_zones?: string[];
   results?: NewDnsblResult[];
+  listings?: DnsblListing[];
+  rdns?: string | null;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function recordBlacklistCheck(store: MonitoringStore, id: number, c
   const outcome: BlacklistCheckOutcome = {
     checked_at: check.checked_at, last_status: check.last_status, listed_on: check.listed_on ?? [],
     failed_zones: check.failed_zones ?? [], results: check.results ?? [], next_check_at: check.checked_at, events: [],
+    listings: check.listings ?? [], rdns: check.rdns ?? null,
   };
   const [written] = await store.recordBlacklistChecks([{ lease: claimed.lease, outcome }]);
   return written === true;
@@ -68,12 +71,19 @@ export async function mustRecord(written: Promise<boolean>): Promise<void> {
 
 // ---- results as the probes report them -----------------------------------------------------
 
+/** The listing fields of a row: an SBL listing seen first at the check itself, or none. */
+function listingFields(checkedAt: Timestamp, listed: boolean) {
+  return listed
+    ? { meaning: 'SBL: a spam source', policy: false, delist_url: 'https://check.spamhaus.org/', since: checkedAt }
+    : { meaning: null, policy: false, delist_url: null, since: null };
+}
+
 export function dnsbl(checked_at: Timestamp, zone: string, listed: boolean, answer: string | null = listed ? '127.0.0.2' : null): NewDnsblResult {
-  return { checked_at, probe: 'dnsbl', ok: true, response_ms: 12, error: null, zone, listed, answer };
+  return { checked_at, probe: 'dnsbl', ok: true, response_ms: 12, error: null, zone, listed, answer, ...listingFields(checked_at, listed) };
 }
 
 export function dnsblFailure(checked_at: Timestamp, zone: string, error = 'timeout'): NewDnsblResult {
-  return { checked_at, probe: 'dnsbl', ok: false, response_ms: null, error, zone, listed: false, answer: null };
+  return { checked_at, probe: 'dnsbl', ok: false, response_ms: null, error, zone, listed: false, answer: null, ...listingFields(checked_at, false) };
 }
 
 export function http(checked_at: Timestamp, status: number | null, probe: HttpProbeResult['probe'] = 'public_https'): Omit<HttpProbeResult, 'id'> {

@@ -28,7 +28,7 @@ export const DEVICE_FIELDS = [
 
 export const MONITOR_FIELDS = [
   'id', 'target_type', 'target_value', 'is_enabled', 'last_status', 'last_checked_at', 'listed_on', 'created_at',
-  'check_interval_s', 'failed_zones',
+  'check_interval_s', 'failed_zones', 'zones', 'count_policy_listings', 'listings', 'rdns',
 ] as const;
 
 /** The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"). */

@@ -33,6 +33,7 @@ function seedMonitor(i: number): NewBlacklistMonitor {
   return {
     target_type: 'domain', target_value: `m${i}.example.com`, is_enabled: true, last_status: null,
     last_checked_at: null, listed_on: [], created_at: START, check_interval_s: 3600, failed_zones: [],
+    zones: null, count_policy_listings: false, listings: [], rdns: null,
   };
 }
 

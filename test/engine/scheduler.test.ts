@@ -74,7 +74,7 @@ describe('scheduling', () => {
     assert.equal((await engine.runOnce()).written, 1, 'claimable once the lease lapsed');
     const late = await store.recordBlacklistChecks([{ lease: held.lease, outcome: {
       checked_at: new Date(clock.now()).toISOString(), last_status: 'listed', listed_on: ['x.example.org'], failed_zones: [],
-      results: [], next_check_at: START, events: [],
+      results: [], next_check_at: START, events: [], listings: [], rdns: null,
     } }]);
     assert.deepEqual(late, [false], 'the first worker lost its lease');
     assert.equal((await monitorOf(store, user.id, ids[0]!)).last_status, 'clean');

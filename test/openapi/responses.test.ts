@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { createApiServer } from '../../cli/server/http-server.ts';
 import { ROUTES } from '../../core/internal.ts';
 import { after, describe, test } from 'node:test';
-import { MemoryStore, MissingTableError, type MonitoredKind, type PageRequest, type ResultsPage } from '../../core/index.ts';
+import { MemoryStore, MissingTableError, type CheckRequestResult, type MonitoredKind, type PageRequest, type ResultsPage } from '../../core/index.ts';
 import type { BlacklistMonitor, CheckResult, CreatedWebhook, Device, NewBlacklistMonitor, NewDevice, NewWebhook, Webhook } from '../../core/records.ts';
 import { dnsbl, dnsblFailure, http, mustRecord, recordBlacklistCheck, recordDeviceCheck, service, tls } from '../api/checks.ts';
 import type { CreateResult } from '../../core/store.ts';
@@ -52,6 +52,10 @@ class FailingStore extends MemoryStore {
   override async deleteBlacklistMonitor(userId: number, id: number): Promise<boolean> {
     this.fail();
     return super.deleteBlacklistMonitor(userId, id);
+  }
+  override async requestCheck(userId: number, kind: MonitoredKind, id: number, at: string, minGapMs: number): Promise<CheckRequestResult> {
+    this.fail();
+    return super.requestCheck(userId, kind, id, at, minGapMs);
   }
   override async listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined> {
     this.fail();
@@ -199,7 +203,8 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
           await t.store.createBlacklistMonitor(key.key.user_id, {
             target_type: 'domain', target_value: `host${i}.example.com`, is_enabled: true, last_status: 'listed',
             last_checked_at: '2026-01-01T00:05:00.000Z', listed_on: ['zen.spamhaus.org'], created_at: '2026-01-01T00:00:00.000Z',
-            check_interval_s: 3600, failed_zones: ['bl.spamcop.net'],
+            check_interval_s: 3600, failed_zones: ['bl.spamcop.net'], zones: null, count_policy_listings: false, rdns: null,
+            listings: [{ zone: 'zen.spamhaus.org', answer: '127.0.0.2', meaning: 'SBL', policy: false, delist_url: 'https://check.spamhaus.org/', since: '2026-01-01T00:05:00.000Z' }],
           });
         }
       }
@@ -254,6 +259,28 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     }
   });
 
+  test('/devices/check and /blacklist-monitors/check: 202, too soon, paused, and their errors', async () => {
+    const t = open();
+    const key = await t.createKey();
+    const device = await call<Device>(t, '/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8', service_type: 'ssh' } }, 201);
+    const paused = await call<Device>(t, '/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.4.4', service_type: 'ssh', is_enabled: false } }, 201);
+    const monitor = await call<BlacklistMonitor>(t, '/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } }, 201);
+    const pausedMonitor = await call<BlacklistMonitor>(t, '/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.4.4', is_enabled: 0 } }, 201);
+    const reader = await t.createKey({ userId: key.key.user_id, scopes: ['read'] });
+    for (const [path, id, pausedId] of [['/v1/devices/check', device.body.data!.id, paused.body.data!.id], ['/v1/blacklist-monitors/check', monitor.body.data!.id, pausedMonitor.body.data!.id]] as const) {
+      await call(t, `${path}?id=${id}`, { method: 'POST', key }, 202);
+      const tooSoon = await call(t, `${path}?id=${id}`, { method: 'POST', key }, 429);
+      assert.equal(tooSoon.headers.get('retry-after'), '60');
+      await call(t, `${path}?id=${pausedId}`, { method: 'POST', key }, 409);
+      await call(t, path, { method: 'POST', key }, 400);
+      await call(t, `${path}?id=${id}&now=1`, { method: 'POST', key }, 400);
+      await call(t, `${path}?id=9007199254740991`, { method: 'POST', key }, 404);
+      await call(t, `${path}?id=${id}`, { method: 'POST', key: reader }, 403);
+      await call(t, `${path}?id=${id}`, { method: 'POST' }, 401);
+      await call(t, `${path}?id=${id}`, { key }, 405);
+    }
+  });
+
   test('/me: success, a stray parameter, and every failure before the route', async () => {
     const t = open();
     const key = await t.createKey({ scopes: ['read'] });
@@ -271,6 +298,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/me'], ['GET', '/v1/devices'], ['POST', '/v1/devices/create'], ['DELETE', '/v1/devices/delete?id=1'],
       ['GET', '/v1/blacklist-monitors'], ['POST', '/v1/blacklist-monitors/create'], ['DELETE', '/v1/blacklist-monitors/delete?id=1'],
       ['GET', '/v1/devices/results?id=1'], ['GET', '/v1/blacklist-monitors/results?id=1'], ['GET', '/v1/nowhere'],
+      ['POST', '/v1/devices/check?id=1'], ['POST', '/v1/blacklist-monitors/check?id=1'],
       ['GET', '/v1/webhooks'], ['POST', '/v1/webhooks/create'], ['DELETE', '/v1/webhooks/delete?id=1'],
     ];
     for (const [method, path] of requests) {
@@ -294,6 +322,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['POST', '/v1/blacklist-monitors/create', { target_type: 'domain', target_value: 'example.com' }],
       ['DELETE', '/v1/blacklist-monitors/delete?id=1', undefined],
       ['GET', '/v1/devices/results?id=1', undefined], ['GET', '/v1/blacklist-monitors/results?id=1', undefined],
+      ['POST', '/v1/devices/check?id=1', undefined], ['POST', '/v1/blacklist-monitors/check?id=1', undefined],
       ['GET', '/v1/webhooks', undefined], ['POST', '/v1/webhooks/create', { url: 'https://hooks.example.com/' }],
       ['DELETE', '/v1/webhooks/delete?id=1', undefined],
     ];

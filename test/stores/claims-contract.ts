@@ -150,7 +150,7 @@ export function claimsContract(ctx: ContractContext): void {
       const claims = await store.claimDueBlacklistMonitors(claimAt(0));
       const outcome: BlacklistCheckOutcome = {
         checked_at: '2026-11-22T07:07:00.5Z', last_status: 'listed', listed_on: ['b.example', 'zen.example'],
-        failed_zones: ['bad.example'], next_check_at: at(67), events: [],
+        failed_zones: ['bad.example'], next_check_at: at(67), events: [], listings: [], rdns: null,
         results: [dnsblResult(at(7), 'zen.example', true), dnsblResult(at(7), 'b.example', true), { ...dnsblResult(at(7), 'bad.example', false), ok: false, error: 'timeout', response_ms: null }],
       };
       const checks = claims.map((c) => ({ lease: c.lease, outcome: { ...outcome, results: c.lease.id === monitor.id ? outcome.results : [] } }));
@@ -176,7 +176,7 @@ export function claimsContract(ctx: ContractContext): void {
       const paused = { ...device, is_enabled: false, status: 'paused' as const, status_since: at(2) };
       assert.deepEqual(await store.listDevices(user.id, ALL), [paused]);
       assert.deepEqual(await store.recordDeviceChecks([deviceCheck(inFlight!, 2)]), [false]);
-      const monitorCheck = { lease: monitorInFlight!.lease, outcome: { checked_at: at(2), last_status: 'clean' as const, listed_on: [], failed_zones: [], results: [], next_check_at: at(3), events: [] } };
+      const monitorCheck = { lease: monitorInFlight!.lease, outcome: { checked_at: at(2), last_status: 'clean' as const, listed_on: [], failed_zones: [], results: [], next_check_at: at(3), events: [], listings: [], rdns: null } };
       assert.deepEqual(await store.recordBlacklistChecks([monitorCheck]), [false]);
       assert.deepEqual(await store.claimDueDevices(claimAt(60)), []);
       assert.deepEqual(await store.claimDueBlacklistMonitors(claimAt(60)), []);

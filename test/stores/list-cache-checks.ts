@@ -15,7 +15,7 @@ export async function assertRecordedCheckShows(reader: TestApi, creator: TestApi
   assert.deepEqual(claims.map((c) => c.record.id), [monitor.body.data!.id]);
   const outcome = {
     checked_at: '2026-01-02T00:00:00.000Z', last_status: 'listed' as const, listed_on: ['zen.example'], failed_zones: [],
-    results: [], next_check_at: '2026-01-02T01:00:00.000Z', events: [],
+    results: [], next_check_at: '2026-01-02T01:00:00.000Z', events: [], listings: [], rdns: null,
   };
   assert.deepEqual(await writer.recordBlacklistChecks([{ lease: claims[0]!.lease, outcome }]), [true]);
   assert.equal(await status(), 'listed');

@@ -43,7 +43,7 @@ if (database.skip !== undefined) {
           if (claims.length === 0) return ids;
           ids.push(...claims.map((c) => c.lease.id));
           const outcome = (checkedAt: string): BlacklistCheckOutcome => ({
-            checked_at: checkedAt, last_status: 'clean', listed_on: [], failed_zones: [], next_check_at: at(61), events: [],
+            checked_at: checkedAt, last_status: 'clean', listed_on: [], failed_zones: [], next_check_at: at(61), events: [], listings: [], rdns: null,
             results: ['a.example', 'b.example', 'c.example'].map((zone) => dnsblResult(checkedAt, zone, false)),
           });
           const written = await store.recordBlacklistChecks(claims.map((c) => ({ lease: c.lease, outcome: outcome(at(1)) })));

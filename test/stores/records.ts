@@ -44,7 +44,8 @@ export function sshDevice(overrides: Partial<NewDevice> = {}): NewDevice {
 export function newMonitor(overrides: Partial<NewBlacklistMonitor> = {}): NewBlacklistMonitor {
   return {
     target_type: 'ip', target_value: '8.8.8.8', is_enabled: true, last_status: null, last_checked_at: null,
-    listed_on: [], created_at: T0, check_interval_s: 3600, failed_zones: [], ...overrides,
+    listed_on: [], created_at: T0, check_interval_s: 3600, failed_zones: [],
+    zones: null, count_policy_listings: false, listings: [], rdns: null, ...overrides,
   };
 }
 
@@ -76,6 +77,7 @@ export function serviceResult(checkedAt: Timestamp, ok: boolean): NewDeviceProbe
 export function dnsblResult(checkedAt: Timestamp, zone: string, listed: boolean): NewDnsblResult {
   return {
     checked_at: checkedAt, probe: 'dnsbl', ok: true, response_ms: 5, error: null, zone, listed,
-    answer: listed ? '127.0.0.2' : null,
+    answer: listed ? '127.0.0.2' : null, meaning: listed ? 'SBL' : null, policy: false,
+    delist_url: listed ? 'https://check.spamhaus.org/' : null, since: listed ? checkedAt : null,
   };
 }

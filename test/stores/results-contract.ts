@@ -47,7 +47,7 @@ export function resultsContract(ctx: ContractContext): void {
       const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor()));
       const [claimed] = await store.claimDueBlacklistMonitors(claimAt(0));
       const results = [dnsblResult(at(1), 'zen.example', true), dnsblResult(at(1), 'bl.example', false)];
-      const outcome = { checked_at: at(1), last_status: 'listed' as const, listed_on: ['zen.example'], failed_zones: [], results, next_check_at: at(61), events: [] };
+      const outcome = { checked_at: at(1), last_status: 'listed' as const, listed_on: ['zen.example'], failed_zones: [], results, next_check_at: at(61), events: [], listings: [], rdns: null };
       assert.deepEqual(await store.recordBlacklistChecks([{ lease: claimed!.lease, outcome }]), [true]);
       assert.deepEqual(withoutIds(await store.listCheckResults(user.id, 'blacklist_monitor', monitor.id, { limit: 10 })), [...results].reverse());
       assert.deepEqual(await store.listCheckResults(user.id, 'device', monitor.id, { limit: 10 }), undefined, 'no device has that id');
@@ -61,7 +61,7 @@ export function resultsContract(ctx: ContractContext): void {
       const [claimed] = await store.claimDueDevices(claimAt(1));
       const [monitorClaim] = await store.claimDueBlacklistMonitors(claimAt(1));
       assert.deepEqual(await store.recordDeviceChecks([deviceCheck(claimed!, 2, { results: [serviceResult(at(2), true), httpsResult(at(2))] })]), [true]);
-      const monitorOutcome = { checked_at: at(2), last_status: 'clean' as const, listed_on: [], failed_zones: [], results: [dnsblResult(at(2), 'zen.example', false)], next_check_at: at(62), events: [] };
+      const monitorOutcome = { checked_at: at(2), last_status: 'clean' as const, listed_on: [], failed_zones: [], results: [dnsblResult(at(2), 'zen.example', false)], next_check_at: at(62), events: [], listings: [], rdns: null };
       assert.deepEqual(await store.recordBlacklistChecks([{ lease: monitorClaim!.lease, outcome: monitorOutcome }]), [true]);
       assert.equal(await store.deleteDevice(user.id, device.id), true);
       assert.equal(await store.listCheckResults(user.id, 'device', device.id, { limit: 10 }), undefined);
@@ -108,7 +108,7 @@ export function resultsContract(ctx: ContractContext): void {
         type: 'blacklist.listed', created_at: '2026-11-22T07:08:00Z',
         data: { ...monitor, last_status: 'listed', listed_on: ['zen.example'], previous_status: null, status: 'listed' },
       };
-      const outcome = { checked_at: at(8), last_status: 'listed' as const, listed_on: ['zen.example'], failed_zones: [], results: [], next_check_at: at(68), events: [listed] };
+      const outcome = { checked_at: at(8), last_status: 'listed' as const, listed_on: ['zen.example'], failed_zones: [], results: [], next_check_at: at(68), events: [listed], listings: [], rdns: null };
       assert.deepEqual(await store.recordBlacklistChecks([{ lease: monitorClaim!.lease, outcome }]), [true]);
       assert.deepEqual(await read(), [
         { type: 'device.down', user_id: user.id, resource_kind: 'device', resource_id: device.id, created_at: at(7), data: down.data },

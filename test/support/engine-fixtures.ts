@@ -41,6 +41,10 @@ export async function addMonitor(
     created_at: at,
     check_interval_s: fields.check_interval_s ?? 3600,
     failed_zones: [],
+    zones: null,
+    count_policy_listings: false,
+    listings: [],
+    rdns: null,
   });
   if (!('created' in created)) throw new Error(`duplicate monitor ${target}`);
   return created.created;

@@ -31,7 +31,7 @@ export function eventData(monitorId: number, previous: string | null, status: st
   return {
     id: monitorId, target_type: 'domain', target_value: 'listed.example.com', is_enabled: true,
     last_status: status === 'listed' ? 'listed' : 'clean', last_checked_at: T0, listed_on: status === 'listed' ? ['zen.spamhaus.org'] : [],
-    created_at: T0, check_interval_s: 3600, failed_zones: [], previous_status: previous, status,
+    created_at: T0, check_interval_s: 3600, failed_zones: [], zones: null, count_policy_listings: false, listings: [], rdns: null, previous_status: previous, status,
   };
 }
 
@@ -57,6 +57,7 @@ export function emitterFor(name: StoreName, opened: OpenedStore): Emit {
     const created = await store.createBlacklistMonitor(userId, {
       target_type: 'domain', target_value: `t${++targets}.example.com`, is_enabled: true, last_status: null,
       last_checked_at: null, listed_on: [], created_at: T0, check_interval_s: 3600, failed_zones: [],
+      zones: null, count_policy_listings: false, listings: [], rdns: null,
     });
     assert.ok('created' in created);
     const [claimed] = await store.claimDueBlacklistMonitors({ owner: 't', now: '2100-01-01T00:00:00.000Z', limit: 1, leaseUntil: '2100-01-02T00:00:00.000Z' });
@@ -65,7 +66,7 @@ export function emitterFor(name: StoreName, opened: OpenedStore): Emit {
       lease: claimed.lease,
       outcome: {
         checked_at: createdAt, last_status: 'listed', listed_on: ['zen.spamhaus.org'], failed_zones: [], results: [],
-        next_check_at: '2100-01-01T01:00:00.000Z',
+        next_check_at: '2100-01-01T01:00:00.000Z', listings: [], rdns: null,
         events: [{ type, created_at: createdAt, data: eventData(claimed.record.id, 'clean', 'listed') }],
       },
     }]);
