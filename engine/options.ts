@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
 import type { DnsblResolver } from './dnsbl/resolver.ts';
 import type { DnsblZoneInfo } from './dnsbl/catalogue.ts';
+import { parseZoneInfo } from './dnsbl/zone-info.ts';
 import type { EngineLogger } from './logger.ts';
 import type { HostLookup } from './net/connector.ts';
 import { normalizeDnsServers } from './net/dns-servers.ts';
@@ -115,11 +116,13 @@ function workerId(given: string | undefined): string {
   return given;
 }
 
-/** The operator's zone descriptions keyed by the zone's normal form, as zones are asked and reported. */
-function zoneInfoByName(info: Readonly<Record<string, DnsblZoneInfo>>): Readonly<Record<string, DnsblZoneInfo>> {
-  const out: Record<string, DnsblZoneInfo> = {};
-  for (const [zone, entry] of Object.entries(info)) out[normalizeZones([zone], 'a dnsblZoneInfo key')[0]!] = entry;
-  return out;
+/** The operator's zone descriptions, checked and keyed by each zone's normal form, as zones are asked and reported. */
+function zoneInfo(info: Readonly<Record<string, DnsblZoneInfo>>): Readonly<Record<string, DnsblZoneInfo>> {
+  try {
+    return parseZoneInfo(info);
+  } catch (error) {
+    throw error instanceof RangeError ? new RangeError(`dnsblZoneInfo: ${error.message}`) : error;
+  }
 }
 
 /** Fills in the defaults; throws a RangeError naming the first bad value. */
@@ -134,7 +137,7 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     dnsServers: normalizeDnsServers(options.dnsServers ?? []),
     dnsblZones: normalizeZones(options.dnsblZones ?? DEFAULT_DNSBL_ZONES, 'a DNSBL zone'),
     dnsblDomainZones: normalizeZones(options.dnsblDomainZones ?? DEFAULT_DNSBL_DOMAIN_ZONES, 'a DNSBL domain zone'),
-    dnsblZoneInfo: zoneInfoByName(options.dnsblZoneInfo ?? {}),
+    dnsblZoneInfo: zoneInfo(options.dnsblZoneInfo ?? {}),
     dnsTimeoutMs: positive(options.dnsTimeoutMs, d.dnsTimeoutMs, 'dnsTimeoutMs'),
     dnsQueriesPerCheck: positive(options.dnsQueriesPerCheck, d.dnsQueriesPerCheck, 'dnsQueriesPerCheck'),
     probeTimeoutMs,

@@ -4,7 +4,7 @@ import { resolveEngineOptions } from '../../engine/options.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
 import { POSTGRES_TIMEOUTS } from '../../stores/kysely/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
-import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, type EngineFlagOptions } from './engine-flags.ts';
+import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, readZoneFlags, type EngineFlagOptions } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
 import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from '../flags.ts';
 import { exitGracefullyOnSignals } from '../server/graceful-shutdown.ts';
@@ -53,6 +53,8 @@ interface ServeConfig {
   preparedStatements: boolean;
   /** The engine's settings with `--worker`: the checks then run in this process. */
   engine: EngineFlagOptions | undefined;
+  /** The DNSBL zones a monitor's `zones` may name: the workers' (`--dnsbl-zone`, `--dnsbl-domain-zone`). */
+  zones: Pick<EngineFlagOptions, 'dnsblZones' | 'dnsblDomainZones'>;
   queryTimeoutMs: number;
   shutdownTimeoutMs: number;
   /** The client timeouts given as flags; the others stay at SERVER_TIMEOUTS. */
@@ -118,6 +120,7 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
     allowPrivateTargets,
     preparedStatements: flags['no-prepared-statements'] !== true,
     engine: flags['worker'] === true ? readEngineFlags(flags, allowPrivateTargets) : undefined,
+    zones: readZoneFlags(flags),
     queryTimeoutMs,
     // Longer than a request can wait on the database (a connection, then a query), so that one in
     // flight at SIGTERM gets the store's own answer, a 500 at worst, before the deadline.
@@ -167,6 +170,7 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
       trustProxy: config.trustProxy,
       bodyLimit: config.bodyLimit,
       allowPrivateTargets: config.allowPrivateTargets,
+      ...config.zones,
       logger,
     });
     const apiServer = createApiServer(api, config.serverTimeouts);

@@ -8,7 +8,7 @@
  * are not here: classify.ts turns them into `refused_by_list` errors.
  *
  * An operator may describe more zones, or override these, with `--dnsbl-zone-info FILE`, in the
- * shape of `DnsblZoneInfo` (engine/dnsbl/zone-info-file.ts).
+ * shape of `DnsblZoneInfo` (engine/dnsbl/zone-info.ts).
  */
 
 /** One return code's meaning. */
