@@ -4,7 +4,7 @@
  */
 import {
   MemoryStore, type BlacklistCheckOutcome, type BlacklistMonitor, type DeviceCheckOutcome, type NewDevice,
-  type NewMonitoringEvent, type RecordedCheck, type TargetType,
+  type NewMonitoringEvent, type RecordedCheck, type Store, type TargetType,
 } from '../../core/index.ts';
 
 /** The memory store, keeping the events of every check it wrote and counting its writes. */
@@ -28,8 +28,10 @@ export class WatchedStore extends MemoryStore {
 }
 
 export async function addMonitor(
-  store: MemoryStore, userId: number, target: string, at: string,
-  fields: { target_type?: TargetType; check_interval_s?: number; is_enabled?: boolean } = {},
+  store: Store, userId: number, target: string, at: string,
+  fields: {
+    target_type?: TargetType; check_interval_s?: number; is_enabled?: boolean; zones?: string[] | null; count_policy_listings?: boolean;
+  } = {},
 ): Promise<BlacklistMonitor> {
   const created = await store.createBlacklistMonitor(userId, {
     target_type: fields.target_type ?? (target.includes(':') || /^[0-9.]+$/.test(target) ? 'ip' : 'domain'),
@@ -41,8 +43,8 @@ export async function addMonitor(
     created_at: at,
     check_interval_s: fields.check_interval_s ?? 3600,
     failed_zones: [],
-    zones: null,
-    count_policy_listings: false,
+    zones: fields.zones ?? null,
+    count_policy_listings: fields.count_policy_listings ?? false,
     listings: [],
     rdns: null,
   });
@@ -64,7 +66,7 @@ export async function addDevice(store: MemoryStore, userId: number, target: stri
 }
 
 /** The one monitor of a user, as the API would list it now. */
-export async function monitorOf(store: MemoryStore, userId: number, id: number): Promise<BlacklistMonitor> {
+export async function monitorOf(store: Store, userId: number, id: number): Promise<BlacklistMonitor> {
   const found = (await store.listBlacklistMonitors(userId, { afterId: 0, limit: 1000 })).find((m) => m.id === id);
   if (found === undefined) throw new Error(`no monitor ${id}`);
   return found;
