@@ -19,7 +19,7 @@
  *   await engine.runOnce();                        // checked at once; a second request within 60 s is 429
  *
  * Blacklist monitors are asked through DNS: point the engine's `dnsServers` at a DNS server the
- * test runs on loopback, or inject a `resolver` (`resolve4`, and `reverse` for `rdns`). A
+ * test runs on loopback, or inject a `resolver` (`resolve4`, and `resolvePtr` for `rdns`). A
  * monitor's `zones` are held to the API's `dnsblZones` and `dnsblDomainZones` options: give the
  * API the zones the engine asks.
  *

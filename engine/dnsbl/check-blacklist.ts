@@ -8,7 +8,7 @@ import { readListing, zoneInfo, type DnsblZoneInfo } from './catalogue.ts';
 import { classifyReply, type ZoneReply } from './classify.ts';
 import type { DnsHealth } from './dns-health.ts';
 import { queryPrefix, zonesFor } from './query-name.ts';
-import { askReverseWithDeadline, askWithDeadline, type DnsblResolver } from './resolver.ts';
+import { askPtrWithDeadline, askWithDeadline, type DnsblResolver } from './resolver.ts';
 
 /** What a blacklist check needs besides the record: the engine builds one for all checks. */
 export interface DnsblCheckContext {
@@ -72,7 +72,7 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
   };
   const askers: Promise<void>[] = [];
   for (let i = 0; i < Math.min(context.queriesPerCheck, zones.length); i++) askers.push(askNext());
-  const reverse = monitor.target_type === 'ip' ? reverseName(monitor, context) : Promise.resolve(null);
+  const reverse = monitor.target_type === 'ip' ? reverseName(monitor, prefix, context) : Promise.resolve(null);
   await Promise.all(askers);
   const rdns = await reverse;
 
@@ -144,10 +144,12 @@ function listingsOf(monitor: BlacklistMonitor, outcomes: readonly ZoneOutcome[],
  * receivers check that one), or null when there is none. A lookup that failed says nothing, so
  * the name last known is kept.
  */
-async function reverseName(monitor: BlacklistMonitor, context: DnsblCheckContext): Promise<string | null> {
-  const reverse = context.resolver.reverse?.bind(context.resolver);
-  if (reverse === undefined) return null;
-  const reply: ZoneReply = await askReverseWithDeadline(reverse, monitor.target_value, context.dnsTimeoutMs, context.health);
+async function reverseName(monitor: BlacklistMonitor, prefix: string, context: DnsblCheckContext): Promise<string | null> {
+  const resolvePtr = context.resolver.resolvePtr?.bind(context.resolver);
+  if (resolvePtr === undefined) return null;
+  // The reversed address a DNSBL is asked with is the reverse zone's name too.
+  const name = `${prefix}.${prefix.split('.').length === 4 ? 'in-addr' : 'ip6'}.arpa`;
+  const reply: ZoneReply = await askPtrWithDeadline(resolvePtr, name, context.dnsTimeoutMs, context.health);
   if ('addresses' in reply) {
     const name = reply.addresses[0];
     return name === undefined ? null : name.toLowerCase().replace(/\.$/, '');

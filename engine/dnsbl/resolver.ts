@@ -10,10 +10,12 @@ import type { ZoneReply } from './classify.ts';
 export interface DnsblResolver {
   resolve4(name: string): Promise<string[]>;
   /**
-   * The PTR names of an IP address (an IP target's reverse DNS, shown as `rdns`). Optional: a
-   * resolver without it leaves `rdns` null.
+   * The PTR records of a name (`4.3.2.1.in-addr.arpa`, `...ip6.arpa`): an IP target's reverse
+   * DNS, shown as `rdns`. Optional: a resolver without it leaves `rdns` null. (A node:dns
+   * Resolver's `reverse` is not used: it also reads the hosts file, and turns a timeout into
+   * ENOTFOUND, which would read as "no name".)
    */
-  reverse?(ip: string): Promise<string[]>;
+  resolvePtr?(name: string): Promise<string[]>;
 }
 
 /**
@@ -38,11 +40,11 @@ export function askWithDeadline(resolver: DnsblResolver, name: string, timeoutMs
   return withDeadline(() => resolver.resolve4(name), timeoutMs, health);
 }
 
-/** Asks for an address's PTR names as `askWithDeadline` asks for A records: `addresses` holds the names. */
-export function askReverseWithDeadline(
-  reverse: (ip: string) => Promise<string[]>, ip: string, timeoutMs: number, health: DnsHealth,
+/** Asks for a name's PTR records as `askWithDeadline` asks for A records: `addresses` holds the names. */
+export function askPtrWithDeadline(
+  resolvePtr: (name: string) => Promise<string[]>, name: string, timeoutMs: number, health: DnsHealth,
 ): Promise<ZoneReply> {
-  return withDeadline(() => reverse(ip), timeoutMs, health);
+  return withDeadline(() => resolvePtr(name), timeoutMs, health);
 }
 
 function withDeadline(ask: () => Promise<string[]>, timeoutMs: number, health: DnsHealth): Promise<ZoneReply> {

@@ -48,7 +48,7 @@ eachStore('a blacklist monitor through the API, the engine, the fake DNS server 
     await engine.runOnce();
     let monitor = await w.monitor(created.id);
     assert.deepEqual([monitor.last_status, monitor.listed_on, monitor.failed_zones, monitor.last_checked_at], ['clean', [], [], iso()]);
-    assert.deepEqual(dns.queries.toSorted(), [a, b]);
+    assert.deepEqual(dns.queries.toSorted(), ['10.2.0.192.in-addr.arpa', a, b], 'each zone, and the reverse DNS of the IP');
     assert.equal(receiver.received.length, 0);
 
     dns.set(a, { a: ['127.0.0.2'] });
@@ -60,6 +60,8 @@ eachStore('a blacklist monitor through the API, the engine, the fake DNS server 
     assert.deepEqual([listed.data.previous_status, listed.data.status, listed.data.listed_on], ['clean', 'listed', [ZONE_A]]);
     const { previous_status: _, status: __, ...record } = listed.data;
     assert.deepEqual(record, monitor, 'the data is the monitor as the API shows it after the check');
+    // What the listing means travels with it: nothing is known of these zones but the answer and since.
+    assert.deepEqual(listed.data.listings, [{ zone: ZONE_A, answer: '127.0.0.2', meaning: null, policy: false, delist_url: null, since: iso() }]);
 
     // The same listing again: nothing new.
     assert.deepEqual((await step()).listed_on, [ZONE_A]);
