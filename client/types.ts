@@ -4,14 +4,14 @@
  */
 import type {
   BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, DetailCode, Device,
-  DeviceLastResults, DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblResult, ErrorDetail,
+  DeviceLastResults, DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblListing, DnsblResult, ErrorDetail,
   EventType, HttpProbeResult, Me, ProbeName, Scheme, Scope, ServiceProbeResult, ServiceType,
   TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus,
 } from '../core/index.ts';
 
 export type {
   BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, DetailCode, Device, DeviceLastResults,
-  DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblResult, ErrorDetail, EventType, HttpProbeResult, Me, ProbeName,
+  DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblListing, DnsblResult, ErrorDetail, EventType, HttpProbeResult, Me, ProbeName,
   Scheme, Scope, ServiceProbeResult, ServiceType, TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus,
 };
 

@@ -128,6 +128,20 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
     await expectApiError(api.blacklistMonitors.delete(monitor.id), 404, 'blacklist_monitor_not_found');
   });
 
+  test('check(id): 202 with the record; again within a minute a typed check_too_soon with retryAfterSeconds; paused is record_paused', async () => {
+    const { api } = client(recordsKey);
+    const monitor = await api.blacklistMonitors.create({ target_type: 'ip', target_value: '1.0.0.1', zones: ['zen.spamhaus.org'], count_policy_listings: 1 });
+    assert.deepEqual([monitor.zones, monitor.count_policy_listings, monitor.listings, monitor.rdns], [['zen.spamhaus.org'], true, [], null]);
+    const asked: BlacklistMonitor = await api.blacklistMonitors.check(monitor.id);
+    assert.equal(asked.id, monitor.id);
+    const tooSoon = await expectApiError(api.blacklistMonitors.check(monitor.id), 429, 'check_too_soon');
+    assert.ok(tooSoon.retryAfterSeconds !== undefined && tooSoon.retryAfterSeconds > 0 && tooSoon.retryAfterSeconds <= 60);
+    const device = await api.devices.create({ target_type: 'ip', target_value: '1.0.0.2', service_type: 'ssh', is_enabled: false });
+    await expectApiError(api.devices.check(device.id), 409, 'record_paused');
+    await api.blacklistMonitors.delete(monitor.id);
+    await api.devices.delete(device.id);
+  });
+
   test('a duplicate is a typed 409 carrying existingId and the request id', async () => {
     const { api } = client(server.bootstrapToken);
     const first = await api.devices.create(WEB);

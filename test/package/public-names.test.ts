@@ -14,11 +14,11 @@ import { exportedNames } from './exported-names.ts';
 const PUBLIC_NAMES: Record<string, string[]> = {
   '.': [
     'ApiKey', 'ApiRequest', 'ApiResponse', 'ApiResponseBody', 'BlacklistCheckOutcome', 'BlacklistMonitor',
-    'BlacklistStatus', 'CheckResult', 'CheckResultBase', 'ClaimRequest', 'Claimed', 'ClaimedDelivery',
+    'BlacklistStatus', 'CheckRequestResult', 'CheckResult', 'CheckResultBase', 'ClaimRequest', 'Claimed', 'ClaimedDelivery',
     'ClaimedDevice', 'Clock', 'CreateApiKeyInput', 'CreateResult', 'CreatedApiKey', 'CreatedWebhook',
     'DEFAULTS', 'DEVICE_PROBES', 'DEVICE_STATUSES', 'Deleted', 'DeliveryClaimRequest', 'DeliveryLease',
     'DeliveryOutcome', 'DeliveryState', 'DetailCode', 'Device', 'DeviceCheckOutcome', 'DeviceLastResults',
-    'DeviceProbe', 'DeviceProbeResult', 'DeviceStatus', 'DnsblResult', 'EVENT_TYPES', 'ErrorDetail',
+    'DeviceProbe', 'DeviceProbeResult', 'DeviceStatus', 'DnsblListing', 'DnsblResult', 'EVENT_TYPES', 'ErrorDetail',
     'EventData', 'EventType', 'HeaderFields', 'HeaderReader', 'HttpProbeResult', 'KeyAdmin', 'KeyAdminError',
     'Lease', 'Logger', 'ManualClock', 'Me', 'MemoryRateLimiter', 'MemoryStore', 'MissingTableError',
     'MonitoredKind', 'MonitoringApi', 'MonitoringApiOptions', 'MonitoringEvent', 'MonitoringStore', 'NewApiKey',
@@ -43,7 +43,7 @@ const PUBLIC_NAMES: Record<string, string[]> = {
   ],
   './engine': [
     'ConnectRequest', 'Connection', 'Connector', 'DEFAULT_DNSBL_DOMAIN_ZONES', 'DEFAULT_DNSBL_ZONES',
-    'DeviceCheck', 'DeviceCheckContext', 'DeviceCheckOptions', 'DnsblResolver', 'ENGINE_DEFAULTS',
+    'DeviceCheck', 'DeviceCheckContext', 'DeviceCheckOptions', 'DnsblCode', 'DnsblResolver', 'DnsblZoneInfo', 'ENGINE_DEFAULTS',
     'EngineLogger', 'EngineRunSummary', 'HostLookup', 'MonitoringEngine', 'MonitoringEngineOptions',
     'ProbeFailure', 'checkDevice', 'createMonitoringEngine',
   ],
@@ -60,7 +60,7 @@ const PUBLIC_NAMES: Record<string, string[]> = {
   './client': [
     'AllOptions', 'AllResultsOptions', 'BlacklistMonitor', 'BlacklistMonitorInput', 'BlacklistStatus',
     'CheckResult', 'ClientErrorCode', 'CreatedWebhook', 'Deleted', 'DetailCode', 'Device', 'DeviceInput',
-    'DeviceLastResults', 'DeviceProbe', 'DeviceProbeResult', 'DeviceStatus', 'DnsblResult', 'ErrorDetail',
+    'DeviceLastResults', 'DeviceProbe', 'DeviceProbeResult', 'DeviceStatus', 'DnsblListing', 'DnsblResult', 'ErrorDetail',
     'EventType', 'Flag', 'HttpProbeResult', 'ListOptions', 'Me', 'MonitoredResourceClient',
     'MonitoringApiError', 'MonitoringApiErrorInit', 'MonitoringClient', 'MonitoringClientOptions', 'Page',
     'PageCursor', 'ProbeName', 'RequestOptions', 'ResourceClient', 'ResultCursor', 'ResultPage',
