@@ -82,7 +82,7 @@ describe('record fields on every answer path', { concurrency: 1 }, () => {
     assert.equal(created.text, body((await t.store.listDevices(key.key.user_id, { afterId: 0, limit: 10 }))[0]));
     assert.equal(monitor.text, body((await t.store.listBlacklistMonitors(key.key.user_id, { afterId: 0, limit: 10 }))[0]));
     assert.deepEqual(Object.keys(created.body.data!).slice(-5), ['check_interval_s', 'status', 'status_since', 'last_checked_at', 'last_results']);
-    assert.deepEqual(Object.keys(monitor.body.data!).slice(-2), ['check_interval_s', 'failed_zones']);
+    assert.deepEqual(Object.keys(monitor.body.data!).slice(-6), ['check_interval_s', 'failed_zones', 'zones', 'count_policy_listings', 'listings', 'rdns']);
   });
 
   test('the list cache keeps the fields, and a recorded check is seen at once', async () => {
