@@ -129,7 +129,8 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       let path = url.pathname.slice(basePath.length);
       if (path.endsWith('/')) path = path.slice(0, -1);
       response = await route(path, {
-        request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, dnsblZones, listCache,
+        request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, dnsblZones,
+        listCache,
       });
     } catch (error) {
       const apiError = asApiError(error, id);

@@ -7,7 +7,9 @@ export { DEFAULTS, type MonitoringApiOptions } from './options.ts';
 export type { ApiRequest, HeaderReader, RequestContext } from './http/api-request.ts';
 export type { ApiResponse, ApiResponseBody } from './http/api-response.ts';
 export type { DetailCode, ErrorDetail, HeaderFields } from './http/api-error.ts';
-export { MissingTableError, type CheckRequestResult, type CreateResult, type PageRequest, type Store } from './store.ts';
+export {
+  MissingTableError, type CheckRequestResult, type CreateResult, type PageRequest, type Store,
+} from './store.ts';
 export type {
   BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease, MonitoredKind,
   MonitoringStore, RecordedCheck, ResultsPage,

@@ -187,13 +187,17 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async requestCheck(userId: number, kind: MonitoredKind, id: number, at: Timestamp, minGapMs: number): Promise<CheckRequestResult> {
+  async requestCheck(
+    userId: number, kind: MonitoredKind, id: number, at: Timestamp, minGapMs: number,
+  ): Promise<CheckRequestResult> {
     const row = kind === 'device' ? this.#devices.get(id) : this.#monitors.get(id);
     if (!row || row.userId !== userId) return { outcome: 'not_found' };
     if (!row.record.is_enabled) return { outcome: 'paused' };
     const now = ms(at);
     const last = row.schedule.checkRequestedAt;
-    if (last !== null && now - last < minGapMs) return { outcome: 'too_soon', retry_at: new Date(last + minGapMs).toISOString() };
+    if (last !== null && now - last < minGapMs) {
+      return { outcome: 'too_soon', retry_at: new Date(last + minGapMs).toISOString() };
+    }
     row.schedule.checkRequestedAt = now;
     row.schedule.nextCheckAt = now;
     return { outcome: 'due', record: structuredClone(row.record) };
@@ -240,7 +244,9 @@ export class MemoryStore implements Store {
     for (const result of outcome.results) Object.assign(last, { [result.probe]: structuredClone(result) });
     if (outcome.status !== row.record.status) row.record.status_since = checkedAt;
     Object.assign(row.record, { status: outcome.status, last_checked_at: checkedAt, last_results: last });
-    row.schedule = { ...row.schedule, nextCheckAt: ms(outcome.next_check_at), lease: null, failures: outcome.consecutive_failures };
+    row.schedule = {
+      ...row.schedule, nextCheckAt: ms(outcome.next_check_at), lease: null, failures: outcome.consecutive_failures,
+    };
     this.#keepResults('device', lease.id, outcome.results);
     this.#keepEvents(row.userId, outcome.events);
     return true;

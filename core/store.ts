@@ -42,7 +42,9 @@ export interface Store extends MonitoringStore, WebhookStore {
    * check and the gap are one atomic step, so concurrent requests (other instances included) make
    * the record due once.
    */
-  requestCheck(userId: number, kind: MonitoredKind, id: number, at: Timestamp, minGapMs: number): Promise<CheckRequestResult>;
+  requestCheck(
+    userId: number, kind: MonitoredKind, id: number, at: Timestamp, minGapMs: number,
+  ): Promise<CheckRequestResult>;
 
   /**
    * A record's check results, newest first (`GET /devices/results`, `GET /blacklist-monitors/results`);

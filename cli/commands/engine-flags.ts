@@ -89,7 +89,9 @@ export function readZoneFlags(flags: FlagValues): Pick<EngineFlagOptions, 'dnsbl
   const zones = list(flags, 'dnsbl-zone');
   if (zones.length > 0) options.dnsblZones = usage(() => normalizeZones(zones, '--dnsbl-zone'));
   const domainZones = list(flags, 'dnsbl-domain-zone');
-  if (domainZones.length > 0) options.dnsblDomainZones = usage(() => normalizeZones(domainZones, '--dnsbl-domain-zone'));
+  if (domainZones.length > 0) {
+    options.dnsblDomainZones = usage(() => normalizeZones(domainZones, '--dnsbl-domain-zone'));
+  }
   return options;
 }
 

@@ -4,7 +4,9 @@ import { resolveEngineOptions } from '../../engine/options.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
 import { POSTGRES_TIMEOUTS } from '../../stores/kysely/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
-import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, readZoneFlags, type EngineFlagOptions } from './engine-flags.ts';
+import {
+  describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, readZoneFlags, type EngineFlagOptions,
+} from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
 import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from '../flags.ts';
 import { exitGracefullyOnSignals } from '../server/graceful-shutdown.ts';

@@ -84,11 +84,15 @@ export const errors = {
     new ApiError(409, code, DUPLICATE_MESSAGES[code], { existingId }),
   /** An on-demand check asked again within its minimum gap (docs/engine.md, "Checks on demand"). */
   checkTooSoon: (retryAfterSeconds: number) =>
-    new ApiError(429, 'check_too_soon', `This record was asked to be checked less than a minute ago: ask again after the time given in Retry-After.`, {
-      headers: { 'retry-after': String(retryAfterSeconds) },
-    }),
+    new ApiError(
+      429, 'check_too_soon',
+      'This record was asked to be checked less than a minute ago: ask again after the time given in Retry-After.',
+      { headers: { 'retry-after': String(retryAfterSeconds) } },
+    ),
   /** An on-demand check of a disabled record, which is never checked while disabled. */
-  recordPaused: () => new ApiError(409, 'record_paused', 'This record is disabled (is_enabled is false): it is not checked until it is enabled.'),
+  recordPaused: () => new ApiError(
+    409, 'record_paused', 'This record is disabled (is_enabled is false): it is not checked until it is enabled.',
+  ),
   serverError: () => new ApiError(500, 'server_error', 'The server failed to handle the request.'),
   missingTable: () => new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),
 } as const;

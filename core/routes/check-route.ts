@@ -19,7 +19,8 @@ export function checkRoute(kind: MonitoredKind, notFound: 'device_not_found' | '
   return async (call: RouteContext): Promise<ApiResponse> => {
     // The id and its parameters are judged as a delete judges them.
     const id = parseDeleteId(call.url.query);
-    const result = await call.store.requestCheck(call.key.user_id, kind, id, toTimestamp(call.now), CHECK_REQUEST_GAP_MS);
+    const at = toTimestamp(call.now);
+    const result = await call.store.requestCheck(call.key.user_id, kind, id, at, CHECK_REQUEST_GAP_MS);
     switch (result.outcome) {
       case 'due':
         return successResponse(202, result.record);

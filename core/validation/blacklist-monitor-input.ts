@@ -40,7 +40,9 @@ export interface BlacklistMonitorOptions extends TargetOptions {
  * The zones a create names, lower-cased, without repeats and sorted, or the detail naming the
  * first that this installation does not ask for the target's type.
  */
-function chosenZones(names: readonly string[], configured: readonly string[], targetType: 'domain' | 'ip'): string[] | ErrorDetail {
+function chosenZones(
+  names: readonly string[], configured: readonly string[], targetType: 'domain' | 'ip',
+): string[] | ErrorDetail {
   const known = new Set(configured);
   const chosen = new Set<string>();
   for (const name of names) {
@@ -50,8 +52,8 @@ function chosenZones(names: readonly string[], configured: readonly string[], ta
       return {
         field: 'zones',
         code: 'invalid_value',
-        message: `zones names ${JSON.stringify(name)}, which is not one of this installation's DNSBL zones for ${kind} targets `
-          + `(${configured.join(', ') || 'none'}).`,
+        message: `zones names ${JSON.stringify(name)}, which is not one of this installation's DNSBL zones `
+          + `for ${kind} targets (${configured.join(', ') || 'none'}).`,
       };
     }
     chosen.add(zone);

@@ -1,6 +1,9 @@
 import type { BlacklistMonitor, DnsblListing, EventType, NewMonitoringEvent, Timestamp } from '../../core/index.ts';
 
-/** Whether a listing makes the monitor `listed`: every one does but a policy listing, unless the monitor counts those. */
+/**
+ * Whether a listing makes the monitor `listed`: every one does but a policy listing, unless the
+ * monitor counts those.
+ */
 export function counts(listing: DnsblListing, monitor: Pick<BlacklistMonitor, 'count_policy_listings'>): boolean {
   return !listing.policy || monitor.count_policy_listings;
 }
@@ -33,7 +36,9 @@ export function blacklistEventType(
 }
 
 /** What a check changes of a monitor. */
-export type BlacklistCheckChange = Pick<BlacklistMonitor, 'last_status' | 'last_checked_at' | 'listed_on' | 'failed_zones' | 'listings' | 'rdns'>;
+export type BlacklistCheckChange = Pick<
+  BlacklistMonitor, 'last_status' | 'last_checked_at' | 'listed_on' | 'failed_zones' | 'listings' | 'rdns'
+>;
 
 /**
  * The events of one check: none or one, carrying the record as the check left it. The record is

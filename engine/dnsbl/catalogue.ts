@@ -46,8 +46,12 @@ export const DNSBL_CATALOGUE: Readonly<Record<string, DnsblZoneInfo>> = {
       '127.0.0.3': { meaning: 'SBL CSS: a low-reputation (snowshoe) sender, listed automatically', policy: false },
       '127.0.0.4': { meaning: 'XBL: a host showing signs of compromise (malware, botnet, open proxy)', policy: false },
       '127.0.0.9': { meaning: 'DROP: a network hijacked or run by criminals (listed in the SBL too)', policy: false },
-      '127.0.0.10': { meaning: 'PBL: a range its ISP says should not send mail directly (policy, not spam)', policy: true },
-      '127.0.0.11': { meaning: 'PBL: a range Spamhaus says should not send mail directly (policy, not spam)', policy: true },
+      '127.0.0.10': {
+        meaning: 'PBL: a range its ISP says should not send mail directly (policy, not spam)', policy: true,
+      },
+      '127.0.0.11': {
+        meaning: 'PBL: a range Spamhaus says should not send mail directly (policy, not spam)', policy: true,
+      },
       '127.0.0.30': { meaning: 'BCL: a botnet command-and-control server', policy: false },
     },
   },
@@ -74,7 +78,10 @@ export const DNSBL_CATALOGUE: Readonly<Record<string, DnsblZoneInfo>> = {
     operator: 'SpamCop',
     delist_url: 'https://www.spamcop.net/bl.shtml',
     codes: {
-      '127.0.0.2': { meaning: 'sent mail that SpamCop users reported as spam; the listing ends on its own once reports stop', policy: false },
+      '127.0.0.2': {
+        meaning: 'sent mail that SpamCop users reported as spam; the listing ends on its own once reports stop',
+        policy: false,
+      },
     },
   },
   // http://mailspike.org/usage.html: bl.mailspike.net answers 127.0.0.2 (z.mailspike.net, a spam
@@ -107,7 +114,9 @@ export const DNSBL_CATALOGUE: Readonly<Record<string, DnsblZoneInfo>> = {
     operator: 'manitu (for iX magazine)',
     delist_url: 'https://www.dnsbl.manitu.net/',
     codes: {
-      '127.0.0.2': { meaning: 'sent mail to the NiX Spam traps; the listing ends 12 hours after the last spam', policy: false },
+      '127.0.0.2': {
+        meaning: 'sent mail to the NiX Spam traps; the listing ends 12 hours after the last spam', policy: false,
+      },
     },
   },
   // http://spameatingmonkey.com/lists.html, "SEM-BLACK": spam-trap hits and the list's own policy
@@ -158,7 +167,9 @@ function dqsTwin(zone: string): string | undefined {
 }
 
 /** What is known of a zone: the operator's own description first, then the catalogue. */
-export function zoneInfo(zone: string, operatorInfo: Readonly<Record<string, DnsblZoneInfo>>): DnsblZoneInfo | undefined {
+export function zoneInfo(
+  zone: string, operatorInfo: Readonly<Record<string, DnsblZoneInfo>>,
+): DnsblZoneInfo | undefined {
   const own = operatorInfo[zone];
   if (own !== undefined) return own;
   const entry = DNSBL_CATALOGUE[zone];
@@ -207,5 +218,9 @@ export function readListing(addresses: readonly string[], info: DnsblZoneInfo | 
       if (!known.policy) policy = false;
     }
   }
-  return { meaning: meanings.length === 0 ? null : meanings.join('; '), policy: meanings.length > 0 && policy, delist_url: info.delist_url };
+  return {
+    meaning: meanings.length === 0 ? null : meanings.join('; '),
+    policy: meanings.length > 0 && policy,
+    delist_url: info.delist_url,
+  };
 }

@@ -85,11 +85,15 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
   // The zones that listed the target at this check, with a listing that counts: a zone that
   // failed lists nothing at this check, though `listings` keeps what it last said.
   const answered: string[] = [];
-  for (const listing of listings) if (!failed(listing.zone, outcomes) && counts(listing, monitor)) answered.push(listing.zone);
+  for (const listing of listings) {
+    if (!failed(listing.zone, outcomes) && counts(listing, monitor)) answered.push(listing.zone);
+  }
   // Error when no zone answered (no zone at all included: a target with nothing to ask has not
   // been checked); else listed when a zone listed the target with a listing that counts, clean
   // when none did. An error check keeps the `listed_on` of the last check that had an answer.
-  const status: BlacklistStatus = failedZones.length === zones.length ? 'error' : answered.length > 0 ? 'listed' : 'clean';
+  const status: BlacklistStatus = failedZones.length === zones.length
+    ? 'error'
+    : answered.length > 0 ? 'listed' : 'clean';
   const listedOn = status === 'error' ? monitor.listed_on : answered;
 
   const change: BlacklistCheckChange = {
@@ -118,9 +122,13 @@ function failed(zone: string, outcomes: readonly ZoneOutcome[]): boolean {
  * what its answer means. A zone that lists the target keeps the `since` of the listing it had; a
  * zone that failed keeps its listing as it was; a zone that answered without listing has none.
  */
-function listingsOf(monitor: BlacklistMonitor, outcomes: readonly ZoneOutcome[], context: DnsblCheckContext, checkedAt: Timestamp): DnsblListing[] {
+function listingsOf(
+  monitor: BlacklistMonitor, outcomes: readonly ZoneOutcome[], context: DnsblCheckContext, checkedAt: Timestamp,
+): DnsblListing[] {
   // Most monitors were listed nowhere before: no map to build for them.
-  const before = monitor.listings.length === 0 ? null : new Map(monitor.listings.map((listing) => [listing.zone, listing]));
+  const before = monitor.listings.length === 0
+    ? null
+    : new Map(monitor.listings.map((listing) => [listing.zone, listing]));
   const listings: DnsblListing[] = [];
   for (const { row, addresses } of outcomes) {
     if (row.listed) {
@@ -144,7 +152,9 @@ function listingsOf(monitor: BlacklistMonitor, outcomes: readonly ZoneOutcome[],
  * receivers check that one), or null when there is none. A lookup that failed says nothing, so
  * the name last known is kept.
  */
-async function reverseName(monitor: BlacklistMonitor, prefix: string, context: DnsblCheckContext): Promise<string | null> {
+async function reverseName(
+  monitor: BlacklistMonitor, prefix: string, context: DnsblCheckContext,
+): Promise<string | null> {
   const resolvePtr = context.resolver.resolvePtr?.bind(context.resolver);
   if (resolvePtr === undefined) return null;
   // The reversed address a DNSBL is asked with is the reverse zone's name too.

@@ -2,7 +2,8 @@ import type { DnsblCode, DnsblZoneInfo } from './catalogue.ts';
 import { normalizeZone } from './zones.ts';
 
 /** A return code as zones answer it: a dotted quad in 127.0.0.0/8. */
-const CODE = /^127\.(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){2}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/;
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const CODE = new RegExp(`^127\\.${OCTET}\\.${OCTET}\\.${OCTET}$`);
 
 const ENTRY_FIELDS = new Set(['name', 'operator', 'delist_url', 'codes', 'bitmask']);
 const CODE_FIELDS = new Set(['meaning', 'policy']);
@@ -27,13 +28,17 @@ function url(value: unknown, where: string): string | null {
   } catch {
     throw new RangeError(`${where} must be an http or https URL, or null`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new RangeError(`${where} must be an http or https URL, or null`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new RangeError(`${where} must be an http or https URL, or null`);
+  }
   return given;
 }
 
 function unknownField(value: Record<string, unknown>, known: ReadonlySet<string>, where: string): void {
   const stray = Object.keys(value).find((key) => !known.has(key));
-  if (stray !== undefined) throw new RangeError(`${where} has an unknown field "${stray}" (known: ${[...known].join(', ')})`);
+  if (stray !== undefined) {
+    throw new RangeError(`${where} has an unknown field "${stray}" (known: ${[...known].join(', ')})`);
+  }
 }
 
 function code(value: unknown, where: string): DnsblCode {
@@ -46,13 +51,19 @@ function code(value: unknown, where: string): DnsblCode {
 function entry(value: unknown, where: string): DnsblZoneInfo {
   if (!isObject(value)) throw new RangeError(`${where} must be an object {"name", "operator", "delist_url", "codes"}`);
   unknownField(value, ENTRY_FIELDS, where);
-  if (!isObject(value.codes)) throw new RangeError(`${where}.codes must be an object of return codes, e.g. {"127.0.0.2": {"meaning": "...", "policy": false}}`);
+  if (!isObject(value.codes)) {
+    throw new RangeError(`${where}.codes must be an object of return codes, e.g. {"127.0.0.2": {"meaning": "...", "policy": false}}`);
+  }
   const codes: Record<string, DnsblCode> = {};
   for (const [answer, meaning] of Object.entries(value.codes)) {
-    if (!CODE.test(answer)) throw new RangeError(`${where}.codes has "${answer}", which is no return code (an address in 127.0.0.0/8)`);
+    if (!CODE.test(answer)) {
+      throw new RangeError(`${where}.codes has "${answer}", which is no return code (an address in 127.0.0.0/8)`);
+    }
     codes[answer] = code(meaning, `${where}.codes["${answer}"]`);
   }
-  if (value.bitmask !== undefined && typeof value.bitmask !== 'boolean') throw new RangeError(`${where}.bitmask must be true or false`);
+  if (value.bitmask !== undefined && typeof value.bitmask !== 'boolean') {
+    throw new RangeError(`${where}.bitmask must be true or false`);
+  }
   const info: DnsblZoneInfo = {
     name: text(value.name, `${where}.name`, 200),
     operator: text(value.operator, `${where}.operator`, 200),

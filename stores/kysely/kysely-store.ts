@@ -311,7 +311,9 @@ export class KyselyStore implements Store {
 
   // A request moves next_check_at, which no list shows; the marker moves anyway (the trigger
   // names the column), which costs a list a fresh read, not a stale answer.
-  requestCheck(userId: number, kind: MonitoredKind, id: number, at: Timestamp, minGapMs: number): Promise<CheckRequestResult> {
+  requestCheck(
+    userId: number, kind: MonitoredKind, id: number, at: Timestamp, minGapMs: number,
+  ): Promise<CheckRequestResult> {
     return this.#write(async (db) => {
       const found = kind === 'device'
         ? await requestCheck(db, this.#dialect, 'devices', userId, id, at, minGapMs)

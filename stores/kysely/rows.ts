@@ -258,7 +258,9 @@ function parseListings(text: string): DnsblListing[] {
   // Nearly every monitor is listed nowhere.
   if (text === '[]') return [];
   const value: unknown = JSON.parse(text);
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'object' && item !== null && typeof (item as { zone?: unknown }).zone === 'string')) {
+  const isListing = (item: unknown) =>
+    typeof item === 'object' && item !== null && typeof (item as { zone?: unknown }).zone === 'string';
+  if (!Array.isArray(value) || !value.every(isListing)) {
     throw new Error('column blacklist_monitors.listings does not hold an array of listings');
   }
   return value as DnsblListing[];

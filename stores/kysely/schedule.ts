@@ -126,7 +126,8 @@ export async function requestCheck<T extends CheckedTable>(
     returning *`.execute(db);
   if (rows[0] !== undefined) return { outcome: 'due', row: rows[0] };
   const { rows: found } = await sql<{ is_enabled: DbFlag; check_requested_at: DbTimestamp | null }>`
-    select is_enabled, check_requested_at from ${sql.table(table)} where id = ${id} and user_id = ${userId}`.execute(db);
+    select is_enabled, check_requested_at from ${sql.table(table)}
+    where id = ${id} and user_id = ${userId}`.execute(db);
   const current = found[0];
   if (current === undefined) return { outcome: 'not_found' };
   if (!toFlag(current.is_enabled)) return { outcome: 'paused' };
