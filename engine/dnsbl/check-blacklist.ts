@@ -78,23 +78,25 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
 
   const checkedMs = context.clock.now();
   const checkedAt = toTimestamp(checkedMs);
-  const listings = listingsOf(monitor, outcomes, context, checkedAt);
+  const found = listingsOf(monitor, outcomes, context, checkedAt);
   const failedZones: string[] = [];
   for (const { row } of outcomes) if (!row.ok) failedZones.push(row.zone);
   failedZones.sort();
   // The zones that listed the target at this check, with a listing that counts: a zone that
   // failed lists nothing at this check, though `listings` keeps what it last said.
   const answered: string[] = [];
-  for (const listing of listings) {
+  for (const listing of found) {
     if (!failed(listing.zone, outcomes) && counts(listing, monitor)) answered.push(listing.zone);
   }
   // Error when no zone answered (no zone at all included: a target with nothing to ask has not
   // been checked); else listed when a zone listed the target with a listing that counts, clean
-  // when none did. An error check keeps the `listed_on` of the last check that had an answer.
+  // when none did. An error check keeps the `listed_on` and `listings` of the last check that had
+  // an answer (a monitor left with no zone to ask among them).
   const status: BlacklistStatus = failedZones.length === zones.length
     ? 'error'
     : answered.length > 0 ? 'listed' : 'clean';
   const listedOn = status === 'error' ? monitor.listed_on : answered;
+  const listings = status === 'error' ? monitor.listings : found;
 
   const change: BlacklistCheckChange = {
     last_status: status, last_checked_at: checkedAt, listed_on: listedOn, failed_zones: failedZones, listings, rdns,
@@ -161,8 +163,8 @@ async function reverseName(
   const name = `${prefix}.${prefix.split('.').length === 4 ? 'in-addr' : 'ip6'}.arpa`;
   const reply: ZoneReply = await askPtrWithDeadline(resolvePtr, name, context.dnsTimeoutMs, context.health);
   if ('addresses' in reply) {
-    const name = reply.addresses[0];
-    return name === undefined ? null : name.toLowerCase().replace(/\.$/, '');
+    const first = reply.addresses[0];
+    return first === undefined ? null : first.toLowerCase().replace(/\.$/, '');
   }
   if (reply.code === 'ENOTFOUND' || reply.code === 'ENODATA') return null;
   return monitor.rdns;
