@@ -85,11 +85,12 @@ export const DNSBL_CATALOGUE: Readonly<Record<string, DnsblZoneInfo>> = {
     },
   },
   // http://mailspike.org/usage.html: bl.mailspike.net answers 127.0.0.2 (z.mailspike.net, a spam
-  // wave) or the rep.mailspike.net code of levels L5 to L3 (127.0.0.10 to .12).
+  // wave) or the rep.mailspike.net code of levels L5 to L3 (127.0.0.10 to .12); the levels' names
+  // and the lookup and delisting page: https://mailspike.io/ip_verify/about
   'bl.mailspike.net': {
     name: 'Mailspike Blacklist',
     operator: 'Mailspike',
-    delist_url: 'https://mailspike.io/',
+    delist_url: 'https://mailspike.io/ip_verify',
     codes: {
       '127.0.0.2': { meaning: 'took part in a distributed spam wave', policy: false },
       '127.0.0.10': { meaning: 'reputation L5: the worst', policy: false },
@@ -129,9 +130,9 @@ export const DNSBL_CATALOGUE: Readonly<Record<string, DnsblZoneInfo>> = {
       '127.0.0.2': { meaning: 'sent mail to Spam Eating Monkey traps, or is listed by its policy', policy: false },
     },
   },
-  // https://www.uribl.com/about.shtml (the lists) and https://uribl.com/refused.shtml (multi is a
-  // bitmask of the last octet; 1 is a refusal). The bits, as SpamAssassin and rspamd read them:
-  // 2 black, 4 grey, 8 red.
+  // https://www.uribl.com/about.shtml (the lists, and the lookup page where delisting is asked)
+  // and https://uribl.com/refused.shtml (multi is a bitmask of the last octet; 1 is a refusal).
+  // The bits, as SpamAssassin and rspamd read them: 2 black, 4 grey, 8 red.
   'multi.uribl.com': {
     name: 'URIBL multi',
     operator: 'URIBL',
