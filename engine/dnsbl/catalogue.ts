@@ -109,7 +109,8 @@ export const DNSBL_CATALOGUE: Readonly<Record<string, DnsblZoneInfo>> = {
     },
   },
   // https://help.returnpath.com/hc/en-us/articles/222485788-NiX-Spam-blacklist: listed by its spam
-  // traps, removed 12 hours after the last spam.
+  // traps, removed 12 hours after the last spam. The list has ceased and answers NXDOMAIN for every
+  // address (https://heise.de/-10248714); its entry stays while it is a default zone.
   'ix.dnsbl.manitu.net': {
     name: 'NiX Spam',
     operator: 'manitu (for iX magazine)',
