@@ -22,10 +22,16 @@ export function benchDnsbl(server: string, count: number, concurrency: number, r
   const engine = async (): Promise<Timed> => {
     const store = new QueueStore({ monitors });
     const worker = createMonitoringEngine({
-      store, dnsServers: [server], dnsblZones: [ZONE], dnsblDomainZones: [`dbl.${ZONE}`], concurrency, lookup: noLookup,
+      store,
+      dnsServers: [server],
+      dnsblZones: [ZONE],
+      dnsblDomainZones: [`dbl.${ZONE}`],
+      concurrency,
+      lookup: noLookup,
     });
     const run = await timed(count, async () => void (await worker.runOnce()));
-    if (store.written !== count || store.failedResults > 0) throw new Error(`engine: ${store.written} written, ${store.failedResults} lookups failed`);
+    if (store.written !== count || store.failedResults > 0)
+      throw new Error(`engine: ${store.written} written, ${store.failedResults} lookups failed`);
     return run;
   };
 
@@ -42,9 +48,11 @@ export function benchDnsbl(server: string, count: number, concurrency: number, r
       }
     };
     // The zone and the target's PTR record, together, as the engine's check of an IP asks them.
-    const run = await timed(count, () => pool(count, concurrency, async (i) => {
-      await Promise.all([ask(resolver.resolve4(names[i]!)), ask(resolver.resolvePtr(ptrNames[i]!))]);
-    }));
+    const run = await timed(count, () =>
+      pool(count, concurrency, async (i) => {
+        await Promise.all([ask(resolver.resolve4(names[i]!)), ask(resolver.resolvePtr(ptrNames[i]!))]);
+      }),
+    );
     if (failed > 0) throw new Error(`bare: ${failed} lookups failed`);
     return run;
   };

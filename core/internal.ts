@@ -16,5 +16,9 @@ export { ROUTES } from './routes/router.ts';
 export { isForbiddenName, isPublicIp } from './targets/target-policy.ts';
 export { canonicalIp } from './net/ip-address.ts';
 export {
-  DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZone, normalizeZones, type DnsblZoneLists,
+  DEFAULT_DNSBL_DOMAIN_ZONES,
+  DEFAULT_DNSBL_ZONES,
+  normalizeZone,
+  normalizeZones,
+  type DnsblZoneLists,
 } from './dnsbl/zones.ts';

@@ -1,6 +1,13 @@
 import type {
-  BlacklistMonitor, BlacklistStatus, Device, DnsblListing, DeviceStatus, NewDeviceProbeResult, NewDnsblResult,
-  NewMonitoringEvent, Timestamp,
+  BlacklistMonitor,
+  BlacklistStatus,
+  Device,
+  DnsblListing,
+  DeviceStatus,
+  NewDeviceProbeResult,
+  NewDnsblResult,
+  NewMonitoringEvent,
+  Timestamp,
 } from './records.ts';
 
 /**

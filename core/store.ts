@@ -2,8 +2,15 @@ import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-s
 import type { WebhookStore } from './webhook-store.ts';
 import type { CreateResult, PageRequest } from './store-calls.ts';
 import type {
-  ApiKey, BlacklistMonitor, CheckResult, Device, NewApiKey, NewBlacklistMonitor, NewDevice,
-  Timestamp, User,
+  ApiKey,
+  BlacklistMonitor,
+  CheckResult,
+  Device,
+  NewApiKey,
+  NewBlacklistMonitor,
+  NewDevice,
+  Timestamp,
+  User,
 } from './records.ts';
 
 export type { CreateResult, PageRequest };
@@ -43,7 +50,11 @@ export interface Store extends MonitoringStore, WebhookStore {
    * the record due once.
    */
   requestCheck(
-    userId: number, kind: MonitoredKind, id: number, at: Timestamp, minGapMs: number,
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    at: Timestamp,
+    minGapMs: number,
   ): Promise<CheckRequestResult>;
 
   /**
@@ -51,7 +62,12 @@ export interface Store extends MonitoringStore, WebhookStore {
    * undefined when the record does not exist or belongs to another user. Deleting a record deletes
    * its results.
    */
-  listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined>;
+  listCheckResults(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    page: ResultsPage,
+  ): Promise<CheckResult[] | undefined>;
 
   /**
    * Optional: a value that differs whenever any device, monitor or webhook may have changed since

@@ -152,7 +152,8 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
   if (zoneInfo !== undefined) options.dnsblZoneInfo = readZoneInfo(zoneInfo);
   const workerId = text(flags, 'worker-id');
   if (workerId !== undefined) {
-    if (!/^[\x21-\x7e]{1,200}$/.test(workerId)) throw new UsageError(`--worker-id must be 1 to 200 printable characters without spaces, not "${workerId}"`);
+    if (!/^[\x21-\x7e]{1,200}$/.test(workerId))
+      throw new UsageError(`--worker-id must be 1 to 200 printable characters without spaces, not "${workerId}"`);
     options.workerId = workerId;
   }
   return options;

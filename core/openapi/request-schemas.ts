@@ -6,7 +6,12 @@
  * conversion rather than being described vaguely.
  */
 import * as v from 'valibot';
-import { toJsonSchema, type ConversionConfig, type JsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
+import {
+  toJsonSchema,
+  type ConversionConfig,
+  type JsonSchema,
+  type OverrideActionContext,
+} from '@valibot/to-json-schema';
 import { blacklistMonitorHints, blacklistMonitorSchema } from '../validation/blacklist-monitor-input.ts';
 import type { FieldHints } from '../validation/details.ts';
 import { deviceHints, deviceSchema } from '../validation/device-input.ts';
@@ -144,7 +149,8 @@ function describe(
 
 /** What docs/contract.md §6.1 says about defaults and applicability: not part of the validator's schema. */
 const DEVICE_NOTES: Readonly<Record<string, string>> = {
-  target_value: 'Domains are stored lower-cased and in ASCII (punycode) form, IP addresses in canonical form; targets that are not publicly routable are refused (forbidden_target) unless the server allows private targets.',
+  target_value:
+    'Domains are stored lower-cased and in ASCII (punycode) form, IP addresses in canonical form; targets that are not publicly routable are refused (forbidden_target) unless the server allows private targets.',
   service_type: 'Default web.',
   scheme: 'Web only. Default https.',
   port: 'Default by service: web 80/443 by scheme, ssh 22, smtp 25, smtps 465, submission 587, ftp 21, imap 143, imaps 993, pop3 110, pop3s 995, dns 53, mysql 3306, postgresql 5432, rdp 3389; required for tcp.',
@@ -168,14 +174,17 @@ const MONITOR_NOTES: Readonly<Record<string, string>> = {
   target_value: DEVICE_NOTES.target_value!,
   is_enabled: 'Default true.',
   check_interval_s: 'Default 3600.',
-  zones: "Default null: every zone the installation asks for the target's type (its defaults: zen.spamhaus.org, bl.spamcop.net, bl.mailspike.net, psbl.surriel.com, ix.dnsbl.manitu.net, bl.spameatingmonkey.net for IPs; dbl.spamhaus.org, multi.uribl.com, multi.surbl.org for domains). A zone it does not ask is refused (invalid_value, naming it). Stored lower-case, sorted, without repeats.",
-  count_policy_listings: 'Default false: a listing whose every code is a policy one (Spamhaus PBL) is shown in listings but leaves the status clean.',
+  zones:
+    "Default null: every zone the installation asks for the target's type (its defaults: zen.spamhaus.org, bl.spamcop.net, bl.mailspike.net, psbl.surriel.com, ix.dnsbl.manitu.net, bl.spameatingmonkey.net for IPs; dbl.spamhaus.org, multi.uribl.com, multi.surbl.org for domains). A zone it does not ask is refused (invalid_value, naming it). Stored lower-case, sorted, without repeats.",
+  count_policy_listings:
+    'Default false: a listing whose every code is a policy one (Spamhaus PBL) is shown in listings but leaves the status clean.',
 };
 
 export function deviceInputSchema(): JsonSchema {
   return {
     ...describe(deviceSchema, deviceHints, DEVICE_NOTES),
-    description: 'A device to create. Only target_type and target_value are required; an optional field given as null means the same as leaving it out. Web-only fields on another service type are refused (not_applicable) unless null or false.',
+    description:
+      'A device to create. Only target_type and target_value are required; an optional field given as null means the same as leaving it out. Web-only fields on another service type are refused (not_applicable) unless null or false.',
   };
 }
 

@@ -33,11 +33,15 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/blacklist-monitors/create', scope: 'write', handler: monitors.create },
   { method: 'DELETE', path: '/blacklist-monitors/delete', scope: 'write', handler: monitors.remove },
   {
-    method: 'GET', path: '/blacklist-monitors/results', scope: 'read',
+    method: 'GET',
+    path: '/blacklist-monitors/results',
+    scope: 'read',
     handler: resultsRoute('blacklist_monitor', 'blacklist_monitor_not_found'),
   },
   {
-    method: 'POST', path: '/blacklist-monitors/check', scope: 'write',
+    method: 'POST',
+    path: '/blacklist-monitors/check',
+    scope: 'write',
     handler: checkRoute('blacklist_monitor', 'blacklist_monitor_not_found'),
   },
   { method: 'GET', path: '/webhooks', scope: 'read', handler: webhooks.list },

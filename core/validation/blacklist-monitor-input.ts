@@ -8,18 +8,19 @@ import { flag, integer, oneOf, optional, text } from './field-schemas.ts';
 import { failIfAny, parseFields } from './parse-fields.ts';
 import type { TargetOptions } from './device-input.ts';
 
-export const blacklistMonitorSchema = v.object({
-  target_type: oneOf(['domain', 'ip'] as const),
-  target_value: text(253),
-  is_enabled: optional(flag()),
-  check_interval_s: optional(integer(300, 86400)),
-  zones: optional(v.pipe(
-    v.array(text(253), 'invalid_type'),
-    v.minLength(1, 'invalid_value'),
-    v.maxLength(100, 'invalid_value'),
-  )),
-  count_policy_listings: optional(flag()),
-}, 'invalid_type');
+export const blacklistMonitorSchema = v.object(
+  {
+    target_type: oneOf(['domain', 'ip'] as const),
+    target_value: text(253),
+    is_enabled: optional(flag()),
+    check_interval_s: optional(integer(300, 86400)),
+    zones: optional(
+      v.pipe(v.array(text(253), 'invalid_type'), v.minLength(1, 'invalid_value'), v.maxLength(100, 'invalid_value')),
+    ),
+    count_policy_listings: optional(flag()),
+  },
+  'invalid_type',
+);
 
 export const blacklistMonitorHints: FieldHints = {
   target_type: "'domain' or 'ip'",
@@ -41,7 +42,9 @@ export interface BlacklistMonitorOptions extends TargetOptions {
  * first that this installation does not ask for the target's type.
  */
 function chosenZones(
-  names: readonly string[], configured: readonly string[], targetType: 'domain' | 'ip',
+  names: readonly string[],
+  configured: readonly string[],
+  targetType: 'domain' | 'ip',
 ): string[] | ErrorDetail {
   const known = new Set(configured);
   const chosen = new Set<string>();
@@ -52,8 +55,9 @@ function chosenZones(
       return {
         field: 'zones',
         code: 'invalid_value',
-        message: `zones names ${JSON.stringify(name)}, which is not one of this installation's DNSBL zones `
-          + `for ${kind} targets (${configured.join(', ') || 'none'}).`,
+        message:
+          `zones names ${JSON.stringify(name)}, which is not one of this installation's DNSBL zones ` +
+          `for ${kind} targets (${configured.join(', ') || 'none'}).`,
       };
     }
     chosen.add(zone);
@@ -63,7 +67,9 @@ function chosenZones(
 
 /** A create-monitor body as the record to store, or a 400 listing every problem. */
 export function parseBlacklistMonitorInput(
-  input: Record<string, unknown>, options: BlacklistMonitorOptions, createdAt: string,
+  input: Record<string, unknown>,
+  options: BlacklistMonitorOptions,
+  createdAt: string,
 ): NewBlacklistMonitor {
   const { fields: f, details } = parseFields(blacklistMonitorSchema, input, blacklistMonitorHints);
   let targetValue = '';

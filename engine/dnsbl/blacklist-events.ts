@@ -21,7 +21,8 @@ export function counts(listing: DnsblListing, monitor: Pick<BlacklistMonitor, 'c
  * listed before it had `listings` (written by an older version) is not announced again.
  */
 export function blacklistEventType(
-  before: BlacklistMonitor, after: Pick<BlacklistMonitor, 'last_status' | 'listings'>,
+  before: BlacklistMonitor,
+  after: Pick<BlacklistMonitor, 'last_status' | 'listings'>,
 ): EventType | null {
   if (after.last_status === 'error') return null;
   const now: string[] = [];
@@ -37,7 +38,8 @@ export function blacklistEventType(
 
 /** What a check changes of a monitor. */
 export type BlacklistCheckChange = Pick<
-  BlacklistMonitor, 'last_status' | 'last_checked_at' | 'listed_on' | 'failed_zones' | 'listings' | 'rdns'
+  BlacklistMonitor,
+  'last_status' | 'last_checked_at' | 'listed_on' | 'failed_zones' | 'listings' | 'rdns'
 >;
 
 /**
@@ -45,8 +47,18 @@ export type BlacklistCheckChange = Pick<
  * copied only when there is an event: nearly every check announces nothing, and a copy of every
  * record at every check is work on the engine's hottest path (docs/performance.md, "The engine").
  */
-export function blacklistEvents(before: BlacklistMonitor, change: BlacklistCheckChange, at: Timestamp): NewMonitoringEvent[] {
+export function blacklistEvents(
+  before: BlacklistMonitor,
+  change: BlacklistCheckChange,
+  at: Timestamp,
+): NewMonitoringEvent[] {
   const type = blacklistEventType(before, change);
   if (type === null) return [];
-  return [{ type, created_at: at, data: { ...before, ...change, previous_status: before.last_status, status: change.last_status } }];
+  return [
+    {
+      type,
+      created_at: at,
+      data: { ...before, ...change, previous_status: before.last_status, status: change.last_status },
+    },
+  ];
 }

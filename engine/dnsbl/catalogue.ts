@@ -47,10 +47,12 @@ export const DNSBL_CATALOGUE: Readonly<Record<string, DnsblZoneInfo>> = {
       '127.0.0.4': { meaning: 'XBL: a host showing signs of compromise (malware, botnet, open proxy)', policy: false },
       '127.0.0.9': { meaning: 'DROP: a network hijacked or run by criminals (listed in the SBL too)', policy: false },
       '127.0.0.10': {
-        meaning: 'PBL: a range its ISP says should not send mail directly (policy, not spam)', policy: true,
+        meaning: 'PBL: a range its ISP says should not send mail directly (policy, not spam)',
+        policy: true,
       },
       '127.0.0.11': {
-        meaning: 'PBL: a range Spamhaus says should not send mail directly (policy, not spam)', policy: true,
+        meaning: 'PBL: a range Spamhaus says should not send mail directly (policy, not spam)',
+        policy: true,
       },
       '127.0.0.30': { meaning: 'BCL: a botnet command-and-control server', policy: false },
     },
@@ -117,7 +119,8 @@ export const DNSBL_CATALOGUE: Readonly<Record<string, DnsblZoneInfo>> = {
     delist_url: 'https://www.dnsbl.manitu.net/',
     codes: {
       '127.0.0.2': {
-        meaning: 'sent mail to the NiX Spam traps; the listing ends 12 hours after the last spam', policy: false,
+        meaning: 'sent mail to the NiX Spam traps; the listing ends 12 hours after the last spam',
+        policy: false,
       },
     },
   },
@@ -170,7 +173,8 @@ function dqsTwin(zone: string): string | undefined {
 
 /** What is known of a zone: the operator's own description first, then the catalogue. */
 export function zoneInfo(
-  zone: string, operatorInfo: Readonly<Record<string, DnsblZoneInfo>>,
+  zone: string,
+  operatorInfo: Readonly<Record<string, DnsblZoneInfo>>,
 ): DnsblZoneInfo | undefined {
   const own = operatorInfo[zone];
   if (own !== undefined) return own;

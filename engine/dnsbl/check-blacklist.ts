@@ -1,6 +1,13 @@
 import {
-  toTimestamp, type BlacklistCheckOutcome, type BlacklistMonitor, type BlacklistStatus, type Claimed, type Clock,
-  type DnsblListing, type NewDnsblResult, type Timestamp,
+  toTimestamp,
+  type BlacklistCheckOutcome,
+  type BlacklistMonitor,
+  type BlacklistStatus,
+  type Claimed,
+  type Clock,
+  type DnsblListing,
+  type NewDnsblResult,
+  type Timestamp,
 } from '../../core/internal.ts';
 import { nextCheckAt } from '../scheduler/next-check.ts';
 import { blacklistEvents, counts, type BlacklistCheckChange } from './blacklist-events.ts';
@@ -36,7 +43,10 @@ interface ZoneOutcome {
  * its zones, a result row per zone, the reverse DNS of an IP target, and the record's next state.
  * Never rejects on DNS trouble: a zone that fails is an `error` row and a name in `failed_zones`.
  */
-export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, context: DnsblCheckContext): Promise<BlacklistCheckOutcome> {
+export async function checkBlacklistMonitor(
+  claimed: Claimed<BlacklistMonitor>,
+  context: DnsblCheckContext,
+): Promise<BlacklistCheckOutcome> {
   const monitor = claimed.record;
   const zones = zonesFor(monitor, context.zones);
   const prefix = queryPrefix(monitor);
@@ -92,14 +102,18 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
   // been checked); else listed when a zone listed the target with a listing that counts, clean
   // when none did. An error check keeps the `listed_on` and `listings` of the last check that had
   // an answer (a monitor left with no zone to ask among them).
-  const status: BlacklistStatus = failedZones.length === zones.length
-    ? 'error'
-    : answered.length > 0 ? 'listed' : 'clean';
+  const status: BlacklistStatus =
+    failedZones.length === zones.length ? 'error' : answered.length > 0 ? 'listed' : 'clean';
   const listedOn = status === 'error' ? monitor.listed_on : answered;
   const listings = status === 'error' ? monitor.listings : found;
 
   const change: BlacklistCheckChange = {
-    last_status: status, last_checked_at: checkedAt, listed_on: listedOn, failed_zones: failedZones, listings, rdns,
+    last_status: status,
+    last_checked_at: checkedAt,
+    listed_on: listedOn,
+    failed_zones: failedZones,
+    listings,
+    rdns,
   };
   return {
     checked_at: checkedAt,
@@ -125,12 +139,14 @@ function failed(zone: string, outcomes: readonly ZoneOutcome[]): boolean {
  * zone that failed keeps its listing as it was; a zone that answered without listing has none.
  */
 function listingsOf(
-  monitor: BlacklistMonitor, outcomes: readonly ZoneOutcome[], context: DnsblCheckContext, checkedAt: Timestamp,
+  monitor: BlacklistMonitor,
+  outcomes: readonly ZoneOutcome[],
+  context: DnsblCheckContext,
+  checkedAt: Timestamp,
 ): DnsblListing[] {
   // Most monitors were listed nowhere before: no map to build for them.
-  const before = monitor.listings.length === 0
-    ? null
-    : new Map(monitor.listings.map((listing) => [listing.zone, listing]));
+  const before =
+    monitor.listings.length === 0 ? null : new Map(monitor.listings.map((listing) => [listing.zone, listing]));
   const listings: DnsblListing[] = [];
   for (const { row, addresses } of outcomes) {
     if (row.listed) {
@@ -155,7 +171,9 @@ function listingsOf(
  * the name last known is kept.
  */
 async function reverseName(
-  monitor: BlacklistMonitor, prefix: string, context: DnsblCheckContext,
+  monitor: BlacklistMonitor,
+  prefix: string,
+  context: DnsblCheckContext,
 ): Promise<string | null> {
   const resolvePtr = context.resolver.resolvePtr?.bind(context.resolver);
   if (resolvePtr === undefined) return null;

@@ -36,13 +36,21 @@ const SILENT_CODES = new Set(['ETIMEOUT', 'ECONNREFUSED', 'ECANCELLED']);
  * Asks one name with a hard deadline, whatever the resolver does: a resolver that never settles
  * costs `timeoutMs`, not a stalled check. Never rejects: failures come back as their code.
  */
-export function askWithDeadline(resolver: DnsblResolver, name: string, timeoutMs: number, health: DnsHealth): Promise<ZoneReply> {
+export function askWithDeadline(
+  resolver: DnsblResolver,
+  name: string,
+  timeoutMs: number,
+  health: DnsHealth,
+): Promise<ZoneReply> {
   return withDeadline(() => resolver.resolve4(name), timeoutMs, health);
 }
 
 /** Asks for a name's PTR records as `askWithDeadline` asks for A records: `addresses` holds the names. */
 export function askPtrWithDeadline(
-  resolvePtr: (name: string) => Promise<string[]>, name: string, timeoutMs: number, health: DnsHealth,
+  resolvePtr: (name: string) => Promise<string[]>,
+  name: string,
+  timeoutMs: number,
+  health: DnsHealth,
 ): Promise<ZoneReply> {
   return withDeadline(() => resolvePtr(name), timeoutMs, health);
 }

@@ -52,7 +52,9 @@ function entry(value: unknown, where: string): DnsblZoneInfo {
   if (!isObject(value)) throw new RangeError(`${where} must be an object {"name", "operator", "delist_url", "codes"}`);
   unknownField(value, ENTRY_FIELDS, where);
   if (!isObject(value.codes)) {
-    throw new RangeError(`${where}.codes must be an object of return codes, e.g. {"127.0.0.2": {"meaning": "...", "policy": false}}`);
+    throw new RangeError(
+      `${where}.codes must be an object of return codes, e.g. {"127.0.0.2": {"meaning": "...", "policy": false}}`,
+    );
   }
   const codes: Record<string, DnsblCode> = {};
   for (const [answer, meaning] of Object.entries(value.codes)) {

@@ -33,7 +33,10 @@ after(async () => {
 async function call<T>(url: string, token: string, path: string, init: { method?: string; body?: unknown } = {}) {
   const response = await fetch(`${url}${path}`, {
     method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const body = (await response.json()) as { data?: T; error?: { code: string; details?: { message: string }[] } };
@@ -42,30 +45,68 @@ async function call<T>(url: string, token: string, path: string, init: { method?
 
 it('serve --worker: a check on demand shows in the results within seconds; once a minute; the listing says what it means', async () => {
   const info = join(dir, 'zones.json');
-  await writeFile(info, JSON.stringify({
-    [OWN_ZONE]: { name: 'Own list', operator: 'Us', delist_url: 'https://own-list.test/remove', codes: { '127.0.0.3': { meaning: 'hit our traps', policy: false } } },
-  }));
+  await writeFile(
+    info,
+    JSON.stringify({
+      [OWN_ZONE]: {
+        name: 'Own list',
+        operator: 'Us',
+        delist_url: 'https://own-list.test/remove',
+        codes: { '127.0.0.3': { meaning: 'hit our traps', policy: false } },
+      },
+    }),
+  );
   const server = await startServe([
-    '--database', `sqlite:${join(dir, 'serve-worker.db')}`, '--worker', '--poll-interval', '200', '--dns-server', dns.address,
-    '--dnsbl-zone', 'zen.spamhaus.org', '--dnsbl-zone', OWN_ZONE, '--dnsbl-zone-info', info,
+    '--database',
+    `sqlite:${join(dir, 'serve-worker.db')}`,
+    '--worker',
+    '--poll-interval',
+    '200',
+    '--dns-server',
+    dns.address,
+    '--dnsbl-zone',
+    'zen.spamhaus.org',
+    '--dnsbl-zone',
+    OWN_ZONE,
+    '--dnsbl-zone-info',
+    info,
   ]);
   try {
     const token = bootstrapToken(server)!;
-    const created = await call<BlacklistMonitor>(server.url, token, '/blacklist-monitors/create', { method: 'POST', body: { target_type: 'ip', target_value: '93.184.215.14' } });
+    const created = await call<BlacklistMonitor>(server.url, token, '/blacklist-monitors/create', {
+      method: 'POST',
+      body: { target_type: 'ip', target_value: '93.184.215.14' },
+    });
     assert.equal(created.status, 201);
     const id = created.body.data!.id;
-    const results = async () => (await call<DnsblResult[]>(server.url, token, `/blacklist-monitors/results?id=${id}`)).body.data!;
+    const results = async () =>
+      (await call<DnsblResult[]>(server.url, token, `/blacklist-monitors/results?id=${id}`)).body.data!;
     await waitFor('the first check', async () => (await results()).length === 2);
 
-    const monitor = (await call<BlacklistMonitor[]>(server.url, token, '/blacklist-monitors')).body.data!.find((m) => m.id === id)!;
+    const monitor = (await call<BlacklistMonitor[]>(server.url, token, '/blacklist-monitors')).body.data!.find(
+      (m) => m.id === id,
+    )!;
     // PBL alone is a policy listing: shown, not counted. The operator's own zone, described by its file, counts.
-    assert.deepEqual([monitor.last_status, monitor.listed_on, monitor.rdns], ['listed', [OWN_ZONE], 'mail.own-list.test']);
-    assert.deepEqual(monitor.listings.map(({ zone, meaning, policy, delist_url }) => [zone, meaning, policy, delist_url]), [
-      [OWN_ZONE, 'hit our traps', false, 'https://own-list.test/remove'],
-      ['zen.spamhaus.org', 'PBL: a range Spamhaus says should not send mail directly (policy, not spam)', true, 'https://check.spamhaus.org/'],
-    ]);
+    assert.deepEqual(
+      [monitor.last_status, monitor.listed_on, monitor.rdns],
+      ['listed', [OWN_ZONE], 'mail.own-list.test'],
+    );
+    assert.deepEqual(
+      monitor.listings.map(({ zone, meaning, policy, delist_url }) => [zone, meaning, policy, delist_url]),
+      [
+        [OWN_ZONE, 'hit our traps', false, 'https://own-list.test/remove'],
+        [
+          'zen.spamhaus.org',
+          'PBL: a range Spamhaus says should not send mail directly (policy, not spam)',
+          true,
+          'https://check.spamhaus.org/',
+        ],
+      ],
+    );
 
-    const asked = await call<BlacklistMonitor>(server.url, token, `/blacklist-monitors/check?id=${id}`, { method: 'POST' });
+    const asked = await call<BlacklistMonitor>(server.url, token, `/blacklist-monitors/check?id=${id}`, {
+      method: 'POST',
+    });
     assert.equal(asked.status, 202);
     assert.equal(asked.body.data!.id, id);
     const again = await call(server.url, token, `/blacklist-monitors/check?id=${id}`, { method: 'POST' });
@@ -80,20 +121,41 @@ it('serve --worker: a check on demand shows in the results within seconds; once 
   }
 });
 
-it('serve without --worker takes the zones its workers ask: a monitor\'s zones are held to them', async () => {
-  const server = await startServe(['--database', `sqlite:${join(dir, 'serve.db')}`, '--dnsbl-zone', OWN_ZONE, '--dnsbl-domain-zone', 'dbl.own-list.test']);
+it("serve without --worker takes the zones its workers ask: a monitor's zones are held to them", async () => {
+  const server = await startServe([
+    '--database',
+    `sqlite:${join(dir, 'serve.db')}`,
+    '--dnsbl-zone',
+    OWN_ZONE,
+    '--dnsbl-domain-zone',
+    'dbl.own-list.test',
+  ]);
   try {
     const token = bootstrapToken(server)!;
-    const ok = await call<BlacklistMonitor>(server.url, token, '/blacklist-monitors/create', { method: 'POST', body: { target_type: 'ip', target_value: '93.184.215.14', zones: [OWN_ZONE] } });
+    const ok = await call<BlacklistMonitor>(server.url, token, '/blacklist-monitors/create', {
+      method: 'POST',
+      body: { target_type: 'ip', target_value: '93.184.215.14', zones: [OWN_ZONE] },
+    });
     assert.deepEqual([ok.status, ok.body.data?.zones], [201, [OWN_ZONE]]);
-    const refused = await call(server.url, token, '/blacklist-monitors/create', { method: 'POST', body: { target_type: 'ip', target_value: '93.184.215.15', zones: ['zen.spamhaus.org'] } });
+    const refused = await call(server.url, token, '/blacklist-monitors/create', {
+      method: 'POST',
+      body: { target_type: 'ip', target_value: '93.184.215.15', zones: ['zen.spamhaus.org'] },
+    });
     assert.equal(refused.status, 400);
-    assert.match(refused.body.error!.details![0]!.message, /"zen\.spamhaus\.org", which is not one of this installation's DNSBL zones for IP targets \(bl\.own-list\.test\)/);
+    assert.match(
+      refused.body.error!.details![0]!.message,
+      /"zen\.spamhaus\.org", which is not one of this installation's DNSBL zones for IP targets \(bl\.own-list\.test\)/,
+    );
     // No worker: a check on demand makes it due, and nothing checks it.
     const asked = await call(server.url, token, `/blacklist-monitors/check?id=${ok.body.data!.id}`, { method: 'POST' });
     assert.equal(asked.status, 202);
-    const paused = await call<BlacklistMonitor>(server.url, token, '/blacklist-monitors/create', { method: 'POST', body: { target_type: 'ip', target_value: '93.184.215.16', is_enabled: false } });
-    const refusedPaused = await call(server.url, token, `/blacklist-monitors/check?id=${paused.body.data!.id}`, { method: 'POST' });
+    const paused = await call<BlacklistMonitor>(server.url, token, '/blacklist-monitors/create', {
+      method: 'POST',
+      body: { target_type: 'ip', target_value: '93.184.215.16', is_enabled: false },
+    });
+    const refusedPaused = await call(server.url, token, `/blacklist-monitors/check?id=${paused.body.data!.id}`, {
+      method: 'POST',
+    });
     assert.deepEqual([refusedPaused.status, refusedPaused.body.error?.code], [409, 'record_paused']);
   } finally {
     assert.equal(await stopServe(server), 0);

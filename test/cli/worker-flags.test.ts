@@ -20,7 +20,11 @@ const BAD_CALLS: [string, string[], RegExp][] = [
   ['a stray argument', ['worker', 'now'], /unexpected argument "now" for worker/],
   ['a concurrency of 0', ['worker', '--concurrency', '0'], /--concurrency must be an integer from 1/],
   ['a concurrency that is no number', ['worker', '--concurrency', 'lots'], /--concurrency/],
-  ['a concurrency given twice', ['worker', '--concurrency', '5', '--concurrency', '6'], /--concurrency is given more than once/],
+  [
+    'a concurrency given twice',
+    ['worker', '--concurrency', '5', '--concurrency', '6'],
+    /--concurrency is given more than once/,
+  ],
   ['a DNS server by name', ['worker', '--dns-server', 'dns.example.net'], /--dns-server must be an IP address/],
   ['a DNS server port out of range', ['worker', '--dns-server', '127.0.0.1:70000'], /--dns-server/],
   ['a second, bad DNS server', ['worker', '--dns-server', '127.0.0.1', '--dns-server', '1.2.3'], /"1\.2\.3"/],
@@ -29,11 +33,19 @@ const BAD_CALLS: [string, string[], RegExp][] = [
   ['a bad domain zone', ['worker', '--dnsbl-domain-zone', 'single'], /--dnsbl-domain-zone must be a DNS zone name/],
   ['a probe timeout of 0', ['worker', '--probe-timeout', '0'], /--probe-timeout/],
   ['a DNS timeout of 0', ['worker', '--dns-timeout', '0'], /--dns-timeout must be an integer from 1/],
-  ['a lease shorter than a second', ['worker', '--lease', '999'], /--lease must be an integer of milliseconds from 1000/],
+  [
+    'a lease shorter than a second',
+    ['worker', '--lease', '999'],
+    /--lease must be an integer of milliseconds from 1000/,
+  ],
   ['a lease longer than a day', ['worker', '--lease', '86400001'], /--lease/],
   ['a lease in seconds', ['worker', '--lease', '2s'], /--lease/],
   ['a lease on serve without --worker', ['serve', '--lease', '5000'], /--lease needs --worker/],
-  ['a poll interval under 100 ms', ['worker', '--poll-interval', '99'], /--poll-interval must be an integer of milliseconds from 100 to 3600000/],
+  [
+    'a poll interval under 100 ms',
+    ['worker', '--poll-interval', '99'],
+    /--poll-interval must be an integer of milliseconds from 100 to 3600000/,
+  ],
   ['a poll interval over an hour', ['worker', '--poll-interval', '3600001'], /--poll-interval/],
   ['a poll interval in seconds', ['worker', '--poll-interval', '1s'], /--poll-interval/],
   ['a poll interval on serve without --worker', ['serve', '--poll-interval', '500'], /--poll-interval needs --worker/],
@@ -45,16 +57,44 @@ const BAD_CALLS: [string, string[], RegExp][] = [
   ['a stop timeout that is no number', ['worker', '--stop-timeout', '5s'], /--stop-timeout/],
   ['a stop timeout on serve', ['serve', '--stop-timeout', '100'], /unknown flag --stop-timeout/],
   ['a worker id with a space', ['worker', '--worker-id', 'a b'], /--worker-id/],
-  ['a value for --allow-private-targets', ['worker', '--allow-private-targets=yes'], /--allow-private-targets takes no value/],
-  ['a CA file that does not exist', ['worker', '--ca-file', '/nonexistent/ca.pem'], /--ca-file \/nonexistent\/ca\.pem: ENOENT/],
-  ['a CA file with no certificate', ['worker', '--ca-file', 'package.json'], /--ca-file package\.json holds no PEM certificate/],
+  [
+    'a value for --allow-private-targets',
+    ['worker', '--allow-private-targets=yes'],
+    /--allow-private-targets takes no value/,
+  ],
+  [
+    'a CA file that does not exist',
+    ['worker', '--ca-file', '/nonexistent/ca.pem'],
+    /--ca-file \/nonexistent\/ca\.pem: ENOENT/,
+  ],
+  [
+    'a CA file with no certificate',
+    ['worker', '--ca-file', 'package.json'],
+    /--ca-file package\.json holds no PEM certificate/,
+  ],
   ['a query timeout of 0', ['worker', '--query-timeout', '0'], /--query-timeout/],
   ['engine flags on serve without --worker', ['serve', '--concurrency', '5'], /--concurrency needs --worker/],
-  ['zone descriptions on serve without --worker', ['serve', '--dnsbl-zone-info', 'zones.json'], /--dnsbl-zone-info needs --worker/],
+  [
+    'zone descriptions on serve without --worker',
+    ['serve', '--dnsbl-zone-info', 'zones.json'],
+    /--dnsbl-zone-info needs --worker/,
+  ],
   // The zone lists are the API's too (a monitor's zones must be among them): checked on serve alone.
-  ['a bad zone on serve without --worker', ['serve', '--dnsbl-zone', 'not a zone'], /--dnsbl-zone must be a DNS zone name/],
-  ['a zone descriptions file that does not exist', ['worker', '--dnsbl-zone-info', '/nonexistent/zones.json'], /--dnsbl-zone-info \/nonexistent\/zones\.json: ENOENT/],
-  ['a zone descriptions file that is not JSON', ['worker', '--dnsbl-zone-info', 'README.md'], /--dnsbl-zone-info README\.md is not JSON/],
+  [
+    'a bad zone on serve without --worker',
+    ['serve', '--dnsbl-zone', 'not a zone'],
+    /--dnsbl-zone must be a DNS zone name/,
+  ],
+  [
+    'a zone descriptions file that does not exist',
+    ['worker', '--dnsbl-zone-info', '/nonexistent/zones.json'],
+    /--dnsbl-zone-info \/nonexistent\/zones\.json: ENOENT/,
+  ],
+  [
+    'a zone descriptions file that is not JSON',
+    ['worker', '--dnsbl-zone-info', 'README.md'],
+    /--dnsbl-zone-info README\.md is not JSON/,
+  ],
   ['a bad engine flag on serve --worker', ['serve', '--worker', '--dns-server', 'resolver'], /--dns-server/],
   ['a bad zone on serve --worker', ['serve', '--worker', '--dnsbl-domain-zone', '-x.org'], /--dnsbl-domain-zone/],
 ];
@@ -86,13 +126,62 @@ describe('bad engine flags: one line on stderr, exit 2, no database touched', { 
 const BAD_ZONE_INFO: [string, unknown, RegExp][] = [
   ['an array', [], /must be a JSON object keyed by zone name/],
   ['a key that is no zone', { 'not a zone': {} }, /"not a zone" is no DNS zone name/],
-  ['an entry without codes', { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: null } }, /"bl\.example\.net"\.codes must be an object/],
-  ['a code that is no return code', { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: null, codes: { '10.0.0.2': { meaning: 'm', policy: false } } } }, /"10\.0\.0\.2", which is no return code/],
-  ['a policy that is no flag', { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: null, codes: { '127.0.0.2': { meaning: 'm', policy: 'no' } } } }, /codes\["127\.0\.0\.2"\]\.policy must be true or false/],
-  ['a meaning that is empty', { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: null, codes: { '127.0.0.2': { meaning: '', policy: false } } } }, /\.meaning must be a non-empty string/],
-  ['a delist URL that is no URL', { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: 'ftp://x', codes: {} } }, /\.delist_url must be an http or https URL, or null/],
-  ['a missing name', { 'bl.example.net': { operator: 'Y', delist_url: null, codes: {} } }, /"bl\.example\.net"\.name must be a non-empty string/],
-  ['an unknown field', { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: null, codes: {}, url: 'x' } }, /unknown field "url"/],
+  [
+    'an entry without codes',
+    { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: null } },
+    /"bl\.example\.net"\.codes must be an object/,
+  ],
+  [
+    'a code that is no return code',
+    {
+      'bl.example.net': {
+        name: 'X',
+        operator: 'Y',
+        delist_url: null,
+        codes: { '10.0.0.2': { meaning: 'm', policy: false } },
+      },
+    },
+    /"10\.0\.0\.2", which is no return code/,
+  ],
+  [
+    'a policy that is no flag',
+    {
+      'bl.example.net': {
+        name: 'X',
+        operator: 'Y',
+        delist_url: null,
+        codes: { '127.0.0.2': { meaning: 'm', policy: 'no' } },
+      },
+    },
+    /codes\["127\.0\.0\.2"\]\.policy must be true or false/,
+  ],
+  [
+    'a meaning that is empty',
+    {
+      'bl.example.net': {
+        name: 'X',
+        operator: 'Y',
+        delist_url: null,
+        codes: { '127.0.0.2': { meaning: '', policy: false } },
+      },
+    },
+    /\.meaning must be a non-empty string/,
+  ],
+  [
+    'a delist URL that is no URL',
+    { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: 'ftp://x', codes: {} } },
+    /\.delist_url must be an http or https URL, or null/,
+  ],
+  [
+    'a missing name',
+    { 'bl.example.net': { operator: 'Y', delist_url: null, codes: {} } },
+    /"bl\.example\.net"\.name must be a non-empty string/,
+  ],
+  [
+    'an unknown field',
+    { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: null, codes: {}, url: 'x' } },
+    /unknown field "url"/,
+  ],
 ];
 
 describe('a bad --dnsbl-zone-info file: one line naming what is wrong, exit 2', { concurrency: 4 }, () => {

@@ -43,13 +43,22 @@ const TYPE_PTR = 12;
 
 /** A name as DNS wire labels, ending in the root's empty label. */
 function wireName(name: string): Buffer {
-  const labels = name.replace(/\.$/, '').split('.').filter((label) => label !== '');
-  return Buffer.concat([...labels.map((label) => Buffer.concat([Buffer.from([label.length]), Buffer.from(label, 'latin1')])), Buffer.from([0])]);
+  const labels = name
+    .replace(/\.$/, '')
+    .split('.')
+    .filter((label) => label !== '');
+  return Buffer.concat([
+    ...labels.map((label) => Buffer.concat([Buffer.from([label.length]), Buffer.from(label, 'latin1')])),
+    Buffer.from([0]),
+  ]);
 }
 
 /** The records of a reply to a question of `type`: its A records, its PTR names, or none (NODATA). */
 function recordsFor(reply: { a: string[] } | { ptr: string[] }, type: number): { type: number; data: Buffer }[] {
-  if ('a' in reply) return type === TYPE_A ? reply.a.map((address) => ({ type: TYPE_A, data: Buffer.from(address.split('.').map(Number)) })) : [];
+  if ('a' in reply)
+    return type === TYPE_A
+      ? reply.a.map((address) => ({ type: TYPE_A, data: Buffer.from(address.split('.').map(Number)) }))
+      : [];
   return type === TYPE_PTR ? reply.ptr.map((name) => ({ type: TYPE_PTR, data: wireName(name) })) : [];
 }
 
@@ -69,7 +78,12 @@ function readQuestion(message: Buffer): { name: string; type: number; end: numbe
   return { name: labels.join('.').toLowerCase(), type: message.readUInt16BE(offset), end: offset + 4 };
 }
 
-function answer(query: Buffer, questionEnd: number, rcode: number, records: readonly { type: number; data: Buffer }[]): Buffer {
+function answer(
+  query: Buffer,
+  questionEnd: number,
+  rcode: number,
+  records: readonly { type: number; data: Buffer }[],
+): Buffer {
   const header = Buffer.alloc(12);
   header.writeUInt16BE(query.readUInt16BE(0), 0);
   // QR, the query's opcode and RD, AA and RA, then the code.

@@ -5,7 +5,10 @@ import { TYPES } from './column-types.ts';
 
 /** One column per ALTER TABLE: SQLite adds no more at once. */
 function addColumn(
-  db: Kysely<unknown>, table: string, column: string, type: ColumnDataType,
+  db: Kysely<unknown>,
+  table: string,
+  column: string,
+  type: ColumnDataType,
   build: (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder = (c) => c,
 ): Promise<void> {
   return db.schema.alterTable(table).addColumn(column, type, build).execute();
@@ -24,8 +27,9 @@ export function dnsblListings(dialect: StoreDialect): Migration {
       // As in 0003: fail soon behind a long transaction rather than queue every request behind it.
       if (dialect === 'postgres') await sql`set local lock_timeout = '2s'`.execute(db);
       await addColumn(db, 'blacklist_monitors', 'zones', 'text');
-      await addColumn(db, 'blacklist_monitors', 'count_policy_listings', t.flag,
-        (c) => c.notNull().defaultTo(sql.lit(dialect === 'postgres' ? false : 0)));
+      await addColumn(db, 'blacklist_monitors', 'count_policy_listings', t.flag, (c) =>
+        c.notNull().defaultTo(sql.lit(dialect === 'postgres' ? false : 0)),
+      );
       await addColumn(db, 'blacklist_monitors', 'listings', 'text', (c) => c.notNull().defaultTo('[]'));
       await addColumn(db, 'blacklist_monitors', 'rdns', 'text');
       await addColumn(db, 'blacklist_monitors', 'check_requested_at', t.stamp);
