@@ -2,16 +2,24 @@ import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-s
 import type { WebhookStore } from './webhook-store.ts';
 import type { CreateResult, PageRequest } from './store-calls.ts';
 import type {
-  ApiKey, BlacklistMonitor, CheckResult, Device, NewApiKey, NewBlacklistMonitor, NewDevice,
-  Timestamp, User,
+  ApiKey,
+  BlacklistMonitor,
+  CheckResult,
+  Device,
+  NewApiKey,
+  NewBlacklistMonitor,
+  NewDevice,
+  Timestamp,
+  User,
 } from './records.ts';
 
 export type { CreateResult, PageRequest };
 
 /**
- * Everything the API keeps. Implementations: `MemoryStore` (core) and `KyselyStore`
- * (PostgreSQL, SQLite). Timestamps go in and come out as ISO 8601 UTC with milliseconds. A store throws `MissingTableError` when its schema is not migrated;
- * any other error it throws is answered 500 `server_error` and never shown to the client.
+ * Everything the API keeps. Implementations: `MemoryStore` (core) and `KyselyStore` (PostgreSQL,
+ * SQLite). Timestamps go in and come out as ISO 8601 UTC with milliseconds. A store throws
+ * `MissingTableError` when its schema is not migrated; any other error it throws is answered 500
+ * `server_error` and never shown to the client.
  */
 export interface Store extends MonitoringStore, WebhookStore {
   createUser(user: Omit<User, 'id'>): Promise<User>;
@@ -40,7 +48,12 @@ export interface Store extends MonitoringStore, WebhookStore {
    * undefined when the record does not exist or belongs to another user. Deleting a record deletes
    * its results.
    */
-  listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined>;
+  listCheckResults(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    page: ResultsPage,
+  ): Promise<CheckResult[] | undefined>;
 
   /**
    * Optional: a value that differs whenever any device, monitor or webhook may have changed since

@@ -10,7 +10,8 @@
  *   const t = createTestApi();
  *   const engine = createMonitoringEngine({ store: t.store, clock: t.clock, ...probeOptions });
  *   const key = await t.createKey();
- *   await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } });
+ *   const body = { target_type: 'domain', target_value: 'example.com' };
+ *   await t.request('/v1/devices/create', { method: 'POST', key, body });
  *   await engine.runOnce();                        // the new device is due at once
  *   await t.request('/v1/devices/results?id=1', { key });
  *   t.clock.advance(60_000);                       // its interval: due again
@@ -93,10 +94,9 @@ export function createTestApi(options: TestApiOptions = {}): TestApi {
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     }
     const url = new URL(path, 'http://monitoring.test').href;
-    const response = await api.fetch(
-      new Request(url, { method: init.method ?? 'GET', headers, body }),
-      { clientAddress: init.clientAddress === undefined ? '127.0.0.1' : init.clientAddress },
-    );
+    const response = await api.fetch(new Request(url, { method: init.method ?? 'GET', headers, body }), {
+      clientAddress: init.clientAddress === undefined ? '127.0.0.1' : init.clientAddress,
+    });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: JSON.parse(text) as TestBody<T>, text };
   }

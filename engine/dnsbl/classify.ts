@@ -26,7 +26,9 @@ export const TIMEOUT = 'timeout';
 
 const NOT_LISTED: ZoneVerdict = { ok: true, listed: false, answer: null, error: null };
 
-/** The answers that mean the zone refused or could not read the query (docs/engine.md, "Blacklist monitors (DNSBL)"). */
+/**
+ * The answers that mean the zone refused or could not read the query (docs/engine.md, "Blacklist monitors (DNSBL)").
+ */
 function isRefusalCode(zone: string, address: string): boolean {
   // 127.255.255.0/24: Spamhaus's (and others') "typo", "public resolver", "over quota" family.
   if (address.startsWith('127.255.255.')) return true;
@@ -44,7 +46,8 @@ export function classifyReply(zone: string, reply: ZoneReply): ZoneVerdict {
   if ('code' in reply) {
     // NXDOMAIN and NODATA: the zone has nothing on the target.
     if (reply.code === 'ENOTFOUND' || reply.code === 'ENODATA') return NOT_LISTED;
-    if (reply.code === 'ETIMEOUT' || reply.code === 'ECANCELLED') return { ok: false, listed: false, answer: null, error: TIMEOUT };
+    if (reply.code === 'ETIMEOUT' || reply.code === 'ECANCELLED')
+      return { ok: false, listed: false, answer: null, error: TIMEOUT };
     return { ok: false, listed: false, answer: null, error: reply.code };
   }
   if (reply.addresses.length === 0) return NOT_LISTED;
