@@ -79,7 +79,7 @@ function page<T extends { id: number }>(rows: Map<number, Owned<T>>, userId: num
  * It returns copies, so callers cannot change what it holds.
  */
 export class MemoryStore implements Store {
-  #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, lease: 1, event: 1 };
+  #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, check: 1, lease: 1, event: 1 };
   readonly #users = new Map<number, User>();
   readonly #keys = new Map<number, ApiKey & { token_hash: string }>();
   readonly #devices = new Map<number, Owned<Device>>();
@@ -273,8 +273,11 @@ export class MemoryStore implements Store {
   }
 
   #keepResults(kind: MonitoredKind, resourceId: number, results: readonly NewCheckResult[]): void {
+    const checkId = this.#nextId.check++;
     for (const result of results) {
-      const stored = { ...structuredClone(result), id: this.#nextId.result++, checked_at: iso(result.checked_at) } as CheckResult;
+      const stored = {
+        ...structuredClone(result), id: this.#nextId.result++, check_id: checkId, checked_at: iso(result.checked_at),
+      } as CheckResult;
       this.#results.push({ kind, resourceId, result: stored });
     }
   }

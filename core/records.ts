@@ -94,6 +94,11 @@ export type ProbeName = DeviceProbe | 'dnsbl';
 export interface CheckResultBase {
   /** Ids grow with time: a larger id is a later result. */
   id: number;
+  /**
+   * The check the result belongs to: every result of one check (a device's probes, a monitor's
+   * zones) has the same; a later check has a larger one.
+   */
+  check_id: number;
   /** When the probe finished. */
   checked_at: Timestamp;
   probe: ProbeName;
@@ -143,11 +148,11 @@ export type DeviceProbeResult = HttpProbeResult | TlsProbeResult | ServiceProbeR
 /** A stored check result, as `GET /devices/results` and `GET /blacklist-monitors/results` show it. */
 export type CheckResult = DnsblResult | DeviceProbeResult;
 
-type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
-/** A check result as the engine hands it to the store, before the store gives it an id. */
+type WithoutId<T> = T extends unknown ? Omit<T, 'id' | 'check_id'> : never;
+/** A check result as the engine hands it to the store, before the store gives it its ids. */
 export type NewCheckResult = WithoutId<CheckResult>;
 export type NewDeviceProbeResult = WithoutId<DeviceProbeResult>;
-export type NewDnsblResult = Omit<DnsblResult, 'id'>;
+export type NewDnsblResult = Omit<DnsblResult, 'id' | 'check_id'>;
 
 // `Extract<..., { probe: P }>` was never for the TLS and HTTP probes, whose result types each
 // cover several probe names: the intersection keeps the result type of the probe P names.

@@ -122,6 +122,8 @@ export interface CheckResultsTable {
   error: string | null;
   /** JSON object of the probe's own fields (`zone`, `http_status`, `tls_valid_to`, `banner`, ...). */
   fields: string;
+  /** Migration 0007: the check the row belongs to; null for rows written before it (their own id stands in). */
+  check_id: ColumnType<DbInteger | null, number | undefined, number>;
 }
 
 /** The outbox: status changes to announce, written with the check that caused them. */

@@ -76,7 +76,7 @@ export function dnsblFailure(checked_at: Timestamp, zone: string, error = 'timeo
   return { checked_at, probe: 'dnsbl', ok: false, response_ms: null, error, zone, listed: false, answer: null };
 }
 
-export function http(checked_at: Timestamp, status: number | null, probe: HttpProbeResult['probe'] = 'public_https'): Omit<HttpProbeResult, 'id'> {
+export function http(checked_at: Timestamp, status: number | null, probe: HttpProbeResult['probe'] = 'public_https'): Omit<HttpProbeResult, 'id' | 'check_id'> {
   const ok = status === 200;
   return {
     checked_at, probe, ok, response_ms: status === null ? null : 87, error: status === null ? 'ECONNREFUSED' : ok ? null : `status ${status}`,
@@ -84,7 +84,7 @@ export function http(checked_at: Timestamp, status: number | null, probe: HttpPr
   };
 }
 
-export function tls(checked_at: Timestamp, daysLeft: number, probe: TlsProbeResult['probe'] = 'public_tls'): Omit<TlsProbeResult, 'id'> {
+export function tls(checked_at: Timestamp, daysLeft: number, probe: TlsProbeResult['probe'] = 'public_tls'): Omit<TlsProbeResult, 'id' | 'check_id'> {
   const validTo = new Date(new Date(checked_at).getTime() + daysLeft * 86_400_000).toISOString();
   return {
     checked_at, probe, ok: daysLeft >= 0, response_ms: 40, error: daysLeft >= 0 ? null : 'CERT_HAS_EXPIRED',
@@ -92,7 +92,7 @@ export function tls(checked_at: Timestamp, daysLeft: number, probe: TlsProbeResu
   };
 }
 
-export function service(checked_at: Timestamp, banner: string | null): Omit<ServiceProbeResult, 'id'> {
+export function service(checked_at: Timestamp, banner: string | null): Omit<ServiceProbeResult, 'id' | 'check_id'> {
   return { checked_at, probe: 'service', ok: banner !== null, response_ms: 5, error: banner === null ? 'timeout' : null, banner };
 }
 

@@ -188,7 +188,7 @@ describe('OpenAPI document', () => {
     // Exactly one shape matches a result, chosen by its probe.
     const conformance = createConformance(document);
     const validate = conformance.validator({ oneOf: [{ $ref: '#/components/schemas/DnsblResult' }, { $ref: '#/components/schemas/DeviceProbeResult' }] });
-    const common = { id: 1, checked_at: '2026-01-01T00:00:00.000Z', ok: true, response_ms: 3, error: null };
+    const common = { id: 1, check_id: 1, checked_at: '2026-01-01T00:00:00.000Z', ok: true, response_ms: 3, error: null };
     assert.equal(validate({ ...common, probe: 'dnsbl', zone: 'zen.spamhaus.org', listed: false, answer: null }), true);
     assert.equal(validate({ ...common, probe: 'origin_http', http_status: 200, location: null }), true);
     assert.equal(validate({ ...common, probe: 'public_tls', tls_valid_to: null, tls_days_left: null, tls_error: null }), true);
