@@ -13,6 +13,7 @@ export function blacklistKind(resolved: ResolvedEngineOptions, dnsbl: DnsblCheck
     claim: (request) => resolved.store.claimDueBlacklistMonitors(request),
     check: (claimed) => checkBlacklistMonitor(claimed, dnsbl),
     record: (checks) => resolved.store.recordBlacklistChecks(checks),
+    failed: (outcome) => outcome.failed_zones.length > 0,
   };
 }
 
@@ -51,5 +52,6 @@ export function deviceKind(resolved: ResolvedEngineOptions, deviceCheck: DeviceC
     claim: (request) => resolved.store.claimDueDevices(request),
     check: (claimed, leaseUntilMs) => deviceCheck(claimed, { connector, clock: resolved.clock, options, signal: signal(leaseUntilMs), random: resolved.random }),
     record: (checks) => resolved.store.recordDeviceChecks(checks),
+    failed: (outcome) => outcome.results.some((result) => !result.ok),
   };
 }

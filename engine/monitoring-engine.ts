@@ -6,6 +6,7 @@ import { createGuardedConnector } from './net/guarded-connector.ts';
 import { systemLookup } from './net/system-lookup.ts';
 import { contextTrusting } from './net/trusted-context.ts';
 import { resolveEngineOptions, type MonitoringEngineOptions } from './options.ts';
+import { CheckSummary } from './scheduler/check-summary.ts';
 import { KindRunner, type Runner, type RunnerSettings } from './scheduler/kind-runner.ts';
 import { pruneResults } from './scheduler/retention.ts';
 import { Slots } from './scheduler/slots.ts';
@@ -33,6 +34,9 @@ export interface EngineRunSummary {
   pruned: number;
 }
 
+/** How often a worker writes its summary line (docs/operations.md, "Logs"). */
+const SUMMARY_INTERVAL_MS = 60_000;
+
 /** Finished checks waiting to be written, per write batch, beyond which claiming waits. */
 const UNWRITTEN_BATCHES = 4;
 
@@ -46,9 +50,18 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   const logger = boundedLogger(resolved.logger, clock);
   const slots = new Slots(resolved.concurrency);
   const tally: RunnerSettings['tally'] = { claimed: 0, written: 0, fenced: 0, failed: 0, crashed: 0 };
+  const summary = new CheckSummary(clock.now());
   const settings: RunnerSettings = {
     owner: resolved.workerId, clock, leaseMs: resolved.leaseMs, writeBatchSize: resolved.writeBatchSize,
-    writeDelayMs: resolved.writeDelayMs, slots, logger, tally,
+    writeDelayMs: resolved.writeDelayMs, slots, logger, tally, summary,
+  };
+  /** One info line per minute per worker: what it checked, what failed, how late it started checks. */
+  const summarize = (nowMs: number) => {
+    if (nowMs - summary.since < SUMMARY_INTERVAL_MS) return;
+    const line = summary.take(nowMs);
+    logger.info?.(`checked ${line.checks} records in ${line.period_s} s: ${line.failed} found failing, ${line.lost} lost`, {
+      worker_id: resolved.workerId, ...line,
+    });
   };
 
   const defaultResolver = resolved.resolver === undefined ? createDnsblResolver(resolved.dnsServers, resolved.dnsTimeoutMs) : undefined;
@@ -131,6 +144,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     let claimsFailing = false;
     while (!stopping) {
       const now = clock.now();
+      summarize(now);
       if (sweeping === undefined && now - lastSweepMs >= resolved.retentionSweepMs) {
         sweeping = sweep(now).finally(() => (sweeping = undefined));
       }
@@ -202,6 +216,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       }
       // After the checks, so the events they wrote are delivered in the same run.
       await webhooks.runOnce();
+      summarize(clock.now());
       return {
         claimed: tally.claimed - before.claimed,
         written: tally.written - before.written,

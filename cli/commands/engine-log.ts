@@ -1,15 +1,22 @@
 import type { EngineLogger } from '../../engine/index.ts';
+import { logs, type LogLevel } from '../log-level.ts';
 
 /**
- * The engine's log on the command line: JSON lines, information on stdout beside the request
- * log, warnings and failures on stderr, as the server's own log does.
+ * The engine's log on the command line: JSON lines, debug and information on stdout beside the
+ * request log, warnings and failures on stderr, as the server's own log does. Levels below
+ * `level` are not written (a method left out costs the engine nothing).
  */
-export function jsonEngineLogger(out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): EngineLogger {
+export function jsonEngineLogger(
+  level: LogLevel = 'info',
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): EngineLogger {
   const line = (level: string, message: string, fields?: Record<string, unknown>) =>
     `${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`;
   return {
-    info: (message, fields) => void out.write(line('info', message, fields)),
-    warn: (message, fields) => void err.write(line('warn', message, fields)),
+    ...(logs(level, 'debug') ? { debug: (message: string, fields?: Record<string, unknown>) => void out.write(line('debug', message, fields)) } : {}),
+    ...(logs(level, 'info') ? { info: (message: string, fields?: Record<string, unknown>) => void out.write(line('info', message, fields)) } : {}),
+    ...(logs(level, 'warn') ? { warn: (message: string, fields?: Record<string, unknown>) => void err.write(line('warn', message, fields)) } : {}),
     error(message, error) {
       const failure = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: String(error) };
       err.write(line('error', message, { error: failure }));

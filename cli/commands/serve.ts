@@ -6,6 +6,7 @@ import { POSTGRES_TIMEOUTS } from '../../stores/kysely/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, type EngineFlagOptions } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
+import { readLogLevel, type LogLevel } from '../log-level.ts';
 import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from '../flags.ts';
 import { exitGracefullyOnSignals } from '../server/graceful-shutdown.ts';
 import type { CliIo } from '../io.ts';
@@ -23,6 +24,7 @@ const SPEC = {
   'rate-limit-fail': { type: 'string' },
   'trust-proxy': { type: 'string', multiple: true },
   'allow-private-targets': { type: 'boolean' },
+  'log-level': { type: 'string' },
   'body-limit': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
   worker: { type: 'boolean' },
@@ -57,6 +59,7 @@ interface ServeConfig {
   shutdownTimeoutMs: number;
   /** The client timeouts given as flags; the others stay at SERVER_TIMEOUTS. */
   serverTimeouts: ServerTimeouts;
+  logLevel: LogLevel;
 }
 
 /** --header-timeout, --request-timeout and --keep-alive-timeout, checked as node:http would take them. */
@@ -125,6 +128,7 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
       ? POSTGRES_TIMEOUTS.connectionTimeoutMs + queryTimeoutMs + 3_000
       : positiveInt(shutdownTimeout, '--shutdown-timeout', MAX_TIMEOUT_MS),
     serverTimeouts: readServerTimeouts(flags),
+    logLevel: readLogLevel(flags),
   };
 }
 
@@ -142,7 +146,7 @@ function printBootstrapBanner({ user, created }: Bootstrapped, io: CliIo): void 
 /** `monitoring-api serve`: the API on node:http until SIGTERM or SIGINT. */
 export async function serve(args: readonly string[], io: CliIo): Promise<void> {
   const config = readConfig(args, io.env);
-  const logger = jsonLogger();
+  const logger = jsonLogger(process.stdout, process.stderr, { level: config.logLevel });
   // Whatever ends the process, an uncaught exception included, the request lines it gathered go out.
   process.once('exit', () => void logger.flush());
   const opened = await openMigrated(config.database, { preparedStatements: config.preparedStatements, queryTimeoutMs: config.queryTimeoutMs });
@@ -198,7 +202,7 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     if (!shutdown.stopping) io.stdout(`listening on ${baseUrl(address, api.basePath)}\n`);
     // With --worker, this process also checks what the API stores (docs/engine.md, "Shape and run modes").
     if (config.engine !== undefined && !shutdown.stopping) {
-      const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...config.engine });
+      const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(config.logLevel), ...config.engine });
       engine = createMonitoringEngine(options);
       engine.start();
       io.stdout(describeEngine(options));

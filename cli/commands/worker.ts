@@ -3,12 +3,14 @@ import { resolveEngineOptions } from '../../engine/options.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
+import { readLogLevel, type LogLevel } from '../log-level.ts';
 import { positiveInt, readFlags, text } from '../flags.ts';
 import type { CliIo } from '../io.ts';
 
 const SPEC = {
   database: { type: 'string' },
   'allow-private-targets': { type: 'boolean' },
+  'log-level': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
   'query-timeout': { type: 'string' },
   'stop-timeout': { type: 'string' },
@@ -35,6 +37,7 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   const stopTimeout = text(flags, 'stop-timeout');
   const stopDeadlineMs = stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
   const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
+  const logLevel: LogLevel = readLogLevel(flags);
   const database = databaseUrl(text(flags, 'database'), io.env);
   const queryTimeout = text(flags, 'query-timeout');
   // As for serve: how long a PostgreSQL query may take before it is given up (12 s by default).
@@ -45,7 +48,7 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   });
   if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
-  const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...engineFlags });
+  const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(logLevel), ...engineFlags });
   const engine = createMonitoringEngine(options);
   engine.start();
   // The handlers first, then the line that says the worker runs: a SIGTERM sent on seeing that

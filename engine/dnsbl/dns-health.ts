@@ -49,15 +49,17 @@ export class DnsHealth {
    * `mark` is what `sent()` said when it went out: a lookup the server answered others during
    * (one sent in an outage, timing out just after the server came back) says nothing about the
    * server now, and counting it would log a second outage a moment after the recovery.
+   * `error` is how the lookup failed (`timeout`, `ECONNREFUSED`, ...): the warning names the one
+   * that started the outage.
    */
-  silent(mark: number): void {
+  silent(mark: number, error: string): void {
     if (mark !== this.#answers) return;
     this.#silentInARow++;
     if (this.#downSince !== null || this.#silentInARow < SILENT_LOOKUPS_FOR_OUTAGE) return;
     this.#downSince = this.#clock.now();
     this.#logger.warn?.(
-      `DNS server ${this.#servers} does not answer: DNSBL lookups fail with "timeout" until it does`,
-      { dns_servers: this.#servers },
+      `DNS server ${this.#servers} does not answer (${error}): DNSBL lookups fail until it does`,
+      { dns_servers: this.#servers, error },
     );
   }
 }

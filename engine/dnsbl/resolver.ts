@@ -35,7 +35,7 @@ export function askWithDeadline(resolver: DnsblResolver, name: string, timeoutMs
     const mark = health.sent();
     const timer = setTimeout(() => {
       settled = true;
-      health.silent(mark);
+      health.silent(mark, 'timeout');
       resolve({ code: 'ETIMEOUT' });
     }, timeoutMs);
     resolver.resolve4(name).then(
@@ -52,7 +52,7 @@ export function askWithDeadline(resolver: DnsblResolver, name: string, timeoutMs
         clearTimeout(timer);
         const code = (error as { code?: unknown }).code;
         const text = typeof code === 'string' ? code : 'dns_error';
-        if (SILENT_CODES.has(text)) health.silent(mark);
+        if (SILENT_CODES.has(text)) health.silent(mark, text === 'ECONNREFUSED' ? text : 'timeout');
         else health.answered();
         resolve({ code: text });
       },

@@ -1,5 +1,6 @@
 import type { Claimed, ClaimRequest, Clock, MonitoredKind, RecordedCheck } from '../../core/index.ts';
 import type { EngineLogger } from '../logger.ts';
+import type { CheckSummary } from './check-summary.ts';
 import type { Slots } from './slots.ts';
 import { WriteBuffer, type WriteTally } from './write-buffer.ts';
 
@@ -16,6 +17,8 @@ export interface CheckKind<C extends Claimed<unknown>, O> {
    */
   check(claimed: C, leaseUntilMs: number): Promise<O>;
   record(checks: readonly RecordedCheck<O>[]): Promise<boolean[]>;
+  /** Whether a check found something failing (a probe, a zone): counted in the summary. */
+  failed(outcome: O): boolean;
 }
 
 export interface RunnerSettings {
@@ -27,6 +30,8 @@ export interface RunnerSettings {
   slots: Slots;
   logger: EngineLogger;
   tally: WriteTally & { claimed: number; crashed: number };
+  /** The period's counts, for the worker's summary line. */
+  summary: CheckSummary;
 }
 
 /** What the engine drives, whatever the kind. */
@@ -56,6 +61,12 @@ export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
       logger: settings.logger,
       tally: settings.tally,
       onWritten: () => settings.slots.wake(),
+      onOutcome: (batch, written) => {
+        if (written instanceof Error) return settings.summary.lost(batch.length);
+        batch.forEach((check, i) => {
+          if (written[i] === true) settings.summary.written(kind.name, kind.failed(check.outcome));
+        });
+      },
     });
   }
 
@@ -106,24 +117,28 @@ export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
       (outcome) => this.#buffer.add({ lease: claimed.lease, outcome }),
       (error: unknown) => {
         this.#s.tally.crashed++;
+        this.#s.summary.lost(1);
         // The id stays out of the message, so that one failure repeated is logged once (bounded-logger.ts).
         this.#s.logger.error?.(`checking a ${this.name} failed unexpectedly`, error);
       },
     ).finally(() => slots.release());
   }
 
-  /** Scheduling lag: how late each claimed check starts, logged per batch. */
+  /**
+   * Scheduling lag: how late each claimed check starts, counted for the summary and logged per
+   * batch at debug level (a busy worker claims many batches a second).
+   */
   #logLag(nowMs: number, claimed: readonly C[]): void {
-    const log = this.#s.logger.info;
-    if (log === undefined) return;
+    const log = this.#s.logger.debug;
     let max = 0;
     let sum = 0;
     for (const { due_at } of claimed) {
       const lag = Math.max(0, nowMs - Date.parse(due_at));
+      this.#s.summary.claimed(lag);
       sum += lag;
       if (lag > max) max = lag;
     }
-    log(`claimed ${claimed.length} due ${this.name} checks`, {
+    log?.(`claimed ${claimed.length} due ${this.name} checks`, {
       kind: this.name, claimed: claimed.length, lag_ms_max: max, lag_ms_mean: Math.round(sum / claimed.length),
     });
   }

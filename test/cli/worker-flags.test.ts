@@ -49,6 +49,8 @@ const BAD_CALLS: [string, string[], RegExp][] = [
   ['a CA file that does not exist', ['worker', '--ca-file', '/nonexistent/ca.pem'], /--ca-file \/nonexistent\/ca\.pem: ENOENT/],
   ['a CA file with no certificate', ['worker', '--ca-file', 'package.json'], /--ca-file package\.json holds no PEM certificate/],
   ['a query timeout of 0', ['worker', '--query-timeout', '0'], /--query-timeout/],
+  ['an unknown log level', ['worker', '--log-level', 'loud'], /--log-level must be debug, info, warn or error, not "loud"/],
+  ['an unknown log level on serve', ['serve', '--log-level', 'trace'], /--log-level must be debug, info, warn or error/],
   ['engine flags on serve without --worker', ['serve', '--concurrency', '5'], /--concurrency needs --worker/],
   ['a zone on serve without --worker', ['serve', '--dnsbl-zone', 'zen.spamhaus.org'], /--dnsbl-zone needs --worker/],
   ['a bad engine flag on serve --worker', ['serve', '--worker', '--dns-server', 'resolver'], /--dns-server/],
