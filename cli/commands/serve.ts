@@ -12,6 +12,7 @@ import { exitGracefullyOnSignals } from '../server/graceful-shutdown.ts';
 import type { CliIo } from '../io.ts';
 import { baseUrl, createApiServer, listen, SERVER_TIMEOUTS, type ServerTimeouts } from '../server/http-server.ts';
 import { checkRateLimitStore, rateLimiterFromUrl } from './rate-limiter-from-url.ts';
+import { databaseReadiness } from './readiness.ts';
 import { jsonLogger } from '../server/request-log.ts';
 import { UsageError } from '../usage-error.ts';
 
@@ -173,7 +174,7 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
       allowPrivateTargets: config.allowPrivateTargets,
       logger,
     });
-    const apiServer = createApiServer(api, config.serverTimeouts);
+    const apiServer = createApiServer(api, config.serverTimeouts, databaseReadiness(opened));
     const address = await listen(apiServer.server, config.port, config.host);
     // Only once the address is ours: a first key printed just before "address in use" is easily
     // missed, and it is never printed again.

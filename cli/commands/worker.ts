@@ -4,13 +4,17 @@ import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
 import { readLogLevel, type LogLevel } from '../log-level.ts';
-import { positiveInt, readFlags, text } from '../flags.ts';
+import { hostPort, positiveInt, readFlags, text } from '../flags.ts';
+import { answerHealth } from '../server/health.ts';
+import { listenerUrl, startSideListener, type SideListener } from '../server/side-listener.ts';
+import { databaseReadiness } from './readiness.ts';
 import type { CliIo } from '../io.ts';
 
 const SPEC = {
   database: { type: 'string' },
   'allow-private-targets': { type: 'boolean' },
   'log-level': { type: 'string' },
+  'health-address': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
   'query-timeout': { type: 'string' },
   'stop-timeout': { type: 'string' },
@@ -38,6 +42,8 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   const stopDeadlineMs = stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
   const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
   const logLevel: LogLevel = readLogLevel(flags);
+  const healthFlag = text(flags, 'health-address');
+  const healthAddress = healthFlag === undefined ? undefined : hostPort(healthFlag, '--health-address');
   const database = databaseUrl(text(flags, 'database'), io.env);
   const queryTimeout = text(flags, 'query-timeout');
   // As for serve: how long a PostgreSQL query may take before it is given up (12 s by default).
@@ -48,6 +54,16 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   });
   if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
+  const ready = databaseReadiness(opened);
+  let health: SideListener | undefined;
+  try {
+    health = healthAddress === undefined
+      ? undefined
+      : await startSideListener(healthAddress.host, healthAddress.port, (req, res) => answerHealth(req, res, ready));
+  } catch (error) {
+    await opened.store.close();
+    throw error;
+  }
   const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(logLevel), ...engineFlags });
   const engine = createMonitoringEngine(options);
   engine.start();
@@ -55,8 +71,10 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   // line must find them, not the default action that kills the process without its exit code.
   stopOnSignals(async () => {
     await engine.stop();
+    await health?.close();
     await opened.store.close();
   }, stopDeadlineMs);
+  if (health !== undefined) io.stdout(`monitoring-api: health checks on ${listenerUrl(health.address)}/healthz and /readyz\n`);
   io.stdout(describeEngine(options));
 }
 
