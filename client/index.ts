@@ -10,7 +10,8 @@ import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } f
 import type {
   AllOptions, AllResultsOptions, BlacklistMonitor, BlacklistMonitorInput, CreatedWebhook, Deleted, Device, DeviceInput,
   DeviceProbeResult, DnsblResult, ListOptions, Me, MonitoredResourceClient, MonitoringClient, MonitoringClientOptions,
-  Page, RequestOptions, ResourceClient, ResultCursor, ResultPage, ResultsOptions, Webhook, WebhookInput,
+  Page, RequestOptions, ResourceClient, ResultCursor, ResultPage, ResultsOptions, Webhook, WebhookAttempt, WebhookClient,
+  WebhookInput, WebhookTestResult,
 } from './types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
@@ -58,8 +59,23 @@ function resource<T, Input, Created = T>(transport: Transport, base: URL, segmen
 
 /** A resource the engine checks: the resource client plus its check results, newest first. */
 function monitored<T, Input, R>(transport: Transport, base: URL, segment: string): MonitoredResourceClient<T, Input, R> {
-  const resultsUrl = new URL(`${segment}/results`, base);
+  const { page: results, all: allResults } = newestFirst<R>(transport, new URL(`${segment}/results`, base));
+  return { ...resource<T, Input>(transport, base, segment), results, allResults };
+}
 
+/** Webhooks: the resource client plus each one's delivery attempts, newest first. */
+function webhooks(transport: Transport, base: URL): WebhookClient {
+  const { page: deliveries, all: allDeliveries } = newestFirst<WebhookAttempt>(transport, new URL('webhooks/deliveries', base));
+  async function test(id: number, options?: RequestOptions): Promise<WebhookTestResult> {
+    const url = new URL('webhooks/test', base);
+    url.searchParams.set('id', String(id));
+    return (await transport.send<WebhookTestResult>('POST', url, undefined, options)).data;
+  }
+  return { ...resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks'), deliveries, allDeliveries, test };
+}
+
+/** One record's rows at `resultsUrl`, newest first: a page, and every page following the Link header. */
+function newestFirst<R>(transport: Transport, resultsUrl: URL) {
   async function results(id: number, options: ResultsOptions = {}): Promise<ResultPage<R>> {
     const url = new URL(resultsUrl);
     url.searchParams.set('id', String(id));
@@ -80,7 +96,7 @@ function monitored<T, Input, R>(transport: Transport, base: URL, segment: string
     }
   }
 
-  return { ...resource<T, Input>(transport, base, segment), results, allResults };
+  return { page: results, all: allResults };
 }
 
 export function createMonitoringClient(options: MonitoringClientOptions): MonitoringClient {
@@ -99,7 +115,7 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
     },
     devices: monitored<Device, DeviceInput, DeviceProbeResult>(transport, base, 'devices'),
     blacklistMonitors: monitored<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>(transport, base, 'blacklist-monitors'),
-    webhooks: resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks'),
+    webhooks: webhooks(transport, base),
   };
 }
 

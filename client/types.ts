@@ -6,13 +6,14 @@ import type {
   BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, DetailCode, Device,
   DeviceLastResults, DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblResult, ErrorDetail,
   EventType, HttpProbeResult, Me, ProbeName, Scheme, Scope, ServiceProbeResult, ServiceType,
-  TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus,
+  TargetType, TlsProbeResult, Webhook, WebhookAttempt, WebhookDeliveryStatus, WebhookTestResult,
 } from '../core/index.ts';
 
 export type {
   BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, DetailCode, Device, DeviceLastResults,
   DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblResult, ErrorDetail, EventType, HttpProbeResult, Me, ProbeName,
-  Scheme, Scope, ServiceProbeResult, ServiceType, TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus,
+  Scheme, Scope, ServiceProbeResult, ServiceType, TargetType, TlsProbeResult, Webhook, WebhookAttempt, WebhookDeliveryStatus,
+  WebhookTestResult,
 };
 
 /** An int/bool field: the API accepts exactly these (docs/contract.md §4) and answers booleans. */
@@ -158,6 +159,16 @@ export interface MonitoredResourceClient<T, Input, R> extends ResourceClient<T, 
   allResults(id: number, options?: AllResultsOptions): AsyncIterableIterator<R>;
 }
 
+/** Webhooks: a resource client that also reads each webhook's delivery attempts. */
+export interface WebhookClient extends ResourceClient<Webhook, WebhookInput, CreatedWebhook> {
+  /** One page of a webhook's delivery attempts, newest first, and the cursor of the next (older) page. */
+  deliveries(id: number, options?: ResultsOptions): Promise<ResultPage<WebhookAttempt>>;
+  /** A webhook's delivery attempts, newest first, page by page until the oldest. */
+  allDeliveries(id: number, options?: AllResultsOptions): AsyncIterableIterator<WebhookAttempt>;
+  /** Sends the webhook a signed `webhook.test` event at once and answers how the attempt went (write scope). */
+  test(id: number, options?: RequestOptions): Promise<WebhookTestResult>;
+}
+
 export interface RetryOptions {
   /** How many times a 429 may be retried (0 = never). */
   retries: number;
@@ -185,5 +196,5 @@ export interface MonitoringClient {
   devices: MonitoredResourceClient<Device, DeviceInput, DeviceProbeResult>;
   blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
   /** The create answer alone carries the signing secret: keep it then. */
-  webhooks: ResourceClient<Webhook, WebhookInput, CreatedWebhook>;
+  webhooks: WebhookClient;
 }

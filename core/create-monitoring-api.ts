@@ -59,6 +59,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
   const listBatchSize = checkListBatchSize(options.listBatchSize ?? DEFAULTS.listBatchSize);
   const allowPrivateTargets = options.allowPrivateTargets ?? false;
+  const webhookSender = options.webhookSender;
   const trustedProxies = options.trustProxy?.length ? createIpMatcher(options.trustProxy) : null;
   const keyCache = new KeyCache(store, options.keyCacheTtlMs ?? DEFAULTS.keyCacheTtlMs);
   const usage = new KeyUsageRecorder(store, (error) => logger.error?.('recording key usage failed', error));
@@ -123,7 +124,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       quota = admitted.quota;
       let path = url.pathname.slice(basePath.length);
       if (path.endsWith('/')) path = path.slice(0, -1);
-      response = await route(path, { request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, listCache });
+      response = await route(path, { request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, listCache, webhookSender });
     } catch (error) {
       const apiError = asApiError(error, id);
       code = apiError.code;

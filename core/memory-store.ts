@@ -4,7 +4,7 @@ import type {
 } from './monitoring-store.ts';
 import type {
   ApiKey, BlacklistMonitor, CheckResult, CreatedWebhook, Device, DeviceLastResults, MonitoringEvent, NewApiKey,
-  NewBlacklistMonitor, NewCheckResult, NewDevice, NewMonitoringEvent, NewWebhook, Timestamp, User, Webhook,
+  NewBlacklistMonitor, NewCheckResult, NewDevice, NewMonitoringEvent, NewWebhook, Timestamp, User, Webhook, WebhookAttempt,
 } from './records.ts';
 import type { CreateResult, PageRequest, Store } from './store.ts';
 import { MemoryWebhooks } from './memory-webhooks.ts';
@@ -295,6 +295,12 @@ export class MemoryStore implements Store {
   createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> { return this.#webhooks.createWebhook(userId, webhook); }
   listWebhooks(userId: number, req: PageRequest): Promise<Webhook[]> { return this.#webhooks.listWebhooks(userId, req); }
   deleteWebhook(userId: number, id: number): Promise<boolean> { return this.#webhooks.deleteWebhook(userId, id); }
+  listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
+    return this.#webhooks.listWebhookAttempts(userId, id, page);
+  }
+  webhookWithSecret(userId: number, id: number): Promise<{ id: number; url: string; secret: string } | undefined> {
+    return this.#webhooks.webhookWithSecret(userId, id);
+  }
   fanOutEvents(now: Timestamp, limit: number): Promise<number> { return this.#webhooks.fanOutEvents(now, limit); }
   claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> { return this.#webhooks.claimDeliveries(claim); }
   recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> { return this.#webhooks.recordDeliveryAttempt(lease, outcome); }

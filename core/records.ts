@@ -247,6 +247,29 @@ export interface Webhook {
   /** When the last delivery attempt ended; null before the first. */
   last_delivery_at: Timestamp | null;
   last_delivery_status: WebhookDeliveryStatus | null;
+  /** Why the last attempt failed (`timeout`, `http_500`, `ECONNREFUSED`, ...); null when it succeeded, or before any. */
+  last_delivery_error: string | null;
+  /** When the current run of failed attempts began; null while deliveries succeed. */
+  failing_since: Timestamp | null;
+}
+
+/** One delivery attempt to a webhook, as `GET /webhooks/deliveries` lists it. */
+export interface WebhookAttempt {
+  /** Larger ids are later attempts. */
+  id: number;
+  /** The event delivered: the `webhook-id` header the endpoint received. */
+  event_id: number;
+  event_type: EventType;
+  /** 1 for the first attempt at this event, 2 for its first retry, ... */
+  attempt: number;
+  /** When the attempt ended. */
+  attempted_at: Timestamp;
+  /** The HTTP status the endpoint answered; null when it never answered. */
+  http_status: number | null;
+  /** Why the attempt failed; null when it was delivered (a 2xx). */
+  error: string | null;
+  /** How long the attempt took, connecting included, in whole milliseconds. */
+  duration_ms: number | null;
 }
 
 /** The answer of `POST /webhooks/create`: the only time the signing secret is shown. */

@@ -13,3 +13,4 @@ export { checkDevice, type DeviceCheck, type DeviceCheckContext, type DeviceChec
 export { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES } from './dnsbl/zones.ts';
 export type { DnsblResolver } from './dnsbl/resolver.ts';
 export { ProbeFailure, type Connection, type ConnectRequest, type Connector, type HostLookup } from './net/connector.ts';
+export { createWebhookSender, type WebhookSenderOptions } from './webhooks/webhook-sender.ts';

@@ -1,5 +1,5 @@
 import { createMonitoringApi, DEFAULTS, type RateLimiter, type RateLimitRule } from '../../core/index.ts';
-import { createMonitoringEngine, type MonitoringEngine } from '../../engine/index.ts';
+import { createMonitoringEngine, createWebhookSender, type MonitoringEngine } from '../../engine/index.ts';
 import { resolveEngineOptions } from '../../engine/options.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
 import { POSTGRES_TIMEOUTS } from '../../stores/kysely/index.ts';
@@ -173,6 +173,12 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
       bodyLimit: config.bodyLimit,
       allowPrivateTargets: config.allowPrivateTargets,
       logger,
+      // Test deliveries go out under the API's own target policy, through the engine's DNS servers when it has some.
+      webhookSender: createWebhookSender({
+        allowPrivateTargets: config.allowPrivateTargets,
+        dnsServers: config.engine?.dnsServers ?? [],
+        trustedCa: config.engine?.trustedCa ?? [],
+      }),
     });
     const apiServer = createApiServer(api, config.serverTimeouts, databaseReadiness(opened));
     const address = await listen(apiServer.server, config.port, config.host);

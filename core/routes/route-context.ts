@@ -1,6 +1,7 @@
 import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
 import type { ApiKey } from '../records.ts';
 import type { Store } from '../store.ts';
+import type { WebhookSender } from '../webhook-sender.ts';
 import type { ListCache } from './list-cache.ts';
 
 /** Everything a route handler may use: the request, its authenticated key and the API's parts. */
@@ -18,4 +19,5 @@ export interface RouteContext {
   readonly listBatchSize: number;
   readonly allowPrivateTargets: boolean;
   readonly listCache: ListCache;
+  readonly webhookSender: WebhookSender | undefined;
 }

@@ -151,6 +151,23 @@ export interface WebhooksTable {
   created_at: Stamp;
   last_delivery_at: NullableStamp;
   last_delivery_status: ColumnType<WebhookDeliveryStatus | null, WebhookDeliveryStatus | null | undefined, WebhookDeliveryStatus | null>;
+  /** Migration 0007. */
+  last_delivery_error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0007. */
+  failing_since: NullableStamp;
+}
+
+/** Migration 0007: one row per delivery attempt. */
+export interface WebhookAttemptsTable {
+  id: Id;
+  webhook_id: Ref;
+  event_id: Ref;
+  event_type: string;
+  attempt: number;
+  attempted_at: Stamp;
+  http_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
 }
 
 /** Migration 0004_webhooks: one row per event and endpoint. */
@@ -191,6 +208,7 @@ export interface Database {
   events: EventsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   webhook_event_fanouts: WebhookEventFanoutsTable;
   webhook_fanout_floor: WebhookFanoutFloorTable;
 }

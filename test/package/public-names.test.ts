@@ -26,8 +26,9 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'NewMonitoringEvent', 'NewWebhook', 'PageRequest', 'ProbeName', 'RateLimitDecision', 'RateLimitPolicy',
     'RateLimitRule', 'RateLimiter', 'RecordedCheck', 'RequestContext', 'RequestLogEntry', 'ResultsPage',
     'SCOPES', 'SERVICE_TYPES', 'Scheme', 'Scope', 'ServiceProbeResult', 'ServiceType', 'Store', 'TargetType',
-    'Timestamp', 'TlsProbeResult', 'User', 'WEBHOOK_DELIVERY_STATUSES', 'Webhook', 'WebhookDeliveryStatus',
-    'WebhookDeliveryStore', 'WebhookStore', 'createMonitoringApi', 'systemClock',
+    'Timestamp', 'TlsProbeResult', 'User', 'WEBHOOK_DELIVERY_STATUSES', 'Webhook', 'WebhookAttempt', 'WebhookDeliveryStatus',
+    'WebhookDeliveryStore', 'WebhookEndpoint', 'WebhookSender', 'WebhookStore', 'WebhookTestResult', 'createMonitoringApi',
+    'systemClock',
   ],
   './node': [
     'NodeHandler', 'createNodeHandler',
@@ -45,7 +46,7 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'ConnectRequest', 'Connection', 'Connector', 'DEFAULT_DNSBL_DOMAIN_ZONES', 'DEFAULT_DNSBL_ZONES',
     'DeviceCheck', 'DeviceCheckContext', 'DeviceCheckOptions', 'DnsblResolver', 'ENGINE_DEFAULTS',
     'EngineLogger', 'EngineRunSummary', 'HostLookup', 'MonitoringEngine', 'MonitoringEngineOptions',
-    'ProbeFailure', 'checkDevice', 'createMonitoringEngine',
+    'ProbeFailure', 'WebhookSenderOptions', 'checkDevice', 'createMonitoringEngine', 'createWebhookSender',
   ],
   './kysely': [
     'Database', 'KyselyStore', 'KyselyStoreOptions', 'OpenKyselyStoreOptions', 'OpenedKyselyStore',
@@ -65,7 +66,8 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'MonitoringApiError', 'MonitoringApiErrorInit', 'MonitoringClient', 'MonitoringClientOptions', 'Page',
     'PageCursor', 'ProbeName', 'RequestOptions', 'ResourceClient', 'ResultCursor', 'ResultPage',
     'ResultsOptions', 'RetryOptions', 'Scheme', 'Scope', 'ServiceProbeResult', 'ServiceType', 'TargetType',
-    'TlsProbeResult', 'Webhook', 'WebhookDeliveryStatus', 'WebhookInput', 'createMonitoringClient', 'isApiError',
+    'TlsProbeResult', 'Webhook', 'WebhookAttempt', 'WebhookClient', 'WebhookDeliveryStatus', 'WebhookInput',
+    'WebhookTestResult', 'createMonitoringClient', 'isApiError',
   ],
 };
 

@@ -9,7 +9,9 @@ import type { TestResponse } from '../../core/testing/index.ts';
 import { assertSuccess, eachStore } from '../api/helpers.ts';
 
 const CREATE = '/v1/webhooks/create';
-const WEBHOOK_FIELDS = ['id', 'url', 'events', 'is_enabled', 'created_at', 'last_delivery_at', 'last_delivery_status'];
+const WEBHOOK_FIELDS = [
+  'id', 'url', 'events', 'is_enabled', 'created_at', 'last_delivery_at', 'last_delivery_status', 'last_delivery_error', 'failing_since',
+];
 
 function errorOf(res: TestResponse, status: number, code: string) {
   assert.equal(res.status, status, res.text);
@@ -107,6 +109,20 @@ eachStore('webhooks API', (env) => {
     const last = await t.request<Webhook[]>(`/v1/webhooks?limit=2&after_id=${ids[1]}`, { key });
     assert.deepEqual([assertSuccess(last, 200).map((w) => w.id), last.headers.get('link')], [[ids[2]], null]);
     assert.deepEqual(details(await t.request('/v1/webhooks?limit=0&cursor=1', { key })).sort(), [['cursor', 'unknown_field'], ['limit', 'out_of_range']]);
+  });
+
+  it('GET /webhooks/deliveries: [] before any attempt, to the owner only (read scope); invalid ids and parameters refused', async () => {
+    const { t, key } = await env.setup();
+    const created = assertSuccess(await t.request<Webhook>(CREATE, { method: 'POST', key, body: { url: 'https://hooks.example.com/l' } }), 201);
+    assert.deepEqual([created.last_delivery_error, created.failing_since], [null, null]);
+    const reader = await t.createKey({ scopes: ['read'], userId: key.key.user_id });
+    const answer = await t.request(`/v1/webhooks/deliveries?id=${created.id}`, { key: reader });
+    assert.deepEqual(assertSuccess(answer, 200), []);
+    assert.equal(answer.headers.get('link'), null);
+    errorOf(await t.request(`/v1/webhooks/deliveries?id=${created.id}`, { key: await t.createKey() }), 404, 'webhook_not_found');
+    errorOf(await t.request('/v1/webhooks/deliveries?id=0', { key }), 400, 'invalid_id');
+    assert.deepEqual(details(await t.request(`/v1/webhooks/deliveries?id=${created.id}&limit=1001&after_id=1`, { key })).sort(),
+      [['after_id', 'unknown_field'], ['limit', 'out_of_range']]);
   });
 
   it('scopes, methods and unknown routes', async () => {

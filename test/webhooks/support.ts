@@ -16,7 +16,7 @@ export const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 export function newWebhook(url: string, overrides: Partial<NewWebhook> = {}): NewWebhook {
   return {
     url, events: [...EVENT_TYPES], is_enabled: true, created_at: T0, last_delivery_at: null,
-    last_delivery_status: null, secret: SECRET, ...overrides,
+    last_delivery_status: null, last_delivery_error: null, failing_since: null, secret: SECRET, ...overrides,
   };
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Migration } from 'kysely';
-import { TYPES } from './column-types.ts';
+import { primaryKey, TYPES } from './column-types.ts';
+import { addIdGuard } from './id-guard.ts';
 import type { StoreDialect } from '../schema.ts';
 
 /**
@@ -11,6 +12,10 @@ import type { StoreDialect } from '../schema.ts';
  *   row of `check_id_counter` on SQLite) that starts above every result id already stored, so
  *   the rows written before this migration, which have no check id, can answer their own id as
  *   one without meeting a later check's.
+ * - `webhooks.last_delivery_error` and `webhooks.failing_since`: why the last attempt failed,
+ *   and since when attempts have been failing.
+ * - `webhook_attempts`: one row per delivery attempt, what `GET /webhooks/deliveries` lists. The
+ *   event's type is kept with it, so an attempt still reads whole after its event is gone.
  */
 export function operations(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
@@ -27,6 +32,23 @@ export function operations(dialect: StoreDialect): Migration {
           .execute();
         await sql`insert into check_id_counter (id, last) select 1, coalesce(max(id), 0) from check_results`.execute(db);
       }
+
+      await db.schema.alterTable('webhooks').addColumn('last_delivery_error', 'text').execute();
+      await db.schema.alterTable('webhooks').addColumn('failing_since', t.stamp).execute();
+      await db.schema.createTable('webhook_attempts')
+        .addColumn('id', t.id, (c) => primaryKey(dialect, c))
+        .addColumn('webhook_id', t.ref, (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
+        .addColumn('event_id', t.ref, (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('attempt', 'integer', (c) => c.notNull())
+        .addColumn('attempted_at', t.stamp, (c) => c.notNull())
+        .addColumn('http_status', 'integer')
+        .addColumn('error', 'text')
+        .addColumn('duration_ms', 'integer')
+        .execute();
+      // An endpoint's attempts page newest first.
+      await db.schema.createIndex('webhook_attempts_webhook').on('webhook_attempts').columns(['webhook_id', 'id']).execute();
+      await addIdGuard(db, dialect, 'webhook_attempts');
     },
   };
 }
