@@ -4,6 +4,8 @@ import { checkBlacklistMonitor, type DnsblCheckContext } from './dnsbl/check-bla
 import type { Connector } from './net/connector.ts';
 import type { ResolvedEngineOptions } from './options.ts';
 import type { DeviceCheck } from './devices/check-device.ts';
+import type { PolicyRefusals } from './devices/policy-refusals.ts';
+import { REFUSED_BY_POLICY } from './our-failures.ts';
 import type { CheckKind } from './scheduler/kind-runner.ts';
 
 /** Blacklist monitors: claimed, checked against the DNSBL zones, recorded in batches. */
@@ -18,7 +20,9 @@ export function blacklistKind(resolved: ResolvedEngineOptions, dnsbl: DnsblCheck
 }
 
 /** Devices: checked by the given device check through the guarded connector. */
-export function deviceKind(resolved: ResolvedEngineOptions, deviceCheck: DeviceCheck, connector: Connector): CheckKind<ClaimedDevice, DeviceCheckOutcome> {
+export function deviceKind(
+  resolved: ResolvedEngineOptions, deviceCheck: DeviceCheck, connector: Connector, refusals: PolicyRefusals,
+): CheckKind<ClaimedDevice, DeviceCheckOutcome> {
   const options = {
     probeTimeoutMs: resolved.probeTimeoutMs,
     connectTimeoutMs: resolved.connectTimeoutMs,
@@ -50,7 +54,16 @@ export function deviceKind(resolved: ResolvedEngineOptions, deviceCheck: DeviceC
   return {
     name: 'device',
     claim: (request) => resolved.store.claimDueDevices(request),
-    check: (claimed, leaseUntilMs) => deviceCheck(claimed, { connector, clock: resolved.clock, options, signal: signal(leaseUntilMs), random: resolved.random }),
+    check: async (claimed, leaseUntilMs) => {
+      const outcome = await deviceCheck(claimed, { connector, clock: resolved.clock, options, signal: signal(leaseUntilMs), random: resolved.random });
+      for (const result of outcome.results) {
+        if (result.error === REFUSED_BY_POLICY) {
+          refusals.refused(claimed.record.id);
+          break;
+        }
+      }
+      return outcome;
+    },
     record: (checks) => resolved.store.recordDeviceChecks(checks),
     failed: (outcome) => outcome.results.some((result) => !result.ok),
   };

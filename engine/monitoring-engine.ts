@@ -1,4 +1,5 @@
 import { boundedLogger } from './bounded-logger.ts';
+import { PolicyRefusals } from './devices/policy-refusals.ts';
 import { createDnsblResolver } from './dnsbl/resolver.ts';
 import { DnsHealth } from './dnsbl/dns-health.ts';
 import { blacklistKind, deviceKind } from './kinds.ts';
@@ -66,9 +67,12 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
 
   const defaultResolver = resolved.resolver === undefined ? createDnsblResolver(resolved.dnsServers, resolved.dnsTimeoutMs) : undefined;
   const servers = resolved.dnsServers.length > 0 ? resolved.dnsServers : defaultResolver?.getServers() ?? ['(injected resolver)'];
+  // One view of the resolver for DNSBL lookups and device name lookups alike.
+  const health = new DnsHealth(servers.join(', '), logger, clock);
   const dnsbl = {
     resolver: resolved.resolver ?? defaultResolver!,
-    health: new DnsHealth(servers.join(', '), logger, clock),
+    health,
+    retryDelayS: resolved.retryDelayS,
     clock,
     zones: { ip: resolved.dnsblZones, domain: resolved.dnsblDomainZones },
     dnsTimeoutMs: resolved.dnsTimeoutMs,
@@ -79,6 +83,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     lookup: resolved.lookup ?? systemLookup(resolved.dnsServers, resolved.dnsTimeoutMs),
     allowPrivateTargets: resolved.allowPrivateTargets,
     lookupTimeoutMs: resolved.dnsTimeoutMs,
+    resolverHealth: health,
   });
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
   const webhooks = createWebhookDispatcher({
@@ -87,7 +92,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   });
   const runners: Runner[] = [
     new KindRunner(blacklistKind(resolved, dnsbl), settings),
-    new KindRunner(deviceKind(resolved, resolved.deviceCheck, connector), settings),
+    new KindRunner(deviceKind(resolved, resolved.deviceCheck, connector, new PolicyRefusals(logger, resolved.allowPrivateTargets)), settings),
   ];
 
   const maxUnwritten = UNWRITTEN_BATCHES * resolved.writeBatchSize;

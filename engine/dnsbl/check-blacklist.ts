@@ -6,6 +6,7 @@ import { blacklistEvents, type BlacklistCheckChange } from './blacklist-events.t
 import { classifyReply } from './classify.ts';
 import type { DnsHealth } from './dns-health.ts';
 import { queryPrefix, zonesFor } from './query-name.ts';
+import { RESOLVER_UNAVAILABLE, RESOLVER_UNREACHABLE } from '../our-failures.ts';
 import { askWithDeadline, type DnsblResolver } from './resolver.ts';
 
 /** What a blacklist check needs besides the record: the engine builds one for all checks. */
@@ -19,7 +20,12 @@ export interface DnsblCheckContext {
   /** Lookups of one check in flight at once. */
   queriesPerCheck: number;
   random: () => number;
+  /** Seconds before a check the resolver failed is made again (the engine's retry delay). */
+  retryDelayS: number;
 }
+
+/** How a zone's lookup fails when nothing answered it: the resolver's way, not the list's. */
+const UNANSWERED = new Set(['timeout', 'ECONNREFUSED']);
 
 /**
  * One blacklist check (docs/engine.md, "Blacklist monitors (DNSBL)"): the target asked in each of
@@ -56,6 +62,15 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
   const askers: Promise<void>[] = [];
   for (let i = 0; i < Math.min(context.queriesPerCheck, zones.length); i++) askers.push(askNext());
   await Promise.all(askers);
+  // No zone answered, because the resolver is unreachable or down (several lookups in a row got
+  // no answer): the worker's failure, said so on each row, and the monitor is checked again after
+  // the retry delay instead of its interval (docs/engine.md, "Our failures are not the target's").
+  const unanswered = results.every((result) => !result.ok && UNANSWERED.has(result.error ?? ''));
+  const resolverDown = zones.length > 0 && unanswered
+    && (context.health.down || results.every((result) => result.error === RESOLVER_UNREACHABLE));
+  if (resolverDown) {
+    for (let i = 0; i < results.length; i++) results[i] = { ...results[i]!, error: RESOLVER_UNAVAILABLE };
+  }
 
   const listedOn: string[] = [];
   const failedZones: string[] = [];
@@ -81,7 +96,9 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
     listed_on: listed,
     failed_zones: failedZones,
     results,
-    next_check_at: new Date(nextCheckAt(checkedMs, monitor.check_interval_s, context.random)).toISOString(),
+    next_check_at: new Date(resolverDown
+      ? checkedMs + Math.min(context.retryDelayS, monitor.check_interval_s) * 1000
+      : nextCheckAt(checkedMs, monitor.check_interval_s, context.random)).toISOString(),
     events: blacklistEvents(monitor, change, checkedAt),
   };
 }

@@ -8,7 +8,9 @@ const SILENT_LOOKUPS_FOR_OUTAGE = 3;
  * Whether the DNS servers answer, told once per outage. One silent lookup may be one slow zone;
  * several in a row with no answer between them is the server. The warning goes out once when the
  * outage starts and an info line once when any answer comes back: a dead server behind thousands
- * of checks must not write thousands of lines.
+ * of checks must not write thousands of lines. DNSBL lookups and device name lookups report to
+ * the same one, and while it is `down` their failures are `resolver_unavailable`
+ * (engine/our-failures.ts).
  */
 export class DnsHealth {
   readonly #servers: string;
@@ -58,7 +60,7 @@ export class DnsHealth {
     if (this.#downSince !== null || this.#silentInARow < SILENT_LOOKUPS_FOR_OUTAGE) return;
     this.#downSince = this.#clock.now();
     this.#logger.warn?.(
-      `DNS server ${this.#servers} does not answer (${error}): DNSBL lookups fail until it does`,
+      `DNS server ${this.#servers} does not answer (${error}): lookups fail with resolver_unavailable until it does`,
       { dns_servers: this.#servers, error },
     );
   }

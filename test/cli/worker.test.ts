@@ -63,7 +63,7 @@ describe('monitoring-api worker, then serve beside it', () => {
 
   it('starts on a fresh database and says what it runs with', async () => {
     worker = await startWorker(['--database', database(), '--worker-id', 'w-test', '--poll-interval', '250', ...ENGINE()]);
-    assert.ok(worker.stdout.some((l) => l === `monitoring-api: worker w-test checking devices and blacklist monitors (concurrency 100, polling every 250 ms when idle, DNS ${dns.address})`), worker.stdout.join('\n'));
+    assert.ok(worker.stdout.some((l) => l === `monitoring-api: worker w-test checking devices and blacklist monitors (concurrency 100, polling every 250 ms when idle, DNS ${dns.address}, private targets refused)`), worker.stdout.join('\n'));
     assert.ok(worker.stdout.some((l) => /^monitoring-api: migrated the database/.test(l)), 'it migrated the fresh database');
   });
 
