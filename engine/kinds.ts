@@ -15,7 +15,6 @@ export function blacklistKind(resolved: ResolvedEngineOptions, dnsbl: DnsblCheck
     claim: (request) => resolved.store.claimDueBlacklistMonitors(request),
     check: (claimed) => checkBlacklistMonitor(claimed, dnsbl),
     record: (checks) => resolved.store.recordBlacklistChecks(checks),
-    failed: (outcome) => outcome.failed_zones.length > 0,
   };
 }
 
@@ -65,6 +64,5 @@ export function deviceKind(
       return outcome;
     },
     record: (checks) => resolved.store.recordDeviceChecks(checks),
-    failed: (outcome) => outcome.results.some((result) => !result.ok),
   };
 }

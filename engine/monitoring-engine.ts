@@ -54,13 +54,13 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   const summary = new CheckSummary(clock.now());
   const settings: RunnerSettings = {
     owner: resolved.workerId, clock, leaseMs: resolved.leaseMs, writeBatchSize: resolved.writeBatchSize,
-    writeDelayMs: resolved.writeDelayMs, slots, logger, tally, summary,
+    writeDelayMs: resolved.writeDelayMs, slots, logger, tally, summary, metrics: resolved.metrics,
   };
   /** One info line per minute per worker: what it checked, what failed, how late it started checks. */
   const summarize = (nowMs: number) => {
     if (nowMs - summary.since < SUMMARY_INTERVAL_MS) return;
     const line = summary.take(nowMs);
-    logger.info?.(`checked ${line.checks} records in ${line.period_s} s: ${line.failed} found failing, ${line.lost} lost`, {
+    logger.info?.(`checked ${line.checks} records in ${line.period_s} s: ${line.failed} found failing, ${line.ours} failed on this worker's side, ${line.lost} lost`, {
       worker_id: resolved.workerId, ...line,
     });
   };
@@ -88,12 +88,19 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
   const webhooks = createWebhookDispatcher({
     store: resolved.store, connector, clock, logger, workerId: resolved.workerId, pollIntervalMs: resolved.pollIntervalMs,
+    ...(resolved.metrics.delivery === undefined ? {} : { observe: resolved.metrics.delivery.bind(resolved.metrics) }),
     ...(resolved.trustedCa.length > 0 ? { tls: { secureContext: contextTrusting(resolved.trustedCa) } } : {}),
   });
   const runners: Runner[] = [
     new KindRunner(blacklistKind(resolved, dnsbl), settings),
     new KindRunner(deviceKind(resolved, resolved.deviceCheck, connector, new PolicyRefusals(logger, resolved.allowPrivateTargets)), settings),
   ];
+
+  resolved.metrics.gauges?.({
+    checksInFlight: () => slots.used,
+    leasesHeld: (kind) => runners.find((runner) => runner.name === kind)?.held ?? 0,
+    resolverUp: () => !health.down,
+  });
 
   const maxUnwritten = UNWRITTEN_BATCHES * resolved.writeBatchSize;
   // A claim waits until a quarter of the slots (or a batch) is open: claiming one record each time

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
 import type { DnsblResolver } from './dnsbl/resolver.ts';
 import type { EngineLogger } from './logger.ts';
+import type { EngineMetrics } from './metrics.ts';
 import type { HostLookup } from './net/connector.ts';
 import { normalizeDnsServers } from './net/dns-servers.ts';
 import { checkDevice } from './devices/check-device.ts';
@@ -14,6 +15,8 @@ export interface MonitoringEngineOptions {
   store: MonitoringStore & WebhookDeliveryStore;
   clock?: Clock;
   logger?: EngineLogger;
+  /** Where the engine's counts go (docs/operations.md, "Metrics"); default nowhere. */
+  metrics?: EngineMetrics;
   /** Checks in flight at once in this worker. Default 100. */
   concurrency?: number;
   /** `HOST[:PORT]` servers asked for every name the engine resolves; default the system's. */
@@ -72,8 +75,8 @@ export interface MonitoringEngineOptions {
 }
 
 /** The options with every default filled in and every value checked. */
-export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'logger'>>
-  & Pick<MonitoringEngineOptions, 'lookup' | 'resolver'> & { logger: EngineLogger };
+export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'logger' | 'metrics'>>
+  & Pick<MonitoringEngineOptions, 'lookup' | 'resolver'> & { logger: EngineLogger; metrics: EngineMetrics };
 
 export const ENGINE_DEFAULTS = {
   concurrency: 100,
@@ -117,6 +120,7 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     store: options.store,
     clock: options.clock ?? systemClock,
     logger: options.logger ?? {},
+    metrics: options.metrics ?? {},
     concurrency: positive(options.concurrency, d.concurrency, 'concurrency'),
     dnsServers: normalizeDnsServers(options.dnsServers ?? []),
     dnsblZones: normalizeZones(options.dnsblZones ?? DEFAULT_DNSBL_ZONES, 'a DNSBL zone'),

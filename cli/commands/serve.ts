@@ -7,7 +7,11 @@ import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, type EngineFlagOptions } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
 import { readLogLevel, type LogLevel } from '../log-level.ts';
-import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from '../flags.ts';
+import { cidrs, env, hostPort, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from '../flags.ts';
+import { startMetricsListener } from '../metrics/metrics-listener.ts';
+import { PrometheusMetrics } from '../metrics/prometheus.ts';
+import type { SideListener } from '../server/side-listener.ts';
+import { listenerUrl } from '../server/side-listener.ts';
 import { exitGracefullyOnSignals } from '../server/graceful-shutdown.ts';
 import type { CliIo } from '../io.ts';
 import { baseUrl, createApiServer, listen, SERVER_TIMEOUTS, type ServerTimeouts } from '../server/http-server.ts';
@@ -26,6 +30,7 @@ const SPEC = {
   'trust-proxy': { type: 'string', multiple: true },
   'allow-private-targets': { type: 'boolean' },
   'log-level': { type: 'string' },
+  'metrics-address': { type: 'string' },
   'body-limit': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
   worker: { type: 'boolean' },
@@ -61,6 +66,8 @@ interface ServeConfig {
   /** The client timeouts given as flags; the others stay at SERVER_TIMEOUTS. */
   serverTimeouts: ServerTimeouts;
   logLevel: LogLevel;
+  /** `--metrics-address`: the Prometheus listener's, never the API's port. */
+  metricsAddress: { host: string; port: number } | undefined;
 }
 
 /** --header-timeout, --request-timeout and --keep-alive-timeout, checked as node:http would take them. */
@@ -130,7 +137,17 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
       : positiveInt(shutdownTimeout, '--shutdown-timeout', MAX_TIMEOUT_MS),
     serverTimeouts: readServerTimeouts(flags),
     logLevel: readLogLevel(flags),
+    metricsAddress: readMetricsAddress(flags, portFlag !== undefined ? port(portFlag) : port(env(variables, 'PORT') ?? '8080', 'PORT')),
   };
+}
+
+/** `--metrics-address HOST:PORT`, refused on the API's own port: the API never serves metrics. */
+function readMetricsAddress(flags: FlagValues, apiPort: number): { host: string; port: number } | undefined {
+  const value = text(flags, 'metrics-address');
+  if (value === undefined) return undefined;
+  const address = hostPort(value, '--metrics-address');
+  if (address.port !== 0 && address.port === apiPort) throw new UsageError('--metrics-address must not be the API\'s port: metrics have a listener of their own');
+  return address;
 }
 
 function printBootstrapBanner({ user, created }: Bootstrapped, io: CliIo): void {
@@ -154,25 +171,37 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
   if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
   let rateLimiter: RateLimiter | undefined;
   let engine: MonitoringEngine | undefined;
+  const metrics = config.metricsAddress === undefined ? undefined : new PrometheusMetrics(DEFAULTS.basePath);
+  let metricsListener: SideListener | undefined;
   // Whatever was opened is closed again when starting fails, or Redis or the pool would keep
   // the process alive after its error line.
   const release = async () => {
     // The checks in flight finish and are written before the store closes.
     await engine?.stop();
     await rateLimiter?.close?.();
+    await metricsListener?.close();
     await opened.store.close();
   };
   try {
     rateLimiter = await rateLimiterFromUrl(config.rateLimitStore, logger, config.failOpen);
 
+    if (metrics !== undefined) metricsListener = await startMetricsListener(config.metricsAddress!.host, config.metricsAddress!.port, metrics);
     const api = createMonitoringApi({
       store: opened.store,
-      rateLimiter,
+      rateLimiter: metrics === undefined ? rateLimiter : metrics.countingLimiter(rateLimiter),
       rateLimit: config.rateLimit,
       trustProxy: config.trustProxy,
       bodyLimit: config.bodyLimit,
       allowPrivateTargets: config.allowPrivateTargets,
-      logger,
+      logger: metrics === undefined
+        ? logger
+        : {
+            ...logger,
+            request(entry) {
+              logger.request!(entry);
+              metrics.request(entry);
+            },
+          },
       // Test deliveries go out under the API's own target policy, through the engine's DNS servers when it has some.
       webhookSender: createWebhookSender({
         allowPrivateTargets: config.allowPrivateTargets,
@@ -207,9 +236,13 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     // A key made is shown, even when a signal came meanwhile: it is never shown again.
     if (bootstrapped !== undefined) printBootstrapBanner(bootstrapped, io);
     if (!shutdown.stopping) io.stdout(`listening on ${baseUrl(address, api.basePath)}\n`);
+    if (metricsListener !== undefined && !shutdown.stopping) io.stdout(`monitoring-api: metrics on ${listenerUrl(metricsListener.address)}/metrics\n`);
     // With --worker, this process also checks what the API stores (docs/engine.md, "Shape and run modes").
     if (config.engine !== undefined && !shutdown.stopping) {
-      const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(config.logLevel), ...config.engine });
+      const options = resolveEngineOptions({
+        store: opened.store, logger: jsonEngineLogger(config.logLevel), ...config.engine,
+        ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
+      });
       engine = createMonitoringEngine(options);
       engine.start();
       io.stdout(describeEngine(options));

@@ -8,6 +8,9 @@ import { hostPort, positiveInt, readFlags, text } from '../flags.ts';
 import { answerHealth } from '../server/health.ts';
 import { listenerUrl, startSideListener, type SideListener } from '../server/side-listener.ts';
 import { databaseReadiness } from './readiness.ts';
+import { startMetricsListener } from '../metrics/metrics-listener.ts';
+import { PrometheusMetrics } from '../metrics/prometheus.ts';
+import { UsageError } from '../usage-error.ts';
 import type { CliIo } from '../io.ts';
 
 const SPEC = {
@@ -15,6 +18,7 @@ const SPEC = {
   'allow-private-targets': { type: 'boolean' },
   'log-level': { type: 'string' },
   'health-address': { type: 'string' },
+  'metrics-address': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
   'query-timeout': { type: 'string' },
   'stop-timeout': { type: 'string' },
@@ -44,6 +48,11 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   const logLevel: LogLevel = readLogLevel(flags);
   const healthFlag = text(flags, 'health-address');
   const healthAddress = healthFlag === undefined ? undefined : hostPort(healthFlag, '--health-address');
+  const metricsFlag = text(flags, 'metrics-address');
+  const metricsAddress = metricsFlag === undefined ? undefined : hostPort(metricsFlag, '--metrics-address');
+  if (metricsAddress !== undefined && healthAddress !== undefined && metricsAddress.port !== 0 && metricsAddress.port === healthAddress.port) {
+    throw new UsageError('--metrics-address and --health-address need ports of their own');
+  }
   const database = databaseUrl(text(flags, 'database'), io.env);
   const queryTimeout = text(flags, 'query-timeout');
   // As for serve: how long a PostgreSQL query may take before it is given up (12 s by default).
@@ -55,16 +64,22 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
   const ready = databaseReadiness(opened);
+  const metrics = metricsAddress === undefined ? undefined : new PrometheusMetrics('');
   let health: SideListener | undefined;
+  let metricsListener: SideListener | undefined;
   try {
     health = healthAddress === undefined
       ? undefined
       : await startSideListener(healthAddress.host, healthAddress.port, (req, res) => answerHealth(req, res, ready));
+    metricsListener = metricsAddress === undefined ? undefined : await startMetricsListener(metricsAddress.host, metricsAddress.port, metrics!);
   } catch (error) {
+    await health?.close();
     await opened.store.close();
     throw error;
   }
-  const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(logLevel), ...engineFlags });
+  const options = resolveEngineOptions({
+    store: opened.store, logger: jsonEngineLogger(logLevel), ...engineFlags, ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
+  });
   const engine = createMonitoringEngine(options);
   engine.start();
   // The handlers first, then the line that says the worker runs: a SIGTERM sent on seeing that
@@ -72,9 +87,11 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   stopOnSignals(async () => {
     await engine.stop();
     await health?.close();
+    await metricsListener?.close();
     await opened.store.close();
   }, stopDeadlineMs);
   if (health !== undefined) io.stdout(`monitoring-api: health checks on ${listenerUrl(health.address)}/healthz and /readyz\n`);
+  if (metricsListener !== undefined) io.stdout(`monitoring-api: metrics on ${listenerUrl(metricsListener.address)}/metrics\n`);
   io.stdout(describeEngine(options));
 }
 

@@ -1,4 +1,5 @@
 import type { MonitoredKind } from '../../core/index.ts';
+import type { CheckVerdict } from '../metrics.ts';
 
 /**
  * Upper bounds of the scheduling-lag buckets, in milliseconds: from "on time" to an hour late.
@@ -15,11 +16,19 @@ export interface CheckSummaryLine {
   checks: number;
   /** Written checks with at least one failed probe or zone. */
   failed: number;
+  /** Written checks that failed on the worker's side (resolver_unavailable, refused_by_policy, worker_overloaded). */
+  ours: number;
   /** Checks lost to a failed write or a check that threw; their records are checked again later. */
   lost: number;
   /** The 99th percentile of how late claimed checks started, as the bound of its bucket; null when none. */
   lag_ms_p99: number | null;
-  by_kind: Record<MonitoredKind, { checks: number; failed: number }>;
+  by_kind: Record<MonitoredKind, KindCounts>;
+}
+
+interface KindCounts {
+  checks: number;
+  failed: number;
+  ours: number;
 }
 
 /** Counts of one period, reset by each `take`. */
@@ -28,7 +37,7 @@ export class CheckSummary {
   #claimed = 0;
   #lost = 0;
   #lags = new Array<number>(LAG_BUCKETS_MS.length + 1).fill(0);
-  #byKind: Record<MonitoredKind, { checks: number; failed: number }> = fresh();
+  #byKind: Record<MonitoredKind, KindCounts> = fresh();
 
   constructor(nowMs: number) {
     this.#since = nowMs;
@@ -45,9 +54,11 @@ export class CheckSummary {
     this.#lags[bucket]!++;
   }
 
-  written(kind: MonitoredKind, failed: boolean): void {
-    this.#byKind[kind].checks++;
-    if (failed) this.#byKind[kind].failed++;
+  written(kind: MonitoredKind, verdict: CheckVerdict): void {
+    const counts = this.#byKind[kind];
+    counts.checks++;
+    if (verdict === 'failed') counts.failed++;
+    else if (verdict === 'ours') counts.ours++;
   }
 
   lost(count: number): void {
@@ -62,6 +73,7 @@ export class CheckSummary {
       claimed: this.#claimed,
       checks: device.checks + blacklist_monitor.checks,
       failed: device.failed + blacklist_monitor.failed,
+      ours: device.ours + blacklist_monitor.ours,
       lost: this.#lost,
       lag_ms_p99: this.#p99(),
       by_kind: this.#byKind,
@@ -87,6 +99,6 @@ export class CheckSummary {
   }
 }
 
-function fresh(): Record<MonitoredKind, { checks: number; failed: number }> {
-  return { device: { checks: 0, failed: 0 }, blacklist_monitor: { checks: 0, failed: 0 } };
+function fresh(): Record<MonitoredKind, KindCounts> {
+  return { device: { checks: 0, failed: 0, ours: 0 }, blacklist_monitor: { checks: 0, failed: 0, ours: 0 } };
 }

@@ -129,8 +129,8 @@ describe('scheduling', () => {
     assert.equal(line!.level, 'info');
     // Three monitors checked at the first run (2 s late), none due at the second.
     assert.deepEqual({ ...line!.fields, worker_id: undefined }, {
-      worker_id: undefined, period_s: 62, claimed: 3, checks: 3, failed: 0, lost: 0, lag_ms_p99: 2_500,
-      by_kind: { device: { checks: 0, failed: 0 }, blacklist_monitor: { checks: 3, failed: 0 } },
+      worker_id: undefined, period_s: 62, claimed: 3, checks: 3, failed: 0, ours: 0, lost: 0, lag_ms_p99: 2_500,
+      by_kind: { device: { checks: 0, failed: 0, ours: 0 }, blacklist_monitor: { checks: 3, failed: 0, ours: 0 } },
     });
     assert.ok(logger.lines.every((l) => l.level !== 'info' || !/^claimed/.test(l.message)), 'no per-claim line at info');
   });

@@ -43,9 +43,9 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'DenoServeHandler', 'DenoServeInfo', 'createDenoHandler',
   ],
   './engine': [
-    'ConnectRequest', 'Connection', 'Connector', 'DEFAULT_DNSBL_DOMAIN_ZONES', 'DEFAULT_DNSBL_ZONES',
-    'DeviceCheck', 'DeviceCheckContext', 'DeviceCheckOptions', 'DnsblResolver', 'ENGINE_DEFAULTS',
-    'EngineLogger', 'EngineRunSummary', 'HostLookup', 'MonitoringEngine', 'MonitoringEngineOptions',
+    'CheckVerdict', 'ConnectRequest', 'Connection', 'Connector', 'DEFAULT_DNSBL_DOMAIN_ZONES', 'DEFAULT_DNSBL_ZONES',
+    'DeviceCheck', 'DeviceCheckContext', 'DeviceCheckOptions', 'DnsblResolver', 'ENGINE_DEFAULTS', 'EngineGauges',
+    'EngineLogger', 'EngineMetrics', 'EngineRunSummary', 'HostLookup', 'MonitoringEngine', 'MonitoringEngineOptions',
     'ProbeFailure', 'WebhookSenderOptions', 'checkDevice', 'createMonitoringEngine', 'createWebhookSender',
   ],
   './kysely': [
