@@ -8,8 +8,8 @@ import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, type En
 import { jsonEngineLogger } from './engine-log.ts';
 import { readLogLevel, type LogLevel } from '../log-level.ts';
 import { cidrs, env, hostPort, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from '../flags.ts';
+import { loadMetrics } from '../metrics/load-metrics.ts';
 import { startMetricsListener } from '../metrics/metrics-listener.ts';
-import { PrometheusMetrics } from '../metrics/prometheus.ts';
 import type { SideListener } from '../server/side-listener.ts';
 import { listenerUrl } from '../server/side-listener.ts';
 import { exitGracefullyOnSignals } from '../server/graceful-shutdown.ts';
@@ -171,7 +171,8 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
   if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
   let rateLimiter: RateLimiter | undefined;
   let engine: MonitoringEngine | undefined;
-  const metrics = config.metricsAddress === undefined ? undefined : new PrometheusMetrics(DEFAULTS.basePath);
+  // prom-client is loaded only when metrics are asked for: every other start is spared it.
+  const metrics = config.metricsAddress === undefined ? undefined : await loadMetrics(DEFAULTS.basePath);
   let metricsListener: SideListener | undefined;
   // Whatever was opened is closed again when starting fails, or Redis or the pool would keep
   // the process alive after its error line.

@@ -8,8 +8,8 @@ import { hostPort, positiveInt, readFlags, text } from '../flags.ts';
 import { answerHealth } from '../server/health.ts';
 import { listenerUrl, startSideListener, type SideListener } from '../server/side-listener.ts';
 import { databaseReadiness } from './readiness.ts';
+import { loadMetrics } from '../metrics/load-metrics.ts';
 import { startMetricsListener } from '../metrics/metrics-listener.ts';
-import { PrometheusMetrics } from '../metrics/prometheus.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliIo } from '../io.ts';
 
@@ -64,7 +64,8 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
   const ready = databaseReadiness(opened);
-  const metrics = metricsAddress === undefined ? undefined : new PrometheusMetrics('');
+  // prom-client is loaded only when metrics are asked for: every other start is spared it.
+  const metrics = metricsAddress === undefined ? undefined : await loadMetrics('');
   let health: SideListener | undefined;
   let metricsListener: SideListener | undefined;
   try {
