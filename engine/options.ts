@@ -33,7 +33,7 @@ export interface MonitoringEngineOptions {
   probeTimeoutMs?: number;
   /** Deadline of a TCP connect. Default 10000, and never more than `probeTimeoutMs`. */
   connectTimeoutMs?: number;
-  /** Seconds to the re-check of a device whose check failed. Default 30. */
+  /** Seconds to the re-check of a device whose check failed, and of any record whose check failed on the worker's side. Default 30. */
   retryDelayS?: number;
   /** Failed checks in a row that make a device `down`. Default 2. */
   failuresBeforeDown?: number;
