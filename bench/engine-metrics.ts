@@ -32,7 +32,9 @@ export function benchMetricsCost(
       await worker.runOnce();
       if (withMetrics) await metrics.scrape();
     });
-    if (store.written !== count || store.failedResults > 0) throw new Error(`engine ${kind}: ${store.written} written, ${store.failedResults} failed`);
+    if (store.written !== count || store.failedResults > 0) {
+      throw new Error(`engine ${kind}: ${store.written} written, ${store.failedResults} failed`);
+    }
     return timing;
   };
   // "engine" is the run with metrics, "bare" the one without: the ratio is what keeping them costs.

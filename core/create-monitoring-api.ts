@@ -124,7 +124,9 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       quota = admitted.quota;
       let path = url.pathname.slice(basePath.length);
       if (path.endsWith('/')) path = path.slice(0, -1);
-      response = await route(path, { request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, listCache, webhookSender });
+      response = await route(path, {
+        request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, listCache, webhookSender,
+      });
     } catch (error) {
       const apiError = asApiError(error, id);
       code = apiError.code;

@@ -150,7 +150,8 @@ export class MemoryWebhooks implements WebhookStore {
     const at = iso(outcome.attempted_at);
     const event = this.#events().find((e) => e.id === d.eventId);
     this.#attempts.push({
-      id: this.#nextId.attempt++, webhookId: d.webhookId, event_id: d.eventId, event_type: event!.type, attempt: d.attempts,
+      id: this.#nextId.attempt++, webhookId: d.webhookId, event_id: d.eventId, event_type: event!.type,
+      attempt: d.attempts,
       attempted_at: at, http_status: outcome.response_status, error: outcome.error, duration_ms: outcome.duration_ms,
     });
     // Attempts of one endpoint are sequential, but a worker whose lease was taken may still

@@ -247,7 +247,10 @@ export interface Webhook {
   /** When the last delivery attempt ended; null before the first. */
   last_delivery_at: Timestamp | null;
   last_delivery_status: WebhookDeliveryStatus | null;
-  /** Why the last attempt failed (`timeout`, `http_500`, `ECONNREFUSED`, ...); null when it succeeded, or before any. */
+  /**
+   * Why the last attempt failed (`timeout`, `http_500`, `ECONNREFUSED`, ...); null when it
+   * succeeded, or before any.
+   */
   last_delivery_error: string | null;
   /** When the current run of failed attempts began; null while deliveries succeed. */
   failing_since: Timestamp | null;

@@ -54,7 +54,8 @@ export function deviceKind(
     name: 'device',
     claim: (request) => resolved.store.claimDueDevices(request),
     check: async (claimed, leaseUntilMs) => {
-      const outcome = await deviceCheck(claimed, { connector, clock: resolved.clock, options, signal: signal(leaseUntilMs), random: resolved.random });
+      const context = { connector, clock: resolved.clock, options, signal: signal(leaseUntilMs), random: resolved.random };
+      const outcome = await deviceCheck(claimed, context);
       for (const result of outcome.results) {
         if (result.error === REFUSED_BY_POLICY) {
           refusals.refused(claimed.record.id);

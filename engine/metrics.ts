@@ -3,6 +3,12 @@ import type { DeliveryOutcome, MonitoredKind } from '../core/index.ts';
 /** What a check found, for counting: passed, failed on the target's side, or on the worker's. */
 export type CheckVerdict = 'ok' | 'failed' | 'ours';
 
+/** One result's verdict, by the probe that made it. */
+export interface ProbeVerdict {
+  probe: string;
+  verdict: CheckVerdict;
+}
+
 /** Read at each scrape: the engine's state now. */
 export interface EngineGauges {
   /** Checks running now (slots taken). */
@@ -26,7 +32,7 @@ export interface EngineMetrics {
   /** How late one claimed check starts. */
   lag?(kind: MonitoredKind, lagMs: number): void;
   /** One written check: its verdict and each probe's (a DNSBL zone's probe is `dnsbl`). */
-  checked?(kind: MonitoredKind, verdict: CheckVerdict, results: readonly { probe: string; verdict: CheckVerdict }[]): void;
+  checked?(kind: MonitoredKind, verdict: CheckVerdict, results: readonly ProbeVerdict[]): void;
   /** One store write of a batch of checks: how many, how long, and whether it failed. */
   written?(kind: MonitoredKind, count: number, durationMs: number, failed: boolean): void;
   /** One webhook delivery attempt, as recorded. */

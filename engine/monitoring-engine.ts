@@ -60,7 +60,8 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   const summarize = (nowMs: number) => {
     if (nowMs - summary.since < SUMMARY_INTERVAL_MS) return;
     const line = summary.take(nowMs);
-    logger.info?.(`checked ${line.checks} records in ${line.period_s} s: ${line.failed} found failing, ${line.ours} failed on this worker's side, ${line.lost} lost`, {
+    const said = `${line.failed} found failing, ${line.ours} failed on this worker's side, ${line.lost} lost`;
+    logger.info?.(`checked ${line.checks} records in ${line.period_s} s: ${said}`, {
       worker_id: resolved.workerId, ...line,
     });
   };
@@ -91,9 +92,10 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     ...(resolved.metrics.delivery === undefined ? {} : { observe: resolved.metrics.delivery.bind(resolved.metrics) }),
     ...(resolved.trustedCa.length > 0 ? { tls: { secureContext: contextTrusting(resolved.trustedCa) } } : {}),
   });
+  const refusals = new PolicyRefusals(logger, resolved.allowPrivateTargets);
   const runners: Runner[] = [
     new KindRunner(blacklistKind(resolved, dnsbl), settings),
-    new KindRunner(deviceKind(resolved, resolved.deviceCheck, connector, new PolicyRefusals(logger, resolved.allowPrivateTargets)), settings),
+    new KindRunner(deviceKind(resolved, resolved.deviceCheck, connector, refusals), settings),
   ];
 
   resolved.metrics.gauges?.({

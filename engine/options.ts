@@ -33,7 +33,10 @@ export interface MonitoringEngineOptions {
   probeTimeoutMs?: number;
   /** Deadline of a TCP connect. Default 10000, and never more than `probeTimeoutMs`. */
   connectTimeoutMs?: number;
-  /** Seconds to the re-check of a device whose check failed, and of any record whose check failed on the worker's side. Default 30. */
+  /**
+   * Seconds to the re-check of a device whose check failed, and of any record whose check failed
+   * on the worker's side. Default 30.
+   */
   retryDelayS?: number;
   /** Failed checks in a row that make a device `down`. Default 2. */
   failuresBeforeDown?: number;
@@ -75,7 +78,8 @@ export interface MonitoringEngineOptions {
 }
 
 /** The options with every default filled in and every value checked. */
-export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'logger' | 'metrics'>>
+type Optional = 'lookup' | 'resolver' | 'logger' | 'metrics';
+export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, Optional>>
   & Pick<MonitoringEngineOptions, 'lookup' | 'resolver'> & { logger: EngineLogger; metrics: EngineMetrics };
 
 export const ENGINE_DEFAULTS = {

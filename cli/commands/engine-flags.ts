@@ -118,5 +118,6 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
 export function describeEngine(o: ResolvedEngineOptions): string {
   const dns = o.dnsServers.length > 0 ? o.dnsServers.join(',') : 'the system resolver';
   const policy = o.allowPrivateTargets ? 'private targets allowed' : 'private targets refused';
-  return `monitoring-api: worker ${o.workerId} checking devices and blacklist monitors (concurrency ${o.concurrency}, polling every ${o.pollIntervalMs} ms when idle, DNS ${dns}, ${policy})\n`;
+  const settings = `concurrency ${o.concurrency}, polling every ${o.pollIntervalMs} ms when idle, DNS ${dns}, ${policy}`;
+  return `monitoring-api: worker ${o.workerId} checking devices and blacklist monitors (${settings})\n`;
 }

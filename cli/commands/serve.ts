@@ -7,7 +7,9 @@ import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, type EngineFlagOptions } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
 import { readLogLevel, type LogLevel } from '../log-level.ts';
-import { cidrs, env, hostPort, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from '../flags.ts';
+import {
+  cidrs, env, hostPort, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues,
+} from '../flags.ts';
 import { loadMetrics } from '../metrics/load-metrics.ts';
 import { startMetricsListener } from '../metrics/metrics-listener.ts';
 import type { SideListener } from '../server/side-listener.ts';
@@ -112,12 +114,13 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
   if (flags['worker'] !== true && engineFlag !== undefined) throw new UsageError(`--${engineFlag} needs --worker`);
   const queryTimeout = text(flags, 'query-timeout');
   const shutdownTimeout = text(flags, 'shutdown-timeout');
+  const apiPort = portFlag !== undefined ? port(portFlag) : port(env(variables, 'PORT') ?? '8080', 'PORT');
   const queryTimeoutMs = queryTimeout === undefined
     ? POSTGRES_TIMEOUTS.queryTimeoutMs
     : positiveInt(queryTimeout, '--query-timeout', MAX_TIMEOUT_MS);
   return {
     host: text(flags, 'host') ?? env(variables, 'HOST') ?? '127.0.0.1',
-    port: portFlag !== undefined ? port(portFlag) : port(env(variables, 'PORT') ?? '8080', 'PORT'),
+    port: apiPort,
     database: databaseUrl(text(flags, 'database'), variables),
     rateLimit: limit === undefined ? DEFAULTS.rateLimit : rateLimit(limit),
     rateLimitStore: storeFlag !== undefined
@@ -137,7 +140,7 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
       : positiveInt(shutdownTimeout, '--shutdown-timeout', MAX_TIMEOUT_MS),
     serverTimeouts: readServerTimeouts(flags),
     logLevel: readLogLevel(flags),
-    metricsAddress: readMetricsAddress(flags, portFlag !== undefined ? port(portFlag) : port(env(variables, 'PORT') ?? '8080', 'PORT')),
+    metricsAddress: readMetricsAddress(flags, apiPort),
   };
 }
 
@@ -146,7 +149,9 @@ function readMetricsAddress(flags: FlagValues, apiPort: number): { host: string;
   const value = text(flags, 'metrics-address');
   if (value === undefined) return undefined;
   const address = hostPort(value, '--metrics-address');
-  if (address.port !== 0 && address.port === apiPort) throw new UsageError('--metrics-address must not be the API\'s port: metrics have a listener of their own');
+  if (address.port !== 0 && address.port === apiPort) {
+    throw new UsageError('--metrics-address must not be the API\'s port: metrics have a listener of their own');
+  }
   return address;
 }
 
@@ -186,7 +191,9 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
   try {
     rateLimiter = await rateLimiterFromUrl(config.rateLimitStore, logger, config.failOpen);
 
-    if (metrics !== undefined) metricsListener = await startMetricsListener(config.metricsAddress!.host, config.metricsAddress!.port, metrics);
+    if (metrics !== undefined) {
+      metricsListener = await startMetricsListener(config.metricsAddress!.host, config.metricsAddress!.port, metrics);
+    }
     const api = createMonitoringApi({
       store: opened.store,
       rateLimiter: metrics === undefined ? rateLimiter : metrics.countingLimiter(rateLimiter),
@@ -237,7 +244,9 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     // A key made is shown, even when a signal came meanwhile: it is never shown again.
     if (bootstrapped !== undefined) printBootstrapBanner(bootstrapped, io);
     if (!shutdown.stopping) io.stdout(`listening on ${baseUrl(address, api.basePath)}\n`);
-    if (metricsListener !== undefined && !shutdown.stopping) io.stdout(`monitoring-api: metrics on ${listenerUrl(metricsListener.address)}/metrics\n`);
+    if (metricsListener !== undefined && !shutdown.stopping) {
+      io.stdout(`monitoring-api: metrics on ${listenerUrl(metricsListener.address)}/metrics\n`);
+    }
     // With --worker, this process also checks what the API stores (docs/engine.md, "Shape and run modes").
     if (config.engine !== undefined && !shutdown.stopping) {
       const options = resolveEngineOptions({

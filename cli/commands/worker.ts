@@ -50,7 +50,8 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   const healthAddress = healthFlag === undefined ? undefined : hostPort(healthFlag, '--health-address');
   const metricsFlag = text(flags, 'metrics-address');
   const metricsAddress = metricsFlag === undefined ? undefined : hostPort(metricsFlag, '--metrics-address');
-  if (metricsAddress !== undefined && healthAddress !== undefined && metricsAddress.port !== 0 && metricsAddress.port === healthAddress.port) {
+  const samePort = metricsAddress !== undefined && metricsAddress.port !== 0 && metricsAddress.port === healthAddress?.port;
+  if (samePort) {
     throw new UsageError('--metrics-address and --health-address need ports of their own');
   }
   const database = databaseUrl(text(flags, 'database'), io.env);
@@ -72,14 +73,17 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
     health = healthAddress === undefined
       ? undefined
       : await startSideListener(healthAddress.host, healthAddress.port, (req, res) => answerHealth(req, res, ready));
-    metricsListener = metricsAddress === undefined ? undefined : await startMetricsListener(metricsAddress.host, metricsAddress.port, metrics!);
+    metricsListener = metricsAddress === undefined
+      ? undefined
+      : await startMetricsListener(metricsAddress.host, metricsAddress.port, metrics!);
   } catch (error) {
     await health?.close();
     await opened.store.close();
     throw error;
   }
   const options = resolveEngineOptions({
-    store: opened.store, logger: jsonEngineLogger(logLevel), ...engineFlags, ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
+    store: opened.store, logger: jsonEngineLogger(logLevel), ...engineFlags,
+    ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
   });
   const engine = createMonitoringEngine(options);
   engine.start();
@@ -91,7 +95,9 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
     await metricsListener?.close();
     await opened.store.close();
   }, stopDeadlineMs);
-  if (health !== undefined) io.stdout(`monitoring-api: health checks on ${listenerUrl(health.address)}/healthz and /readyz\n`);
+  if (health !== undefined) {
+    io.stdout(`monitoring-api: health checks on ${listenerUrl(health.address)}/healthz and /readyz\n`);
+  }
   if (metricsListener !== undefined) io.stdout(`monitoring-api: metrics on ${listenerUrl(metricsListener.address)}/metrics\n`);
   io.stdout(describeEngine(options));
 }

@@ -7,9 +7,11 @@ import type { PrometheusMetrics } from './prometheus.ts';
  */
 export function startMetricsListener(host: string, port: number, metrics: PrometheusMetrics): Promise<SideListener> {
   return startSideListener(host, port, (req, res) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || (req.url ?? '').split('?', 1)[0] !== '/metrics') return false;
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    if ((req.url ?? '').split('?', 1)[0] !== '/metrics') return false;
     metrics.scrape().then(({ body, contentType }) => {
-      res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
+      const length = Buffer.byteLength(body);
+      res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store', 'content-length': length });
       res.end(req.method === 'HEAD' ? undefined : body);
     }, () => {
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });

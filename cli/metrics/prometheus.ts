@@ -27,7 +27,8 @@ export class PrometheusMetrics {
     collectDefaultMetrics({ register: registry });
     this.#routes = new Map(ROUTES.map((route) => [`${basePath}${route.path}`, route.path]));
     this.#requests = new Counter({
-      name: 'monitoring_api_requests_total', help: 'API requests answered, by route of the route table (other: none) and status.',
+      name: 'monitoring_api_requests_total',
+      help: 'API requests answered, by route of the route table (other: none) and status.',
       labelNames: ['method', 'route', 'status'], registers: [registry],
     });
     this.#requestSeconds = new Histogram({
@@ -36,7 +37,7 @@ export class PrometheusMetrics {
     });
     this.#rateLimit = new Counter({
       name: 'monitoring_api_rate_limit_decisions_total',
-      help: 'Rate-limit decisions: a key\'s quota (allowed or refused) and the failed-authentication throttle (refused).',
+      help: 'Rate-limit decisions: a key\'s quota (allowed or refused), the failed-authentication throttle (refused).',
       labelNames: ['limit', 'decision'], registers: [registry],
     });
   }
@@ -54,7 +55,8 @@ export class PrometheusMetrics {
     const count = (bucket: string, cost: number, allowed: boolean) => {
       const limit = bucket.startsWith('key:') ? 'key' : 'failed_auth';
       // A key's quota is decided by its cost-1 consume; the rest are looks (cost 0) or undos.
-      if (limit === 'key' ? cost === 1 : cost === 0 && !allowed) this.#rateLimit.inc({ limit, decision: allowed ? 'allowed' : 'refused' });
+      const decided = limit === 'key' ? cost === 1 : cost === 0 && !allowed;
+      if (decided) this.#rateLimit.inc({ limit, decision: allowed ? 'allowed' : 'refused' });
     };
     const limiter: RateLimiter = {
       async consume(bucket, policy, cost = 1) {
@@ -79,11 +81,13 @@ export class PrometheusMetrics {
   engine(): EngineMetrics {
     const registry = this.registry;
     const checks = new Counter({
-      name: 'monitoring_checks_total', help: 'Checks written, by kind and verdict (ok, failed: the target\'s, ours: the worker\'s).',
+      name: 'monitoring_checks_total',
+      help: 'Checks written, by kind and verdict (ok, failed: the target\'s, ours: the worker\'s).',
       labelNames: ['kind', 'verdict'], registers: [registry],
     });
     const probes = new Counter({
-      name: 'monitoring_probe_results_total', help: 'Probe results written (a DNSBL zone is probe dnsbl), by kind, probe and verdict.',
+      name: 'monitoring_probe_results_total',
+      help: 'Probe results written (a DNSBL zone is probe dnsbl), by kind, probe and verdict.',
       labelNames: ['kind', 'probe', 'verdict'], registers: [registry],
     });
     const lag = new Histogram({
@@ -95,15 +99,18 @@ export class PrometheusMetrics {
       labelNames: ['kind'], buckets: STORE_BUCKETS, registers: [registry],
     });
     const writeSeconds = new Histogram({
-      name: 'monitoring_write_duration_seconds', help: 'How long a batched write of checks took the store, by kind and outcome.',
+      name: 'monitoring_write_duration_seconds',
+      help: 'How long a batched write of checks took the store, by kind and outcome.',
       labelNames: ['kind', 'outcome'], buckets: STORE_BUCKETS, registers: [registry],
     });
     const writeFailures = new Counter({
-      name: 'monitoring_lost_checks_total', help: 'Checks lost to a failed write (checked again once their leases lapse), by kind.',
+      name: 'monitoring_lost_checks_total',
+      help: 'Checks lost to a failed write (checked again once their leases lapse), by kind.',
       labelNames: ['kind'], registers: [registry],
     });
     const deliveries = new Counter({
-      name: 'monitoring_webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome (delivered, retrying, given_up).',
+      name: 'monitoring_webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by outcome (delivered, retrying, given_up).',
       labelNames: ['outcome'], registers: [registry],
     });
     const deliverySeconds = new Histogram({
@@ -118,13 +125,15 @@ export class PrometheusMetrics {
       },
     });
     new Gauge({
-      name: 'monitoring_leases_held', help: 'Records claimed and not yet written, by kind.', labelNames: ['kind'], registers: [registry],
+      name: 'monitoring_leases_held', help: 'Records claimed and not yet written, by kind.',
+      labelNames: ['kind'], registers: [registry],
       collect() {
         for (const kind of ['device', 'blacklist_monitor'] as const) this.set({ kind }, gauges?.leasesHeld(kind) ?? 0);
       },
     });
     new Gauge({
-      name: 'monitoring_resolver_up', help: '1 while the workers\' DNS server answers, 0 during an outage.', registers: [registry],
+      name: 'monitoring_resolver_up', help: '1 while the workers\' DNS server answers, 0 during an outage.',
+      registers: [registry],
       collect() {
         this.set(gauges === undefined || gauges.resolverUp() ? 1 : 0);
       },
@@ -142,7 +151,8 @@ export class PrometheusMetrics {
         if (failed) writeFailures.inc({ kind }, count);
       },
       delivery(outcome) {
-        deliveries.inc({ outcome: outcome.state === 'delivered' ? 'delivered' : outcome.state === 'pending' ? 'retrying' : 'given_up' });
+        const counted = outcome.state === 'delivered' ? 'delivered' : outcome.state === 'pending' ? 'retrying' : 'given_up';
+        deliveries.inc({ outcome: counted });
         deliverySeconds.observe(outcome.duration_ms / 1000);
       },
     };

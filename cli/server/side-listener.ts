@@ -18,7 +18,8 @@ export async function startSideListener(
   port: number,
   handle: (req: IncomingMessage, res: ServerResponse) => boolean,
 ): Promise<SideListener> {
-  const server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  const timeouts = { requestTimeout: 10_000, headersTimeout: 5_000, keepAliveTimeout: 5_000 };
+  const server = createServer(timeouts, (req, res) => {
     if (handle(req, res)) return;
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
     res.end('not found\n');

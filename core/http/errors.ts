@@ -84,6 +84,7 @@ export const errors = {
     new ApiError(409, code, DUPLICATE_MESSAGES[code], { existingId }),
   serverError: () => new ApiError(500, 'server_error', 'The server failed to handle the request.'),
   webhookTestUnavailable: () =>
-    new ApiError(503, 'webhook_test_unavailable', 'This server cannot send test deliveries: it was set up without a webhook sender.'),
+    new ApiError(503, 'webhook_test_unavailable',
+      'This server cannot send test deliveries: it was set up without a webhook sender.'),
   missingTable: () => new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),
 } as const;

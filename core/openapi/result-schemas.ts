@@ -30,7 +30,9 @@ const ERROR = described('Why the probe failed (timeout, forbidden_address, ECONN
 function base(probe: JsonSchema) {
   return {
     id: described('Larger ids are later results.', ref('Id')),
-    check_id: described('The check the result belongs to: every result of one check has the same; a later check has a larger one.', ref('Id')),
+    check_id: described(
+      'The check the result belongs to: every result of one check has the same; a later check has a larger one.', ref('Id'),
+    ),
     checked_at: described('When the probe finished.', ref('Timestamp')),
     probe,
     ok: BOOLEAN,
@@ -47,7 +49,8 @@ function families(withId: boolean, prefix: string): Record<string, JsonSchema> {
   const strip = (schema: JsonSchema): JsonSchema => {
     if (withId) return schema;
     const { id: _id, check_id: _checkId, ...properties } = schema.properties as Record<string, JsonSchema>;
-    return { ...schema, required: (schema.required ?? []).filter((name) => name !== 'id' && name !== 'check_id'), properties };
+    const required = (schema.required ?? []).filter((name) => name !== 'id' && name !== 'check_id');
+    return { ...schema, required, properties };
   };
   return {
     [`${prefix}DnsblResult`]: strip(record<DnsblResult>('One DNSBL zone\'s answer for a blacklist monitor\'s target.', {

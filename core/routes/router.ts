@@ -39,7 +39,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', path: '/webhooks/delete', scope: 'write', handler: webhooks.remove },
   {
     method: 'GET', path: '/webhooks/deliveries', scope: 'read',
-    handler: newestFirstRoute((call, id, page) => call.store.listWebhookAttempts(call.key.user_id, id, page), 'webhook_not_found'),
+    handler: newestFirstRoute(
+      (call, id, page) => call.store.listWebhookAttempts(call.key.user_id, id, page), 'webhook_not_found',
+    ),
   },
   { method: 'POST', path: '/webhooks/test', scope: 'write', handler: testWebhook },
 ];

@@ -22,17 +22,18 @@ export class PolicyRefusals {
   refused(deviceId: number): void {
     if (this.#named.has(deviceId) || this.#named.size > NAMED_RECORDS) return;
     if (this.#named.size === 0) {
-      this.#logger.warn?.(this.#allowPrivate
+      const message = this.#allowPrivate
         ? 'this worker\'s target policy refuses a device\'s target (a special-purpose address): its checks say refused_by_policy'
-        : 'this worker refuses private targets (--allow-private-targets is off) and devices need them: their checks say refused_by_policy and change nothing. Run the API and every worker with the same --allow-private-targets', {
-        allow_private_targets: this.#allowPrivate,
-      });
+        : 'this worker refuses private targets (--allow-private-targets is off) and devices need them: their checks say '
+          + 'refused_by_policy and change nothing. Run the API and every worker with the same --allow-private-targets';
+      this.#logger.warn?.(message, { allow_private_targets: this.#allowPrivate });
     }
     this.#named.add(deviceId);
     if (this.#named.size > NAMED_RECORDS) {
       this.#logger.warn?.(`more than ${NAMED_RECORDS} devices refused by this worker's target policy; the rest are not named`);
       return;
     }
-    this.#logger.warn?.(`device ${deviceId}: its target is refused by this worker's target policy (refused_by_policy)`, { device_id: deviceId });
+    const line = `device ${deviceId}: its target is refused by this worker's target policy (refused_by_policy)`;
+    this.#logger.warn?.(line, { device_id: deviceId });
   }
 }

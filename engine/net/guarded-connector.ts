@@ -74,7 +74,9 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
         : 'dns_error';
       if (health !== undefined && RESOLVER_FAILURE_CODES.has(code)) {
         health.silent(mark, code === 'ETIMEOUT' ? 'timeout' : code);
-        if (health.down || code === RESOLVER_UNREACHABLE) throw new ProbeFailure(RESOLVER_UNAVAILABLE, `cannot resolve ${host}: the resolver fails (${code})`, { cause: error });
+        if (health.down || code === RESOLVER_UNREACHABLE) {
+          throw new ProbeFailure(RESOLVER_UNAVAILABLE, `cannot resolve ${host}: the resolver fails (${code})`, { cause: error });
+        }
       } else if (health !== undefined && code !== 'aborted') {
         health.answered();
       }

@@ -5,7 +5,9 @@ import type { CheckVerdict } from '../metrics.ts';
  * Upper bounds of the scheduling-lag buckets, in milliseconds: from "on time" to an hour late.
  * The summary's p99 is the bound of the bucket it falls in, so it reads "at most".
  */
-export const LAG_BUCKETS_MS = [10, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 300_000, 3_600_000] as const;
+export const LAG_BUCKETS_MS = [
+  10, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 300_000, 3_600_000,
+] as const;
 
 /** What a worker did over one period, as its summary line says it. */
 export interface CheckSummaryLine {

@@ -108,7 +108,8 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
           const { outcome } = batch[i]!;
           const verdict = checkVerdict(outcome);
           settings.summary.written(kind.name, verdict);
-          metrics.checked?.(kind.name, verdict, outcome.results.map((r) => ({ probe: r.probe, verdict: verdictOf(r) })));
+          if (metrics.checked === undefined) continue;
+          metrics.checked(kind.name, verdict, outcome.results.map((r) => ({ probe: r.probe, verdict: verdictOf(r) })));
         }
       },
     });

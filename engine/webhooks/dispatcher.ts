@@ -70,7 +70,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
     const { webhook, event } = delivery;
     const started = performance.now();
-    const answered = await sendWebhook(webhook.url, webhookRequest(delivery, clock.now()), { connector, timeoutMs, tls: options.tls });
+    const request = webhookRequest(delivery, clock.now());
+    const answered = await sendWebhook(webhook.url, request, { connector, timeoutMs, tls: options.tls });
     const duration = Math.round(performance.now() - started);
     const outcome = answered.error === null
       ? finished('delivered', answered.status, null, duration)
@@ -85,15 +86,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       if (failing.delete(webhook.id)) logger.info?.(`webhook ${webhook.id}: delivering again`);
     } else if (!failing.has(webhook.id)) {
       failing.set(webhook.id, outcome.error);
-      logger.warn?.(`webhook ${webhook.id}: delivery failed (${outcome.error}); retrying, and saying nothing more until it delivers again`);
+      const said = `delivery failed (${outcome.error}); retrying, and saying nothing more until it delivers again`;
+      logger.warn?.(`webhook ${webhook.id}: ${said}`);
     }
     if (outcome.state === 'failed') {
       logger.warn?.(`webhook ${webhook.id}: gave up delivering event ${event.id} (${event.type}) after ${delivery.attempts + 1} attempts; last error ${outcome.error}`);
     }
   }
 
-  function finished(state: 'delivered' | 'failed', status: number | null, error: string | null, duration: number): DeliveryOutcome {
-    return { attempted_at: toTimestamp(clock.now()), state, next_attempt_at: null, response_status: status, error, duration_ms: duration };
+  function finished(
+    state: 'delivered' | 'failed', status: number | null, error: string | null, duration: number,
+  ): DeliveryOutcome {
+    const at = toTimestamp(clock.now());
+    return { attempted_at: at, state, next_attempt_at: null, response_status: status, error, duration_ms: duration };
   }
 
   function failed(delivery: ClaimedDelivery, status: number | null, error: string, duration: number): DeliveryOutcome {

@@ -90,7 +90,8 @@ export class KyselyWebhooks implements WebhookStore {
   }
 
   async listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
-    const owned = await this.db.selectFrom('webhooks').select('id').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const owned = await this.db.selectFrom('webhooks').select('id')
+      .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     if (owned === undefined) return undefined;
     const rows = await this.db.selectFrom('webhook_attempts').selectAll().where('webhook_id', '=', id)
       .$if(page.beforeId !== undefined, (q) => q.where('id', '<', page.beforeId!))
@@ -224,7 +225,8 @@ export class KyselyWebhooks implements WebhookStore {
         .where('id', '=', lease.id).where('lease_token', '=', lease.token).where('status', '=', 'pending')
         .returning(['webhook_id', 'event_id', 'attempts']).executeTakeFirst();
       if (row === undefined) return false;
-      const event = await trx.selectFrom('events').select('type').where('id', '=', toId(row.event_id)).executeTakeFirst();
+      const event = await trx.selectFrom('events').select('type')
+        .where('id', '=', toId(row.event_id)).executeTakeFirst();
       await trx.insertInto('webhook_attempts').values({
         webhook_id: toId(row.webhook_id), event_id: toId(row.event_id), event_type: event?.type ?? 'unknown',
         attempt: Number(row.attempts), attempted_at: at, http_status: outcome.response_status, error: outcome.error,

@@ -68,7 +68,10 @@ export async function migrateToLatest(
  * current). Reads Kysely's migration table only, and never creates it: a readiness probe must
  * not write. Throws when the database cannot be asked (unreachable, or never migrated at all).
  */
-export async function pendingMigrations(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db)): Promise<string[]> {
+export async function pendingMigrations(
+  db: Kysely<Database>,
+  dialect: StoreDialect = dialectOf(db),
+): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
   const done = new Set(rows.map((row) => row.name));
   return Object.keys(migrations(dialect)).filter((name) => !done.has(name));

@@ -46,7 +46,7 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'CheckVerdict', 'ConnectRequest', 'Connection', 'Connector', 'DEFAULT_DNSBL_DOMAIN_ZONES', 'DEFAULT_DNSBL_ZONES',
     'DeviceCheck', 'DeviceCheckContext', 'DeviceCheckOptions', 'DnsblResolver', 'ENGINE_DEFAULTS', 'EngineGauges',
     'EngineLogger', 'EngineMetrics', 'EngineRunSummary', 'HostLookup', 'MonitoringEngine', 'MonitoringEngineOptions',
-    'ProbeFailure', 'WebhookSenderOptions', 'checkDevice', 'createMonitoringEngine', 'createWebhookSender',
+    'ProbeFailure', 'ProbeVerdict', 'WebhookSenderOptions', 'checkDevice', 'createMonitoringEngine', 'createWebhookSender',
   ],
   './kysely': [
     'Database', 'KyselyStore', 'KyselyStoreOptions', 'OpenKyselyStoreOptions', 'OpenedKyselyStore',

@@ -30,7 +30,8 @@ export function operations(dialect: StoreDialect): Migration {
           .addColumn('id', 'integer', (c) => c.primaryKey().check(sql`id = 1`))
           .addColumn('last', t.ref, (c) => c.notNull())
           .execute();
-        await sql`insert into check_id_counter (id, last) select 1, coalesce(max(id), 0) from check_results`.execute(db);
+        await sql`insert into check_id_counter (id, last)
+          select 1, coalesce(max(id), 0) from check_results`.execute(db);
       }
 
       await db.schema.alterTable('webhooks').addColumn('last_delivery_error', 'text').execute();
@@ -47,7 +48,8 @@ export function operations(dialect: StoreDialect): Migration {
         .addColumn('duration_ms', 'integer')
         .execute();
       // An endpoint's attempts page newest first.
-      await db.schema.createIndex('webhook_attempts_webhook').on('webhook_attempts').columns(['webhook_id', 'id']).execute();
+      await db.schema.createIndex('webhook_attempts_webhook').on('webhook_attempts')
+        .columns(['webhook_id', 'id']).execute();
       await addIdGuard(db, dialect, 'webhook_attempts');
     },
   };
