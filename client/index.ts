@@ -10,8 +10,8 @@ import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } f
 import type {
   AllOptions, AllResultsOptions, BlacklistMonitor, BlacklistMonitorInput, CreatedWebhook, Deleted, Device, DeviceInput,
   DeviceProbeResult, DnsblResult, ListOptions, Me, MonitoredResourceClient, MonitoringClient, MonitoringClientOptions,
-  Page, RequestOptions, ResourceClient, ResultCursor, ResultPage, ResultsOptions, Webhook, WebhookAttempt, WebhookClient,
-  WebhookInput, WebhookTestResult,
+  Page, RequestOptions, ResourceClient, ResultCursor, ResultPage, ResultsOptions, Webhook, WebhookAttempt,
+  WebhookClient, WebhookInput, WebhookTestResult,
 } from './types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
@@ -65,13 +65,15 @@ function monitored<T, Input, R>(transport: Transport, base: URL, segment: string
 
 /** Webhooks: the resource client plus each one's delivery attempts, newest first. */
 function webhooks(transport: Transport, base: URL): WebhookClient {
-  const { page: deliveries, all: allDeliveries } = newestFirst<WebhookAttempt>(transport, new URL('webhooks/deliveries', base));
+  const attempts = newestFirst<WebhookAttempt>(transport, new URL('webhooks/deliveries', base));
+  const { page: deliveries, all: allDeliveries } = attempts;
   async function test(id: number, options?: RequestOptions): Promise<WebhookTestResult> {
     const url = new URL('webhooks/test', base);
     url.searchParams.set('id', String(id));
     return (await transport.send<WebhookTestResult>('POST', url, undefined, options)).data;
   }
-  return { ...resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks'), deliveries, allDeliveries, test };
+  const webhookResource = resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks');
+  return { ...webhookResource, deliveries, allDeliveries, test };
 }
 
 /** One record's rows at `resultsUrl`, newest first: a page, and every page following the Link header. */

@@ -12,8 +12,8 @@ import type {
 export type {
   BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, DetailCode, Device, DeviceLastResults,
   DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblResult, ErrorDetail, EventType, HttpProbeResult, Me, ProbeName,
-  Scheme, Scope, ServiceProbeResult, ServiceType, TargetType, TlsProbeResult, Webhook, WebhookAttempt, WebhookDeliveryStatus,
-  WebhookTestResult,
+  Scheme, Scope, ServiceProbeResult, ServiceType, TargetType, TlsProbeResult, Webhook, WebhookAttempt,
+  WebhookDeliveryStatus, WebhookTestResult,
 };
 
 /** An int/bool field: the API accepts exactly these (docs/contract.md §4) and answers booleans. */

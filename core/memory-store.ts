@@ -4,10 +4,12 @@ import type {
 } from './monitoring-store.ts';
 import type {
   ApiKey, BlacklistMonitor, CheckResult, CreatedWebhook, Device, DeviceLastResults, MonitoringEvent, NewApiKey,
-  NewBlacklistMonitor, NewCheckResult, NewDevice, NewMonitoringEvent, NewWebhook, Timestamp, User, Webhook, WebhookAttempt,
+  NewBlacklistMonitor, NewCheckResult, NewDevice, NewMonitoringEvent, NewWebhook, Timestamp, User, Webhook,
+  WebhookAttempt,
 } from './records.ts';
 import type { CreateResult, PageRequest, Store } from './store.ts';
 import { MemoryWebhooks } from './memory-webhooks.ts';
+import type { WebhookEndpoint } from './webhook-sender.ts';
 import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome } from './webhook-store.ts';
 
 /** The engine's bookkeeping for one record, which the API never shows. */
@@ -298,7 +300,7 @@ export class MemoryStore implements Store {
   listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
     return this.#webhooks.listWebhookAttempts(userId, id, page);
   }
-  webhookWithSecret(userId: number, id: number): Promise<{ id: number; url: string; secret: string } | undefined> {
+  webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
     return this.#webhooks.webhookWithSecret(userId, id);
   }
   fanOutEvents(now: Timestamp, limit: number): Promise<number> { return this.#webhooks.fanOutEvents(now, limit); }

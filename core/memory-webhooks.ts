@@ -1,6 +1,7 @@
 import type { ResultsPage } from './monitoring-store.ts';
 import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, WebhookAttempt } from './records.ts';
 import type { CreateResult, PageRequest } from './store.ts';
+import type { WebhookEndpoint } from './webhook-sender.ts';
 import type {
   ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, DeliveryState, WebhookStore,
 } from './webhook-store.ts';
@@ -92,7 +93,7 @@ export class MemoryWebhooks implements WebhookStore {
     return out;
   }
 
-  async webhookWithSecret(userId: number, id: number): Promise<{ id: number; url: string; secret: string } | undefined> {
+  async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
     const row = this.#webhooks.get(id);
     if (!row || row.userId !== userId) return undefined;
     return { id: row.record.id, url: row.record.url, secret: row.record.secret };

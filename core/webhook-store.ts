@@ -1,5 +1,6 @@
 import type { ResultsPage } from './monitoring-store.ts';
 import type { CreatedWebhook, MonitoringEvent, Timestamp, Webhook, WebhookAttempt } from './records.ts';
+import type { WebhookEndpoint } from './webhook-sender.ts';
 import type { CreateResult, PageRequest } from './store-calls.ts';
 
 /**
@@ -24,7 +25,7 @@ export interface WebhookStore extends WebhookDeliveryStore {
    */
   listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined>;
   /** A user's webhook with its secret, to sign a test event with; undefined as for a list of attempts. */
-  webhookWithSecret(userId: number, id: number): Promise<{ id: number; url: string; secret: string } | undefined>;
+  webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined>;
 }
 
 /** The delivery queue: what the engine's webhook dispatcher needs of a store. */

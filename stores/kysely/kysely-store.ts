@@ -6,7 +6,7 @@ import {
   type CreatedWebhook, type CreateResult, type DeliveryClaimRequest, type DeliveryLease,
   type DeliveryOutcome, type Device, type DeviceCheckOutcome, type MonitoredKind, type NewApiKey,
   type NewBlacklistMonitor, type NewDevice, type NewWebhook, type PageRequest, type RecordedCheck,
-  type ResultsPage, type Store, type Timestamp, type User, type Webhook, type WebhookAttempt,
+  type ResultsPage, type Store, type Timestamp, type User, type Webhook, type WebhookAttempt, type WebhookEndpoint,
 } from '../../core/index.ts';
 import {
   apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
@@ -356,7 +356,7 @@ export class KyselyStore implements Store {
   listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
     return this.#run(() => this.#webhooks.listWebhookAttempts(userId, id, page));
   }
-  webhookWithSecret(userId: number, id: number): Promise<{ id: number; url: string; secret: string } | undefined> {
+  webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
     return this.#run(() => this.#webhooks.webhookWithSecret(userId, id));
   }
   fanOutEvents(now: Timestamp, limit: number): Promise<number> {

@@ -5,7 +5,7 @@ import {
   EVENT_TYPES, type ClaimedDelivery, type CreatedWebhook, type CreateResult,
   type DeliveryClaimRequest, type DeliveryLease, type DeliveryOutcome, type EventData,
   type EventType, type NewWebhook, type PageRequest, type ResultsPage, type Timestamp, type Webhook,
-  type WebhookAttempt, type WebhookStore,
+  type WebhookAttempt, type WebhookEndpoint, type WebhookStore,
 } from '../../core/index.ts';
 import { stampText, toId, toStamp } from './rows.ts';
 import type { Database, DbInteger, StoreDialect, WebhooksTable } from './schema.ts';
@@ -108,7 +108,7 @@ export class KyselyWebhooks implements WebhookStore {
     }));
   }
 
-  async webhookWithSecret(userId: number, id: number): Promise<{ id: number; url: string; secret: string } | undefined> {
+  async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
     const row = await this.db.selectFrom('webhooks').select(['id', 'url', 'secret'])
       .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     return row === undefined ? undefined : { id: toId(row.id), url: row.url, secret: row.secret };

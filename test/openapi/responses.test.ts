@@ -15,6 +15,7 @@ import type {
   BlacklistMonitor, CheckResult, CreatedWebhook, Device, NewBlacklistMonitor, NewDevice, NewWebhook, Webhook, WebhookAttempt,
 } from '../../core/records.ts';
 import { emitterFor } from '../webhooks/support.ts';
+import type { WebhookEndpoint } from '../../core/index.ts';
 import { dnsbl, dnsblFailure, http, mustRecord, recordBlacklistCheck, recordDeviceCheck, service, tls } from '../api/checks.ts';
 import type { CreateResult } from '../../core/store.ts';
 import { createOpenApiDocument, type OpenApiDocument, type ResponseObject } from '../../core/openapi/index.ts';
@@ -76,7 +77,7 @@ class FailingStore extends MemoryStore {
     this.fail();
     return super.listWebhookAttempts(userId, id, page);
   }
-  override async webhookWithSecret(userId: number, id: number): Promise<{ id: number; url: string; secret: string } | undefined> {
+  override async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
     this.fail();
     return super.webhookWithSecret(userId, id);
   }
