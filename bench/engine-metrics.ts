@@ -13,7 +13,11 @@ const ZONE = 'bench.zone.test';
  * checks are the engine's cheapest checks, where a per-check cost weighs most.
  */
 export function benchMetricsCost(
-  kind: 'tcp' | 'dnsbl', target: { port: number; dns: string }, count: number, concurrency: number, rounds: number,
+  kind: 'tcp' | 'dnsbl',
+  target: { port: number; dns: string },
+  count: number,
+  concurrency: number,
+  rounds: number,
 ): Promise<PairedResult> {
   const devices = kind === 'tcp' ? Array.from({ length: count }, (_, i) => benchDevice(i + 1, 'tcp', target.port)) : [];
   const monitors = kind === 'dnsbl' ? Array.from({ length: count }, (_, i) => benchMonitor(i + 1)) : [];
@@ -24,8 +28,13 @@ export function benchMetricsCost(
   const run = (withMetrics: boolean) => async (): Promise<Timed> => {
     const store = new QueueStore({ devices, monitors });
     const worker = createMonitoringEngine({
-      store, concurrency, allowPrivateTargets: true, lookup: noLookup, dnsServers: [target.dns],
-      dnsblZones: kind === 'dnsbl' ? [ZONE] : [], dnsblDomainZones: [],
+      store,
+      concurrency,
+      allowPrivateTargets: true,
+      lookup: noLookup,
+      dnsServers: [target.dns],
+      dnsblZones: kind === 'dnsbl' ? [ZONE] : [],
+      dnsblDomainZones: [],
       ...(withMetrics ? { metrics: engineMetrics } : {}),
     });
     const timing = await timed(count, async () => {

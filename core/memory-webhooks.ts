@@ -3,7 +3,12 @@ import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, W
 import type { CreateResult, PageRequest } from './store.ts';
 import type { WebhookEndpoint } from './webhook-sender.ts';
 import type {
-  ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, DeliveryState, WebhookStore,
+  ClaimedDelivery,
+  DeliveryClaimRequest,
+  DeliveryLease,
+  DeliveryOutcome,
+  DeliveryState,
+  WebhookStore,
 } from './webhook-store.ts';
 
 interface StoredWebhook {
@@ -107,8 +112,13 @@ export class MemoryWebhooks implements WebhookStore {
         if (userId !== event.user_id || !record.is_enabled || !record.events.includes(event.type)) continue;
         if (ms(record.created_at) > ms(event.created_at)) continue;
         this.#deliveries.push({
-          id: this.#nextId.delivery++, eventId: event.id, webhookId: record.id, attempts: 0,
-          nextAttemptAt: ms(now), state: 'pending', lease: null,
+          id: this.#nextId.delivery++,
+          eventId: event.id,
+          webhookId: record.id,
+          attempts: 0,
+          nextAttemptAt: ms(now),
+          state: 'pending',
+          lease: null,
         });
       }
     }
@@ -122,9 +132,12 @@ export class MemoryWebhooks implements WebhookStore {
     for (const d of this.#deliveries) {
       if (d.state === 'pending' && !heads.has(d.webhookId)) heads.set(d.webhookId, d);
     }
-    const due = [...heads.values()].filter((d) =>
-      this.#webhooks.get(d.webhookId)?.record.is_enabled === true
-      && d.nextAttemptAt <= now && (d.lease === null || ms(d.lease.expires_at) <= now));
+    const due = [...heads.values()].filter(
+      (d) =>
+        this.#webhooks.get(d.webhookId)?.record.is_enabled === true &&
+        d.nextAttemptAt <= now &&
+        (d.lease === null || ms(d.lease.expires_at) <= now),
+    );
     due.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
     const events = new Map(this.#events().map((e) => [e.id, e]));
     return due.slice(0, claim.limit).map((d) => {
@@ -151,9 +164,15 @@ export class MemoryWebhooks implements WebhookStore {
     const at = iso(outcome.attempted_at);
     const event = this.#events().find((e) => e.id === d.eventId);
     this.#attempts.push({
-      id: this.#nextId.attempt++, webhookId: d.webhookId, event_id: d.eventId, event_type: event!.type,
+      id: this.#nextId.attempt++,
+      webhookId: d.webhookId,
+      event_id: d.eventId,
+      event_type: event!.type,
       attempt: d.attempts,
-      attempted_at: at, http_status: outcome.response_status, error: outcome.error, duration_ms: outcome.duration_ms,
+      attempted_at: at,
+      http_status: outcome.response_status,
+      error: outcome.error,
+      duration_ms: outcome.duration_ms,
     });
     // Attempts of one endpoint are sequential, but a worker whose lease was taken may still
     // finish late: the newest attempt wins.
@@ -162,7 +181,7 @@ export class MemoryWebhooks implements WebhookStore {
       webhook.last_delivery_at = at;
       webhook.last_delivery_status = delivered ? 'delivered' : 'failing';
       webhook.last_delivery_error = outcome.error;
-      webhook.failing_since = delivered ? null : webhook.failing_since ?? at;
+      webhook.failing_since = delivered ? null : (webhook.failing_since ?? at);
     }
     return true;
   }

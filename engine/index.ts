@@ -10,8 +10,19 @@ export { createMonitoringEngine, type EngineRunSummary, type MonitoringEngine } 
 export { ENGINE_DEFAULTS, type MonitoringEngineOptions } from './options.ts';
 export type { EngineLogger } from './logger.ts';
 export type { CheckVerdict, EngineGauges, EngineMetrics, ProbeVerdict } from './metrics.ts';
-export { checkDevice, type DeviceCheck, type DeviceCheckContext, type DeviceCheckOptions } from './devices/check-device.ts';
+export {
+  checkDevice,
+  type DeviceCheck,
+  type DeviceCheckContext,
+  type DeviceCheckOptions,
+} from './devices/check-device.ts';
 export { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES } from './dnsbl/zones.ts';
 export type { DnsblResolver } from './dnsbl/resolver.ts';
-export { ProbeFailure, type Connection, type ConnectRequest, type Connector, type HostLookup } from './net/connector.ts';
+export {
+  ProbeFailure,
+  type Connection,
+  type ConnectRequest,
+  type Connector,
+  type HostLookup,
+} from './net/connector.ts';
 export { createWebhookSender, type WebhookSenderOptions } from './webhooks/webhook-sender.ts';

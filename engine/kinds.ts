@@ -1,5 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import type { BlacklistCheckOutcome, BlacklistMonitor, Claimed, ClaimedDevice, DeviceCheckOutcome } from '../core/index.ts';
+import type {
+  BlacklistCheckOutcome,
+  BlacklistMonitor,
+  Claimed,
+  ClaimedDevice,
+  DeviceCheckOutcome,
+} from '../core/index.ts';
 import { checkBlacklistMonitor, type DnsblCheckContext } from './dnsbl/check-blacklist.ts';
 import type { Connector } from './net/connector.ts';
 import type { ResolvedEngineOptions } from './options.ts';
@@ -9,7 +15,10 @@ import { REFUSED_BY_POLICY } from './our-failures.ts';
 import type { CheckKind } from './scheduler/kind-runner.ts';
 
 /** Blacklist monitors: claimed, checked against the DNSBL zones, recorded in batches. */
-export function blacklistKind(resolved: ResolvedEngineOptions, dnsbl: DnsblCheckContext): CheckKind<Claimed<BlacklistMonitor>, BlacklistCheckOutcome> {
+export function blacklistKind(
+  resolved: ResolvedEngineOptions,
+  dnsbl: DnsblCheckContext,
+): CheckKind<Claimed<BlacklistMonitor>, BlacklistCheckOutcome> {
   return {
     name: 'blacklist_monitor',
     claim: (request) => resolved.store.claimDueBlacklistMonitors(request),
@@ -20,7 +29,10 @@ export function blacklistKind(resolved: ResolvedEngineOptions, dnsbl: DnsblCheck
 
 /** Devices: checked by the given device check through the guarded connector. */
 export function deviceKind(
-  resolved: ResolvedEngineOptions, deviceCheck: DeviceCheck, connector: Connector, refusals: PolicyRefusals,
+  resolved: ResolvedEngineOptions,
+  deviceCheck: DeviceCheck,
+  connector: Connector,
+  refusals: PolicyRefusals,
 ): CheckKind<ClaimedDevice, DeviceCheckOutcome> {
   const options = {
     probeTimeoutMs: resolved.probeTimeoutMs,
@@ -54,7 +66,13 @@ export function deviceKind(
     name: 'device',
     claim: (request) => resolved.store.claimDueDevices(request),
     check: async (claimed, leaseUntilMs) => {
-      const context = { connector, clock: resolved.clock, options, signal: signal(leaseUntilMs), random: resolved.random };
+      const context = {
+        connector,
+        clock: resolved.clock,
+        options,
+        signal: signal(leaseUntilMs),
+        random: resolved.random,
+      };
       const outcome = await deviceCheck(claimed, context);
       for (const result of outcome.results) {
         if (result.error === REFUSED_BY_POLICY) {

@@ -53,8 +53,16 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   const tally: RunnerSettings['tally'] = { claimed: 0, written: 0, fenced: 0, failed: 0, crashed: 0 };
   const summary = new CheckSummary(clock.now());
   const settings: RunnerSettings = {
-    owner: resolved.workerId, clock, leaseMs: resolved.leaseMs, writeBatchSize: resolved.writeBatchSize,
-    writeDelayMs: resolved.writeDelayMs, slots, logger, tally, summary, metrics: resolved.metrics,
+    owner: resolved.workerId,
+    clock,
+    leaseMs: resolved.leaseMs,
+    writeBatchSize: resolved.writeBatchSize,
+    writeDelayMs: resolved.writeDelayMs,
+    slots,
+    logger,
+    tally,
+    summary,
+    metrics: resolved.metrics,
   };
   /** One info line per minute per worker: what it checked, what failed, how late it started checks. */
   const summarize = (nowMs: number) => {
@@ -62,12 +70,15 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     const line = summary.take(nowMs);
     const said = `${line.failed} found failing, ${line.ours} failed on this worker's side, ${line.lost} lost`;
     logger.info?.(`checked ${line.checks} records in ${line.period_s} s: ${said}`, {
-      worker_id: resolved.workerId, ...line,
+      worker_id: resolved.workerId,
+      ...line,
     });
   };
 
-  const defaultResolver = resolved.resolver === undefined ? createDnsblResolver(resolved.dnsServers, resolved.dnsTimeoutMs) : undefined;
-  const servers = resolved.dnsServers.length > 0 ? resolved.dnsServers : defaultResolver?.getServers() ?? ['(injected resolver)'];
+  const defaultResolver =
+    resolved.resolver === undefined ? createDnsblResolver(resolved.dnsServers, resolved.dnsTimeoutMs) : undefined;
+  const servers =
+    resolved.dnsServers.length > 0 ? resolved.dnsServers : (defaultResolver?.getServers() ?? ['(injected resolver)']);
   // One view of the resolver for DNSBL lookups and device name lookups alike.
   const health = new DnsHealth(servers.join(', '), logger, clock);
   const dnsbl = {
@@ -88,7 +99,12 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   });
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
   const webhooks = createWebhookDispatcher({
-    store: resolved.store, connector, clock, logger, workerId: resolved.workerId, pollIntervalMs: resolved.pollIntervalMs,
+    store: resolved.store,
+    connector,
+    clock,
+    logger,
+    workerId: resolved.workerId,
+    pollIntervalMs: resolved.pollIntervalMs,
     ...(resolved.metrics.delivery === undefined ? {} : { observe: resolved.metrics.delivery.bind(resolved.metrics) }),
     ...(resolved.trustedCa.length > 0 ? { tls: { secureContext: contextTrusting(resolved.trustedCa) } } : {}),
   });
@@ -126,9 +142,18 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
 
   const sweep = (nowMs: number): Promise<number> => {
     lastSweepMs = nowMs;
-    return pruneResults(resolved.store, nowMs, resolved.resultRetentionDays, resolved.retentionBatchSize, () => stopping).then(
+    return pruneResults(
+      resolved.store,
+      nowMs,
+      resolved.resultRetentionDays,
+      resolved.retentionBatchSize,
+      () => stopping,
+    ).then(
       (deleted) => {
-        if (deleted > 0) logger.info?.(`deleted ${deleted} check results older than ${resolved.resultRetentionDays} days`, { deleted });
+        if (deleted > 0)
+          logger.info?.(`deleted ${deleted} check results older than ${resolved.resultRetentionDays} days`, {
+            deleted,
+          });
         return deleted;
       },
       (error: unknown) => {
@@ -143,15 +168,16 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     await Promise.all(runners.map((runner) => runner.drain()));
   };
 
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      wakeSleep = undefined;
-      resolve();
-    }
-    wakeSleep = done;
-  });
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeSleep = undefined;
+        resolve();
+      }
+      wakeSleep = done;
+    });
 
   async function loop(): Promise<void> {
     let turn = 0;
@@ -179,7 +205,8 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
         }
       } catch (error) {
         // Once per streak: a database that is away for an hour must not write a stack a second.
-        if (!claimsFailing) logger.error?.('claiming due checks failed; trying again every poll interval until it works', error);
+        if (!claimsFailing)
+          logger.error?.('claiming due checks failed; trying again every poll interval until it works', error);
         claimsFailing = true;
         busy = false;
       }

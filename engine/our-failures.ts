@@ -22,7 +22,13 @@ export function isOurFailure(error: string | null): boolean {
  * little; the same for several names in a row, with no answer between, is the resolver.
  */
 export const RESOLVER_FAILURE_CODES: ReadonlySet<string> = new Set([
-  'ETIMEOUT', 'ECONNREFUSED', 'ECANCELLED', 'EAI_AGAIN', 'ESERVFAIL', 'EREFUSED', 'timeout',
+  'ETIMEOUT',
+  'ECONNREFUSED',
+  'ECANCELLED',
+  'EAI_AGAIN',
+  'ESERVFAIL',
+  'EREFUSED',
+  'timeout',
 ]);
 
 /**

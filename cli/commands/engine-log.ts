@@ -14,13 +14,19 @@ export function jsonEngineLogger(
   const line = (level: string, message: string, fields?: Record<string, unknown>) =>
     `${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`;
   type Write = (message: string, fields?: Record<string, unknown>) => void;
-  const to = (stream: NodeJS.WritableStream, at: LogLevel): Write => (message, fields) => void stream.write(line(at, message, fields));
+  const to =
+    (stream: NodeJS.WritableStream, at: LogLevel): Write =>
+    (message, fields) =>
+      void stream.write(line(at, message, fields));
   return {
     ...(logs(level, 'debug') ? { debug: to(out, 'debug') } : {}),
     ...(logs(level, 'info') ? { info: to(out, 'info') } : {}),
     ...(logs(level, 'warn') ? { warn: to(err, 'warn') } : {}),
     error(message, error) {
-      const failure = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: String(error) };
+      const failure =
+        error instanceof Error
+          ? { name: error.name, message: error.message, stack: error.stack }
+          : { message: String(error) };
       err.write(line('error', message, { error: failure }));
     },
   };

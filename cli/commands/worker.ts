@@ -43,26 +43,30 @@ const MAX_STOP_DEADLINE_MS = 86_400_000;
 export async function worker(args: readonly string[], io: CliIo): Promise<void> {
   const { flags } = readFlags(args, SPEC, 'worker');
   const stopTimeout = text(flags, 'stop-timeout');
-  const stopDeadlineMs = stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
+  const stopDeadlineMs =
+    stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
   const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
   const logLevel: LogLevel = readLogLevel(flags);
   const healthFlag = text(flags, 'health-address');
   const healthAddress = healthFlag === undefined ? undefined : hostPort(healthFlag, '--health-address');
   const metricsFlag = text(flags, 'metrics-address');
   const metricsAddress = metricsFlag === undefined ? undefined : hostPort(metricsFlag, '--metrics-address');
-  const samePort = metricsAddress !== undefined && metricsAddress.port !== 0 && metricsAddress.port === healthAddress?.port;
+  const samePort =
+    metricsAddress !== undefined && metricsAddress.port !== 0 && metricsAddress.port === healthAddress?.port;
   if (samePort) {
     throw new UsageError('--metrics-address and --health-address need ports of their own');
   }
   const database = databaseUrl(text(flags, 'database'), io.env);
   const queryTimeout = text(flags, 'query-timeout');
   // As for serve: how long a PostgreSQL query may take before it is given up (12 s by default).
-  const queryTimeoutMs = queryTimeout === undefined ? undefined : positiveInt(queryTimeout, '--query-timeout', 86_400_000);
+  const queryTimeoutMs =
+    queryTimeout === undefined ? undefined : positiveInt(queryTimeout, '--query-timeout', 86_400_000);
   const opened = await openMigrated(database, {
     preparedStatements: flags['no-prepared-statements'] !== true,
     ...(queryTimeoutMs === undefined ? {} : { queryTimeoutMs }),
   });
-  if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
+  if (opened.applied.length > 0)
+    io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
   const ready = databaseReadiness(opened);
   // prom-client is loaded only when metrics are asked for: every other start is spared it.
@@ -70,19 +74,23 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   let health: SideListener | undefined;
   let metricsListener: SideListener | undefined;
   try {
-    health = healthAddress === undefined
-      ? undefined
-      : await startSideListener(healthAddress.host, healthAddress.port, (req, res) => answerHealth(req, res, ready));
-    metricsListener = metricsAddress === undefined
-      ? undefined
-      : await startMetricsListener(metricsAddress.host, metricsAddress.port, metrics!);
+    health =
+      healthAddress === undefined
+        ? undefined
+        : await startSideListener(healthAddress.host, healthAddress.port, (req, res) => answerHealth(req, res, ready));
+    metricsListener =
+      metricsAddress === undefined
+        ? undefined
+        : await startMetricsListener(metricsAddress.host, metricsAddress.port, metrics!);
   } catch (error) {
     await health?.close();
     await opened.store.close();
     throw error;
   }
   const options = resolveEngineOptions({
-    store: opened.store, logger: jsonEngineLogger(logLevel), ...engineFlags,
+    store: opened.store,
+    logger: jsonEngineLogger(logLevel),
+    ...engineFlags,
     ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
   });
   const engine = createMonitoringEngine(options);
@@ -98,7 +106,8 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   if (health !== undefined) {
     io.stdout(`monitoring-api: health checks on ${listenerUrl(health.address)}/healthz and /readyz\n`);
   }
-  if (metricsListener !== undefined) io.stdout(`monitoring-api: metrics on ${listenerUrl(metricsListener.address)}/metrics\n`);
+  if (metricsListener !== undefined)
+    io.stdout(`monitoring-api: metrics on ${listenerUrl(metricsListener.address)}/metrics\n`);
   io.stdout(describeEngine(options));
 }
 
@@ -115,7 +124,8 @@ export function stopOnSignals(stop: () => Promise<void>, deadlineMs = STOP_DEADL
     setTimeout(() => exitNow(`checks still in flight after ${deadlineMs / 1000} s, exiting`), deadlineMs).unref();
     stop().then(
       () => process.exit(0),
-      (error: unknown) => exitNow(`stopping failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`),
+      (error: unknown) =>
+        exitNow(`stopping failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`),
     );
   };
   process.on('SIGTERM', onSignal);

@@ -9,14 +9,17 @@ export function startMetricsListener(host: string, port: number, metrics: Promet
   return startSideListener(host, port, (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     if ((req.url ?? '').split('?', 1)[0] !== '/metrics') return false;
-    metrics.scrape().then(({ body, contentType }) => {
-      const length = Buffer.byteLength(body);
-      res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store', 'content-length': length });
-      res.end(req.method === 'HEAD' ? undefined : body);
-    }, () => {
-      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('metrics failed\n');
-    });
+    metrics.scrape().then(
+      ({ body, contentType }) => {
+        const length = Buffer.byteLength(body);
+        res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store', 'content-length': length });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      },
+      () => {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('metrics failed\n');
+      },
+    );
     return true;
   });
 }

@@ -29,16 +29,21 @@ export class PrometheusMetrics {
     this.#requests = new Counter({
       name: 'monitoring_api_requests_total',
       help: 'API requests answered, by route of the route table (other: none) and status.',
-      labelNames: ['method', 'route', 'status'], registers: [registry],
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
     });
     this.#requestSeconds = new Histogram({
-      name: 'monitoring_api_request_duration_seconds', help: 'How long API requests took to answer, by route.',
-      labelNames: ['method', 'route'], buckets: REQUEST_BUCKETS, registers: [registry],
+      name: 'monitoring_api_request_duration_seconds',
+      help: 'How long API requests took to answer, by route.',
+      labelNames: ['method', 'route'],
+      buckets: REQUEST_BUCKETS,
+      registers: [registry],
     });
     this.#rateLimit = new Counter({
       name: 'monitoring_api_rate_limit_decisions_total',
-      help: 'Rate-limit decisions: a key\'s quota (allowed or refused), the failed-authentication throttle (refused).',
-      labelNames: ['limit', 'decision'], registers: [registry],
+      help: "Rate-limit decisions: a key's quota (allowed or refused), the failed-authentication throttle (refused).",
+      labelNames: ['limit', 'decision'],
+      registers: [registry],
     });
   }
 
@@ -82,57 +87,76 @@ export class PrometheusMetrics {
     const registry = this.registry;
     const checks = new Counter({
       name: 'monitoring_checks_total',
-      help: 'Checks written, by kind and verdict (ok, failed: the target\'s, ours: the worker\'s).',
-      labelNames: ['kind', 'verdict'], registers: [registry],
+      help: "Checks written, by kind and verdict (ok, failed: the target's, ours: the worker's).",
+      labelNames: ['kind', 'verdict'],
+      registers: [registry],
     });
     const probes = new Counter({
       name: 'monitoring_probe_results_total',
       help: 'Probe results written (a DNSBL zone is probe dnsbl), by kind, probe and verdict.',
-      labelNames: ['kind', 'probe', 'verdict'], registers: [registry],
+      labelNames: ['kind', 'probe', 'verdict'],
+      registers: [registry],
     });
     const lag = new Histogram({
-      name: 'monitoring_scheduling_lag_seconds', help: 'How late claimed checks started, by kind.',
-      labelNames: ['kind'], buckets: LAG_BUCKETS, registers: [registry],
+      name: 'monitoring_scheduling_lag_seconds',
+      help: 'How late claimed checks started, by kind.',
+      labelNames: ['kind'],
+      buckets: LAG_BUCKETS,
+      registers: [registry],
     });
     const claimSeconds = new Histogram({
-      name: 'monitoring_claim_duration_seconds', help: 'How long a claim of due records took the store, by kind.',
-      labelNames: ['kind'], buckets: STORE_BUCKETS, registers: [registry],
+      name: 'monitoring_claim_duration_seconds',
+      help: 'How long a claim of due records took the store, by kind.',
+      labelNames: ['kind'],
+      buckets: STORE_BUCKETS,
+      registers: [registry],
     });
     const writeSeconds = new Histogram({
       name: 'monitoring_write_duration_seconds',
       help: 'How long a batched write of checks took the store, by kind and outcome.',
-      labelNames: ['kind', 'outcome'], buckets: STORE_BUCKETS, registers: [registry],
+      labelNames: ['kind', 'outcome'],
+      buckets: STORE_BUCKETS,
+      registers: [registry],
     });
     const writeFailures = new Counter({
       name: 'monitoring_lost_checks_total',
       help: 'Checks lost to a failed write (checked again once their leases lapse), by kind.',
-      labelNames: ['kind'], registers: [registry],
+      labelNames: ['kind'],
+      registers: [registry],
     });
     const deliveries = new Counter({
       name: 'monitoring_webhook_deliveries_total',
       help: 'Webhook delivery attempts, by outcome (delivered, retrying, given_up).',
-      labelNames: ['outcome'], registers: [registry],
+      labelNames: ['outcome'],
+      registers: [registry],
     });
     const deliverySeconds = new Histogram({
-      name: 'monitoring_webhook_delivery_duration_seconds', help: 'How long webhook delivery attempts took.',
-      buckets: REQUEST_BUCKETS, registers: [registry],
+      name: 'monitoring_webhook_delivery_duration_seconds',
+      help: 'How long webhook delivery attempts took.',
+      buckets: REQUEST_BUCKETS,
+      registers: [registry],
     });
     let gauges: EngineGauges | undefined;
     new Gauge({
-      name: 'monitoring_checks_in_flight', help: 'Checks running now.', registers: [registry],
+      name: 'monitoring_checks_in_flight',
+      help: 'Checks running now.',
+      registers: [registry],
       collect() {
         this.set(gauges?.checksInFlight() ?? 0);
       },
     });
     new Gauge({
-      name: 'monitoring_leases_held', help: 'Records claimed and not yet written, by kind.',
-      labelNames: ['kind'], registers: [registry],
+      name: 'monitoring_leases_held',
+      help: 'Records claimed and not yet written, by kind.',
+      labelNames: ['kind'],
+      registers: [registry],
       collect() {
         for (const kind of ['device', 'blacklist_monitor'] as const) this.set({ kind }, gauges?.leasesHeld(kind) ?? 0);
       },
     });
     new Gauge({
-      name: 'monitoring_resolver_up', help: '1 while the workers\' DNS server answers, 0 during an outage.',
+      name: 'monitoring_resolver_up',
+      help: "1 while the workers' DNS server answers, 0 during an outage.",
       registers: [registry],
       collect() {
         this.set(gauges === undefined || gauges.resolverUp() ? 1 : 0);
@@ -151,7 +175,8 @@ export class PrometheusMetrics {
         if (failed) writeFailures.inc({ kind }, count);
       },
       delivery(outcome) {
-        const counted = outcome.state === 'delivered' ? 'delivered' : outcome.state === 'pending' ? 'retrying' : 'given_up';
+        const counted =
+          outcome.state === 'delivered' ? 'delivered' : outcome.state === 'pending' ? 'retrying' : 'given_up';
         deliveries.inc({ outcome: counted });
         deliverySeconds.observe(outcome.duration_ms / 1000);
       },

@@ -17,10 +17,12 @@ function answer(req: IncomingMessage, res: ServerResponse, status: number, body:
 function readyWithin(ready: ReadinessCheck, ms: number): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
-    ready().then(
-      (ok) => resolve(ok),
-      () => resolve(false),
-    ).finally(() => clearTimeout(timer));
+    ready()
+      .then(
+        (ok) => resolve(ok),
+        () => resolve(false),
+      )
+      .finally(() => clearTimeout(timer));
   });
 }
 

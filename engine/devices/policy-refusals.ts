@@ -23,14 +23,16 @@ export class PolicyRefusals {
     if (this.#named.has(deviceId) || this.#named.size > NAMED_RECORDS) return;
     if (this.#named.size === 0) {
       const message = this.#allowPrivate
-        ? 'this worker\'s target policy refuses a device\'s target (a special-purpose address): its checks say refused_by_policy'
-        : 'this worker refuses private targets (--allow-private-targets is off) and devices need them: their checks say '
-          + 'refused_by_policy and change nothing. Run the API and every worker with the same --allow-private-targets';
+        ? "this worker's target policy refuses a device's target (a special-purpose address): its checks say refused_by_policy"
+        : 'this worker refuses private targets (--allow-private-targets is off) and devices need them: their checks say ' +
+          'refused_by_policy and change nothing. Run the API and every worker with the same --allow-private-targets';
       this.#logger.warn?.(message, { allow_private_targets: this.#allowPrivate });
     }
     this.#named.add(deviceId);
     if (this.#named.size > NAMED_RECORDS) {
-      this.#logger.warn?.(`more than ${NAMED_RECORDS} devices refused by this worker's target policy; the rest are not named`);
+      this.#logger.warn?.(
+        `more than ${NAMED_RECORDS} devices refused by this worker's target policy; the rest are not named`,
+      );
       return;
     }
     const line = `device ${deviceId}: its target is refused by this worker's target policy (refused_by_policy)`;

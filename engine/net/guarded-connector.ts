@@ -29,7 +29,10 @@ function withDeadline<T>(promise: Promise<T>, ms: number, signal?: AbortSignal):
     };
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    promise.then((value) => finish(() => resolve(value)), (error: unknown) => finish(() => reject(error)));
+    promise.then(
+      (value) => finish(() => resolve(value)),
+      (error: unknown) => finish(() => reject(error)),
+    );
   });
 }
 
@@ -61,7 +64,8 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
   const resolveWithin = async (host: string, timeoutMs: number, signal?: AbortSignal): Promise<string[]> => {
     const literal = literalAddress(host);
     if (literal !== null) return [literal];
-    if (!allowPrivate && isForbiddenName(host)) throw new ProbeFailure('forbidden_address', `${host} is a special-use name`);
+    if (!allowPrivate && isForbiddenName(host))
+      throw new ProbeFailure('forbidden_address', `${host} is a special-use name`);
     let addresses: string[];
     const health = options.resolverHealth;
     const mark = health?.sent() ?? 0;
@@ -69,13 +73,16 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
       addresses = await withDeadline(options.lookup(host), timeoutMs, signal);
       health?.answered();
     } catch (error) {
-      const code = error instanceof ProbeFailure || typeof (error as { code?: unknown }).code === 'string'
-        ? (error as { code: string }).code
-        : 'dns_error';
+      const code =
+        error instanceof ProbeFailure || typeof (error as { code?: unknown }).code === 'string'
+          ? (error as { code: string }).code
+          : 'dns_error';
       if (health !== undefined && RESOLVER_FAILURE_CODES.has(code)) {
         health.silent(mark, code === 'ETIMEOUT' ? 'timeout' : code);
         if (health.down || code === RESOLVER_UNREACHABLE) {
-          throw new ProbeFailure(RESOLVER_UNAVAILABLE, `cannot resolve ${host}: the resolver fails (${code})`, { cause: error });
+          throw new ProbeFailure(RESOLVER_UNAVAILABLE, `cannot resolve ${host}: the resolver fails (${code})`, {
+            cause: error,
+          });
         }
       } else if (health !== undefined && code !== 'aborted') {
         health.answered();
@@ -96,9 +103,11 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
         socket.destroy();
         reject(failure);
       };
-      const onTimeout = () => fail(new ProbeFailure('timeout', `no connection to ${address}:${port} within ${timeoutMs} ms`));
+      const onTimeout = () =>
+        fail(new ProbeFailure('timeout', `no connection to ${address}:${port} within ${timeoutMs} ms`));
       const onAbort = () => fail(new ProbeFailure('aborted'));
-      const onError = (error: NodeJS.ErrnoException) => fail(new ProbeFailure(error.code ?? 'connect_error', error.message, { cause: error }));
+      const onError = (error: NodeJS.ErrnoException) =>
+        fail(new ProbeFailure(error.code ?? 'connect_error', error.message, { cause: error }));
       const onConnect = () => {
         cleanup();
         resolve(socket);
@@ -130,7 +139,10 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
       const deadline = Date.now() + timeoutMs;
       // A literal (every bench target, many real ones) takes no lookup path at all.
       const literal = literalAddress(request.host);
-      const addresses = literal !== null ? [literal] : await resolveWithin(request.host, Math.min(options.lookupTimeoutMs, timeoutMs), request.signal);
+      const addresses =
+        literal !== null
+          ? [literal]
+          : await resolveWithin(request.host, Math.min(options.lookupTimeoutMs, timeoutMs), request.signal);
       // Each address in the resolver's order, within the one connect timeout; the last failure is told.
       let failure: unknown;
       for (const address of addresses) {
@@ -143,7 +155,10 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
           if (error instanceof ProbeFailure && error.code === 'aborted') throw error;
         }
       }
-      throw failure ?? new ProbeFailure('timeout', `no connection to ${request.host}:${request.port} within ${timeoutMs} ms`);
+      throw (
+        failure ??
+        new ProbeFailure('timeout', `no connection to ${request.host}:${request.port} within ${timeoutMs} ms`)
+      );
     },
   };
 }

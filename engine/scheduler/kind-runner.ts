@@ -82,19 +82,20 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
     const { metrics } = settings;
     this.#buffer = new WriteBuffer<O>({
       kind: kind.name,
-      write: metrics.written === undefined
-        ? (checks) => kind.record(checks)
-        : async (checks) => {
-          const started = performance.now();
-          try {
-            const written = await kind.record(checks);
-            metrics.written!(kind.name, checks.length, performance.now() - started, false);
-            return written;
-          } catch (error) {
-            metrics.written!(kind.name, checks.length, performance.now() - started, true);
-            throw error;
-          }
-        },
+      write:
+        metrics.written === undefined
+          ? (checks) => kind.record(checks)
+          : async (checks) => {
+              const started = performance.now();
+              try {
+                const written = await kind.record(checks);
+                metrics.written!(kind.name, checks.length, performance.now() - started, false);
+                return written;
+              } catch (error) {
+                metrics.written!(kind.name, checks.length, performance.now() - started, true);
+                throw error;
+              }
+            },
       size: settings.writeBatchSize,
       delayMs: settings.writeDelayMs,
       logger: settings.logger,
@@ -109,7 +110,11 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
           const verdict = checkVerdict(outcome);
           settings.summary.written(kind.name, verdict);
           if (metrics.checked === undefined) continue;
-          metrics.checked(kind.name, verdict, outcome.results.map((r) => ({ probe: r.probe, verdict: verdictOf(r) })));
+          metrics.checked(
+            kind.name,
+            verdict,
+            outcome.results.map((r) => ({ probe: r.probe, verdict: verdictOf(r) })),
+          );
         }
       },
     });
@@ -166,16 +171,18 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
       checking = Promise.reject(error);
     }
     // A check that throws is a bug, not a result: logged, and its lease lapses so it is retried.
-    checking.then(
-      (outcome) => this.#buffer.add({ lease: claimed.lease, outcome }),
-      (error: unknown) => {
-        this.#s.tally.crashed++;
-        this.#held--;
-        this.#s.summary.lost(1);
-        // The id stays out of the message, so that one failure repeated is logged once (bounded-logger.ts).
-        this.#s.logger.error?.(`checking a ${this.name} failed unexpectedly`, error);
-      },
-    ).finally(() => slots.release());
+    checking
+      .then(
+        (outcome) => this.#buffer.add({ lease: claimed.lease, outcome }),
+        (error: unknown) => {
+          this.#s.tally.crashed++;
+          this.#held--;
+          this.#s.summary.lost(1);
+          // The id stays out of the message, so that one failure repeated is logged once (bounded-logger.ts).
+          this.#s.logger.error?.(`checking a ${this.name} failed unexpectedly`, error);
+        },
+      )
+      .finally(() => slots.release());
   }
 
   /**
@@ -195,7 +202,10 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
       if (lag > max) max = lag;
     }
     log?.(`claimed ${claimed.length} due ${this.name} checks`, {
-      kind: this.name, claimed: claimed.length, lag_ms_max: max, lag_ms_mean: Math.round(sum / claimed.length),
+      kind: this.name,
+      claimed: claimed.length,
+      lag_ms_max: max,
+      lag_ms_mean: Math.round(sum / claimed.length),
     });
   }
 }

@@ -99,7 +99,10 @@ export class WriteBuffer<O> {
     } catch (error) {
       tally.failed += batch.length;
       this.#options.onOutcome?.(batch, error instanceof Error ? error : new Error(String(error)));
-      this.#options.logger.error?.(`writing ${this.#options.kind} checks failed; they are checked again once their leases lapse`, error);
+      this.#options.logger.error?.(
+        `writing ${this.#options.kind} checks failed; they are checked again once their leases lapse`,
+        error,
+      );
     } finally {
       this.#unwritten -= batch.length;
       this.#options.onWritten();

@@ -1,6 +1,11 @@
 import { hostname } from 'node:os';
 import {
-  systemClock, toTimestamp, type ClaimedDelivery, type Clock, type DeliveryOutcome, type Logger,
+  systemClock,
+  toTimestamp,
+  type ClaimedDelivery,
+  type Clock,
+  type DeliveryOutcome,
+  type Logger,
   type WebhookDeliveryStore,
 } from '../../core/internal.ts';
 import type { Connector } from '../net/connector.ts';
@@ -59,7 +64,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const pollMs = options.pollIntervalMs ?? 1_000;
   // A lease outlives the attempt by a margin, so a live worker never loses one to a slow endpoint.
   const leaseMs = timeoutMs * 3;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a positive integer');
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+    throw new RangeError('concurrency must be a positive integer');
   const stopping = new AbortController();
   /**
    * The endpoints this worker saw failing, with the error first seen: each outage of an endpoint
@@ -73,9 +79,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const request = webhookRequest(delivery, clock.now());
     const answered = await sendWebhook(webhook.url, request, { connector, timeoutMs, tls: options.tls });
     const duration = Math.round(performance.now() - started);
-    const outcome = answered.error === null
-      ? finished('delivered', answered.status, null, duration)
-      : failed(delivery, answered.status, answered.error, duration);
+    const outcome =
+      answered.error === null
+        ? finished('delivered', answered.status, null, duration)
+        : failed(delivery, answered.status, answered.error, duration);
     const written = await store.recordDeliveryAttempt(delivery.lease, outcome);
     options.observe?.(outcome);
     if (!written) {
@@ -90,12 +97,17 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       logger.warn?.(`webhook ${webhook.id}: ${said}`);
     }
     if (outcome.state === 'failed') {
-      logger.warn?.(`webhook ${webhook.id}: gave up delivering event ${event.id} (${event.type}) after ${delivery.attempts + 1} attempts; last error ${outcome.error}`);
+      logger.warn?.(
+        `webhook ${webhook.id}: gave up delivering event ${event.id} (${event.type}) after ${delivery.attempts + 1} attempts; last error ${outcome.error}`,
+      );
     }
   }
 
   function finished(
-    state: 'delivered' | 'failed', status: number | null, error: string | null, duration: number,
+    state: 'delivered' | 'failed',
+    status: number | null,
+    error: string | null,
+    duration: number,
   ): DeliveryOutcome {
     const at = toTimestamp(clock.now());
     return { attempted_at: at, state, next_attempt_at: null, response_status: status, error, duration_ms: duration };
@@ -106,7 +118,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const next = nextAttemptAt(delivery.attempts + 1, now, delays);
     if (next === null) return finished('failed', status, error, duration);
     return {
-      attempted_at: toTimestamp(now), state: 'pending', next_attempt_at: toTimestamp(next), response_status: status, error,
+      attempted_at: toTimestamp(now),
+      state: 'pending',
+      next_attempt_at: toTimestamp(next),
+      response_status: status,
+      error,
       duration_ms: duration,
     };
   }
@@ -131,7 +147,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const claimed = free > 0 ? await claim(free) : [];
       for (const delivery of claimed) {
         const running: Promise<void> = attempt(delivery)
-          .catch((error: unknown) => logger.error?.(`webhook ${delivery.webhook.id}: recording an attempt failed`, error))
+          .catch((error: unknown) =>
+            logger.error?.(`webhook ${delivery.webhook.id}: recording an attempt failed`, error),
+          )
           .finally(() => inFlight.delete(running));
         inFlight.add(running);
       }

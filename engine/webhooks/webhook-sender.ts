@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
-  systemClock, toTimestamp, type Clock, type WebhookEndpoint, type WebhookSender, type WebhookTestResult,
+  systemClock,
+  toTimestamp,
+  type Clock,
+  type WebhookEndpoint,
+  type WebhookSender,
+  type WebhookTestResult,
 } from '../../core/internal.ts';
 import type { HostLookup } from '../net/connector.ts';
 import { createGuardedConnector } from '../net/guarded-connector.ts';
@@ -37,14 +42,19 @@ export function createWebhookSender(options: WebhookSenderOptions = {}): Webhook
     allowPrivateTargets: options.allowPrivateTargets === true,
     lookupTimeoutMs: timeoutMs,
   });
-  const tls = options.trustedCa !== undefined && options.trustedCa.length > 0
-    ? { secureContext: contextTrusting(options.trustedCa) }
-    : undefined;
+  const tls =
+    options.trustedCa !== undefined && options.trustedCa.length > 0
+      ? { secureContext: contextTrusting(options.trustedCa) }
+      : undefined;
   return async (webhook: WebhookEndpoint): Promise<WebhookTestResult> => {
     const now = clock.now();
     const id = `test_${randomUUID()}`;
     const timestamp = Math.floor(now / 1000);
-    const body = JSON.stringify({ type: 'webhook.test', timestamp: toTimestamp(now), data: { webhook_id: webhook.id } });
+    const body = JSON.stringify({
+      type: 'webhook.test',
+      timestamp: toTimestamp(now),
+      data: { webhook_id: webhook.id },
+    });
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'monitoring-api-webhooks/1',

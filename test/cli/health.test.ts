@@ -25,7 +25,12 @@ const UNAVAILABLE = '{"status":"unavailable"}';
 
 async function get(url: string): Promise<{ status: number; body: string; type: string | null; cache: string | null }> {
   const response = await fetch(url);
-  return { status: response.status, body: await response.text(), type: response.headers.get('content-type'), cache: response.headers.get('cache-control') };
+  return {
+    status: response.status,
+    body: await response.text(),
+    type: response.headers.get('content-type'),
+    cache: response.headers.get('cache-control'),
+  };
 }
 
 /** The server's origin: its base URL without the base path. */
@@ -36,8 +41,18 @@ describe('serve: /healthz and /readyz', () => {
     const file = join(dir, 'serve.db');
     const server = await startServe(['--database', `sqlite:${file}`]);
     const origin = originOf(server.url);
-    assert.deepEqual(await get(`${origin}/healthz`), { status: 200, body: OK, type: 'application/json; charset=utf-8', cache: 'no-store' });
-    assert.deepEqual(await get(`${origin}/readyz`), { status: 200, body: OK, type: 'application/json; charset=utf-8', cache: 'no-store' });
+    assert.deepEqual(await get(`${origin}/healthz`), {
+      status: 200,
+      body: OK,
+      type: 'application/json; charset=utf-8',
+      cache: 'no-store',
+    });
+    assert.deepEqual(await get(`${origin}/readyz`), {
+      status: 200,
+      body: OK,
+      type: 'application/json; charset=utf-8',
+      cache: 'no-store',
+    });
     assert.equal((await fetch(`${origin}/readyz`, { method: 'HEAD' })).status, 200);
     // Inside the base path they are the API's unknown routes, behind its key like every route.
     assert.equal((await get(`${server.url}/healthz`)).status, 401);
@@ -45,10 +60,17 @@ describe('serve: /healthz and /readyz', () => {
     // A database whose schema is behind this version (a migration rolled back by hand).
     const db = new DatabaseSync(file);
     db.exec('BEGIN IMMEDIATE');
-    const [last] = db.prepare('select name from kysely_migration order by name desc limit 1').all() as { name: string }[];
+    const [last] = db.prepare('select name from kysely_migration order by name desc limit 1').all() as {
+      name: string;
+    }[];
     db.prepare('delete from kysely_migration where name = ?').run(last!.name);
     db.exec('COMMIT');
-    assert.deepEqual(await get(`${origin}/readyz`), { status: 503, body: UNAVAILABLE, type: 'application/json; charset=utf-8', cache: 'no-store' });
+    assert.deepEqual(await get(`${origin}/readyz`), {
+      status: 503,
+      body: UNAVAILABLE,
+      type: 'application/json; charset=utf-8',
+      cache: 'no-store',
+    });
     assert.equal((await get(`${origin}/healthz`)).status, 200, 'the process is still up');
     db.prepare("insert into kysely_migration (name, timestamp) values (?, '2026-01-01T00:00:00.000Z')").run(last!.name);
     db.close();
@@ -59,13 +81,31 @@ describe('serve: /healthz and /readyz', () => {
 
 describe('worker --health-address', () => {
   it('answers /healthz and /readyz on its own listener, and 404 for anything else', async () => {
-    const worker = await startWorker(['--database', `sqlite:${join(dir, 'worker.db')}`, '--health-address', '127.0.0.1:0',
-      '--dnsbl-zone', 'zen.spamhaus.org', '--dns-server', '127.0.0.1:9']);
+    const worker = await startWorker([
+      '--database',
+      `sqlite:${join(dir, 'worker.db')}`,
+      '--health-address',
+      '127.0.0.1:0',
+      '--dnsbl-zone',
+      'zen.spamhaus.org',
+      '--dns-server',
+      '127.0.0.1:9',
+    ]);
     const line = worker.stdout.find((l) => /^monitoring-api: health checks on /.test(l));
     assert.ok(line !== undefined, worker.stdout.join('\n'));
     const origin = /on (http:\/\/\S+)\/healthz/.exec(line)![1]!;
-    assert.deepEqual(await get(`${origin}/healthz`), { status: 200, body: OK, type: 'application/json; charset=utf-8', cache: 'no-store' });
-    assert.deepEqual(await get(`${origin}/readyz`), { status: 200, body: OK, type: 'application/json; charset=utf-8', cache: 'no-store' });
+    assert.deepEqual(await get(`${origin}/healthz`), {
+      status: 200,
+      body: OK,
+      type: 'application/json; charset=utf-8',
+      cache: 'no-store',
+    });
+    assert.deepEqual(await get(`${origin}/readyz`), {
+      status: 200,
+      body: OK,
+      type: 'application/json; charset=utf-8',
+      cache: 'no-store',
+    });
     assert.equal((await get(`${origin}/v1/me`)).status, 404);
     worker.child.kill('SIGTERM');
     assert.equal(await worker.exited, 0, worker.stderr.join('\n'));

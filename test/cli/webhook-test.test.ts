@@ -24,9 +24,18 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function send(url: string, token: string, method: string, body?: unknown): Promise<{ status: number; data: Record<string, unknown> }> {
+async function send(
+  url: string,
+  token: string,
+  method: string,
+  body?: unknown,
+): Promise<{ status: number; data: Record<string, unknown> }> {
   const response = await fetch(url, {
-    method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const parsed = (await response.json()) as { data: Record<string, unknown> };
@@ -36,15 +45,19 @@ async function send(url: string, token: string, method: string, body?: unknown):
 it('sends a signed webhook.test at once and answers how it went: failing, delivered, nobody listening', async () => {
   const server = await startServe(['--database', `sqlite:${join(dir, 'api.db')}`, '--allow-private-targets']);
   const token = bootstrapToken(server)!;
-  const created = await send(`${server.url}/webhooks/create`, token, 'POST', { url: `http://127.0.0.1:${receiver.port}/hook` });
+  const created = await send(`${server.url}/webhooks/create`, token, 'POST', {
+    url: `http://127.0.0.1:${receiver.port}/hook`,
+  });
   assert.equal(created.status, 201);
   const { id, secret } = created.data as { id: number; secret: string };
 
   receiver.answer = () => 500;
   const failing = await send(`${server.url}/webhooks/test?id=${id}`, token, 'POST');
   assert.equal(failing.status, 200);
-  assert.deepEqual({ ...failing.data, duration_ms: typeof failing.data.duration_ms, attempted_at: typeof failing.data.attempted_at },
-    { delivered: false, http_status: 500, error: 'http_500', duration_ms: 'number', attempted_at: 'string' });
+  assert.deepEqual(
+    { ...failing.data, duration_ms: typeof failing.data.duration_ms, attempted_at: typeof failing.data.attempted_at },
+    { delivered: false, http_status: 500, error: 'http_500', duration_ms: 'number', attempted_at: 'string' },
+  );
 
   receiver.answer = () => 204;
   const delivered = await send(`${server.url}/webhooks/test?id=${id}`, token, 'POST');
@@ -58,12 +71,21 @@ it('sends a signed webhook.test at once and answers how it went: failing, delive
   }) as { type: string; data: { webhook_id: number } };
   assert.deepEqual([event.type, event.data.webhook_id], ['webhook.test', id]);
   assert.match(String(last.headers['webhook-id']), /^test_[0-9a-f-]{36}$/);
-  assert.notEqual(receiver.received[0]!.headers['webhook-id'], last.headers['webhook-id'], 'each test is an event of its own');
+  assert.notEqual(
+    receiver.received[0]!.headers['webhook-id'],
+    last.headers['webhook-id'],
+    'each test is an event of its own',
+  );
 
   // An endpoint nobody listens on: the refusal is the answer.
-  const closed = await send(`${server.url}/webhooks/create`, token, 'POST', { url: `http://127.0.0.1:${await freePort()}/gone` });
+  const closed = await send(`${server.url}/webhooks/create`, token, 'POST', {
+    url: `http://127.0.0.1:${await freePort()}/gone`,
+  });
   const refused = await send(`${server.url}/webhooks/test?id=${(closed.data as { id: number }).id}`, token, 'POST');
-  assert.deepEqual([refused.status, refused.data.delivered, refused.data.http_status, refused.data.error], [200, false, null, 'ECONNREFUSED']);
+  assert.deepEqual(
+    [refused.status, refused.data.delivered, refused.data.http_status, refused.data.error],
+    [200, false, null, 'ECONNREFUSED'],
+  );
   // A test is not a delivery: nothing is listed as an attempt.
   assert.deepEqual((await send(`${server.url}/webhooks/deliveries?id=${id}`, token, 'GET')).data, []);
   assert.equal(await stopServe(server), 0);
@@ -74,7 +96,9 @@ it('serve without --allow-private-targets refuses a loopback endpoint by its pol
   const file = join(dir, 'policy.db');
   const open = await startServe(['--database', `sqlite:${file}`, '--allow-private-targets']);
   const token = bootstrapToken(open)!;
-  const created = await send(`${open.url}/webhooks/create`, token, 'POST', { url: `http://127.0.0.1:${receiver.port}/strict` });
+  const created = await send(`${open.url}/webhooks/create`, token, 'POST', {
+    url: `http://127.0.0.1:${receiver.port}/strict`,
+  });
   assert.equal(await stopServe(open), 0);
   const strict = await startServe(['--database', `sqlite:${file}`]);
   const before = receiver.received.length;

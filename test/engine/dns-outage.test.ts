@@ -24,7 +24,11 @@ it('a silent DNS server: every check is an error within its timeout, one warning
   for (let i = 1; i <= 8; i++) ids.push((await addMonitor(store, user.id, `203.0.113.${i}`, START)).id);
   // The silent rounds wait out a second; the answers after the recovery beat it on a slow machine too.
   const engine = createMonitoringEngine({
-    store, clock, logger, dnsServers: [dns.address], dnsblZones: ['zen.spamhaus.org', 'bl.spamcop.net'],
+    store,
+    clock,
+    logger,
+    dnsServers: [dns.address],
+    dnsblZones: ['zen.spamhaus.org', 'bl.spamcop.net'],
     dnsTimeoutMs: 1_000,
   });
   const warnings = () => logger.lines.filter((l) => l.level === 'warn').map((l) => l.message);
@@ -52,10 +56,20 @@ it('a silent DNS server: every check is an error within its timeout, one warning
   const rows = (await store.listCheckResults(user.id, 'blacklist_monitor', ids[0]!, { limit: 10 })) as DnsblResult[];
   // Once three lookups in a row went unanswered the resolver is down, and the rows say so; the
   // very first ones, before that was known, say timeout.
-  assert.ok(rows.every((r) => !r.ok && (r.error === 'timeout' || r.error === 'resolver_unavailable')), JSON.stringify(rows));
-  assert.deepEqual(rows.slice(0, 2).map((r) => r.error), ['resolver_unavailable', 'resolver_unavailable'], 'the last round');
+  assert.ok(
+    rows.every((r) => !r.ok && (r.error === 'timeout' || r.error === 'resolver_unavailable')),
+    JSON.stringify(rows),
+  );
+  assert.deepEqual(
+    rows.slice(0, 2).map((r) => r.error),
+    ['resolver_unavailable', 'resolver_unavailable'],
+    'the last round',
+  );
   assert.equal(warnings().length, 1, `one warning for 48 silent lookups: ${JSON.stringify(warnings())}`);
-  assert.match(warnings()[0]!, new RegExp(`DNS server ${dns.address.replace('.', '\\.')} does not answer \\(timeout\\)`));
+  assert.match(
+    warnings()[0]!,
+    new RegExp(`DNS server ${dns.address.replace('.', '\\.')} does not answer \\(timeout\\)`),
+  );
   assert.equal(recoveries().length, 0);
 
   dns.silence(false);
@@ -79,8 +93,11 @@ it('a resolver that never settles costs one timeout per lookup', async () => {
   const user = await store.createUser({ name: null, created_at: START });
   const { id } = await addMonitor(store, user.id, '203.0.113.50', START);
   const engine = createMonitoringEngine({
-    store, clock: new ManualClock(START), resolver: { resolve4: () => new Promise<string[]>(() => undefined) },
-    dnsblZones: ['zen.spamhaus.org'], dnsTimeoutMs: 50,
+    store,
+    clock: new ManualClock(START),
+    resolver: { resolve4: () => new Promise<string[]>(() => undefined) },
+    dnsblZones: ['zen.spamhaus.org'],
+    dnsTimeoutMs: 50,
   });
   const started = performance.now();
   assert.equal((await engine.runOnce()).written, 1);

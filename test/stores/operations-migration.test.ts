@@ -13,7 +13,10 @@ import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { migrations } from '../../stores/kysely/migrations.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 
-const databases: Record<'sqlite' | 'postgres', () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>> = {
+const databases: Record<
+  'sqlite' | 'postgres',
+  () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>
+> = {
   async sqlite() {
     const dir = await mkdtemp(join(tmpdir(), 'monitoring-operations-migration-'));
     return { url: `sqlite:${join(dir, 'old.db')}`, remove: () => rm(dir, { recursive: true, force: true }) };
@@ -34,18 +37,30 @@ for (const [name, make] of Object.entries(databases)) {
     try {
       const all = migrations(dialect);
       const before = Object.fromEntries(Object.entries(all).filter(([key]) => key < '0007'));
-      assert.equal((await new Migrator({ db, provider: { getMigrations: async () => before } }).migrateToLatest()).error, undefined);
+      assert.equal(
+        (await new Migrator({ db, provider: { getMigrations: async () => before } }).migrateToLatest()).error,
+        undefined,
+      );
       const user = await store.createUser({ name: null, created_at: AT });
       const created = await store.createBlacklistMonitor(user.id, {
-        target_type: 'ip', target_value: '192.0.2.1', is_enabled: true, last_status: null, last_checked_at: null, listed_on: [],
-        created_at: AT, check_interval_s: 3600, failed_zones: [],
+        target_type: 'ip',
+        target_value: '192.0.2.1',
+        is_enabled: true,
+        last_status: null,
+        last_checked_at: null,
+        listed_on: [],
+        created_at: AT,
+        check_interval_s: 3600,
+        failed_zones: [],
       });
       assert.ok('created' in created);
       const id = created.created.id;
       const ok = dialect === 'postgres' ? sql`true` : sql`1`;
       for (const zone of ['a.example', 'b.example']) {
         await sql`insert into check_results (resource_kind, resource_id, checked_at, probe, ok, response_ms, error, fields)
-          values ('blacklist_monitor', ${id}, ${AT}, 'dnsbl', ${ok}, 3, null, ${JSON.stringify({ zone, listed: false, answer: null })})`.execute(db);
+          values ('blacklist_monitor', ${id}, ${AT}, 'dnsbl', ${ok}, 3, null, ${JSON.stringify({ zone, listed: false, answer: null })})`.execute(
+          db,
+        );
       }
       // As the store of that version wrote it: this version's store reads columns 0007 adds.
       await sql`insert into webhooks (user_id, url, events, is_enabled, secret, created_at, last_delivery_at, last_delivery_status)
@@ -54,22 +69,57 @@ for (const [name, make] of Object.entries(databases)) {
 
       assert.deepEqual(await migrateToLatest(db), ['0007_operations']);
       const old = await store.listCheckResults(user.id, 'blacklist_monitor', id, { limit: 10 });
-      assert.deepEqual(old!.map((r) => r.check_id), old!.map((r) => r.id), 'a row from before answers its own id');
+      assert.deepEqual(
+        old!.map((r) => r.check_id),
+        old!.map((r) => r.id),
+        'a row from before answers its own id',
+      );
       const [hook] = await store.listWebhooks(user.id, { afterId: 0, limit: 10 });
-      assert.deepEqual([hook?.last_delivery_status, hook?.last_delivery_error, hook?.failing_since], ['failing', null, null]);
+      assert.deepEqual(
+        [hook?.last_delivery_status, hook?.last_delivery_error, hook?.failing_since],
+        ['failing', null, null],
+      );
 
-      const [claimed] = await store.claimDueBlacklistMonitors({ owner: 't', now: '2030-01-01T00:00:00.000Z', limit: 1, leaseUntil: '2030-01-02T00:00:00.000Z' });
+      const [claimed] = await store.claimDueBlacklistMonitors({
+        owner: 't',
+        now: '2030-01-01T00:00:00.000Z',
+        limit: 1,
+        leaseUntil: '2030-01-02T00:00:00.000Z',
+      });
       const results = ['a.example', 'b.example'].map((zone) => ({
-        checked_at: '2030-01-01T00:00:00.000Z', probe: 'dnsbl' as const, ok: true, response_ms: 2, error: null, zone, listed: false, answer: null,
+        checked_at: '2030-01-01T00:00:00.000Z',
+        probe: 'dnsbl' as const,
+        ok: true,
+        response_ms: 2,
+        error: null,
+        zone,
+        listed: false,
+        answer: null,
       }));
-      assert.deepEqual(await store.recordBlacklistChecks([{
-        lease: claimed!.lease,
-        outcome: { checked_at: '2030-01-01T00:00:00.000Z', last_status: 'clean', listed_on: [], failed_zones: [], results, next_check_at: '2030-01-01T01:00:00.000Z', events: [] },
-      }]), [true]);
+      assert.deepEqual(
+        await store.recordBlacklistChecks([
+          {
+            lease: claimed!.lease,
+            outcome: {
+              checked_at: '2030-01-01T00:00:00.000Z',
+              last_status: 'clean',
+              listed_on: [],
+              failed_zones: [],
+              results,
+              next_check_at: '2030-01-01T01:00:00.000Z',
+              events: [],
+            },
+          },
+        ]),
+        [true],
+      );
       const now = await store.listCheckResults(user.id, 'blacklist_monitor', id, { limit: 10 });
       const [first, second] = now!;
       assert.equal(first!.check_id, second!.check_id, 'one check, one id');
-      assert.ok(first!.check_id > Math.max(...old!.map((r) => r.id)), `${first!.check_id} is above every older row's id`);
+      assert.ok(
+        first!.check_id > Math.max(...old!.map((r) => r.id)),
+        `${first!.check_id} is above every older row's id`,
+      );
     } finally {
       await store.close();
       await database.remove();

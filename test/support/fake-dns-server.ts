@@ -75,7 +75,10 @@ function answer(query: Buffer, questionEnd: number, rcode: number, addresses: re
   return Buffer.concat([header, query.subarray(12, questionEnd), ...records]);
 }
 
-export async function startFakeDnsServer(replies: Record<string, FakeReply> = {}, bindPort = 0): Promise<FakeDnsServer> {
+export async function startFakeDnsServer(
+  replies: Record<string, FakeReply> = {},
+  bindPort = 0,
+): Promise<FakeDnsServer> {
   const table = new Map<string, FakeReply>(Object.entries(replies).map(([name, reply]) => [name.toLowerCase(), reply]));
   const queries: string[] = [];
   let silent = false;
@@ -94,7 +97,8 @@ export async function startFakeDnsServer(replies: Record<string, FakeReply> = {}
     const reply = table.get(question.name) ?? 'nxdomain';
     if (silent || reply === 'silent') return;
     let out: Buffer;
-    if (typeof reply === 'object') out = answer(message, question.end, RCODE.noerror, question.type === TYPE_A ? reply.a : []);
+    if (typeof reply === 'object')
+      out = answer(message, question.end, RCODE.noerror, question.type === TYPE_A ? reply.a : []);
     else if (reply === 'nodata') out = answer(message, question.end, RCODE.noerror, []);
     else out = answer(message, question.end, RCODE[reply], []);
     for (const [suffix, waiting] of held) {

@@ -26,7 +26,8 @@ export function operations(dialect: StoreDialect): Migration {
         await sql`create sequence check_ids as bigint`.execute(db);
         await sql`select setval('check_ids', coalesce((select max(id) from check_results), 0) + 1, false)`.execute(db);
       } else {
-        await db.schema.createTable('check_id_counter')
+        await db.schema
+          .createTable('check_id_counter')
           .addColumn('id', 'integer', (c) => c.primaryKey().check(sql`id = 1`))
           .addColumn('last', t.ref, (c) => c.notNull())
           .execute();
@@ -36,7 +37,8 @@ export function operations(dialect: StoreDialect): Migration {
 
       await db.schema.alterTable('webhooks').addColumn('last_delivery_error', 'text').execute();
       await db.schema.alterTable('webhooks').addColumn('failing_since', t.stamp).execute();
-      await db.schema.createTable('webhook_attempts')
+      await db.schema
+        .createTable('webhook_attempts')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
         .addColumn('webhook_id', t.ref, (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
         .addColumn('event_id', t.ref, (c) => c.notNull())
@@ -48,8 +50,11 @@ export function operations(dialect: StoreDialect): Migration {
         .addColumn('duration_ms', 'integer')
         .execute();
       // An endpoint's attempts page newest first.
-      await db.schema.createIndex('webhook_attempts_webhook').on('webhook_attempts')
-        .columns(['webhook_id', 'id']).execute();
+      await db.schema
+        .createIndex('webhook_attempts_webhook')
+        .on('webhook_attempts')
+        .columns(['webhook_id', 'id'])
+        .execute();
       await addIdGuard(db, dialect, 'webhook_attempts');
     },
   };
