@@ -30,7 +30,10 @@ import type {
   ResultPage,
   ResultsOptions,
   Webhook,
+  WebhookAttempt,
+  WebhookClient,
   WebhookInput,
+  WebhookTestResult,
 } from './types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
@@ -86,8 +89,30 @@ function monitored<T, Input, R>(
   base: URL,
   segment: string,
 ): MonitoredResourceClient<T, Input, R> {
-  const resultsUrl = new URL(`${segment}/results`, base);
+  const { page: results, all: allResults } = newestFirst<R>(transport, new URL(`${segment}/results`, base));
+  async function check(id: number, options?: RequestOptions): Promise<T> {
+    const url = new URL(`${segment}/check`, base);
+    url.searchParams.set('id', String(id));
+    return (await transport.send<T>('POST', url, undefined, options)).data;
+  }
+  return { ...resource<T, Input>(transport, base, segment), results, allResults, check };
+}
 
+/** Webhooks: the resource client plus each one's delivery attempts, newest first. */
+function webhooks(transport: Transport, base: URL): WebhookClient {
+  const attempts = newestFirst<WebhookAttempt>(transport, new URL('webhooks/deliveries', base));
+  const { page: deliveries, all: allDeliveries } = attempts;
+  async function test(id: number, options?: RequestOptions): Promise<WebhookTestResult> {
+    const url = new URL('webhooks/test', base);
+    url.searchParams.set('id', String(id));
+    return (await transport.send<WebhookTestResult>('POST', url, undefined, options)).data;
+  }
+  const webhookResource = resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks');
+  return { ...webhookResource, deliveries, allDeliveries, test };
+}
+
+/** One record's rows at `resultsUrl`, newest first: a page, and every page following the Link header. */
+function newestFirst<R>(transport: Transport, resultsUrl: URL) {
   async function results(id: number, options: ResultsOptions = {}): Promise<ResultPage<R>> {
     const url = new URL(resultsUrl);
     url.searchParams.set('id', String(id));
@@ -115,13 +140,7 @@ function monitored<T, Input, R>(
     }
   }
 
-  async function check(id: number, options?: RequestOptions): Promise<T> {
-    const url = new URL(`${segment}/check`, base);
-    url.searchParams.set('id', String(id));
-    return (await transport.send<T>('POST', url, undefined, options)).data;
-  }
-
-  return { ...resource<T, Input>(transport, base, segment), results, allResults, check };
+  return { page: results, all: allResults };
 }
 
 export function createMonitoringClient(options: MonitoringClientOptions): MonitoringClient {
@@ -145,7 +164,7 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
       base,
       'blacklist-monitors',
     ),
-    webhooks: resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks'),
+    webhooks: webhooks(transport, base),
   };
 }
 

@@ -28,7 +28,9 @@ import type {
   TargetType,
   TlsProbeResult,
   Webhook,
+  WebhookAttempt,
   WebhookDeliveryStatus,
+  WebhookTestResult,
 } from '../core/index.ts';
 
 export type {
@@ -57,7 +59,9 @@ export type {
   TargetType,
   TlsProbeResult,
   Webhook,
+  WebhookAttempt,
   WebhookDeliveryStatus,
+  WebhookTestResult,
 };
 
 /** An int/bool field: the API accepts exactly these (docs/contract.md §4) and answers booleans. */
@@ -213,6 +217,16 @@ export interface MonitoredResourceClient<T, Input, R> extends ResourceClient<T, 
   check(id: number, options?: RequestOptions): Promise<T>;
 }
 
+/** Webhooks: a resource client that also reads each webhook's delivery attempts. */
+export interface WebhookClient extends ResourceClient<Webhook, WebhookInput, CreatedWebhook> {
+  /** One page of a webhook's delivery attempts, newest first, and the cursor of the next (older) page. */
+  deliveries(id: number, options?: ResultsOptions): Promise<ResultPage<WebhookAttempt>>;
+  /** A webhook's delivery attempts, newest first, page by page until the oldest. */
+  allDeliveries(id: number, options?: AllResultsOptions): AsyncIterableIterator<WebhookAttempt>;
+  /** Sends the webhook a signed `webhook.test` event at once and answers how the attempt went (write scope). */
+  test(id: number, options?: RequestOptions): Promise<WebhookTestResult>;
+}
+
 export interface RetryOptions {
   /** How many times a 429 may be retried (0 = never). */
   retries: number;
@@ -240,5 +254,5 @@ export interface MonitoringClient {
   devices: MonitoredResourceClient<Device, DeviceInput, DeviceProbeResult>;
   blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
   /** The create answer alone carries the signing secret: keep it then. */
-  webhooks: ResourceClient<Webhook, WebhookInput, CreatedWebhook>;
+  webhooks: WebhookClient;
 }

@@ -64,6 +64,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     ip: normalizeZones(options.dnsblZones ?? DEFAULT_DNSBL_ZONES, 'a DNSBL zone'),
     domain: normalizeZones(options.dnsblDomainZones ?? DEFAULT_DNSBL_DOMAIN_ZONES, 'a DNSBL domain zone'),
   };
+  const webhookSender = options.webhookSender;
   const trustedProxies = options.trustProxy?.length ? createIpMatcher(options.trustProxy) : null;
   const keyCache = new KeyCache(store, options.keyCacheTtlMs ?? DEFAULTS.keyCacheTtlMs);
   const usage = new KeyUsageRecorder(store, (error) => logger.error?.('recording key usage failed', error));
@@ -141,6 +142,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
         allowPrivateTargets,
         dnsblZones,
         listCache,
+        webhookSender,
       });
     } catch (error) {
       const apiError = asApiError(error, id);

@@ -35,6 +35,7 @@ export type {
   WebhookDeliveryStore,
   WebhookStore,
 } from './webhook-store.ts';
+export type { WebhookEndpoint, WebhookSender, WebhookTestResult } from './webhook-sender.ts';
 export { ManualClock, systemClock, type Clock } from './clock.ts';
 export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
 export { MemoryRateLimiter } from './memory-rate-limiter.ts';

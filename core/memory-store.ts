@@ -26,9 +26,11 @@ import type {
   Timestamp,
   User,
   Webhook,
+  WebhookAttempt,
 } from './records.ts';
 import type { CheckRequestResult, CreateResult, PageRequest, Store } from './store.ts';
 import { MemoryWebhooks } from './memory-webhooks.ts';
+import type { WebhookEndpoint } from './webhook-sender.ts';
 import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome } from './webhook-store.ts';
 
 /** The engine's bookkeeping for one record, which the API never shows. */
@@ -112,7 +114,7 @@ function page<T extends { id: number }>(rows: Map<number, Owned<T>>, userId: num
  * It returns copies, so callers cannot change what it holds.
  */
 export class MemoryStore implements Store {
-  #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, lease: 1, event: 1 };
+  #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, check: 1, lease: 1, event: 1 };
   readonly #users = new Map<number, User>();
   readonly #keys = new Map<number, ApiKey & { token_hash: string }>();
   readonly #devices = new Map<number, Owned<Device>>();
@@ -338,10 +340,12 @@ export class MemoryStore implements Store {
   }
 
   #keepResults(kind: MonitoredKind, resourceId: number, results: readonly NewCheckResult[]): void {
+    const checkId = this.#nextId.check++;
     for (const result of results) {
       const stored = {
         ...structuredClone(result),
         id: this.#nextId.result++,
+        check_id: checkId,
         checked_at: iso(result.checked_at),
       } as CheckResult;
       this.#results.push({ kind, resourceId, result: stored });
@@ -371,6 +375,12 @@ export class MemoryStore implements Store {
   }
   deleteWebhook(userId: number, id: number): Promise<boolean> {
     return this.#webhooks.deleteWebhook(userId, id);
+  }
+  listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
+    return this.#webhooks.listWebhookAttempts(userId, id, page);
+  }
+  webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
+    return this.#webhooks.webhookWithSecret(userId, id);
   }
   fanOutEvents(now: Timestamp, limit: number): Promise<number> {
     return this.#webhooks.fanOutEvents(now, limit);

@@ -1,5 +1,7 @@
-import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook } from './records.ts';
+import type { ResultsPage } from './monitoring-store.ts';
+import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, WebhookAttempt } from './records.ts';
 import type { CreateResult, PageRequest } from './store.ts';
+import type { WebhookEndpoint } from './webhook-sender.ts';
 import type {
   ClaimedDelivery,
   DeliveryClaimRequest,
@@ -46,7 +48,9 @@ export class MemoryWebhooks implements WebhookStore {
   #deliveries: Delivery[] = [];
   /** How many outbox events were fanned out (the outbox only grows). */
   #fannedOut = 0;
-  #nextId = { webhook: 1, delivery: 1, lease: 1 };
+  /** Every attempt, in id order. */
+  #attempts: (WebhookAttempt & { webhookId: number })[] = [];
+  #nextId = { webhook: 1, delivery: 1, lease: 1, attempt: 1 };
 
   constructor(events: () => readonly MonitoringEvent[]) {
     this.#events = events;
@@ -78,7 +82,26 @@ export class MemoryWebhooks implements WebhookStore {
     this.#webhooks.delete(id);
     this.#index.delete(`${userId} ${row.record.url}`);
     this.#deliveries = this.#deliveries.filter((d) => d.webhookId !== id);
+    this.#attempts = this.#attempts.filter((a) => a.webhookId !== id);
     return true;
+  }
+
+  async listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
+    const row = this.#webhooks.get(id);
+    if (!row || row.userId !== userId) return undefined;
+    const out: WebhookAttempt[] = [];
+    for (let i = this.#attempts.length - 1; i >= 0 && out.length < page.limit; i--) {
+      const { webhookId, ...attempt } = this.#attempts[i]!;
+      if (webhookId !== id || (page.beforeId !== undefined && attempt.id >= page.beforeId)) continue;
+      out.push({ ...attempt });
+    }
+    return out;
+  }
+
+  async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
+    const row = this.#webhooks.get(id);
+    if (!row || row.userId !== userId) return undefined;
+    return { id: row.record.id, url: row.record.url, secret: row.record.secret };
   }
 
   async fanOutEvents(now: Timestamp, limit: number): Promise<number> {
@@ -139,11 +162,26 @@ export class MemoryWebhooks implements WebhookStore {
     if (outcome.state === 'pending') d.nextAttemptAt = ms(outcome.next_attempt_at ?? outcome.attempted_at);
     const webhook = this.#webhooks.get(d.webhookId)?.record;
     const at = iso(outcome.attempted_at);
+    const event = this.#events().find((e) => e.id === d.eventId);
+    this.#attempts.push({
+      id: this.#nextId.attempt++,
+      webhookId: d.webhookId,
+      event_id: d.eventId,
+      event_type: event!.type,
+      attempt: d.attempts,
+      attempted_at: at,
+      http_status: outcome.response_status,
+      error: outcome.error,
+      duration_ms: outcome.duration_ms,
+    });
     // Attempts of one endpoint are sequential, but a worker whose lease was taken may still
     // finish late: the newest attempt wins.
     if (webhook && (webhook.last_delivery_at === null || webhook.last_delivery_at <= at)) {
+      const delivered = outcome.state === 'delivered';
       webhook.last_delivery_at = at;
-      webhook.last_delivery_status = outcome.state === 'delivered' ? 'delivered' : 'failing';
+      webhook.last_delivery_status = delivered ? 'delivered' : 'failing';
+      webhook.last_delivery_error = outcome.error;
+      webhook.failing_since = delivered ? null : (webhook.failing_since ?? at);
     }
     return true;
   }

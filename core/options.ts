@@ -2,6 +2,7 @@ import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import type { RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
 import type { Store } from './store.ts';
+import type { WebhookSender } from './webhook-sender.ts';
 
 export interface MonitoringApiOptions {
   store: Store;
@@ -39,6 +40,12 @@ export interface MonitoringApiOptions {
    */
   dnsblZones?: readonly string[];
   dnsblDomainZones?: readonly string[];
+  /**
+   * Sends the signed `webhook.test` event of `POST /webhooks/test`. Without it that route
+   * answers 503 `webhook_test_unavailable`. `createWebhookSender` of monitoring-api/engine makes
+   * one; give it the same `allowPrivateTargets` as the API.
+   */
+  webhookSender?: WebhookSender;
 }
 
 export const DEFAULTS = {

@@ -144,6 +144,11 @@ export type ProbeName = DeviceProbe | 'dnsbl';
 export interface CheckResultBase {
   /** Ids grow with time: a larger id is a later result. */
   id: number;
+  /**
+   * The check the result belongs to: every result of one check (a device's probes, a monitor's
+   * zones) has the same; a later check has a larger one.
+   */
+  check_id: number;
   /** When the probe finished. */
   checked_at: Timestamp;
   probe: ProbeName;
@@ -201,11 +206,11 @@ export type DeviceProbeResult = HttpProbeResult | TlsProbeResult | ServiceProbeR
 /** A stored check result, as `GET /devices/results` and `GET /blacklist-monitors/results` show it. */
 export type CheckResult = DnsblResult | DeviceProbeResult;
 
-type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
-/** A check result as the engine hands it to the store, before the store gives it an id. */
+type WithoutId<T> = T extends unknown ? Omit<T, 'id' | 'check_id'> : never;
+/** A check result as the engine hands it to the store, before the store gives it its ids. */
 export type NewCheckResult = WithoutId<CheckResult>;
 export type NewDeviceProbeResult = WithoutId<DeviceProbeResult>;
-export type NewDnsblResult = Omit<DnsblResult, 'id'>;
+export type NewDnsblResult = Omit<DnsblResult, 'id' | 'check_id'>;
 
 // `Extract<..., { probe: P }>` was never for the TLS and HTTP probes, whose result types each
 // cover several probe names: the intersection keeps the result type of the probe P names.
@@ -306,6 +311,32 @@ export interface Webhook {
   /** When the last delivery attempt ended; null before the first. */
   last_delivery_at: Timestamp | null;
   last_delivery_status: WebhookDeliveryStatus | null;
+  /**
+   * Why the last attempt failed (`timeout`, `http_500`, `ECONNREFUSED`, ...); null when it
+   * succeeded, or before any.
+   */
+  last_delivery_error: string | null;
+  /** When the current run of failed attempts began; null while deliveries succeed. */
+  failing_since: Timestamp | null;
+}
+
+/** One delivery attempt to a webhook, as `GET /webhooks/deliveries` lists it. */
+export interface WebhookAttempt {
+  /** Larger ids are later attempts. */
+  id: number;
+  /** The event delivered: the `webhook-id` header the endpoint received. */
+  event_id: number;
+  event_type: EventType;
+  /** 1 for the first attempt at this event, 2 for its first retry, ... */
+  attempt: number;
+  /** When the attempt ended. */
+  attempted_at: Timestamp;
+  /** The HTTP status the endpoint answered; null when it never answered. */
+  http_status: number | null;
+  /** Why the attempt failed; null when it was delivered (a 2xx). */
+  error: string | null;
+  /** How long the attempt took, connecting included, in whole milliseconds. */
+  duration_ms: number | null;
 }
 
 /** The answer of `POST /webhooks/create`: the only time the signing secret is shown. */

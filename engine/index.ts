@@ -9,6 +9,7 @@
 export { createMonitoringEngine, type EngineRunSummary, type MonitoringEngine } from './monitoring-engine.ts';
 export { ENGINE_DEFAULTS, type MonitoringEngineOptions } from './options.ts';
 export type { EngineLogger } from './logger.ts';
+export type { CheckVerdict, EngineGauges, EngineMetrics, ProbeVerdict } from './metrics.ts';
 export {
   checkDevice,
   type DeviceCheck,
@@ -25,3 +26,4 @@ export {
   type Connector,
   type HostLookup,
 } from './net/connector.ts';
+export { createWebhookSender, type WebhookSenderOptions } from './webhooks/webhook-sender.ts';

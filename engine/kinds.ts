@@ -10,6 +10,8 @@ import { checkBlacklistMonitor, type DnsblCheckContext } from './dnsbl/check-bla
 import type { Connector } from './net/connector.ts';
 import type { ResolvedEngineOptions } from './options.ts';
 import type { DeviceCheck } from './devices/check-device.ts';
+import type { PolicyRefusals } from './devices/policy-refusals.ts';
+import { REFUSED_BY_POLICY } from './our-failures.ts';
 import type { CheckKind } from './scheduler/kind-runner.ts';
 
 /** Blacklist monitors: claimed, checked against the DNSBL zones, recorded in batches. */
@@ -30,6 +32,7 @@ export function deviceKind(
   resolved: ResolvedEngineOptions,
   deviceCheck: DeviceCheck,
   connector: Connector,
+  refusals: PolicyRefusals,
 ): CheckKind<ClaimedDevice, DeviceCheckOutcome> {
   const options = {
     probeTimeoutMs: resolved.probeTimeoutMs,
@@ -62,14 +65,23 @@ export function deviceKind(
   return {
     name: 'device',
     claim: (request) => resolved.store.claimDueDevices(request),
-    check: (claimed, leaseUntilMs) =>
-      deviceCheck(claimed, {
+    check: async (claimed, leaseUntilMs) => {
+      const context = {
         connector,
         clock: resolved.clock,
         options,
         signal: signal(leaseUntilMs),
         random: resolved.random,
-      }),
+      };
+      const outcome = await deviceCheck(claimed, context);
+      for (const result of outcome.results) {
+        if (result.error === REFUSED_BY_POLICY) {
+          refusals.refused(claimed.record.id);
+          break;
+        }
+      }
+      return outcome;
+    },
     record: (checks) => resolved.store.recordDeviceChecks(checks),
   };
 }

@@ -1,4 +1,5 @@
 import { boundedLogger } from './bounded-logger.ts';
+import { PolicyRefusals } from './devices/policy-refusals.ts';
 import { createDnsblResolver } from './dnsbl/resolver.ts';
 import { DnsHealth } from './dnsbl/dns-health.ts';
 import { blacklistKind, deviceKind } from './kinds.ts';
@@ -6,6 +7,7 @@ import { createGuardedConnector } from './net/guarded-connector.ts';
 import { systemLookup } from './net/system-lookup.ts';
 import { contextTrusting } from './net/trusted-context.ts';
 import { resolveEngineOptions, type MonitoringEngineOptions } from './options.ts';
+import { CheckSummary } from './scheduler/check-summary.ts';
 import { KindRunner, type Runner, type RunnerSettings } from './scheduler/kind-runner.ts';
 import { pruneResults } from './scheduler/retention.ts';
 import { Slots } from './scheduler/slots.ts';
@@ -33,6 +35,9 @@ export interface EngineRunSummary {
   pruned: number;
 }
 
+/** How often a worker writes its summary line (docs/operations.md, "Logs"). */
+const SUMMARY_INTERVAL_MS = 60_000;
+
 /** Finished checks waiting to be written, per write batch, beyond which claiming waits. */
 const UNWRITTEN_BATCHES = 4;
 
@@ -46,6 +51,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   const logger = boundedLogger(resolved.logger, clock);
   const slots = new Slots(resolved.concurrency);
   const tally: RunnerSettings['tally'] = { claimed: 0, written: 0, fenced: 0, failed: 0, crashed: 0 };
+  const summary = new CheckSummary(clock.now());
   const settings: RunnerSettings = {
     owner: resolved.workerId,
     clock,
@@ -55,15 +61,30 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     slots,
     logger,
     tally,
+    summary,
+    metrics: resolved.metrics,
+  };
+  /** One info line per minute per worker: what it checked, what failed, how late it started checks. */
+  const summarize = (nowMs: number) => {
+    if (nowMs - summary.since < SUMMARY_INTERVAL_MS) return;
+    const line = summary.take(nowMs);
+    const said = `${line.failed} found failing, ${line.ours} failed on this worker's side, ${line.lost} lost`;
+    logger.info?.(`checked ${line.checks} records in ${line.period_s} s: ${said}`, {
+      worker_id: resolved.workerId,
+      ...line,
+    });
   };
 
   const defaultResolver =
     resolved.resolver === undefined ? createDnsblResolver(resolved.dnsServers, resolved.dnsTimeoutMs) : undefined;
   const servers =
     resolved.dnsServers.length > 0 ? resolved.dnsServers : (defaultResolver?.getServers() ?? ['(injected resolver)']);
+  // One view of the resolver for DNSBL lookups and device name lookups alike.
+  const health = new DnsHealth(servers.join(', '), logger, clock);
   const dnsbl = {
     resolver: resolved.resolver ?? defaultResolver!,
-    health: new DnsHealth(servers.join(', '), logger, clock),
+    health,
+    retryDelayS: resolved.retryDelayS,
     clock,
     zones: { ip: resolved.dnsblZones, domain: resolved.dnsblDomainZones },
     zoneInfo: resolved.dnsblZoneInfo,
@@ -75,6 +96,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     lookup: resolved.lookup ?? systemLookup(resolved.dnsServers, resolved.dnsTimeoutMs),
     allowPrivateTargets: resolved.allowPrivateTargets,
     lookupTimeoutMs: resolved.dnsTimeoutMs,
+    resolverHealth: health,
   });
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
   const webhooks = createWebhookDispatcher({
@@ -84,12 +106,20 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     logger,
     workerId: resolved.workerId,
     pollIntervalMs: resolved.pollIntervalMs,
+    ...(resolved.metrics.delivery === undefined ? {} : { observe: resolved.metrics.delivery.bind(resolved.metrics) }),
     ...(resolved.trustedCa.length > 0 ? { tls: { secureContext: contextTrusting(resolved.trustedCa) } } : {}),
   });
+  const refusals = new PolicyRefusals(logger, resolved.allowPrivateTargets);
   const runners: Runner[] = [
     new KindRunner(blacklistKind(resolved, dnsbl), settings),
-    new KindRunner(deviceKind(resolved, resolved.deviceCheck, connector), settings),
+    new KindRunner(deviceKind(resolved, resolved.deviceCheck, connector, refusals), settings),
   ];
+
+  resolved.metrics.gauges?.({
+    checksInFlight: () => slots.used,
+    leasesHeld: (kind) => runners.find((runner) => runner.name === kind)?.held ?? 0,
+    resolverUp: () => !health.down,
+  });
 
   const maxUnwritten = UNWRITTEN_BATCHES * resolved.writeBatchSize;
   // A claim waits until a quarter of the slots (or a batch) is open: claiming one record each time
@@ -155,6 +185,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     let claimsFailing = false;
     while (!stopping) {
       const now = clock.now();
+      summarize(now);
       if (sweeping === undefined && now - lastSweepMs >= resolved.retentionSweepMs) {
         sweeping = sweep(now).finally(() => (sweeping = undefined));
       }
@@ -227,6 +258,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       }
       // After the checks, so the events they wrote are delivered in the same run.
       await webhooks.runOnce();
+      summarize(clock.now());
       return {
         claimed: tally.claimed - before.claimed,
         written: tally.written - before.written,

@@ -5,6 +5,7 @@ import type { DnsblResolver } from './dnsbl/resolver.ts';
 import type { DnsblZoneInfo } from './dnsbl/catalogue.ts';
 import { parseZoneInfo } from './dnsbl/zone-info.ts';
 import type { EngineLogger } from './logger.ts';
+import type { EngineMetrics } from './metrics.ts';
 import type { HostLookup } from './net/connector.ts';
 import { normalizeDnsServers } from './net/dns-servers.ts';
 import { checkDevice } from './devices/check-device.ts';
@@ -16,6 +17,8 @@ export interface MonitoringEngineOptions {
   store: MonitoringStore & WebhookDeliveryStore;
   clock?: Clock;
   logger?: EngineLogger;
+  /** Where the engine's counts go (docs/operations.md, "Metrics"); default nowhere. */
+  metrics?: EngineMetrics;
   /** Checks in flight at once in this worker. Default 100. */
   concurrency?: number;
   /** `HOST[:PORT]` servers asked for every name the engine resolves; default the system's. */
@@ -37,7 +40,10 @@ export interface MonitoringEngineOptions {
   probeTimeoutMs?: number;
   /** Deadline of a TCP connect. Default 10000, and never more than `probeTimeoutMs`. */
   connectTimeoutMs?: number;
-  /** Seconds to the re-check of a device whose check failed. Default 30. */
+  /**
+   * Seconds to the re-check of a device whose check failed, and of any record whose check failed
+   * on the worker's side. Default 30.
+   */
   retryDelayS?: number;
   /** Failed checks in a row that make a device `down`. Default 2. */
   failuresBeforeDown?: number;
@@ -79,8 +85,9 @@ export interface MonitoringEngineOptions {
 }
 
 /** The options with every default filled in and every value checked. */
-export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'logger'>> &
-  Pick<MonitoringEngineOptions, 'lookup' | 'resolver'> & { logger: EngineLogger };
+type Optional = 'lookup' | 'resolver' | 'logger' | 'metrics';
+export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, Optional>> &
+  Pick<MonitoringEngineOptions, 'lookup' | 'resolver'> & { logger: EngineLogger; metrics: EngineMetrics };
 
 export const ENGINE_DEFAULTS = {
   concurrency: 100,
@@ -136,6 +143,7 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     store: options.store,
     clock: options.clock ?? systemClock,
     logger: options.logger ?? {},
+    metrics: options.metrics ?? {},
     concurrency: positive(options.concurrency, d.concurrency, 'concurrency'),
     dnsServers: normalizeDnsServers(options.dnsServers ?? []),
     dnsblZones: normalizeZones(options.dnsblZones ?? DEFAULT_DNSBL_ZONES, 'a DNSBL zone'),

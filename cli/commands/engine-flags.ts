@@ -162,5 +162,7 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
 /** One line saying what the engine runs with, for the operator reading the start-up output. */
 export function describeEngine(o: ResolvedEngineOptions): string {
   const dns = o.dnsServers.length > 0 ? o.dnsServers.join(',') : 'the system resolver';
-  return `monitoring-api: worker ${o.workerId} checking devices and blacklist monitors (concurrency ${o.concurrency}, polling every ${o.pollIntervalMs} ms when idle, DNS ${dns})\n`;
+  const policy = o.allowPrivateTargets ? 'private targets allowed' : 'private targets refused';
+  const settings = `concurrency ${o.concurrency}, polling every ${o.pollIntervalMs} ms when idle, DNS ${dns}, ${policy}`;
+  return `monitoring-api: worker ${o.workerId} checking devices and blacklist monitors (${settings})\n`;
 }

@@ -119,6 +119,12 @@ export const errors = {
       'This record is disabled (is_enabled is false): it is not checked until it is enabled.',
     ),
   serverError: () => new ApiError(500, 'server_error', 'The server failed to handle the request.'),
+  webhookTestUnavailable: () =>
+    new ApiError(
+      503,
+      'webhook_test_unavailable',
+      'This server cannot send test deliveries: it was set up without a webhook sender.',
+    ),
   missingTable: () =>
     new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),
 } as const;

@@ -230,6 +230,72 @@ export function drafts(): Map<string, Draft> {
           ...everyOperation(),
         },
       });
+    if (r.path === 'webhooks')
+      map.set('GET /webhooks/deliveries', {
+        operationId: 'listWebhookDeliveries',
+        summary: 'The delivery attempts of one webhook, newest first',
+        description: `Every attempt to deliver an event to one webhook of the key's user: the event, which attempt it was, when it ended, the HTTP status answered, why it failed and how long it took; newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}), paged as results are (\`before_id\`, \`Link: <...>; rel="next"\`). A webhook that does not exist and one of another user get the same 404.`,
+        tags: [r.tag],
+        parameters: [
+          { $ref: '#/components/parameters/Id' },
+          { $ref: '#/components/parameters/ResultsLimit' },
+          { $ref: '#/components/parameters/BeforeId' },
+        ],
+        responses: {
+          200: success('The attempts, newest first.', 'WebhookAttemptListEnvelope', headers([], ['Link'])),
+          400: badRequest(
+            'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
+            [
+              errors.invalidId(),
+              errors.validationFailed([
+                {
+                  field: 'limit',
+                  code: 'out_of_range',
+                  message: 'limit must be an integer from 1 to 1000, given once.',
+                },
+              ]),
+            ],
+          ),
+          401: responseRef('Unauthorized'),
+          403: responseRef('Forbidden'),
+          404: notFound(r),
+          429: responseRef('RateLimited'),
+          500: responseRef('ServerError'),
+          ...everyOperation(),
+        },
+      });
+    if (r.path === 'webhooks')
+      map.set('POST /webhooks/test', {
+        operationId: 'testWebhook',
+        summary: 'Send a webhook a test event now',
+        description:
+          'Sends one signed `webhook.test` event (`{"type":"webhook.test","timestamp":...,"data":{"webhook_id":N}}`, with a `webhook-id` of its own starting `test_`) to one webhook of the key\'s user at once, under the target policy of deliveries, and answers how that one attempt went: a failed attempt is a 200 whose `delivered` is false. Nothing is retried or stored. Takes no body. A webhook that does not exist and one of another user get the same 404.',
+        tags: [r.tag],
+        parameters: [{ $ref: '#/components/parameters/Id' }],
+        responses: {
+          200: success("The attempt's outcome.", 'WebhookTestResultEnvelope'),
+          400: badRequest(
+            'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
+            [
+              errors.invalidId(),
+              errors.validationFailed([
+                { field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' },
+              ]),
+            ],
+          ),
+          401: responseRef('Unauthorized'),
+          403: responseRef('Forbidden'),
+          404: notFound(r),
+          429: responseRef('RateLimited'),
+          500: responseRef('ServerError'),
+          503: errorResponseObject(
+            'This server sends no test deliveries (an embedding host gave no webhookSender).',
+            [errors.webhookTestUnavailable()],
+            AFTER_RATE_LIMIT(),
+          ),
+          ...everyOperation(),
+        },
+      });
     map.set(`DELETE /${r.path}/delete`, {
       operationId: `delete${r.name}`,
       summary: `Delete a ${r.noun}`,

@@ -44,6 +44,10 @@ const ERROR = described(
 function base(probe: JsonSchema) {
   return {
     id: described('Larger ids are later results.', ref('Id')),
+    check_id: described(
+      'The check the result belongs to: every result of one check has the same; a later check has a larger one.',
+      ref('Id'),
+    ),
     checked_at: described('When the probe finished.', ref('Timestamp')),
     probe,
     ok: BOOLEAN,
@@ -60,8 +64,9 @@ function families(withId: boolean, prefix: string): Record<string, JsonSchema> {
   // `record` checks the keys against the result type; the id-less form is the same object without `id`.
   const strip = (schema: JsonSchema): JsonSchema => {
     if (withId) return schema;
-    const { id: _id, ...properties } = schema.properties as Record<string, JsonSchema>;
-    return { ...schema, required: (schema.required ?? []).filter((name) => name !== 'id'), properties };
+    const { id: _id, check_id: _checkId, ...properties } = schema.properties as Record<string, JsonSchema>;
+    const required = (schema.required ?? []).filter((name) => name !== 'id' && name !== 'check_id');
+    return { ...schema, required, properties };
   };
   return {
     [`${prefix}DnsblResult`]: strip(

@@ -2,6 +2,7 @@ import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
 import type { DnsblZoneLists } from '../dnsbl/zones.ts';
 import type { ApiKey } from '../records.ts';
 import type { Store } from '../store.ts';
+import type { WebhookSender } from '../webhook-sender.ts';
 import type { ListCache } from './list-cache.ts';
 
 /** Everything a route handler may use: the request, its authenticated key and the API's parts. */
@@ -21,4 +22,5 @@ export interface RouteContext {
   /** The DNSBL zones the operator configured (MonitoringApiOptions.dnsblZones, dnsblDomainZones). */
   readonly dnsblZones: DnsblZoneLists;
   readonly listCache: ListCache;
+  readonly webhookSender: WebhookSender | undefined;
 }

@@ -7,8 +7,8 @@ import type { RouteContext } from './route-context.ts';
 import { deviceRoutes as devices } from './devices.ts';
 import { getMe } from './me.ts';
 import { checkRoute } from './check-route.ts';
-import { resultsRoute } from './results-routes.ts';
-import { webhookRoutes as webhooks } from './webhooks.ts';
+import { newestFirstRoute, resultsRoute } from './results-routes.ts';
+import { testWebhook, webhookRoutes as webhooks } from './webhooks.ts';
 
 type Method = 'GET' | 'POST' | 'DELETE';
 type Handler = (call: RouteContext) => Promise<ApiResponse>;
@@ -47,6 +47,16 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/webhooks', scope: 'read', handler: webhooks.list },
   { method: 'POST', path: '/webhooks/create', scope: 'write', handler: webhooks.create },
   { method: 'DELETE', path: '/webhooks/delete', scope: 'write', handler: webhooks.remove },
+  {
+    method: 'GET',
+    path: '/webhooks/deliveries',
+    scope: 'read',
+    handler: newestFirstRoute(
+      (call, id, page) => call.store.listWebhookAttempts(call.key.user_id, id, page),
+      'webhook_not_found',
+    ),
+  },
+  { method: 'POST', path: '/webhooks/test', scope: 'write', handler: testWebhook },
 ];
 
 const RESOURCES = new Set(ROUTES.map((route) => route.path.split('/')[1]!));

@@ -6,6 +6,7 @@ import {
   type DeviceStatus,
   type NewDeviceProbeResult,
 } from '../../core/internal.ts';
+import { isOurFailure } from '../our-failures.ts';
 import { deviceEvents } from './device-events.ts';
 
 export interface DeviceStatusOptions {
@@ -82,6 +83,20 @@ export function deviceCheckOutcome(
   const { device, results } = input;
   // toTimestamp: the probes stamped the same millisecond a moment ago, and it caches the text.
   const checkedAt = toTimestamp(input.checkedAt);
+  if (results.some((result) => isOurFailure(result.error))) {
+    // The worker's failure, not the device's: it stays as it was, its count of failures too,
+    // nothing is announced, and it is checked again after the retry delay.
+    const intervalMs = device.check_interval_s * 1000;
+    return {
+      checked_at: checkedAt,
+      previous_status: device.status,
+      status: device.status,
+      consecutive_failures: input.consecutiveFailures,
+      results,
+      next_check_at: new Date(input.checkedAt + Math.min(options.retryDelayS * 1000, intervalMs)).toISOString(),
+      events: [],
+    };
+  }
   const consecutiveFailures = failuresAfter(device, input.consecutiveFailures, results);
   const status = statusAfter(device, consecutiveFailures, results, options.failuresBeforeDown);
   // The device as the check leaves it, built only for an event to carry: copying every device at

@@ -15,6 +15,7 @@ import { readListing, zoneInfo, type DnsblZoneInfo } from './catalogue.ts';
 import { classifyReply, type ZoneReply } from './classify.ts';
 import type { DnsHealth } from './dns-health.ts';
 import { queryPrefix, zonesFor } from './query-name.ts';
+import { RESOLVER_UNAVAILABLE, RESOLVER_UNREACHABLE } from '../our-failures.ts';
 import { askPtrWithDeadline, askWithDeadline, type DnsblResolver } from './resolver.ts';
 
 /** What a blacklist check needs besides the record: the engine builds one for all checks. */
@@ -30,7 +31,12 @@ export interface DnsblCheckContext {
   /** Lookups of one check in flight at once. */
   queriesPerCheck: number;
   random: () => number;
+  /** Seconds before a check the resolver failed is made again (the engine's retry delay). */
+  retryDelayS: number;
 }
+
+/** How a zone's lookup fails when nothing answered it: the resolver's way, not the list's. */
+const UNANSWERED = new Set(['timeout', 'ECONNREFUSED']);
 
 /** One zone's row, with the A records it answered (for reading a listing's codes). */
 interface ZoneOutcome {
@@ -85,6 +91,15 @@ export async function checkBlacklistMonitor(
   const reverse = monitor.target_type === 'ip' ? reverseName(monitor, prefix, context) : Promise.resolve(null);
   await Promise.all(askers);
   const rdns = await reverse;
+  // No zone answered, because the resolver is unreachable or down (several lookups in a row got
+  // no answer): the worker's failure, said so on each row, and the monitor is checked again after
+  // the retry delay instead of its interval (docs/engine.md, "Our failures are not the target's").
+  const unanswered = outcomes.every(({ row }) => !row.ok && UNANSWERED.has(row.error ?? ''));
+  const resolverDown =
+    zones.length > 0 &&
+    unanswered &&
+    (context.health.down || outcomes.every(({ row }) => row.error === RESOLVER_UNREACHABLE));
+  if (resolverDown) for (const { row } of outcomes) row.error = RESOLVER_UNAVAILABLE;
 
   const checkedMs = context.clock.now();
   const checkedAt = toTimestamp(checkedMs);
@@ -123,7 +138,11 @@ export async function checkBlacklistMonitor(
     listings,
     rdns,
     results: outcomes.map(({ row }) => row),
-    next_check_at: new Date(nextCheckAt(checkedMs, monitor.check_interval_s, context.random)).toISOString(),
+    next_check_at: new Date(
+      resolverDown
+        ? checkedMs + Math.min(context.retryDelayS, monitor.check_interval_s) * 1000
+        : nextCheckAt(checkedMs, monitor.check_interval_s, context.random),
+    ).toISOString(),
     events: blacklistEvents(monitor, change, checkedAt),
   };
 }

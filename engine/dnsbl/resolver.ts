@@ -61,7 +61,7 @@ function withDeadline(ask: () => Promise<string[]>, timeoutMs: number, health: D
     const mark = health.sent();
     const timer = setTimeout(() => {
       settled = true;
-      health.silent(mark);
+      health.silent(mark, 'timeout');
       resolve({ code: 'ETIMEOUT' });
     }, timeoutMs);
     ask().then(
@@ -78,7 +78,7 @@ function withDeadline(ask: () => Promise<string[]>, timeoutMs: number, health: D
         clearTimeout(timer);
         const code = (error as { code?: unknown }).code;
         const text = typeof code === 'string' ? code : 'dns_error';
-        if (SILENT_CODES.has(text)) health.silent(mark);
+        if (SILENT_CODES.has(text)) health.silent(mark, text === 'ECONNREFUSED' ? text : 'timeout');
         else health.answered();
         resolve({ code: text });
       },

@@ -30,6 +30,8 @@ import {
   type Timestamp,
   type User,
   type Webhook,
+  type WebhookAttempt,
+  type WebhookEndpoint,
 } from '../../core/index.ts';
 import {
   apiKeyFromRow,
@@ -442,6 +444,12 @@ export class KyselyStore implements Store {
   }
   deleteWebhook(userId: number, id: number): Promise<boolean> {
     return this.#write(() => this.#webhooks.deleteWebhook(userId, id));
+  }
+  listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
+    return this.#run(() => this.#webhooks.listWebhookAttempts(userId, id, page));
+  }
+  webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
+    return this.#run(() => this.#webhooks.webhookWithSecret(userId, id));
   }
   fanOutEvents(now: Timestamp, limit: number): Promise<number> {
     return this.#run(() => this.#webhooks.fanOutEvents(now, limit));

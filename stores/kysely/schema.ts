@@ -140,6 +140,8 @@ export interface CheckResultsTable {
   error: string | null;
   /** JSON object of the probe's own fields (`zone`, `http_status`, `tls_valid_to`, `banner`, ...). */
   fields: string;
+  /** Migration 0007: the check the row belongs to; null for rows written before it (their own id stands in). */
+  check_id: ColumnType<DbInteger | null, number | undefined, number>;
 }
 
 /** The outbox: status changes to announce, written with the check that caused them. */
@@ -171,6 +173,23 @@ export interface WebhooksTable {
     WebhookDeliveryStatus | null | undefined,
     WebhookDeliveryStatus | null
   >;
+  /** Migration 0007. */
+  last_delivery_error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0007. */
+  failing_since: NullableStamp;
+}
+
+/** Migration 0007: one row per delivery attempt. */
+export interface WebhookAttemptsTable {
+  id: Id;
+  webhook_id: Ref;
+  event_id: Ref;
+  event_type: string;
+  attempt: number;
+  attempted_at: Stamp;
+  http_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
 }
 
 /** Migration 0004_webhooks: one row per event and endpoint. */
@@ -211,6 +230,7 @@ export interface Database {
   events: EventsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   webhook_event_fanouts: WebhookEventFanoutsTable;
   webhook_fanout_floor: WebhookFanoutFloorTable;
 }

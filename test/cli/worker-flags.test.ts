@@ -73,6 +73,16 @@ const BAD_CALLS: [string, string[], RegExp][] = [
     /--ca-file package\.json holds no PEM certificate/,
   ],
   ['a query timeout of 0', ['worker', '--query-timeout', '0'], /--query-timeout/],
+  [
+    'an unknown log level',
+    ['worker', '--log-level', 'loud'],
+    /--log-level must be debug, info, warn or error, not "loud"/,
+  ],
+  [
+    'an unknown log level on serve',
+    ['serve', '--log-level', 'trace'],
+    /--log-level must be debug, info, warn or error/,
+  ],
   ['engine flags on serve without --worker', ['serve', '--concurrency', '5'], /--concurrency needs --worker/],
   [
     'zone descriptions on serve without --worker',

@@ -136,5 +136,9 @@ eachStore('a blacklist monitor through the API, the engine, the fake DNS server 
       results.slice(0, 2).map((r) => r.checked_at),
       [iso(), iso()],
     );
+    // The two zones of one check share its check_id; the check before has a smaller one.
+    const checkIds = results.map((r) => r.check_id);
+    assert.deepEqual([checkIds[0], checkIds[2]], [checkIds[1], checkIds[3]]);
+    assert.ok(checkIds[0]! > checkIds[2]!, `check ids ${checkIds.join(', ')}`);
   });
 });

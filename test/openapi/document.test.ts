@@ -272,7 +272,14 @@ describe('OpenAPI document', () => {
     const validate = conformance.validator({
       oneOf: [{ $ref: '#/components/schemas/DnsblResult' }, { $ref: '#/components/schemas/DeviceProbeResult' }],
     });
-    const common = { id: 1, checked_at: '2026-01-01T00:00:00.000Z', ok: true, response_ms: 3, error: null };
+    const common = {
+      id: 1,
+      check_id: 1,
+      checked_at: '2026-01-01T00:00:00.000Z',
+      ok: true,
+      response_ms: 3,
+      error: null,
+    };
     assert.equal(
       validate({
         ...common,

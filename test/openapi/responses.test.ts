@@ -27,7 +27,10 @@ import type {
   NewDevice,
   NewWebhook,
   Webhook,
+  WebhookAttempt,
 } from '../../core/records.ts';
+import { emitterFor } from '../webhooks/support.ts';
+import type { WebhookEndpoint } from '../../core/index.ts';
 import {
   dnsbl,
   dnsblFailure,
@@ -117,6 +120,18 @@ class FailingStore extends MemoryStore {
   override async deleteWebhook(userId: number, id: number): Promise<boolean> {
     this.fail();
     return super.deleteWebhook(userId, id);
+  }
+  override async listWebhookAttempts(
+    userId: number,
+    id: number,
+    page: ResultsPage,
+  ): Promise<WebhookAttempt[] | undefined> {
+    this.fail();
+    return super.listWebhookAttempts(userId, id, page);
+  }
+  override async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
+    this.fail();
+    return super.webhookWithSecret(userId, id);
   }
 }
 
@@ -343,6 +358,8 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
             created_at: '2026-01-01T00:00:00.000Z',
             last_delivery_at: '2026-01-01T00:05:00.000Z',
             last_delivery_status: 'failing',
+            last_delivery_error: 'http_503',
+            failing_since: '2026-01-01T00:04:00.000Z',
             secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2U=',
           });
         } else {
@@ -533,6 +550,95 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     }
   });
 
+  test('/webhooks/deliveries and /webhooks/test: attempts, a test outcome, and their errors', async () => {
+    const sent: number[] = [];
+    const t = open({
+      webhookSender: async (webhook) => {
+        sent.push(webhook.id);
+        return {
+          delivered: false,
+          http_status: 500,
+          error: 'http_500',
+          duration_ms: 12,
+          attempted_at: '2026-01-01T00:00:01.000Z',
+        };
+      },
+    });
+    const key = await t.createKey();
+    const hook = await call<CreatedWebhook>(
+      t,
+      '/v1/webhooks/create',
+      { method: 'POST', key, body: { url: 'https://hooks.example.com/t' } },
+      201,
+    );
+    const id = hook.body.data!.id;
+    // Two attempts, so that a page of one has a Link.
+    await emitterFor('memory', { store: t.store, cleanup: async () => {} })(
+      key.key.user_id,
+      'device.down',
+      '2027-01-01T00:00:00.000Z',
+    );
+    await t.store.fanOutEvents('2027-01-01T00:00:00.000Z', 10);
+    for (const second of [1, 2]) {
+      const now = `2027-01-01T00:00:0${second}.000Z`;
+      const [claimed] = await t.store.claimDeliveries({
+        owner: 'o',
+        now,
+        limit: 1,
+        leaseUntil: '2027-01-01T00:01:00.000Z',
+      });
+      await t.store.recordDeliveryAttempt(claimed!.lease, {
+        attempted_at: now,
+        state: 'pending',
+        next_attempt_at: now,
+        response_status: null,
+        error: 'ECONNREFUSED',
+        duration_ms: 1,
+      });
+    }
+    const attempts = await call<WebhookAttempt[]>(t, `/v1/webhooks/deliveries?id=${id}`, { key }, 200);
+    assert.equal(attempts.body.data!.length, 2);
+    assert.match(
+      (await call(t, `/v1/webhooks/deliveries?id=${id}&limit=1`, { key }, 200)).headers.get('link') ?? '',
+      /rel="next"/,
+    );
+    const tested = await call(t, `/v1/webhooks/test?id=${id}`, { method: 'POST', key }, 200);
+    assert.deepEqual(tested.body.data, {
+      delivered: false,
+      http_status: 500,
+      error: 'http_500',
+      duration_ms: 12,
+      attempted_at: '2026-01-01T00:00:01.000Z',
+    });
+    assert.deepEqual(sent, [id]);
+
+    const reader = await t.createKey({ userId: key.key.user_id, scopes: ['read'] });
+    const writer = await t.createKey({ userId: key.key.user_id, scopes: ['write'] });
+    const elsewhere = await t.createKey({ allowedIps: ['203.0.113.0/24'] });
+    for (const [method, path, needs] of [
+      ['GET', '/v1/webhooks/deliveries', writer],
+      ['POST', '/v1/webhooks/test', reader],
+    ] as const) {
+      await call(t, path, { method, key }, 400);
+      await call(t, `${path}?id=${id}&sort=asc`, { method, key }, 400);
+      await call(t, `${path}?id=9007199254740991`, { method, key }, 404);
+      await call(t, `${path}?id=${id}`, { method, key: needs }, 403);
+      await call(t, `${path}?id=${id}`, { method, key: elsewhere }, 403);
+      await call(t, `${path}?id=${id}`, { method }, 401);
+      await call(t, `${path}?id=${id}`, { method: 'PUT', key }, 405);
+    }
+    // Without a sender the route says so, after the webhook was found.
+    const bare = open();
+    const bareKey = await bare.createKey();
+    const bareHook = await call<CreatedWebhook>(
+      bare,
+      '/v1/webhooks/create',
+      { method: 'POST', key: bareKey, body: { url: 'https://hooks.example.com/u' } },
+      201,
+    );
+    await call(bare, `/v1/webhooks/test?id=${bareHook.body.data!.id}`, { method: 'POST', key: bareKey }, 503);
+  });
+
   test('/me: success, a stray parameter, and every failure before the route', async () => {
     const t = open();
     const key = await t.createKey({ scopes: ['read'] });
@@ -567,6 +673,8 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/webhooks'],
       ['POST', '/v1/webhooks/create'],
       ['DELETE', '/v1/webhooks/delete?id=1'],
+      ['GET', '/v1/webhooks/deliveries?id=1'],
+      ['POST', '/v1/webhooks/test?id=1'],
     ];
     for (const [method, path] of requests) {
       const key = await t.createKey();
@@ -597,6 +705,8 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/webhooks', undefined],
       ['POST', '/v1/webhooks/create', { url: 'https://hooks.example.com/' }],
       ['DELETE', '/v1/webhooks/delete?id=1', undefined],
+      ['GET', '/v1/webhooks/deliveries?id=1', undefined],
+      ['POST', '/v1/webhooks/test?id=1', undefined],
     ];
     for (const failure of [new Error('connection reset'), new MissingTableError()]) {
       store.failure = failure;

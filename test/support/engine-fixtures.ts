@@ -107,14 +107,16 @@ export async function monitorOf(store: Store, userId: number, id: number): Promi
 
 /** A logger that keeps what it is told, for asserting on what an operator would read. */
 export function keepingLogger(): {
-  lines: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }[];
+  lines: { level: 'debug' | 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }[];
+  debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, error: unknown): void;
 } {
-  const lines: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }[] = [];
+  const lines: { level: 'debug' | 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }[] = [];
   return {
     lines,
+    debug: (message, fields) => void lines.push({ level: 'debug', message, fields }),
     info: (message, fields) => void lines.push({ level: 'info', message, fields }),
     warn: (message, fields) => void lines.push({ level: 'warn', message, fields }),
     error: (message, error) => void lines.push({ level: 'error', message, fields: { error: String(error) } }),

@@ -103,7 +103,10 @@ function answer(
   return Buffer.concat([header, query.subarray(12, questionEnd), ...encoded]);
 }
 
-export async function startFakeDnsServer(replies: Record<string, FakeReply> = {}): Promise<FakeDnsServer> {
+export async function startFakeDnsServer(
+  replies: Record<string, FakeReply> = {},
+  bindPort = 0,
+): Promise<FakeDnsServer> {
   const table = new Map<string, FakeReply>(Object.entries(replies).map(([name, reply]) => [name.toLowerCase(), reply]));
   const queries: string[] = [];
   let silent = false;
@@ -137,7 +140,7 @@ export async function startFakeDnsServer(replies: Record<string, FakeReply> = {}
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind(0, '127.0.0.1', () => resolve());
+    socket.bind(bindPort, '127.0.0.1', () => resolve());
   });
   const { port } = socket.address();
   return {

@@ -21,6 +21,8 @@ export function newWebhook(url: string, overrides: Partial<NewWebhook> = {}): Ne
     created_at: T0,
     last_delivery_at: null,
     last_delivery_status: null,
+    last_delivery_error: null,
+    failing_since: null,
     secret: SECRET,
     ...overrides,
   };
