@@ -8,9 +8,29 @@
 import { MonitoringApiError } from './errors.ts';
 import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } from './transport.ts';
 import type {
-  AllOptions, AllResultsOptions, BlacklistMonitor, BlacklistMonitorInput, CreatedWebhook, Deleted, Device, DeviceInput,
-  DeviceProbeResult, DnsblResult, ListOptions, Me, MonitoredResourceClient, MonitoringClient, MonitoringClientOptions,
-  Page, RequestOptions, ResourceClient, ResultCursor, ResultPage, ResultsOptions, Webhook, WebhookInput,
+  AllOptions,
+  AllResultsOptions,
+  BlacklistMonitor,
+  BlacklistMonitorInput,
+  CreatedWebhook,
+  Deleted,
+  Device,
+  DeviceInput,
+  DeviceProbeResult,
+  DnsblResult,
+  ListOptions,
+  Me,
+  MonitoredResourceClient,
+  MonitoringClient,
+  MonitoringClientOptions,
+  Page,
+  RequestOptions,
+  ResourceClient,
+  ResultCursor,
+  ResultPage,
+  ResultsOptions,
+  Webhook,
+  WebhookInput,
 } from './types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
@@ -19,7 +39,11 @@ export type * from './types.ts';
 /** Records per request of `all()` unless told otherwise: a few round trips for typical accounts, small answers. */
 const DEFAULT_PAGE_SIZE = 100;
 
-function resource<T, Input, Created = T>(transport: Transport, base: URL, segment: string): ResourceClient<T, Input, Created> {
+function resource<T, Input, Created = T>(
+  transport: Transport,
+  base: URL,
+  segment: string,
+): ResourceClient<T, Input, Created> {
   const listUrl = new URL(segment, base);
 
   async function list(options: ListOptions = {}): Promise<Page<T>> {
@@ -57,7 +81,11 @@ function resource<T, Input, Created = T>(transport: Transport, base: URL, segmen
 }
 
 /** A resource the engine checks: the resource client plus its check results, newest first. */
-function monitored<T, Input, R>(transport: Transport, base: URL, segment: string): MonitoredResourceClient<T, Input, R> {
+function monitored<T, Input, R>(
+  transport: Transport,
+  base: URL,
+  segment: string,
+): MonitoredResourceClient<T, Input, R> {
   const resultsUrl = new URL(`${segment}/results`, base);
 
   async function results(id: number, options: ResultsOptions = {}): Promise<ResultPage<R>> {
@@ -72,9 +100,16 @@ function monitored<T, Input, R>(transport: Transport, base: URL, segment: string
 
   async function* allResults(id: number, options: AllResultsOptions = {}): AsyncGenerator<R, void, undefined> {
     // Paged like all(): the Link header says when the oldest result has been read.
-    let cursor: ResultsOptions | ResultCursor | null = { limit: options.pageSize ?? DEFAULT_PAGE_SIZE, beforeId: options.beforeId };
+    let cursor: ResultsOptions | ResultCursor | null = {
+      limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
+      beforeId: options.beforeId,
+    };
     while (cursor !== null) {
-      const page: ResultPage<R> = await results(id, { ...cursor, signal: options.signal, requestId: options.requestId });
+      const page: ResultPage<R> = await results(id, {
+        ...cursor,
+        signal: options.signal,
+        requestId: options.requestId,
+      });
       yield* page.data;
       cursor = page.next;
     }
@@ -84,7 +119,8 @@ function monitored<T, Input, R>(transport: Transport, base: URL, segment: string
 }
 
 export function createMonitoringClient(options: MonitoringClientOptions): MonitoringClient {
-  if (typeof options.token !== 'string' || options.token === '') throw new TypeError('token must be a non-empty string');
+  if (typeof options.token !== 'string' || options.token === '')
+    throw new TypeError('token must be a non-empty string');
   // A trailing slash makes the base a directory, so 'devices' resolves under /v1/ and not beside it.
   const base = new URL(options.baseUrl);
   if (!base.pathname.endsWith('/')) base.pathname += '/';
@@ -98,7 +134,11 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
       return (await transport.send<Me>('GET', new URL('me', base), undefined, requestOptions)).data;
     },
     devices: monitored<Device, DeviceInput, DeviceProbeResult>(transport, base, 'devices'),
-    blacklistMonitors: monitored<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>(transport, base, 'blacklist-monitors'),
+    blacklistMonitors: monitored<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>(
+      transport,
+      base,
+      'blacklist-monitors',
+    ),
     webhooks: resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks'),
   };
 }

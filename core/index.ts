@@ -9,11 +9,25 @@ export type { ApiResponse, ApiResponseBody } from './http/api-response.ts';
 export type { DetailCode, ErrorDetail, HeaderFields } from './http/api-error.ts';
 export { MissingTableError, type CreateResult, type PageRequest, type Store } from './store.ts';
 export type {
-  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease, MonitoredKind,
-  MonitoringStore, RecordedCheck, ResultsPage,
+  BlacklistCheckOutcome,
+  ClaimRequest,
+  Claimed,
+  ClaimedDevice,
+  DeviceCheckOutcome,
+  Lease,
+  MonitoredKind,
+  MonitoringStore,
+  RecordedCheck,
+  ResultsPage,
 } from './monitoring-store.ts';
 export type {
-  ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, DeliveryState, WebhookDeliveryStore, WebhookStore,
+  ClaimedDelivery,
+  DeliveryClaimRequest,
+  DeliveryLease,
+  DeliveryOutcome,
+  DeliveryState,
+  WebhookDeliveryStore,
+  WebhookStore,
 } from './webhook-store.ts';
 export { ManualClock, systemClock, type Clock } from './clock.ts';
 export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';

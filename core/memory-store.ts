@@ -1,10 +1,31 @@
 import type {
-  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease,
-  MonitoredKind, RecordedCheck, ResultsPage,
+  BlacklistCheckOutcome,
+  ClaimRequest,
+  Claimed,
+  ClaimedDevice,
+  DeviceCheckOutcome,
+  Lease,
+  MonitoredKind,
+  RecordedCheck,
+  ResultsPage,
 } from './monitoring-store.ts';
 import type {
-  ApiKey, BlacklistMonitor, CheckResult, CreatedWebhook, Device, DeviceLastResults, MonitoringEvent, NewApiKey,
-  NewBlacklistMonitor, NewCheckResult, NewDevice, NewMonitoringEvent, NewWebhook, Timestamp, User, Webhook,
+  ApiKey,
+  BlacklistMonitor,
+  CheckResult,
+  CreatedWebhook,
+  Device,
+  DeviceLastResults,
+  MonitoringEvent,
+  NewApiKey,
+  NewBlacklistMonitor,
+  NewCheckResult,
+  NewDevice,
+  NewMonitoringEvent,
+  NewWebhook,
+  Timestamp,
+  User,
+  Webhook,
 } from './records.ts';
 import type { CreateResult, PageRequest, Store } from './store.ts';
 import { MemoryWebhooks } from './memory-webhooks.ts';
@@ -39,15 +60,25 @@ function newSchedule(enabled: boolean, createdAt: Timestamp): Schedule {
 }
 
 /** Records due at `claim.now` and not leased, earliest due first (ties by id), leased to the caller. */
-function claimDue<T extends { id: number }>(rows: Map<number, Owned<T>>, claim: ClaimRequest, token: string): Claimed<T>[] {
+function claimDue<T extends { id: number }>(
+  rows: Map<number, Owned<T>>,
+  claim: ClaimRequest,
+  token: string,
+): Claimed<T>[] {
   const now = ms(claim.now);
-  const due = [...rows.values()].filter(({ schedule: s }) =>
-    s.nextCheckAt !== null && s.nextCheckAt <= now && (s.lease === null || ms(s.lease.expires_at) <= now));
+  const due = [...rows.values()].filter(
+    ({ schedule: s }) =>
+      s.nextCheckAt !== null && s.nextCheckAt <= now && (s.lease === null || ms(s.lease.expires_at) <= now),
+  );
   due.sort((a, b) => a.schedule.nextCheckAt! - b.schedule.nextCheckAt! || a.record.id - b.record.id);
   return due.slice(0, claim.limit).map((row) => {
     const lease: Lease = { id: row.record.id, token, owner: claim.owner, expires_at: iso(claim.leaseUntil) };
     row.schedule.lease = lease;
-    return { record: structuredClone(row.record), lease: { ...lease }, due_at: new Date(row.schedule.nextCheckAt!).toISOString() };
+    return {
+      record: structuredClone(row.record),
+      lease: { ...lease },
+      due_at: new Date(row.schedule.nextCheckAt!).toISOString(),
+    };
   });
 }
 
@@ -185,7 +216,12 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async listCheckResults(userId: number, kind: MonitoredKind, id: number, req: ResultsPage): Promise<CheckResult[] | undefined> {
+  async listCheckResults(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    req: ResultsPage,
+  ): Promise<CheckResult[] | undefined> {
     const owner = kind === 'device' ? this.#devices.get(id) : this.#monitors.get(id);
     if (!owner || owner.userId !== userId) return undefined;
     const out: CheckResult[] = [];
@@ -274,14 +310,23 @@ export class MemoryStore implements Store {
 
   #keepResults(kind: MonitoredKind, resourceId: number, results: readonly NewCheckResult[]): void {
     for (const result of results) {
-      const stored = { ...structuredClone(result), id: this.#nextId.result++, checked_at: iso(result.checked_at) } as CheckResult;
+      const stored = {
+        ...structuredClone(result),
+        id: this.#nextId.result++,
+        checked_at: iso(result.checked_at),
+      } as CheckResult;
       this.#results.push({ kind, resourceId, result: stored });
     }
   }
 
   #keepEvents(userId: number, events: readonly NewMonitoringEvent[]): void {
     for (const event of events) {
-      this.#events.push({ ...structuredClone(event), id: this.#nextId.event++, user_id: userId, created_at: iso(event.created_at) });
+      this.#events.push({
+        ...structuredClone(event),
+        id: this.#nextId.event++,
+        user_id: userId,
+        created_at: iso(event.created_at),
+      });
     }
   }
 
@@ -289,12 +334,24 @@ export class MemoryStore implements Store {
     this.#results = this.#results.filter((r) => r.kind !== kind || r.resourceId !== resourceId);
   }
 
-  createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> { return this.#webhooks.createWebhook(userId, webhook); }
-  listWebhooks(userId: number, req: PageRequest): Promise<Webhook[]> { return this.#webhooks.listWebhooks(userId, req); }
-  deleteWebhook(userId: number, id: number): Promise<boolean> { return this.#webhooks.deleteWebhook(userId, id); }
-  fanOutEvents(now: Timestamp, limit: number): Promise<number> { return this.#webhooks.fanOutEvents(now, limit); }
-  claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> { return this.#webhooks.claimDeliveries(claim); }
-  recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> { return this.#webhooks.recordDeliveryAttempt(lease, outcome); }
+  createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
+    return this.#webhooks.createWebhook(userId, webhook);
+  }
+  listWebhooks(userId: number, req: PageRequest): Promise<Webhook[]> {
+    return this.#webhooks.listWebhooks(userId, req);
+  }
+  deleteWebhook(userId: number, id: number): Promise<boolean> {
+    return this.#webhooks.deleteWebhook(userId, id);
+  }
+  fanOutEvents(now: Timestamp, limit: number): Promise<number> {
+    return this.#webhooks.fanOutEvents(now, limit);
+  }
+  claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> {
+    return this.#webhooks.claimDeliveries(claim);
+  }
+  recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
+    return this.#webhooks.recordDeliveryAttempt(lease, outcome);
+  }
 
   async close(): Promise<void> {}
 }

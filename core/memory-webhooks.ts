@@ -1,7 +1,12 @@
 import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook } from './records.ts';
 import type { CreateResult, PageRequest } from './store.ts';
 import type {
-  ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, DeliveryState, WebhookStore,
+  ClaimedDelivery,
+  DeliveryClaimRequest,
+  DeliveryLease,
+  DeliveryOutcome,
+  DeliveryState,
+  WebhookStore,
 } from './webhook-store.ts';
 
 interface StoredWebhook {
@@ -84,8 +89,13 @@ export class MemoryWebhooks implements WebhookStore {
         if (userId !== event.user_id || !record.is_enabled || !record.events.includes(event.type)) continue;
         if (ms(record.created_at) > ms(event.created_at)) continue;
         this.#deliveries.push({
-          id: this.#nextId.delivery++, eventId: event.id, webhookId: record.id, attempts: 0,
-          nextAttemptAt: ms(now), state: 'pending', lease: null,
+          id: this.#nextId.delivery++,
+          eventId: event.id,
+          webhookId: record.id,
+          attempts: 0,
+          nextAttemptAt: ms(now),
+          state: 'pending',
+          lease: null,
         });
       }
     }
@@ -99,9 +109,12 @@ export class MemoryWebhooks implements WebhookStore {
     for (const d of this.#deliveries) {
       if (d.state === 'pending' && !heads.has(d.webhookId)) heads.set(d.webhookId, d);
     }
-    const due = [...heads.values()].filter((d) =>
-      this.#webhooks.get(d.webhookId)?.record.is_enabled === true
-      && d.nextAttemptAt <= now && (d.lease === null || ms(d.lease.expires_at) <= now));
+    const due = [...heads.values()].filter(
+      (d) =>
+        this.#webhooks.get(d.webhookId)?.record.is_enabled === true &&
+        d.nextAttemptAt <= now &&
+        (d.lease === null || ms(d.lease.expires_at) <= now),
+    );
     due.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
     const events = new Map(this.#events().map((e) => [e.id, e]));
     return due.slice(0, claim.limit).map((d) => {

@@ -10,8 +10,21 @@ export type TargetType = 'domain' | 'ip';
 export type Scheme = 'http' | 'https';
 
 export const SERVICE_TYPES = [
-  'web', 'ssh', 'smtp', 'smtps', 'submission', 'ftp', 'imap', 'imaps', 'pop3', 'pop3s', 'dns',
-  'mysql', 'postgresql', 'rdp', 'tcp',
+  'web',
+  'ssh',
+  'smtp',
+  'smtps',
+  'submission',
+  'ftp',
+  'imap',
+  'imaps',
+  'pop3',
+  'pop3s',
+  'dns',
+  'mysql',
+  'postgresql',
+  'rdp',
+  'tcp',
 ] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
 
@@ -85,7 +98,14 @@ export interface BlacklistMonitor {
 export type NewBlacklistMonitor = Omit<BlacklistMonitor, 'id'>;
 
 /** The probes a device can run (docs/engine.md, "Device probes"), each when its flag is on. */
-export const DEVICE_PROBES = ['public_http', 'public_https', 'public_tls', 'origin_http', 'origin_tls', 'service'] as const;
+export const DEVICE_PROBES = [
+  'public_http',
+  'public_https',
+  'public_tls',
+  'origin_http',
+  'origin_tls',
+  'service',
+] as const;
 export type DeviceProbe = (typeof DEVICE_PROBES)[number];
 /** Every probe name a check result can carry: the device probes and `dnsbl` (one row per zone). */
 export type ProbeName = DeviceProbe | 'dnsbl';
@@ -155,7 +175,13 @@ export type NewDnsblResult = Omit<DnsblResult, 'id'>;
 export type DeviceLastResults = { [P in DeviceProbe]?: NewDeviceProbeResult & { probe: P } };
 
 /** The status changes announced to webhooks (docs/engine.md, "Events and webhooks"). */
-export const EVENT_TYPES = ['device.down', 'device.up', 'device.tls_expiring', 'blacklist.listed', 'blacklist.delisted'] as const;
+export const EVENT_TYPES = [
+  'device.down',
+  'device.up',
+  'device.tls_expiring',
+  'blacklist.listed',
+  'blacklist.delisted',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**

@@ -2,8 +2,15 @@ import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-s
 import type { WebhookStore } from './webhook-store.ts';
 import type { CreateResult, PageRequest } from './store-calls.ts';
 import type {
-  ApiKey, BlacklistMonitor, CheckResult, Device, NewApiKey, NewBlacklistMonitor, NewDevice,
-  Timestamp, User,
+  ApiKey,
+  BlacklistMonitor,
+  CheckResult,
+  Device,
+  NewApiKey,
+  NewBlacklistMonitor,
+  NewDevice,
+  Timestamp,
+  User,
 } from './records.ts';
 
 export type { CreateResult, PageRequest };
@@ -40,7 +47,12 @@ export interface Store extends MonitoringStore, WebhookStore {
    * undefined when the record does not exist or belongs to another user. Deleting a record deletes
    * its results.
    */
-  listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined>;
+  listCheckResults(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    page: ResultsPage,
+  ): Promise<CheckResult[] | undefined>;
 
   /**
    * Optional: a value that differs whenever any device, monitor or webhook may have changed since

@@ -1,5 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import type { BlacklistCheckOutcome, BlacklistMonitor, Claimed, ClaimedDevice, DeviceCheckOutcome } from '../core/index.ts';
+import type {
+  BlacklistCheckOutcome,
+  BlacklistMonitor,
+  Claimed,
+  ClaimedDevice,
+  DeviceCheckOutcome,
+} from '../core/index.ts';
 import { checkBlacklistMonitor, type DnsblCheckContext } from './dnsbl/check-blacklist.ts';
 import type { Connector } from './net/connector.ts';
 import type { ResolvedEngineOptions } from './options.ts';
@@ -7,7 +13,10 @@ import type { DeviceCheck } from './devices/check-device.ts';
 import type { CheckKind } from './scheduler/kind-runner.ts';
 
 /** Blacklist monitors: claimed, checked against the DNSBL zones, recorded in batches. */
-export function blacklistKind(resolved: ResolvedEngineOptions, dnsbl: DnsblCheckContext): CheckKind<Claimed<BlacklistMonitor>, BlacklistCheckOutcome> {
+export function blacklistKind(
+  resolved: ResolvedEngineOptions,
+  dnsbl: DnsblCheckContext,
+): CheckKind<Claimed<BlacklistMonitor>, BlacklistCheckOutcome> {
   return {
     name: 'blacklist_monitor',
     claim: (request) => resolved.store.claimDueBlacklistMonitors(request),
@@ -17,7 +26,11 @@ export function blacklistKind(resolved: ResolvedEngineOptions, dnsbl: DnsblCheck
 }
 
 /** Devices: checked by the given device check through the guarded connector. */
-export function deviceKind(resolved: ResolvedEngineOptions, deviceCheck: DeviceCheck, connector: Connector): CheckKind<ClaimedDevice, DeviceCheckOutcome> {
+export function deviceKind(
+  resolved: ResolvedEngineOptions,
+  deviceCheck: DeviceCheck,
+  connector: Connector,
+): CheckKind<ClaimedDevice, DeviceCheckOutcome> {
   const options = {
     probeTimeoutMs: resolved.probeTimeoutMs,
     connectTimeoutMs: resolved.connectTimeoutMs,
@@ -49,7 +62,14 @@ export function deviceKind(resolved: ResolvedEngineOptions, deviceCheck: DeviceC
   return {
     name: 'device',
     claim: (request) => resolved.store.claimDueDevices(request),
-    check: (claimed, leaseUntilMs) => deviceCheck(claimed, { connector, clock: resolved.clock, options, signal: signal(leaseUntilMs), random: resolved.random }),
+    check: (claimed, leaseUntilMs) =>
+      deviceCheck(claimed, {
+        connector,
+        clock: resolved.clock,
+        options,
+        signal: signal(leaseUntilMs),
+        random: resolved.random,
+      }),
     record: (checks) => resolved.store.recordDeviceChecks(checks),
   };
 }

@@ -11,7 +11,10 @@ type FetchPage<T> = (page: PageRequest) => Promise<T[]>;
  * without, every record, streamed from the store in keyset batches. The first batch is
  * read before the answer starts, so a failing store still gets a proper error status.
  */
-export async function listResponse<T extends { id: number }>(call: RouteContext, fetchPage: FetchPage<T>): Promise<ApiResponse> {
+export async function listResponse<T extends { id: number }>(
+  call: RouteContext,
+  fetchPage: FetchPage<T>,
+): Promise<ApiResponse> {
   const { limit, afterId } = parseListQuery(call.url.query);
   const asked = call.store.changeMarker?.(call.arrivedAt);
   // Awaited only when it is a promise: a store that knows its marker at once spares the list a turn.
@@ -26,7 +29,10 @@ export async function listResponse<T extends { id: number }>(call: RouteContext,
 }
 
 async function readList<T extends { id: number }>(
-  call: RouteContext, fetchPage: FetchPage<T>, limit: number | undefined, afterId: number,
+  call: RouteContext,
+  fetchPage: FetchPage<T>,
+  limit: number | undefined,
+  afterId: number,
 ): Promise<ApiResponse> {
   if (limit !== undefined) {
     const rows = await fetchPage({ afterId, limit: limit + 1 });
@@ -45,7 +51,11 @@ async function readList<T extends { id: number }>(
   return jsonResponse(200, streamAll(first, fetchPage, size));
 }
 
-async function* streamAll<T extends { id: number }>(first: T[], fetchPage: FetchPage<T>, size: number): AsyncGenerator<string> {
+async function* streamAll<T extends { id: number }>(
+  first: T[],
+  fetchPage: FetchPage<T>,
+  size: number,
+): AsyncGenerator<string> {
   yield `{"success":true,"data":[${serialize(first)}`;
   let batch = first;
   while (batch.length === size) {

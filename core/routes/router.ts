@@ -31,7 +31,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/blacklist-monitors/create', scope: 'write', handler: monitors.create },
   { method: 'DELETE', path: '/blacklist-monitors/delete', scope: 'write', handler: monitors.remove },
   {
-    method: 'GET', path: '/blacklist-monitors/results', scope: 'read',
+    method: 'GET',
+    path: '/blacklist-monitors/results',
+    scope: 'read',
     handler: resultsRoute('blacklist_monitor', 'blacklist_monitor_not_found'),
   },
   { method: 'GET', path: '/webhooks', scope: 'read', handler: webhooks.list },

@@ -1,5 +1,11 @@
 import {
-  toTimestamp, type BlacklistCheckOutcome, type BlacklistMonitor, type BlacklistStatus, type Claimed, type Clock, type NewDnsblResult,
+  toTimestamp,
+  type BlacklistCheckOutcome,
+  type BlacklistMonitor,
+  type BlacklistStatus,
+  type Claimed,
+  type Clock,
+  type NewDnsblResult,
 } from '../../core/internal.ts';
 import { nextCheckAt } from '../scheduler/next-check.ts';
 import { blacklistEvents, type BlacklistCheckChange } from './blacklist-events.ts';
@@ -26,7 +32,10 @@ export interface DnsblCheckContext {
  * its zones, a result row per zone, and the record's next state. Never rejects on DNS trouble:
  * a zone that fails is an `error` row and a name in `failed_zones`.
  */
-export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, context: DnsblCheckContext): Promise<BlacklistCheckOutcome> {
+export async function checkBlacklistMonitor(
+  claimed: Claimed<BlacklistMonitor>,
+  context: DnsblCheckContext,
+): Promise<BlacklistCheckOutcome> {
   const monitor = claimed.record;
   const zones = zonesFor(monitor, context.zones);
   const prefix = queryPrefix(monitor);
@@ -69,12 +78,18 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
   // been checked); else listed when any zone listed it, clean when none did. A zone that failed
   // lists nothing at this check. An error check keeps the listing last known, so that a delisting
   // across an outage is still announced (docs/engine.md, "Blacklist monitors (DNSBL)").
-  const status: BlacklistStatus = failedZones.length === zones.length ? 'error' : listedOn.length > 0 ? 'listed' : 'clean';
+  const status: BlacklistStatus =
+    failedZones.length === zones.length ? 'error' : listedOn.length > 0 ? 'listed' : 'clean';
 
   const checkedMs = context.clock.now();
   const checkedAt = toTimestamp(checkedMs);
   const listed = status === 'error' ? monitor.listed_on : listedOn;
-  const change: BlacklistCheckChange = { last_status: status, last_checked_at: checkedAt, listed_on: listed, failed_zones: failedZones };
+  const change: BlacklistCheckChange = {
+    last_status: status,
+    last_checked_at: checkedAt,
+    listed_on: listed,
+    failed_zones: failedZones,
+  };
   return {
     checked_at: checkedAt,
     last_status: status,

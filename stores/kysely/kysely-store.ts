@@ -1,16 +1,46 @@
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder } from 'kysely';
 import {
-  MissingTableError, type ApiKey, type BlacklistCheckOutcome, type BlacklistMonitor,
-  type CheckResult, type Claimed, type ClaimedDelivery, type ClaimedDevice, type ClaimRequest,
-  type CreatedWebhook, type CreateResult, type DeliveryClaimRequest, type DeliveryLease,
-  type DeliveryOutcome, type Device, type DeviceCheckOutcome, type MonitoredKind, type NewApiKey,
-  type NewBlacklistMonitor, type NewDevice, type NewWebhook, type PageRequest, type RecordedCheck,
-  type ResultsPage, type Store, type Timestamp, type User, type Webhook,
+  MissingTableError,
+  type ApiKey,
+  type BlacklistCheckOutcome,
+  type BlacklistMonitor,
+  type CheckResult,
+  type Claimed,
+  type ClaimedDelivery,
+  type ClaimedDevice,
+  type ClaimRequest,
+  type CreatedWebhook,
+  type CreateResult,
+  type DeliveryClaimRequest,
+  type DeliveryLease,
+  type DeliveryOutcome,
+  type Device,
+  type DeviceCheckOutcome,
+  type MonitoredKind,
+  type NewApiKey,
+  type NewBlacklistMonitor,
+  type NewDevice,
+  type NewWebhook,
+  type PageRequest,
+  type RecordedCheck,
+  type ResultsPage,
+  type Store,
+  type Timestamp,
+  type User,
+  type Webhook,
 } from '../../core/index.ts';
 import {
-  apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
-  toId, userFromRow, userToRow,
+  apiKeyFromRow,
+  apiKeyToRow,
+  deviceFromRow,
+  deviceToRow,
+  monitorFromRow,
+  monitorToRow,
+  stampText,
+  toId,
+  userFromRow,
+  userToRow,
 } from './rows.ts';
 import { CHANGE_COUNT_SQL } from './change-count.ts';
 import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
@@ -200,7 +230,8 @@ export class KyselyStore implements Store {
 
   revokeApiKey(id: number, at: Timestamp): Promise<boolean> {
     return this.#run(async (db) => {
-      const result = await db.updateTable('api_keys')
+      const result = await db
+        .updateTable('api_keys')
         .set({ revoked_at: stampText(at) })
         .where('id', '=', id)
         .where('revoked_at', 'is', null)
@@ -240,22 +271,31 @@ export class KyselyStore implements Store {
 
   createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>> {
     const db = this.#db;
-    return this.#createUnique('device', () => deviceToRow(this.#dialect, userId, device),
-      (values) => this.#insertDevice.run(db, values), deviceFromRow,
-      () => db.selectFrom('devices').select('id')
-        .where('user_id', '=', userId)
-        .where('target_type', '=', device.target_type)
-        .where('target_value', '=', device.target_value)
-        .where('service_type', '=', device.service_type)
-        .where('port', '=', device.port)
-        // The same expression as the unique index, so the index answers it.
-        .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
-        .executeTakeFirst());
+    return this.#createUnique(
+      'device',
+      () => deviceToRow(this.#dialect, userId, device),
+      (values) => this.#insertDevice.run(db, values),
+      deviceFromRow,
+      () =>
+        db
+          .selectFrom('devices')
+          .select('id')
+          .where('user_id', '=', userId)
+          .where('target_type', '=', device.target_type)
+          .where('target_value', '=', device.target_value)
+          .where('service_type', '=', device.service_type)
+          .where('port', '=', device.port)
+          // The same expression as the unique index, so the index answers it.
+          .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
+          .executeTakeFirst(),
+    );
   }
 
   listDevices(userId: number, page: PageRequest): Promise<Device[]> {
     return this.#run(async (db) => {
-      let query = db.selectFrom('devices').selectAll()
+      let query = db
+        .selectFrom('devices')
+        .selectAll()
         .where('user_id', '=', userId)
         .where('id', '>', page.afterId)
         .orderBy('id');
@@ -270,18 +310,27 @@ export class KyselyStore implements Store {
 
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
     const db = this.#db;
-    return this.#createUnique('blacklist monitor', () => monitorToRow(this.#dialect, userId, monitor),
-      (values) => this.#insertMonitor.run(db, values), monitorFromRow,
-      () => db.selectFrom('blacklist_monitors').select('id')
-        .where('user_id', '=', userId)
-        .where('target_type', '=', monitor.target_type)
-        .where('target_value', '=', monitor.target_value)
-        .executeTakeFirst());
+    return this.#createUnique(
+      'blacklist monitor',
+      () => monitorToRow(this.#dialect, userId, monitor),
+      (values) => this.#insertMonitor.run(db, values),
+      monitorFromRow,
+      () =>
+        db
+          .selectFrom('blacklist_monitors')
+          .select('id')
+          .where('user_id', '=', userId)
+          .where('target_type', '=', monitor.target_type)
+          .where('target_value', '=', monitor.target_value)
+          .executeTakeFirst(),
+    );
   }
 
   listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]> {
     return this.#run(async (db) => {
-      let query = db.selectFrom('blacklist_monitors').selectAll()
+      let query = db
+        .selectFrom('blacklist_monitors')
+        .selectAll()
         .where('user_id', '=', userId)
         .where('id', '>', page.afterId)
         .orderBy('id');
@@ -294,21 +343,35 @@ export class KyselyStore implements Store {
     return this.#write((db) => deleteWithResults(db, 'blacklist_monitor', userId, id));
   }
 
-  listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined> {
+  listCheckResults(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    page: ResultsPage,
+  ): Promise<CheckResult[] | undefined> {
     return this.#run((db) => listCheckResults(db, userId, kind, id, page));
   }
 
   // Claims change only leases, which no list shows, so they are not counted as writes.
   claimDueDevices(claim: ClaimRequest): Promise<ClaimedDevice[]> {
-    return this.#run(async (db) => (await claimDue(db, this.#dialect, 'devices', claim)).map(({ row, lease, due_at }) => ({
-      record: deviceFromRow(row), lease, due_at, consecutive_failures: row.consecutive_failures,
-    })));
+    return this.#run(async (db) =>
+      (await claimDue(db, this.#dialect, 'devices', claim)).map(({ row, lease, due_at }) => ({
+        record: deviceFromRow(row),
+        lease,
+        due_at,
+        consecutive_failures: row.consecutive_failures,
+      })),
+    );
   }
 
   claimDueBlacklistMonitors(claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]> {
-    return this.#run(async (db) => (await claimDue(db, this.#dialect, 'blacklist_monitors', claim)).map(({ row, lease, due_at }) => ({
-      record: monitorFromRow(row), lease, due_at,
-    })));
+    return this.#run(async (db) =>
+      (await claimDue(db, this.#dialect, 'blacklist_monitors', claim)).map(({ row, lease, due_at }) => ({
+        record: monitorFromRow(row),
+        lease,
+        due_at,
+      })),
+    );
   }
 
   recordDeviceChecks(checks: readonly RecordedCheck<DeviceCheckOutcome>[]): Promise<boolean[]> {

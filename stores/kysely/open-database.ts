@@ -35,7 +35,8 @@ export const POSTGRES_TIMEOUTS = { queryTimeoutMs: 12_000, connectionTimeoutMs: 
 
 function timeoutOption(value: number | undefined, fallback: number, name: string): number {
   const ms = value ?? fallback;
-  if (!Number.isSafeInteger(ms) || ms < 1) throw new Error(`${name} must be a positive integer of milliseconds, not ${ms}`);
+  if (!Number.isSafeInteger(ms) || ms < 1)
+    throw new Error(`${name} must be a positive integer of milliseconds, not ${ms}`);
   return ms;
 }
 
@@ -46,8 +47,7 @@ export interface OpenedKyselyStore {
 }
 
 type DatabaseTarget =
-  | { dialect: 'postgres'; url: string; label: string }
-  | { dialect: 'sqlite'; path: string; label: string };
+  { dialect: 'postgres'; url: string; label: string } | { dialect: 'sqlite'; path: string; label: string };
 
 /** Reads a database URL; throws a one-line Error naming the accepted forms for anything else. */
 export function parseDatabaseUrl(url: string): DatabaseTarget {
@@ -82,7 +82,11 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
     throw new Error(`poolSize must be a positive integer, not ${poolSize}`);
   }
   const queryTimeoutMs = timeoutOption(options.queryTimeoutMs, POSTGRES_TIMEOUTS.queryTimeoutMs, 'queryTimeoutMs');
-  const connectionTimeoutMs = timeoutOption(options.connectionTimeoutMs, POSTGRES_TIMEOUTS.connectionTimeoutMs, 'connectionTimeoutMs');
+  const connectionTimeoutMs = timeoutOption(
+    options.connectionTimeoutMs,
+    POSTGRES_TIMEOUTS.connectionTimeoutMs,
+    'connectionTimeoutMs',
+  );
   // Imported on demand so a SQLite-only deployment never loads the PostgreSQL driver.
   const [{ default: pg }, { PgDialect }] = await Promise.all([import('pg'), import('./pg-dialect.ts')]);
   const pool = new pg.Pool({
@@ -100,8 +104,9 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
     application_name: 'monitoring-api',
     types: apiTimestampTypes(pg.types),
   });
-  const onPoolError = options.onPoolError
-    ?? ((error: Error) => console.error(`monitoring-api: idle PostgreSQL connection failed: ${error.message}`));
+  const onPoolError =
+    options.onPoolError ??
+    ((error: Error) => console.error(`monitoring-api: idle PostgreSQL connection failed: ${error.message}`));
   // Without a listener, an idle client's error (server restart, network cut) is an uncaught
   // 'error' event and ends the process. The pool drops that client and connects anew later.
   pool.on('error', onPoolError);
@@ -113,7 +118,10 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
   pool.on('connect', (client) => {
     client.on('error', () => {});
   });
-  return new PgDialect(pool, { preparedStatements: options.preparedStatements !== false, serverError: pg.DatabaseError });
+  return new PgDialect(pool, {
+    preparedStatements: options.preparedStatements !== false,
+    serverError: pg.DatabaseError,
+  });
 }
 
 /**

@@ -79,7 +79,8 @@ export class PgConnection implements DatabaseConnection {
       const name = this.#shared.names?.nameOf(text);
       result = name === undefined ? await this.#client.query(text, values) : await this.#prepared(name, text, values);
     } catch (error) {
-      if (!(error instanceof this.#shared.serverError)) this.#lost = error instanceof Error ? error : new Error(String(error));
+      if (!(error instanceof this.#shared.serverError))
+        this.#lost = error instanceof Error ? error : new Error(String(error));
       throw error;
     }
     return result;
@@ -101,7 +102,7 @@ export class PgConnection implements DatabaseConnection {
 
   /** Kysely's `stream()`, which the store never uses (Kysely's own dialect needs pg-cursor for it). */
   streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('streaming queries are not supported on the store\'s PostgreSQL connections');
+    throw new Error("streaming queries are not supported on the store's PostgreSQL connections");
   }
 
   /** Back to the pool, or, for a connection given up on, closed by it. */

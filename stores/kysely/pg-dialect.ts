@@ -1,8 +1,20 @@
 import {
-  CompiledQuery, createQueryId, IdentifierNode, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, RawNode,
+  CompiledQuery,
+  createQueryId,
+  IdentifierNode,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  RawNode,
 } from 'kysely';
 import type {
-  DatabaseConnection, DatabaseIntrospector, Dialect, DialectAdapter, Driver, Kysely, QueryCompiler,
+  DatabaseConnection,
+  DatabaseIntrospector,
+  Dialect,
+  DialectAdapter,
+  Driver,
+  Kysely,
+  QueryCompiler,
   TransactionSettings,
 } from 'kysely';
 import type { DatabaseError, Pool } from 'pg';
@@ -77,7 +89,8 @@ class PgDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     // Kysely checked the settings against its lists of access modes and isolation levels.
     const mode = [settings.isolationLevel && `isolation level ${settings.isolationLevel}`, settings.accessMode]
-      .filter(Boolean).join(' ');
+      .filter(Boolean)
+      .join(' ');
     await connection.executeQuery(CompiledQuery.raw(mode === '' ? 'begin' : `start transaction ${mode}`));
   }
 
@@ -117,5 +130,8 @@ class PgDriver implements Driver {
 
 /** A savepoint command, its name quoted as an identifier by the compiler. */
 function savepointCommand(command: string, name: string, compile: CompileQuery): CompiledQuery {
-  return compile(RawNode.createWithChildren([RawNode.createWithSql(`${command} `), IdentifierNode.create(name)]), createQueryId());
+  return compile(
+    RawNode.createWithChildren([RawNode.createWithSql(`${command} `), IdentifierNode.create(name)]),
+    createQueryId(),
+  );
 }

@@ -15,7 +15,8 @@ const database: TestDatabase = await createTestDatabase();
 
 describe('PostgreSQL query timeout', { skip: database.skip }, () => {
   let opened: OpenedKyselyStore;
-  const backend = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(opened.db)).rows[0]!.pid;
+  const backend = async () =>
+    (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(opened.db)).rows[0]!.pid;
   /** Longer than the timeout, with the server's own bound lifted, so only the client's can end it. */
   const unanswered = sql`select pg_sleep(${(TIMEOUT_MS * 3) / 1000})`;
   const liftServerBound = sql`select set_config('statement_timeout', '0', true)`;
@@ -47,21 +48,27 @@ describe('PostgreSQL query timeout', { skip: database.skip }, () => {
 
   it('fails a query unanswered at the timeout with "Query read timeout", and replaces its connection', async () => {
     const first = await backend();
-    await assert.rejects(opened.db.transaction().execute(async (trx) => {
-      await liftServerBound.execute(trx);
-      await unanswered.execute(trx);
-    }), (error: Error) => {
-      // The timeout itself, not the rollback that could not run on a connection given up on.
-      assert.equal(error.message, 'Query read timeout');
-      return true;
-    });
+    await assert.rejects(
+      opened.db.transaction().execute(async (trx) => {
+        await liftServerBound.execute(trx);
+        await unanswered.execute(trx);
+      }),
+      (error: Error) => {
+        // The timeout itself, not the rollback that could not run on a connection given up on.
+        assert.equal(error.message, 'Query read timeout');
+        return true;
+      },
+    );
     // The pool's one connection was closed, not handed back with the lost answer still to come.
     const second = await backend();
     assert.notEqual(second, first);
-    await assert.rejects(opened.db.connection().execute(async (connection) => {
-      await sql`select set_config('statement_timeout', '0', false)`.execute(connection);
-      await unanswered.execute(connection);
-    }), /Query read timeout/);
+    await assert.rejects(
+      opened.db.connection().execute(async (connection) => {
+        await sql`select set_config('statement_timeout', '0', false)`.execute(connection);
+        await unanswered.execute(connection);
+      }),
+      /Query read timeout/,
+    );
     assert.notEqual(await backend(), second);
   });
 });
