@@ -1,7 +1,10 @@
 import { parseBlacklistMonitorInput } from '../validation/blacklist-monitor-input.ts';
 import { resourceRoutes } from './resource-routes.ts';
 
-/** GET /blacklist-monitors, POST /blacklist-monitors/create, DELETE /blacklist-monitors/delete (docs/contract.md §6.2-§6.4). */
+/**
+ * GET /blacklist-monitors, POST /blacklist-monitors/create, DELETE /blacklist-monitors/delete (docs/contract.md
+ * §6.2-§6.4).
+ */
 export const blacklistMonitorRoutes = resourceRoutes({
   parse: parseBlacklistMonitorInput,
   list: (store, userId, page) => store.listBlacklistMonitors(userId, page),
