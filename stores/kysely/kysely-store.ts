@@ -48,7 +48,6 @@ import {
 import { CHANGE_COUNT_SQL } from './change-count.ts';
 import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
 import { FreshRead } from './fresh-read.ts';
-import type { DirectQuery } from './direct-query.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
 import { KyselyWebhooks } from './kysely-webhooks.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
@@ -73,12 +72,6 @@ export interface KyselyStoreOptions {
    * With it the store can say cheaply whether anything changed, so list answers can be reused.
    */
   dataVersion?: () => number;
-  /**
-   * PostgreSQL: runs a statement on the pool behind `db` directly (openKyselyStore supplies it).
-   * Creates send their one precompiled INSERT, and lists their change-count read, through it
-   * rather than through Kysely's executor.
-   */
-  query?: DirectQuery;
 }
 
 function isMissingTable(error: unknown): boolean {
@@ -109,17 +102,14 @@ export class KyselyStore implements Store {
    * triggers of migration 0005 keep; on SQLite `data_version` with this store's own writes.
    */
   readonly #marker: FreshRead<string | undefined> | undefined;
-  /** PostgreSQL: a statement straight to the pool (openKyselyStore supplies it), past Kysely's executor. */
-  readonly #query: DirectQuery | undefined;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db), options: KyselyStoreOptions = {}) {
     this.#db = db;
     this.#dialect = dialect;
     this.#destroyOnClose = options.destroyOnClose ?? true;
-    this.#insertDevice = new InsertIfAbsent('devices', options.query);
-    this.#insertMonitor = new InsertIfAbsent('blacklist_monitors', options.query);
+    this.#insertDevice = new InsertIfAbsent('devices');
+    this.#insertMonitor = new InsertIfAbsent('blacklist_monitors');
     this.#webhooks = new KyselyWebhooks(db, dialect);
-    this.#query = options.query;
     const { dataVersion } = options;
     if (dialect === 'postgres') this.#marker = new FreshRead(() => this.#readChangeCount());
     // data_version asks SQLite for a read transaction (two fcntl locks on the -shm file and an
@@ -145,14 +135,8 @@ export class KyselyStore implements Store {
    */
   async #readChangeCount(): Promise<string | undefined> {
     try {
-      // Straight to the pool where openKyselyStore gave one: the read runs for every batch of list
-      // requests, and Kysely's building and result copying cost more than the query's own work
-      // (docs/performance.md, "List answers, and why they are never stale").
-      const { rows } =
-        this.#query !== undefined
-          ? await this.#query(CHANGE_COUNT_SQL, [])
-          : await sql.raw<{ marker: string }>(CHANGE_COUNT_SQL).execute(this.#db);
-      return (rows[0] as { marker?: string } | undefined)?.marker;
+      const { rows } = await sql.raw<{ marker: string }>(CHANGE_COUNT_SQL).execute(this.#db);
+      return rows[0]?.marker;
     } catch {
       return undefined;
     }
