@@ -8,9 +8,9 @@
 import { MonitoringApiError } from './errors.ts';
 import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } from './transport.ts';
 import type {
-  AllOptions, AllResultsOptions, BlacklistMonitor, BlacklistMonitorInput, CreatedWebhook, Deleted, Device, DeviceInput,
+  AllOptions, AllResultsOptions, BlacklistMonitor, Changes, BlacklistMonitorInput, CreatedWebhook, Deleted, Device, DeviceInput,
   DeviceProbeResult, DnsblResult, ListOptions, Me, MonitoredResourceClient, MonitoringClient, MonitoringClientOptions,
-  Page, RequestOptions, ResourceClient, ResultCursor, ResultPage, ResultsOptions, Webhook, WebhookInput,
+  Page, RequestOptions, ResourceClient, ResultCursor, ResultPage, ResultsOptions, Webhook, WebhookChanges, WebhookInput,
 } from './types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
@@ -19,7 +19,9 @@ export type * from './types.ts';
 /** Records per request of `all()` unless told otherwise: a few round trips for typical accounts, small answers. */
 const DEFAULT_PAGE_SIZE = 100;
 
-function resource<T, Input, Created = T>(transport: Transport, base: URL, segment: string): ResourceClient<T, Input, Created> {
+function resource<T, Input, Created = T, Update = Changes<Input>, Updated = T>(
+  transport: Transport, base: URL, segment: string,
+): ResourceClient<T, Input, Created, Update, Updated> {
   const listUrl = new URL(segment, base);
 
   async function list(options: ListOptions = {}): Promise<Page<T>> {
@@ -47,6 +49,16 @@ function resource<T, Input, Created = T>(transport: Transport, base: URL, segmen
     all,
     async create(input, options) {
       return (await transport.send<Created>('POST', new URL(`${segment}/create`, base), input, options)).data;
+    },
+    async get(id, options) {
+      const url = new URL(`${segment}/get`, base);
+      url.searchParams.set('id', String(id));
+      return (await transport.send<T>('GET', url, undefined, options)).data;
+    },
+    async update(id, changes, options) {
+      const url = new URL(`${segment}/update`, base);
+      url.searchParams.set('id', String(id));
+      return (await transport.send<Updated>('PATCH', url, changes, options)).data;
     },
     async delete(id, options) {
       const url = new URL(`${segment}/delete`, base);
@@ -99,7 +111,7 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
     },
     devices: monitored<Device, DeviceInput, DeviceProbeResult>(transport, base, 'devices'),
     blacklistMonitors: monitored<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>(transport, base, 'blacklist-monitors'),
-    webhooks: resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks'),
+    webhooks: resource<Webhook, WebhookInput, CreatedWebhook, WebhookChanges, Webhook | CreatedWebhook>(transport, base, 'webhooks'),
   };
 }
 

@@ -134,7 +134,16 @@ export interface AllResultsOptions extends RequestOptions {
 }
 
 /** Create, list and delete for one kind of record; `Created` is what a create answers (webhooks add their secret). */
-export interface ResourceClient<T, Input, Created = T> {
+/**
+ * Changes to a record (`update`): any subset of the create's fields. `null` gives an optional
+ * field its default back; a required field cannot be null.
+ */
+export type Changes<Input> = { [K in keyof Input]?: Input[K] | null };
+
+/** Changes to a webhook: its create fields, and `rotate_secret: true` for a new signing secret. */
+export type WebhookChanges = Changes<WebhookInput> & { rotate_secret?: Flag | null };
+
+export interface ResourceClient<T, Input, Created = T, Update = Changes<Input>, Updated = T> {
   /** One page (with `limit`) and the cursor of the next, read from the Link header. */
   list(options?: ListOptions): Promise<Page<T>>;
   /** Every record, page by page, following the Link header until there is none: nothing is capped. */
@@ -144,6 +153,13 @@ export interface ResourceClient<T, Input, Created = T> {
    * duplicates: use it rather than creating again.
    */
   create(input: Input, options?: RequestOptions): Promise<Created>;
+  /** One record; a record that does not exist, or is another user's, is a 404. */
+  get(id: number, options?: RequestOptions): Promise<T>;
+  /**
+   * Changes the fields given, all or none, and answers the record as changed. On 409 the error
+   * carries `existingId`, the record the change would duplicate.
+   */
+  update(id: number, changes: Update, options?: RequestOptions): Promise<Updated>;
   delete(id: number, options?: RequestOptions): Promise<Deleted>;
 }
 
@@ -184,6 +200,6 @@ export interface MonitoringClient {
   me(options?: RequestOptions): Promise<Me>;
   devices: MonitoredResourceClient<Device, DeviceInput, DeviceProbeResult>;
   blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
-  /** The create answer alone carries the signing secret: keep it then. */
-  webhooks: ResourceClient<Webhook, WebhookInput, CreatedWebhook>;
+  /** Only the create answer, and an update with `rotate_secret`, carry the signing secret: keep it then. */
+  webhooks: ResourceClient<Webhook, WebhookInput, CreatedWebhook, WebhookChanges, Webhook | CreatedWebhook>;
 }

@@ -6,9 +6,9 @@ import type {
   ApiKey, BlacklistMonitor, CheckResult, CreatedWebhook, Device, DeviceLastResults, MonitoringEvent, NewApiKey,
   NewBlacklistMonitor, NewCheckResult, NewDevice, NewMonitoringEvent, NewWebhook, Timestamp, User, Webhook,
 } from './records.ts';
-import type { CreateResult, PageRequest, Store } from './store.ts';
-import { MemoryWebhooks } from './memory-webhooks.ts';
-import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome } from './webhook-store.ts';
+import type { CreateResult, PageRequest, RecordChange, Store, UpdateResult } from './store.ts';
+import { MemoryWebhooks, sameValue } from './memory-webhooks.ts';
+import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, WebhookChange } from './webhook-store.ts';
 
 /** The engine's bookkeeping for one record, which the API never shows. */
 interface Schedule {
@@ -61,6 +61,35 @@ function deviceIdentity(userId: number, d: NewDevice): string {
 
 function monitorIdentity(userId: number, m: NewBlacklistMonitor): string {
   return JSON.stringify([userId, m.target_type, m.target_value]);
+}
+
+/** Whether the record still holds what the change was read from (docs/contract.md §6.9). */
+function unchangedSince(record: object, change: RecordChange<object, object>): boolean {
+  const now = record as Record<string, unknown>;
+  const from = change.from as Record<string, unknown>;
+  if (!change.fields.every((name) => !Object.hasOwn(from, name) || sameValue(now[name], from[name]))) return false;
+  // A change that moves a device's status is written only from the status it was read with.
+  const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
+  return !movesStatus || !('status' in from) || now.status === from.status;
+}
+
+/** Applies a change's engine effect to a record's schedule (and a device's status), as the SQL stores do. */
+function applyEffect(row: Owned<Device> | Owned<BlacklistMonitor>, change: RecordChange<object, object>): void {
+  const at = ms(change.at);
+  const { effect } = change;
+  if (effect === 'pause') row.schedule = { nextCheckAt: null, lease: null, failures: 0 };
+  if (effect === 'resume' || effect === 'restart') row.schedule = { nextCheckAt: at, lease: null, failures: 0 };
+  if (effect === 'reschedule' && row.record.last_checked_at !== null && row.schedule.nextCheckAt !== null) {
+    const latest = ms(row.record.last_checked_at) + row.record.check_interval_s * 1000;
+    row.schedule.nextCheckAt = Math.min(row.schedule.nextCheckAt, latest);
+  }
+  if ('status' in row.record) {
+    const status = effect === 'pause' ? 'paused' : effect === 'resume' || effect === 'restart' ? 'pending' : null;
+    if (status !== null && row.record.status !== status) Object.assign(row.record, { status, status_since: iso(change.at) });
+  } else if (effect === 'restart') {
+    // Another target's listings say nothing of this one's.
+    Object.assign(row.record, { last_status: null, listed_on: [], failed_zones: [] });
+  }
 }
 
 function page<T extends { id: number }>(rows: Map<number, Owned<T>>, userId: number, req: PageRequest): T[] {
@@ -151,6 +180,52 @@ export class MemoryStore implements Store {
 
   async listDevices(userId: number, req: PageRequest): Promise<Device[]> {
     return page(this.#devices, userId, req);
+  }
+
+  async getDevice(userId: number, id: number): Promise<Device | undefined> {
+    const row = this.#devices.get(id);
+    return row?.userId === userId ? structuredClone(row.record) : undefined;
+  }
+
+  async updateDevice(userId: number, id: number, change: RecordChange<Device, NewDevice>): Promise<UpdateResult<Device>> {
+    return this.#update(this.#devices, this.#deviceIndex, deviceIdentity, userId, id, change);
+  }
+
+  async getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
+    const row = this.#monitors.get(id);
+    return row?.userId === userId ? structuredClone(row.record) : undefined;
+  }
+
+  async updateBlacklistMonitor(
+    userId: number, id: number, change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
+  ): Promise<UpdateResult<BlacklistMonitor>> {
+    return this.#update(this.#monitors, this.#monitorIndex, monitorIdentity, userId, id, change);
+  }
+
+  /** A change, compare-and-set, with its duplicate rule, engine effect and events, all at once. */
+  #update<T extends Device | BlacklistMonitor, New extends object>(
+    rows: Map<number, Owned<T>>,
+    index: Map<string, number>,
+    identity: (userId: number, record: T) => string,
+    userId: number,
+    id: number,
+    change: RecordChange<T, New>,
+  ): UpdateResult<T> {
+    const row = rows.get(id);
+    if (!row || row.userId !== userId) return undefined;
+    if (!unchangedSince(row.record, change)) return { stale: true };
+    const next = { ...row.record } as Record<string, unknown>;
+    for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone((change.to as Record<string, unknown>)[name]);
+    const before = identity(userId, row.record);
+    const after = identity(userId, next as T);
+    const holder = index.get(after);
+    if (holder !== undefined && holder !== id) return { duplicateOf: holder };
+    row.record = next as T;
+    index.delete(before);
+    index.set(after, id);
+    applyEffect(row as Owned<Device> | Owned<BlacklistMonitor>, change);
+    this.#keepEvents(userId, change.events);
+    return { updated: structuredClone(row.record) };
   }
 
   async deleteDevice(userId: number, id: number): Promise<boolean> {
@@ -291,6 +366,10 @@ export class MemoryStore implements Store {
 
   createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> { return this.#webhooks.createWebhook(userId, webhook); }
   listWebhooks(userId: number, req: PageRequest): Promise<Webhook[]> { return this.#webhooks.listWebhooks(userId, req); }
+  getWebhook(userId: number, id: number): Promise<Webhook | undefined> { return this.#webhooks.getWebhook(userId, id); }
+  updateWebhook(userId: number, id: number, change: RecordChange<Webhook, WebhookChange>): Promise<UpdateResult<CreatedWebhook>> {
+    return this.#webhooks.updateWebhook(userId, id, change);
+  }
   deleteWebhook(userId: number, id: number): Promise<boolean> { return this.#webhooks.deleteWebhook(userId, id); }
   fanOutEvents(now: Timestamp, limit: number): Promise<number> { return this.#webhooks.fanOutEvents(now, limit); }
   claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> { return this.#webhooks.claimDeliveries(claim); }

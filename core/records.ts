@@ -155,7 +155,10 @@ export type NewDnsblResult = Omit<DnsblResult, 'id'>;
 export type DeviceLastResults = { [P in DeviceProbe]?: NewDeviceProbeResult & { probe: P } };
 
 /** The status changes announced to webhooks (docs/engine.md, "Events and webhooks"). */
-export const EVENT_TYPES = ['device.down', 'device.up', 'device.tls_expiring', 'blacklist.listed', 'blacklist.delisted'] as const;
+export const EVENT_TYPES = [
+  'device.down', 'device.up', 'device.tls_expiring', 'blacklist.listed', 'blacklist.delisted',
+  'device.paused', 'device.resumed', 'blacklist_monitor.paused', 'blacklist_monitor.resumed',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**

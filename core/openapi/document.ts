@@ -109,6 +109,14 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     BlacklistMonitorInput: blacklistMonitorInputSchema(),
   });
   Object.assign(schemas, webhookSchemas());
+  schemas.DeviceUpdate = updateSchema(schemas.DeviceInput!, 'device');
+  schemas.BlacklistMonitorUpdate = updateSchema(schemas.BlacklistMonitorInput!, 'blacklist monitor');
+  schemas.WebhookUpdate = updateSchema(schemas.WebhookInput!, 'webhook', {
+    rotate_secret: {
+      description: 'true: replace the signing secret; the answer shows the new one, once.',
+      anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }, { type: 'null' }],
+    },
+  });
 
   return {
     openapi: '3.1.0',
@@ -155,6 +163,19 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       431: responseRef('HeadersTooLarge'),
       500: responseRef('ServerError'),
     },
+  };
+}
+
+/**
+ * A PATCH body: any subset of the create's fields (the create's schema without its required
+ * list), judged as on create and then as a whole record.
+ */
+function updateSchema(input: JsonSchema, noun: string, extra: Record<string, JsonSchema> = {}): JsonSchema {
+  const { required: _required, description: _description, properties, ...rest } = input;
+  return {
+    ...rest,
+    description: `Changes to a ${noun}: any subset of the create's fields, each judged as on create, the ${noun} that results judged as a whole. null gives an optional field its default back; a required field cannot be null. Fields the server keeps are refused (read_only_field), others unknown_field.`,
+    properties: { ...properties, ...extra },
   };
 }
 

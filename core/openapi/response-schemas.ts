@@ -20,7 +20,8 @@ import { resultSchemas } from './result-schemas.ts';
 import { BOOLEAN, described, exhaustive, nullable, record, ref, STRING } from './schema-helpers.ts';
 
 export const DETAIL_CODES = exhaustive<DetailCode>()([
-  'missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'forbidden_target', 'not_applicable',
+  'missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'forbidden_target',
+  'not_applicable', 'read_only_field',
 ]);
 const TARGET_TYPES = exhaustive<TargetType>()(['domain', 'ip']);
 const SCHEMES = exhaustive<Scheme>()(['http', 'https']);

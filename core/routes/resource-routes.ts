@@ -2,12 +2,26 @@ import { toTimestamp } from '../clock.ts';
 import { errors, type DuplicateCode, type NotFoundCode } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { readJsonObject } from '../http/read-json-body.ts';
-import type { Deleted } from '../records.ts';
-import type { CreateResult, PageRequest, Store } from '../store.ts';
+import type { Deleted, Timestamp } from '../records.ts';
+import type { CreateResult, PageRequest, RecordChange, Store, UpdateResult } from '../store.ts';
 import type { TargetOptions } from '../validation/device-input.ts';
 import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
 import type { RouteContext } from './route-context.ts';
 import { listResponse } from './list-response.ts';
+
+/**
+ * How often a PATCH is applied again after finding its record changed by someone else between its
+ * read and its write (compare-and-set). Each retry needs another concurrent change of the same
+ * record in that short time, so a few suffice.
+ */
+const UPDATE_ATTEMPTS = 8;
+
+/** A PATCH as the store is to write it, and what the answer shows. */
+export interface PreparedChange<T, New> {
+  change: Omit<RecordChange<T, New>, 'from'> | null;
+  /** Turns the store's record into the answer (a webhook's secret shown only when rotated). */
+  answer?: (record: T) => unknown;
+}
 
 /** What differs between the API's resources; list, create and delete work alike for all. */
 export interface ResourceSpec<T extends { id: number }, New> {
@@ -15,6 +29,13 @@ export interface ResourceSpec<T extends { id: number }, New> {
   list(store: Store, userId: number, page: PageRequest): Promise<T[]>;
   create(store: Store, userId: number, record: New): Promise<CreateResult<T>>;
   remove(store: Store, userId: number, id: number): Promise<boolean>;
+  get(store: Store, userId: number, id: number): Promise<T | undefined>;
+  /**
+   * Judges a PATCH body against the record as read (throws the 400) and says what to write:
+   * null when the record would not change.
+   */
+  prepare(record: T, body: Record<string, unknown>, options: TargetOptions, at: Timestamp): PreparedChange<T, New>;
+  update(store: Store, userId: number, id: number, change: RecordChange<T, New>): Promise<UpdateResult<T>>;
   duplicate: DuplicateCode;
   notFound: NotFoundCode;
 }
@@ -23,6 +44,8 @@ export interface ResourceRoutes {
   list(call: RouteContext): Promise<ApiResponse>;
   create(call: RouteContext): Promise<ApiResponse>;
   remove(call: RouteContext): Promise<ApiResponse>;
+  get(call: RouteContext): Promise<ApiResponse>;
+  update(call: RouteContext): Promise<ApiResponse>;
 }
 
 export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec<T, New>): ResourceRoutes {
@@ -41,6 +64,31 @@ export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec
       if (!(await spec.remove(call.store, call.key.user_id, id))) throw errors.notFound(spec.notFound);
       const deleted: Deleted = { id, deleted: true };
       return successResponse(200, deleted);
+    },
+    async get(call) {
+      const id = parseDeleteId(call.url.query);
+      const record = await spec.get(call.store, call.key.user_id, id);
+      if (record === undefined) throw errors.notFound(spec.notFound);
+      return successResponse(200, record);
+    },
+    async update(call) {
+      // The id and the body's form are judged first; its fields are judged against the record.
+      const id = parseDeleteId(call.url.query);
+      const body = await readJsonObject(call.request, call.bodyLimit);
+      const userId = call.key.user_id;
+      const at = toTimestamp(call.now);
+      for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+        const from = await spec.get(call.store, userId, id);
+        if (from === undefined) throw errors.notFound(spec.notFound);
+        const { change, answer = (record: T) => record } = spec.prepare(from, body, call, at);
+        if (change === null) return successResponse(200, answer(from));
+        const result = await spec.update(call.store, userId, id, { ...change, from });
+        if (result === undefined) throw errors.notFound(spec.notFound);
+        if ('duplicateOf' in result) throw errors.duplicate(spec.duplicate, result.duplicateOf);
+        if ('updated' in result) return successResponse(200, answer(result.updated));
+        // Changed by someone else since it was read: read it again and apply the body to that.
+      }
+      throw new Error(`updating a record: it kept changing under ${UPDATE_ATTEMPTS} attempts; giving up`);
     },
   };
 }

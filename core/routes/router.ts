@@ -9,7 +9,7 @@ import { getMe } from './me.ts';
 import { resultsRoute } from './results-routes.ts';
 import { webhookRoutes as webhooks } from './webhooks.ts';
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 type Handler = (call: RouteContext) => Promise<ApiResponse>;
 
 interface Route {
@@ -25,10 +25,14 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/me', scope: null, handler: getMe },
   { method: 'GET', path: '/devices', scope: 'read', handler: devices.list },
   { method: 'POST', path: '/devices/create', scope: 'write', handler: devices.create },
+  { method: 'GET', path: '/devices/get', scope: 'read', handler: devices.get },
+  { method: 'PATCH', path: '/devices/update', scope: 'write', handler: devices.update },
   { method: 'DELETE', path: '/devices/delete', scope: 'write', handler: devices.remove },
   { method: 'GET', path: '/devices/results', scope: 'read', handler: resultsRoute('device', 'device_not_found') },
   { method: 'GET', path: '/blacklist-monitors', scope: 'read', handler: monitors.list },
   { method: 'POST', path: '/blacklist-monitors/create', scope: 'write', handler: monitors.create },
+  { method: 'GET', path: '/blacklist-monitors/get', scope: 'read', handler: monitors.get },
+  { method: 'PATCH', path: '/blacklist-monitors/update', scope: 'write', handler: monitors.update },
   { method: 'DELETE', path: '/blacklist-monitors/delete', scope: 'write', handler: monitors.remove },
   {
     method: 'GET', path: '/blacklist-monitors/results', scope: 'read',
@@ -36,6 +40,8 @@ export const ROUTES: readonly Route[] = [
   },
   { method: 'GET', path: '/webhooks', scope: 'read', handler: webhooks.list },
   { method: 'POST', path: '/webhooks/create', scope: 'write', handler: webhooks.create },
+  { method: 'GET', path: '/webhooks/get', scope: 'read', handler: webhooks.get },
+  { method: 'PATCH', path: '/webhooks/update', scope: 'write', handler: webhooks.update },
   { method: 'DELETE', path: '/webhooks/delete', scope: 'write', handler: webhooks.remove },
 ];
 
@@ -67,7 +73,7 @@ export function createRouter(): (path: string, call: RouteContext) => Promise<Ap
   const router = Router<RoutedRequest, []>();
   const allowed = new Map<string, Method[]>();
   for (const route of ROUTES) {
-    const verb = route.method.toLowerCase() as 'get' | 'post' | 'delete';
+    const verb = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
     const run: Resolved = (call) => {
       if (route.scope !== null && !call.key.scopes.includes(route.scope)) throw errors.insufficientScope(route.scope);
       return route.handler(call);

@@ -5,8 +5,8 @@ import {
   type CheckResult, type Claimed, type ClaimedDelivery, type ClaimedDevice, type ClaimRequest,
   type CreatedWebhook, type CreateResult, type DeliveryClaimRequest, type DeliveryLease,
   type DeliveryOutcome, type Device, type DeviceCheckOutcome, type MonitoredKind, type NewApiKey,
-  type NewBlacklistMonitor, type NewDevice, type NewWebhook, type PageRequest, type RecordedCheck,
-  type ResultsPage, type Store, type Timestamp, type User, type Webhook,
+  type NewBlacklistMonitor, type NewDevice, type NewWebhook, type PageRequest, type RecordChange, type RecordedCheck,
+  type ResultsPage, type Store, type Timestamp, type UpdateResult, type User, type Webhook, type WebhookChange,
 } from '../../core/index.ts';
 import {
   apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
@@ -22,6 +22,7 @@ import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, setEnabled } from './schedule.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, DbInteger, StoreDialect } from './schema.ts';
+import { effectColumns, isUniqueViolation, pickColumns, updateRow } from './update-record.ts';
 
 /**
  * How often a create retries when its insert hit a duplicate that was deleted before it could be
@@ -256,16 +257,98 @@ export class KyselyStore implements Store {
   createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>> {
     const db = this.#db;
     return this.#createUnique('device', () => deviceToRow(this.#dialect, userId, device),
-      (values) => this.#insertDevice.run(db, values), deviceFromRow,
-      () => db.selectFrom('devices').select('id')
-        .where('user_id', '=', userId)
-        .where('target_type', '=', device.target_type)
-        .where('target_value', '=', device.target_value)
-        .where('service_type', '=', device.service_type)
-        .where('port', '=', device.port)
-        // The same expression as the unique index, so the index answers it.
-        .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
-        .executeTakeFirst());
+      (values) => this.#insertDevice.run(db, values), deviceFromRow, () => this.#findDevice(userId, device));
+  }
+
+  /** The device of the user that the unique index says `device` would duplicate. */
+  #findDevice(userId: number, device: NewDevice): Promise<{ id: DbInteger } | undefined> {
+    return this.#db.selectFrom('devices').select('id')
+      .where('user_id', '=', userId)
+      .where('target_type', '=', device.target_type)
+      .where('target_value', '=', device.target_value)
+      .where('service_type', '=', device.service_type)
+      .where('port', '=', device.port)
+      // The same expression as the unique index, so the index answers it.
+      .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
+      .executeTakeFirst();
+  }
+
+  #findMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<{ id: DbInteger } | undefined> {
+    return this.#db.selectFrom('blacklist_monitors').select('id')
+      .where('user_id', '=', userId)
+      .where('target_type', '=', monitor.target_type)
+      .where('target_value', '=', monitor.target_value)
+      .executeTakeFirst();
+  }
+
+  getDevice(userId: number, id: number): Promise<Device | undefined> {
+    return this.#run(async (db) => {
+      const row = await db.selectFrom('devices').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      return row && deviceFromRow(row);
+    });
+  }
+
+  updateDevice(userId: number, id: number, change: RecordChange<Device, NewDevice>): Promise<UpdateResult<Device>> {
+    const toRow = (device: NewDevice) => deviceToRow(this.#dialect, userId, device) as Record<string, unknown>;
+    return this.#update('devices', userId, id, change, toRow, deviceFromRow, () => this.#findDevice(userId, change.to));
+  }
+
+  getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
+    return this.#run(async (db) => {
+      const row = await db.selectFrom('blacklist_monitors').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      return row && monitorFromRow(row);
+    });
+  }
+
+  updateBlacklistMonitor(
+    userId: number, id: number, change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
+  ): Promise<UpdateResult<BlacklistMonitor>> {
+    const toRow = (monitor: NewBlacklistMonitor) => monitorToRow(this.#dialect, userId, monitor) as Record<string, unknown>;
+    return this.#update('blacklist_monitors', userId, id, change, toRow, monitorFromRow, () => this.#findMonitor(userId, change.to));
+  }
+
+  /**
+   * A change as one compare-and-set UPDATE (update-record.ts): the create's fields from `to`, the
+   * engine's columns per its effect, and its events in the same transaction. When nothing was
+   * written, a second look says whether the record is gone (undefined) or changed since (stale);
+   * a unique index's refusal names the record it would duplicate.
+   */
+  async #update<T extends Device | BlacklistMonitor, New extends NewDevice | NewBlacklistMonitor, Row>(
+    table: 'devices' | 'blacklist_monitors',
+    userId: number,
+    id: number,
+    change: RecordChange<T, New>,
+    toRow: (record: New) => Record<string, unknown>,
+    fromRow: (row: Row) => T,
+    findExisting: () => Promise<{ id: DbInteger } | undefined>,
+  ): Promise<UpdateResult<T>> {
+    try {
+      const from = change.from as unknown as New;
+      const expect = pickColumns(toRow(from), change.fields.filter((name) => Object.hasOwn(change.from, name)));
+      const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
+      if (table === 'devices' && movesStatus) expect.status = (change.from as Device).status;
+      const set = {
+        ...pickColumns(toRow(change.to), change.fields),
+        ...effectColumns(table, change.effect, change.at, change.from.last_checked_at, change.to.check_interval_s),
+      };
+      const kind = table === 'devices' ? 'device' : 'blacklist_monitor';
+      let row: Row | undefined;
+      try {
+        row = await updateRow<Row>(this.#db, this.#dialect, { table, userId, id, set, expect, events: change.events, kind });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const existing = await findExisting();
+        // The record it collided with was deleted meanwhile: try again from a fresh read.
+        return existing === undefined ? { stale: true } : { duplicateOf: toId(existing.id) };
+      }
+      if (row !== undefined) return { updated: fromRow(row) };
+      const exists = await this.#db.selectFrom(table).select('id').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      return exists === undefined ? undefined : { stale: true };
+    } catch (error) {
+      throw storeError(error);
+    } finally {
+      this.#writes++;
+    }
   }
 
   listDevices(userId: number, page: PageRequest): Promise<Device[]> {
@@ -286,12 +369,7 @@ export class KyselyStore implements Store {
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
     const db = this.#db;
     return this.#createUnique('blacklist monitor', () => monitorToRow(this.#dialect, userId, monitor),
-      (values) => this.#insertMonitor.run(db, values), monitorFromRow,
-      () => db.selectFrom('blacklist_monitors').select('id')
-        .where('user_id', '=', userId)
-        .where('target_type', '=', monitor.target_type)
-        .where('target_value', '=', monitor.target_value)
-        .executeTakeFirst());
+      (values) => this.#insertMonitor.run(db, values), monitorFromRow, () => this.#findMonitor(userId, monitor));
   }
 
   listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]> {
@@ -349,6 +427,12 @@ export class KyselyStore implements Store {
   }
   listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]> {
     return this.#run(() => this.#webhooks.listWebhooks(userId, page));
+  }
+  getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
+    return this.#run(() => this.#webhooks.getWebhook(userId, id));
+  }
+  updateWebhook(userId: number, id: number, change: RecordChange<Webhook, WebhookChange>): Promise<UpdateResult<CreatedWebhook>> {
+    return this.#write(() => this.#webhooks.updateWebhook(userId, id, change));
   }
   deleteWebhook(userId: number, id: number): Promise<boolean> {
     return this.#write(() => this.#webhooks.deleteWebhook(userId, id));

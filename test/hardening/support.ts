@@ -85,7 +85,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CALLER_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export const DETAIL_CODES: ReadonlySet<string> = new Set([
-  'missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'forbidden_target', 'not_applicable',
+  'missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'forbidden_target', 'not_applicable', 'read_only_field',
 ]);
 
 /** Every status the contract can answer with, and the codes allowed under it. 500 is not here. */

@@ -14,7 +14,7 @@ import { exportedNames } from './exported-names.ts';
 const PUBLIC_NAMES: Record<string, string[]> = {
   '.': [
     'ApiKey', 'ApiRequest', 'ApiResponse', 'ApiResponseBody', 'BlacklistCheckOutcome', 'BlacklistMonitor',
-    'BlacklistStatus', 'CheckResult', 'CheckResultBase', 'ClaimRequest', 'Claimed', 'ClaimedDelivery',
+    'BlacklistStatus', 'ChangeEffect', 'CheckResult', 'CheckResultBase', 'ClaimRequest', 'Claimed', 'ClaimedDelivery',
     'ClaimedDevice', 'Clock', 'CreateApiKeyInput', 'CreateResult', 'CreatedApiKey', 'CreatedWebhook',
     'DEFAULTS', 'DEVICE_PROBES', 'DEVICE_STATUSES', 'Deleted', 'DeliveryClaimRequest', 'DeliveryLease',
     'DeliveryOutcome', 'DeliveryState', 'DetailCode', 'Device', 'DeviceCheckOutcome', 'DeviceLastResults',
@@ -24,10 +24,10 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'MonitoredKind', 'MonitoringApi', 'MonitoringApiOptions', 'MonitoringEvent', 'MonitoringStore', 'NewApiKey',
     'NewBlacklistMonitor', 'NewCheckResult', 'NewDevice', 'NewDeviceProbeResult', 'NewDnsblResult',
     'NewMonitoringEvent', 'NewWebhook', 'PageRequest', 'ProbeName', 'RateLimitDecision', 'RateLimitPolicy',
-    'RateLimitRule', 'RateLimiter', 'RecordedCheck', 'RequestContext', 'RequestLogEntry', 'ResultsPage',
+    'RateLimitRule', 'RateLimiter', 'RecordChange', 'RecordedCheck', 'RequestContext', 'RequestLogEntry', 'ResultsPage',
     'SCOPES', 'SERVICE_TYPES', 'Scheme', 'Scope', 'ServiceProbeResult', 'ServiceType', 'Store', 'TargetType',
-    'Timestamp', 'TlsProbeResult', 'User', 'WEBHOOK_DELIVERY_STATUSES', 'Webhook', 'WebhookDeliveryStatus',
-    'WebhookDeliveryStore', 'WebhookStore', 'createMonitoringApi', 'systemClock',
+    'Timestamp', 'TlsProbeResult', 'UpdateResult', 'User', 'WEBHOOK_DELIVERY_STATUSES', 'Webhook', 'WebhookChange',
+    'WebhookDeliveryStatus', 'WebhookDeliveryStore', 'WebhookStore', 'createMonitoringApi', 'systemClock',
   ],
   './node': [
     'NodeHandler', 'createNodeHandler',
@@ -58,14 +58,15 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'TestApi', 'TestApiOptions', 'TestBody', 'TestRequestInit', 'TestResponse', 'createTestApi',
   ],
   './client': [
-    'AllOptions', 'AllResultsOptions', 'BlacklistMonitor', 'BlacklistMonitorInput', 'BlacklistStatus',
+    'AllOptions', 'AllResultsOptions', 'BlacklistMonitor', 'BlacklistMonitorInput', 'BlacklistStatus', 'Changes',
     'CheckResult', 'ClientErrorCode', 'CreatedWebhook', 'Deleted', 'DetailCode', 'Device', 'DeviceInput',
     'DeviceLastResults', 'DeviceProbe', 'DeviceProbeResult', 'DeviceStatus', 'DnsblResult', 'ErrorDetail',
     'EventType', 'Flag', 'HttpProbeResult', 'ListOptions', 'Me', 'MonitoredResourceClient',
     'MonitoringApiError', 'MonitoringApiErrorInit', 'MonitoringClient', 'MonitoringClientOptions', 'Page',
     'PageCursor', 'ProbeName', 'RequestOptions', 'ResourceClient', 'ResultCursor', 'ResultPage',
     'ResultsOptions', 'RetryOptions', 'Scheme', 'Scope', 'ServiceProbeResult', 'ServiceType', 'TargetType',
-    'TlsProbeResult', 'Webhook', 'WebhookDeliveryStatus', 'WebhookInput', 'createMonitoringClient', 'isApiError',
+    'TlsProbeResult', 'Webhook', 'WebhookChanges', 'WebhookDeliveryStatus', 'WebhookInput', 'createMonitoringClient',
+    'isApiError',
   ],
 };
 
