@@ -20,6 +20,7 @@ import { checkListBatchSize, DEFAULTS, normalizeBasePath, type MonitoringApiOpti
 import type { RequestLogEntry } from './logger.ts';
 import type { ApiKey } from './records.ts';
 import { ListCache } from './routes/list-cache.ts';
+import { RecentRecords } from './routes/recent-records.ts';
 import { createRouter } from './routes/router.ts';
 import { MissingTableError } from './store.ts';
 
@@ -65,6 +66,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const allowLists = new WeakMap<ApiKey, (ip: string | null) => boolean>();
   const route = createRouter();
   const listCache = new ListCache();
+  const recentRecords = new RecentRecords();
   const authenticate = createAuthenticator(keyCache, limiter, authPolicy);
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
 
@@ -123,7 +125,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       quota = admitted.quota;
       let path = url.pathname.slice(basePath.length);
       if (path.endsWith('/')) path = path.slice(0, -1);
-      response = await route(path, { request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, listCache });
+      response = await route(path, { request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, listCache, recentRecords });
     } catch (error) {
       const apiError = asApiError(error, id);
       code = apiError.code;

@@ -48,6 +48,26 @@ export interface ResourceRoutes {
   update(call: RouteContext): Promise<ApiResponse>;
 }
 
+/**
+ * A PATCH judged against a guessed record (RecentRecords), or undefined when the guess cannot
+ * settle it and the record must be read: a refusal (the guess may be out of date), no change (the
+ * answer must be the record as stored now), or a change that writes events or reads the engine's
+ * state (their payload and schedule come from the record as read).
+ */
+function prepareGuessed<T extends { id: number }, New>(
+  spec: ResourceSpec<T, New>, guess: T, body: Record<string, unknown>, options: TargetOptions, at: Timestamp,
+): PreparedChange<T, New> | undefined {
+  let prepared: PreparedChange<T, New>;
+  try {
+    prepared = spec.prepare(guess, body, options, at);
+  } catch {
+    return undefined;
+  }
+  const { change } = prepared;
+  if (change === null || change.events.length > 0 || change.effect === 'reschedule') return undefined;
+  return prepared;
+}
+
 export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec<T, New>): ResourceRoutes {
   return {
     list: (call) => listResponse(call, (page) => spec.list(call.store, call.key.user_id, page)),
@@ -57,10 +77,12 @@ export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec
       const record = spec.parse(body, call, toTimestamp(call.now));
       const result = await spec.create(call.store, call.key.user_id, record);
       if ('duplicateOf' in result) throw errors.duplicate(spec.duplicate, result.duplicateOf);
+      call.recentRecords.set(spec.notFound, call.key.user_id, result.created.id, result.created);
       return successResponse(201, result.created);
     },
     async remove(call) {
       const id = parseDeleteId(call.url.query);
+      call.recentRecords.forget(spec.notFound, id);
       if (!(await spec.remove(call.store, call.key.user_id, id))) throw errors.notFound(spec.notFound);
       const deleted: Deleted = { id, deleted: true };
       return successResponse(200, deleted);
@@ -69,6 +91,7 @@ export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec
       const id = parseDeleteId(call.url.query);
       const record = await spec.get(call.store, call.key.user_id, id);
       if (record === undefined) throw errors.notFound(spec.notFound);
+      call.recentRecords.set(spec.notFound, call.key.user_id, id, record);
       return successResponse(200, record);
     },
     async update(call) {
@@ -77,16 +100,28 @@ export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec
       const body = await readJsonObject(call.request, call.bodyLimit);
       const userId = call.key.user_id;
       const at = toTimestamp(call.now);
+      const recent = call.recentRecords;
       for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-        const from = await spec.get(call.store, userId, id);
+        // The first attempt starts from the record last answered, when there is one (a guess the
+        // compare-and-set checks); every other decision is made on the record as read.
+        const guess = attempt === 0 ? recent.get<T>(spec.notFound, userId, id) : undefined;
+        const prepared = guess === undefined ? undefined : prepareGuessed(spec, guess, body, call, at);
+        const from = prepared === undefined ? await spec.get(call.store, userId, id) : guess!;
         if (from === undefined) throw errors.notFound(spec.notFound);
-        const { change, answer = (record: T) => record } = spec.prepare(from, body, call, at);
+        const { change, answer = (record: T) => record } = prepared ?? spec.prepare(from, body, call, at);
         if (change === null) return successResponse(200, answer(from));
         const result = await spec.update(call.store, userId, id, { ...change, from });
-        if (result === undefined) throw errors.notFound(spec.notFound);
+        if (result === undefined) {
+          recent.forget(spec.notFound, id);
+          throw errors.notFound(spec.notFound);
+        }
         if ('duplicateOf' in result) throw errors.duplicate(spec.duplicate, result.duplicateOf);
-        if ('updated' in result) return successResponse(200, answer(result.updated));
+        if ('updated' in result) {
+          recent.set(spec.notFound, userId, id, result.updated);
+          return successResponse(200, answer(result.updated));
+        }
         // Changed by someone else since it was read: read it again and apply the body to that.
+        recent.forget(spec.notFound, id);
       }
       throw new Error(`updating a record: it kept changing under ${UPDATE_ATTEMPTS} attempts; giving up`);
     },

@@ -2,6 +2,7 @@ import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
 import type { ApiKey } from '../records.ts';
 import type { Store } from '../store.ts';
 import type { ListCache } from './list-cache.ts';
+import type { RecentRecords } from './recent-records.ts';
 
 /** Everything a route handler may use: the request, its authenticated key and the API's parts. */
 export interface RouteContext {
@@ -18,4 +19,6 @@ export interface RouteContext {
   readonly listBatchSize: number;
   readonly allowPrivateTargets: boolean;
   readonly listCache: ListCache;
+  /** The records last answered, a PATCH's first guess at its record (recent-records.ts). */
+  readonly recentRecords: RecentRecords;
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Kysely, RawBuilder } from 'kysely';
+import type { Kysely, RawBuilder, Selectable } from 'kysely';
 import {
   MissingTableError, type ApiKey, type BlacklistCheckOutcome, type BlacklistMonitor,
   type CheckResult, type Claimed, type ClaimedDelivery, type ClaimedDevice, type ClaimRequest,
@@ -21,8 +21,8 @@ import { KyselyWebhooks } from './kysely-webhooks.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, setEnabled } from './schedule.ts';
 import { dialectOf } from './schema.ts';
-import type { Database, DbInteger, StoreDialect } from './schema.ts';
-import { effectColumns, isUniqueViolation, pickColumns, updateRow } from './update-record.ts';
+import type { BlacklistMonitorsTable, Database, DbInteger, DevicesTable, StoreDialect } from './schema.ts';
+import { isUniqueViolation, pickColumns, readOwnedRow, updateRow } from './update-record.ts';
 
 /**
  * How often a create retries when its insert hit a duplicate that was deleted before it could be
@@ -283,7 +283,7 @@ export class KyselyStore implements Store {
 
   getDevice(userId: number, id: number): Promise<Device | undefined> {
     return this.#run(async (db) => {
-      const row = await db.selectFrom('devices').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      const row = await readOwnedRow<Selectable<DevicesTable>>(db, this.#dialect, 'devices', userId, id, this.#query);
       return row && deviceFromRow(row);
     });
   }
@@ -295,7 +295,7 @@ export class KyselyStore implements Store {
 
   getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
     return this.#run(async (db) => {
-      const row = await db.selectFrom('blacklist_monitors').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      const row = await readOwnedRow<Selectable<BlacklistMonitorsTable>>(db, this.#dialect, 'blacklist_monitors', userId, id, this.#query);
       return row && monitorFromRow(row);
     });
   }
@@ -327,14 +327,16 @@ export class KyselyStore implements Store {
       const expect = pickColumns(toRow(from), change.fields.filter((name) => Object.hasOwn(change.from, name)));
       const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
       if (table === 'devices' && movesStatus) expect.status = (change.from as Device).status;
-      const set = {
-        ...pickColumns(toRow(change.to), change.fields),
-        ...effectColumns(table, change.effect, change.at, change.from.last_checked_at, change.to.check_interval_s),
-      };
+      const set = pickColumns(toRow(change.to), change.fields);
+      const last = change.from.last_checked_at;
+      const latest = last === null ? undefined : new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();
       const kind = table === 'devices' ? 'device' : 'blacklist_monitor';
       let row: Row | undefined;
       try {
-        row = await updateRow<Row>(this.#db, this.#dialect, { table, userId, id, set, expect, events: change.events, kind });
+        row = await updateRow<Row>(this.#db, this.#dialect, {
+          table, userId, id, set, expect, effect: change.effect, at: change.at, ...(latest === undefined ? {} : { latest }),
+          events: change.events, kind,
+        }, this.#query);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         const existing = await findExisting();

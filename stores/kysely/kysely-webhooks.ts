@@ -96,7 +96,9 @@ export class KyselyWebhooks implements WebhookStore {
     const set = { ...columns(change.to), ...(change.to.secret === undefined ? {} : { secret: change.to.secret }) };
     let row: Selectable<WebhooksTable> | undefined;
     try {
-      row = await updateRow(this.db, this.dialect, { table: 'webhooks', userId, id, set, expect: columns(change.from), events: [] });
+      row = await updateRow(this.db, this.dialect, {
+        table: 'webhooks', userId, id, set, expect: columns(change.from), effect: 'none', at: change.at, events: [],
+      });
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       const existing = await this.db.selectFrom('webhooks').select('id')

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
-import type { Kysely, RawBuilder } from 'kysely';
+import { CompiledQuery } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ChangeEffect, MonitoredKind, NewMonitoringEvent, Timestamp } from '../../core/index.ts';
+import type { DirectQuery } from './direct-query.ts';
 import { eventValues } from './result-rows.ts';
 import { stampText } from './rows.ts';
 import type { Database, StoreDialect } from './schema.ts';
@@ -12,10 +13,15 @@ export interface RowChange {
   table: ChangedTable;
   userId: number;
   id: number;
-  /** Column values to write; raw SQL where a value depends on the row (the engine's columns). */
+  /** Column values to write. */
   set: Readonly<Record<string, unknown>>;
   /** Column values the row must still hold, or nothing is written. */
   expect: Readonly<Record<string, unknown>>;
+  /** What the change does to the engine's columns (devices and monitors). */
+  effect: ChangeEffect;
+  at: Timestamp;
+  /** For `reschedule`: when the next check is due at the latest. */
+  latest?: Timestamp;
   /** Written with the change, in the same transaction; never without it. */
   events: readonly NewMonitoringEvent[];
   kind?: MonitoredKind;
@@ -28,60 +34,94 @@ export function isUniqueViolation(error: unknown): boolean {
   return error.message.includes('UNIQUE constraint failed');
 }
 
+const LEASE = 'lease_owner = null, lease_token = null, lease_expires_at = null';
+
 /**
- * The engine's columns after a change (docs/engine.md, "Changing a record"), as SET values: a
- * pause drops the schedule and the lease, a resume or a restart makes the record due at `at` and
- * drops the lease (so a check in flight under the old settings is never written), a device's
- * status moves to `paused` or `pending` (`status_since` only when it moves), and a new interval
- * brings the next check to at most one interval after the last.
+ * The engine's columns after a change (docs/engine.md, "Changing a record"), as SET clauses whose
+ * one parameter (`@`) is the change's time, or the latest next check for `reschedule`: a pause
+ * drops the schedule and the lease, a resume or a restart makes the record due at once and drops
+ * the lease (so a check in flight under the old settings is never written), a device's status
+ * moves to `paused` or `pending` (`status_since` only when it moves), and a new interval brings
+ * the next check to at most one interval after the last.
  */
-export function effectColumns(
-  table: 'devices' | 'blacklist_monitors',
-  effect: ChangeEffect,
-  at: Timestamp,
-  lastCheckedAt: Timestamp | null,
-  intervalS: number,
-): Record<string, unknown> {
-  const stamp = stampText(at);
-  const lease = { lease_owner: null, lease_token: null, lease_expires_at: null };
-  if (effect === 'reschedule') {
-    if (lastCheckedAt === null) return {};
-    const latest = stampText(new Date(Date.parse(lastCheckedAt) + intervalS * 1000).toISOString());
-    return { next_check_at: sql`case when next_check_at > ${latest} then ${latest} else next_check_at end` };
-  }
-  if (effect === 'none') return {};
-  const columns: Record<string, unknown> = { ...lease, next_check_at: effect === 'pause' ? null : stamp };
+function effectClauses(table: ChangedTable, effect: ChangeEffect): string | null {
+  if (table === 'webhooks' || effect === 'none') return null;
+  if (effect === 'reschedule') return 'next_check_at = case when next_check_at > @ then @ else next_check_at end';
   if (table === 'devices') {
     const status = effect === 'pause' ? 'paused' : 'pending';
-    Object.assign(columns, {
-      status,
-      status_since: sql`case when status <> ${status} then ${stamp} else status_since end`,
-      consecutive_failures: 0,
-    });
-  } else if (effect === 'restart') {
-    // Another target's listings say nothing of this one's.
-    Object.assign(columns, { last_status: null, listed_on: '[]', failed_zones: '[]' });
+    const next = effect === 'pause' ? 'null' : '@';
+    return `${LEASE}, next_check_at = ${next}, status = '${status}', consecutive_failures = 0, `
+      + `status_since = case when status <> '${status}' then @ else status_since end`;
   }
-  return columns;
+  if (effect === 'pause') return `${LEASE}, next_check_at = null`;
+  // Another target's listings say nothing of this one's.
+  const forget = effect === 'restart' ? `, last_status = null, listed_on = '[]', failed_zones = '[]'` : '';
+  return `${LEASE}, next_check_at = @${forget}`;
+}
+
+/** Statement texts by shape: the same fields and effect make the same text, built once. */
+const STATEMENTS = new Map<string, { text: string; order: ('set' | 'at' | 'id' | 'user' | 'expect')[] }>();
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+function statementFor(dialect: StoreDialect, change: RowChange): { text: string; order: ('set' | 'at' | 'id' | 'user' | 'expect')[] } {
+  const setNames = Object.keys(change.set);
+  const expectNames = Object.keys(change.expect);
+  const key = `${dialect} ${change.table} ${change.effect} ${setNames.join(',')} ${expectNames.join(',')}`;
+  let statement = STATEMENTS.get(key);
+  if (statement !== undefined) return statement;
+  let n = 0;
+  const order: ('set' | 'at' | 'id' | 'user' | 'expect')[] = [];
+  const parameter = (what: (typeof order)[number]) => {
+    order.push(what);
+    n++;
+    return dialect === 'postgres' ? `$${n}` : '?';
+  };
+  const assignments = setNames.map((name) => `${quote(name)} = ${parameter('set')}`);
+  const effect = effectClauses(change.table, change.effect);
+  // Each `@` is the effect's one value, bound once per place it appears.
+  if (effect !== null) assignments.push(effect.replaceAll('@', () => parameter('at')));
+  const same = dialect === 'postgres' ? 'is not distinct from' : 'is';
+  const where = [`id = ${parameter('id')}`, `user_id = ${parameter('user')}`,
+    ...expectNames.map((name) => `${quote(name)} ${same} ${parameter('expect')}`)];
+  const text = `update ${quote(change.table)} set ${assignments.join(', ')} where ${where.join(' and ')} returning *`;
+  statement = { text, order };
+  if (STATEMENTS.size < 256) STATEMENTS.set(key, statement);
+  return statement;
+}
+
+function parametersOf(change: RowChange, order: readonly ('set' | 'at' | 'id' | 'user' | 'expect')[]): unknown[] {
+  const set = Object.values(change.set);
+  const expect = Object.values(change.expect);
+  const at = stampText(change.effect === 'reschedule' ? (change.latest ?? change.at) : change.at);
+  let s = 0;
+  let e = 0;
+  return order.map((what) => {
+    if (what === 'set') return set[s++];
+    if (what === 'expect') return expect[e++];
+    if (what === 'at') return at;
+    return what === 'id' ? change.id : change.userId;
+  });
 }
 
 /**
  * Writes a change if the row still holds `expect` (null-safe comparison: `IS` on SQLite, `IS NOT
  * DISTINCT FROM` on PostgreSQL) and answers the row as written; undefined when it did not (gone,
  * another user's, or changed since it was read: the caller tells which). A unique index's refusal
- * is thrown (see isUniqueViolation). With events, one transaction; without, one statement.
+ * is thrown (see isUniqueViolation). With events, one transaction; without, one statement, whose
+ * text is built once per shape and sent straight to the pool on PostgreSQL (`direct`).
  */
-export async function updateRow<Row>(db: Kysely<Database>, dialect: StoreDialect, change: RowChange): Promise<Row | undefined> {
-  const same = sql.raw(dialect === 'postgres' ? 'is not distinct from' : 'is');
-  const assignments = Object.entries(change.set).map(([column, value]) => sql`${sql.ref(column)} = ${value}`);
-  const conditions = Object.entries(change.expect).map(([column, value]) => sql`and ${sql.ref(column)} ${same} ${value}`);
-  const statement: RawBuilder<Row> = sql<Row>`
-    update ${sql.table(change.table)} set ${sql.join(assignments)}
-    where id = ${change.id} and user_id = ${change.userId} ${sql.join(conditions, sql` `)}
-    returning *`;
-  if (change.events.length === 0) return (await statement.execute(db)).rows[0];
+export async function updateRow<Row>(
+  db: Kysely<Database>, dialect: StoreDialect, change: RowChange, direct?: DirectQuery,
+): Promise<Row | undefined> {
+  if (change.effect === 'reschedule' && change.latest === undefined) change = { ...change, effect: 'none' };
+  const { text, order } = statementFor(dialect, change);
+  const parameters = parametersOf(change, order);
+  if (change.events.length === 0) {
+    if (direct !== undefined) return (await direct(text, parameters)).rows[0] as Row | undefined;
+    return (await db.executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows[0];
+  }
   return db.transaction().execute(async (trx) => {
-    const row = (await statement.execute(trx)).rows[0];
+    const row = (await trx.executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows[0];
     if (row === undefined) return undefined;
     await trx.insertInto('events').values(change.events.map((event) => ({
       ...eventValues(event), user_id: change.userId, resource_kind: change.kind ?? 'device', resource_id: change.id,
@@ -95,4 +135,15 @@ export function pickColumns(values: Readonly<Record<string, unknown>>, names: re
   const out: Record<string, unknown> = {};
   for (const name of names) if (Object.hasOwn(values, name)) out[name] = values[name];
   return out;
+}
+
+/** `select * from <table> where id = ? and user_id = ?`, built once per table and dialect. */
+export async function readOwnedRow<Row>(
+  db: Kysely<Database>, dialect: StoreDialect, table: ChangedTable, userId: number, id: number, direct?: DirectQuery,
+): Promise<Row | undefined> {
+  const text = dialect === 'postgres'
+    ? `select * from ${quote(table)} where id = $1 and user_id = $2`
+    : `select * from ${quote(table)} where id = ? and user_id = ?`;
+  if (direct !== undefined) return (await direct(text, [id, userId])).rows[0] as Row | undefined;
+  return (await db.executeQuery<Row>(CompiledQuery.raw(text, [id, userId]))).rows[0];
 }

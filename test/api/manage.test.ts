@@ -174,6 +174,21 @@ eachStore('manage devices', (env) => {
     }
   });
 
+  test('PATCH: a change made through another instance meanwhile is kept, and the body judged against it', async (c) => {
+    const s = await serve(env, c);
+    const other = env.api({ clock: s.t.clock });
+    const device = await createDevice(s, { target_value: 'shared.example.com' });
+    // Another instance on the same store changes the port, then the service.
+    assertSuccess(await other.request(`/v1/devices/update?id=${device.id}`, patch({ port: 8443 }, s.key)), 200);
+    const changed = assertSuccess(await s.request<Device>(`/v1/devices/update?id=${device.id}`, patch({ location: 'kept' }, s.key)), 200);
+    assert.deepEqual([changed.port, changed.location], [8443, 'kept']);
+    assertSuccess(await other.request(`/v1/devices/update?id=${device.id}`, patch({ service_type: 'ssh' }, s.key)), 200);
+    assertValidation(await s.request(`/v1/devices/update?id=${device.id}`, patch({ expect_status: 204 }, s.key)), [['expect_status', 'not_applicable']]);
+    // Deleted through the other instance: 404 here.
+    assertSuccess(await other.request(`/v1/devices/delete?id=${device.id}`, { method: 'DELETE', key: s.key }), 200);
+    assertError(await s.request(`/v1/devices/update?id=${device.id}`, patch({ location: 'gone' }, s.key)), 404, 'device_not_found');
+  });
+
   test('PATCH: is_enabled pauses (paused) and resumes (pending); a change of what is checked restarts from pending', async (c) => {
     const s = await serve(env, c);
     const device = await createDevice(s, { target_value: 'pause.example.com' });
