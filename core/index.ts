@@ -18,6 +18,7 @@ export type {
   ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, DeliveryState, WebhookChange, WebhookDeliveryStore,
   WebhookStore,
 } from './webhook-store.ts';
+export type { ActiveMaintenance, MaintenanceStore, OwnedMaintenanceWindow } from './maintenance-store.ts';
 export { ManualClock, systemClock, type Clock } from './clock.ts';
 export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
 export { MemoryRateLimiter } from './memory-rate-limiter.ts';

@@ -9,6 +9,8 @@ import type {
 import type { CreateResult, PageRequest, RecordChange, Store, UpdateResult } from './store.ts';
 import { MemoryWebhooks, sameValue } from './memory-webhooks.ts';
 import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, WebhookChange } from './webhook-store.ts';
+import type { ActiveMaintenance, OwnedMaintenanceWindow } from './maintenance-store.ts';
+import type { NewMaintenanceWindow, StoredMaintenanceWindow } from './records.ts';
 
 /** The engine's bookkeeping for one record, which the API never shows. */
 interface Schedule {
@@ -108,7 +110,8 @@ function page<T extends { id: number }>(rows: Map<number, Owned<T>>, userId: num
  * It returns copies, so callers cannot change what it holds.
  */
 export class MemoryStore implements Store {
-  #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, lease: 1, event: 1 };
+  #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, lease: 1, event: 1, window: 1 };
+  readonly #windows = new Map<number, Owned<StoredMaintenanceWindow>>();
   readonly #users = new Map<number, User>();
   readonly #keys = new Map<number, ApiKey & { token_hash: string }>();
   readonly #devices = new Map<number, Owned<Device>>();
@@ -362,6 +365,74 @@ export class MemoryStore implements Store {
 
   #dropResults(kind: MonitoredKind, resourceId: number): void {
     this.#results = this.#results.filter((r) => r.kind !== kind || r.resourceId !== resourceId);
+  }
+
+  async createMaintenanceWindow(userId: number, window: NewMaintenanceWindow): Promise<StoredMaintenanceWindow> {
+    const record: StoredMaintenanceWindow = { id: this.#nextId.window++, ...structuredClone(window) };
+    this.#windows.set(record.id, { userId, record, schedule: newSchedule(false, record.created_at) });
+    return structuredClone(record);
+  }
+
+  async listMaintenanceWindows(userId: number, req: PageRequest): Promise<StoredMaintenanceWindow[]> {
+    return page(this.#windows, userId, req);
+  }
+
+  async getMaintenanceWindow(userId: number, id: number): Promise<StoredMaintenanceWindow | undefined> {
+    const row = this.#windows.get(id);
+    return row?.userId === userId ? structuredClone(row.record) : undefined;
+  }
+
+  async updateMaintenanceWindow(
+    userId: number, id: number, change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
+  ): Promise<UpdateResult<StoredMaintenanceWindow>> {
+    const row = this.#windows.get(id);
+    if (!row || row.userId !== userId) return undefined;
+    if (!unchangedSince(row.record, change)) return { stale: true };
+    const next = { ...row.record } as Record<string, unknown>;
+    for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone((change.to as unknown as Record<string, unknown>)[name]);
+    row.record = next as unknown as StoredMaintenanceWindow;
+    return { updated: structuredClone(row.record) };
+  }
+
+  async deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
+    const row = this.#windows.get(id);
+    if (!row || row.userId !== userId) return false;
+    return this.#windows.delete(id);
+  }
+
+  async ownedIds(userId: number, kind: MonitoredKind, ids: readonly number[]): Promise<number[]> {
+    const rows: Map<number, Owned<unknown>> = kind === 'device' ? this.#devices : this.#monitors;
+    return ids.filter((id) => rows.get(id)?.userId === userId);
+  }
+
+  async allMaintenanceWindows(): Promise<OwnedMaintenanceWindow[]> {
+    return [...this.#windows.values()].map(({ userId, record }) => ({ ...structuredClone(record), user_id: userId }));
+  }
+
+  async syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
+    let moved = 0;
+    const covering = (userId: number, id: number) => active.filter((a) => a.user_id === userId && (a.device_ids === null || a.device_ids.includes(id)));
+    for (const row of this.#devices.values()) {
+      const { record } = row;
+      if (!record.is_enabled) continue;
+      const windows = covering(row.userId, record.id);
+      if (windows.length > 0 && record.status !== 'maintenance') {
+        const since = windows.map((w) => iso(w.started_at)).sort()[0]!;
+        this.#flip(row, 'maintenance', since, 'device.maintenance_started', at);
+        moved++;
+      } else if (windows.length === 0 && record.status === 'maintenance') {
+        this.#flip(row, 'pending', iso(at), 'device.maintenance_ended', at);
+        row.schedule = { nextCheckAt: ms(at), lease: null, failures: 0 };
+        moved++;
+      }
+    }
+    return moved;
+  }
+
+  #flip(row: Owned<Device>, status: 'maintenance' | 'pending', since: Timestamp, type: NewMonitoringEvent['type'], at: Timestamp): void {
+    const previous = row.record.status;
+    Object.assign(row.record, { status, status_since: since });
+    this.#keepEvents(row.userId, [{ type, created_at: iso(at), data: { ...structuredClone(row.record), previous_status: previous, status } }]);
   }
 
   createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> { return this.#webhooks.createWebhook(userId, webhook); }

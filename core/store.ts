@@ -1,5 +1,6 @@
 import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
+import type { MaintenanceStore } from './maintenance-store.ts';
 import type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
 import type {
   ApiKey, BlacklistMonitor, CheckResult, Device, NewApiKey, NewBlacklistMonitor, NewDevice,
@@ -13,7 +14,7 @@ export type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResul
  * (PostgreSQL, SQLite). Timestamps go in and come out as ISO 8601 UTC with milliseconds. A store throws `MissingTableError` when its schema is not migrated;
  * any other error it throws is answered 500 `server_error` and never shown to the client.
  */
-export interface Store extends MonitoringStore, WebhookStore {
+export interface Store extends MonitoringStore, WebhookStore, MaintenanceStore {
   createUser(user: Omit<User, 'id'>): Promise<User>;
   getUser(id: number): Promise<User | undefined>;
 

@@ -8,6 +8,7 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import { DEFAULTS, normalizeBasePath } from '../options.ts';
 import { ROUTES } from '../routes/router.ts';
 import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
+import { maintenanceSchemas } from './maintenance-schemas.ts';
 import { blacklistMonitorInputSchema, deviceInputSchema, listQueryParameterSchemas, resultsQueryParameterSchemas } from './request-schemas.ts';
 import { componentSchemas } from './response-schemas.ts';
 import { webhookSchemas } from './webhook-schemas.ts';
@@ -108,7 +109,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     DeviceInput: deviceInputSchema(),
     BlacklistMonitorInput: blacklistMonitorInputSchema(),
   });
-  Object.assign(schemas, webhookSchemas());
+  Object.assign(schemas, webhookSchemas(), maintenanceSchemas());
   schemas.DeviceUpdate = updateSchema(schemas.DeviceInput!, 'device');
   schemas.BlacklistMonitorUpdate = updateSchema(schemas.BlacklistMonitorInput!, 'blacklist monitor');
   schemas.WebhookUpdate = updateSchema(schemas.WebhookInput!, 'webhook', {
@@ -135,6 +136,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       { name: 'me', description: 'The calling key.' },
       { name: 'devices', description: 'Monitored endpoints: a domain or IP address and the checks to run on it.' },
       { name: 'blacklist-monitors', description: 'Domains and IP addresses watched for DNS blacklisting.' },
+      { name: 'maintenance-windows', description: 'Planned work: while a window is in force its devices are in maintenance, checked but never announced down or up.' },
       { name: 'webhooks', description: 'Endpoints that receive status-change events, signed per Standard Webhooks (the secret is shown once, at creation).' },
     ],
     paths,

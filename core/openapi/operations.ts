@@ -17,7 +17,8 @@ export interface Resource {
   noun: string;
   tag: string;
   notFound: ApiError;
-  duplicate: ApiError;
+  /** Absent for a resource without duplicates. */
+  duplicate?: ApiError;
   /** The create answer's envelope when it differs from `${name}Envelope`. */
   createdEnvelope?: string;
   /** Whether the engine checks it, so it has a results route. */
@@ -34,6 +35,10 @@ export const RESOURCES: Resource[] = [
     path: 'blacklist-monitors', name: 'BlacklistMonitor', plural: 'BlacklistMonitors', noun: 'blacklist monitor', tag: 'blacklist-monitors',
     notFound: errors.notFound('blacklist_monitor_not_found'), duplicate: errors.duplicate('duplicate_blacklist_monitor', 42),
     checked: true,
+  },
+  {
+    path: 'maintenance-windows', name: 'MaintenanceWindow', plural: 'MaintenanceWindows', noun: 'maintenance window',
+    tag: 'maintenance-windows', notFound: errors.notFound('maintenance_window_not_found'),
   },
   {
     path: 'webhooks', name: 'Webhook', plural: 'Webhooks', noun: 'webhook', tag: 'webhooks',
@@ -96,7 +101,9 @@ export function drafts(): Map<string, Draft> {
     map.set(`POST /${r.path}/create`, {
       operationId: `create${r.name}`,
       summary: `Create a ${r.noun}`,
-      description: `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
+      description: r.duplicate === undefined
+        ? 'Fields not in the schema are refused (unknown_field); ids of records that are not the user\'s are invalid_value, naming the field and the id.'
+        : `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
       tags: [r.tag],
       requestBody: {
         description: `The ${r.noun}. Content-Type must be application/json (a charset parameter is allowed).`,
@@ -112,7 +119,11 @@ export function drafts(): Map<string, Draft> {
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
         404: responseRef('UnknownRoute'),
-        409: errorResponseObject(`An identical ${r.noun} exists already; existing_id names it.`, [r.duplicate], AFTER_RATE_LIMIT()),
+        ...(r.duplicate === undefined
+          ? {}
+          : {
+              409: errorResponseObject(`An identical ${r.noun} exists already; existing_id names it.`, [r.duplicate], AFTER_RATE_LIMIT()),
+            }),
         413: responseRef('PayloadTooLarge'),
         429: responseRef('RateLimited'),
         500: responseRef('ServerError'),
@@ -162,7 +173,7 @@ export function drafts(): Map<string, Draft> {
     map.set(`PATCH /${r.path}/update`, {
       operationId: `update${r.name}`,
       summary: `Change a ${r.noun}`,
-      description: `Changes the fields given and no other, all or none. Each is judged as on create and the ${r.noun} that results as a whole; fields the server keeps are read_only_field. An unknown id, or another user's, is 404 whatever the body (its JSON form excepted). A change that makes it equal to another ${r.noun} of the user is 409 with \`existing_id\`.${r.checked ? ' `is_enabled: false` pauses it and `true` resumes it (each announced to webhooks); a change of what is checked makes it due at once, and a check in flight under the old settings is never recorded.' : ''}`,
+      description: `Changes the fields given and no other, all or none. Each is judged as on create and the ${r.noun} that results as a whole; fields the server keeps are read_only_field. An unknown id, or another user's, is 404 whatever the body (its JSON form excepted).${r.duplicate === undefined ? '' : ` A change that makes it equal to another ${r.noun} of the user is 409 with \`existing_id\`.`}${r.checked ? ' `is_enabled: false` pauses it and `true` resumes it (each announced to webhooks); a change of what is checked makes it due at once, and a check in flight under the old settings is never recorded.' : ''}`,
       tags: [r.tag],
       parameters: [{ $ref: '#/components/parameters/Id' }],
       requestBody: {
@@ -179,7 +190,11 @@ export function drafts(): Map<string, Draft> {
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
         404: notFound(r),
-        409: errorResponseObject(`The change would make it equal to another ${r.noun}; existing_id names it.`, [r.duplicate], AFTER_RATE_LIMIT()),
+        ...(r.duplicate === undefined
+          ? {}
+          : {
+              409: errorResponseObject(`The change would make it equal to another ${r.noun}; existing_id names it.`, [r.duplicate], AFTER_RATE_LIMIT()),
+            }),
         413: responseRef('PayloadTooLarge'),
         429: responseRef('RateLimited'),
         500: responseRef('ServerError'),

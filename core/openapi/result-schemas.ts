@@ -35,8 +35,13 @@ function base(probe: JsonSchema) {
     ok: BOOLEAN,
     response_ms: RESPONSE_MS,
     error: ERROR,
+    maintenance: described('Present (true) on a result of a check made during a maintenance window.', { const: true }),
   } as const;
 }
+
+/** `maintenance` is present only on results of checks made during a maintenance window. */
+const optionalMaintenance = (schema: JsonSchema): JsonSchema =>
+  ({ ...schema, required: (schema.required ?? []).filter((name) => name !== 'maintenance') });
 
 const probeEnum = (values: readonly string[]): JsonSchema => (values.length === 1 ? { const: values[0]! } : { type: 'string', enum: [...values] });
 
@@ -44,9 +49,9 @@ const probeEnum = (values: readonly string[]): JsonSchema => (values.length === 
 function families(withId: boolean, prefix: string): Record<string, JsonSchema> {
   // `record` checks the keys against the result type; the id-less form is the same object without `id`.
   const strip = (schema: JsonSchema): JsonSchema => {
-    if (withId) return schema;
+    if (withId) return optionalMaintenance(schema);
     const { id: _id, ...properties } = schema.properties as Record<string, JsonSchema>;
-    return { ...schema, required: (schema.required ?? []).filter((name) => name !== 'id'), properties };
+    return { ...schema, required: (schema.required ?? []).filter((name) => name !== 'id' && name !== 'maintenance'), properties };
   };
   return {
     [`${prefix}DnsblResult`]: strip(record<DnsblResult>('One DNSBL zone\'s answer for a blacklist monitor\'s target.', {

@@ -6,6 +6,7 @@ import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
 import type { RouteContext } from './route-context.ts';
 import { deviceRoutes as devices } from './devices.ts';
 import { getMe } from './me.ts';
+import { maintenanceWindowRoutes as windows } from './maintenance-windows.ts';
 import { resultsRoute } from './results-routes.ts';
 import { webhookRoutes as webhooks } from './webhooks.ts';
 
@@ -43,6 +44,11 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/webhooks/get', scope: 'read', handler: webhooks.get },
   { method: 'PATCH', path: '/webhooks/update', scope: 'write', handler: webhooks.update },
   { method: 'DELETE', path: '/webhooks/delete', scope: 'write', handler: webhooks.remove },
+  { method: 'GET', path: '/maintenance-windows', scope: 'read', handler: windows.list },
+  { method: 'POST', path: '/maintenance-windows/create', scope: 'write', handler: windows.create },
+  { method: 'GET', path: '/maintenance-windows/get', scope: 'read', handler: windows.get },
+  { method: 'PATCH', path: '/maintenance-windows/update', scope: 'write', handler: windows.update },
+  { method: 'DELETE', path: '/maintenance-windows/delete', scope: 'write', handler: windows.remove },
 ];
 
 const RESOURCES = new Set(ROUTES.map((route) => route.path.split('/')[1]!));

@@ -6,7 +6,8 @@ import {
   type CreatedWebhook, type CreateResult, type DeliveryClaimRequest, type DeliveryLease,
   type DeliveryOutcome, type Device, type DeviceCheckOutcome, type MonitoredKind, type NewApiKey,
   type NewBlacklistMonitor, type NewDevice, type NewWebhook, type PageRequest, type RecordChange, type RecordedCheck,
-  type ResultsPage, type Store, type Timestamp, type UpdateResult, type User, type Webhook, type WebhookChange,
+  type ResultsPage, type Store, type Timestamp, type ActiveMaintenance, type NewMaintenanceWindow,
+  type OwnedMaintenanceWindow, type StoredMaintenanceWindow, type UpdateResult, type User, type Webhook, type WebhookChange,
 } from '../../core/index.ts';
 import {
   apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
@@ -18,6 +19,7 @@ import { FreshRead } from './fresh-read.ts';
 import type { DirectQuery } from './direct-query.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
 import { KyselyWebhooks } from './kysely-webhooks.ts';
+import { KyselyMaintenance } from './kysely-maintenance.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, setEnabled } from './schedule.ts';
 import { dialectOf } from './schema.ts';
@@ -72,6 +74,7 @@ export class KyselyStore implements Store {
   readonly #insertDevice: InsertIfAbsent<'devices'>;
   readonly #insertMonitor: InsertIfAbsent<'blacklist_monitors'>;
   readonly #webhooks: KyselyWebhooks;
+  readonly #maintenance: KyselyMaintenance;
   /**
    * The change marker, read fresh for each caller (see changeMarker): on PostgreSQL the count the
    * triggers of migration 0005 keep; on SQLite `data_version` with this store's own writes.
@@ -87,6 +90,7 @@ export class KyselyStore implements Store {
     this.#insertDevice = new InsertIfAbsent('devices', options.query);
     this.#insertMonitor = new InsertIfAbsent('blacklist_monitors', options.query);
     this.#webhooks = new KyselyWebhooks(db, dialect);
+    this.#maintenance = new KyselyMaintenance(db, dialect);
     this.#query = options.query;
     const { dataVersion } = options;
     if (dialect === 'postgres') this.#marker = new FreshRead(() => this.#readChangeCount());
@@ -447,6 +451,35 @@ export class KyselyStore implements Store {
   }
   recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
     return this.#write(() => this.#webhooks.recordDeliveryAttempt(lease, outcome));
+  }
+
+  // Maintenance windows (kysely-maintenance.ts). Windows are never in a cached list; the flips
+  // change devices, so they count as writes.
+  createMaintenanceWindow(userId: number, window: NewMaintenanceWindow): Promise<StoredMaintenanceWindow> {
+    return this.#run(() => this.#maintenance.createMaintenanceWindow(userId, window));
+  }
+  listMaintenanceWindows(userId: number, page: PageRequest): Promise<StoredMaintenanceWindow[]> {
+    return this.#run(() => this.#maintenance.listMaintenanceWindows(userId, page));
+  }
+  getMaintenanceWindow(userId: number, id: number): Promise<StoredMaintenanceWindow | undefined> {
+    return this.#run(() => this.#maintenance.getMaintenanceWindow(userId, id));
+  }
+  updateMaintenanceWindow(
+    userId: number, id: number, change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
+  ): Promise<UpdateResult<StoredMaintenanceWindow>> {
+    return this.#run(() => this.#maintenance.updateMaintenanceWindow(userId, id, change));
+  }
+  deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
+    return this.#run(() => this.#maintenance.deleteMaintenanceWindow(userId, id));
+  }
+  ownedIds(userId: number, kind: MonitoredKind, ids: readonly number[]): Promise<number[]> {
+    return this.#run(() => this.#maintenance.ownedIds(userId, kind, ids));
+  }
+  allMaintenanceWindows(): Promise<OwnedMaintenanceWindow[]> {
+    return this.#run(() => this.#maintenance.allMaintenanceWindows());
+  }
+  syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
+    return this.#write(() => this.#maintenance.syncMaintenance(active, at));
   }
 
   close(): Promise<void> {

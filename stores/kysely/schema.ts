@@ -179,6 +179,23 @@ export interface WebhookFanoutFloorTable {
   event_id: ColumnType<DbInteger, number, number>;
 }
 
+/** Migration 0006_manage: maintenance windows. */
+export interface MaintenanceWindowsTable {
+  id: Id;
+  user_id: Ref;
+  name: string;
+  starts_at: NullableStamp;
+  ends_at: NullableStamp;
+  /** JSON {days, start, duration_s, time_zone}, or null for a one-off window. */
+  repeat: string | null;
+  /** JSON arrays of ids. */
+  device_ids: string;
+  all_devices: Flag;
+  blacklist_monitor_ids: string;
+  all_blacklist_monitors: Flag;
+  created_at: Stamp;
+}
+
 /** The tables of the store, as Kysely sees them. */
 export interface Database {
   users: UsersTable;
@@ -191,6 +208,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_event_fanouts: WebhookEventFanoutsTable;
   webhook_fanout_floor: WebhookFanoutFloorTable;
+  maintenance_windows: MaintenanceWindowsTable;
 }
 
 /**

@@ -6,7 +6,7 @@ import { eventValues } from './result-rows.ts';
 import { stampText } from './rows.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
-type ChangedTable = 'devices' | 'blacklist_monitors' | 'webhooks';
+type ChangedTable = 'devices' | 'blacklist_monitors' | 'webhooks' | 'maintenance_windows';
 
 /** One record's change as SQL: compare-and-set on `expect`, then `set`, then the events, at once. */
 export interface RowChange {
@@ -45,7 +45,7 @@ const LEASE = 'lease_owner = null, lease_token = null, lease_expires_at = null';
  * the next check to at most one interval after the last.
  */
 function effectClauses(table: ChangedTable, effect: ChangeEffect): string | null {
-  if (table === 'webhooks' || effect === 'none') return null;
+  if (table === 'webhooks' || table === 'maintenance_windows' || effect === 'none') return null;
   if (effect === 'reschedule') return 'next_check_at = case when next_check_at > @ then @ else next_check_at end';
   if (table === 'devices') {
     const status = effect === 'pause' ? 'paused' : 'pending';

@@ -196,7 +196,7 @@ describe('OpenAPI document', () => {
     assert.equal(validate({ ...common, probe: 'service', http_status: 200, location: null }), false, 'a probe with another probe\'s fields');
     assert.equal(validate({ ...common, probe: 'ping', banner: null }), false);
     const device = document.components.schemas.Device!.properties as Record<string, { enum?: unknown[] }>;
-    assert.deepEqual(device.status!.enum, ['pending', 'up', 'validating', 'down', 'paused']);
+    assert.deepEqual(device.status!.enum, ['pending', 'up', 'validating', 'down', 'paused', 'maintenance']);
     assert.deepEqual(Object.keys(document.components.schemas.DeviceLastResults!.properties ?? {}).sort(),
       ['origin_http', 'origin_tls', 'public_http', 'public_https', 'public_tls', 'service']);
   });

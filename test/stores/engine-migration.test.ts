@@ -43,7 +43,7 @@ for (const [name, make] of Object.entries(databases)) {
           values (${user.id}, 'domain', ${target}, ${sql.lit(enabled)}, 'listed', ${CREATED}, '["zen.example"]', ${CREATED})`.execute(db);
       }
       const before = new Date().toISOString();
-      assert.deepEqual(await migrateToLatest(db), ['0003_engine', '0004_webhooks', '0005_change_marker']);
+      assert.deepEqual(await migrateToLatest(db), ['0003_engine', '0004_webhooks', '0005_change_marker', '0006_manage']);
       const after = new Date().toISOString();
 
       const devices = await store.listDevices(user.id, { afterId: 0, limit: 10 });

@@ -43,7 +43,7 @@ describe('SQLite database URLs and migrations', () => {
     const { db, store, dialect } = await openKyselyStore(`sqlite:${nextFile()}`);
     try {
       assert.equal(dialect, 'sqlite');
-      assert.deepEqual(await migrateToLatest(db), ['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker']);
+      assert.deepEqual(await migrateToLatest(db), ['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker', '0006_manage']);
       assert.deepEqual(await migrateToLatest(db), []);
     } finally {
       await store.close();
@@ -126,6 +126,6 @@ describe('SQLite database URLs and migrations', () => {
     const run = () => promisify(execFile)(process.execPath, args, { cwd: ROOT });
     const outputs = await Promise.all([run(), run(), run(), run()]);
     const applied = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]).sort((x, y) => y.length - x.length);
-    assert.deepEqual(applied, [['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker'], [], [], []]);
+    assert.deepEqual(applied, [['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker', '0006_manage'], [], [], []]);
   });
 });

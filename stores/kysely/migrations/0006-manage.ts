@@ -1,0 +1,41 @@
+import { sql } from 'kysely';
+import type { Migration } from 'kysely';
+import type { StoreDialect } from '../schema.ts';
+import { primaryKey, TYPES } from './column-types.ts';
+import { addIdGuard } from './id-guard.ts';
+
+/**
+ * Maintenance windows (docs/contract.md §6.10, docs/engine.md, "Maintenance windows"); forward
+ * only. A window names its records by id in JSON lists rather than by foreign keys: a deleted
+ * device simply stops being covered, and the engine reads every window once per claim cycle.
+ */
+export function manage(dialect: StoreDialect): Migration {
+  const t = TYPES[dialect];
+  return {
+    async up(db) {
+      await db.schema.createTable('maintenance_windows')
+        .addColumn('id', t.id, (c) => primaryKey(dialect, c))
+        .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('starts_at', t.stamp)
+        .addColumn('ends_at', t.stamp)
+        // JSON {days, start, duration_s, time_zone}, or null for a one-off window.
+        .addColumn('repeat', 'text')
+        .addColumn('device_ids', 'text', (c) => c.notNull())
+        .addColumn('all_devices', t.flag, (c) => c.notNull())
+        .addColumn('blacklist_monitor_ids', 'text', (c) => c.notNull())
+        .addColumn('all_blacklist_monitors', t.flag, (c) => c.notNull())
+        .addColumn('created_at', t.stamp, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('maintenance_windows_user_id_id').on('maintenance_windows').columns(['user_id', 'id']).execute();
+      await addIdGuard(db, dialect, 'maintenance_windows');
+      // The engine looks for devices in maintenance at every claim cycle: few, found by this index.
+      await db.schema.createIndex('devices_in_maintenance').on('devices').columns(['id'])
+        .where(sql.ref('status'), '=', 'maintenance').execute();
+    },
+
+    async down() {
+      throw new Error('migration 0006_manage cannot be undone');
+    },
+  };
+}
