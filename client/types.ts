@@ -5,14 +5,15 @@
 import type {
   BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, DetailCode, Device,
   DeviceLastResults, DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblResult, ErrorDetail,
-  EventType, HttpProbeResult, Me, ProbeName, Scheme, Scope, ServiceProbeResult, ServiceType,
-  TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus,
+  EventType, HttpProbeResult, MaintenanceRepeat, MaintenanceWindow, Me, ProbeName, Scheme, Scope, ServiceProbeResult,
+  ServiceType, TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus, Weekday,
 } from '../core/index.ts';
 
 export type {
   BlacklistMonitor, BlacklistStatus, CheckResult, CreatedWebhook, Deleted, DetailCode, Device, DeviceLastResults,
-  DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblResult, ErrorDetail, EventType, HttpProbeResult, Me, ProbeName,
-  Scheme, Scope, ServiceProbeResult, ServiceType, TargetType, TlsProbeResult, Webhook, WebhookDeliveryStatus,
+  DeviceProbe, DeviceProbeResult, DeviceStatus, DnsblResult, ErrorDetail, EventType, HttpProbeResult, MaintenanceRepeat,
+  MaintenanceWindow, Me, ProbeName, Scheme, Scope, ServiceProbeResult, ServiceType, TargetType, TlsProbeResult, Webhook,
+  WebhookDeliveryStatus, Weekday,
 };
 
 /** An int/bool field: the API accepts exactly these (docs/contract.md §4) and answers booleans. */
@@ -71,6 +72,22 @@ export interface WebhookInput {
   events?: EventType[] | null;
   /** Default true. */
   is_enabled?: Flag | null;
+}
+
+/**
+ * A maintenance window to create: one-off (`starts_at`, `ends_at`, RFC 3339, at most 31 days
+ * apart) or weekly (`repeat`), for chosen records or all of a kind.
+ */
+export interface MaintenanceWindowInput {
+  /** 1-200 characters. */
+  name: string;
+  starts_at?: string | null;
+  ends_at?: string | null;
+  repeat?: MaintenanceRepeat | null;
+  device_ids?: number[] | null;
+  all_devices?: Flag | null;
+  blacklist_monitor_ids?: number[] | null;
+  all_blacklist_monitors?: Flag | null;
 }
 
 /** Where the next page starts: pass it back to `list` as it is. */
@@ -202,4 +219,5 @@ export interface MonitoringClient {
   blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
   /** Only the create answer, and an update with `rotate_secret`, carry the signing secret: keep it then. */
   webhooks: ResourceClient<Webhook, WebhookInput, CreatedWebhook, WebhookChanges, Webhook | CreatedWebhook>;
+  maintenanceWindows: ResourceClient<MaintenanceWindow, MaintenanceWindowInput>;
 }

@@ -17,10 +17,11 @@ const created = await createTestDatabase({ migrated: true });
 const DEVICES = 120;
 
 suiteOrSkip('maintenance windows with several workers, one PostgreSQL database, real processes', created.skip, {}, () => {
-  const opened = created.skip === undefined ? openKyselyStore(created.url, { poolSize: 2 }) : undefined;
+  const database = 'skip' in created ? undefined : created;
+  const opened = database === undefined ? undefined : openKyselyStore(database.url, { poolSize: 2 });
   after(async () => {
     await (await opened)?.store.close();
-    await created.drop();
+    await database?.drop();
   });
 
   it('four workers: each device enters and leaves maintenance once, each announced once', async () => {
@@ -41,7 +42,7 @@ suiteOrSkip('maintenance windows with several workers, one PostgreSQL database, 
       Number((await sql<{ n: string }>`select count(*) as n from devices where status = ${status}`.execute(db)).rows[0]!.n);
 
     const workers = await Promise.all([0, 1, 2, 3].map((i) =>
-      startWorker(['--database', created.url, '--poll-interval', '100', '--worker-id', `w${i}`])));
+      startWorker(['--database', database!.url, '--poll-interval', '100', '--worker-id', `w${i}`])));
     // The window starts a moment after every worker is polling, so that all of them meet its
     // start within a poll interval of one another and race to apply it.
     const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
