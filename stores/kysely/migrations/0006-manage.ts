@@ -4,9 +4,17 @@ import type { StoreDialect } from '../schema.ts';
 import { primaryKey, TYPES } from './column-types.ts';
 import { addIdGuard } from './id-guard.ts';
 
+/** Every event type before this migration, and after it, in the order webhooks store them. */
+const BEFORE = ['device.down', 'device.up', 'device.tls_expiring', 'blacklist.listed', 'blacklist.delisted'];
+const AFTER = [
+  ...BEFORE, 'device.paused', 'device.resumed', 'blacklist_monitor.paused', 'blacklist_monitor.resumed',
+  'device.maintenance_started', 'device.maintenance_ended',
+];
+
 /**
  * Maintenance windows (docs/contract.md §6.10, docs/engine.md, "Maintenance windows"); forward
- * only. A window names its records by id in JSON lists rather than by foreign keys: a deleted
+ * only. It also gives the webhooks that receive every event type the types this release adds.
+ * A window names its records by id in JSON lists rather than by foreign keys: a deleted
  * device simply stops being covered, and the engine reads every window once per claim cycle.
  */
 export function manage(dialect: StoreDialect): Migration {
@@ -32,6 +40,9 @@ export function manage(dialect: StoreDialect): Migration {
       // The engine looks for devices in maintenance at every claim cycle: few, found by this index.
       await db.schema.createIndex('devices_in_maintenance').on('devices').columns(['id'])
         .where(sql.ref('status'), '=', 'maintenance').execute();
+      // A webhook that receives every event type receives the types added here too (a webhook
+      // created without `events` holds them all).
+      await sql`update webhooks set events = ${JSON.stringify(AFTER)} where events = ${JSON.stringify(BEFORE)}`.execute(db);
     },
 
     async down() {
