@@ -40,7 +40,8 @@ export const webhookRoutes = resourceRoutes<Webhook, WebhookChange>({
       extra: EXTRA,
       hidden: ['secret'],
     }, from, body);
-    const rotate = body.rotate_secret === true || body.rotate_secret === 1;
+    // Judged already (parsePatch): the flag as a boolean, or absent.
+    const rotate = v.parse(EXTRA, body).rotate_secret ?? false;
     if (changedFields(from, to, FIELDS).length === 0 && !rotate) return { change: null, answer: withoutSecret };
     if (rotate) to.secret = generateWebhookSecret();
     return {
