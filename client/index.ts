@@ -10,8 +10,8 @@ import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } f
 import type {
   AllOptions, AllResultsOptions, BlacklistMonitor, BlacklistMonitorInput, Changes, CreatedWebhook, Deleted, Device,
   DeviceInput, DeviceProbeResult, DnsblResult, ListOptions, MaintenanceWindow, MaintenanceWindowInput, Me,
-  MonitoredResourceClient, MonitoringClient, MonitoringClientOptions, Page, RequestOptions, ResourceClient, ResultCursor,
-  ResultPage, ResultsOptions, Webhook, WebhookChanges, WebhookInput,
+  MonitoredResourceClient, MonitoringClient, MonitoringClientOptions, Page, RequestOptions, ResourceClient,
+  ResultCursor, ResultPage, ResultsOptions, Webhook, WebhookChanges, WebhookInput,
 } from './types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
@@ -112,7 +112,9 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
     },
     devices: monitored<Device, DeviceInput, DeviceProbeResult>(transport, base, 'devices'),
     blacklistMonitors: monitored<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>(transport, base, 'blacklist-monitors'),
-    webhooks: resource<Webhook, WebhookInput, CreatedWebhook, WebhookChanges, Webhook | CreatedWebhook>(transport, base, 'webhooks'),
+    webhooks: resource<Webhook, WebhookInput, CreatedWebhook, WebhookChanges, Webhook | CreatedWebhook>(
+      transport, base, 'webhooks',
+    ),
     maintenanceWindows: resource<MaintenanceWindow, MaintenanceWindowInput>(transport, base, 'maintenance-windows'),
   };
 }

@@ -125,7 +125,10 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       quota = admitted.quota;
       let path = url.pathname.slice(basePath.length);
       if (path.endsWith('/')) path = path.slice(0, -1);
-      response = await route(path, { request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, listCache, recentRecords });
+      response = await route(path, {
+        request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, listCache,
+        recentRecords,
+      });
     } catch (error) {
       const apiError = asApiError(error, id);
       code = apiError.code;

@@ -8,7 +8,9 @@ import type {
 } from './records.ts';
 import type { CreateResult, PageRequest, RecordChange, Store, UpdateResult } from './store.ts';
 import { MemoryWebhooks, sameValue } from './memory-webhooks.ts';
-import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, WebhookChange } from './webhook-store.ts';
+import type {
+  ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, WebhookChange,
+} from './webhook-store.ts';
 import type { ActiveMaintenance, OwnedMaintenanceWindow } from './maintenance-store.ts';
 import type { NewMaintenanceWindow, StoredMaintenanceWindow } from './records.ts';
 
@@ -87,7 +89,9 @@ function applyEffect(row: Owned<Device> | Owned<BlacklistMonitor>, change: Recor
   }
   if ('status' in row.record) {
     const status = effect === 'pause' ? 'paused' : effect === 'resume' || effect === 'restart' ? 'pending' : null;
-    if (status !== null && row.record.status !== status) Object.assign(row.record, { status, status_since: iso(change.at) });
+    if (status !== null && row.record.status !== status) {
+      Object.assign(row.record, { status, status_since: iso(change.at) });
+    }
   } else if (effect === 'restart') {
     // Another target's listings say nothing of this one's.
     Object.assign(row.record, { last_status: null, listed_on: [], failed_zones: [] });
@@ -190,7 +194,9 @@ export class MemoryStore implements Store {
     return row?.userId === userId ? structuredClone(row.record) : undefined;
   }
 
-  async updateDevice(userId: number, id: number, change: RecordChange<Device, NewDevice>): Promise<UpdateResult<Device>> {
+  async updateDevice(
+    userId: number, id: number, change: RecordChange<Device, NewDevice>,
+  ): Promise<UpdateResult<Device>> {
     return this.#update(this.#devices, this.#deviceIndex, deviceIdentity, userId, id, change);
   }
 
@@ -218,7 +224,8 @@ export class MemoryStore implements Store {
     if (!row || row.userId !== userId) return undefined;
     if (!unchangedSince(row.record, change)) return { stale: true };
     const next = { ...row.record } as Record<string, unknown>;
-    for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone((change.to as Record<string, unknown>)[name]);
+    const to = change.to as Record<string, unknown>;
+    for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
     const before = identity(userId, row.record);
     const after = identity(userId, next as T);
     const holder = index.get(after);
@@ -389,7 +396,8 @@ export class MemoryStore implements Store {
     if (!row || row.userId !== userId) return undefined;
     if (!unchangedSince(row.record, change)) return { stale: true };
     const next = { ...row.record } as Record<string, unknown>;
-    for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone((change.to as unknown as Record<string, unknown>)[name]);
+    const to = change.to as unknown as Record<string, unknown>;
+    for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
     row.record = next as unknown as StoredMaintenanceWindow;
     return { updated: structuredClone(row.record) };
   }
@@ -411,7 +419,8 @@ export class MemoryStore implements Store {
 
   async syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
     let moved = 0;
-    const covering = (userId: number, id: number) => active.filter((a) => a.user_id === userId && (a.device_ids === null || a.device_ids.includes(id)));
+    const covering = (userId: number, id: number) =>
+      active.filter((a) => a.user_id === userId && (a.device_ids === null || a.device_ids.includes(id)));
     for (const row of this.#devices.values()) {
       const { record } = row;
       if (!record.is_enabled) continue;
@@ -429,16 +438,22 @@ export class MemoryStore implements Store {
     return moved;
   }
 
-  #flip(row: Owned<Device>, status: 'maintenance' | 'pending', since: Timestamp, type: NewMonitoringEvent['type'], at: Timestamp): void {
+  #flip(
+    row: Owned<Device>, status: 'maintenance' | 'pending', since: Timestamp,
+    type: NewMonitoringEvent['type'], at: Timestamp,
+  ): void {
     const previous = row.record.status;
     Object.assign(row.record, { status, status_since: since });
-    this.#keepEvents(row.userId, [{ type, created_at: iso(at), data: { ...structuredClone(row.record), previous_status: previous, status } }]);
+    const data = { ...structuredClone(row.record), previous_status: previous, status };
+    this.#keepEvents(row.userId, [{ type, created_at: iso(at), data }]);
   }
 
   createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> { return this.#webhooks.createWebhook(userId, webhook); }
   listWebhooks(userId: number, req: PageRequest): Promise<Webhook[]> { return this.#webhooks.listWebhooks(userId, req); }
   getWebhook(userId: number, id: number): Promise<Webhook | undefined> { return this.#webhooks.getWebhook(userId, id); }
-  updateWebhook(userId: number, id: number, change: RecordChange<Webhook, WebhookChange>): Promise<UpdateResult<CreatedWebhook>> {
+  updateWebhook(
+    userId: number, id: number, change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>> {
     return this.#webhooks.updateWebhook(userId, id, change);
   }
   deleteWebhook(userId: number, id: number): Promise<boolean> { return this.#webhooks.deleteWebhook(userId, id); }

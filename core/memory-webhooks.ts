@@ -26,7 +26,8 @@ const iso = (at: Timestamp) => new Date(at).toISOString();
 /** Equal values; lists (a webhook's events) compared by value. */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  return typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && JSON.stringify(a) === JSON.stringify(b);
+  return typeof a === 'object' && a !== null && typeof b === 'object' && b !== null
+    && JSON.stringify(a) === JSON.stringify(b);
 }
 
 function publicWebhook(record: CreatedWebhook): Webhook {
@@ -78,12 +79,15 @@ export class MemoryWebhooks implements WebhookStore {
     return row?.userId === userId ? publicWebhook(row.record) : undefined;
   }
 
-  async updateWebhook(userId: number, id: number, change: RecordChange<Webhook, WebhookChange>): Promise<UpdateResult<CreatedWebhook>> {
+  async updateWebhook(
+    userId: number, id: number, change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>> {
     const row = this.#webhooks.get(id);
     if (!row || row.userId !== userId) return undefined;
     const from = change.from as unknown as Record<string, unknown>;
     const now = row.record as unknown as Record<string, unknown>;
-    if (!change.fields.every((name) => !Object.hasOwn(from, name) || sameValue(now[name], from[name]))) return { stale: true };
+    const unchanged = change.fields.every((name) => !Object.hasOwn(from, name) || sameValue(now[name], from[name]));
+    if (!unchanged) return { stale: true };
     const next = structuredClone(row.record);
     Object.assign(next, { url: change.to.url, events: [...change.to.events], is_enabled: change.to.is_enabled });
     if (change.to.secret !== undefined) next.secret = change.to.secret;

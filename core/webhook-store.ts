@@ -21,7 +21,9 @@ export interface WebhookStore extends WebhookDeliveryStore {
    * Changes a webhook as `updateDevice` changes a device (its effect is always `none`); a
    * `to.secret` replaces the signing secret. The answer carries the secret.
    */
-  updateWebhook(userId: number, id: number, change: RecordChange<Webhook, WebhookChange>): Promise<UpdateResult<CreatedWebhook>>;
+  updateWebhook(
+    userId: number, id: number, change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>>;
   /** False when the webhook does not exist or belongs to another user. Its deliveries go with it. */
   deleteWebhook(userId: number, id: number): Promise<boolean>;
 }

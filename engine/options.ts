@@ -1,4 +1,6 @@
-import { systemClock, type Clock, type MaintenanceStore, type MonitoringStore, type WebhookDeliveryStore } from '../core/index.ts';
+import {
+  systemClock, type Clock, type MaintenanceStore, type MonitoringStore, type WebhookDeliveryStore,
+} from '../core/index.ts';
 import { hostname } from 'node:os';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
 import type { DnsblResolver } from './dnsbl/resolver.ts';
@@ -14,7 +16,8 @@ export interface MonitoringEngineOptions {
    * The records to check and the webhook deliveries to make: any `Store` will do. A store without
    * `allMaintenanceWindows` and `syncMaintenance` has no maintenance windows.
    */
-  store: MonitoringStore & WebhookDeliveryStore & Partial<Pick<MaintenanceStore, 'allMaintenanceWindows' | 'syncMaintenance'>>;
+  store: MonitoringStore & WebhookDeliveryStore
+    & Partial<Pick<MaintenanceStore, 'allMaintenanceWindows' | 'syncMaintenance'>>;
   clock?: Clock;
   logger?: EngineLogger;
   /** Checks in flight at once in this worker. Default 100. */

@@ -9,7 +9,8 @@ import { authThrottleHeaders, keyQuotaHeaders } from './rate-limit-headers.ts';
  * has to recognise a status to complete it.
  */
 
-export type NotFoundCode = 'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found' | 'maintenance_window_not_found';
+export type NotFoundCode =
+  | 'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found' | 'maintenance_window_not_found';
 export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
 
 const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {

@@ -42,7 +42,9 @@ export function isTimeZone(zone: string): boolean {
 /** The zone's offset from UTC at `at` (ms), from the local wall clock Intl gives for that instant. */
 function offsetAt(zone: string, at: number): number {
   const parts: Record<string, number> = {};
-  for (const part of formatter(zone).formatToParts(at)) if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  for (const part of formatter(zone).formatToParts(at)) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
   const local = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
   return local - Math.floor(at / 1000) * 1000;
 }

@@ -1,5 +1,7 @@
 import type { BlacklistMonitor, NewBlacklistMonitor } from '../records.ts';
-import { blacklistMonitorHints, blacklistMonitorSchema, parseBlacklistMonitorInput } from '../validation/blacklist-monitor-input.ts';
+import {
+  blacklistMonitorHints, blacklistMonitorSchema, parseBlacklistMonitorInput,
+} from '../validation/blacklist-monitor-input.ts';
 import { parsePatch } from '../validation/patch-input.ts';
 import { changedFields, changeEvents, effectOf, recordAfter, type ChangeRules } from './record-change.ts';
 import { resourceRoutes } from './resource-routes.ts';

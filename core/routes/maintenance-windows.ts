@@ -29,7 +29,9 @@ function shown(window: StoredMaintenanceWindow, now: number): MaintenanceWindow 
 }
 
 /** Ids the window names that are not the user's: one `invalid_value` each (docs/contract.md §6.10). */
-async function refuseForeignIds(call: RouteContext, window: NewMaintenanceWindow, before?: StoredMaintenanceWindow): Promise<void> {
+async function refuseForeignIds(
+  call: RouteContext, window: NewMaintenanceWindow, before?: StoredMaintenanceWindow,
+): Promise<void> {
   const details = [];
   for (const [field, kind] of [['device_ids', 'device'], ['blacklist_monitor_ids', 'blacklist_monitor']] as const) {
     // Ids a window already held and keeps are not judged again: a deleted device stays harmless.

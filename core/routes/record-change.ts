@@ -20,7 +20,8 @@ interface Switchable {
 function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   // Lists (a webhook's events) are compared by value: they are short, and stored in one order.
-  return typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && JSON.stringify(a) === JSON.stringify(b);
+  return typeof a === 'object' && a !== null && typeof b === 'object' && b !== null
+    && JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** The fields whose value a change alters. */
@@ -31,7 +32,9 @@ export function changedFields(from: object, to: object, fields: readonly string[
 }
 
 /** What a change means for the engine (docs/engine.md, "Changing a record"). */
-export function effectOf(rules: ChangeRules, from: Switchable, to: Switchable, changed: readonly string[]): ChangeEffect {
+export function effectOf(
+  rules: ChangeRules, from: Switchable, to: Switchable, changed: readonly string[],
+): ChangeEffect {
   if (from.is_enabled && !to.is_enabled) return 'pause';
   if (!from.is_enabled && to.is_enabled) return 'resume';
   if (!to.is_enabled) return 'none';
@@ -51,7 +54,9 @@ export function deviceStatusAfter(effect: ChangeEffect): 'paused' | 'pending' | 
  * The record as a change leaves it, as far as the API shows it: its fields from `to`, and for a
  * device the status the effect gives it (`status_since` moving only when the status does).
  */
-export function recordAfter<T extends object>(from: T, to: object, fields: readonly string[], effect: ChangeEffect, at: Timestamp): T {
+export function recordAfter<T extends object>(
+  from: T, to: object, fields: readonly string[], effect: ChangeEffect, at: Timestamp,
+): T {
   const after: Record<string, unknown> = { ...(from as Record<string, unknown>) };
   const given = to as Record<string, unknown>;
   for (const name of fields) if (Object.hasOwn(after, name)) after[name] = given[name];
@@ -68,11 +73,15 @@ export function recordAfter<T extends object>(from: T, to: object, fields: reado
  * the status before and after. A device's statuses are its own; a blacklist monitor, which has no
  * status of its own beyond its last check, is `active` or `paused`.
  */
-export function changeEvents<T extends Switchable>(rules: ChangeRules, from: T, after: T, effect: ChangeEffect, at: Timestamp): NewMonitoringEvent[] {
+export function changeEvents<T extends Switchable>(
+  rules: ChangeRules, from: T, after: T, effect: ChangeEffect, at: Timestamp,
+): NewMonitoringEvent[] {
   if (rules.events === undefined || (effect !== 'pause' && effect !== 'resume')) return [];
   const type = effect === 'pause' ? rules.events.paused : rules.events.resumed;
   const statusOf = (record: T): string =>
     'status' in record && typeof record.status === 'string' ? record.status : record.is_enabled ? 'active' : 'paused';
-  const data = { ...after, previous_status: statusOf(from), status: statusOf(after) } as unknown as NewMonitoringEvent['data'];
+  const data = {
+    ...after, previous_status: statusOf(from), status: statusOf(after),
+  } as unknown as NewMonitoringEvent['data'];
   return [{ type, created_at: at, data }];
 }

@@ -149,7 +149,8 @@ export function parseDeviceInput(input: Record<string, unknown>, options: Target
 
 /** Fields a create derives from others when they are left out (docs/contract.md §6.1's defaults). */
 const DERIVED = [
-  'port', 'origin_scheme', 'origin_port', 'check_public_http', 'check_public_https', 'check_public_tls', 'expect_status',
+  'port', 'origin_scheme', 'origin_port', 'check_public_http', 'check_public_https', 'check_public_tls',
+  'expect_status',
 ] as const;
 /** The fields the derived ones follow. */
 const DRIVERS = ['service_type', 'scheme', 'origin_scheme'] as const;
@@ -181,7 +182,9 @@ export function rederivedDeviceFields(device: Device, body: Record<string, unkno
   for (const name of DERIVED) {
     if (Object.hasOwn(body, name)) continue;
     // An origin port follows the origin scheme it was given with, explicit or not.
-    const fallback = name === 'origin_port' && device.origin_scheme !== null ? webPort(device.origin_scheme) : defaults[name];
+    const fallback = name === 'origin_port' && device.origin_scheme !== null
+      ? webPort(device.origin_scheme)
+      : defaults[name];
     if (stored[name] === fallback) again.push(name);
   }
   return again;

@@ -104,8 +104,10 @@ export function parseMaintenanceWindowInput(input: Record<string, unknown>, crea
   const monitorIds = [...new Set(f.blacklist_monitor_ids ?? [])].sort((a, b) => a - b);
   const allDevices = f.all_devices ?? false;
   const allMonitors = f.all_blacklist_monitors ?? false;
-  const named = ['device_ids', 'blacklist_monitor_ids', 'all_devices', 'all_blacklist_monitors'].some((name) => bad.has(name));
-  if (!named && deviceIds.length === 0 && monitorIds.length === 0 && !allDevices && !allMonitors) problem('device_ids', 'missing');
+  const named = ['device_ids', 'blacklist_monitor_ids', 'all_devices', 'all_blacklist_monitors']
+    .some((name) => bad.has(name));
+  const nothing = deviceIds.length === 0 && monitorIds.length === 0 && !allDevices && !allMonitors;
+  if (!named && nothing) problem('device_ids', 'missing');
 
   failIfAny(details);
   return {
@@ -122,7 +124,10 @@ export function parseMaintenanceWindowInput(input: Record<string, unknown>, crea
 }
 
 /** A 400's details for ids that are not the user's: `invalid_value`, naming the field and the id. */
-export function foreignIdDetails(field: 'device_ids' | 'blacklist_monitor_ids', foreign: readonly number[]): ErrorDetail[] {
+export function foreignIdDetails(
+  field: 'device_ids' | 'blacklist_monitor_ids', foreign: readonly number[],
+): ErrorDetail[] {
   const noun = field === 'device_ids' ? 'device' : 'blacklist monitor';
-  return foreign.map((id) => ({ field, code: 'invalid_value', message: `${field}: ${id} is not the id of one of your ${noun}s.` }));
+  const message = (id: number) => `${field}: ${id} is not the id of one of your ${noun}s.`;
+  return foreign.map((id) => ({ field, code: 'invalid_value', message: message(id) }));
 }

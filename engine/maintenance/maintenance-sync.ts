@@ -15,7 +15,11 @@ export async function syncMaintenance(store: ResolvedEngineOptions['store'], now
     if (!window.all_devices && window.device_ids.length === 0) continue;
     const occurrence = occurrenceAt(window, nowMs);
     if (occurrence === null) continue;
-    active.push({ user_id: window.user_id, device_ids: window.all_devices ? null : window.device_ids, started_at: toTimestamp(occurrence.start) });
+    active.push({
+      user_id: window.user_id,
+      device_ids: window.all_devices ? null : window.device_ids,
+      started_at: toTimestamp(occurrence.start),
+    });
   }
   return store.syncMaintenance(active, toTimestamp(nowMs));
 }

@@ -4,14 +4,18 @@ import type {
   OwnedMaintenanceWindow, PageRequest, RecordChange, StoredMaintenanceWindow, Timestamp, UpdateResult,
 } from '../../core/index.ts';
 import { eventValues } from './result-rows.ts';
-import { deviceFromRow, flagFor, nullableStampText, stampText, toFlag, toId, toNullableStamp, toStamp } from './rows.ts';
+import {
+  deviceFromRow, flagFor, nullableStampText, stampText, toFlag, toId, toNullableStamp, toStamp,
+} from './rows.ts';
 import { TABLE_OF } from './schedule.ts';
 import type { Database, DevicesTable, MaintenanceWindowsTable, StoreDialect } from './schema.ts';
 import { pickColumns, updateRow } from './update-record.ts';
 
 function parseIds(text: string): number[] {
   const value: unknown = JSON.parse(text);
-  if (!Array.isArray(value) || !value.every((x) => Number.isSafeInteger(x))) throw new Error('a maintenance window holds ids that are not integers');
+  if (!Array.isArray(value) || !value.every((x) => Number.isSafeInteger(x))) {
+    throw new Error('a maintenance window holds ids that are not integers');
+  }
   return value as number[];
 }
 
@@ -92,7 +96,8 @@ export class KyselyMaintenance implements MaintenanceStore {
   }
 
   async deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('maintenance_windows').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const result = await this.db.deleteFrom('maintenance_windows')
+      .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
 
@@ -136,7 +141,8 @@ export class KyselyMaintenance implements MaintenanceStore {
       flips.push({ id: toId(row.id), from: row.status, to: 'maintenance', since });
     }
     for (const row of inside) {
-      if (covering(toId(row.user_id), toId(row.id)).length === 0) flips.push({ id: toId(row.id), from: row.status, to: 'pending', since: stampText(at) });
+      if (covering(toId(row.user_id), toId(row.id)).length > 0) continue;
+      flips.push({ id: toId(row.id), from: row.status, to: 'pending', since: stampText(at) });
     }
     if (flips.length === 0) return 0;
     flips.sort((a, b) => a.id - b.id);
@@ -145,7 +151,10 @@ export class KyselyMaintenance implements MaintenanceStore {
       for (const flip of flips) {
         const ended = flip.to === 'pending';
         const schedule = ended
-          ? { next_check_at: stampText(at), lease_owner: null, lease_token: null, lease_expires_at: null, consecutive_failures: 0 }
+          ? {
+              next_check_at: stampText(at), lease_owner: null, lease_token: null, lease_expires_at: null,
+              consecutive_failures: 0,
+            }
           : { consecutive_failures: 0 };
         const row = await trx.updateTable('devices').set({ status: flip.to, status_since: flip.since, ...schedule })
           .where('id', '=', flip.id).where('status', '=', flip.from as Selectable<DevicesTable>['status'])

@@ -7,7 +7,8 @@ import {
   type DeliveryOutcome, type Device, type DeviceCheckOutcome, type MonitoredKind, type NewApiKey,
   type NewBlacklistMonitor, type NewDevice, type NewWebhook, type PageRequest, type RecordChange, type RecordedCheck,
   type ResultsPage, type Store, type Timestamp, type ActiveMaintenance, type NewMaintenanceWindow,
-  type OwnedMaintenanceWindow, type StoredMaintenanceWindow, type UpdateResult, type User, type Webhook, type WebhookChange,
+  type OwnedMaintenanceWindow, type StoredMaintenanceWindow, type UpdateResult, type User, type Webhook,
+  type WebhookChange,
 } from '../../core/index.ts';
 import {
   apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
@@ -299,7 +300,9 @@ export class KyselyStore implements Store {
 
   getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
     return this.#run(async (db) => {
-      const row = await readOwnedRow<Selectable<BlacklistMonitorsTable>>(db, this.#dialect, 'blacklist_monitors', userId, id, this.#query);
+      const row = await readOwnedRow<Selectable<BlacklistMonitorsTable>>(
+        db, this.#dialect, 'blacklist_monitors', userId, id, this.#query,
+      );
       return row && monitorFromRow(row);
     });
   }
@@ -307,8 +310,10 @@ export class KyselyStore implements Store {
   updateBlacklistMonitor(
     userId: number, id: number, change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
   ): Promise<UpdateResult<BlacklistMonitor>> {
-    const toRow = (monitor: NewBlacklistMonitor) => monitorToRow(this.#dialect, userId, monitor) as Record<string, unknown>;
-    return this.#update('blacklist_monitors', userId, id, change, toRow, monitorFromRow, () => this.#findMonitor(userId, change.to));
+    const toRow = (monitor: NewBlacklistMonitor) =>
+      monitorToRow(this.#dialect, userId, monitor) as Record<string, unknown>;
+    const existing = () => this.#findMonitor(userId, change.to);
+    return this.#update('blacklist_monitors', userId, id, change, toRow, monitorFromRow, existing);
   }
 
   /**
@@ -333,12 +338,15 @@ export class KyselyStore implements Store {
       if (table === 'devices' && movesStatus) expect.status = (change.from as Device).status;
       const set = pickColumns(toRow(change.to), change.fields);
       const last = change.from.last_checked_at;
-      const latest = last === null ? undefined : new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();
+      const latest = last === null
+        ? undefined
+        : new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();
       const kind = table === 'devices' ? 'device' : 'blacklist_monitor';
       let row: Row | undefined;
       try {
         row = await updateRow<Row>(this.#db, this.#dialect, {
-          table, userId, id, set, expect, effect: change.effect, at: change.at, ...(latest === undefined ? {} : { latest }),
+          table, userId, id, set, expect, effect: change.effect, at: change.at,
+          ...(latest === undefined ? {} : { latest }),
           events: change.events, kind,
         }, this.#query);
       } catch (error) {
@@ -348,7 +356,8 @@ export class KyselyStore implements Store {
         return existing === undefined ? { stale: true } : { duplicateOf: toId(existing.id) };
       }
       if (row !== undefined) return { updated: fromRow(row) };
-      const exists = await this.#db.selectFrom(table).select('id').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      const exists = await this.#db.selectFrom(table).select('id')
+        .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
       return exists === undefined ? undefined : { stale: true };
     } catch (error) {
       throw storeError(error);
@@ -437,7 +446,9 @@ export class KyselyStore implements Store {
   getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
     return this.#run(() => this.#webhooks.getWebhook(userId, id));
   }
-  updateWebhook(userId: number, id: number, change: RecordChange<Webhook, WebhookChange>): Promise<UpdateResult<CreatedWebhook>> {
+  updateWebhook(
+    userId: number, id: number, change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>> {
     return this.#write(() => this.#webhooks.updateWebhook(userId, id, change));
   }
   deleteWebhook(userId: number, id: number): Promise<boolean> {

@@ -84,12 +84,15 @@ export class KyselyWebhooks implements WebhookStore {
   }
 
   async getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
-    const row = await this.db.selectFrom('webhooks').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.db.selectFrom('webhooks').selectAll()
+      .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     return row && withoutSecret(webhookFromRow(row));
   }
 
   /** A compare-and-set UPDATE, as for devices (update-record.ts); a given secret replaces the old. */
-  async updateWebhook(userId: number, id: number, change: RecordChange<Webhook, WebhookChange>): Promise<UpdateResult<CreatedWebhook>> {
+  async updateWebhook(
+    userId: number, id: number, change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>> {
     const columns = (webhook: Omit<Webhook, 'id' | 'created_at' | 'last_delivery_at' | 'last_delivery_status'>) => ({
       url: webhook.url, events: JSON.stringify(webhook.events), is_enabled: this.#flag(webhook.is_enabled),
     });
@@ -106,7 +109,8 @@ export class KyselyWebhooks implements WebhookStore {
       return existing === undefined ? { stale: true } : { duplicateOf: toId(existing.id) };
     }
     if (row !== undefined) return { updated: webhookFromRow(row) };
-    const exists = await this.db.selectFrom('webhooks').select('id').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const exists = await this.db.selectFrom('webhooks').select('id')
+      .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     return exists === undefined ? undefined : { stale: true };
   }
 

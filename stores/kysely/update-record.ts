@@ -60,17 +60,23 @@ function effectClauses(table: ChangedTable, effect: ChangeEffect): string | null
 }
 
 /** Statement texts by shape: the same fields and effect make the same text, built once. */
-const STATEMENTS = new Map<string, { text: string; order: ('set' | 'at' | 'id' | 'user' | 'expect')[] }>();
+/** A statement's text, and what each of its parameters is, in order. */
+interface Statement {
+  text: string;
+  order: Slot[];
+}
+type Slot = 'set' | 'at' | 'id' | 'user' | 'expect';
+const STATEMENTS = new Map<string, Statement>();
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-function statementFor(dialect: StoreDialect, change: RowChange): { text: string; order: ('set' | 'at' | 'id' | 'user' | 'expect')[] } {
+function statementFor(dialect: StoreDialect, change: RowChange): Statement {
   const setNames = Object.keys(change.set);
   const expectNames = Object.keys(change.expect);
   const key = `${dialect} ${change.table} ${change.effect} ${setNames.join(',')} ${expectNames.join(',')}`;
   let statement = STATEMENTS.get(key);
   if (statement !== undefined) return statement;
   let n = 0;
-  const order: ('set' | 'at' | 'id' | 'user' | 'expect')[] = [];
+  const order: Slot[] = [];
   const parameter = (what: (typeof order)[number]) => {
     order.push(what);
     n++;
@@ -89,7 +95,7 @@ function statementFor(dialect: StoreDialect, change: RowChange): { text: string;
   return statement;
 }
 
-function parametersOf(change: RowChange, order: readonly ('set' | 'at' | 'id' | 'user' | 'expect')[]): unknown[] {
+function parametersOf(change: RowChange, order: readonly Slot[]): unknown[] {
   const set = Object.values(change.set);
   const expect = Object.values(change.expect);
   const at = stampText(change.effect === 'reschedule' ? (change.latest ?? change.at) : change.at);
@@ -131,7 +137,9 @@ export async function updateRow<Row>(
 }
 
 /** The named columns of a row's values, in that order; names the row does not have are left out. */
-export function pickColumns(values: Readonly<Record<string, unknown>>, names: readonly string[]): Record<string, unknown> {
+export function pickColumns(
+  values: Readonly<Record<string, unknown>>, names: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of names) if (Object.hasOwn(values, name)) out[name] = values[name];
   return out;

@@ -35,14 +35,16 @@ export function manage(dialect: StoreDialect): Migration {
         .addColumn('all_blacklist_monitors', t.flag, (c) => c.notNull())
         .addColumn('created_at', t.stamp, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('maintenance_windows_user_id_id').on('maintenance_windows').columns(['user_id', 'id']).execute();
+      await db.schema.createIndex('maintenance_windows_user_id_id').on('maintenance_windows')
+        .columns(['user_id', 'id']).execute();
       await addIdGuard(db, dialect, 'maintenance_windows');
       // The engine looks for devices in maintenance at every claim cycle: few, found by this index.
       await db.schema.createIndex('devices_in_maintenance').on('devices').columns(['id'])
         .where(sql.ref('status'), '=', 'maintenance').execute();
       // A webhook that receives every event type receives the types added here too (a webhook
       // created without `events` holds them all).
-      await sql`update webhooks set events = ${JSON.stringify(AFTER)} where events = ${JSON.stringify(BEFORE)}`.execute(db);
+      await sql`update webhooks set events = ${JSON.stringify(AFTER)}
+        where events = ${JSON.stringify(BEFORE)}`.execute(db);
     },
 
     async down() {
