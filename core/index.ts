@@ -12,7 +12,7 @@ export {
   type UpdateResult,
 } from './store.ts';
 export type {
-  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease, MonitoredKind,
+  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedBlacklistMonitor, ClaimedDevice, DeviceCheckOutcome, Lease, MonitoredKind,
   MonitoringStore, RecordedCheck, ResultsPage,
 } from './monitoring-store.ts';
 export type {

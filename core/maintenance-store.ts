@@ -27,7 +27,9 @@ export interface MaintenanceStore {
    * `maintenance` that none covers back to `pending` (due at once, failures counted afresh), each
    * flip a conditional UPDATE written with its event (`device.maintenance_started` /
    * `device.maintenance_ended`) in one transaction, so that several workers never announce one
-   * flip twice. A paused device is left alone. Answers how many devices it moved.
+   * flip twice. A paused device is left alone. Likewise for blacklist monitors, without events:
+   * one entering keeps the listings last announced (`announced_listed_on` of its claims), one
+   * leaving is due at once. Answers how many records it moved.
    */
   syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number>;
 }
@@ -41,6 +43,8 @@ export interface ActiveMaintenance {
   user_id: number;
   /** Null: every device of the user. */
   device_ids: readonly number[] | null;
+  /** Null: every blacklist monitor of the user. */
+  blacklist_monitor_ids: readonly number[] | null;
   /** When the occurrence in force began: the devices' `status_since`. */
   started_at: Timestamp;
 }

@@ -1,5 +1,5 @@
 import type {
-  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedDevice, DeviceCheckOutcome, Lease,
+  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedBlacklistMonitor, ClaimedDevice, DeviceCheckOutcome, Lease,
   MonitoredKind, RecordedCheck, ResultsPage,
 } from './monitoring-store.ts';
 import type {
@@ -26,6 +26,9 @@ interface Owned<T> {
   userId: number;
   record: T;
   schedule: Schedule;
+  /** A blacklist monitor's part in maintenance (docs/engine.md, "Maintenance windows"). */
+  maintenanceSince?: Timestamp | null;
+  announced?: string[] | null;
 }
 
 interface StoredResult {
@@ -291,8 +294,15 @@ export class MemoryStore implements Store {
     }));
   }
 
-  async claimDueBlacklistMonitors(claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]> {
-    return claimDue(this.#monitors, claim, `m${this.#nextId.lease++}`);
+  async claimDueBlacklistMonitors(claim: ClaimRequest): Promise<ClaimedBlacklistMonitor[]> {
+    return claimDue(this.#monitors, claim, `m${this.#nextId.lease++}`).map((claimed) => {
+      const row = this.#monitors.get(claimed.record.id)!;
+      return {
+        ...claimed,
+        ...(row.maintenanceSince == null ? {} : { maintenance_since: row.maintenanceSince }),
+        ...(row.announced == null ? {} : { announced_listed_on: [...row.announced] }),
+      };
+    });
   }
 
   async recordDeviceChecks(checks: readonly RecordedCheck<DeviceCheckOutcome>[]): Promise<boolean[]> {
@@ -320,6 +330,9 @@ export class MemoryStore implements Store {
   #recordBlacklistCheck(lease: Lease, outcome: BlacklistCheckOutcome): boolean {
     const row = this.#monitors.get(lease.id);
     if (!holds(row, lease)) return false;
+    const since = outcome.maintenance_since == null ? null : iso(outcome.maintenance_since);
+    if ((row.maintenanceSince ?? null) !== since) return false;
+    if (since === null) row.announced = null;
     Object.assign(row.record, {
       last_status: outcome.last_status,
       // Stored as every store answers timestamps: ISO 8601 UTC with milliseconds, whatever ISO form came in.
@@ -433,6 +446,23 @@ export class MemoryStore implements Store {
         this.#flip(row, 'pending', iso(at), 'device.maintenance_ended', at);
         row.schedule = { nextCheckAt: ms(at), lease: null, failures: 0 };
         moved++;
+      }
+    }
+    for (const row of this.#monitors.values()) {
+      const windows = active.filter((a) => a.user_id === row.userId
+        && (a.blacklist_monitor_ids === null || a.blacklist_monitor_ids.includes(row.record.id)));
+      const covered = windows.length > 0;
+      if (covered && row.record.is_enabled && (row.maintenanceSince ?? null) === null) {
+        const since = windows.map((a) => iso(a.started_at)).sort()[0]!;
+        row.maintenanceSince = since;
+        row.announced ??= [...row.record.listed_on];
+        moved++;
+      } else if (!covered && (row.maintenanceSince ?? null) !== null) {
+        row.maintenanceSince = null;
+        if (row.record.is_enabled) {
+          row.schedule = { nextCheckAt: ms(at), lease: null, failures: 0 };
+          moved++;
+        }
       }
     }
     return moved;

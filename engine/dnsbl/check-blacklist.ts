@@ -1,5 +1,6 @@
 import {
-  toTimestamp, type BlacklistCheckOutcome, type BlacklistMonitor, type BlacklistStatus, type Claimed, type Clock, type NewDnsblResult,
+  toTimestamp, type BlacklistCheckOutcome, type BlacklistStatus, type ClaimedBlacklistMonitor, type Clock,
+  type NewDnsblResult,
 } from '../../core/internal.ts';
 import { nextCheckAt } from '../scheduler/next-check.ts';
 import { blacklistEvents, type BlacklistCheckChange } from './blacklist-events.ts';
@@ -26,7 +27,9 @@ export interface DnsblCheckContext {
  * its zones, a result row per zone, and the record's next state. Never rejects on DNS trouble:
  * a zone that fails is an `error` row and a name in `failed_zones`.
  */
-export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, context: DnsblCheckContext): Promise<BlacklistCheckOutcome> {
+export async function checkBlacklistMonitor(
+  claimed: ClaimedBlacklistMonitor, context: DnsblCheckContext,
+): Promise<BlacklistCheckOutcome> {
   const monitor = claimed.record;
   const zones = zonesFor(monitor, context.zones);
   const prefix = queryPrefix(monitor);
@@ -75,13 +78,20 @@ export async function checkBlacklistMonitor(claimed: Claimed<BlacklistMonitor>, 
   const checkedAt = toTimestamp(checkedMs);
   const listed = status === 'error' ? monitor.listed_on : listedOn;
   const change: BlacklistCheckChange = { last_status: status, last_checked_at: checkedAt, listed_on: listed, failed_zones: failedZones };
+  // In a maintenance window nothing is announced and the results are marked; the first check after
+  // one announces what changed since the listings announced before it (docs/engine.md,
+  // "Maintenance windows").
+  const maintenanceSince = claimed.maintenance_since ?? null;
+  const announced = claimed.announced_listed_on ?? null;
+  const before = announced === null ? monitor : { ...monitor, listed_on: announced };
   return {
     checked_at: checkedAt,
     last_status: status,
     listed_on: listed,
     failed_zones: failedZones,
-    results,
+    results: maintenanceSince === null ? results : results.map((result) => ({ ...result, maintenance: true as const })),
     next_check_at: new Date(nextCheckAt(checkedMs, monitor.check_interval_s, context.random)).toISOString(),
-    events: blacklistEvents(monitor, change, checkedAt),
+    events: maintenanceSince === null ? blacklistEvents(before, change, checkedAt) : [],
+    ...(maintenanceSince === null ? {} : { maintenance_since: maintenanceSince }),
   };
 }

@@ -12,12 +12,12 @@ export async function syncMaintenance(store: ResolvedEngineOptions['store'], now
   if (store.allMaintenanceWindows === undefined || store.syncMaintenance === undefined) return 0;
   const active: ActiveMaintenance[] = [];
   for (const window of await store.allMaintenanceWindows()) {
-    if (!window.all_devices && window.device_ids.length === 0) continue;
     const occurrence = occurrenceAt(window, nowMs);
     if (occurrence === null) continue;
     active.push({
       user_id: window.user_id,
       device_ids: window.all_devices ? null : window.device_ids,
+      blacklist_monitor_ids: window.all_blacklist_monitors ? null : window.blacklist_monitor_ids,
       started_at: toTimestamp(occurrence.start),
     });
   }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import type {
   ActiveMaintenance, MaintenanceRepeat, MaintenanceStore, MonitoredKind, NewMaintenanceWindow, NewMonitoringEvent,
@@ -144,7 +145,8 @@ export class KyselyMaintenance implements MaintenanceStore {
       if (covering(toId(row.user_id), toId(row.id)).length > 0) continue;
       flips.push({ id: toId(row.id), from: row.status, to: 'pending', since: stampText(at) });
     }
-    if (flips.length === 0) return 0;
+    const monitors = await this.#syncMonitors(active, at);
+    if (flips.length === 0) return monitors;
     flips.sort((a, b) => a.id - b.id);
     return this.db.transaction().execute(async (trx) => {
       let moved = 0;
@@ -170,7 +172,41 @@ export class KyselyMaintenance implements MaintenanceStore {
           ...eventValues(event), user_id: toId(row.user_id), resource_kind: 'device', resource_id: flip.id,
         }).execute();
       }
-      return moved;
+      return moved + monitors;
     });
+  }
+
+  /**
+   * Blacklist monitors: no status and no events, only `maintenance_since` (which fences a check
+   * in flight across a window's start or end) and the listings announced before the window.
+   */
+  async #syncMonitors(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
+    let moved = 0;
+    for (const window of active) {
+      if (window.blacklist_monitor_ids !== null && window.blacklist_monitor_ids.length === 0) continue;
+      let entering = this.db.updateTable('blacklist_monitors')
+        .set({ maintenance_since: stampText(window.started_at), announced_listed_on: sql<string>`coalesce(announced_listed_on, listed_on)` })
+        .where('user_id', '=', window.user_id).where('is_enabled', '=', flagFor(this.dialect, true))
+        .where('maintenance_since', 'is', null);
+      if (window.blacklist_monitor_ids !== null) entering = entering.where('id', 'in', [...window.blacklist_monitor_ids]);
+      moved += Number((await entering.executeTakeFirst()).numUpdatedRows);
+    }
+    const inside = await this.db.selectFrom('blacklist_monitors').select(['id', 'user_id'])
+      .where('maintenance_since', 'is not', null).execute();
+    const leaving = inside.filter((row) => !active.some((a) => a.user_id === toId(row.user_id)
+      && (a.blacklist_monitor_ids === null || a.blacklist_monitor_ids.includes(toId(row.id))))).map((row) => toId(row.id));
+    for (let start = 0; start < leaving.length; start += ID_BATCH) {
+      const batch = leaving.slice(start, start + ID_BATCH);
+      const left = await this.db.updateTable('blacklist_monitors')
+        .set({ maintenance_since: null, next_check_at: stampText(at), lease_owner: null, lease_token: null, lease_expires_at: null })
+        .where('id', 'in', batch).where('maintenance_since', 'is not', null)
+        .where('is_enabled', '=', flagFor(this.dialect, true))
+        .executeTakeFirst();
+      moved += Number(left.numUpdatedRows);
+      // A paused monitor leaves maintenance without becoming due.
+      await this.db.updateTable('blacklist_monitors').set({ maintenance_since: null })
+        .where('id', 'in', batch).where('is_enabled', '=', flagFor(this.dialect, false)).execute();
+    }
+    return moved;
   }
 }

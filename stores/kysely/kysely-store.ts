@@ -2,17 +2,17 @@ import { sql } from 'kysely';
 import type { Kysely, RawBuilder, Selectable } from 'kysely';
 import {
   MissingTableError, type ApiKey, type BlacklistCheckOutcome, type BlacklistMonitor,
-  type CheckResult, type Claimed, type ClaimedDelivery, type ClaimedDevice, type ClaimRequest,
+  type CheckResult, type ClaimedDelivery, type ClaimedDevice, type ClaimRequest,
   type CreatedWebhook, type CreateResult, type DeliveryClaimRequest, type DeliveryLease,
   type DeliveryOutcome, type Device, type DeviceCheckOutcome, type MonitoredKind, type NewApiKey,
   type NewBlacklistMonitor, type NewDevice, type NewWebhook, type PageRequest, type RecordChange, type RecordedCheck,
-  type ResultsPage, type Store, type Timestamp, type ActiveMaintenance, type NewMaintenanceWindow,
+  type ResultsPage, type Store, type Timestamp, type ClaimedBlacklistMonitor, type ActiveMaintenance, type NewMaintenanceWindow,
   type OwnedMaintenanceWindow, type StoredMaintenanceWindow, type UpdateResult, type User, type Webhook,
   type WebhookChange,
 } from '../../core/index.ts';
 import {
   apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
-  toId, userFromRow, userToRow,
+  toId, toStamp, userFromRow, userToRow,
 } from './rows.ts';
 import { CHANGE_COUNT_SQL } from './change-count.ts';
 import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
@@ -413,9 +413,12 @@ export class KyselyStore implements Store {
     })));
   }
 
-  claimDueBlacklistMonitors(claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]> {
+  claimDueBlacklistMonitors(claim: ClaimRequest): Promise<ClaimedBlacklistMonitor[]> {
     return this.#run(async (db) => (await claimDue(db, this.#dialect, 'blacklist_monitors', claim)).map(({ row, lease, due_at }) => ({
       record: monitorFromRow(row), lease, due_at,
+      // Only when a window has a part in the check, so a claim outside one reads as before.
+      ...(row.maintenance_since == null ? {} : { maintenance_since: toStamp(row.maintenance_since) }),
+      ...(row.announced_listed_on == null ? {} : { announced_listed_on: JSON.parse(row.announced_listed_on) as string[] }),
     })));
   }
 

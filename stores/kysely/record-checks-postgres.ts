@@ -99,8 +99,9 @@ export function writeBlacklistChecksPostgres(db: Kysely<Database>, writes: reado
         cast(${input.map((w) => w.id)} as bigint[]), cast(${input.map((w) => w.token)} as text[]),
         cast(${input.map((w) => w.last_status)} as text[]), cast(${input.map((w) => w.checked_at)} as timestamptz[]),
         cast(${input.map((w) => w.listed_on)} as text[]), cast(${input.map((w) => w.failed_zones)} as text[]),
-        cast(${input.map((w) => w.next_check_at)} as timestamptz[])
-      ) as i (id, token, last_status, checked_at, listed_on, failed_zones, next_check_at)
+        cast(${input.map((w) => w.next_check_at)} as timestamptz[]),
+        cast(${input.map((w) => w.maintenance_since)} as timestamptz[])
+      ) as i (id, token, last_status, checked_at, listed_on, failed_zones, next_check_at, maintenance_since)
     ),
     written as (
       update blacklist_monitors m set
@@ -109,9 +110,10 @@ export function writeBlacklistChecksPostgres(db: Kysely<Database>, writes: reado
         listed_on = i.listed_on,
         failed_zones = i.failed_zones,
         next_check_at = i.next_check_at,
+        announced_listed_on = case when m.maintenance_since is null then null else m.announced_listed_on end,
         lease_owner = null, lease_token = null, lease_expires_at = null
       from input i
-      where m.id = i.id and m.lease_token = i.token
+      where m.id = i.id and m.lease_token = i.token and m.maintenance_since is not distinct from i.maintenance_since
       returning m.id, m.user_id
     ),
     ${outbox('blacklist_monitor', writes)}

@@ -104,6 +104,10 @@ export interface BlacklistMonitorsTable {
   /** JSON array of the zones whose lookup failed at the last check. */
   failed_zones: string;
   next_check_at: NullableStamp;
+  /** Migration 0006: when the maintenance window covering it began; null outside one. */
+  maintenance_since: NullableStamp;
+  /** Migration 0006: JSON array, the listings announced before a window; null otherwise. */
+  announced_listed_on: ColumnType<string | null, string | null | undefined, string | null>;
   lease_owner: string | null;
   lease_token: string | null;
   lease_expires_at: NullableStamp;

@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, it } from 'node:test';
-import type { Device, DeviceProbeResult, MaintenanceWindow } from '../../core/index.ts';
+import type { BlacklistMonitor, Device, DeviceProbeResult, DnsblResult, MaintenanceWindow } from '../../core/index.ts';
+import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
 import { eachStore, openWorld, verifySigned, type World } from './harness.ts';
 import { startTargetServer, type TargetServer } from './target-server.ts';
 
@@ -17,9 +18,12 @@ const RETRY_S = 30;
 eachStore('maintenance windows in the engine', (opened) => {
   let world: World | undefined;
   let target: TargetServer | undefined;
+  let dns: FakeDnsServer | undefined;
   afterEach(async () => {
     await world?.close();
     await target?.close();
+    await dns?.close();
+    dns = undefined;
   });
 
   async function webDevice(w: World, name: string, port: number): Promise<Device> {
@@ -84,6 +88,48 @@ eachStore('maintenance windows in the engine', (opened) => {
     ]);
     const [last] = await w.call<DeviceProbeResult[]>(`/devices/results?id=${device.id}&limit=1`);
     assert.equal(last?.maintenance, undefined, 'a check after the window is not marked');
+  });
+
+  it('a blacklist monitor in a window: checked and marked, nothing announced; a listing that holds after it is announced once', async () => {
+    const zone = 'zone.maintenance-dnsbl.net';
+    const w = (world = await openWorld(opened().store, Date.parse('2026-05-04T10:00:00.000Z')));
+    dns = await startFakeDnsServer();
+    const { receiver, webhook } = await w.subscribe();
+    const engine = w.engine({ dnsServers: [dns.address], dnsblZones: [zone], dnsblDomainZones: [] });
+    const listedFirst = await w.call<BlacklistMonitor>('/blacklist-monitors/create', {
+      method: 'POST', body: { target_type: 'ip', target_value: '192.0.2.20', check_interval_s: 300 },
+    }, 201);
+    const listedDuring = await w.call<BlacklistMonitor>('/blacklist-monitors/create', {
+      method: 'POST', body: { target_type: 'ip', target_value: '192.0.2.21', check_interval_s: 300 },
+    }, 201);
+    // One is listed before the window (announced then), the other only during it.
+    dns.set(`20.2.0.192.${zone}`, { a: ['127.0.0.2'] });
+    await engine.runOnce();
+    await w.call('/maintenance-windows/create', {
+      method: 'POST',
+      body: { name: 'DNS work', starts_at: '2026-05-04T10:01:00Z', ends_at: '2026-05-04T10:30:00Z', all_blacklist_monitors: true },
+    }, 201);
+    dns.set(`21.2.0.192.${zone}`, { a: ['127.0.0.2'] });
+    for (const minute of ['05', '10', '15', '20', '25']) {
+      w.clock.set(Date.parse(`2026-05-04T10:${minute}:00Z`));
+      await engine.runOnce();
+    }
+    const during = await w.monitor(listedDuring.id);
+    assert.deepEqual([during.last_status, during.listed_on], ['listed', [zone]], 'checked in the window');
+    const [marked] = await w.call<DnsblResult[]>(`/blacklist-monitors/results?id=${listedDuring.id}&limit=1`);
+    assert.equal(marked?.maintenance, true);
+    const announced = () => receiver.received.map((request) => verifySigned(webhook.secret, request))
+      .filter((e) => e.type.startsWith('blacklist.')).map((e) => [e.type, e.data.id]);
+    assert.deepEqual(announced(), [['blacklist.listed', listedFirst.id]], 'nothing announced during the window');
+
+    // After the window both are checked at once: the listing found during it is announced, once.
+    w.clock.set(Date.parse('2026-05-04T10:30:00Z'));
+    await engine.runOnce();
+    w.clock.advance(300_000);
+    await engine.runOnce();
+    assert.deepEqual(announced(), [['blacklist.listed', listedFirst.id], ['blacklist.listed', listedDuring.id]]);
+    const [after] = await w.call<DnsblResult[]>(`/blacklist-monitors/results?id=${listedDuring.id}&limit=1`);
+    assert.equal(after?.maintenance, undefined);
   });
 
   it('a weekly window across a daylight-saving change starts at the right UTC instants', async () => {

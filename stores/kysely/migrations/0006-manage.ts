@@ -41,6 +41,11 @@ export function manage(dialect: StoreDialect): Migration {
       // The engine looks for devices in maintenance at every claim cycle: few, found by this index.
       await db.schema.createIndex('devices_in_maintenance').on('devices').columns(['id'])
         .where(sql.ref('status'), '=', 'maintenance').execute();
+      // A blacklist monitor's part in maintenance (docs/engine.md, "Maintenance windows").
+      await db.schema.alterTable('blacklist_monitors').addColumn('maintenance_since', t.stamp).execute();
+      await db.schema.alterTable('blacklist_monitors').addColumn('announced_listed_on', 'text').execute();
+      await db.schema.createIndex('blacklist_monitors_in_maintenance').on('blacklist_monitors').columns(['id'])
+        .where(sql.ref('maintenance_since'), 'is not', null).execute();
       // A webhook that receives every event type receives the types added here too (a webhook
       // created without `events` holds them all).
       await sql`update webhooks set events = ${JSON.stringify(AFTER)}
