@@ -12,8 +12,8 @@ export {
   type UpdateResult,
 } from './store.ts';
 export type {
-  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedBlacklistMonitor, ClaimedDevice, DeviceCheckOutcome, Lease, MonitoredKind,
-  MonitoringStore, RecordedCheck, ResultsPage,
+  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedBlacklistMonitor, ClaimedDevice, DeviceCheckOutcome, Lease,
+  MonitoredKind, MonitoringStore, RecordedCheck, ResultsPage,
 } from './monitoring-store.ts';
 export type {
   ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, DeliveryState, WebhookChange,

@@ -1,5 +1,7 @@
 import { setMaxListeners } from 'node:events';
-import type { BlacklistCheckOutcome, ClaimedBlacklistMonitor, ClaimedDevice, DeviceCheckOutcome } from '../core/index.ts';
+import type {
+  BlacklistCheckOutcome, ClaimedBlacklistMonitor, ClaimedDevice, DeviceCheckOutcome,
+} from '../core/index.ts';
 import { checkBlacklistMonitor, type DnsblCheckContext } from './dnsbl/check-blacklist.ts';
 import type { Connector } from './net/connector.ts';
 import type { ResolvedEngineOptions } from './options.ts';
@@ -7,7 +9,9 @@ import type { DeviceCheck } from './devices/check-device.ts';
 import type { CheckKind } from './scheduler/kind-runner.ts';
 
 /** Blacklist monitors: claimed, checked against the DNSBL zones, recorded in batches. */
-export function blacklistKind(resolved: ResolvedEngineOptions, dnsbl: DnsblCheckContext): CheckKind<ClaimedBlacklistMonitor, BlacklistCheckOutcome> {
+export function blacklistKind(
+  resolved: ResolvedEngineOptions, dnsbl: DnsblCheckContext,
+): CheckKind<ClaimedBlacklistMonitor, BlacklistCheckOutcome> {
   return {
     name: 'blacklist_monitor',
     claim: (request) => resolved.store.claimDueBlacklistMonitors(request),

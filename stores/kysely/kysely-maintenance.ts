@@ -185,20 +185,29 @@ export class KyselyMaintenance implements MaintenanceStore {
     for (const window of active) {
       if (window.blacklist_monitor_ids !== null && window.blacklist_monitor_ids.length === 0) continue;
       let entering = this.db.updateTable('blacklist_monitors')
-        .set({ maintenance_since: stampText(window.started_at), announced_listed_on: sql<string>`coalesce(announced_listed_on, listed_on)` })
+        .set({
+          maintenance_since: stampText(window.started_at),
+          announced_listed_on: sql<string>`coalesce(announced_listed_on, listed_on)`,
+        })
         .where('user_id', '=', window.user_id).where('is_enabled', '=', flagFor(this.dialect, true))
         .where('maintenance_since', 'is', null);
-      if (window.blacklist_monitor_ids !== null) entering = entering.where('id', 'in', [...window.blacklist_monitor_ids]);
+      const ids = window.blacklist_monitor_ids;
+      if (ids !== null) entering = entering.where('id', 'in', [...ids]);
       moved += Number((await entering.executeTakeFirst()).numUpdatedRows);
     }
     const inside = await this.db.selectFrom('blacklist_monitors').select(['id', 'user_id'])
       .where('maintenance_since', 'is not', null).execute();
-    const leaving = inside.filter((row) => !active.some((a) => a.user_id === toId(row.user_id)
-      && (a.blacklist_monitor_ids === null || a.blacklist_monitor_ids.includes(toId(row.id))))).map((row) => toId(row.id));
+    const covers = (a: ActiveMaintenance, userId: number, id: number) =>
+      a.user_id === userId && (a.blacklist_monitor_ids === null || a.blacklist_monitor_ids.includes(id));
+    const leaving = inside.map((row) => ({ id: toId(row.id), userId: toId(row.user_id) }))
+      .filter(({ id, userId }) => !active.some((a) => covers(a, userId, id))).map(({ id }) => id);
     for (let start = 0; start < leaving.length; start += ID_BATCH) {
       const batch = leaving.slice(start, start + ID_BATCH);
       const left = await this.db.updateTable('blacklist_monitors')
-        .set({ maintenance_since: null, next_check_at: stampText(at), lease_owner: null, lease_token: null, lease_expires_at: null })
+        .set({
+          maintenance_since: null, next_check_at: stampText(at),
+          lease_owner: null, lease_token: null, lease_expires_at: null,
+        })
         .where('id', 'in', batch).where('maintenance_since', 'is not', null)
         .where('is_enabled', '=', flagFor(this.dialect, true))
         .executeTakeFirst();

@@ -6,8 +6,9 @@ import {
   type CreatedWebhook, type CreateResult, type DeliveryClaimRequest, type DeliveryLease,
   type DeliveryOutcome, type Device, type DeviceCheckOutcome, type MonitoredKind, type NewApiKey,
   type NewBlacklistMonitor, type NewDevice, type NewWebhook, type PageRequest, type RecordChange, type RecordedCheck,
-  type ResultsPage, type Store, type Timestamp, type ClaimedBlacklistMonitor, type ActiveMaintenance, type NewMaintenanceWindow,
-  type OwnedMaintenanceWindow, type StoredMaintenanceWindow, type UpdateResult, type User, type Webhook,
+  type ResultsPage, type Store, type Timestamp, type ClaimedBlacklistMonitor, type ActiveMaintenance,
+  type NewMaintenanceWindow, type OwnedMaintenanceWindow, type StoredMaintenanceWindow, type UpdateResult, type User,
+  type Webhook,
   type WebhookChange,
 } from '../../core/index.ts';
 import {
@@ -418,7 +419,9 @@ export class KyselyStore implements Store {
       record: monitorFromRow(row), lease, due_at,
       // Only when a window has a part in the check, so a claim outside one reads as before.
       ...(row.maintenance_since == null ? {} : { maintenance_since: toStamp(row.maintenance_since) }),
-      ...(row.announced_listed_on == null ? {} : { announced_listed_on: JSON.parse(row.announced_listed_on) as string[] }),
+      ...(row.announced_listed_on == null
+        ? {}
+        : { announced_listed_on: JSON.parse(row.announced_listed_on) as string[] }),
     })));
   }
 
