@@ -57,12 +57,19 @@ export function parsePatch<T extends object, New>(
     const readOnly = Object.hasOwn(record, name) || (rules.hidden?.includes(name) ?? false);
     details.push(detail(name, readOnly ? 'read_only_field' : 'unknown_field', rules.hints));
   }
-  const alone = v.safeParse(partialOf(rules.schema), body, EVERY_ISSUE);
-  if (!alone.success) details.push(...issuesToDetails(alone.issues, rules.hints));
-  if (rules.extra !== undefined) {
-    const extra = v.safeParse(rules.extra, body, EVERY_ISSUE);
-    if (!extra.success) details.push(...issuesToDetails(extra.issues, rules.hints));
-  }
+  // Each given field alone, as the create's schema judges it. A body whose fields are all known
+  // and none null is judged whole by the create's parser below, which sees every one of them as
+  // given: then this pass could find nothing more, and is left to a body that fails there.
+  const judgeAlone = (): void => {
+    const alone = v.safeParse(partialOf(rules.schema), body, EVERY_ISSUE);
+    if (!alone.success) details.push(...issuesToDetails(alone.issues, rules.hints));
+    if (rules.extra !== undefined) {
+      const extra = v.safeParse(rules.extra, body, EVERY_ISSUE);
+      if (!extra.success) details.push(...issuesToDetails(extra.issues, rules.hints));
+    }
+  };
+  const plain = details.length === 0 && rules.extra === undefined && !Object.values(body).includes(null);
+  if (!plain) judgeAlone();
   const bad = new Set(details.map((d) => d.field));
 
   // The create's input for the record as changed: the record's create fields, each replaced by the
@@ -84,6 +91,13 @@ export function parsePatch<T extends object, New>(
     return parsed;
   } catch (error) {
     if (!(error instanceof ApiError) || error.details === undefined) throw error;
+    if (plain) {
+      // The fields' own problems first, as the slow path finds them; then the whole record's.
+      judgeAlone();
+      const alone = new Set(details.map((d) => d.field));
+      for (const found of error.details) if (!alone.has(found.field)) details.push(found);
+      failIfAny(details);
+    }
     for (const found of error.details) if (!bad.has(found.field)) details.push(found);
     failIfAny(details);
     throw error;
