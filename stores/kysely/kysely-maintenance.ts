@@ -9,7 +9,7 @@ import {
   deviceFromRow, flagFor, nullableStampText, stampText, toFlag, toId, toNullableStamp, toStamp,
 } from './rows.ts';
 import { TABLE_OF } from './schedule.ts';
-import type { Database, DevicesTable, MaintenanceWindowsTable, StoreDialect } from './schema.ts';
+import type { Database, DbInteger, DevicesTable, MaintenanceWindowsTable, StoreDialect } from './schema.ts';
 import { pickColumns, updateRow } from './update-record.ts';
 
 function parseIds(text: string): number[] {
@@ -124,18 +124,23 @@ export class KyselyMaintenance implements MaintenanceStore {
    * moved and writes nothing.
    */
   async syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
-    const users = [...new Set(active.map((a) => a.user_id))];
     const covering = (userId: number, id: number) =>
       active.filter((a) => a.user_id === userId && (a.device_ids === null || a.device_ids.includes(id)));
-    const enter = users.length === 0
-      ? []
-      : await this.db.selectFrom('devices').select(['id', 'user_id', 'status'])
-          .where('user_id', 'in', users).where('is_enabled', '=', flagFor(this.dialect, true))
-          .where('status', '<>', 'maintenance').orderBy('id').execute();
+    // The devices each window in force covers that are not in maintenance yet: one query per
+    // window, narrowed to its ids when it names them.
+    const enter = new Map<number, { id: DbInteger; user_id: DbInteger; status: string }>();
+    for (const window of active) {
+      if (window.device_ids !== null && window.device_ids.length === 0) continue;
+      let query = this.db.selectFrom('devices').select(['id', 'user_id', 'status'])
+        .where('user_id', '=', window.user_id).where('is_enabled', '=', flagFor(this.dialect, true))
+        .where('status', '<>', 'maintenance');
+      if (window.device_ids !== null) query = query.where('id', 'in', [...window.device_ids]);
+      for (const row of await query.execute()) enter.set(toId(row.id), row);
+    }
     const inside = await this.db.selectFrom('devices').select(['id', 'user_id', 'status'])
       .where('status', '=', 'maintenance').orderBy('id').execute();
     const flips: { id: number; from: string; to: 'maintenance' | 'pending'; since: Timestamp }[] = [];
-    for (const row of enter) {
+    for (const row of enter.values()) {
       const windows = covering(toId(row.user_id), toId(row.id));
       if (windows.length === 0) continue;
       const since = windows.map((w) => stampText(w.started_at)).sort()[0]!;
