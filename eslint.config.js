@@ -32,10 +32,19 @@ export default defineConfig(
   },
   {
     files: ['**/*.ts', '**/*.js', '**/*.mjs'],
-    extends: [stylistic.configs.customize({
-      indent: 2, quotes: 'single', semi: true, jsx: false, braceStyle: '1tbs', commaDangle: 'always-multiline',
-      arrowParens: true, blockSpacing: true, quoteProps: 'as-needed',
-    })],
+    extends: [
+      stylistic.configs.customize({
+        indent: 2,
+        quotes: 'single',
+        semi: true,
+        jsx: false,
+        braceStyle: '1tbs',
+        commaDangle: 'always-multiline',
+        arrowParens: true,
+        blockSpacing: true,
+        quoteProps: 'as-needed',
+      }),
+    ],
     rules: {
       // A string holding a single quote is written in double quotes rather than escaped.
       '@stylistic/quotes': ['error', 'single', { avoidEscape: true, allowTemplateLiterals: 'always' }],
@@ -53,9 +62,13 @@ export default defineConfig(
   {
     files: ['client/**/*.ts'],
     rules: {
-      'no-restricted-globals': ['error', ...NODE_GLOBALS.map((name) => ({
-        name, message: 'client/ runs in browsers, Bun and Deno as well: no Node globals.',
-      }))],
+      'no-restricted-globals': [
+        'error',
+        ...NODE_GLOBALS.map((name) => ({
+          name,
+          message: 'client/ runs in browsers, Bun and Deno as well: no Node globals.',
+        })),
+      ],
     },
   },
   {
@@ -63,7 +76,9 @@ export default defineConfig(
     files: ['**/*.js', '**/*.mjs'],
     rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }] },
     languageOptions: {
-      globals: Object.fromEntries(['URL', 'TextDecoder', 'TextEncoder', 'process', 'console'].map((name) => [name, 'readonly'])),
+      globals: Object.fromEntries(
+        ['URL', 'TextDecoder', 'TextEncoder', 'process', 'console'].map((name) => [name, 'readonly']),
+      ),
     },
   },
 );

@@ -6,7 +6,11 @@ import { createInterface } from 'node:readline';
  * and the process's CPU as JSON, and closes when stdin ends (not before: its backends' CPU is read
  * after the run).
  */
-export async function serveCycleWorker(side: { warm(): Promise<void>; run(): Promise<object>; close(): Promise<void> }): Promise<void> {
+export async function serveCycleWorker(side: {
+  warm(): Promise<void>;
+  run(): Promise<object>;
+  close(): Promise<void>;
+}): Promise<void> {
   await side.warm();
   process.stdout.write('ready\n');
   const input = createInterface({ input: process.stdin });

@@ -52,7 +52,9 @@ async function loop(): Promise<void> {
     const now = Date.now();
     const token = randomUUID();
     const { rows } = await pool.query<{ id: string }>({
-      name: 'claim', text: CLAIM, values: [workerId, token, new Date(now + LEASE_MS).toISOString(), new Date(now).toISOString(), BATCH],
+      name: 'claim',
+      text: CLAIM,
+      values: [workerId, token, new Date(now + LEASE_MS).toISOString(), new Date(now).toISOString(), BATCH],
     });
     if (rows.length === 0) return;
     claimed += rows.length;
@@ -68,9 +70,20 @@ async function loop(): Promise<void> {
       }
     }
     const result = await pool.query({
-      name: 'write', text: WRITE,
-      values: [ids, ids.map(() => token), ids.map(() => 'clean'), ids.map(() => checkedAt), ids.map(() => '[]'), ids.map(() => '[]'),
-        ids.map(() => next), resultIds, resultIds.map(() => checkedAt), resultFields],
+      name: 'write',
+      text: WRITE,
+      values: [
+        ids,
+        ids.map(() => token),
+        ids.map(() => 'clean'),
+        ids.map(() => checkedAt),
+        ids.map(() => '[]'),
+        ids.map(() => '[]'),
+        ids.map(() => next),
+        resultIds,
+        resultIds.map(() => checkedAt),
+        resultFields,
+      ],
     });
     written += result.rowCount ?? 0;
   }

@@ -11,7 +11,10 @@ const [url, workerId, zoneCount] = process.argv.slice(2);
 const opened = await openKyselyStore(url!);
 const zones = Array.from({ length: Number(zoneCount) }, (_, i) => `z${i}.cycle.bench.test`);
 const engine = createMonitoringEngine({
-  store: opened.store, workerId, dnsblZones: zones, dnsblDomainZones: zones,
+  store: opened.store,
+  workerId,
+  dnsblZones: zones,
+  dnsblDomainZones: zones,
   resolver: { resolve4: () => Promise.resolve([]) },
   lookup: async (name) => {
     throw new Error(`the cycle bench resolves no names, yet ${name} was asked`);

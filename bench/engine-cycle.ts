@@ -35,7 +35,9 @@ interface WorkerSummary {
 async function reset(opened: OpenedKyselyStore, dueAt: string): Promise<void> {
   await sql`truncate check_results`.execute(opened.db);
   await sql`update blacklist_monitors set next_check_at = ${dueAt}, last_status = null, last_checked_at = null,
-    listed_on = '[]', failed_zones = '[]', lease_owner = null, lease_token = null, lease_expires_at = null`.execute(opened.db);
+    listed_on = '[]', failed_zones = '[]', lease_owner = null, lease_token = null, lease_expires_at = null`.execute(
+    opened.db,
+  );
   // The update leaves a dead row per record: vacuumed, the next run scans the table it would
   // meet in service, not one twice its size.
   await sql`vacuum analyze blacklist_monitors`.execute(opened.db);
@@ -52,20 +54,27 @@ export async function seedCycle(opened: OpenedKyselyStore, count: number): Promi
 /** Who does the cycle: the engine (bench/engine-cycle-worker.ts) or its hand-written baseline. */
 export type CycleSide = 'engine' | 'hand-written';
 
-const WORKER_SCRIPT: Record<CycleSide, string> = { engine: 'bench/engine-cycle-worker.ts', 'hand-written': 'bench/engine-cycle-raw-worker.ts' };
+const WORKER_SCRIPT: Record<CycleSide, string> = {
+  engine: 'bench/engine-cycle-worker.ts',
+  'hand-written': 'bench/engine-cycle-raw-worker.ts',
+};
 
 function startWorker(side: CycleSide, url: string, id: string, zones: number) {
-  const child = spawn(process.execPath, [...nodeArgs(WORKER_SCRIPT[side]), url, id, String(zones)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs(WORKER_SCRIPT[side]), url, id, String(zones)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines: string[] = [];
   const waiters: (() => void)[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => {
     lines.push(line);
     for (const wake of waiters.splice(0)) wake();
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    for (const wake of waiters.splice(0)) wake();
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      for (const wake of waiters.splice(0)) wake();
+      resolve(code);
+    }),
+  );
   const line = async (n: number): Promise<string> => {
     while (lines.length < n) {
       if (child.exitCode !== null) throw new Error(`cycle worker ${id} exited with ${child.exitCode}`);
@@ -82,22 +91,35 @@ function startWorker(side: CycleSide, url: string, id: string, zones: number) {
  * time is from the go to the last worker's end. Then the table says whether any record was
  * checked twice (more result rows than zones, or a claim counted twice).
  */
-export async function benchCycle(opened: OpenedKyselyStore, url: string, count: number, workers: number, zones: number, side: CycleSide = 'engine'): Promise<CycleResult> {
+export async function benchCycle(
+  opened: OpenedKyselyStore,
+  url: string,
+  count: number,
+  workers: number,
+  zones: number,
+  side: CycleSide = 'engine',
+): Promise<CycleResult> {
   await reset(opened, new Date(Date.now() - 60_000).toISOString());
   const started = Array.from({ length: workers }, (_, i) => startWorker(side, url, `cycle-${i}`, zones));
   try {
-    for (const worker of started) if ((await worker.line(1)) !== 'ready') throw new Error('a cycle worker did not start');
+    for (const worker of started)
+      if ((await worker.line(1)) !== 'ready') throw new Error('a cycle worker did not start');
     // The workers' pools are open by now (they said `ready`): these are the backends they use.
     // A backend that goes away during the run (none should) counts for nothing rather than NaN.
     const { rows: backends } = await sql<{ pid: number }>`select pid from pg_stat_activity
-      where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`.execute(opened.db);
+      where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`.execute(
+      opened.db,
+    );
     const backendCpu = () => backends.map(({ pid }) => cpuMicros(pid));
     const postgresBefore = backendCpu();
     const t0 = performance.now();
     for (const worker of started) worker.child.stdin.write('go\n');
     const summaries = await Promise.all(started.map(async (w) => JSON.parse(await w.line(2)) as WorkerSummary));
     const ms = performance.now() - t0;
-    const postgresUsed = backendCpu().reduce<number>((sum, after, i) => sum + (after === undefined ? 0 : after - (postgresBefore[i] ?? after)), 0);
+    const postgresUsed = backendCpu().reduce<number>(
+      (sum, after, i) => sum + (after === undefined ? 0 : after - (postgresBefore[i] ?? after)),
+      0,
+    );
     const claimed = summaries.reduce((sum, s) => sum + s.claimed, 0);
     const written = summaries.reduce((sum, s) => sum + s.written, 0);
     const workerCpu = summaries.reduce((sum, s) => sum + s.cpuMicros, 0);

@@ -20,10 +20,16 @@ export function benchDnsbl(server: string, count: number, concurrency: number, r
   const engine = async (): Promise<Timed> => {
     const store = new QueueStore({ monitors });
     const worker = createMonitoringEngine({
-      store, dnsServers: [server], dnsblZones: [ZONE], dnsblDomainZones: [`dbl.${ZONE}`], concurrency, lookup: noLookup,
+      store,
+      dnsServers: [server],
+      dnsblZones: [ZONE],
+      dnsblDomainZones: [`dbl.${ZONE}`],
+      concurrency,
+      lookup: noLookup,
     });
     const run = await timed(count, async () => void (await worker.runOnce()));
-    if (store.written !== count || store.failedResults > 0) throw new Error(`engine: ${store.written} written, ${store.failedResults} lookups failed`);
+    if (store.written !== count || store.failedResults > 0)
+      throw new Error(`engine: ${store.written} written, ${store.failedResults} lookups failed`);
     return run;
   };
 
@@ -32,13 +38,15 @@ export function benchDnsbl(server: string, count: number, concurrency: number, r
     const resolver = new dns.Resolver({ timeout: ENGINE_DEFAULTS.dnsTimeoutMs / 2, tries: 2 });
     resolver.setServers([server]);
     let failed = 0;
-    const run = await timed(count, () => pool(count, concurrency, async (i) => {
-      try {
-        await resolver.resolve4(names[i]!);
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== 'ENOTFOUND') failed++;
-      }
-    }));
+    const run = await timed(count, () =>
+      pool(count, concurrency, async (i) => {
+        try {
+          await resolver.resolve4(names[i]!);
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 'ENOTFOUND') failed++;
+        }
+      }),
+    );
     if (failed > 0) throw new Error(`bare: ${failed} lookups failed`);
     return run;
   };

@@ -30,7 +30,10 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /** The store as it is, with the lag of every device claim noted. */
-function measuringLag(store: MonitoringStore & WebhookDeliveryStore, lags: number[]): MonitoringStore & WebhookDeliveryStore {
+function measuringLag(
+  store: MonitoringStore & WebhookDeliveryStore,
+  lags: number[],
+): MonitoringStore & WebhookDeliveryStore {
   return {
     async claimDueDevices(claim) {
       const claimed = await store.claimDueDevices(claim);
@@ -66,7 +69,13 @@ function measuringLag(store: MonitoringStore & WebhookDeliveryStore, lags: numbe
  * scale is the work: 1 ms of real time spent claiming, probing or writing counts as `factor` ms
  * of lag, so the figure is an upper bound of what a real run would show.
  */
-export async function benchLag(opened: OpenedKyselyStore, tcpPort: number, load: number, virtualS: number, factor: number): Promise<LagResult> {
+export async function benchLag(
+  opened: OpenedKyselyStore,
+  tcpPort: number,
+  load: number,
+  virtualS: number,
+  factor: number,
+): Promise<LagResult> {
   const count = Math.ceil(load / factor);
   const clock = fastClock(factor);
   const t0 = clock.now();
@@ -81,8 +90,14 @@ export async function benchLag(opened: OpenedKyselyStore, tcpPort: number, load:
 
   const lags: number[] = [];
   const engine = createMonitoringEngine({
-    store: measuringLag(opened.store, lags), clock, allowPrivateTargets: true, lookup: async () => ['127.0.0.1'],
-    dnsblZones: [], dnsblDomainZones: [], pollIntervalMs: Math.round(1000 / factor), writeDelayMs: Math.round(50 / factor),
+    store: measuringLag(opened.store, lags),
+    clock,
+    allowPrivateTargets: true,
+    lookup: async () => ['127.0.0.1'],
+    dnsblZones: [],
+    dnsblDomainZones: [],
+    pollIntervalMs: Math.round(1000 / factor),
+    writeDelayMs: Math.round(50 / factor),
   });
   engine.start();
   await new Promise((resolve) => setTimeout(resolve, (virtualS * 1000) / factor));

@@ -44,7 +44,11 @@ export async function timed(operations: number, run: () => Promise<void>): Promi
  * taken within each round and its median reported, as bench/run.ts does for the servers. Other
  * work on the machine then moves both sides of a round alike and cancels out of the ratio.
  */
-export async function paired(rounds: number, engine: () => Promise<Timed>, bare: () => Promise<Timed>): Promise<PairedResult> {
+export async function paired(
+  rounds: number,
+  engine: () => Promise<Timed>,
+  bare: () => Promise<Timed>,
+): Promise<PairedResult> {
   await engine();
   await bare();
   const rates = { engine: [] as number[], bare: [] as number[], ratio: [] as number[] };
@@ -67,11 +71,16 @@ export async function paired(rounds: number, engine: () => Promise<Timed>, bare:
     cpus.engine.push(cpuPerOp(e));
     cpus.bare.push(cpuPerOp(b));
     cpus.ratio.push(cpuPerOp(b) / cpuPerOp(e));
-    if (process.env.BENCH_VERBOSE) console.log(`  round ${round + 1}: engine ${Math.round(rate(e))}/s, bare ${Math.round(rate(b))}/s`);
+    if (process.env.BENCH_VERBOSE)
+      console.log(`  round ${round + 1}: engine ${Math.round(rate(e))}/s, bare ${Math.round(rate(b))}/s`);
   }
   return {
-    engine: median(rates.engine), bare: median(rates.bare), ratio: median(rates.ratio),
-    engineCpu: median(cpus.engine), bareCpu: median(cpus.bare), cpuRatio: median(cpus.ratio),
+    engine: median(rates.engine),
+    bare: median(rates.bare),
+    ratio: median(rates.ratio),
+    engineCpu: median(cpus.engine),
+    bareCpu: median(cpus.bare),
+    cpuRatio: median(cpus.ratio),
   };
 }
 

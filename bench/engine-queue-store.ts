@@ -1,6 +1,17 @@
 import type {
-  BlacklistCheckOutcome, BlacklistMonitor, Claimed, ClaimedDelivery, ClaimedDevice, ClaimRequest, DeliveryLease, DeliveryOutcome,
-  Device, DeviceCheckOutcome, MonitoringStore, RecordedCheck, WebhookDeliveryStore,
+  BlacklistCheckOutcome,
+  BlacklistMonitor,
+  Claimed,
+  ClaimedDelivery,
+  ClaimedDevice,
+  ClaimRequest,
+  DeliveryLease,
+  DeliveryOutcome,
+  Device,
+  DeviceCheckOutcome,
+  MonitoringStore,
+  RecordedCheck,
+  WebhookDeliveryStore,
 } from '../core/index.ts';
 
 /**
@@ -34,7 +45,11 @@ export class QueueStore implements MonitoringStore, WebhookDeliveryStore {
     const out: Claimed<T>[] = [];
     while (out.length < claim.limit && queue.length > 0) {
       const record = queue.pop()!;
-      out.push({ record, lease: { id: record.id, token, owner: claim.owner, expires_at: claim.leaseUntil }, due_at: claim.now });
+      out.push({
+        record,
+        lease: { id: record.id, token, owner: claim.owner, expires_at: claim.leaseUntil },
+        due_at: claim.now,
+      });
     }
     return out;
   }

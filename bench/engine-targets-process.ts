@@ -23,11 +23,12 @@ export function startEngineTargets(): Promise<EngineTargets> {
       resolve({
         ...ports,
         pid: child.pid!,
-        stop: () => new Promise((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done();
-          child.once('exit', () => done());
-          child.kill('SIGTERM');
-        }),
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
       });
     });
   });

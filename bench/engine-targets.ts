@@ -21,9 +21,12 @@ const receiver = createHttpServer((req, res) => {
 });
 // The probes and the bare loops open thousands of connections a second: a short accept backlog
 // would turn a burst into SYN retries of a second each, for both sides alike, and measure the kernel.
-const listen = (server: Server | ReturnType<typeof createTcpServer>) => new Promise<number>((resolve) => {
-  server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => resolve((server.address() as { port: number }).port));
-});
+const listen = (server: Server | ReturnType<typeof createTcpServer>) =>
+  new Promise<number>((resolve) => {
+    server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () =>
+      resolve((server.address() as { port: number }).port),
+    );
+  });
 const ports = { tcp: await listen(tcp), http: await listen(http), receiver: await listen(receiver) };
 process.stdout.write(`${JSON.stringify({ dns: dns.address, ...ports })}\n`);
 process.on('SIGTERM', () => {

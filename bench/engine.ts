@@ -29,20 +29,55 @@ export async function benchEngine({ smoke, rounds, report }: EngineBenchOptions)
   // warm-up and a round of each side).
   const size = smoke
     ? { dnsbl: 60, probes: 60, webhooks: 40, cycle: 400, lagDevices: 500, lagVirtualS: 10, lagFactor: 10 }
-    : { dnsbl: 10_000, probes: 10_000, webhooks: 5_000, cycle: 100_000, lagDevices: 10_000, lagVirtualS: 300, lagFactor: 5 };
+    : {
+        dnsbl: 10_000,
+        probes: 10_000,
+        webhooks: 5_000,
+        cycle: 100_000,
+        lagDevices: 10_000,
+        lagVirtualS: 300,
+        lagFactor: 5,
+      };
   const pairs = smoke ? 1 : Math.min(rounds, 5);
   const pairRow = (what: string, unit: string, r: PairedResult, target: string) => {
     report(what, 'bare loop', `${Math.round(r.bare)} ${unit}`, '1.00', `cpu ${r.bareCpu.toFixed(0)} us/op`);
-    report(what, 'engine', `${Math.round(r.engine)} ${unit}`, r.ratio.toFixed(2), `cpu ${r.engineCpu.toFixed(0)} us/op (ratio ${r.cpuRatio.toFixed(2)})`, target);
+    report(
+      what,
+      'engine',
+      `${Math.round(r.engine)} ${unit}`,
+      r.ratio.toFixed(2),
+      `cpu ${r.engineCpu.toFixed(0)} us/op (ratio ${r.cpuRatio.toFixed(2)})`,
+      target,
+    );
   };
   console.log(`engine: ${pairs} paired round(s) per comparison, median; concurrency ${CONCURRENCY}`);
 
   const targets = await startEngineTargets();
   try {
-    pairRow(`DNSBL lookups (${size.dnsbl}, one zone)`, 'lookups/s', await benchDnsbl(targets.dns, size.dnsbl, CONCURRENCY, pairs), 'target >= 0.70');
-    pairRow(`TCP probes (${size.probes} devices)`, 'probes/s', await benchProbes('tcp', targets.tcp, size.probes, CONCURRENCY, pairs), 'target >= 0.60');
-    pairRow(`HTTP probes (${size.probes} devices)`, 'probes/s', await benchProbes('http', targets.http, size.probes, CONCURRENCY, pairs), 'target >= 0.60');
-    pairRow(`webhook deliveries (${size.webhooks}, c=20)`, 'deliveries/s', await benchWebhooks(targets.receiver, size.webhooks, pairs), 'reported');
+    pairRow(
+      `DNSBL lookups (${size.dnsbl}, one zone)`,
+      'lookups/s',
+      await benchDnsbl(targets.dns, size.dnsbl, CONCURRENCY, pairs),
+      'target >= 0.70',
+    );
+    pairRow(
+      `TCP probes (${size.probes} devices)`,
+      'probes/s',
+      await benchProbes('tcp', targets.tcp, size.probes, CONCURRENCY, pairs),
+      'target >= 0.60',
+    );
+    pairRow(
+      `HTTP probes (${size.probes} devices)`,
+      'probes/s',
+      await benchProbes('http', targets.http, size.probes, CONCURRENCY, pairs),
+      'target >= 0.60',
+    );
+    pairRow(
+      `webhook deliveries (${size.webhooks}, c=20)`,
+      'deliveries/s',
+      await benchWebhooks(targets.receiver, size.webhooks, pairs),
+      'reported',
+    );
 
     const database = await createTestDatabase();
     if (database.skip !== undefined) {
@@ -55,8 +90,14 @@ export async function benchEngine({ smoke, rounds, report }: EngineBenchOptions)
       // 5x: five minutes in one. Real time spent counts 5-fold (see benchLag), so the more the
       // compression, the more the machine's own hiccups weigh; 10x (the smoke run's) doubled p99.
       const lag = await benchLag(opened, targets.tcp, size.lagDevices, size.lagVirtualS, size.lagFactor);
-      report(`scheduling lag (load of ${size.lagDevices} devices at 60 s: ${lag.devices} devices, ${size.lagVirtualS / 60} min at ${size.lagFactor}x)`,
-        `${lag.checks} checks of ${lag.expected}`, `p50 ${lag.p50.toFixed(2)} s`, `p99 ${lag.p99.toFixed(2)} s`, `max ${lag.max.toFixed(2)} s`, 'goal p99 < 2 s');
+      report(
+        `scheduling lag (load of ${size.lagDevices} devices at 60 s: ${lag.devices} devices, ${size.lagVirtualS / 60} min at ${size.lagFactor}x)`,
+        `${lag.checks} checks of ${lag.expected}`,
+        `p50 ${lag.p50.toFixed(2)} s`,
+        `p99 ${lag.p99.toFixed(2)} s`,
+        `max ${lag.max.toFixed(2)} s`,
+        'goal p99 < 2 s',
+      );
 
       await seedCycle(opened, size.cycle);
       // The smoke run proves the cycle runs and checks nothing twice; one zone count is enough for
@@ -70,11 +111,26 @@ export async function benchEngine({ smoke, rounds, report }: EngineBenchOptions)
           const r = await benchCycle(opened, database.url, size.cycle, workers, zones);
           const what = `claim-and-record cycle (PostgreSQL, ${r.records} records, ${zones} zone${zones > 1 ? 's' : ''})`;
           const processes = `${workers} worker process${workers > 1 ? 'es' : ''}`;
-          report(what, `${processes}, hand-written pg`, `${Math.round(hand.perSecond)} records/s`, '1.00', `workers ${hand.workerCpu.toFixed(0)} us/record`,
-            `PostgreSQL ${hand.postgresCpu.toFixed(0)} us/record`, `${hand.cores.toFixed(2)} cores busy`);
-          report(what, processes, `${Math.round(r.perSecond)} records/s`, (r.perSecond / hand.perSecond).toFixed(2), `workers ${r.workerCpu.toFixed(0)} us/record`,
-            `PostgreSQL ${r.postgresCpu.toFixed(0)} us/record`, `${r.cores.toFixed(2)} cores busy`,
-            `checked twice: ${r.checkedTwice}`, workers === 4 ? 'target >= 10000/s' : '');
+          report(
+            what,
+            `${processes}, hand-written pg`,
+            `${Math.round(hand.perSecond)} records/s`,
+            '1.00',
+            `workers ${hand.workerCpu.toFixed(0)} us/record`,
+            `PostgreSQL ${hand.postgresCpu.toFixed(0)} us/record`,
+            `${hand.cores.toFixed(2)} cores busy`,
+          );
+          report(
+            what,
+            processes,
+            `${Math.round(r.perSecond)} records/s`,
+            (r.perSecond / hand.perSecond).toFixed(2),
+            `workers ${r.workerCpu.toFixed(0)} us/record`,
+            `PostgreSQL ${r.postgresCpu.toFixed(0)} us/record`,
+            `${r.cores.toFixed(2)} cores busy`,
+            `checked twice: ${r.checkedTwice}`,
+            workers === 4 ? 'target >= 10000/s' : '',
+          );
         }
       }
     } finally {

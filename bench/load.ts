@@ -42,20 +42,25 @@ export async function measure(options: LoadOptions): Promise<Measured> {
     headers: options.headers,
     ...(options.tickMs === undefined ? {} : { sampleInt: options.tickMs }),
     ...(options.requests === undefined ? {} : { amount: options.requests }),
-    requests: [{
-      ...(makeBody || makePath
-        ? {
-            setupRequest: (request: autocannon.Request) => ({
-              ...request, ...(makeBody ? { body: makeBody() } : {}), ...(makePath ? { path: makePath() } : {}),
-            }),
-          }
-        : {}),
-      onResponse: (status: number) => {
-        if (status === expected) good++;
-        else bad++;
+    requests: [
+      {
+        ...(makeBody || makePath
+          ? {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                ...(makeBody ? { body: makeBody() } : {}),
+                ...(makePath ? { path: makePath() } : {}),
+              }),
+            }
+          : {}),
+        onResponse: (status: number) => {
+          if (status === expected) good++;
+          else bad++;
+        },
       },
-    }],
+    ],
   });
-  if (bad > 0 || result.errors > 0) throw new Error(`${options.url}: ${bad} answers were not ${expected}, ${result.errors} errors`);
+  if (bad > 0 || result.errors > 0)
+    throw new Error(`${options.url}: ${bad} answers were not ${expected}, ${result.errors} errors`);
   return { perSecond: good / (result.duration || options.seconds || 1), requests: good };
 }

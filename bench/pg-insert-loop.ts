@@ -17,11 +17,32 @@ const query = {
     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
     on conflict do nothing returning *`,
 };
-const insert = (name: string) => pool.query({
-  ...query,
-  values: [Number(userId), 'domain', `${name}-${process.pid}-${next++}.example.com`, 'web', 'https', 443, null, false, null,
-    'https', 443, false, true, true, false, false, 200, null, true, new Date().toISOString()],
-});
+const insert = (name: string) =>
+  pool.query({
+    ...query,
+    values: [
+      Number(userId),
+      'domain',
+      `${name}-${process.pid}-${next++}.example.com`,
+      'web',
+      'https',
+      443,
+      null,
+      false,
+      null,
+      'https',
+      443,
+      false,
+      true,
+      true,
+      false,
+      false,
+      200,
+      null,
+      true,
+      new Date().toISOString(),
+    ],
+  });
 async function worker(): Promise<void> {
   while (Date.now() < deadline) {
     await insert('raw');
@@ -31,9 +52,11 @@ async function worker(): Promise<void> {
 // Connected and warm before the clock starts, as the server's pool is by the time it is measured:
 // with short rounds, opening ten connections inside the timed part flattered the API by a fifth.
 const warmUntil = Date.now() + 300;
-await Promise.all(Array.from({ length: Number(concurrency) }, async () => {
-  while (Date.now() < warmUntil) await insert('warm');
-}));
+await Promise.all(
+  Array.from({ length: Number(concurrency) }, async () => {
+    while (Date.now() < warmUntil) await insert('warm');
+  }),
+);
 const deadline = Date.now() + Number(seconds) * 1000;
 const started = Date.now();
 const cpu = process.cpuUsage();
@@ -41,9 +64,11 @@ const machine = machineCpuMicros();
 await Promise.all(Array.from({ length: Number(concurrency) }, worker));
 const used = process.cpuUsage(cpu);
 const machineUsed = machine === undefined ? undefined : machineCpuMicros()! - machine;
-console.log(JSON.stringify({
-  perSecond: done / ((Date.now() - started) / 1000),
-  cpuMicrosPerInsert: (used.user + used.system) / done,
-  machineMicrosPerInsert: machineUsed === undefined ? null : machineUsed / done,
-}));
+console.log(
+  JSON.stringify({
+    perSecond: done / ((Date.now() - started) / 1000),
+    cpuMicrosPerInsert: (used.user + used.system) / done,
+    machineMicrosPerInsert: machineUsed === undefined ? null : machineUsed / done,
+  }),
+);
 await pool.end();

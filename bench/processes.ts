@@ -15,7 +15,12 @@ export interface RunningServer {
  * file in `logDir`, not through a pipe: the API logs a line per request, and reading those in
  * this process would take CPU from the load generator that runs here.
  */
-export function startServer(command: string, args: string[], logDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
+export function startServer(
+  command: string,
+  args: string[],
+  logDir: string,
+  env: Record<string, string> = {},
+): Promise<RunningServer> {
   const logFile = join(logDir, `server-${++started}.log`);
   const out = openSync(logFile, 'w');
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', out, 'pipe'] });
@@ -40,11 +45,12 @@ export function startServer(command: string, args: string[], logDir: string, env
       resolve({
         url: match[1]!,
         pid: child.pid!,
-        stop: () => new Promise((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done();
-          child.once('exit', () => done());
-          child.kill('SIGTERM');
-        }),
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
       });
     }, 25);
   });
@@ -79,7 +85,9 @@ export function runScript([path, ...args]: [string, ...string[]]): Promise<strin
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
     child.stderr.on('data', (chunk: Buffer) => (err += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${argv.join(' ')}: exit ${code}: ${err}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${argv.join(' ')}: exit ${code}: ${err}`)),
+    );
   });
 }
 

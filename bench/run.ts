@@ -24,7 +24,15 @@ import { isBuildFresh, ROOT } from '../test/support/built-cli.ts';
 import { nodeArgs } from '../test/support/node-args.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
 import { measure, type LoadOptions, type Measured } from './load.ts';
-import { cli, cpuMicros, machineCpuMicros, pinToCpus, runScript, startServer, type RunningServer } from './processes.ts';
+import {
+  cli,
+  cpuMicros,
+  machineCpuMicros,
+  pinToCpus,
+  runScript,
+  startServer,
+  type RunningServer,
+} from './processes.ts';
 import { seedDevices } from './seed.ts';
 import { streamedList } from './streamed-list.ts';
 
@@ -137,7 +145,8 @@ interface Compared {
 async function compare(targets: Record<string, Target>, baseline = 'bare'): Promise<Compared> {
   const names = Object.keys(targets);
   // The smoke run's figures mean nothing, warmed or not: its one round runs the same load.
-  if (!smoke) for (const options of Object.values(targets)) await measureLoad({ ...options, seconds: Math.min(seconds, 1) });
+  if (!smoke)
+    for (const options of Object.values(targets)) await measureLoad({ ...options, seconds: Math.min(seconds, 1) });
   const series = () => Object.fromEntries(names.map((name) => [name, [] as number[]]));
   const samples = series();
   const ratios = series();
@@ -158,25 +167,47 @@ async function compare(targets: Record<string, Target>, baseline = 'bare'): Prom
       cpuRatios[name]!.push(cpu[baseline]! / cpu[name]!);
     }
     if (process.env.BENCH_VERBOSE) {
-      console.log(`  round ${round + 1}: ${names.map((name) => `${name} ${Math.round(rate[name]!)}/s ${cpu[name]!.toFixed(1)} us`).join(', ')}`);
+      console.log(
+        `  round ${round + 1}: ${names.map((name) => `${name} ${Math.round(rate[name]!)}/s ${cpu[name]!.toFixed(1)} us`).join(', ')}`,
+      );
     }
   }
-  const medians = (values: Record<string, number[]>) => Object.fromEntries(names.map((name) => [name, median(values[name]!)]));
-  const cpuSpread = Object.fromEntries(names.map((name): [string, [number, number]] => [name, [Math.min(...cpuRatios[name]!), Math.max(...cpuRatios[name]!)]]));
-  return { rate: medians(samples), ratio: medians(ratios), cpu: medians(cpus), cpuRatio: medians(cpuRatios), cpuSpread };
+  const medians = (values: Record<string, number[]>) =>
+    Object.fromEntries(names.map((name) => [name, median(values[name]!)]));
+  const cpuSpread = Object.fromEntries(
+    names.map((name): [string, [number, number]] => [
+      name,
+      [Math.min(...cpuRatios[name]!), Math.max(...cpuRatios[name]!)],
+    ]),
+  );
+  return {
+    rate: medians(samples),
+    ratio: medians(ratios),
+    cpu: medians(cpus),
+    cpuRatio: medians(cpuRatios),
+    cpuSpread,
+  };
 }
 
 async function serveApi(database: string, extra: string[] = []): Promise<{ server: RunningServer; token: string }> {
   const user = JSON.parse(await cli(['users', 'create', '--json', '--database', database])) as { user_id: number };
-  const key = JSON.parse(await cli(['keys', 'create', '--user', String(user.user_id), '--json', '--database', database])) as { token: string };
+  const key = JSON.parse(
+    await cli(['keys', 'create', '--user', String(user.user_id), '--json', '--database', database]),
+  ) as { token: string };
   // The compiled package, as an operator runs it (built first, below, when stale).
-  const server = await startServer(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', '--database', database,
-    '--rate-limit', '1000000000/60', ...extra], work);
+  const server = await startServer(
+    process.execPath,
+    ['dist/cli/main.js', 'serve', '--port', '0', '--database', database, '--rate-limit', '1000000000/60', ...extra],
+    work,
+  );
   started.push(server);
   return { server, token: key.token };
 }
 
-async function bare(response: { status: number; headers: Record<string, string>; body: string }, name: string): Promise<RunningServer> {
+async function bare(
+  response: { status: number; headers: Record<string, string>; body: string },
+  name: string,
+): Promise<RunningServer> {
   const file = join(work, `${name}.json`);
   writeFileSync(file, JSON.stringify(response));
   const server = await startServer(process.execPath, nodeArgs('bench/servers/bare.ts'), work, { BENCH_RESPONSE: file });
@@ -184,10 +215,15 @@ async function bare(response: { status: number; headers: Record<string, string>;
   return server;
 }
 
-async function capture(url: string, token: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+async function capture(
+  url: string,
+  token: string,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) if (!['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)) headers[name] = value;
+  for (const [name, value] of response.headers)
+    if (!['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name))
+      headers[name] = value;
   return { status: response.status, headers, body: await response.text() };
 }
 
@@ -195,19 +231,24 @@ type Api = Awaited<ReturnType<typeof serveApi>>;
 const authOf = (api: Api) => ({ authorization: `Bearer ${api.token}` });
 
 /** Requests per second, their ratio to the baseline, and the server's CPU per request and its ratio. */
-const row = (name: string, result: Compared) => [Math.round(result.rate[name]!), result.ratio[name]!.toFixed(2),
-  `cpu ${result.cpu[name]!.toFixed(1)} us/req (ratio ${result.cpuRatio[name]!.toFixed(2)}, rounds ${result.cpuSpread[name]!.map((r) => r.toFixed(2)).join('-')})`];
+const row = (name: string, result: Compared) => [
+  Math.round(result.rate[name]!),
+  result.ratio[name]!.toFixed(2),
+  `cpu ${result.cpu[name]!.toFixed(1)} us/req (ratio ${result.cpuRatio[name]!.toFixed(2)}, rounds ${result.cpuSpread[name]!.map((r) => r.toFixed(2)).join('-')})`,
+];
 
 /** 1. GET /v1/me with real key authentication. */
 async function benchMe(api: Api): Promise<void> {
   const meBare = await bare(await capture(`${api.server.url}/me`, api.token), 'me');
   const hono = await startServer(process.execPath, nodeArgs('bench/servers/hono.ts'), work);
   started.push(hono);
-  const me = await pinned([meBare, hono, api.server], () => compare({
-    bare: { url: `${meBare.url}/me`, pid: meBare.pid },
-    hono: { url: `${hono.url}/me`, pid: hono.pid },
-    api: { url: `${api.server.url}/me`, headers: authOf(api), pid: api.server.pid },
-  }));
+  const me = await pinned([meBare, hono, api.server], () =>
+    compare({
+      bare: { url: `${meBare.url}/me`, pid: meBare.pid },
+      hono: { url: `${hono.url}/me`, pid: hono.pid },
+      api: { url: `${api.server.url}/me`, headers: authOf(api), pid: api.server.pid },
+    }),
+  );
   report('GET /v1/me', 'bare', ...row('bare', me));
   report('GET /v1/me', 'hono (constant, no auth)', ...row('hono', me));
   report('GET /v1/me', 'monitoring-api (SQLite, key auth)', ...row('api', me), 'target >= 0.85');
@@ -217,15 +258,18 @@ async function benchMe(api: Api): Promise<void> {
 async function benchList(api: Api, database = 'SQLite'): Promise<void> {
   for (let i = 0; i < 50; i++) {
     await fetch(`${api.server.url}/devices/create`, {
-      method: 'POST', headers: { ...authOf(api), 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { ...authOf(api), 'content-type': 'application/json' },
       body: JSON.stringify({ target_type: 'domain', target_value: `d${i}.example.com` }),
     });
   }
   const listBare = await bare(await capture(`${api.server.url}/devices`, api.token), `devices-${database}`);
-  const list = await pinned([listBare, api.server], () => compare({
-    bare: { url: `${listBare.url}/devices`, pid: listBare.pid },
-    api: { url: `${api.server.url}/devices`, headers: authOf(api), pid: api.server.pid },
-  }));
+  const list = await pinned([listBare, api.server], () =>
+    compare({
+      bare: { url: `${listBare.url}/devices`, pid: listBare.pid },
+      api: { url: `${api.server.url}/devices`, headers: authOf(api), pid: api.server.pid },
+    }),
+  );
   report(`GET /v1/devices (50, ${database})`, 'bare', ...row('bare', list));
   report(`GET /v1/devices (50, ${database})`, 'monitoring-api', ...row('api', list), 'target >= 0.85');
 }
@@ -251,14 +295,16 @@ async function benchCreate(): Promise<void> {
     const apiMachine: number[] = [];
     const ratios: number[] = [];
     const createRequest = (prefix: string) => ({
-      url: `${api.server.url}/devices/create`, method: 'POST' as const,
+      url: `${api.server.url}/devices/create`,
+      method: 'POST' as const,
       headers: { ...authOf(api), 'content-type': 'application/json' },
       body: () => JSON.stringify({ target_type: 'domain', target_value: `${prefix}-${n++}.example.com` }),
       expectStatus: 201,
     });
     const runRaw = async () => {
-      const raw = JSON.parse(await runScript(['bench/pg-insert-loop.ts', pgDb.url, '10', '32', String(seconds), '1'])) as
-        { perSecond: number; cpuMicrosPerInsert: number; machineMicrosPerInsert: number | null };
+      const raw = JSON.parse(
+        await runScript(['bench/pg-insert-loop.ts', pgDb.url, '10', '32', String(seconds), '1']),
+      ) as { perSecond: number; cpuMicrosPerInsert: number; machineMicrosPerInsert: number | null };
       rawRates.push(raw.perSecond);
       rawCpu.push(raw.cpuMicrosPerInsert);
       if (raw.machineMicrosPerInsert !== null) rawMachine.push(raw.machineMicrosPerInsert);
@@ -285,7 +331,13 @@ async function benchCreate(): Promise<void> {
     const raw = median(rawRates);
     const created = median(apiRates);
     report('POST /v1/devices/create (PostgreSQL, c=32, pool 10)', 'raw pg INSERT loop', Math.round(raw), '1.00');
-    report('POST /v1/devices/create (PostgreSQL, c=32, pool 10)', 'monitoring-api', Math.round(created), median(ratios).toFixed(2), 'target >= 0.80');
+    report(
+      'POST /v1/devices/create (PostgreSQL, c=32, pool 10)',
+      'monitoring-api',
+      Math.round(created),
+      median(ratios).toFixed(2),
+      'target >= 0.80',
+    );
     // Where the ratio comes from. Both runs use the whole machine, so the ratio is about the
     // CPU each spends per row: the server's and the load generator's against the raw loop's.
     const us = (values: number[]) => {
@@ -293,12 +345,19 @@ async function benchCreate(): Promise<void> {
       return known.length === 0 ? 'n/a' : `${Math.round(median(known))} us`;
     };
     report('  CPU per insert, raw run', `loop process ${us(rawCpu)}`, `whole machine ${us(rawMachine)}`);
-    report('  CPU per create, API run', `server ${us(apiCpu)}`, `load generator ${us(loadCpu)}`, `whole machine ${us(apiMachine)}`);
+    report(
+      '  CPU per create, API run',
+      `server ${us(apiCpu)}`,
+      `load generator ${us(loadCpu)}`,
+      `whole machine ${us(apiMachine)}`,
+    );
     await benchHandCreate(api, 'PostgreSQL', 'bench/servers/create-pg.ts', { BENCH_DATABASE: pgDb.url });
     if (only.has('list')) {
       // A user of its own: the creates above gave the first one thousands of devices.
       const user = JSON.parse(await cli(['users', 'create', '--json', '--database', pgDb.url])) as { user_id: number };
-      const key = JSON.parse(await cli(['keys', 'create', '--user', String(user.user_id), '--json', '--database', pgDb.url])) as { token: string };
+      const key = JSON.parse(
+        await cli(['keys', 'create', '--user', String(user.user_id), '--json', '--database', pgDb.url]),
+      ) as { token: string };
       await benchList({ server: api.server, token: key.token }, 'PostgreSQL');
     }
   } finally {
@@ -316,18 +375,29 @@ async function benchCreate(): Promise<void> {
  * server CPU per create: the database's own work is outside both processes.
  */
 async function benchHandCreate(api: Api, database: string, script: string, env: Record<string, string>): Promise<void> {
-  const me = await (await fetch(`${api.server.url}/me`, { headers: authOf(api) })).json() as { data: { user_id: number } };
-  const hand = await startServer(process.execPath, nodeArgs(script), work, { BENCH_USER: String(me.data.user_id), ...env });
+  const me = (await (await fetch(`${api.server.url}/me`, { headers: authOf(api) })).json()) as {
+    data: { user_id: number };
+  };
+  const hand = await startServer(process.execPath, nodeArgs(script), work, {
+    BENCH_USER: String(me.data.user_id),
+    ...env,
+  });
   started.push(hand);
   let n = 0;
   const create = (url: string, prefix: string, headers: Record<string, string>): LoadOptions => ({
-    url: `${url}/devices/create`, method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
-    body: () => JSON.stringify({ target_type: 'domain', target_value: `${prefix}-${n++}.example.com` }), expectStatus: 201,
+    url: `${url}/devices/create`,
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: () => JSON.stringify({ target_type: 'domain', target_value: `${prefix}-${n++}.example.com` }),
+    expectStatus: 201,
   });
-  const result = await compare({
-    hand: { ...create(hand.url, 'hand', {}), pid: hand.pid },
-    api: { ...create(api.server.url, 'api', authOf(api)), pid: api.server.pid },
-  }, 'hand');
+  const result = await compare(
+    {
+      hand: { ...create(hand.url, 'hand', {}), pid: hand.pid },
+      api: { ...create(api.server.url, 'api', authOf(api)), pid: api.server.pid },
+    },
+    'hand',
+  );
   const label = `POST /v1/devices/create (${database}, c=32${database === 'PostgreSQL' ? ', pool 10' : ''})`;
   report(label, 'hand-written node:http', ...row('hand', result));
   report(label, 'monitoring-api vs hand-written', ...row('api', result), 'target: cpu ratio >= 0.80');
@@ -339,8 +409,13 @@ async function benchCreateSqlite(): Promise<void> {
   const api = await serveApi(`sqlite:${join(work, 'create.db')}`);
   const handFile = join(work, 'create-hand.db');
   // Migrates the hand-written server's own file and gives it a user, as the API's has.
-  const user = JSON.parse(await cli(['users', 'create', '--json', '--database', `sqlite:${handFile}`])) as { user_id: number };
-  await benchHandCreate(api, 'SQLite', 'bench/servers/create-sqlite.ts', { BENCH_DATABASE: handFile, BENCH_USER: String(user.user_id) });
+  const user = JSON.parse(await cli(['users', 'create', '--json', '--database', `sqlite:${handFile}`])) as {
+    user_id: number;
+  };
+  await benchHandCreate(api, 'SQLite', 'bench/servers/create-sqlite.ts', {
+    BENCH_DATABASE: handFile,
+    BENCH_USER: String(user.user_id),
+  });
 }
 
 /**
@@ -363,24 +438,36 @@ async function compareUpdate(api: Api, database: string): Promise<void> {
   const ids: number[] = [];
   for (let i = 0; i < (smoke ? 32 : 1000); i++) {
     const answer = await fetch(`${api.server.url}/devices/create`, {
-      method: 'POST', headers, body: JSON.stringify({ target_type: 'domain', target_value: `seed-${i}.example.com` }),
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ target_type: 'domain', target_value: `seed-${i}.example.com` }),
     });
     ids.push(((await answer.json()) as { data: { id: number } }).data.id);
   }
   const base = new URL(api.server.url).pathname;
   let created = 0;
   let changed = 0;
-  const result = await compare({
-    create: {
-      url: `${api.server.url}/devices/create`, method: 'POST', headers, expectStatus: 201, pid: api.server.pid,
-      body: () => JSON.stringify({ target_type: 'domain', target_value: `new-${created++}.example.com` }),
+  const result = await compare(
+    {
+      create: {
+        url: `${api.server.url}/devices/create`,
+        method: 'POST',
+        headers,
+        expectStatus: 201,
+        pid: api.server.pid,
+        body: () => JSON.stringify({ target_type: 'domain', target_value: `new-${created++}.example.com` }),
+      },
+      update: {
+        url: `${api.server.url}/devices/update?id=${ids[0]}`,
+        method: 'PATCH',
+        headers,
+        pid: api.server.pid,
+        path: () => `${base}/devices/update?id=${ids[changed % ids.length]}`,
+        body: () => JSON.stringify({ target_value: `changed-${changed++}.example.com` }),
+      },
     },
-    update: {
-      url: `${api.server.url}/devices/update?id=${ids[0]}`, method: 'PATCH', headers, pid: api.server.pid,
-      path: () => `${base}/devices/update?id=${ids[changed % ids.length]}`,
-      body: () => JSON.stringify({ target_value: `changed-${changed++}.example.com` }),
-    },
-  }, 'create');
+    'create',
+  );
   const label = `PATCH /v1/devices/update (${database}, c=32)`;
   report(label, 'POST /v1/devices/create, same server', ...row('create', result));
   report(label, 'PATCH vs create', ...row('update', result), 'target: cpu ratio >= 0.83 (PATCH <= 1.2x create)');
@@ -408,20 +495,35 @@ async function benchStream(): Promise<void> {
   const owners = await seedDevices(bigDb, big);
   const times: number[] = [];
   for (const [i, count] of big.entries()) {
-    const key = JSON.parse(await cli(['keys', 'create', '--user', String(owners[i]), '--json', '--database', bigDb])) as { token: string };
+    const key = JSON.parse(
+      await cli(['keys', 'create', '--user', String(owners[i]), '--json', '--database', bigDb]),
+    ) as { token: string };
     const result = await streamedList(`${streamed.server.url}/devices`, key.token, streamed.server.pid);
     if (result.records !== count) throw new Error(`streamed ${result.records} records, expected ${count}`);
     times.push(result.ms);
-    report(`GET /v1/devices (${count} records, streamed)`, `${result.ms.toFixed(0)} ms`, `peak RSS growth ${(result.rssGrowth / 1048576).toFixed(1)} MB`, 'target < 64 MB');
+    report(
+      `GET /v1/devices (${count} records, streamed)`,
+      `${result.ms.toFixed(0)} ms`,
+      `peak RSS growth ${(result.rssGrowth / 1048576).toFixed(1)} MB`,
+      'target < 64 MB',
+    );
   }
-  report('streamed list time ratio', `${big[1]! / big[0]!}x records`, `${(times[1]! / times[0]!).toFixed(1)}x time`, 'linear ~ equal');
+  report(
+    'streamed list time ratio',
+    `${big[1]! / big[0]!}x records`,
+    `${(times[1]! / times[0]!).toFixed(1)}x time`,
+    'linear ~ equal',
+  );
 }
 
 try {
   // The bench smoke runs beside other test files that start dist/cli/main.js, which `npm test`
   // has just built: rebuilding in place then could hand one of them a half-written file.
-  if (!isBuildFresh()) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  console.log(`monitoring-api bench: ${rounds} round(s) of ${seconds}s per target, median; load from a second process (autocannon, 32 connections)`);
+  if (!isBuildFresh())
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  console.log(
+    `monitoring-api bench: ${rounds} round(s) of ${seconds}s per target, median; load from a second process (autocannon, 32 connections)`,
+  );
   const sqlite = `sqlite:${join(work, 'bench.db')}`;
   const needsSqliteApi = only.has('me') || only.has('list');
   const api = needsSqliteApi ? await serveApi(sqlite) : undefined;

@@ -13,7 +13,8 @@ export async function seedDevices(databaseUrl: string, counts: number[]): Promis
       await db.transaction().execute(async (trx) => {
         for (let start = 0; start < count; start += 500) {
           const rows = [];
-          for (let i = start; i < Math.min(count, start + 500); i++) rows.push(deviceToRow(dialect, user.id, device(`s${user.id}-${i}.example.com`)));
+          for (let i = start; i < Math.min(count, start + 500); i++)
+            rows.push(deviceToRow(dialect, user.id, device(`s${user.id}-${i}.example.com`)));
           await trx.insertInto('devices').values(rows).execute();
         }
       });
@@ -26,11 +27,29 @@ export async function seedDevices(databaseUrl: string, counts: number[]): Promis
 
 function device(target: string): NewDevice {
   return {
-    target_type: 'domain', target_value: target, service_type: 'web', scheme: 'https', port: 443,
-    host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'https', origin_port: 443,
-    check_public_http: false, check_public_https: true, check_public_tls: true, check_origin_http: false,
-    check_origin_tls: false, expect_status: 200, location: 'bench', is_enabled: true,
-    created_at: new Date().toISOString(), check_interval_s: 60, status: 'pending', status_since: null,
-    last_checked_at: null, last_results: {},
+    target_type: 'domain',
+    target_value: target,
+    service_type: 'web',
+    scheme: 'https',
+    port: 443,
+    host_header: null,
+    proxy_enabled: false,
+    origin_host: null,
+    origin_scheme: 'https',
+    origin_port: 443,
+    check_public_http: false,
+    check_public_https: true,
+    check_public_tls: true,
+    check_origin_http: false,
+    check_origin_tls: false,
+    expect_status: 200,
+    location: 'bench',
+    is_enabled: true,
+    created_at: new Date().toISOString(),
+    check_interval_s: 60,
+    status: 'pending',
+    status_since: null,
+    last_checked_at: null,
+    last_results: {},
   };
 }

@@ -9,7 +9,11 @@ function rssBytes(pid: number): number {
  * Fetches a whole list, reading it as it streams, while sampling the server's resident memory:
  * the growth over its level before the request is what the list cost the server.
  */
-export async function streamedList(url: string, token: string, serverPid: number): Promise<{ records: number; ms: number; rssGrowth: number }> {
+export async function streamedList(
+  url: string,
+  token: string,
+  serverPid: number,
+): Promise<{ records: number; ms: number; rssGrowth: number }> {
   const before = rssBytes(serverPid);
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(serverPid))), 10);

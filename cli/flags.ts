@@ -17,7 +17,8 @@ function describeParseError(error: unknown, command: string): string {
     return /does not take/.test(message) ? `${option} takes no value` : `${option} needs a value`;
   }
   const argument = /'([^']*)'/.exec(message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && argument !== undefined) return `unexpected argument "${argument}" for ${command}`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && argument !== undefined)
+    return `unexpected argument "${argument}" for ${command}`;
   return message.split('\n')[0]!;
 }
 
@@ -33,7 +34,13 @@ export function readFlags(
 ): { flags: FlagValues; positionals: string[] } {
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...args], options: spec, strict: true, allowPositionals: positionals > 0, tokens: true });
+    parsed = parseArgs({
+      args: [...args],
+      options: spec,
+      strict: true,
+      allowPositionals: positionals > 0,
+      tokens: true,
+    });
   } catch (error) {
     throw new UsageError(describeParseError(error, command));
   }
@@ -74,7 +81,8 @@ export function positiveInt(value: string, what: string, max = Number.MAX_SAFE_I
 
 /** 0 asks the system for a free port; the `listening on` line then says which one it gave. */
 export function port(value: string, what = '--port'): number {
-  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`${what} must be from 0 to 65535, not "${value}"`);
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535)
+    throw new UsageError(`${what} must be from 0 to 65535, not "${value}"`);
   return Number(value);
 }
 
@@ -110,17 +118,29 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})
 
 /** Whether the fields name a real moment: Date.parse rolls 2027-02-30 over to March instead. */
 function isRealDate(fields: (string | undefined)[]): boolean {
-  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = fields.map((f) => Number(f ?? 0));
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] =
+    fields.map((f) => Number(f ?? 0));
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth
-    && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offsetHours <= 23 &&
+    offsetMinutes <= 59
+  );
 }
 
 export function futureDate(value: string, now: number): string {
   const match = ISO.exec(value);
   const ms = Date.parse(value);
   if (match === null || Number.isNaN(ms) || !isRealDate(match.slice(1))) {
-    throw new UsageError(`--expires must be an ISO 8601 date such as 2027-01-31 or 2027-01-31T00:00:00Z, not "${value}"`);
+    throw new UsageError(
+      `--expires must be an ISO 8601 date such as 2027-01-31 or 2027-01-31T00:00:00Z, not "${value}"`,
+    );
   }
   if (ms <= now) throw new UsageError(`--expires must be in the future, not "${value}"`);
   return new Date(ms).toISOString();

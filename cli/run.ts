@@ -46,7 +46,10 @@ function version(): string {
   // The same file sits one level deeper once compiled (dist/cli/main.js).
   for (const path of ['../package.json', '../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'monitoring-api') return pkg.version ?? 'unknown';
     } catch {
       // not this one

@@ -8,10 +8,33 @@
 import { MonitoringApiError } from './errors.ts';
 import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } from './transport.ts';
 import type {
-  AllOptions, AllResultsOptions, BlacklistMonitor, BlacklistMonitorInput, Changes, CreatedWebhook, Deleted, Device,
-  DeviceInput, DeviceProbeResult, DnsblResult, ListOptions, MaintenanceWindow, MaintenanceWindowInput, Me,
-  MonitoredResourceClient, MonitoringClient, MonitoringClientOptions, Page, RequestOptions, ResourceClient,
-  ResultCursor, ResultPage, ResultsOptions, Webhook, WebhookChanges, WebhookInput,
+  AllOptions,
+  AllResultsOptions,
+  BlacklistMonitor,
+  BlacklistMonitorInput,
+  Changes,
+  CreatedWebhook,
+  Deleted,
+  Device,
+  DeviceInput,
+  DeviceProbeResult,
+  DnsblResult,
+  ListOptions,
+  MaintenanceWindow,
+  MaintenanceWindowInput,
+  Me,
+  MonitoredResourceClient,
+  MonitoringClient,
+  MonitoringClientOptions,
+  Page,
+  RequestOptions,
+  ResourceClient,
+  ResultCursor,
+  ResultPage,
+  ResultsOptions,
+  Webhook,
+  WebhookChanges,
+  WebhookInput,
 } from './types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
@@ -21,7 +44,9 @@ export type * from './types.ts';
 const DEFAULT_PAGE_SIZE = 100;
 
 function resource<T, Input, Created = T, Update = Changes<Input>, Updated = T>(
-  transport: Transport, base: URL, segment: string,
+  transport: Transport,
+  base: URL,
+  segment: string,
 ): ResourceClient<T, Input, Created, Update, Updated> {
   const listUrl = new URL(segment, base);
 
@@ -70,7 +95,11 @@ function resource<T, Input, Created = T, Update = Changes<Input>, Updated = T>(
 }
 
 /** A resource the engine checks: the resource client plus its check results, newest first. */
-function monitored<T, Input, R>(transport: Transport, base: URL, segment: string): MonitoredResourceClient<T, Input, R> {
+function monitored<T, Input, R>(
+  transport: Transport,
+  base: URL,
+  segment: string,
+): MonitoredResourceClient<T, Input, R> {
   const resultsUrl = new URL(`${segment}/results`, base);
 
   async function results(id: number, options: ResultsOptions = {}): Promise<ResultPage<R>> {
@@ -85,9 +114,16 @@ function monitored<T, Input, R>(transport: Transport, base: URL, segment: string
 
   async function* allResults(id: number, options: AllResultsOptions = {}): AsyncGenerator<R, void, undefined> {
     // Paged like all(): the Link header says when the oldest result has been read.
-    let cursor: ResultsOptions | ResultCursor | null = { limit: options.pageSize ?? DEFAULT_PAGE_SIZE, beforeId: options.beforeId };
+    let cursor: ResultsOptions | ResultCursor | null = {
+      limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
+      beforeId: options.beforeId,
+    };
     while (cursor !== null) {
-      const page: ResultPage<R> = await results(id, { ...cursor, signal: options.signal, requestId: options.requestId });
+      const page: ResultPage<R> = await results(id, {
+        ...cursor,
+        signal: options.signal,
+        requestId: options.requestId,
+      });
       yield* page.data;
       cursor = page.next;
     }
@@ -97,7 +133,8 @@ function monitored<T, Input, R>(transport: Transport, base: URL, segment: string
 }
 
 export function createMonitoringClient(options: MonitoringClientOptions): MonitoringClient {
-  if (typeof options.token !== 'string' || options.token === '') throw new TypeError('token must be a non-empty string');
+  if (typeof options.token !== 'string' || options.token === '')
+    throw new TypeError('token must be a non-empty string');
   // A trailing slash makes the base a directory, so 'devices' resolves under /v1/ and not beside it.
   const base = new URL(options.baseUrl);
   if (!base.pathname.endsWith('/')) base.pathname += '/';
@@ -111,9 +148,15 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
       return (await transport.send<Me>('GET', new URL('me', base), undefined, requestOptions)).data;
     },
     devices: monitored<Device, DeviceInput, DeviceProbeResult>(transport, base, 'devices'),
-    blacklistMonitors: monitored<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>(transport, base, 'blacklist-monitors'),
+    blacklistMonitors: monitored<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>(
+      transport,
+      base,
+      'blacklist-monitors',
+    ),
     webhooks: resource<Webhook, WebhookInput, CreatedWebhook, WebhookChanges, Webhook | CreatedWebhook>(
-      transport, base, 'webhooks',
+      transport,
+      base,
+      'webhooks',
     ),
     maintenanceWindows: resource<MaintenanceWindow, MaintenanceWindowInput>(transport, base, 'maintenance-windows'),
   };

@@ -44,7 +44,12 @@ export function createTransport(token: string, fetchImpl: typeof fetch, retry: R
         // caller who repeats it can rely on the 409's existingId instead of making a duplicate.
         throw options.signal?.aborted === true
           ? new MonitoringApiError({ status: 0, code: 'aborted', message: 'The request was aborted.', cause: error })
-          : new MonitoringApiError({ status: 0, code: 'network_error', message: `No answer from ${url.origin}: ${String(error)}`, cause: error });
+          : new MonitoringApiError({
+              status: 0,
+              code: 'network_error',
+              message: `No answer from ${url.origin}: ${String(error)}`,
+              cause: error,
+            });
       }
       if (response.status === 429 && attempt < retries) {
         const delay = retryDelayMs(response.headers);
@@ -71,15 +76,26 @@ async function read<T>(response: Response, requested: URL): Promise<Answer<T>> {
     body = JSON.parse(text);
   } catch {
     throw new MonitoringApiError({
-      status: response.status, code: 'unexpected_response', requestId,
+      status: response.status,
+      code: 'unexpected_response',
+      requestId,
       message: `HTTP ${response.status} without a JSON body: ${text.slice(0, 200)}`,
     });
   }
   if (!isObject(body) || typeof body.success !== 'boolean') {
-    throw new MonitoringApiError({ status: response.status, code: 'unexpected_response', requestId, message: `HTTP ${response.status} without the API's envelope.` });
+    throw new MonitoringApiError({
+      status: response.status,
+      code: 'unexpected_response',
+      requestId,
+      message: `HTTP ${response.status} without the API's envelope.`,
+    });
   }
   if (body.success && response.ok && 'data' in body) {
-    return { data: body.data as T, headers: response.headers, url: response.url === '' ? requested : new URL(response.url) };
+    return {
+      data: body.data as T,
+      headers: response.headers,
+      url: response.url === '' ? requested : new URL(response.url),
+    };
   }
   const error = isObject(body.error) ? body.error : {};
   const retryAfter = response.status === 429 ? retryDelayMs(response.headers) / 1000 : undefined;
@@ -112,7 +128,13 @@ export function retryDelayMs(headers: Headers): number {
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    const aborted = () => new MonitoringApiError({ status: 0, code: 'aborted', message: 'The request was aborted while waiting to retry.', cause: signal?.reason });
+    const aborted = () =>
+      new MonitoringApiError({
+        status: 0,
+        code: 'aborted',
+        message: 'The request was aborted while waiting to retry.',
+        cause: signal?.reason,
+      });
     if (signal?.aborted === true) {
       reject(aborted());
       return;
@@ -147,7 +169,11 @@ export function nextLink(headers: Headers, base: URL): URL | null {
 
 function sameRoute(next: URL, current: URL): void {
   if (next.origin !== current.origin || next.pathname !== current.pathname) {
-    throw new MonitoringApiError({ status: 200, code: 'unexpected_response', message: `The next-page link leaves the API: ${next.href}` });
+    throw new MonitoringApiError({
+      status: 200,
+      code: 'unexpected_response',
+      message: `The next-page link leaves the API: ${next.href}`,
+    });
   }
 }
 
@@ -157,7 +183,11 @@ export function cursorOf(next: URL, current: URL): PageCursor {
   const limit = Number(next.searchParams.get('limit'));
   const afterId = Number(next.searchParams.get('after_id'));
   if (!Number.isSafeInteger(limit) || limit < 1 || !Number.isSafeInteger(afterId) || afterId < 0) {
-    throw new MonitoringApiError({ status: 200, code: 'unexpected_response', message: `The next-page link has no valid limit and after_id: ${next.href}` });
+    throw new MonitoringApiError({
+      status: 200,
+      code: 'unexpected_response',
+      message: `The next-page link has no valid limit and after_id: ${next.href}`,
+    });
   }
   return { limit, afterId };
 }
@@ -172,7 +202,11 @@ export function resultCursorOf(next: URL, current: URL): ResultCursor {
   const beforeId = Number(next.searchParams.get('before_id'));
   const sameRecord = next.searchParams.get('id') === current.searchParams.get('id');
   if (!sameRecord || !Number.isSafeInteger(limit) || limit < 1 || !Number.isSafeInteger(beforeId) || beforeId < 1) {
-    throw new MonitoringApiError({ status: 200, code: 'unexpected_response', message: `The next-page link has no valid id, limit and before_id: ${next.href}` });
+    throw new MonitoringApiError({
+      status: 200,
+      code: 'unexpected_response',
+      message: `The next-page link has no valid id, limit and before_id: ${next.href}`,
+    });
   }
   return { limit, beforeId };
 }

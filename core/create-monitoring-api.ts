@@ -83,7 +83,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     const token = bearerToken(request.headers.get('authorization'));
     if (token === undefined) throw errors.missingApiKey();
     const failures = `auth:${addressBucket(ip)}`;
-    const throttle = consumeNow?.(failures, authPolicy, 0) ?? await limiter.consume(failures, authPolicy, 0);
+    const throttle = consumeNow?.(failures, authPolicy, 0) ?? (await limiter.consume(failures, authPolicy, 0));
     if (!throttle.allowed) throw errors.authThrottled(throttle, authPolicy);
     let key = token !== null ? keyCache.peek(token, now) : undefined;
     if (!usable(key, now)) {
@@ -99,9 +99,10 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     // The key is authenticated, so a refusal at the allow-list shows its quota, asked uncounted
     // (cost 0): the request never reaches the rate-limit step.
     const bucket = `key:${key.id}`;
-    if (!allow(ip)) throw errors.ipNotAllowed(consumeNow?.(bucket, policy, 0) ?? await limiter.consume(bucket, policy, 0), policy);
+    if (!allow(ip))
+      throw errors.ipNotAllowed(consumeNow?.(bucket, policy, 0) ?? (await limiter.consume(bucket, policy, 0)), policy);
 
-    const decision = consumeNow?.(bucket, policy, 1) ?? await limiter.consume(bucket, policy, 1);
+    const decision = consumeNow?.(bucket, policy, 1) ?? (await limiter.consume(bucket, policy, 1));
     if (!decision.allowed) throw errors.rateLimited(decision, policy);
     usage.record(key.id, now);
     return { key, quota: keyQuotaHeaders(decision, policy) };
@@ -126,7 +127,16 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       let path = url.pathname.slice(basePath.length);
       if (path.endsWith('/')) path = path.slice(0, -1);
       response = await route(path, {
-        request, url, key, now, arrivedAt: started, store, bodyLimit, listBatchSize, allowPrivateTargets, listCache,
+        request,
+        url,
+        key,
+        now,
+        arrivedAt: started,
+        store,
+        bodyLimit,
+        listBatchSize,
+        allowPrivateTargets,
+        listCache,
         recentRecords,
       });
     } catch (error) {

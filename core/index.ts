@@ -8,16 +8,36 @@ export type { ApiRequest, HeaderReader, RequestContext } from './http/api-reques
 export type { ApiResponse, ApiResponseBody } from './http/api-response.ts';
 export type { DetailCode, ErrorDetail, HeaderFields } from './http/api-error.ts';
 export {
-  MissingTableError, type ChangeEffect, type CreateResult, type PageRequest, type RecordChange, type Store,
+  MissingTableError,
+  type ChangeEffect,
+  type CreateResult,
+  type PageRequest,
+  type RecordChange,
+  type Store,
   type UpdateResult,
 } from './store.ts';
 export type {
-  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedBlacklistMonitor, ClaimedDevice, DeviceCheckOutcome, Lease,
-  MonitoredKind, MonitoringStore, RecordedCheck, ResultsPage,
+  BlacklistCheckOutcome,
+  ClaimRequest,
+  Claimed,
+  ClaimedBlacklistMonitor,
+  ClaimedDevice,
+  DeviceCheckOutcome,
+  Lease,
+  MonitoredKind,
+  MonitoringStore,
+  RecordedCheck,
+  ResultsPage,
 } from './monitoring-store.ts';
 export type {
-  ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, DeliveryState, WebhookChange,
-  WebhookDeliveryStore, WebhookStore,
+  ClaimedDelivery,
+  DeliveryClaimRequest,
+  DeliveryLease,
+  DeliveryOutcome,
+  DeliveryState,
+  WebhookChange,
+  WebhookDeliveryStore,
+  WebhookStore,
 } from './webhook-store.ts';
 export type { ActiveMaintenance, MaintenanceStore, OwnedMaintenanceWindow } from './maintenance-store.ts';
 export { ManualClock, systemClock, type Clock } from './clock.ts';

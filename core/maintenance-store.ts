@@ -14,7 +14,9 @@ export interface MaintenanceStore {
   getMaintenanceWindow(userId: number, id: number): Promise<StoredMaintenanceWindow | undefined>;
   /** Compare-and-set on `change.fields`, as `updateDevice`; windows have no duplicates. */
   updateMaintenanceWindow(
-    userId: number, id: number, change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
+    userId: number,
+    id: number,
+    change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
   ): Promise<UpdateResult<StoredMaintenanceWindow>>;
   deleteMaintenanceWindow(userId: number, id: number): Promise<boolean>;
   /** Of `ids`, those that are records of `kind` of the user. */

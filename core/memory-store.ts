@@ -1,15 +1,41 @@
 import type {
-  BlacklistCheckOutcome, ClaimRequest, Claimed, ClaimedBlacklistMonitor, ClaimedDevice, DeviceCheckOutcome, Lease,
-  MonitoredKind, RecordedCheck, ResultsPage,
+  BlacklistCheckOutcome,
+  ClaimRequest,
+  Claimed,
+  ClaimedBlacklistMonitor,
+  ClaimedDevice,
+  DeviceCheckOutcome,
+  Lease,
+  MonitoredKind,
+  RecordedCheck,
+  ResultsPage,
 } from './monitoring-store.ts';
 import type {
-  ApiKey, BlacklistMonitor, CheckResult, CreatedWebhook, Device, DeviceLastResults, MonitoringEvent, NewApiKey,
-  NewBlacklistMonitor, NewCheckResult, NewDevice, NewMonitoringEvent, NewWebhook, Timestamp, User, Webhook,
+  ApiKey,
+  BlacklistMonitor,
+  CheckResult,
+  CreatedWebhook,
+  Device,
+  DeviceLastResults,
+  MonitoringEvent,
+  NewApiKey,
+  NewBlacklistMonitor,
+  NewCheckResult,
+  NewDevice,
+  NewMonitoringEvent,
+  NewWebhook,
+  Timestamp,
+  User,
+  Webhook,
 } from './records.ts';
 import type { CreateResult, PageRequest, RecordChange, Store, UpdateResult } from './store.ts';
 import { MemoryWebhooks, sameValue } from './memory-webhooks.ts';
 import type {
-  ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, WebhookChange,
+  ClaimedDelivery,
+  DeliveryClaimRequest,
+  DeliveryLease,
+  DeliveryOutcome,
+  WebhookChange,
 } from './webhook-store.ts';
 import type { ActiveMaintenance, OwnedMaintenanceWindow } from './maintenance-store.ts';
 import type { NewMaintenanceWindow, StoredMaintenanceWindow } from './records.ts';
@@ -46,15 +72,25 @@ function newSchedule(enabled: boolean, createdAt: Timestamp): Schedule {
 }
 
 /** Records due at `claim.now` and not leased, earliest due first (ties by id), leased to the caller. */
-function claimDue<T extends { id: number }>(rows: Map<number, Owned<T>>, claim: ClaimRequest, token: string): Claimed<T>[] {
+function claimDue<T extends { id: number }>(
+  rows: Map<number, Owned<T>>,
+  claim: ClaimRequest,
+  token: string,
+): Claimed<T>[] {
   const now = ms(claim.now);
-  const due = [...rows.values()].filter(({ schedule: s }) =>
-    s.nextCheckAt !== null && s.nextCheckAt <= now && (s.lease === null || ms(s.lease.expires_at) <= now));
+  const due = [...rows.values()].filter(
+    ({ schedule: s }) =>
+      s.nextCheckAt !== null && s.nextCheckAt <= now && (s.lease === null || ms(s.lease.expires_at) <= now),
+  );
   due.sort((a, b) => a.schedule.nextCheckAt! - b.schedule.nextCheckAt! || a.record.id - b.record.id);
   return due.slice(0, claim.limit).map((row) => {
     const lease: Lease = { id: row.record.id, token, owner: claim.owner, expires_at: iso(claim.leaseUntil) };
     row.schedule.lease = lease;
-    return { record: structuredClone(row.record), lease: { ...lease }, due_at: new Date(row.schedule.nextCheckAt!).toISOString() };
+    return {
+      record: structuredClone(row.record),
+      lease: { ...lease },
+      due_at: new Date(row.schedule.nextCheckAt!).toISOString(),
+    };
   });
 }
 
@@ -198,7 +234,9 @@ export class MemoryStore implements Store {
   }
 
   async updateDevice(
-    userId: number, id: number, change: RecordChange<Device, NewDevice>,
+    userId: number,
+    id: number,
+    change: RecordChange<Device, NewDevice>,
   ): Promise<UpdateResult<Device>> {
     return this.#update(this.#devices, this.#deviceIndex, deviceIdentity, userId, id, change);
   }
@@ -209,7 +247,9 @@ export class MemoryStore implements Store {
   }
 
   async updateBlacklistMonitor(
-    userId: number, id: number, change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
+    userId: number,
+    id: number,
+    change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
   ): Promise<UpdateResult<BlacklistMonitor>> {
     return this.#update(this.#monitors, this.#monitorIndex, monitorIdentity, userId, id, change);
   }
@@ -273,7 +313,12 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async listCheckResults(userId: number, kind: MonitoredKind, id: number, req: ResultsPage): Promise<CheckResult[] | undefined> {
+  async listCheckResults(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    req: ResultsPage,
+  ): Promise<CheckResult[] | undefined> {
     const owner = kind === 'device' ? this.#devices.get(id) : this.#monitors.get(id);
     if (!owner || owner.userId !== userId) return undefined;
     const out: CheckResult[] = [];
@@ -372,14 +417,23 @@ export class MemoryStore implements Store {
 
   #keepResults(kind: MonitoredKind, resourceId: number, results: readonly NewCheckResult[]): void {
     for (const result of results) {
-      const stored = { ...structuredClone(result), id: this.#nextId.result++, checked_at: iso(result.checked_at) } as CheckResult;
+      const stored = {
+        ...structuredClone(result),
+        id: this.#nextId.result++,
+        checked_at: iso(result.checked_at),
+      } as CheckResult;
       this.#results.push({ kind, resourceId, result: stored });
     }
   }
 
   #keepEvents(userId: number, events: readonly NewMonitoringEvent[]): void {
     for (const event of events) {
-      this.#events.push({ ...structuredClone(event), id: this.#nextId.event++, user_id: userId, created_at: iso(event.created_at) });
+      this.#events.push({
+        ...structuredClone(event),
+        id: this.#nextId.event++,
+        user_id: userId,
+        created_at: iso(event.created_at),
+      });
     }
   }
 
@@ -403,7 +457,9 @@ export class MemoryStore implements Store {
   }
 
   async updateMaintenanceWindow(
-    userId: number, id: number, change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
+    userId: number,
+    id: number,
+    change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
   ): Promise<UpdateResult<StoredMaintenanceWindow>> {
     const row = this.#windows.get(id);
     if (!row || row.userId !== userId) return undefined;
@@ -449,8 +505,11 @@ export class MemoryStore implements Store {
       }
     }
     for (const row of this.#monitors.values()) {
-      const windows = active.filter((a) => a.user_id === row.userId
-        && (a.blacklist_monitor_ids === null || a.blacklist_monitor_ids.includes(row.record.id)));
+      const windows = active.filter(
+        (a) =>
+          a.user_id === row.userId &&
+          (a.blacklist_monitor_ids === null || a.blacklist_monitor_ids.includes(row.record.id)),
+      );
       const covered = windows.length > 0;
       if (covered && row.record.is_enabled && (row.maintenanceSince ?? null) === null) {
         const since = windows.map((a) => iso(a.started_at)).sort()[0]!;
@@ -469,8 +528,11 @@ export class MemoryStore implements Store {
   }
 
   #flip(
-    row: Owned<Device>, status: 'maintenance' | 'pending', since: Timestamp,
-    type: NewMonitoringEvent['type'], at: Timestamp,
+    row: Owned<Device>,
+    status: 'maintenance' | 'pending',
+    since: Timestamp,
+    type: NewMonitoringEvent['type'],
+    at: Timestamp,
   ): void {
     const previous = row.record.status;
     Object.assign(row.record, { status, status_since: since });
@@ -478,18 +540,34 @@ export class MemoryStore implements Store {
     this.#keepEvents(row.userId, [{ type, created_at: iso(at), data }]);
   }
 
-  createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> { return this.#webhooks.createWebhook(userId, webhook); }
-  listWebhooks(userId: number, req: PageRequest): Promise<Webhook[]> { return this.#webhooks.listWebhooks(userId, req); }
-  getWebhook(userId: number, id: number): Promise<Webhook | undefined> { return this.#webhooks.getWebhook(userId, id); }
+  createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
+    return this.#webhooks.createWebhook(userId, webhook);
+  }
+  listWebhooks(userId: number, req: PageRequest): Promise<Webhook[]> {
+    return this.#webhooks.listWebhooks(userId, req);
+  }
+  getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
+    return this.#webhooks.getWebhook(userId, id);
+  }
   updateWebhook(
-    userId: number, id: number, change: RecordChange<Webhook, WebhookChange>,
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
   ): Promise<UpdateResult<CreatedWebhook>> {
     return this.#webhooks.updateWebhook(userId, id, change);
   }
-  deleteWebhook(userId: number, id: number): Promise<boolean> { return this.#webhooks.deleteWebhook(userId, id); }
-  fanOutEvents(now: Timestamp, limit: number): Promise<number> { return this.#webhooks.fanOutEvents(now, limit); }
-  claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> { return this.#webhooks.claimDeliveries(claim); }
-  recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> { return this.#webhooks.recordDeliveryAttempt(lease, outcome); }
+  deleteWebhook(userId: number, id: number): Promise<boolean> {
+    return this.#webhooks.deleteWebhook(userId, id);
+  }
+  fanOutEvents(now: Timestamp, limit: number): Promise<number> {
+    return this.#webhooks.fanOutEvents(now, limit);
+  }
+  claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> {
+    return this.#webhooks.claimDeliveries(claim);
+  }
+  recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
+    return this.#webhooks.recordDeliveryAttempt(lease, outcome);
+  }
 
   async close(): Promise<void> {}
 }

@@ -1,7 +1,13 @@
 import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook } from './records.ts';
 import type { CreateResult, PageRequest, RecordChange, UpdateResult } from './store.ts';
 import type {
-  ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome, DeliveryState, WebhookChange, WebhookStore,
+  ClaimedDelivery,
+  DeliveryClaimRequest,
+  DeliveryLease,
+  DeliveryOutcome,
+  DeliveryState,
+  WebhookChange,
+  WebhookStore,
 } from './webhook-store.ts';
 
 interface StoredWebhook {
@@ -26,8 +32,13 @@ const iso = (at: Timestamp) => new Date(at).toISOString();
 /** Equal values; lists (a webhook's events) compared by value. */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  return typeof a === 'object' && a !== null && typeof b === 'object' && b !== null
-    && JSON.stringify(a) === JSON.stringify(b);
+  return (
+    typeof a === 'object' &&
+    a !== null &&
+    typeof b === 'object' &&
+    b !== null &&
+    JSON.stringify(a) === JSON.stringify(b)
+  );
 }
 
 function publicWebhook(record: CreatedWebhook): Webhook {
@@ -80,7 +91,9 @@ export class MemoryWebhooks implements WebhookStore {
   }
 
   async updateWebhook(
-    userId: number, id: number, change: RecordChange<Webhook, WebhookChange>,
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
   ): Promise<UpdateResult<CreatedWebhook>> {
     const row = this.#webhooks.get(id);
     if (!row || row.userId !== userId) return undefined;
@@ -116,8 +129,13 @@ export class MemoryWebhooks implements WebhookStore {
         if (userId !== event.user_id || !record.is_enabled || !record.events.includes(event.type)) continue;
         if (ms(record.created_at) > ms(event.created_at)) continue;
         this.#deliveries.push({
-          id: this.#nextId.delivery++, eventId: event.id, webhookId: record.id, attempts: 0,
-          nextAttemptAt: ms(now), state: 'pending', lease: null,
+          id: this.#nextId.delivery++,
+          eventId: event.id,
+          webhookId: record.id,
+          attempts: 0,
+          nextAttemptAt: ms(now),
+          state: 'pending',
+          lease: null,
         });
       }
     }
@@ -131,9 +149,12 @@ export class MemoryWebhooks implements WebhookStore {
     for (const d of this.#deliveries) {
       if (d.state === 'pending' && !heads.has(d.webhookId)) heads.set(d.webhookId, d);
     }
-    const due = [...heads.values()].filter((d) =>
-      this.#webhooks.get(d.webhookId)?.record.is_enabled === true
-      && d.nextAttemptAt <= now && (d.lease === null || ms(d.lease.expires_at) <= now));
+    const due = [...heads.values()].filter(
+      (d) =>
+        this.#webhooks.get(d.webhookId)?.record.is_enabled === true &&
+        d.nextAttemptAt <= now &&
+        (d.lease === null || ms(d.lease.expires_at) <= now),
+    );
     due.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
     const events = new Map(this.#events().map((e) => [e.id, e]));
     return due.slice(0, claim.limit).map((d) => {

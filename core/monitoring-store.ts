@@ -1,6 +1,12 @@
 import type {
-  BlacklistMonitor, BlacklistStatus, Device, DeviceStatus, NewDeviceProbeResult, NewDnsblResult,
-  NewMonitoringEvent, Timestamp,
+  BlacklistMonitor,
+  BlacklistStatus,
+  Device,
+  DeviceStatus,
+  NewDeviceProbeResult,
+  NewDnsblResult,
+  NewMonitoringEvent,
+  Timestamp,
 } from './records.ts';
 
 /**

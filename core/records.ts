@@ -10,8 +10,21 @@ export type TargetType = 'domain' | 'ip';
 export type Scheme = 'http' | 'https';
 
 export const SERVICE_TYPES = [
-  'web', 'ssh', 'smtp', 'smtps', 'submission', 'ftp', 'imap', 'imaps', 'pop3', 'pop3s', 'dns',
-  'mysql', 'postgresql', 'rdp', 'tcp',
+  'web',
+  'ssh',
+  'smtp',
+  'smtps',
+  'submission',
+  'ftp',
+  'imap',
+  'imaps',
+  'pop3',
+  'pop3s',
+  'dns',
+  'mysql',
+  'postgresql',
+  'rdp',
+  'tcp',
 ] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
 
@@ -86,7 +99,14 @@ export interface BlacklistMonitor {
 export type NewBlacklistMonitor = Omit<BlacklistMonitor, 'id'>;
 
 /** The probes a device can run (docs/engine.md, "Device probes"), each when its flag is on. */
-export const DEVICE_PROBES = ['public_http', 'public_https', 'public_tls', 'origin_http', 'origin_tls', 'service'] as const;
+export const DEVICE_PROBES = [
+  'public_http',
+  'public_https',
+  'public_tls',
+  'origin_http',
+  'origin_tls',
+  'service',
+] as const;
 export type DeviceProbe = (typeof DEVICE_PROBES)[number];
 /** Every probe name a check result can carry: the device probes and `dnsbl` (one row per zone). */
 export type ProbeName = DeviceProbe | 'dnsbl';
@@ -159,9 +179,17 @@ export type DeviceLastResults = { [P in DeviceProbe]?: NewDeviceProbeResult & { 
 
 /** The status changes announced to webhooks (docs/engine.md, "Events and webhooks"). */
 export const EVENT_TYPES = [
-  'device.down', 'device.up', 'device.tls_expiring', 'blacklist.listed', 'blacklist.delisted',
-  'device.paused', 'device.resumed', 'blacklist_monitor.paused', 'blacklist_monitor.resumed',
-  'device.maintenance_started', 'device.maintenance_ended',
+  'device.down',
+  'device.up',
+  'device.tls_expiring',
+  'blacklist.listed',
+  'blacklist.delisted',
+  'device.paused',
+  'device.resumed',
+  'blacklist_monitor.paused',
+  'blacklist_monitor.resumed',
+  'device.maintenance_started',
+  'device.maintenance_ended',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -3,8 +3,15 @@ import type { WebhookStore } from './webhook-store.ts';
 import type { MaintenanceStore } from './maintenance-store.ts';
 import type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
 import type {
-  ApiKey, BlacklistMonitor, CheckResult, Device, NewApiKey, NewBlacklistMonitor, NewDevice,
-  Timestamp, User,
+  ApiKey,
+  BlacklistMonitor,
+  CheckResult,
+  Device,
+  NewApiKey,
+  NewBlacklistMonitor,
+  NewDevice,
+  Timestamp,
+  User,
 } from './records.ts';
 
 export type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult };
@@ -43,7 +50,9 @@ export interface Store extends MonitoringStore, WebhookStore, MaintenanceStore {
   listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]>;
   getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined>;
   updateBlacklistMonitor(
-    userId: number, id: number, change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
+    userId: number,
+    id: number,
+    change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
   ): Promise<UpdateResult<BlacklistMonitor>>;
   deleteBlacklistMonitor(userId: number, id: number): Promise<boolean>;
 
@@ -52,7 +61,12 @@ export interface Store extends MonitoringStore, WebhookStore, MaintenanceStore {
    * undefined when the record does not exist or belongs to another user. Deleting a record deletes
    * its results.
    */
-  listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined>;
+  listCheckResults(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    page: ResultsPage,
+  ): Promise<CheckResult[] | undefined>;
 
   /**
    * Optional: a value that differs whenever any device, monitor or webhook may have changed since

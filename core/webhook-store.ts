@@ -22,7 +22,9 @@ export interface WebhookStore extends WebhookDeliveryStore {
    * `to.secret` replaces the signing secret. The answer carries the secret.
    */
   updateWebhook(
-    userId: number, id: number, change: RecordChange<Webhook, WebhookChange>,
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
   ): Promise<UpdateResult<CreatedWebhook>>;
   /** False when the webhook does not exist or belongs to another user. Its deliveries go with it. */
   deleteWebhook(userId: number, id: number): Promise<boolean>;

@@ -9,7 +9,18 @@
 export { createMonitoringEngine, type EngineRunSummary, type MonitoringEngine } from './monitoring-engine.ts';
 export { ENGINE_DEFAULTS, type MonitoringEngineOptions } from './options.ts';
 export type { EngineLogger } from './logger.ts';
-export { checkDevice, type DeviceCheck, type DeviceCheckContext, type DeviceCheckOptions } from './devices/check-device.ts';
+export {
+  checkDevice,
+  type DeviceCheck,
+  type DeviceCheckContext,
+  type DeviceCheckOptions,
+} from './devices/check-device.ts';
 export { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES } from './dnsbl/zones.ts';
 export type { DnsblResolver } from './dnsbl/resolver.ts';
-export { ProbeFailure, type Connection, type ConnectRequest, type Connector, type HostLookup } from './net/connector.ts';
+export {
+  ProbeFailure,
+  type Connection,
+  type ConnectRequest,
+  type Connector,
+  type HostLookup,
+} from './net/connector.ts';

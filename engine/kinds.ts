@@ -1,6 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import type {
-  BlacklistCheckOutcome, ClaimedBlacklistMonitor, ClaimedDevice, DeviceCheckOutcome,
+  BlacklistCheckOutcome,
+  ClaimedBlacklistMonitor,
+  ClaimedDevice,
+  DeviceCheckOutcome,
 } from '../core/index.ts';
 import { checkBlacklistMonitor, type DnsblCheckContext } from './dnsbl/check-blacklist.ts';
 import type { Connector } from './net/connector.ts';
@@ -10,7 +13,8 @@ import type { CheckKind } from './scheduler/kind-runner.ts';
 
 /** Blacklist monitors: claimed, checked against the DNSBL zones, recorded in batches. */
 export function blacklistKind(
-  resolved: ResolvedEngineOptions, dnsbl: DnsblCheckContext,
+  resolved: ResolvedEngineOptions,
+  dnsbl: DnsblCheckContext,
 ): CheckKind<ClaimedBlacklistMonitor, BlacklistCheckOutcome> {
   return {
     name: 'blacklist_monitor',
@@ -21,7 +25,11 @@ export function blacklistKind(
 }
 
 /** Devices: checked by the given device check through the guarded connector. */
-export function deviceKind(resolved: ResolvedEngineOptions, deviceCheck: DeviceCheck, connector: Connector): CheckKind<ClaimedDevice, DeviceCheckOutcome> {
+export function deviceKind(
+  resolved: ResolvedEngineOptions,
+  deviceCheck: DeviceCheck,
+  connector: Connector,
+): CheckKind<ClaimedDevice, DeviceCheckOutcome> {
   const options = {
     probeTimeoutMs: resolved.probeTimeoutMs,
     connectTimeoutMs: resolved.connectTimeoutMs,
@@ -53,7 +61,14 @@ export function deviceKind(resolved: ResolvedEngineOptions, deviceCheck: DeviceC
   return {
     name: 'device',
     claim: (request) => resolved.store.claimDueDevices(request),
-    check: (claimed, leaseUntilMs) => deviceCheck(claimed, { connector, clock: resolved.clock, options, signal: signal(leaseUntilMs), random: resolved.random }),
+    check: (claimed, leaseUntilMs) =>
+      deviceCheck(claimed, {
+        connector,
+        clock: resolved.clock,
+        options,
+        signal: signal(leaseUntilMs),
+        random: resolved.random,
+      }),
     record: (checks) => resolved.store.recordDeviceChecks(checks),
   };
 }

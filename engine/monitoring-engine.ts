@@ -48,12 +48,20 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   const slots = new Slots(resolved.concurrency);
   const tally: RunnerSettings['tally'] = { claimed: 0, written: 0, fenced: 0, failed: 0, crashed: 0 };
   const settings: RunnerSettings = {
-    owner: resolved.workerId, clock, leaseMs: resolved.leaseMs, writeBatchSize: resolved.writeBatchSize,
-    writeDelayMs: resolved.writeDelayMs, slots, logger, tally,
+    owner: resolved.workerId,
+    clock,
+    leaseMs: resolved.leaseMs,
+    writeBatchSize: resolved.writeBatchSize,
+    writeDelayMs: resolved.writeDelayMs,
+    slots,
+    logger,
+    tally,
   };
 
-  const defaultResolver = resolved.resolver === undefined ? createDnsblResolver(resolved.dnsServers, resolved.dnsTimeoutMs) : undefined;
-  const servers = resolved.dnsServers.length > 0 ? resolved.dnsServers : defaultResolver?.getServers() ?? ['(injected resolver)'];
+  const defaultResolver =
+    resolved.resolver === undefined ? createDnsblResolver(resolved.dnsServers, resolved.dnsTimeoutMs) : undefined;
+  const servers =
+    resolved.dnsServers.length > 0 ? resolved.dnsServers : (defaultResolver?.getServers() ?? ['(injected resolver)']);
   const dnsbl = {
     resolver: resolved.resolver ?? defaultResolver!,
     health: new DnsHealth(servers.join(', '), logger, clock),
@@ -70,7 +78,12 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   });
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
   const webhooks = createWebhookDispatcher({
-    store: resolved.store, connector, clock, logger, workerId: resolved.workerId, pollIntervalMs: resolved.pollIntervalMs,
+    store: resolved.store,
+    connector,
+    clock,
+    logger,
+    workerId: resolved.workerId,
+    pollIntervalMs: resolved.pollIntervalMs,
     ...(resolved.trustedCa.length > 0 ? { tls: { secureContext: contextTrusting(resolved.trustedCa) } } : {}),
   });
   const runners: Runner[] = [
@@ -100,9 +113,18 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
 
   const sweep = (nowMs: number): Promise<number> => {
     lastSweepMs = nowMs;
-    return pruneResults(resolved.store, nowMs, resolved.resultRetentionDays, resolved.retentionBatchSize, () => stopping).then(
+    return pruneResults(
+      resolved.store,
+      nowMs,
+      resolved.resultRetentionDays,
+      resolved.retentionBatchSize,
+      () => stopping,
+    ).then(
       (deleted) => {
-        if (deleted > 0) logger.info?.(`deleted ${deleted} check results older than ${resolved.resultRetentionDays} days`, { deleted });
+        if (deleted > 0)
+          logger.info?.(`deleted ${deleted} check results older than ${resolved.resultRetentionDays} days`, {
+            deleted,
+          });
         return deleted;
       },
       (error: unknown) => {
@@ -117,15 +139,16 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     await Promise.all(runners.map((runner) => runner.drain()));
   };
 
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      wakeSleep = undefined;
-      resolve();
-    }
-    wakeSleep = done;
-  });
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeSleep = undefined;
+        resolve();
+      }
+      wakeSleep = done;
+    });
 
   async function loop(): Promise<void> {
     let turn = 0;
@@ -154,7 +177,8 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
         }
       } catch (error) {
         // Once per streak: a database that is away for an hour must not write a stack a second.
-        if (!claimsFailing) logger.error?.('claiming due checks failed; trying again every poll interval until it works', error);
+        if (!claimsFailing)
+          logger.error?.('claiming due checks failed; trying again every poll interval until it works', error);
         claimsFailing = true;
         busy = false;
       }

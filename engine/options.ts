@@ -1,5 +1,9 @@
 import {
-  systemClock, type Clock, type MaintenanceStore, type MonitoringStore, type WebhookDeliveryStore,
+  systemClock,
+  type Clock,
+  type MaintenanceStore,
+  type MonitoringStore,
+  type WebhookDeliveryStore,
 } from '../core/index.ts';
 import { hostname } from 'node:os';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
@@ -16,8 +20,9 @@ export interface MonitoringEngineOptions {
    * The records to check and the webhook deliveries to make: any `Store` will do. A store without
    * `allMaintenanceWindows` and `syncMaintenance` has no maintenance windows.
    */
-  store: MonitoringStore & WebhookDeliveryStore
-    & Partial<Pick<MaintenanceStore, 'allMaintenanceWindows' | 'syncMaintenance'>>;
+  store: MonitoringStore &
+    WebhookDeliveryStore &
+    Partial<Pick<MaintenanceStore, 'allMaintenanceWindows' | 'syncMaintenance'>>;
   clock?: Clock;
   logger?: EngineLogger;
   /** Checks in flight at once in this worker. Default 100. */
@@ -78,8 +83,8 @@ export interface MonitoringEngineOptions {
 }
 
 /** The options with every default filled in and every value checked. */
-export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'logger'>>
-  & Pick<MonitoringEngineOptions, 'lookup' | 'resolver'> & { logger: EngineLogger };
+export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'logger'>> &
+  Pick<MonitoringEngineOptions, 'lookup' | 'resolver'> & { logger: EngineLogger };
 
 export const ENGINE_DEFAULTS = {
   concurrency: 100,
@@ -104,14 +109,17 @@ export const ENGINE_DEFAULTS = {
 function positive(value: number | undefined, fallback: number, name: string, allowZero = false): number {
   const v = value ?? fallback;
   if (!Number.isSafeInteger(v) || v < (allowZero ? 0 : 1)) {
-    throw new RangeError(`${name} must be ${allowZero ? 'a non-negative' : 'a positive'} integer, not ${String(value)}`);
+    throw new RangeError(
+      `${name} must be ${allowZero ? 'a non-negative' : 'a positive'} integer, not ${String(value)}`,
+    );
   }
   return v;
 }
 
 function workerId(given: string | undefined): string {
   if (given === undefined) return `${hostname()}:${process.pid}`;
-  if (given.trim() === '' || given.length > 200) throw new RangeError(`workerId must be 1 to 200 characters, not "${given}"`);
+  if (given.trim() === '' || given.length > 200)
+    throw new RangeError(`workerId must be 1 to 200 characters, not "${given}"`);
   return given;
 }
 
@@ -130,7 +138,11 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     dnsTimeoutMs: positive(options.dnsTimeoutMs, d.dnsTimeoutMs, 'dnsTimeoutMs'),
     dnsQueriesPerCheck: positive(options.dnsQueriesPerCheck, d.dnsQueriesPerCheck, 'dnsQueriesPerCheck'),
     probeTimeoutMs,
-    connectTimeoutMs: positive(options.connectTimeoutMs, Math.min(d.connectTimeoutMs, probeTimeoutMs), 'connectTimeoutMs'),
+    connectTimeoutMs: positive(
+      options.connectTimeoutMs,
+      Math.min(d.connectTimeoutMs, probeTimeoutMs),
+      'connectTimeoutMs',
+    ),
     retryDelayS: positive(options.retryDelayS, d.retryDelayS, 'retryDelayS'),
     failuresBeforeDown: positive(options.failuresBeforeDown, d.failuresBeforeDown, 'failuresBeforeDown'),
     tlsWarnDays: positive(options.tlsWarnDays, d.tlsWarnDays, 'tlsWarnDays', true),

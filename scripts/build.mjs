@@ -23,7 +23,11 @@ const threads = process.argv.includes('--single-threaded') ? ['--singleThreaded'
 rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist');
 writeFileSync('dist/.build-started', '');
-const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', ...(check ? [] : ['--noCheck']), ...threads], { stdio: 'inherit' });
+const compiled = spawnSync(
+  process.execPath,
+  [tsc, '-p', 'tsconfig.build.json', ...(check ? [] : ['--noCheck']), ...threads],
+  { stdio: 'inherit' },
+);
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 const rewritten = spawnSync(process.execPath, ['scripts/declaration-specifiers.mjs', 'dist'], { stdio: 'inherit' });
 if (rewritten.status !== 0) process.exit(rewritten.status ?? 1);

@@ -43,7 +43,11 @@ async function buildAndTest() {
   const env = template === undefined ? process.env : { ...process.env, [TEMPLATE_VARIABLE]: template.name };
   try {
     const files = globSync('test/**/*.test.ts').sort();
-    return await run(process.execPath, ['--test', `--test-concurrency=${CONCURRENCY}`, ...process.argv.slice(2), ...files], env);
+    return await run(
+      process.execPath,
+      ['--test', `--test-concurrency=${CONCURRENCY}`, ...process.argv.slice(2), ...files],
+      env,
+    );
   } finally {
     await template?.drop();
   }
@@ -52,7 +56,11 @@ async function buildAndTest() {
 // ESLint allocates many short-lived objects (every file's syntax tree, twice): with a larger young
 // generation its collector runs less often.
 const lintEnv = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-semi-space-size=32`.trim() };
-const [lint, typecheck, tests] = await Promise.all([runScript('lint', lintEnv), runScript('typecheck'), buildAndTest()]);
+const [lint, typecheck, tests] = await Promise.all([
+  runScript('lint', lintEnv),
+  runScript('typecheck'),
+  buildAndTest(),
+]);
 if (lint !== 0) console.error(`npm test: lint failed (exit ${lint})`);
 if (typecheck !== 0) console.error(`npm test: type check failed (exit ${typecheck})`);
 process.exitCode = [lint, typecheck, tests].find((code) => code !== 0) ?? 0;

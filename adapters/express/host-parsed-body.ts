@@ -23,7 +23,9 @@ function withInfinities(text: string): string {
 
 /** ±Infinity as a marker string, so it is not written as null; anything else as it is. */
 function markInfinity(value: unknown): unknown {
-  return typeof value === 'number' && (value === Infinity || value === -Infinity) ? `${INFINITY}${value > 0 ? '' : '-'}` : value;
+  return typeof value === 'number' && (value === Infinity || value === -Infinity)
+    ? `${INFINITY}${value > 0 ? '' : '-'}`
+    : value;
 }
 
 /** What JSON.stringify makes of a value before writing it: toJSON once, boxed primitives unboxed. */
@@ -41,8 +43,7 @@ function omitted(value: unknown): boolean {
 }
 
 type Container =
-  | { items: unknown[]; keys: null; next: number }
-  | { items: Record<string, unknown>; keys: string[]; next: number };
+  { items: unknown[]; keys: null; next: number } | { items: Record<string, unknown>; keys: string[]; next: number };
 
 /** JSON.stringify without recursion, for the values too deep for it (see serialiseParsed). */
 function serialiseIteratively(root: unknown): string {

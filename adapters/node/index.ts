@@ -21,7 +21,9 @@ export function createNodeHandler(api: MonitoringApi): NodeHandler {
         // handle() answers every error itself; reaching here means the socket failed under us.
         if (!res.headersSent) {
           res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-          res.end('{"success":false,"error":{"code":"server_error","message":"The server failed to handle the request."}}');
+          res.end(
+            '{"success":false,"error":{"code":"server_error","message":"The server failed to handle the request."}}',
+          );
         } else res.destroy(error instanceof Error ? error : undefined);
       });
   };

@@ -39,7 +39,7 @@ class NodeHeaders implements HeaderReader {
     const value = this.req.headers[name];
     if (value === undefined) return null;
     if (Array.isArray(value)) return value.join(', ');
-    return FIRST_ONLY.has(name) ? repeated(this.req.rawHeaders, name) ?? value : value;
+    return FIRST_ONLY.has(name) ? (repeated(this.req.rawHeaders, name) ?? value) : value;
   }
 }
 
@@ -59,7 +59,9 @@ const ENDED: IteratorResult<Uint8Array> = Object.freeze({ done: true, value: und
 function arrivedWhole(req: IncomingMessage): boolean {
   if (req.complete) return true;
   const declared = req.headers['content-length'];
-  return declared !== undefined && req.headers['transfer-encoding'] === undefined && req.readableLength === Number(declared);
+  return (
+    declared !== undefined && req.headers['transfer-encoding'] === undefined && req.readableLength === Number(declared)
+  );
 }
 
 /**

@@ -16,7 +16,11 @@ const length = String(Buffer.byteLength(captured.body));
 let remaining = 1_000_000_000;
 const server = createServer((_req, res) => {
   remaining--;
-  const headers: Record<string, string> = { ...captured.headers, 'content-length': length, 'x-request-id': randomUUID() };
+  const headers: Record<string, string> = {
+    ...captured.headers,
+    'content-length': length,
+    'x-request-id': randomUUID(),
+  };
   if (headers['ratelimit-remaining'] !== undefined) {
     headers['ratelimit-remaining'] = String(remaining);
     headers.ratelimit = headers.ratelimit!.replace(/r=\d+/, `r=${remaining}`);

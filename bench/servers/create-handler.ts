@@ -8,7 +8,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 export type Insert = (targetType: string, targetValue: string, createdAt: string) => Promise<unknown>;
 
 function answer(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+  });
   res.end(body);
 }
 
@@ -22,7 +25,8 @@ async function create(req: IncomingMessage, res: ServerResponse, insert: Insert)
     return answer(res, 400, '{"success":false,"error":{"code":"invalid_json"}}');
   }
   const { target_type: type, target_value: value } = (body ?? {}) as Record<string, unknown>;
-  if (typeof type !== 'string' || typeof value !== 'string') return answer(res, 400, '{"success":false,"error":{"code":"validation_failed"}}');
+  if (typeof type !== 'string' || typeof value !== 'string')
+    return answer(res, 400, '{"success":false,"error":{"code":"validation_failed"}}');
   const row = await insert(type, value, new Date().toISOString());
   if (row === undefined) return answer(res, 409, '{"success":false,"error":{"code":"duplicate_device"}}');
   answer(res, 201, `{"success":true,"data":${JSON.stringify(row)}}`);

@@ -7,7 +7,14 @@ import { deviceInsert } from './device-insert.ts';
 
 const pool = new pg.Pool({ connectionString: process.env.BENCH_DATABASE!, max: 10 });
 const statement = deviceInsert('postgres', Number(process.env.BENCH_USER));
-serveCreates(async (type, value, at) => {
-  const result = await pool.query({ name: 'bench_create_device', text: statement.sql, values: statement.values(type, value, at) });
-  return result.rows[0] as unknown;
-}, () => pool.end());
+serveCreates(
+  async (type, value, at) => {
+    const result = await pool.query({
+      name: 'bench_create_device',
+      text: statement.sql,
+      values: statement.values(type, value, at),
+    });
+    return result.rows[0] as unknown;
+  },
+  () => pool.end(),
+);

@@ -6,9 +6,14 @@ import { configureSqlite } from '../../stores/kysely/sqlite-pragmas.ts';
 import { serveCreates } from './create-handler.ts';
 import { deviceInsert } from './device-insert.ts';
 
-const database = configureSqlite(new DatabaseSync(process.env.BENCH_DATABASE!, { timeout: 5000, enableForeignKeyConstraints: true }));
+const database = configureSqlite(
+  new DatabaseSync(process.env.BENCH_DATABASE!, { timeout: 5000, enableForeignKeyConstraints: true }),
+);
 const statement = deviceInsert('sqlite', Number(process.env.BENCH_USER));
 const insert = database.prepare(statement.sql);
-serveCreates(async (type, value, at) => insert.get(...(statement.values(type, value, at) as SQLInputValue[])), async () => {
-  database.close();
-});
+serveCreates(
+  async (type, value, at) => insert.get(...(statement.values(type, value, at) as SQLInputValue[])),
+  async () => {
+    database.close();
+  },
+);

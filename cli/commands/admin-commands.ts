@@ -8,7 +8,9 @@ const writeLine = (io: CliIo) => (line: string) => io.stdout(`${line}\n`);
 
 /** Runs an admin action on the migrated store named by --database, closing it afterwards. */
 async function withAdmin<T>(
-  io: CliIo, database: string | undefined, action: (admin: KeyAdmin, store: Store) => Promise<T>,
+  io: CliIo,
+  database: string | undefined,
+  action: (admin: KeyAdmin, store: Store) => Promise<T>,
 ): Promise<T> {
   const opened = await openMigrated(databaseUrl(database, io.env));
   try {
@@ -29,7 +31,9 @@ export async function createUser(args: readonly string[], io: CliIo): Promise<vo
   const out = writeLine(io);
   const spec = { name: { type: 'string' }, json: { type: 'boolean' }, database: { type: 'string' } } as const;
   const { flags } = readFlags(args, spec, 'users create');
-  const user = await withAdmin(io, text(flags, 'database'), (admin) => admin.createUser({ name: text(flags, 'name') ?? null }));
+  const user = await withAdmin(io, text(flags, 'database'), (admin) =>
+    admin.createUser({ name: text(flags, 'name') ?? null }),
+  );
   out(flags.json ? JSON.stringify({ user_id: user.id }) : `created user ${user.id}`);
 }
 
@@ -41,11 +45,20 @@ function requiredUser(flags: Record<string, unknown>, command: string): number {
 
 export async function createKey(args: readonly string[], io: CliIo): Promise<void> {
   const out = writeLine(io);
-  const { flags } = readFlags(args, {
-    user: { type: 'string' }, scopes: { type: 'string' }, 'allow-ip': { type: 'string', multiple: true },
-    name: { type: 'string' }, 'rate-limit': { type: 'string' }, expires: { type: 'string' },
-    json: { type: 'boolean' }, database: { type: 'string' },
-  }, 'keys create');
+  const { flags } = readFlags(
+    args,
+    {
+      user: { type: 'string' },
+      scopes: { type: 'string' },
+      'allow-ip': { type: 'string', multiple: true },
+      name: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      expires: { type: 'string' },
+      json: { type: 'boolean' },
+      database: { type: 'string' },
+    },
+    'keys create',
+  );
   const limit = text(flags, 'rate-limit');
   const expires = text(flags, 'expires');
   const input = {
@@ -58,7 +71,9 @@ export async function createKey(args: readonly string[], io: CliIo): Promise<voi
   };
   const { key, token } = await withAdmin(io, text(flags, 'database'), (admin) => admin.createApiKey(input));
   if (flags.json) {
-    out(JSON.stringify({ key_id: key.id, user_id: key.user_id, token, scopes: key.scopes, allowed_ips: key.allowed_ips }));
+    out(
+      JSON.stringify({ key_id: key.id, user_id: key.user_id, token, scopes: key.scopes, allowed_ips: key.allowed_ips }),
+    );
   } else {
     out(`created key ${key.id} for user ${key.user_id} (scopes ${key.scopes.join(', ')})`);
     out(`API key (shown once, keep it now): ${token}`);
@@ -90,7 +105,8 @@ export async function listKeys(args: readonly string[], io: CliIo): Promise<void
   if (flags.json) {
     // snake_case like every other field name this package prints.
     const shown = keys.map(({ rate_limit, ...key }) => ({
-      ...key, rate_limit: rate_limit && { limit: rate_limit.limit, window_seconds: rate_limit.windowSeconds },
+      ...key,
+      rate_limit: rate_limit && { limit: rate_limit.limit, window_seconds: rate_limit.windowSeconds },
     }));
     out(JSON.stringify({ keys: shown }));
   } else if (keys.length === 0) out(`user ${userId} has no keys`);
@@ -108,7 +124,13 @@ export async function revokeKey(args: readonly string[], io: CliIo): Promise<voi
     const done = await admin.revokeApiKey(id);
     const key = await store.getApiKey(id);
     if (done && key !== undefined) return key;
-    throw new KeyAdminError(key === undefined ? `no key with id ${id}` : `key ${id} was revoked already (${key.revoked_at})`);
+    throw new KeyAdminError(
+      key === undefined ? `no key with id ${id}` : `key ${id} was revoked already (${key.revoked_at})`,
+    );
   });
-  out(flags.json ? JSON.stringify({ key_id: revoked.id, user_id: revoked.user_id, revoked_at: revoked.revoked_at }) : `revoked key ${id}`);
+  out(
+    flags.json
+      ? JSON.stringify({ key_id: revoked.id, user_id: revoked.user_id, revoked_at: revoked.revoked_at })
+      : `revoked key ${id}`,
+  );
 }

@@ -1,4 +1,9 @@
-import { migrateToLatest, openKyselyStore, type OpenedKyselyStore, type OpenKyselyStoreOptions } from '../../stores/kysely/index.ts';
+import {
+  migrateToLatest,
+  openKyselyStore,
+  type OpenedKyselyStore,
+  type OpenKyselyStoreOptions,
+} from '../../stores/kysely/index.ts';
 import { parseDatabaseUrl } from '../../stores/kysely/open-database.ts';
 import { env } from '../flags.ts';
 import type { CliIo } from '../io.ts';

@@ -105,10 +105,12 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
   const zones = list(flags, 'dnsbl-zone');
   if (zones.length > 0) options.dnsblZones = usage(() => normalizeZones(zones, '--dnsbl-zone'));
   const domainZones = list(flags, 'dnsbl-domain-zone');
-  if (domainZones.length > 0) options.dnsblDomainZones = usage(() => normalizeZones(domainZones, '--dnsbl-domain-zone'));
+  if (domainZones.length > 0)
+    options.dnsblDomainZones = usage(() => normalizeZones(domainZones, '--dnsbl-domain-zone'));
   const workerId = text(flags, 'worker-id');
   if (workerId !== undefined) {
-    if (!/^[\x21-\x7e]{1,200}$/.test(workerId)) throw new UsageError(`--worker-id must be 1 to 200 printable characters without spaces, not "${workerId}"`);
+    if (!/^[\x21-\x7e]{1,200}$/.test(workerId))
+      throw new UsageError(`--worker-id must be 1 to 200 printable characters without spaces, not "${workerId}"`);
     options.workerId = workerId;
   }
   return options;

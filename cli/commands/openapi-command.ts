@@ -9,10 +9,16 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createOpenApiDocument, renderReference, serializeOpenApiDocument, type OpenApiOptions } from '../../core/openapi/index.ts';
+import {
+  createOpenApiDocument,
+  renderReference,
+  serializeOpenApiDocument,
+  type OpenApiOptions,
+} from '../../core/openapi/index.ts';
 import { processIo, type CommandIo } from '../io.ts';
 
-export const OPENAPI_USAGE = 'usage: monitoring-api openapi [--base-path /v1] [--server-url https://host/v1] [--markdown] [--output FILE]';
+export const OPENAPI_USAGE =
+  'usage: monitoring-api openapi [--base-path /v1] [--server-url https://host/v1] [--markdown] [--output FILE]';
 
 /**
  * Why a --server-url cannot be where clients send this API's requests, or undefined. The API is
@@ -25,7 +31,8 @@ function serverUrlProblem(text: string): string | undefined {
   const url = new URL(text);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'an http:// or https:// URL';
   if (url.username !== '' || url.password !== '') return 'a URL without credentials';
-  if (url.search !== '' || url.hash !== '' || text.includes('?') || text.includes('#')) return 'a URL without a query or fragment';
+  if (url.search !== '' || url.hash !== '' || text.includes('?') || text.includes('#'))
+    return 'a URL without a query or fragment';
   return undefined;
 }
 
@@ -46,7 +53,9 @@ export async function runOpenApiCommand(args: readonly string[], io: CommandIo =
       allowPositionals: false,
     }));
   } catch (error) {
-    io.stderr(`monitoring-api openapi: ${(error as Error).message.split('\n')[0]} (see monitoring-api openapi --help)\n`);
+    io.stderr(
+      `monitoring-api openapi: ${(error as Error).message.split('\n')[0]} (see monitoring-api openapi --help)\n`,
+    );
     return 2;
   }
   if (values.help === true) {
@@ -58,7 +67,9 @@ export async function runOpenApiCommand(args: readonly string[], io: CommandIo =
   if (values['server-url'] !== undefined) {
     const problem = serverUrlProblem(values['server-url']);
     if (problem !== undefined) {
-      io.stderr(`monitoring-api openapi: --server-url must be ${problem}, got ${JSON.stringify(values['server-url'])}\n`);
+      io.stderr(
+        `monitoring-api openapi: --server-url must be ${problem}, got ${JSON.stringify(values['server-url'])}\n`,
+      );
       return 2;
     }
     options.serverUrl = values['server-url'];

@@ -4,7 +4,13 @@ import { resolveEngineOptions } from '../../engine/options.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
 import { POSTGRES_TIMEOUTS } from '../../stores/kysely/index.ts';
 import { databaseUrl, openMigrated } from './database.ts';
-import { describeEngine, ENGINE_FLAGS, firstEngineFlag, readEngineFlags, type EngineFlagOptions } from './engine-flags.ts';
+import {
+  describeEngine,
+  ENGINE_FLAGS,
+  firstEngineFlag,
+  readEngineFlags,
+  type EngineFlagOptions,
+} from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
 import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from '../flags.ts';
 import { exitGracefullyOnSignals } from '../server/graceful-shutdown.ts';
@@ -77,7 +83,9 @@ function readServerTimeouts(flags: FlagValues): ServerTimeouts {
   const headers = headersTimeout ?? SERVER_TIMEOUTS.headersTimeout;
   const request = requestTimeout ?? SERVER_TIMEOUTS.requestTimeout;
   if (headers > request) {
-    throw new UsageError(`--header-timeout (${headers} ms) must not exceed --request-timeout (${request} ms): the headers are part of the request`);
+    throw new UsageError(
+      `--header-timeout (${headers} ms) must not exceed --request-timeout (${request} ms): the headers are part of the request`,
+    );
   }
   return timeouts;
 }
@@ -89,7 +97,9 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
   const failFlag = text(flags, 'rate-limit-fail');
   const failMode = failFlag ?? env(variables, 'RATE_LIMIT_FAIL') ?? 'open';
   if (failMode !== 'open' && failMode !== 'closed') {
-    throw new UsageError(`${failFlag === undefined ? 'RATE_LIMIT_FAIL' : '--rate-limit-fail'} must be open or closed, not "${failMode}"`);
+    throw new UsageError(
+      `${failFlag === undefined ? 'RATE_LIMIT_FAIL' : '--rate-limit-fail'} must be open or closed, not "${failMode}"`,
+    );
   }
   // An empty host would make node:http listen on every interface, the opposite of what was typed.
   if (text(flags, 'host') === '') throw new UsageError('--host needs a host name or address');
@@ -101,17 +111,19 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
   if (flags['worker'] !== true && engineFlag !== undefined) throw new UsageError(`--${engineFlag} needs --worker`);
   const queryTimeout = text(flags, 'query-timeout');
   const shutdownTimeout = text(flags, 'shutdown-timeout');
-  const queryTimeoutMs = queryTimeout === undefined
-    ? POSTGRES_TIMEOUTS.queryTimeoutMs
-    : positiveInt(queryTimeout, '--query-timeout', MAX_TIMEOUT_MS);
+  const queryTimeoutMs =
+    queryTimeout === undefined
+      ? POSTGRES_TIMEOUTS.queryTimeoutMs
+      : positiveInt(queryTimeout, '--query-timeout', MAX_TIMEOUT_MS);
   return {
     host: text(flags, 'host') ?? env(variables, 'HOST') ?? '127.0.0.1',
     port: portFlag !== undefined ? port(portFlag) : port(env(variables, 'PORT') ?? '8080', 'PORT'),
     database: databaseUrl(text(flags, 'database'), variables),
     rateLimit: limit === undefined ? DEFAULTS.rateLimit : rateLimit(limit),
-    rateLimitStore: storeFlag !== undefined
-      ? checkRateLimitStore(storeFlag)
-      : checkRateLimitStore(env(variables, 'RATE_LIMIT_STORE') ?? 'memory', 'RATE_LIMIT_STORE'),
+    rateLimitStore:
+      storeFlag !== undefined
+        ? checkRateLimitStore(storeFlag)
+        : checkRateLimitStore(env(variables, 'RATE_LIMIT_STORE') ?? 'memory', 'RATE_LIMIT_STORE'),
     failOpen: failMode === 'open',
     trustProxy: cidrs(list(flags, 'trust-proxy'), '--trust-proxy'),
     bodyLimit: bodyLimit === undefined ? DEFAULTS.bodyLimit : positiveInt(bodyLimit, '--body-limit', MAX_BODY_LIMIT),
@@ -121,22 +133,25 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
     queryTimeoutMs,
     // Longer than a request can wait on the database (a connection, then a query), so that one in
     // flight at SIGTERM gets the store's own answer, a 500 at worst, before the deadline.
-    shutdownTimeoutMs: shutdownTimeout === undefined
-      ? POSTGRES_TIMEOUTS.connectionTimeoutMs + queryTimeoutMs + 3_000
-      : positiveInt(shutdownTimeout, '--shutdown-timeout', MAX_TIMEOUT_MS),
+    shutdownTimeoutMs:
+      shutdownTimeout === undefined
+        ? POSTGRES_TIMEOUTS.connectionTimeoutMs + queryTimeoutMs + 3_000
+        : positiveInt(shutdownTimeout, '--shutdown-timeout', MAX_TIMEOUT_MS),
     serverTimeouts: readServerTimeouts(flags),
   };
 }
 
 function printBootstrapBanner({ user, created }: Bootstrapped, io: CliIo): void {
   const rule = '='.repeat(72);
-  io.stdout([
-    rule,
-    `monitoring-api: new database: created user ${user.id} and a read+write API key (id ${created.key.id}).`,
-    `monitoring-api: API key (shown once, keep it now): ${created.token}`,
-    rule,
-    '',
-  ].join('\n'));
+  io.stdout(
+    [
+      rule,
+      `monitoring-api: new database: created user ${user.id} and a read+write API key (id ${created.key.id}).`,
+      `monitoring-api: API key (shown once, keep it now): ${created.token}`,
+      rule,
+      '',
+    ].join('\n'),
+  );
 }
 
 /** `monitoring-api serve`: the API on node:http until SIGTERM or SIGINT. */
@@ -145,8 +160,12 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
   const logger = jsonLogger();
   // Whatever ends the process, an uncaught exception included, the request lines it gathered go out.
   process.once('exit', () => void logger.flush());
-  const opened = await openMigrated(config.database, { preparedStatements: config.preparedStatements, queryTimeoutMs: config.queryTimeoutMs });
-  if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
+  const opened = await openMigrated(config.database, {
+    preparedStatements: config.preparedStatements,
+    queryTimeoutMs: config.queryTimeoutMs,
+  });
+  if (opened.applied.length > 0)
+    io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
   let rateLimiter: RateLimiter | undefined;
   let engine: MonitoringEngine | undefined;
   // Whatever was opened is closed again when starting fails, or Redis or the pool would keep
@@ -176,14 +195,18 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     const bootstrap = bootstrapFirstKey(opened);
     // From the moment requests can arrive, a signal drains them; bootstrap may still be waiting on
     // a lock then, and a shutdown waits for it: a start that failed must not exit 0.
-    const shutdown = exitGracefullyOnSignals(apiServer, {
-      async release() {
-        await bootstrap;
-        await api.close();
-        await release();
+    const shutdown = exitGracefullyOnSignals(
+      apiServer,
+      {
+        async release() {
+          await bootstrap;
+          await api.close();
+          await release();
+        },
+        beforeExit: () => logger.flush(),
       },
-      beforeExit: () => logger.flush(),
-    }, { drainDeadlineMs: config.shutdownTimeoutMs });
+      { drainDeadlineMs: config.shutdownTimeoutMs },
+    );
     let bootstrapped: Bootstrapped | undefined;
     try {
       bootstrapped = await bootstrap;

@@ -33,17 +33,20 @@ const MAX_STOP_DEADLINE_MS = 86_400_000;
 export async function worker(args: readonly string[], io: CliIo): Promise<void> {
   const { flags } = readFlags(args, SPEC, 'worker');
   const stopTimeout = text(flags, 'stop-timeout');
-  const stopDeadlineMs = stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
+  const stopDeadlineMs =
+    stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
   const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
   const database = databaseUrl(text(flags, 'database'), io.env);
   const queryTimeout = text(flags, 'query-timeout');
   // As for serve: how long a PostgreSQL query may take before it is given up (12 s by default).
-  const queryTimeoutMs = queryTimeout === undefined ? undefined : positiveInt(queryTimeout, '--query-timeout', 86_400_000);
+  const queryTimeoutMs =
+    queryTimeout === undefined ? undefined : positiveInt(queryTimeout, '--query-timeout', 86_400_000);
   const opened = await openMigrated(database, {
     preparedStatements: flags['no-prepared-statements'] !== true,
     ...(queryTimeoutMs === undefined ? {} : { queryTimeoutMs }),
   });
-  if (opened.applied.length > 0) io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
+  if (opened.applied.length > 0)
+    io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
   const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...engineFlags });
   const engine = createMonitoringEngine(options);
@@ -70,7 +73,8 @@ export function stopOnSignals(stop: () => Promise<void>, deadlineMs = STOP_DEADL
     setTimeout(() => exitNow(`checks still in flight after ${deadlineMs / 1000} s, exiting`), deadlineMs).unref();
     stop().then(
       () => process.exit(0),
-      (error: unknown) => exitNow(`stopping failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`),
+      (error: unknown) =>
+        exitNow(`stopping failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`),
     );
   };
   process.on('SIGTERM', onSignal);

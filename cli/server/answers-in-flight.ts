@@ -69,10 +69,12 @@ export class AnswersInFlight {
         res.destroy();
         continue;
       }
-      written.push(new Promise<void>((resolve) => {
-        res.once('finish', resolve);
-        res.once('close', resolve);
-      }));
+      written.push(
+        new Promise<void>((resolve) => {
+          res.once('finish', resolve);
+          res.once('close', resolve);
+        }),
+      );
       writeToResponse(res.req, res, protocolErrors.shutdownDeadline());
       // The request's own handler may still finish, and its answer must not follow this one onto
       // the connection (nor throw because headers were sent): what it writes now goes nowhere.

@@ -70,9 +70,13 @@ export function exitGracefullyOnSignals(
     const deadline = setTimeout(() => {
       // Answers are written within a second, or their connections are given up.
       setTimeout(() => exitNow(`requests still in flight after ${drainDeadlineMs} ms, exiting`), 1_000).unref();
-      answerInFlightWithServerError().then((answered) => exitNow(answered === 0
-        ? `shutting down took longer than ${drainDeadlineMs} ms, exiting`
-        : `answered ${answered} request(s) still in flight after ${drainDeadlineMs} ms with 500, exiting`));
+      answerInFlightWithServerError().then((answered) =>
+        exitNow(
+          answered === 0
+            ? `shutting down took longer than ${drainDeadlineMs} ms, exiting`
+            : `answered ${answered} request(s) still in flight after ${drainDeadlineMs} ms with 500, exiting`,
+        ),
+      );
     }, drainDeadlineMs);
     deadline.unref();
     // After the grace, idle connections go, and those that never delivered a request; one whose
@@ -81,10 +85,11 @@ export function exitGracefullyOnSignals(
     // phase): after a stall, the timers run before the sockets are read, and a request that came
     // in before the grace ended would look like an unused connection and be closed unanswered.
     let sweep: ReturnType<typeof setInterval> | undefined;
-    const closeQuiet = () => setImmediate(() => {
-      server.closeIdleConnections();
-      closeUnusedConnections();
-    });
+    const closeQuiet = () =>
+      setImmediate(() => {
+        server.closeIdleConnections();
+        closeUnusedConnections();
+      });
     const grace = setTimeout(() => {
       closeQuiet();
       sweep = setInterval(closeQuiet, IDLE_SWEEP_MS);
@@ -102,7 +107,8 @@ export function exitGracefullyOnSignals(
           const exit = () => process.exit(0);
           void Promise.race([wrote, gaveUp]).then(exit, exit);
         },
-        (error: unknown) => exitNow(`shutting down failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`),
+        (error: unknown) =>
+          exitNow(`shutting down failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`),
       );
     });
   };

@@ -41,7 +41,11 @@ export function createApiServer(api: MonitoringApi, timeouts: ServerTimeouts = {
   // stay at Node's defaults (431 beyond them).
   const merged = { ...SERVER_TIMEOUTS, ...timeouts };
   const shortest = Math.min(merged.headersTimeout, merged.requestTimeout);
-  const options = { connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(shortest / 2))), requireHostHeader: false, ...merged };
+  const options = {
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(shortest / 2))),
+    requireHostHeader: false,
+    ...merged,
+  };
   const server = createServer(options, (req, res) => {
     if (!drain.admit(req, res) || answeredMissingHost(req, res)) return;
     inFlight.track(res);
@@ -49,7 +53,9 @@ export function createApiServer(api: MonitoringApi, timeouts: ServerTimeouts = {
   });
   const drain = new ConnectionDrain(server);
   const inFlight = new AnswersInFlight();
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, drain.owedAnswer(socket)));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket, drain.owedAnswer(socket)),
+  );
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerConnect(socket, drain.owedAnswer(socket)));
   server.on('checkExpectation', answerExpectation);
   return {

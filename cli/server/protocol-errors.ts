@@ -58,7 +58,9 @@ function closeWith(socket: Duplex, error: ApiError, owed: ServerResponse | undef
     return;
   }
   const [headers, body] = answer(error, crypto.randomUUID());
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const lines = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${lines}\r\n${body}`, () => socket.destroy());
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
@@ -77,7 +79,11 @@ export function writeToResponse(req: IncomingMessage, res: ServerResponse, error
  * The server's 'clientError': malformed HTTP, oversized headers, too slow. `owed`: the answer
  * still owed to an earlier request on the connection (ConnectionDrain.owedAnswer).
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, owed: ServerResponse | undefined): void {
+export function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  owed: ServerResponse | undefined,
+): void {
   if (error.code === 'ECONNRESET') {
     socket.destroy();
     return;

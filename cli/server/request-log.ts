@@ -1,4 +1,10 @@
-import { RepeatedErrorLog, type Clock, type Logger, type RepeatedError, type RequestLogEntry } from '../../core/internal.ts';
+import {
+  RepeatedErrorLog,
+  type Clock,
+  type Logger,
+  type RepeatedError,
+  type RequestLogEntry,
+} from '../../core/internal.ts';
 
 const text = JSON.stringify;
 
@@ -14,9 +20,11 @@ export function requestLine(entry: RequestLogEntry): string {
   const ip = entry.client_ip === null ? 'null' : text(entry.client_ip);
   const code = entry.code === undefined ? '' : `,"code":${text(entry.code)}`;
   const key = entry.key_id === null ? 'null' : number(entry.key_id);
-  return `{"time":${text(entry.time)},"request_id":${text(entry.request_id)},"method":${text(entry.method)},`
-    + `"path":${text(entry.path)},"status":${number(entry.status)},"duration_ms":${number(entry.duration_ms)},`
-    + `"client_ip":${ip},"key_id":${key}${code}}`;
+  return (
+    `{"time":${text(entry.time)},"request_id":${text(entry.request_id)},"method":${text(entry.method)},` +
+    `"path":${text(entry.path)},"status":${number(entry.status)},"duration_ms":${number(entry.duration_ms)},` +
+    `"client_ip":${ip},"key_id":${key}${code}}`
+  );
 }
 
 export interface ServerLogger extends Logger {
@@ -42,12 +50,20 @@ export interface JsonLoggerOptions {
 export const REQUEST_LOG_FLUSH = { ms: 20, chars: 64 * 1024 } as const;
 
 function errorLine({ message, error, requestId, repeats }: RepeatedError): string {
-  const failure = error instanceof Error
-    ? { name: error.name, message: error.message, ...(repeats === 0 ? { stack: error.stack } : {}) }
-    : { message: String(error) };
-  const line = repeats === 0
-    ? { time: new Date().toISOString(), level: 'error', message, request_id: requestId, error: failure }
-    : { time: new Date().toISOString(), level: 'error', message: `${message} (${repeats} more like this since the last line)`, repeated: repeats, error: failure };
+  const failure =
+    error instanceof Error
+      ? { name: error.name, message: error.message, ...(repeats === 0 ? { stack: error.stack } : {}) }
+      : { message: String(error) };
+  const line =
+    repeats === 0
+      ? { time: new Date().toISOString(), level: 'error', message, request_id: requestId, error: failure }
+      : {
+          time: new Date().toISOString(),
+          level: 'error',
+          message: `${message} (${repeats} more like this since the last line)`,
+          repeated: repeats,
+          error: failure,
+        };
   return `${JSON.stringify(line)}\n`;
 }
 

@@ -48,8 +48,10 @@ export class KeyAdmin {
   }
 
   async createApiKey(input: CreateApiKeyInput): Promise<CreatedApiKey> {
-    if (!Number.isSafeInteger(input.userId) || input.userId < 1) throw new KeyAdminError(`invalid user id: ${input.userId}`);
-    if ((await this.store.getUser(input.userId)) === undefined) throw new KeyAdminError(`no user with id ${input.userId}`);
+    if (!Number.isSafeInteger(input.userId) || input.userId < 1)
+      throw new KeyAdminError(`invalid user id: ${input.userId}`);
+    if ((await this.store.getUser(input.userId)) === undefined)
+      throw new KeyAdminError(`no user with id ${input.userId}`);
     const scopes = [...new Set(input.scopes ?? SCOPES)];
     if (scopes.length === 0 || scopes.some((s) => !SCOPES.includes(s))) {
       throw new KeyAdminError(`scopes must be a non-empty subset of ${SCOPES.join(', ')}`);

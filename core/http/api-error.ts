@@ -1,7 +1,14 @@
 /** A detail of a `validation_failed` answer: one problem with one field (docs/contract.md §3). */
 export type DetailCode =
-  | 'missing' | 'invalid_type' | 'invalid_value' | 'out_of_range' | 'too_long'
-  | 'unknown_field' | 'forbidden_target' | 'not_applicable' | 'read_only_field';
+  | 'missing'
+  | 'invalid_type'
+  | 'invalid_value'
+  | 'out_of_range'
+  | 'too_long'
+  | 'unknown_field'
+  | 'forbidden_target'
+  | 'not_applicable'
+  | 'read_only_field';
 
 export interface ErrorDetail {
   field: string;

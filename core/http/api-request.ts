@@ -24,7 +24,12 @@ export interface RequestContext {
 /** A Web `Request` seen through the subset the core reads. */
 export function fromWebRequest(request: Request): ApiRequest {
   // ReadableStream is async-iterable in every runtime the core supports (Node 20, Bun, Deno).
-  return { method: request.method, url: request.url, headers: request.headers, body: request.body as AsyncIterable<Uint8Array> | null };
+  return {
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    body: request.body as AsyncIterable<Uint8Array> | null,
+  };
 }
 
 export interface ParsedUrl {
@@ -44,7 +49,11 @@ export function parseRequestUrl(url: string): ParsedUrl {
     const pathStart = schemeEnd < 0 ? -1 : url.indexOf('/', schemeEnd + 3);
     if (pathStart < 0) {
       const queryAt = url.indexOf('?', schemeEnd + 3);
-      return { origin: url.slice(0, queryAt < 0 ? url.length : queryAt), pathname: '/', query: queryAt < 0 ? '' : url.slice(queryAt + 1) };
+      return {
+        origin: url.slice(0, queryAt < 0 ? url.length : queryAt),
+        pathname: '/',
+        query: queryAt < 0 ? '' : url.slice(queryAt + 1),
+      };
     }
     origin = url.slice(0, pathStart);
     start = pathStart;

@@ -10,7 +10,7 @@ import { authThrottleHeaders, keyQuotaHeaders } from './rate-limit-headers.ts';
  */
 
 export type NotFoundCode =
-  | 'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found' | 'maintenance_window_not_found';
+  'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found' | 'maintenance_window_not_found';
 export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
 
 const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
@@ -39,8 +39,10 @@ const BEARER_CHALLENGE = 'Bearer realm="monitoring"';
 const UNAUTHORIZED = { headers: { 'www-authenticate': BEARER_CHALLENGE } } as const;
 
 export const errors = {
-  missingApiKey: () => new ApiError(401, 'missing_api_key', 'The Authorization header with a Bearer API key is missing.', UNAUTHORIZED),
-  invalidApiKey: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid, has expired or was revoked.', UNAUTHORIZED),
+  missingApiKey: () =>
+    new ApiError(401, 'missing_api_key', 'The Authorization header with a Bearer API key is missing.', UNAUTHORIZED),
+  invalidApiKey: () =>
+    new ApiError(401, 'invalid_api_key', 'The API key is not valid, has expired or was revoked.', UNAUTHORIZED),
   /**
    * The key is known, so the answer shows its quota (docs/decisions.md §3), uncounted: a request
    * refused at the allow-list never reached the rate-limit step, and is not itself refused by it.
@@ -61,23 +63,42 @@ export const errors = {
     }),
   /** The address's failed-authentication throttle is spent (docs/decisions.md §2): its fields and Retry-After. */
   authThrottled: (decision: RateLimitDecision, policy: RateLimitPolicy) =>
-    new ApiError(429, 'rate_limit_exceeded', 'Too many failed authentication attempts from your address: wait for the time given in Retry-After.', {
-      headers: authThrottleHeaders({ ...decision, allowed: false }, policy),
-    }),
+    new ApiError(
+      429,
+      'rate_limit_exceeded',
+      'Too many failed authentication attempts from your address: wait for the time given in Retry-After.',
+      {
+        headers: authThrottleHeaders({ ...decision, allowed: false }, policy),
+      },
+    ),
   unknownRoute: (resource: string | null) =>
-    new ApiError(404, resource === null ? 'unknown_route' : `unknown_${resource.replaceAll('-', '_')}_route`, 'No such route in this API.'),
+    new ApiError(
+      404,
+      resource === null ? 'unknown_route' : `unknown_${resource.replaceAll('-', '_')}_route`,
+      'No such route in this API.',
+    ),
   methodNotAllowed: (allow: readonly string[]) =>
-    new ApiError(405, 'method_not_allowed', `This route accepts ${allow.join(', ')} only.`, { headers: { allow: allow.join(', ') } }),
-  invalidContentType: () => new ApiError(400, 'invalid_content_type', 'The request body must be sent as Content-Type: application/json (in UTF-8, if a charset is given).'),
+    new ApiError(405, 'method_not_allowed', `This route accepts ${allow.join(', ')} only.`, {
+      headers: { allow: allow.join(', ') },
+    }),
+  invalidContentType: () =>
+    new ApiError(
+      400,
+      'invalid_content_type',
+      'The request body must be sent as Content-Type: application/json (in UTF-8, if a charset is given).',
+    ),
   /**
    * The unread rest of an oversized body is not worth draining, so the connection closes after
    * the answer (docs/decisions.md §4) wherever the server owns it (see toWebResponse).
    */
   payloadTooLarge: (limit: number) =>
-    new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`, { headers: CLOSES_CONNECTION }),
+    new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`, {
+      headers: CLOSES_CONNECTION,
+    }),
   invalidJson: () => new ApiError(400, 'invalid_json', 'The request body is not a valid UTF-8 JSON object.'),
   /** `cause`: the stream's own failure (a reset, an aborted upload), kept for whoever debugs it. */
-  bodyUnreadable: (cause?: unknown) => new ApiError(400, 'invalid_json', 'The request body could not be read to its end.', { cause }),
+  bodyUnreadable: (cause?: unknown) =>
+    new ApiError(400, 'invalid_json', 'The request body could not be read to its end.', { cause }),
   validationFailed: (details: ErrorDetail[]) =>
     new ApiError(400, 'validation_failed', 'The request has invalid fields: see details.', { details }),
   invalidId: () => new ApiError(400, 'invalid_id', 'The id query parameter must be given once, as a positive integer.'),
@@ -85,5 +106,6 @@ export const errors = {
   duplicate: (code: DuplicateCode, existingId: number) =>
     new ApiError(409, code, DUPLICATE_MESSAGES[code], { existingId }),
   serverError: () => new ApiError(500, 'server_error', 'The server failed to handle the request.'),
-  missingTable: () => new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),
+  missingTable: () =>
+    new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),
 } as const;

@@ -15,9 +15,11 @@ export const protocolErrors = {
   malformed: () => new ApiError(400, 'bad_request', 'The request is not valid HTTP.', closing),
   missingHost: () => new ApiError(400, 'bad_request', 'An HTTP/1.1 request needs a Host header.', closing),
   connect: () => new ApiError(400, 'bad_request', 'CONNECT is not served: this server is not a proxy.', closing),
-  headersTooLarge: () => new ApiError(431, 'request_header_fields_too_large', 'The request line or headers are too large.', closing),
+  headersTooLarge: () =>
+    new ApiError(431, 'request_header_fields_too_large', 'The request line or headers are too large.', closing),
   requestTimeout: () => new ApiError(408, 'request_timeout', 'The request was not received in time.', closing),
-  expectationFailed: () => new ApiError(417, 'expectation_failed', 'The only expectation served is 100-continue.', closing),
+  expectationFailed: () =>
+    new ApiError(417, 'expectation_failed', 'The only expectation served is 100-continue.', closing),
   /**
    * A shutdown's deadline came before the API answered (cli/server/answers-in-flight.ts): a 500 as the
    * API gives it, and the connection closes, since the process is about to end.

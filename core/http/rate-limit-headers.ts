@@ -7,7 +7,10 @@ import type { HeaderFields } from './api-error.ts';
  * clients still read, and `Retry-After` (equal to `t`) when the request was refused.
  */
 function rateLimitHeaders(
-  policyName: string, decision: RateLimitDecision, policy: RateLimitPolicy, legacy: boolean,
+  policyName: string,
+  decision: RateLimitDecision,
+  policy: RateLimitPolicy,
+  legacy: boolean,
 ): HeaderFields {
   const reset = String(decision.resetSeconds);
   const headers: Record<string, string> = {

@@ -20,8 +20,14 @@ function formatter(zone: string): Intl.DateTimeFormat {
   let format = FORMATTERS.get(zone);
   if (format === undefined) {
     format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-      hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     if (FORMATTERS.size < 1000) FORMATTERS.set(zone, format);
   }

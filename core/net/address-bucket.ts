@@ -11,6 +11,8 @@ export function addressBucket(address: string | null): string {
   if (canonical === null) return 'unknown';
   // canonicalIp turns IPv4-mapped addresses into IPv4, so a colon means a real IPv6 address.
   if (!canonical.includes(':')) return canonical;
-  const parts = ipaddr.IPv6.parse(canonical).parts.slice(0, 4).map((part) => part.toString(16));
+  const parts = ipaddr.IPv6.parse(canonical)
+    .parts.slice(0, 4)
+    .map((part) => part.toString(16));
   return `${parts.join(':')}::/64`;
 }

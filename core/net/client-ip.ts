@@ -133,11 +133,7 @@ function canonicalPeer(peer: string): string | null {
  * better: the hops left of it can no longer be tied to anyone trusted, and believing them would
  * let a client choose its own address simply by sending garbage first.
  */
-export function clientIp(
-  peer: string | null,
-  headers: HeaderReader,
-  trustedProxies: IpMatcher | null,
-): string | null {
+export function clientIp(peer: string | null, headers: HeaderReader, trustedProxies: IpMatcher | null): string | null {
   if (peer === null) return null;
   const nearest = canonicalPeer(peer);
   if (nearest === null || trustedProxies === null || !trustedProxies.matches(nearest)) {

@@ -9,7 +9,12 @@ import { DEFAULTS, normalizeBasePath } from '../options.ts';
 import { ROUTES } from '../routes/router.ts';
 import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
 import { maintenanceSchemas } from './maintenance-schemas.ts';
-import { blacklistMonitorInputSchema, deviceInputSchema, listQueryParameterSchemas, resultsQueryParameterSchemas } from './request-schemas.ts';
+import {
+  blacklistMonitorInputSchema,
+  deviceInputSchema,
+  listQueryParameterSchemas,
+  resultsQueryParameterSchemas,
+} from './request-schemas.ts';
 import { componentSchemas } from './response-schemas.ts';
 import { webhookSchemas } from './webhook-schemas.ts';
 import { componentHeaders } from './headers.ts';
@@ -34,33 +39,46 @@ function parameters(): Record<string, ParameterObject> {
   const results = resultsQueryParameterSchemas();
   return {
     Limit: {
-      name: 'limit', in: 'query', required: false,
+      name: 'limit',
+      in: 'query',
+      required: false,
       description: 'Page size. Without it the whole list is answered.',
       schema: list.limit,
     },
     AfterId: {
-      name: 'after_id', in: 'query', required: false,
+      name: 'after_id',
+      in: 'query',
+      required: false,
       description: 'Cursor: only records with a larger id. Default 0.',
       schema: list.after_id,
     },
     ResultsLimit: {
-      name: 'limit', in: 'query', required: false,
+      name: 'limit',
+      in: 'query',
+      required: false,
       description: `Page size of a results page. Default ${DEFAULT_RESULTS_LIMIT}.`,
       schema: results.limit,
     },
     BeforeId: {
-      name: 'before_id', in: 'query', required: false,
+      name: 'before_id',
+      in: 'query',
+      required: false,
       description: 'Cursor: only results with a smaller id (older ones). Default: from the newest.',
       schema: results.before_id,
     },
     Id: {
-      name: 'id', in: 'query', required: true,
+      name: 'id',
+      in: 'query',
+      required: true,
       description: 'The id of the record, exactly once, in decimal digits.',
       schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     },
     RequestId: {
-      name: 'X-Request-Id', in: 'header', required: false,
-      description: 'Your own request id, echoed in the answer and the logs when it is 1-64 characters of [A-Za-z0-9._-].',
+      name: 'X-Request-Id',
+      in: 'header',
+      required: false,
+      description:
+        'Your own request id, echoed in the answer and the logs when it is 1-64 characters of [A-Za-z0-9._-].',
       schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
     },
   };
@@ -103,7 +121,8 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     const item = (paths[route.path] ??= {});
     item[route.method.toLowerCase() as HttpMethod] = operation;
   }
-  if (byRoute.size > 0) throw new Error(`OpenAPI: described routes that do not exist: ${[...byRoute.keys()].join(', ')}`);
+  if (byRoute.size > 0)
+    throw new Error(`OpenAPI: described routes that do not exist: ${[...byRoute.keys()].join(', ')}`);
 
   const schemas: Record<string, JsonSchema> = componentSchemas({
     DeviceInput: deviceInputSchema(),
@@ -128,16 +147,26 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       description: DESCRIPTION,
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{
-      url: options.serverUrl ?? basePath,
-      description: options.serverUrl === undefined ? 'The API on the host that serves this document.' : 'The API.',
-    }],
+    servers: [
+      {
+        url: options.serverUrl ?? basePath,
+        description: options.serverUrl === undefined ? 'The API on the host that serves this document.' : 'The API.',
+      },
+    ],
     tags: [
       { name: 'me', description: 'The calling key.' },
       { name: 'devices', description: 'Monitored endpoints: a domain or IP address and the checks to run on it.' },
       { name: 'blacklist-monitors', description: 'Domains and IP addresses watched for DNS blacklisting.' },
-      { name: 'maintenance-windows', description: 'Planned work: while a window is in force its devices are in maintenance, checked but never announced down or up.' },
-      { name: 'webhooks', description: 'Endpoints that receive status-change events, signed per Standard Webhooks (the secret is shown once, at creation).' },
+      {
+        name: 'maintenance-windows',
+        description:
+          'Planned work: while a window is in force its devices are in maintenance, checked but never announced down or up.',
+      },
+      {
+        name: 'webhooks',
+        description:
+          'Endpoints that receive status-change events, signed per Standard Webhooks (the secret is shown once, at creation).',
+      },
     ],
     paths,
     components: {
@@ -149,7 +178,8 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
         [SECURITY_SCHEME]: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API key issued by the operator, sent as `Authorization: Bearer <key>`. Scopes (read, write) are listed per operation.',
+          description:
+            'An API key issued by the operator, sent as `Authorization: Bearer <key>`. Scopes (read, write) are listed per operation.',
         },
       },
     },

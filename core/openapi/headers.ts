@@ -3,11 +3,13 @@ import type { HeaderObject, Reference } from './types.ts';
 
 export const HEADERS = {
   'X-Request-Id': {
-    description: "Identifies the request in the server's logs: the caller's own X-Request-Id when it is 1-64 characters of [A-Za-z0-9._-], else a new UUID.",
+    description:
+      "Identifies the request in the server's logs: the caller's own X-Request-Id when it is 1-64 characters of [A-Za-z0-9._-], else a new UUID.",
     schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
   },
   'RateLimit-Policy': {
-    description: 'The quota (draft-ietf-httpapi-ratelimit-headers-11): `"key";q=<requests>;w=<window seconds>`, or `"failed-auth";...` on a 429 for too many failed authentications from one address.',
+    description:
+      'The quota (draft-ietf-httpapi-ratelimit-headers-11): `"key";q=<requests>;w=<window seconds>`, or `"failed-auth";...` on a 429 for too many failed authentications from one address.',
     schema: { type: 'string', pattern: '^"[a-z-]+";q=[0-9]+;w=[0-9]+$', examples: ['"key";q=120;w=60'] },
   },
   RateLimit: {
@@ -27,16 +29,26 @@ export const HEADERS = {
     schema: { type: 'integer', minimum: 0 },
   },
   'Retry-After': {
-    description: 'Seconds to wait before trying again (equal to `t` of RateLimit). A refused request was not executed, so repeating it after this delay is safe, also for a create.',
+    description:
+      'Seconds to wait before trying again (equal to `t` of RateLimit). A refused request was not executed, so repeating it after this delay is safe, also for a create.',
     schema: { type: 'integer', minimum: 0 },
   },
   Link: {
-    description: 'When more follow the page: on a list page given with `limit`, `<path?limit=N&after_id=M>; rel="next"`; on a results page, `<path?id=I&limit=N&before_id=M>; rel="next"`. A path, to resolve against the request URL.',
-    schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$', examples: ['</v1/devices?limit=50&after_id=50>; rel="next"'] },
+    description:
+      'When more follow the page: on a list page given with `limit`, `<path?limit=N&after_id=M>; rel="next"`; on a results page, `<path?id=I&limit=N&before_id=M>; rel="next"`. A path, to resolve against the request URL.',
+    schema: {
+      type: 'string',
+      pattern: '^<[^>]+>; rel="next"$',
+      examples: ['</v1/devices?limit=50&after_id=50>; rel="next"'],
+    },
   },
   'WWW-Authenticate': {
-    description: 'The authentication scheme expected (RFC 6750): `Bearer realm="monitoring"` on a 401; on a 403 insufficient_scope also the error and the scope needed (§3.1).',
-    schema: { type: 'string', pattern: '^Bearer realm="monitoring"(, error="insufficient_scope", scope="(read|write)")?$' },
+    description:
+      'The authentication scheme expected (RFC 6750): `Bearer realm="monitoring"` on a 401; on a 403 insufficient_scope also the error and the scope needed (§3.1).',
+    schema: {
+      type: 'string',
+      pattern: '^Bearer realm="monitoring"(, error="insufficient_scope", scope="(read|write)")?$',
+    },
   },
   Allow: {
     description: 'The methods the path accepts.',
@@ -45,7 +57,13 @@ export const HEADERS = {
 } satisfies Record<string, HeaderObject>;
 
 export type HeaderName = keyof typeof HEADERS;
-export const RATE_LIMIT_HEADERS: HeaderName[] = ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+export const RATE_LIMIT_HEADERS: HeaderName[] = [
+  'RateLimit-Policy',
+  'RateLimit',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+];
 
 /**
  * The shared header definitions. All but Link are present on every response that lists them as
@@ -54,13 +72,18 @@ export const RATE_LIMIT_HEADERS: HeaderName[] = ['RateLimit-Policy', 'RateLimit'
  * override it).
  */
 export function componentHeaders(): Record<string, HeaderObject> {
-  return Object.fromEntries(Object.entries(HEADERS).map(([name, header]) => [name, name === 'Link' ? header : { ...header, required: true }]));
+  return Object.fromEntries(
+    Object.entries(HEADERS).map(([name, header]) => [name, name === 'Link' ? header : { ...header, required: true }]),
+  );
 }
 
 export const headerRef = (name: HeaderName): Reference => ({ $ref: `#/components/headers/${name}` });
 
 /** Response headers by name: the required ones by reference, the optional ones inline. */
-export function headers(required: readonly HeaderName[], optional: readonly HeaderName[] = []): Record<string, HeaderObject | Reference> {
+export function headers(
+  required: readonly HeaderName[],
+  optional: readonly HeaderName[] = [],
+): Record<string, HeaderObject | Reference> {
   const result: Record<string, HeaderObject | Reference> = {};
   for (const name of required) {
     if (name === 'Link') throw new Error('Link is never required');
@@ -71,4 +94,5 @@ export function headers(required: readonly HeaderName[], optional: readonly Head
 }
 
 /** Every answer past the rate limit (docs/contract.md §2 step 3) carries the quota. */
-export const AFTER_RATE_LIMIT = (): Record<string, HeaderObject | Reference> => headers(['X-Request-Id', ...RATE_LIMIT_HEADERS]);
+export const AFTER_RATE_LIMIT = (): Record<string, HeaderObject | Reference> =>
+  headers(['X-Request-Id', ...RATE_LIMIT_HEADERS]);

@@ -5,7 +5,16 @@ import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
 import { ref } from './schema-helpers.ts';
 import { AFTER_RATE_LIMIT, headers, RATE_LIMIT_HEADERS } from './headers.ts';
 import type { OperationObject, Reference, ResponseObject } from './types.ts';
-import { JSON_MEDIA, badRequest, errorResponseObject, everyOperation, responseRef, sampleDetails, success, unknownRouteErrors } from './response-objects.ts';
+import {
+  JSON_MEDIA,
+  badRequest,
+  errorResponseObject,
+  everyOperation,
+  responseRef,
+  sampleDetails,
+  success,
+  unknownRouteErrors,
+} from './response-objects.ts';
 
 export interface Resource {
   /** Path segment, e.g. `devices`. */
@@ -27,22 +36,41 @@ export interface Resource {
 
 export const RESOURCES: Resource[] = [
   {
-    path: 'devices', name: 'Device', plural: 'Devices', noun: 'device', tag: 'devices',
-    notFound: errors.notFound('device_not_found'), duplicate: errors.duplicate('duplicate_device', 42),
+    path: 'devices',
+    name: 'Device',
+    plural: 'Devices',
+    noun: 'device',
+    tag: 'devices',
+    notFound: errors.notFound('device_not_found'),
+    duplicate: errors.duplicate('duplicate_device', 42),
     checked: true,
   },
   {
-    path: 'blacklist-monitors', name: 'BlacklistMonitor', plural: 'BlacklistMonitors', noun: 'blacklist monitor', tag: 'blacklist-monitors',
-    notFound: errors.notFound('blacklist_monitor_not_found'), duplicate: errors.duplicate('duplicate_blacklist_monitor', 42),
+    path: 'blacklist-monitors',
+    name: 'BlacklistMonitor',
+    plural: 'BlacklistMonitors',
+    noun: 'blacklist monitor',
+    tag: 'blacklist-monitors',
+    notFound: errors.notFound('blacklist_monitor_not_found'),
+    duplicate: errors.duplicate('duplicate_blacklist_monitor', 42),
     checked: true,
   },
   {
-    path: 'maintenance-windows', name: 'MaintenanceWindow', plural: 'MaintenanceWindows', noun: 'maintenance window',
-    tag: 'maintenance-windows', notFound: errors.notFound('maintenance_window_not_found'),
+    path: 'maintenance-windows',
+    name: 'MaintenanceWindow',
+    plural: 'MaintenanceWindows',
+    noun: 'maintenance window',
+    tag: 'maintenance-windows',
+    notFound: errors.notFound('maintenance_window_not_found'),
   },
   {
-    path: 'webhooks', name: 'Webhook', plural: 'Webhooks', noun: 'webhook', tag: 'webhooks',
-    notFound: errors.notFound('webhook_not_found'), duplicate: errors.duplicate('duplicate_webhook', 42),
+    path: 'webhooks',
+    name: 'Webhook',
+    plural: 'Webhooks',
+    noun: 'webhook',
+    tag: 'webhooks',
+    notFound: errors.notFound('webhook_not_found'),
+    duplicate: errors.duplicate('duplicate_webhook', 42),
     createdEnvelope: 'CreatedWebhookEnvelope',
   },
 ];
@@ -71,7 +99,9 @@ export function drafts(): Map<string, Draft> {
     tags: ['me'],
     responses: {
       200: success('The key and its user.', 'MeEnvelope'),
-      400: badRequest('A query parameter was given (this operation takes none).', [errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }])]),
+      400: badRequest('A query parameter was given (this operation takes none).', [
+        errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }]),
+      ]),
       401: responseRef('Unauthorized'),
       403: responseRef('ForbiddenAddress'),
       404: responseRef('UnknownRoute'),
@@ -101,9 +131,10 @@ export function drafts(): Map<string, Draft> {
     map.set(`POST /${r.path}/create`, {
       operationId: `create${r.name}`,
       summary: `Create a ${r.noun}`,
-      description: r.duplicate === undefined
-        ? 'Fields not in the schema are refused (unknown_field); ids of records that are not the user\'s are invalid_value, naming the field and the id.'
-        : `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
+      description:
+        r.duplicate === undefined
+          ? "Fields not in the schema are refused (unknown_field); ids of records that are not the user's are invalid_value, naming the field and the id."
+          : `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
       tags: [r.tag],
       requestBody: {
         description: `The ${r.noun}. Content-Type must be application/json (a charset parameter is allowed).`,
@@ -111,7 +142,10 @@ export function drafts(): Map<string, Draft> {
         content: { [JSON_MEDIA]: { schema: ref(`${r.name}Input`) } },
       },
       responses: {
-        201: success(`The ${r.noun} as stored (targets normalised, defaults filled in).`, r.createdEnvelope ?? `${r.name}Envelope`),
+        201: success(
+          `The ${r.noun} as stored (targets normalised, defaults filled in).`,
+          r.createdEnvelope ?? `${r.name}Envelope`,
+        ),
         400: badRequest(
           'The body is not JSON of the right media type, or has invalid fields (every problem is listed in details).',
           [errors.invalidContentType(), errors.invalidJson(), errors.validationFailed(sampleDetails())],
@@ -122,7 +156,11 @@ export function drafts(): Map<string, Draft> {
         ...(r.duplicate === undefined
           ? {}
           : {
-              409: errorResponseObject(`An identical ${r.noun} exists already; existing_id names it.`, [r.duplicate], AFTER_RATE_LIMIT()),
+              409: errorResponseObject(
+                `An identical ${r.noun} exists already; existing_id names it.`,
+                [r.duplicate],
+                AFTER_RATE_LIMIT(),
+              ),
             }),
         413: responseRef('PayloadTooLarge'),
         429: responseRef('RateLimited'),
@@ -130,26 +168,40 @@ export function drafts(): Map<string, Draft> {
         ...everyOperation(),
       },
     });
-    if (r.checked) map.set(`GET /${r.path}/results`, {
-      operationId: `list${r.name}Results`,
-      summary: `The check results of one ${r.noun}, newest first`,
-      description: `What the monitoring engine found at each check of one ${r.noun} of the key's user${r.path === 'devices' ? ' (one result per probe that ran)' : ' (one result per zone asked)'}, newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}). When older results follow, a \`Link: <...>; rel="next"\` header gives the next page (the same \`limit\`, \`before_id\` = the last id of this page). A ${r.noun} that does not exist and one of another user get the same 404. Results older than the engine's retention are deleted.`,
-      tags: [r.tag],
-      parameters: [{ $ref: '#/components/parameters/Id' }, { $ref: '#/components/parameters/ResultsLimit' }, { $ref: '#/components/parameters/BeforeId' }],
-      responses: {
-        200: success(`The ${r.noun}'s results, newest first.`, `${r.name}ResultListEnvelope`, headers([], ['Link'])),
-        400: badRequest(
-          'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
-          [errors.invalidId(), errors.validationFailed([{ field: 'limit', code: 'out_of_range', message: 'limit must be an integer from 1 to 1000, given once.' }])],
-        ),
-        401: responseRef('Unauthorized'),
-        403: responseRef('Forbidden'),
-        404: notFound(r),
-        429: responseRef('RateLimited'),
-        500: responseRef('ServerError'),
-        ...everyOperation(),
-      },
-    });
+    if (r.checked)
+      map.set(`GET /${r.path}/results`, {
+        operationId: `list${r.name}Results`,
+        summary: `The check results of one ${r.noun}, newest first`,
+        description: `What the monitoring engine found at each check of one ${r.noun} of the key's user${r.path === 'devices' ? ' (one result per probe that ran)' : ' (one result per zone asked)'}, newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}). When older results follow, a \`Link: <...>; rel="next"\` header gives the next page (the same \`limit\`, \`before_id\` = the last id of this page). A ${r.noun} that does not exist and one of another user get the same 404. Results older than the engine's retention are deleted.`,
+        tags: [r.tag],
+        parameters: [
+          { $ref: '#/components/parameters/Id' },
+          { $ref: '#/components/parameters/ResultsLimit' },
+          { $ref: '#/components/parameters/BeforeId' },
+        ],
+        responses: {
+          200: success(`The ${r.noun}'s results, newest first.`, `${r.name}ResultListEnvelope`, headers([], ['Link'])),
+          400: badRequest(
+            'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
+            [
+              errors.invalidId(),
+              errors.validationFailed([
+                {
+                  field: 'limit',
+                  code: 'out_of_range',
+                  message: 'limit must be an integer from 1 to 1000, given once.',
+                },
+              ]),
+            ],
+          ),
+          401: responseRef('Unauthorized'),
+          403: responseRef('Forbidden'),
+          404: notFound(r),
+          429: responseRef('RateLimited'),
+          500: responseRef('ServerError'),
+          ...everyOperation(),
+        },
+      });
     map.set(`GET /${r.path}/get`, {
       operationId: `get${r.name}`,
       summary: `One ${r.noun}`,
@@ -160,7 +212,12 @@ export function drafts(): Map<string, Draft> {
         200: success(`The ${r.noun}.`, `${r.name}Envelope`),
         400: badRequest(
           'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
-          [errors.invalidId(), errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }])],
+          [
+            errors.invalidId(),
+            errors.validationFailed([
+              { field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' },
+            ]),
+          ],
         ),
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
@@ -182,10 +239,18 @@ export function drafts(): Map<string, Draft> {
         content: { [JSON_MEDIA]: { schema: ref(`${r.name}Update`) } },
       },
       responses: {
-        200: success(`The ${r.noun} as changed.`, r.path === 'webhooks' ? 'UpdatedWebhookEnvelope' : `${r.name}Envelope`),
+        200: success(
+          `The ${r.noun} as changed.`,
+          r.path === 'webhooks' ? 'UpdatedWebhookEnvelope' : `${r.name}Envelope`,
+        ),
         400: badRequest(
           'The id is not valid (invalid_id), the body is not JSON of the right media type, or it has invalid fields (every problem is listed in details).',
-          [errors.invalidId(), errors.invalidContentType(), errors.invalidJson(), errors.validationFailed(sampleDetails())],
+          [
+            errors.invalidId(),
+            errors.invalidContentType(),
+            errors.invalidJson(),
+            errors.validationFailed(sampleDetails()),
+          ],
         ),
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
@@ -193,7 +258,11 @@ export function drafts(): Map<string, Draft> {
         ...(r.duplicate === undefined
           ? {}
           : {
-              409: errorResponseObject(`The change would make it equal to another ${r.noun}; existing_id names it.`, [r.duplicate], AFTER_RATE_LIMIT()),
+              409: errorResponseObject(
+                `The change would make it equal to another ${r.noun}; existing_id names it.`,
+                [r.duplicate],
+                AFTER_RATE_LIMIT(),
+              ),
             }),
         413: responseRef('PayloadTooLarge'),
         429: responseRef('RateLimited'),
@@ -211,7 +280,12 @@ export function drafts(): Map<string, Draft> {
         200: success('Deleted.', 'DeletedEnvelope'),
         400: badRequest(
           'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
-          [errors.invalidId(), errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }])],
+          [
+            errors.invalidId(),
+            errors.validationFailed([
+              { field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' },
+            ]),
+          ],
         ),
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),

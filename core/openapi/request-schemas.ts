@@ -6,7 +6,12 @@
  * conversion rather than being described vaguely.
  */
 import * as v from 'valibot';
-import { toJsonSchema, type ConversionConfig, type JsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
+import {
+  toJsonSchema,
+  type ConversionConfig,
+  type JsonSchema,
+  type OverrideActionContext,
+} from '@valibot/to-json-schema';
 import { blacklistMonitorHints, blacklistMonitorSchema } from '../validation/blacklist-monitor-input.ts';
 import type { FieldHints } from '../validation/details.ts';
 import { deviceHints, deviceSchema } from '../validation/device-input.ts';
@@ -144,7 +149,8 @@ function describe(
 
 /** What docs/contract.md §6.1 says about defaults and applicability: not part of the validator's schema. */
 const DEVICE_NOTES: Readonly<Record<string, string>> = {
-  target_value: 'Domains are stored lower-cased and in ASCII (punycode) form, IP addresses in canonical form; targets that are not publicly routable are refused (forbidden_target) unless the server allows private targets.',
+  target_value:
+    'Domains are stored lower-cased and in ASCII (punycode) form, IP addresses in canonical form; targets that are not publicly routable are refused (forbidden_target) unless the server allows private targets.',
   service_type: 'Default web.',
   scheme: 'Web only. Default https.',
   port: 'Default by service: web 80/443 by scheme, ssh 22, smtp 25, smtps 465, submission 587, ftp 21, imap 143, imaps 993, pop3 110, pop3s 995, dns 53, mysql 3306, postgresql 5432, rdp 3389; required for tcp.',
@@ -173,7 +179,8 @@ const MONITOR_NOTES: Readonly<Record<string, string>> = {
 export function deviceInputSchema(): JsonSchema {
   return {
     ...describe(deviceSchema, deviceHints, DEVICE_NOTES),
-    description: 'A device to create. Only target_type and target_value are required; an optional field given as null means the same as leaving it out. Web-only fields on another service type are refused (not_applicable) unless null or false.',
+    description:
+      'A device to create. Only target_type and target_value are required; an optional field given as null means the same as leaving it out. Web-only fields on another service type are refused (not_applicable) unless null or false.',
   };
 }
 

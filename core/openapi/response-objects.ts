@@ -15,7 +15,11 @@ import type { HeaderObject, Reference, ResponseObject } from './types.ts';
 
 export const JSON_MEDIA = 'application/json';
 
-export function errorResponseObject(description: string, examples: readonly ApiError[], headerSet: Record<string, HeaderObject | Reference>): ResponseObject {
+export function errorResponseObject(
+  description: string,
+  examples: readonly ApiError[],
+  headerSet: Record<string, HeaderObject | Reference>,
+): ResponseObject {
   const codes = [...new Set(examples.map((error) => error.code))];
   return {
     description,
@@ -23,16 +27,25 @@ export function errorResponseObject(description: string, examples: readonly ApiE
     content: {
       [JSON_MEDIA]: {
         schema: errorEnvelopeFor(codes),
-        examples: Object.fromEntries(examples.map((error) => [error.code, { summary: error.message, value: exampleBody(error) }])),
+        examples: Object.fromEntries(
+          examples.map((error) => [error.code, { summary: error.message, value: exampleBody(error) }]),
+        ),
       },
     },
   };
 }
 
 /** A spent quota, for the examples of answers that carry one: only their codes and messages are shown. */
-export const spentQuota = (policy: RateLimitPolicy): RateLimitDecision => ({ allowed: false, limit: policy.limit, remaining: 0, resetSeconds: policy.windowSeconds });
+export const spentQuota = (policy: RateLimitPolicy): RateLimitDecision => ({
+  allowed: false,
+  limit: policy.limit,
+  remaining: 0,
+  resetSeconds: policy.windowSeconds,
+});
 
-export const sampleDetails = () => [{ field: 'port', code: 'out_of_range' as const, message: 'port must be an integer from 1 to 65535.' }];
+export const sampleDetails = () => [
+  { field: 'port', code: 'out_of_range' as const, message: 'port must be an integer from 1 to 65535.' },
+];
 
 /** The unknown-route codes: `unknown_<resource>_route` for each resource, and `unknown_route`. */
 export function unknownRouteErrors(): ApiError[] {
@@ -53,7 +66,7 @@ export function sharedResponses(): Record<string, ResponseObject> {
       { ...AFTER_RATE_LIMIT(), ...headers([], ['WWW-Authenticate']) },
     ),
     ForbiddenAddress: errorResponseObject(
-      'The key may not be used from this address. The answer shows the key\'s quota without spending it.',
+      "The key may not be used from this address. The answer shows the key's quota without spending it.",
       [errors.ipNotAllowed(spentQuota(DEFAULTS.rateLimit), DEFAULTS.rateLimit)],
       AFTER_RATE_LIMIT(),
     ),
@@ -63,7 +76,10 @@ export function sharedResponses(): Record<string, ResponseObject> {
         errors.rateLimited(spentQuota(DEFAULTS.rateLimit), DEFAULTS.rateLimit),
         errors.authThrottled(spentQuota(DEFAULTS.authFailureLimit), DEFAULTS.authFailureLimit),
       ],
-      headers(['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'Retry-After'], ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+      headers(
+        ['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'Retry-After'],
+        ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+      ),
     ),
     PayloadTooLarge: errorResponseObject(
       `The body is larger than the server's limit (${DEFAULTS.bodyLimit} bytes by default).`,
@@ -90,14 +106,27 @@ export function sharedResponses(): Record<string, ResponseObject> {
       [protocolErrors.malformed(), protocolErrors.missingHost(), protocolErrors.connect()],
       headers(['X-Request-Id']),
     ),
-    RequestTimeout: errorResponseObject(`${PROTOCOL} the request line, headers or body did not arrive in time.`, [protocolErrors.requestTimeout()], headers(['X-Request-Id'])),
-    ExpectationFailed: errorResponseObject(`${PROTOCOL} an Expect header other than 100-continue.`, [protocolErrors.expectationFailed()], headers(['X-Request-Id'])),
-    HeadersTooLarge: errorResponseObject(`${PROTOCOL} the request line or headers are over 16 KiB.`, [protocolErrors.headersTooLarge()], headers(['X-Request-Id'])),
+    RequestTimeout: errorResponseObject(
+      `${PROTOCOL} the request line, headers or body did not arrive in time.`,
+      [protocolErrors.requestTimeout()],
+      headers(['X-Request-Id']),
+    ),
+    ExpectationFailed: errorResponseObject(
+      `${PROTOCOL} an Expect header other than 100-continue.`,
+      [protocolErrors.expectationFailed()],
+      headers(['X-Request-Id']),
+    ),
+    HeadersTooLarge: errorResponseObject(
+      `${PROTOCOL} the request line or headers are over 16 KiB.`,
+      [protocolErrors.headersTooLarge()],
+      headers(['X-Request-Id']),
+    ),
   };
 }
 
 /** Said of the answers the standalone server gives before the API judges the request. */
-export const PROTOCOL = 'Answered by the standalone server before the request reaches the API, and the connection closed (a host\'s own server answers these its own way):';
+export const PROTOCOL =
+  "Answered by the standalone server before the request reaches the API, and the connection closed (a host's own server answers these its own way):";
 
 /** The protocol answers a request for any operation can meet, by status, besides the operation's own. */
 export const PROTOCOL_BAD_REQUEST = () => [protocolErrors.malformed(), protocolErrors.missingHost()];
@@ -126,6 +155,14 @@ export function badRequest(description: string, own: readonly ApiError[]): Respo
 
 export const responseRef = (name: string): Reference => ({ $ref: `#/components/responses/${name}` });
 
-export function success(description: string, envelope: string, extraHeaders: Record<string, HeaderObject | Reference> = {}): ResponseObject {
-  return { description, headers: { ...AFTER_RATE_LIMIT(), ...extraHeaders }, content: { [JSON_MEDIA]: { schema: ref(envelope) } } };
+export function success(
+  description: string,
+  envelope: string,
+  extraHeaders: Record<string, HeaderObject | Reference> = {},
+): ResponseObject {
+  return {
+    description,
+    headers: { ...AFTER_RATE_LIMIT(), ...extraHeaders },
+    content: { [JSON_MEDIA]: { schema: ref(envelope) } },
+  };
 }

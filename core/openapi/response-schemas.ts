@@ -13,15 +13,29 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import { errorResponse } from '../http/api-response.ts';
 import type { ApiError, DetailCode } from '../http/api-error.ts';
 import {
-  DEVICE_STATUSES, SCOPES, SERVICE_TYPES,
-  type BlacklistMonitor, type BlacklistStatus, type Device, type DeviceStatus, type Scheme, type TargetType,
+  DEVICE_STATUSES,
+  SCOPES,
+  SERVICE_TYPES,
+  type BlacklistMonitor,
+  type BlacklistStatus,
+  type Device,
+  type DeviceStatus,
+  type Scheme,
+  type TargetType,
 } from '../records.ts';
 import { resultSchemas } from './result-schemas.ts';
 import { BOOLEAN, described, exhaustive, nullable, record, ref, STRING } from './schema-helpers.ts';
 
 export const DETAIL_CODES = exhaustive<DetailCode>()([
-  'missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'forbidden_target',
-  'not_applicable', 'read_only_field',
+  'missing',
+  'invalid_type',
+  'invalid_value',
+  'out_of_range',
+  'too_long',
+  'unknown_field',
+  'forbidden_target',
+  'not_applicable',
+  'read_only_field',
 ]);
 const TARGET_TYPES = exhaustive<TargetType>()(['domain', 'ip']);
 const SCHEMES = exhaustive<Scheme>()(['http', 'https']);
@@ -35,11 +49,15 @@ function recordSchemas(): Record<string, JsonSchema> {
   const scheme: JsonSchema = { type: 'string', enum: [...SCHEMES] };
   return {
     Id: {
-      type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER,
+      type: 'integer',
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
       description: 'A record identifier: a positive integer.',
     },
     Timestamp: {
-      type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+      type: 'string',
+      format: 'date-time',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
       description: 'ISO 8601 UTC with milliseconds, e.g. 2026-11-22T07:00:00.000Z.',
       examples: ['2026-11-22T07:00:00.000Z'],
     },
@@ -60,7 +78,10 @@ function recordSchemas(): Record<string, JsonSchema> {
       check_public_tls: BOOLEAN,
       check_origin_http: BOOLEAN,
       check_origin_tls: BOOLEAN,
-      expect_status: described('Expected HTTP status for web; null for other services.', nullable({ type: 'integer', minimum: 100, maximum: 599 })),
+      expect_status: described(
+        'Expected HTTP status for web; null for other services.',
+        nullable({ type: 'integer', minimum: 100, maximum: 599 }),
+      ),
       location: nullable(STRING),
       is_enabled: BOOLEAN,
       created_at: ref('Timestamp'),
@@ -70,7 +91,10 @@ function recordSchemas(): Record<string, JsonSchema> {
         { type: 'string', enum: [...STATUSES] },
       ),
       status_since: described('When the status last changed; null until the first change.', nullable(ref('Timestamp'))),
-      last_checked_at: described('The end of the last completed check; null before the first.', nullable(ref('Timestamp'))),
+      last_checked_at: described(
+        'The end of the last completed check; null before the first.',
+        nullable(ref('Timestamp')),
+      ),
       last_results: ref('DeviceLastResults'),
     }),
     BlacklistMonitor: record<BlacklistMonitor>('A domain or IP address watched for blacklisting.', {
@@ -78,12 +102,21 @@ function recordSchemas(): Record<string, JsonSchema> {
       target_type: targetType,
       target_value: described('The domain (lower-case, ASCII/punycode) or IP address (canonical form).', STRING),
       is_enabled: BOOLEAN,
-      last_status: described('null before the first check.', nullable({ type: 'string', enum: [...BLACKLIST_STATUSES] })),
+      last_status: described(
+        'null before the first check.',
+        nullable({ type: 'string', enum: [...BLACKLIST_STATUSES] }),
+      ),
       last_checked_at: described('null before the first check.', nullable(ref('Timestamp'))),
-      listed_on: described('The blacklist zones that listed the target at the last check; [] otherwise.', { type: 'array', items: STRING }),
+      listed_on: described('The blacklist zones that listed the target at the last check; [] otherwise.', {
+        type: 'array',
+        items: STRING,
+      }),
       created_at: ref('Timestamp'),
       check_interval_s: described('Seconds between checks.', { type: 'integer', minimum: 300, maximum: 86400 }),
-      failed_zones: described('The zones whose lookup failed at the last check, sorted; [] otherwise.', { type: 'array', items: STRING }),
+      failed_zones: described('The zones whose lookup failed at the last check, sorted; [] otherwise.', {
+        type: 'array',
+        items: STRING,
+      }),
     }),
     Me: {
       type: 'object',
@@ -136,7 +169,11 @@ function successEnvelopes(): Record<string, JsonSchema> {
     BlacklistMonitorListEnvelope: envelope(true, list('BlacklistMonitor'), 'Blacklist monitors, ascending by id.'),
     DeletedEnvelope: envelope(true, ref('Deleted'), 'The record was deleted.'),
     DeviceResultListEnvelope: envelope(true, list('DeviceProbeResult'), "A device's check results, newest first."),
-    BlacklistMonitorResultListEnvelope: envelope(true, list('DnsblResult'), "A blacklist monitor's check results (one per zone asked), newest first."),
+    BlacklistMonitorResultListEnvelope: envelope(
+      true,
+      list('DnsblResult'),
+      "A blacklist monitor's check results (one per zone asked), newest first.",
+    ),
   };
 }
 

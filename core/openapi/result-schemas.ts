@@ -7,7 +7,11 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
 import {
   DEVICE_PROBES,
-  type DeviceLastResults, type DeviceProbe, type DnsblResult, type HttpProbeResult, type ServiceProbeResult,
+  type DeviceLastResults,
+  type DeviceProbe,
+  type DnsblResult,
+  type HttpProbeResult,
+  type ServiceProbeResult,
   type TlsProbeResult,
 } from '../records.ts';
 import { described, exhaustive, nullable, record, ref, STRING, BOOLEAN } from './schema-helpers.ts';
@@ -18,13 +22,23 @@ const HTTP_PROBES = exhaustive<HttpProbe>()(['public_http', 'public_https', 'ori
 const TLS_PROBES = exhaustive<TlsProbe>()(['public_tls', 'origin_tls']);
 /** Which result shape each device probe produces: `last_results` is keyed by these names. */
 const SHAPE_OF: Record<DeviceProbe, 'HttpProbeResult' | 'TlsProbeResult' | 'ServiceProbeResult'> = {
-  public_http: 'HttpProbeResult', public_https: 'HttpProbeResult', origin_http: 'HttpProbeResult',
-  public_tls: 'TlsProbeResult', origin_tls: 'TlsProbeResult', service: 'ServiceProbeResult',
+  public_http: 'HttpProbeResult',
+  public_https: 'HttpProbeResult',
+  origin_http: 'HttpProbeResult',
+  public_tls: 'TlsProbeResult',
+  origin_tls: 'TlsProbeResult',
+  service: 'ServiceProbeResult',
 };
 
 const INTEGER: JsonSchema = { type: 'integer' };
-const RESPONSE_MS = described('How long the probe took, in whole milliseconds; null when it never got to connect.', nullable({ type: 'integer', minimum: 0 }));
-const ERROR = described('Why the probe failed (timeout, forbidden_address, ECONNREFUSED, ...); null when ok.', nullable(STRING));
+const RESPONSE_MS = described(
+  'How long the probe took, in whole milliseconds; null when it never got to connect.',
+  nullable({ type: 'integer', minimum: 0 }),
+);
+const ERROR = described(
+  'Why the probe failed (timeout, forbidden_address, ECONNREFUSED, ...); null when ok.',
+  nullable(STRING),
+);
 
 /** The fields every stored result has, whatever its probe. */
 function base(probe: JsonSchema) {
@@ -40,10 +54,13 @@ function base(probe: JsonSchema) {
 }
 
 /** `maintenance` is present only on results of checks made during a maintenance window. */
-const optionalMaintenance = (schema: JsonSchema): JsonSchema =>
-  ({ ...schema, required: (schema.required ?? []).filter((name) => name !== 'maintenance') });
+const optionalMaintenance = (schema: JsonSchema): JsonSchema => ({
+  ...schema,
+  required: (schema.required ?? []).filter((name) => name !== 'maintenance'),
+});
 
-const probeEnum = (values: readonly string[]): JsonSchema => (values.length === 1 ? { const: values[0]! } : { type: 'string', enum: [...values] });
+const probeEnum = (values: readonly string[]): JsonSchema =>
+  values.length === 1 ? { const: values[0]! } : { type: 'string', enum: [...values] };
 
 /** The stored (`withId`) or last-result form of each probe family, by component name. */
 function families(withId: boolean, prefix: string): Record<string, JsonSchema> {
@@ -51,30 +68,54 @@ function families(withId: boolean, prefix: string): Record<string, JsonSchema> {
   const strip = (schema: JsonSchema): JsonSchema => {
     if (withId) return optionalMaintenance(schema);
     const { id: _id, ...properties } = schema.properties as Record<string, JsonSchema>;
-    return { ...schema, required: (schema.required ?? []).filter((name) => name !== 'id' && name !== 'maintenance'), properties };
+    return {
+      ...schema,
+      required: (schema.required ?? []).filter((name) => name !== 'id' && name !== 'maintenance'),
+      properties,
+    };
   };
   return {
-    [`${prefix}DnsblResult`]: strip(record<DnsblResult>('One DNSBL zone\'s answer for a blacklist monitor\'s target.', {
-      ...base(probeEnum(['dnsbl'])),
-      zone: STRING,
-      listed: described('True when the zone listed the target; false when it did not, or its lookup failed.', BOOLEAN),
-      answer: described('The A records the zone answered, comma-joined (e.g. 127.0.0.2); null for NXDOMAIN or a failure.', nullable(STRING)),
-    })),
-    [`${prefix}HttpProbeResult`]: strip(record<HttpProbeResult>('One GET of / (public_http, public_https, origin_http); redirects are not followed.', {
-      ...base(probeEnum(HTTP_PROBES)),
-      http_status: nullable(INTEGER),
-      location: described('The Location header of a 3xx answer; null otherwise.', nullable(STRING)),
-    })),
-    [`${prefix}TlsProbeResult`]: strip(record<TlsProbeResult>('A TLS handshake and the certificate it showed (public_tls, origin_tls).', {
-      ...base(probeEnum(TLS_PROBES)),
-      tls_valid_to: nullable(ref('Timestamp')),
-      tls_days_left: described('Whole days until tls_valid_to, negative once expired.', nullable(INTEGER)),
-      tls_error: described('The code of a refused certificate (CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID, ...).', nullable(STRING)),
-    })),
-    [`${prefix}ServiceProbeResult`]: strip(record<ServiceProbeResult>('A TCP connection and the protocol\'s greeting (service).', {
-      ...base(probeEnum(['service'])),
-      banner: described('The first line the service sent, at most 200 characters; null when it sends none first.', nullable({ type: 'string', maxLength: 200 })),
-    })),
+    [`${prefix}DnsblResult`]: strip(
+      record<DnsblResult>("One DNSBL zone's answer for a blacklist monitor's target.", {
+        ...base(probeEnum(['dnsbl'])),
+        zone: STRING,
+        listed: described(
+          'True when the zone listed the target; false when it did not, or its lookup failed.',
+          BOOLEAN,
+        ),
+        answer: described(
+          'The A records the zone answered, comma-joined (e.g. 127.0.0.2); null for NXDOMAIN or a failure.',
+          nullable(STRING),
+        ),
+      }),
+    ),
+    [`${prefix}HttpProbeResult`]: strip(
+      record<HttpProbeResult>('One GET of / (public_http, public_https, origin_http); redirects are not followed.', {
+        ...base(probeEnum(HTTP_PROBES)),
+        http_status: nullable(INTEGER),
+        location: described('The Location header of a 3xx answer; null otherwise.', nullable(STRING)),
+      }),
+    ),
+    [`${prefix}TlsProbeResult`]: strip(
+      record<TlsProbeResult>('A TLS handshake and the certificate it showed (public_tls, origin_tls).', {
+        ...base(probeEnum(TLS_PROBES)),
+        tls_valid_to: nullable(ref('Timestamp')),
+        tls_days_left: described('Whole days until tls_valid_to, negative once expired.', nullable(INTEGER)),
+        tls_error: described(
+          'The code of a refused certificate (CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID, ...).',
+          nullable(STRING),
+        ),
+      }),
+    ),
+    [`${prefix}ServiceProbeResult`]: strip(
+      record<ServiceProbeResult>("A TCP connection and the protocol's greeting (service).", {
+        ...base(probeEnum(['service'])),
+        banner: described(
+          'The first line the service sent, at most 200 characters; null when it sends none first.',
+          nullable({ type: 'string', maxLength: 200 }),
+        ),
+      }),
+    ),
   };
 }
 
@@ -93,12 +134,13 @@ export function resultSchemas(): Record<string, JsonSchema> {
     ...families(true, ''),
     ...lastFamilies,
     DeviceProbeResult: {
-      description: 'A device probe\'s result; `probe` tells which shape.',
+      description: "A device probe's result; `probe` tells which shape.",
       oneOf: [ref('HttpProbeResult'), ref('TlsProbeResult'), ref('ServiceProbeResult')],
     },
     DeviceLastResults: {
       type: 'object',
-      description: 'The last result of each probe that ran, keyed by probe name; {} before the first check. A probe that never ran has no key.',
+      description:
+        'The last result of each probe that ran, keyed by probe name; {} before the first check. A probe that never ran has no key.',
       properties: lastResults,
     },
   };

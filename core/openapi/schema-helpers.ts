@@ -3,7 +3,10 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 
 /** Compile-time proof that a list names every member of a union (and nothing else). */
 type Exhaustive<Union, List extends readonly Union[]> = [Exclude<Union, List[number]>] extends [never] ? List : never;
-export const exhaustive = <Union>() => <const List extends readonly Union[]>(list: Exhaustive<Union, List>): List => list;
+export const exhaustive =
+  <Union>() =>
+  <const List extends readonly Union[]>(list: Exhaustive<Union, List>): List =>
+    list;
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });

@@ -60,7 +60,13 @@ export type PathItemObject = Partial<Record<HttpMethod, OperationObject>>;
 
 export interface OpenApiDocument {
   openapi: '3.1.0';
-  info: { title: string; version: string; summary: string; description: string; license: { name: string; identifier: string } };
+  info: {
+    title: string;
+    version: string;
+    summary: string;
+    description: string;
+    license: { name: string; identifier: string };
+  };
   servers: { url: string; description: string }[];
   tags: { name: string; description: string }[];
   paths: Record<string, PathItemObject>;

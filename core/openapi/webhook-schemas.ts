@@ -15,14 +15,22 @@ export function webhookInputSchema(): JsonSchema {
     additionalProperties: false,
     properties: {
       url: {
-        type: 'string', maxLength: 2048,
-        description: 'An http or https URL on a public host (forbidden_target otherwise, unless the server allows private targets), without credentials or fragment. Stored in its normalised form (lower-case host, default port dropped); the same user cannot add one url twice (duplicate_webhook).',
+        type: 'string',
+        maxLength: 2048,
+        description:
+          'An http or https URL on a public host (forbidden_target otherwise, unless the server allows private targets), without credentials or fragment. Stored in its normalised form (lower-case host, default port dropped); the same user cannot add one url twice (duplicate_webhook).',
       },
       events: {
         description: 'The event types to receive. Default all.',
-        anyOf: [{ type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: [...EVENT_TYPES] } }, { type: 'null' }],
+        anyOf: [
+          { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: [...EVENT_TYPES] } },
+          { type: 'null' },
+        ],
       },
-      is_enabled: { description: 'Default true.', anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }, { type: 'null' }] },
+      is_enabled: {
+        description: 'Default true.',
+        anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }, { type: 'null' }],
+      },
     },
   };
 }
@@ -34,7 +42,10 @@ function webhookProperties(): { [K in keyof Webhook]-?: JsonSchema } {
     events: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: [...EVENT_TYPES] } },
     is_enabled: { type: 'boolean' },
     created_at: ref('Timestamp'),
-    last_delivery_at: { description: 'When the last delivery attempt ended; null before the first.', ...nullable(ref('Timestamp')) },
+    last_delivery_at: {
+      description: 'When the last delivery attempt ended; null before the first.',
+      ...nullable(ref('Timestamp')),
+    },
     last_delivery_status: {
       description: 'delivered, or failing from a failed attempt until one succeeds; null before the first.',
       ...nullable({ type: 'string', enum: [...WEBHOOK_DELIVERY_STATUSES] }),
@@ -46,15 +57,32 @@ export function webhookSchemas(): Record<string, JsonSchema> {
   const properties = webhookProperties();
   const created: { [K in keyof CreatedWebhook]-?: JsonSchema } = {
     ...properties,
-    secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{43}=$', description: 'The signing secret, shown only here: `whsec_` + base64 of 32 random bytes.' },
+    secret: {
+      type: 'string',
+      pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+      description: 'The signing secret, shown only here: `whsec_` + base64 of 32 random bytes.',
+    },
   };
   const envelope = (data: JsonSchema, description: string): JsonSchema => ({
-    type: 'object', description, required: ['success', 'data'], properties: { success: { const: true }, data },
+    type: 'object',
+    description,
+    required: ['success', 'data'],
+    properties: { success: { const: true }, data },
   });
   return {
     WebhookInput: webhookInputSchema(),
-    Webhook: { type: 'object', description: 'A webhook endpoint. Never shows its secret.', required: Object.keys(properties), properties },
-    CreatedWebhook: { type: 'object', description: 'A new webhook endpoint, with its signing secret.', required: Object.keys(created), properties: created },
+    Webhook: {
+      type: 'object',
+      description: 'A webhook endpoint. Never shows its secret.',
+      required: Object.keys(properties),
+      properties,
+    },
+    CreatedWebhook: {
+      type: 'object',
+      description: 'A new webhook endpoint, with its signing secret.',
+      required: Object.keys(created),
+      properties: created,
+    },
     CreatedWebhookEnvelope: envelope(ref('CreatedWebhook'), 'The new webhook, with its secret.'),
     WebhookEnvelope: envelope(ref('Webhook'), 'One webhook, without its secret.'),
     UpdatedWebhookEnvelope: envelope(

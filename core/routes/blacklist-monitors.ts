@@ -1,6 +1,8 @@
 import type { BlacklistMonitor, NewBlacklistMonitor } from '../records.ts';
 import {
-  blacklistMonitorHints, blacklistMonitorSchema, parseBlacklistMonitorInput,
+  blacklistMonitorHints,
+  blacklistMonitorSchema,
+  parseBlacklistMonitorInput,
 } from '../validation/blacklist-monitor-input.ts';
 import { parsePatch } from '../validation/patch-input.ts';
 import { changedFields, changeEvents, effectOf, recordAfter, type ChangeRules } from './record-change.ts';
@@ -24,11 +26,15 @@ export const blacklistMonitorRoutes = resourceRoutes<BlacklistMonitor, NewBlackl
   remove: (store, userId, id) => store.deleteBlacklistMonitor(userId, id),
   get: (store, userId, id) => store.getBlacklistMonitor(userId, id),
   prepare(from, body, options, at) {
-    const to = parsePatch<BlacklistMonitor, NewBlacklistMonitor>({
-      schema: blacklistMonitorSchema,
-      hints: blacklistMonitorHints,
-      parse: (input) => parseBlacklistMonitorInput(input, options, from.created_at),
-    }, from, body);
+    const to = parsePatch<BlacklistMonitor, NewBlacklistMonitor>(
+      {
+        schema: blacklistMonitorSchema,
+        hints: blacklistMonitorHints,
+        parse: (input) => parseBlacklistMonitorInput(input, options, from.created_at),
+      },
+      from,
+      body,
+    );
     const changed = changedFields(from, to, FIELDS);
     if (changed.length === 0) return { change: null };
     const effect = effectOf(RULES, from, to, changed);

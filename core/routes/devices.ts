@@ -22,12 +22,16 @@ export const deviceRoutes = resourceRoutes<Device, NewDevice>({
   remove: (store, userId, id) => store.deleteDevice(userId, id),
   get: (store, userId, id) => store.getDevice(userId, id),
   prepare(from, body, options, at) {
-    const to = parsePatch<Device, NewDevice>({
-      schema: deviceSchema,
-      hints: deviceHints,
-      parse: (input) => parseDeviceInput(input, options, from.created_at),
-      rederive: (record, given) => rederivedDeviceFields(record, given, options),
-    }, from, body);
+    const to = parsePatch<Device, NewDevice>(
+      {
+        schema: deviceSchema,
+        hints: deviceHints,
+        parse: (input) => parseDeviceInput(input, options, from.created_at),
+        rederive: (record, given) => rederivedDeviceFields(record, given, options),
+      },
+      from,
+      body,
+    );
     const changed = changedFields(from, to, FIELDS);
     if (changed.length === 0) return { change: null };
     const effect = effectOf(RULES, from, to, changed);

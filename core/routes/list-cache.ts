@@ -52,7 +52,10 @@ export class ListCache {
     if (typeof response.body !== 'string' || response.body.length > MAX_BODY) return;
     this.#drop(key);
     // Oldest first out: a Map keeps insertion order.
-    while (this.#entries.size > 0 && (this.#entries.size >= this.maxEntries || this.#total + response.body.length > MAX_TOTAL)) {
+    while (
+      this.#entries.size > 0 &&
+      (this.#entries.size >= this.maxEntries || this.#total + response.body.length > MAX_TOTAL)
+    ) {
       this.#drop(this.#entries.keys().next().value!);
     }
     const bodyLength = encoder.encode(response.body).byteLength;

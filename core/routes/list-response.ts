@@ -12,7 +12,9 @@ type FetchPage<T> = (page: PageRequest) => Promise<T[]>;
  * read before the answer starts, so a failing store still gets a proper error status.
  */
 export async function listResponse<T extends { id: number }>(
-  call: RouteContext, fetchPage: FetchPage<T>, cacheable = true,
+  call: RouteContext,
+  fetchPage: FetchPage<T>,
+  cacheable = true,
 ): Promise<ApiResponse> {
   const { limit, afterId } = parseListQuery(call.url.query);
   // A list whose records change with the clock (a maintenance window's `active_now`) is never kept.
@@ -29,7 +31,10 @@ export async function listResponse<T extends { id: number }>(
 }
 
 async function readList<T extends { id: number }>(
-  call: RouteContext, fetchPage: FetchPage<T>, limit: number | undefined, afterId: number,
+  call: RouteContext,
+  fetchPage: FetchPage<T>,
+  limit: number | undefined,
+  afterId: number,
 ): Promise<ApiResponse> {
   if (limit !== undefined) {
     const rows = await fetchPage({ afterId, limit: limit + 1 });
@@ -48,7 +53,11 @@ async function readList<T extends { id: number }>(
   return jsonResponse(200, streamAll(first, fetchPage, size));
 }
 
-async function* streamAll<T extends { id: number }>(first: T[], fetchPage: FetchPage<T>, size: number): AsyncGenerator<string> {
+async function* streamAll<T extends { id: number }>(
+  first: T[],
+  fetchPage: FetchPage<T>,
+  size: number,
+): AsyncGenerator<string> {
   yield `{"success":true,"data":[${serialize(first)}`;
   let batch = first;
   while (batch.length === size) {

@@ -5,7 +5,10 @@ import { readJsonObject } from '../http/read-json-body.ts';
 import { currentOrNext, occurrenceAt } from '../maintenance/window-times.ts';
 import type { Deleted, MaintenanceWindow, NewMaintenanceWindow, StoredMaintenanceWindow } from '../records.ts';
 import {
-  foreignIdDetails, maintenanceWindowHints, maintenanceWindowSchema, parseMaintenanceWindowInput,
+  foreignIdDetails,
+  maintenanceWindowHints,
+  maintenanceWindowSchema,
+  parseMaintenanceWindowInput,
 } from '../validation/maintenance-window-input.ts';
 import { failIfAny } from '../validation/parse-fields.ts';
 import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
@@ -30,15 +33,25 @@ function shown(window: StoredMaintenanceWindow, now: number): MaintenanceWindow 
 
 /** Ids the window names that are not the user's: one `invalid_value` each (docs/contract.md §6.10). */
 async function refuseForeignIds(
-  call: RouteContext, window: NewMaintenanceWindow, before?: StoredMaintenanceWindow,
+  call: RouteContext,
+  window: NewMaintenanceWindow,
+  before?: StoredMaintenanceWindow,
 ): Promise<void> {
   const details = [];
-  for (const [field, kind] of [['device_ids', 'device'], ['blacklist_monitor_ids', 'blacklist_monitor']] as const) {
+  for (const [field, kind] of [
+    ['device_ids', 'device'],
+    ['blacklist_monitor_ids', 'blacklist_monitor'],
+  ] as const) {
     // Ids a window already held and keeps are not judged again: a deleted device stays harmless.
     const asked = window[field].filter((id) => !(before?.[field].includes(id) ?? false));
     if (asked.length === 0) continue;
     const owned = new Set(await call.store.ownedIds(call.key.user_id, kind, asked));
-    details.push(...foreignIdDetails(field, asked.filter((id) => !owned.has(id))));
+    details.push(
+      ...foreignIdDetails(
+        field,
+        asked.filter((id) => !owned.has(id)),
+      ),
+    );
   }
   failIfAny(details);
 }
@@ -47,8 +60,13 @@ const notFound = () => errors.notFound('maintenance_window_not_found');
 
 /** The routes of /maintenance-windows (docs/contract.md §6.10). */
 export const maintenanceWindowRoutes = {
-  list: (call: RouteContext): Promise<ApiResponse> => listResponse(call, async (page) =>
-    (await call.store.listMaintenanceWindows(call.key.user_id, page)).map((window) => shown(window, call.now)), false),
+  list: (call: RouteContext): Promise<ApiResponse> =>
+    listResponse(
+      call,
+      async (page) =>
+        (await call.store.listMaintenanceWindows(call.key.user_id, page)).map((window) => shown(window, call.now)),
+      false,
+    ),
 
   async create(call: RouteContext): Promise<ApiResponse> {
     refuseQuery(call.url.query);
@@ -72,15 +90,24 @@ export const maintenanceWindowRoutes = {
       const from = await call.store.getMaintenanceWindow(userId, id);
       if (from === undefined) throw notFound();
       // The answer's computed fields are the server's: naming them is read_only_field.
-      const to = parsePatch<MaintenanceWindow, NewMaintenanceWindow>({
-        schema: maintenanceWindowSchema,
-        hints: maintenanceWindowHints,
-        parse: (input) => parseMaintenanceWindowInput(input, from.created_at),
-      }, shown(from, call.now), body);
+      const to = parsePatch<MaintenanceWindow, NewMaintenanceWindow>(
+        {
+          schema: maintenanceWindowSchema,
+          hints: maintenanceWindowHints,
+          parse: (input) => parseMaintenanceWindowInput(input, from.created_at),
+        },
+        shown(from, call.now),
+        body,
+      );
       if (changedFields(from, to, FIELDS).length === 0) return successResponse(200, shown(from, call.now));
       await refuseForeignIds(call, to, from);
       const result = await call.store.updateMaintenanceWindow(userId, id, {
-        from, to, fields: FIELDS, effect: 'none', at: toTimestamp(call.now), events: [],
+        from,
+        to,
+        fields: FIELDS,
+        effect: 'none',
+        at: toTimestamp(call.now),
+        events: [],
       });
       if (result === undefined) throw notFound();
       if ('updated' in result) return successResponse(200, shown(result.updated, call.now));

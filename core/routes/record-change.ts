@@ -20,8 +20,13 @@ interface Switchable {
 function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   // Lists (a webhook's events) are compared by value: they are short, and stored in one order.
-  return typeof a === 'object' && a !== null && typeof b === 'object' && b !== null
-    && JSON.stringify(a) === JSON.stringify(b);
+  return (
+    typeof a === 'object' &&
+    a !== null &&
+    typeof b === 'object' &&
+    b !== null &&
+    JSON.stringify(a) === JSON.stringify(b)
+  );
 }
 
 /** The fields whose value a change alters. */
@@ -33,7 +38,10 @@ export function changedFields(from: object, to: object, fields: readonly string[
 
 /** What a change means for the engine (docs/engine.md, "Changing a record"). */
 export function effectOf(
-  rules: ChangeRules, from: Switchable, to: Switchable, changed: readonly string[],
+  rules: ChangeRules,
+  from: Switchable,
+  to: Switchable,
+  changed: readonly string[],
 ): ChangeEffect {
   if (from.is_enabled && !to.is_enabled) return 'pause';
   if (!from.is_enabled && to.is_enabled) return 'resume';
@@ -55,7 +63,11 @@ export function deviceStatusAfter(effect: ChangeEffect): 'paused' | 'pending' | 
  * device the status the effect gives it (`status_since` moving only when the status does).
  */
 export function recordAfter<T extends object>(
-  from: T, to: object, fields: readonly string[], effect: ChangeEffect, at: Timestamp,
+  from: T,
+  to: object,
+  fields: readonly string[],
+  effect: ChangeEffect,
+  at: Timestamp,
 ): T {
   const after: Record<string, unknown> = { ...(from as Record<string, unknown>) };
   const given = to as Record<string, unknown>;
@@ -74,14 +86,20 @@ export function recordAfter<T extends object>(
  * status of its own beyond its last check, is `active` or `paused`.
  */
 export function changeEvents<T extends Switchable>(
-  rules: ChangeRules, from: T, after: T, effect: ChangeEffect, at: Timestamp,
+  rules: ChangeRules,
+  from: T,
+  after: T,
+  effect: ChangeEffect,
+  at: Timestamp,
 ): NewMonitoringEvent[] {
   if (rules.events === undefined || (effect !== 'pause' && effect !== 'resume')) return [];
   const type = effect === 'pause' ? rules.events.paused : rules.events.resumed;
   const statusOf = (record: T): string =>
     'status' in record && typeof record.status === 'string' ? record.status : record.is_enabled ? 'active' : 'paused';
   const data = {
-    ...after, previous_status: statusOf(from), status: statusOf(after),
+    ...after,
+    previous_status: statusOf(from),
+    status: statusOf(after),
   } as unknown as NewMonitoringEvent['data'];
   return [{ type, created_at: at, data }];
 }

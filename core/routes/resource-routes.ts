@@ -55,7 +55,11 @@ export interface ResourceRoutes {
  * state (their payload and schedule come from the record as read).
  */
 function prepareGuessed<T extends { id: number }, New>(
-  spec: ResourceSpec<T, New>, guess: T, body: Record<string, unknown>, options: TargetOptions, at: Timestamp,
+  spec: ResourceSpec<T, New>,
+  guess: T,
+  body: Record<string, unknown>,
+  options: TargetOptions,
+  at: Timestamp,
 ): PreparedChange<T, New> | undefined {
   let prepared: PreparedChange<T, New>;
   try {

@@ -36,7 +36,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'PATCH', path: '/blacklist-monitors/update', scope: 'write', handler: monitors.update },
   { method: 'DELETE', path: '/blacklist-monitors/delete', scope: 'write', handler: monitors.remove },
   {
-    method: 'GET', path: '/blacklist-monitors/results', scope: 'read',
+    method: 'GET',
+    path: '/blacklist-monitors/results',
+    scope: 'read',
     handler: resultsRoute('blacklist_monitor', 'blacklist_monitor_not_found'),
   },
   { method: 'GET', path: '/webhooks', scope: 'read', handler: webhooks.list },

@@ -33,13 +33,17 @@ export const webhookRoutes = resourceRoutes<Webhook, WebhookChange>({
   remove: (store, userId, id) => store.deleteWebhook(userId, id),
   get: (store, userId, id) => store.getWebhook(userId, id),
   prepare(from, body, options, at) {
-    const to: WebhookChange = parsePatch<Webhook, WebhookChange>({
-      schema: webhookSchema,
-      hints: HINTS,
-      parse: (input) => parseWebhookInput(input, options, from.created_at),
-      extra: EXTRA,
-      hidden: ['secret'],
-    }, from, body);
+    const to: WebhookChange = parsePatch<Webhook, WebhookChange>(
+      {
+        schema: webhookSchema,
+        hints: HINTS,
+        parse: (input) => parseWebhookInput(input, options, from.created_at),
+        extra: EXTRA,
+        hidden: ['secret'],
+      },
+      from,
+      body,
+    );
     // Judged already (parsePatch): the flag as a boolean, or absent.
     const rotate = v.parse(EXTRA, body).rotate_secret ?? false;
     if (changedFields(from, to, FIELDS).length === 0 && !rotate) return { change: null, answer: withoutSecret };

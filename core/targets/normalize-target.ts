@@ -45,7 +45,9 @@ export function normalizeDomain(input: string): string | null {
   if (name.endsWith('.')) name = name.slice(0, -1);
   // Full-width digits and dots (`１２７。０。０。１`) become an address only after IDNA mapping.
   if (isIpLiteral(name)) return null;
-  return hasStoredSyntax(name) && name.split('.').every((label) => !label.startsWith('xn--') || isALabel(label)) ? name : null;
+  return hasStoredSyntax(name) && name.split('.').every((label) => !label.startsWith('xn--') || isALabel(label))
+    ? name
+    : null;
 }
 
 /**
@@ -70,11 +72,7 @@ function hasStoredSyntax(name: string): boolean {
   return !NUMERIC_LABEL.test(labels[labels.length - 1] ?? '');
 }
 
-function applyPolicy(
-  value: string,
-  isIp: boolean,
-  options: { allowPrivateTargets: boolean },
-): Normalized {
+function applyPolicy(value: string, isIp: boolean, options: { allowPrivateTargets: boolean }): Normalized {
   if (!options.allowPrivateTargets) {
     const forbidden = isIp ? !isPublicIp(value) : isForbiddenName(value);
     if (forbidden) return { problem: 'forbidden_target' };
@@ -107,10 +105,7 @@ function unnamedHost(input: string, options: { allowPrivateTargets: boolean }): 
  * An origin_host: an IP address (strict) or a domain, told apart by whether it parses as an
  * address. Loose address forms (`127.1`) and bracketed IPv6 are neither, hence invalid.
  */
-export function normalizeHost(
-  input: string,
-  options: { allowPrivateTargets: boolean },
-): Normalized {
+export function normalizeHost(input: string, options: { allowPrivateTargets: boolean }): Normalized {
   const ip = canonicalIp(input);
   if (ip !== null) return applyPolicy(ip, true, options);
   const domain = normalizeDomain(input);

@@ -95,10 +95,9 @@ export function createTestApi(options: TestApiOptions = {}): TestApi {
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     }
     const url = new URL(path, 'http://monitoring.test').href;
-    const response = await api.fetch(
-      new Request(url, { method: init.method ?? 'GET', headers, body }),
-      { clientAddress: init.clientAddress === undefined ? '127.0.0.1' : init.clientAddress },
-    );
+    const response = await api.fetch(new Request(url, { method: init.method ?? 'GET', headers, body }), {
+      clientAddress: init.clientAddress === undefined ? '127.0.0.1' : init.clientAddress,
+    });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: JSON.parse(text) as TestBody<T>, text };
   }

@@ -6,12 +6,15 @@ import { flag, integer, oneOf, optional, text } from './field-schemas.ts';
 import { failIfAny, parseFields } from './parse-fields.ts';
 import type { TargetOptions } from './device-input.ts';
 
-export const blacklistMonitorSchema = v.object({
-  target_type: oneOf(['domain', 'ip'] as const),
-  target_value: text(253),
-  is_enabled: optional(flag()),
-  check_interval_s: optional(integer(300, 86400)),
-}, 'invalid_type');
+export const blacklistMonitorSchema = v.object(
+  {
+    target_type: oneOf(['domain', 'ip'] as const),
+    target_value: text(253),
+    is_enabled: optional(flag()),
+    check_interval_s: optional(integer(300, 86400)),
+  },
+  'invalid_type',
+);
 
 export const blacklistMonitorHints: FieldHints = {
   target_type: "'domain' or 'ip'",
@@ -22,7 +25,9 @@ export const blacklistMonitorHints: FieldHints = {
 
 /** A create-monitor body as the record to store, or a 400 listing every problem. */
 export function parseBlacklistMonitorInput(
-  input: Record<string, unknown>, options: TargetOptions, createdAt: string,
+  input: Record<string, unknown>,
+  options: TargetOptions,
+  createdAt: string,
 ): NewBlacklistMonitor {
   const { fields: f, details } = parseFields(blacklistMonitorSchema, input, blacklistMonitorHints);
   let targetValue = '';

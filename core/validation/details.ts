@@ -28,7 +28,15 @@ export function unknownFields(input: object, known: ReadonlySet<string>): string
   return Object.keys(input).filter((name) => !known.has(name));
 }
 
-const CODES = new Set<string>(['missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'forbidden_target', 'not_applicable']);
+const CODES = new Set<string>([
+  'missing',
+  'invalid_type',
+  'invalid_value',
+  'out_of_range',
+  'too_long',
+  'forbidden_target',
+  'not_applicable',
+]);
 
 /**
  * Valibot issues as contract details. Each of our schema actions carries its detail code as its
@@ -41,9 +49,12 @@ export function issuesToDetails(issues: readonly BaseIssue<unknown>[], hints: Fi
     const field = String(issue.path?.[0]?.key ?? '');
     if (seen.has(field)) continue;
     seen.add(field);
-    const code: DetailCode = issue.input === undefined && issue.type === 'object'
-      ? 'missing'
-      : CODES.has(issue.message) ? (issue.message as DetailCode) : 'invalid_value';
+    const code: DetailCode =
+      issue.input === undefined && issue.type === 'object'
+        ? 'missing'
+        : CODES.has(issue.message)
+          ? (issue.message as DetailCode)
+          : 'invalid_value';
     details.push(detail(field, code, hints));
   }
   return details;

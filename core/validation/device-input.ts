@@ -8,27 +8,30 @@ import { failIfAny, parseFields } from './parse-fields.ts';
 
 const SCHEMES = ['http', 'https'] as const;
 
-export const deviceSchema = v.object({
-  target_type: oneOf(['domain', 'ip'] as const),
-  target_value: text(253),
-  service_type: optional(oneOf(SERVICE_TYPES)),
-  scheme: optional(oneOf(SCHEMES)),
-  port: optional(integer(1, 65535)),
-  host_header: optional(text(261)),
-  proxy_enabled: optional(flag()),
-  origin_host: optional(text(253)),
-  origin_scheme: optional(oneOf(SCHEMES)),
-  origin_port: optional(integer(1, 65535)),
-  check_public_http: optional(flag()),
-  check_public_https: optional(flag()),
-  check_public_tls: optional(flag()),
-  check_origin_http: optional(flag()),
-  check_origin_tls: optional(flag()),
-  expect_status: optional(integer(100, 599)),
-  location: optional(text(255)),
-  is_enabled: optional(flag()),
-  check_interval_s: optional(integer(30, 86400)),
-}, 'invalid_type');
+export const deviceSchema = v.object(
+  {
+    target_type: oneOf(['domain', 'ip'] as const),
+    target_value: text(253),
+    service_type: optional(oneOf(SERVICE_TYPES)),
+    scheme: optional(oneOf(SCHEMES)),
+    port: optional(integer(1, 65535)),
+    host_header: optional(text(261)),
+    proxy_enabled: optional(flag()),
+    origin_host: optional(text(253)),
+    origin_scheme: optional(oneOf(SCHEMES)),
+    origin_port: optional(integer(1, 65535)),
+    check_public_http: optional(flag()),
+    check_public_https: optional(flag()),
+    check_public_tls: optional(flag()),
+    check_origin_http: optional(flag()),
+    check_origin_tls: optional(flag()),
+    expect_status: optional(integer(100, 599)),
+    location: optional(text(255)),
+    is_enabled: optional(flag()),
+    check_interval_s: optional(integer(30, 86400)),
+  },
+  'invalid_type',
+);
 
 const FLAG = 'true, false, 0 or 1';
 export const deviceHints: FieldHints = {
@@ -54,16 +57,36 @@ export const deviceHints: FieldHints = {
 };
 
 export const DEFAULT_PORTS: Readonly<Record<Exclude<ServiceType, 'web' | 'tcp'>, number>> = {
-  ssh: 22, smtp: 25, smtps: 465, submission: 587, ftp: 21, imap: 143, imaps: 993, pop3: 110,
-  pop3s: 995, dns: 53, mysql: 3306, postgresql: 5432, rdp: 3389,
+  ssh: 22,
+  smtp: 25,
+  smtps: 465,
+  submission: 587,
+  ftp: 21,
+  imap: 143,
+  imaps: 993,
+  pop3: 110,
+  pop3s: 995,
+  dns: 53,
+  mysql: 3306,
+  postgresql: 5432,
+  rdp: 3389,
 };
 
 const webPort = (scheme: Scheme) => (scheme === 'https' ? 443 : 80);
 
 /** Fields that mean something for web monitoring only (docs/contract.md §6.1). */
 const WEB_ONLY = [
-  'scheme', 'host_header', 'proxy_enabled', 'origin_host', 'origin_scheme', 'origin_port',
-  'check_public_http', 'check_public_https', 'check_origin_http', 'check_origin_tls', 'expect_status',
+  'scheme',
+  'host_header',
+  'proxy_enabled',
+  'origin_host',
+  'origin_scheme',
+  'origin_port',
+  'check_public_http',
+  'check_public_https',
+  'check_origin_http',
+  'check_origin_tls',
+  'expect_status',
 ] as const;
 
 export interface TargetOptions {
@@ -149,7 +172,12 @@ export function parseDeviceInput(input: Record<string, unknown>, options: Target
 
 /** Fields a create derives from others when they are left out (docs/contract.md §6.1's defaults). */
 const DERIVED = [
-  'port', 'origin_scheme', 'origin_port', 'check_public_http', 'check_public_https', 'check_public_tls',
+  'port',
+  'origin_scheme',
+  'origin_port',
+  'check_public_http',
+  'check_public_https',
+  'check_public_tls',
   'expect_status',
 ] as const;
 /** The fields the derived ones follow. */
@@ -182,9 +210,8 @@ export function rederivedDeviceFields(device: Device, body: Record<string, unkno
   for (const name of DERIVED) {
     if (Object.hasOwn(body, name)) continue;
     // An origin port follows the origin scheme it was given with, explicit or not.
-    const fallback = name === 'origin_port' && device.origin_scheme !== null
-      ? webPort(device.origin_scheme)
-      : defaults[name];
+    const fallback =
+      name === 'origin_port' && device.origin_scheme !== null ? webPort(device.origin_scheme) : defaults[name];
     if (stored[name] === fallback) again.push(name);
   }
   return again;

@@ -40,10 +40,13 @@ export const decimal = (min: number, max: number) =>
     v.maxValue(max, 'out_of_range'),
   );
 
-export const listQuerySchema = v.object({
-  limit: v.optional(decimal(1, 1000)),
-  after_id: v.optional(decimal(0, MAX_ID)),
-}, 'invalid_type');
+export const listQuerySchema = v.object(
+  {
+    limit: v.optional(decimal(1, 1000)),
+    after_id: v.optional(decimal(0, MAX_ID)),
+  },
+  'invalid_type',
+);
 
 const hints: FieldHints = {
   limit: 'an integer from 1 to 1000, given once',
@@ -60,8 +63,13 @@ export interface ListQuery {
  * Splits a query string into single values, reporting repeated and unknown parameters. Every
  * route takes only the parameters it documents, so a typo never passes silently.
  */
-export function queryValues(query: string, known: ReadonlySet<string>, hintsOf: FieldHints): {
-  values: Record<string, string>; details: ErrorDetail[];
+export function queryValues(
+  query: string,
+  known: ReadonlySet<string>,
+  hintsOf: FieldHints,
+): {
+  values: Record<string, string>;
+  details: ErrorDetail[];
 } {
   const values: Record<string, string> = {};
   const details: ErrorDetail[] = [];

@@ -12,37 +12,45 @@ export const MAX_WINDOW_S = 31 * 86_400;
 export const MAX_WINDOW_IDS = 1000;
 
 const RFC3339 = /^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d{1,9})?([Zz]|[+-]\d\d:\d\d)$/;
-const timestamp = () => v.pipe(
-  v.string('invalid_type'),
-  v.check((s) => RFC3339.test(s) && Number.isFinite(Date.parse(s)), 'invalid_value'),
-);
-const ids = () => v.pipe(
-  v.array(integer(1, Number.MAX_SAFE_INTEGER), 'invalid_type'),
-  v.maxLength(MAX_WINDOW_IDS, 'out_of_range'),
+const timestamp = () =>
+  v.pipe(
+    v.string('invalid_type'),
+    v.check((s) => RFC3339.test(s) && Number.isFinite(Date.parse(s)), 'invalid_value'),
+  );
+const ids = () =>
+  v.pipe(v.array(integer(1, Number.MAX_SAFE_INTEGER), 'invalid_type'), v.maxLength(MAX_WINDOW_IDS, 'out_of_range'));
+
+export const maintenanceWindowSchema = v.object(
+  {
+    name: v.pipe(
+      text(200),
+      v.check((s) => s.trim().length > 0, 'invalid_value'),
+    ),
+    starts_at: optional(timestamp()),
+    ends_at: optional(timestamp()),
+    // Judged field by field below (repeatSchema), so that each of its problems names its field.
+    repeat: optional(v.record(v.string(), v.unknown(), 'invalid_type')),
+    device_ids: optional(ids()),
+    all_devices: optional(flag()),
+    blacklist_monitor_ids: optional(ids()),
+    all_blacklist_monitors: optional(flag()),
+  },
+  'invalid_type',
 );
 
-export const maintenanceWindowSchema = v.object({
-  name: v.pipe(text(200), v.check((s) => s.trim().length > 0, 'invalid_value')),
-  starts_at: optional(timestamp()),
-  ends_at: optional(timestamp()),
-  // Judged field by field below (repeatSchema), so that each of its problems names its field.
-  repeat: optional(v.record(v.string(), v.unknown(), 'invalid_type')),
-  device_ids: optional(ids()),
-  all_devices: optional(flag()),
-  blacklist_monitor_ids: optional(ids()),
-  all_blacklist_monitors: optional(flag()),
-}, 'invalid_type');
-
-const repeatSchema = v.object({
-  days: v.pipe(
-    v.array(v.pipe(v.string('invalid_type'), v.picklist(WEEKDAYS, 'invalid_value')), 'invalid_type'),
-    v.minLength(1, 'out_of_range'),
-    v.check((days) => new Set(days).size === days.length, 'invalid_value'),
-  ),
-  start: v.pipe(v.string('invalid_type'), v.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'invalid_value')),
-  duration_s: integer(1, MAX_WINDOW_S),
-  time_zone: v.pipe(v.string('invalid_type'), v.check(isTimeZone, 'invalid_value')),
-}, 'invalid_type');
+const repeatSchema = v.object(
+  {
+    days: v.pipe(
+      v.array(v.pipe(v.string('invalid_type'), v.picklist(WEEKDAYS, 'invalid_value')), 'invalid_type'),
+      v.minLength(1, 'out_of_range'),
+      v.check((days) => new Set(days).size === days.length, 'invalid_value'),
+    ),
+    start: v.pipe(v.string('invalid_type'), v.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'invalid_value')),
+    duration_s: integer(1, MAX_WINDOW_S),
+    time_zone: v.pipe(v.string('invalid_type'), v.check(isTimeZone, 'invalid_value')),
+  },
+  'invalid_type',
+);
 
 export const maintenanceWindowHints: FieldHints = {
   name: 'text of 1 to 200 characters without control characters',
@@ -104,8 +112,9 @@ export function parseMaintenanceWindowInput(input: Record<string, unknown>, crea
   const monitorIds = [...new Set(f.blacklist_monitor_ids ?? [])].sort((a, b) => a - b);
   const allDevices = f.all_devices ?? false;
   const allMonitors = f.all_blacklist_monitors ?? false;
-  const named = ['device_ids', 'blacklist_monitor_ids', 'all_devices', 'all_blacklist_monitors']
-    .some((name) => bad.has(name));
+  const named = ['device_ids', 'blacklist_monitor_ids', 'all_devices', 'all_blacklist_monitors'].some((name) =>
+    bad.has(name),
+  );
   const nothing = deviceIds.length === 0 && monitorIds.length === 0 && !allDevices && !allMonitors;
   if (!named && nothing) problem('device_ids', 'missing');
 
@@ -125,7 +134,8 @@ export function parseMaintenanceWindowInput(input: Record<string, unknown>, crea
 
 /** A 400's details for ids that are not the user's: `invalid_value`, naming the field and the id. */
 export function foreignIdDetails(
-  field: 'device_ids' | 'blacklist_monitor_ids', foreign: readonly number[],
+  field: 'device_ids' | 'blacklist_monitor_ids',
+  foreign: readonly number[],
 ): ErrorDetail[] {
   const noun = field === 'device_ids' ? 'device' : 'blacklist monitor';
   const message = (id: number) => `${field}: ${id} is not the id of one of your ${noun}s.`;

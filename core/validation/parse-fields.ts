@@ -9,7 +9,9 @@ const EVERY_ISSUE = { abortEarly: false } as const;
 /** The field names of each schema, made once rather than for every request. */
 const KNOWN = new WeakMap<object, ReadonlySet<string>>();
 
-function knownFields(schema: v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>): ReadonlySet<string> {
+function knownFields(
+  schema: v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>,
+): ReadonlySet<string> {
   let known = KNOWN.get(schema);
   if (known === undefined) KNOWN.set(schema, (known = new Set(Object.keys(schema.entries))));
   return known;

@@ -10,10 +10,13 @@ export const DEFAULT_RESULTS_LIMIT = 100;
  * `limit` and `before_id` of a results request, judged like a list's `limit` and `after_id`.
  * `before_id` is an id, so it starts at 1 (`after_id` starts at 0, its default).
  */
-export const resultsQuerySchema = v.object({
-  limit: v.optional(decimal(1, 1000)),
-  before_id: v.optional(decimal(1, MAX_ID)),
-}, 'invalid_type');
+export const resultsQuerySchema = v.object(
+  {
+    limit: v.optional(decimal(1, 1000)),
+    before_id: v.optional(decimal(1, MAX_ID)),
+  },
+  'invalid_type',
+);
 
 export const resultsQueryHints: FieldHints = {
   limit: 'an integer from 1 to 1000, given once',

@@ -11,15 +11,20 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 /** Each event type at most once: a list is a set here, and a repeated entry is most likely a typo. */
 const distinct = (list: readonly string[]) => new Set(list).size === list.length;
 
-export const webhookSchema = v.object({
-  url: text(MAX_WEBHOOK_URL_LENGTH),
-  events: optional(v.pipe(
-    v.array(oneOf(EVENT_TYPES), 'invalid_type'),
-    v.minLength(1, 'invalid_value'),
-    v.check((list) => distinct(list), 'invalid_value'),
-  )),
-  is_enabled: optional(flag()),
-}, 'invalid_type');
+export const webhookSchema = v.object(
+  {
+    url: text(MAX_WEBHOOK_URL_LENGTH),
+    events: optional(
+      v.pipe(
+        v.array(oneOf(EVENT_TYPES), 'invalid_type'),
+        v.minLength(1, 'invalid_value'),
+        v.check((list) => distinct(list), 'invalid_value'),
+      ),
+    ),
+    is_enabled: optional(flag()),
+  },
+  'invalid_type',
+);
 
 export const webhookHints: FieldHints = {
   url: `an http or https URL of at most ${MAX_WEBHOOK_URL_LENGTH} characters, on a public host, without credentials or fragment`,
@@ -32,7 +37,10 @@ export const webhookHints: FieldHints = {
  * port dropped), or the problem with it. The host is judged by the target policy in the form the
  * URL parser gives it, which is the form a client connects to (`http://0x7f.1/` is 127.0.0.1).
  */
-export function normalizeWebhookUrl(input: string, options: TargetOptions): { value: string } | { problem: TargetProblem | 'too_long' } {
+export function normalizeWebhookUrl(
+  input: string,
+  options: TargetOptions,
+): { value: string } | { problem: TargetProblem | 'too_long' } {
   let url: URL;
   try {
     url = new URL(input);
@@ -52,7 +60,9 @@ export function normalizeWebhookUrl(input: string, options: TargetOptions): { va
 
 /** A create-webhook body as the record to store (without its secret), or a 400 listing every problem. */
 export function parseWebhookInput(
-  input: Record<string, unknown>, options: TargetOptions, createdAt: string,
+  input: Record<string, unknown>,
+  options: TargetOptions,
+  createdAt: string,
 ): Omit<NewWebhook, 'secret'> {
   const { fields: f, details } = parseFields(webhookSchema, input, webhookHints);
   let url = '';

@@ -42,14 +42,22 @@ export async function checkDevice(claimed: ClaimedDevice, context: DeviceCheckCo
   const { connector, clock, options, signal, random } = context;
   const device = claimed.record;
   const probeOptions: ProbeOptions = {
-    connector, clock, signal, connectTimeoutMs: options.connectTimeoutMs, probeTimeoutMs: options.probeTimeoutMs,
+    connector,
+    clock,
+    signal,
+    connectTimeoutMs: options.connectTimeoutMs,
+    probeTimeoutMs: options.probeTimeoutMs,
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   };
   const results = await Promise.all(probesOf(device).map((probe) => runProbe(probe, device, probeOptions)));
   signal.throwIfAborted();
   return deviceCheckOutcome(
     { device, consecutiveFailures: claimed.consecutive_failures, results, checkedAt: clock.now() },
-    { retryDelayS: options.retryDelayS, failuresBeforeDown: options.failuresBeforeDown, tlsWarnDays: options.tlsWarnDays },
+    {
+      retryDelayS: options.retryDelayS,
+      failuresBeforeDown: options.failuresBeforeDown,
+      tlsWarnDays: options.tlsWarnDays,
+    },
     random,
   );
 }

@@ -1,5 +1,10 @@
 import type {
-  Device, DeviceLastResults, DeviceStatus, NewDeviceProbeResult, NewMonitoringEvent, Timestamp,
+  Device,
+  DeviceLastResults,
+  DeviceStatus,
+  NewDeviceProbeResult,
+  NewMonitoringEvent,
+  Timestamp,
 } from '../../core/index.ts';
 
 const DAY_MS = 86_400_000;
@@ -53,7 +58,10 @@ export function deviceEvents(input: DeviceEventsInput): NewMonitoringEvent[] {
   if (status === 'up' && previous === 'down') types.push('device.up');
   for (const result of input.results) {
     if (result.probe !== 'public_tls' && result.probe !== 'origin_tls') continue;
-    if (expiresSoon(result, checkedAt, input.tlsWarnDays) && !alreadyAnnounced(result, before.last_results, input.tlsWarnDays)) {
+    if (
+      expiresSoon(result, checkedAt, input.tlsWarnDays) &&
+      !alreadyAnnounced(result, before.last_results, input.tlsWarnDays)
+    ) {
       types.push('device.tls_expiring');
     }
   }

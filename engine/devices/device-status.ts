@@ -1,5 +1,10 @@
 import {
-  toTimestamp, type Device, type DeviceCheckOutcome, type DeviceLastResults, type DeviceStatus, type NewDeviceProbeResult,
+  toTimestamp,
+  type Device,
+  type DeviceCheckOutcome,
+  type DeviceLastResults,
+  type DeviceStatus,
+  type NewDeviceProbeResult,
 } from '../../core/internal.ts';
 import { deviceEvents } from './device-events.ts';
 
@@ -26,7 +31,12 @@ export interface DeviceCheckInput {
 /** The share of the interval a next check may move either way, so devices created together spread out. */
 const JITTER = 0.1;
 
-function statusAfter(device: Device, failures: number, results: readonly NewDeviceProbeResult[], failuresBeforeDown: number): DeviceStatus {
+function statusAfter(
+  device: Device,
+  failures: number,
+  results: readonly NewDeviceProbeResult[],
+  failuresBeforeDown: number,
+): DeviceStatus {
   if (results.length === 0) return device.status === 'paused' ? 'pending' : device.status;
   if (results.every((result) => result.ok)) return 'up';
   if (device.status === 'down' || failures >= Math.max(1, failuresBeforeDown)) return 'down';
@@ -47,7 +57,13 @@ function failuresAfter(device: Device, consecutiveFailures: number, results: rea
  * A `down` device keeps its interval: its recovery is announced within one interval, and an
  * outage of many devices does not multiply the checks.
  */
-function nextCheckAt(device: Device, status: DeviceStatus, checkedAt: number, retryDelayS: number, random: () => number): number {
+function nextCheckAt(
+  device: Device,
+  status: DeviceStatus,
+  checkedAt: number,
+  retryDelayS: number,
+  random: () => number,
+): number {
   const intervalMs = device.check_interval_s * 1000;
   if (status === 'validating') return checkedAt + Math.min(retryDelayS * 1000, intervalMs);
   return checkedAt + Math.round(intervalMs * (1 + (2 * random() - 1) * JITTER));
@@ -58,7 +74,11 @@ function nextCheckAt(device: Device, status: DeviceStatus, checkedAt: number, re
  * claimed and the results of its probes to the outcome the store writes. `random` (in [0, 1))
  * draws the jitter; tests pin it.
  */
-export function deviceCheckOutcome(input: DeviceCheckInput, options: DeviceStatusOptions, random: () => number = Math.random): DeviceCheckOutcome {
+export function deviceCheckOutcome(
+  input: DeviceCheckInput,
+  options: DeviceStatusOptions,
+  random: () => number = Math.random,
+): DeviceCheckOutcome {
   if (input.device.status === 'maintenance') return maintenanceOutcome(input, random);
   const { device, results } = input;
   // toTimestamp: the probes stamped the same millisecond a moment ago, and it caches the text.

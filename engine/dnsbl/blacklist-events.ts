@@ -9,7 +9,10 @@ import type { BlacklistMonitor, EventType, NewMonitoringEvent, Timestamp } from 
  * (see check-blacklist.ts), so across it the listing is still there. Listed, error, clean is then
  * announced as a delisting, and clean, error, clean as nothing.
  */
-export function blacklistEventType(before: BlacklistMonitor, after: Pick<BlacklistMonitor, 'last_status' | 'listed_on'>): EventType | null {
+export function blacklistEventType(
+  before: BlacklistMonitor,
+  after: Pick<BlacklistMonitor, 'last_status' | 'listed_on'>,
+): EventType | null {
   if (after.last_status === 'error') return null;
   // Most targets were listed nowhere before: no set to build for them.
   if (before.listed_on.length === 0) return after.listed_on.length > 0 ? 'blacklist.listed' : null;
@@ -20,15 +23,28 @@ export function blacklistEventType(before: BlacklistMonitor, after: Pick<Blackli
 }
 
 /** What a check changes of a monitor. */
-export type BlacklistCheckChange = Pick<BlacklistMonitor, 'last_status' | 'last_checked_at' | 'listed_on' | 'failed_zones'>;
+export type BlacklistCheckChange = Pick<
+  BlacklistMonitor,
+  'last_status' | 'last_checked_at' | 'listed_on' | 'failed_zones'
+>;
 
 /**
  * The events of one check: none or one, carrying the record as the check left it. The record is
  * copied only when there is an event: nearly every check announces nothing, and a copy of every
  * record at every check is work on the engine's hottest path (docs/performance.md, "The engine").
  */
-export function blacklistEvents(before: BlacklistMonitor, change: BlacklistCheckChange, at: Timestamp): NewMonitoringEvent[] {
+export function blacklistEvents(
+  before: BlacklistMonitor,
+  change: BlacklistCheckChange,
+  at: Timestamp,
+): NewMonitoringEvent[] {
   const type = blacklistEventType(before, change);
   if (type === null) return [];
-  return [{ type, created_at: at, data: { ...before, ...change, previous_status: before.last_status, status: change.last_status } }];
+  return [
+    {
+      type,
+      created_at: at,
+      data: { ...before, ...change, previous_status: before.last_status, status: change.last_status },
+    },
+  ];
 }

@@ -1,5 +1,9 @@
 import {
-  toTimestamp, type BlacklistCheckOutcome, type BlacklistStatus, type ClaimedBlacklistMonitor, type Clock,
+  toTimestamp,
+  type BlacklistCheckOutcome,
+  type BlacklistStatus,
+  type ClaimedBlacklistMonitor,
+  type Clock,
   type NewDnsblResult,
 } from '../../core/internal.ts';
 import { nextCheckAt } from '../scheduler/next-check.ts';
@@ -28,7 +32,8 @@ export interface DnsblCheckContext {
  * a zone that fails is an `error` row and a name in `failed_zones`.
  */
 export async function checkBlacklistMonitor(
-  claimed: ClaimedBlacklistMonitor, context: DnsblCheckContext,
+  claimed: ClaimedBlacklistMonitor,
+  context: DnsblCheckContext,
 ): Promise<BlacklistCheckOutcome> {
   const monitor = claimed.record;
   const zones = zonesFor(monitor, context.zones);
@@ -72,12 +77,18 @@ export async function checkBlacklistMonitor(
   // been checked); else listed when any zone listed it, clean when none did. A zone that failed
   // lists nothing at this check. An error check keeps the listing last known, so that a delisting
   // across an outage is still announced (docs/engine.md, "Blacklist monitors (DNSBL)").
-  const status: BlacklistStatus = failedZones.length === zones.length ? 'error' : listedOn.length > 0 ? 'listed' : 'clean';
+  const status: BlacklistStatus =
+    failedZones.length === zones.length ? 'error' : listedOn.length > 0 ? 'listed' : 'clean';
 
   const checkedMs = context.clock.now();
   const checkedAt = toTimestamp(checkedMs);
   const listed = status === 'error' ? monitor.listed_on : listedOn;
-  const change: BlacklistCheckChange = { last_status: status, last_checked_at: checkedAt, listed_on: listed, failed_zones: failedZones };
+  const change: BlacklistCheckChange = {
+    last_status: status,
+    last_checked_at: checkedAt,
+    listed_on: listed,
+    failed_zones: failedZones,
+  };
   // In a maintenance window nothing is announced and the results are marked; the first check after
   // one announces what changed since the listings announced before it (docs/engine.md,
   // "Maintenance windows").

@@ -44,7 +44,8 @@ export function classifyReply(zone: string, reply: ZoneReply): ZoneVerdict {
   if ('code' in reply) {
     // NXDOMAIN and NODATA: the zone has nothing on the target.
     if (reply.code === 'ENOTFOUND' || reply.code === 'ENODATA') return NOT_LISTED;
-    if (reply.code === 'ETIMEOUT' || reply.code === 'ECANCELLED') return { ok: false, listed: false, answer: null, error: TIMEOUT };
+    if (reply.code === 'ETIMEOUT' || reply.code === 'ECANCELLED')
+      return { ok: false, listed: false, answer: null, error: TIMEOUT };
     return { ok: false, listed: false, answer: null, error: reply.code };
   }
   if (reply.addresses.length === 0) return NOT_LISTED;

@@ -29,7 +29,12 @@ const SILENT_CODES = new Set(['ETIMEOUT', 'ECONNREFUSED', 'ECANCELLED']);
  * Asks one name with a hard deadline, whatever the resolver does: a resolver that never settles
  * costs `timeoutMs`, not a stalled check. Never rejects: failures come back as their code.
  */
-export function askWithDeadline(resolver: DnsblResolver, name: string, timeoutMs: number, health: DnsHealth): Promise<ZoneReply> {
+export function askWithDeadline(
+  resolver: DnsblResolver,
+  name: string,
+  timeoutMs: number,
+  health: DnsHealth,
+): Promise<ZoneReply> {
   return new Promise<ZoneReply>((resolve) => {
     let settled = false;
     const mark = health.sent();

@@ -15,11 +15,7 @@ export const DEFAULT_DNSBL_ZONES: readonly string[] = [
 ];
 
 /** Zones asked for domain targets. */
-export const DEFAULT_DNSBL_DOMAIN_ZONES: readonly string[] = [
-  'dbl.spamhaus.org',
-  'multi.uribl.com',
-  'multi.surbl.org',
-];
+export const DEFAULT_DNSBL_DOMAIN_ZONES: readonly string[] = ['dbl.spamhaus.org', 'multi.uribl.com', 'multi.surbl.org'];
 
 /** One label: letters, digits, hyphens, and underscores (some feeds use them in key labels). */
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
@@ -43,7 +39,8 @@ export function normalizeZones(zones: readonly string[], what: string): string[]
   const out = new Set<string>();
   for (const zone of zones) {
     const normalized = normalizeZone(zone);
-    if (normalized === null) throw new RangeError(`${what} must be a DNS zone name such as zen.spamhaus.org, not "${zone}"`);
+    if (normalized === null)
+      throw new RangeError(`${what} must be a DNS zone name such as zen.spamhaus.org, not "${zone}"`);
     out.add(normalized);
   }
   return [...out];

@@ -27,7 +27,8 @@ export function normalizeDnsServer(input: string): string | null {
 export function normalizeDnsServers(servers: readonly string[]): string[] {
   return servers.map((server) => {
     const normalized = normalizeDnsServer(server);
-    if (normalized === null) throw new RangeError(`--dns-server must be an IP address with an optional port (HOST[:PORT]), not "${server}"`);
+    if (normalized === null)
+      throw new RangeError(`--dns-server must be an IP address with an optional port (HOST[:PORT]), not "${server}"`);
     return normalized;
   });
 }

@@ -22,7 +22,10 @@ function withDeadline<T>(promise: Promise<T>, ms: number, signal?: AbortSignal):
     };
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    promise.then((value) => finish(() => resolve(value)), (error: unknown) => finish(() => reject(error)));
+    promise.then(
+      (value) => finish(() => resolve(value)),
+      (error: unknown) => finish(() => reject(error)),
+    );
   });
 }
 
@@ -54,7 +57,8 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
   const resolveWithin = async (host: string, timeoutMs: number, signal?: AbortSignal): Promise<string[]> => {
     const literal = literalAddress(host);
     if (literal !== null) return [literal];
-    if (!allowPrivate && isForbiddenName(host)) throw new ProbeFailure('forbidden_address', `${host} is a special-use name`);
+    if (!allowPrivate && isForbiddenName(host))
+      throw new ProbeFailure('forbidden_address', `${host} is a special-use name`);
     let addresses: string[];
     try {
       addresses = await withDeadline(options.lookup(host), timeoutMs, signal);
@@ -75,9 +79,11 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
         socket.destroy();
         reject(failure);
       };
-      const onTimeout = () => fail(new ProbeFailure('timeout', `no connection to ${address}:${port} within ${timeoutMs} ms`));
+      const onTimeout = () =>
+        fail(new ProbeFailure('timeout', `no connection to ${address}:${port} within ${timeoutMs} ms`));
       const onAbort = () => fail(new ProbeFailure('aborted'));
-      const onError = (error: NodeJS.ErrnoException) => fail(new ProbeFailure(error.code ?? 'connect_error', error.message, { cause: error }));
+      const onError = (error: NodeJS.ErrnoException) =>
+        fail(new ProbeFailure(error.code ?? 'connect_error', error.message, { cause: error }));
       const onConnect = () => {
         cleanup();
         resolve(socket);
@@ -109,7 +115,10 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
       const deadline = Date.now() + timeoutMs;
       // A literal (every bench target, many real ones) takes no lookup path at all.
       const literal = literalAddress(request.host);
-      const addresses = literal !== null ? [literal] : await resolveWithin(request.host, Math.min(options.lookupTimeoutMs, timeoutMs), request.signal);
+      const addresses =
+        literal !== null
+          ? [literal]
+          : await resolveWithin(request.host, Math.min(options.lookupTimeoutMs, timeoutMs), request.signal);
       // Each address in the resolver's order, within the one connect timeout; the last failure is told.
       let failure: unknown;
       for (const address of addresses) {
@@ -122,7 +131,10 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
           if (error instanceof ProbeFailure && error.code === 'aborted') throw error;
         }
       }
-      throw failure ?? new ProbeFailure('timeout', `no connection to ${request.host}:${request.port} within ${timeoutMs} ms`);
+      throw (
+        failure ??
+        new ProbeFailure('timeout', `no connection to ${request.host}:${request.port} within ${timeoutMs} ms`)
+      );
     },
   };
 }

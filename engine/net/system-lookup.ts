@@ -8,7 +8,8 @@ import type { HostLookup } from './connector.ts';
  */
 export function systemLookup(servers: readonly string[], timeoutMs: number): HostLookup {
   if (servers.length === 0) {
-    return async (hostname) => (await dns.lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+    return async (hostname) =>
+      (await dns.lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
   }
   const resolver = new dns.Resolver({ timeout: Math.max(1, Math.ceil(timeoutMs / 2)), tries: 2 });
   resolver.setServers([...servers]);

@@ -70,7 +70,7 @@ export function publicEndpoint(device: Device, scheme: Scheme): Endpoint {
 export function originEndpoint(device: Device, scheme: Scheme): Endpoint | null {
   if (device.origin_host === null || device.origin_host === '') return null;
   const originScheme = device.origin_scheme ?? publicScheme(device);
-  const port = originScheme === scheme ? device.origin_port ?? DEFAULT_PORTS[scheme] : DEFAULT_PORTS[scheme];
+  const port = originScheme === scheme ? (device.origin_port ?? DEFAULT_PORTS[scheme]) : DEFAULT_PORTS[scheme];
   return { host: device.origin_host, port, scheme };
 }
 

@@ -7,7 +7,10 @@ import { ProbeSession } from './probe-session.ts';
 import { startTls } from './start-tls.ts';
 
 export type HttpProbeName = 'public_http' | 'public_https' | 'origin_http';
-export type NewHttpProbeResult<P extends HttpProbeName = HttpProbeName> = Extract<NewDeviceProbeResult, { probe: HttpProbeName }> & { probe: P };
+export type NewHttpProbeResult<P extends HttpProbeName = HttpProbeName> = Extract<
+  NewDeviceProbeResult,
+  { probe: HttpProbeName }
+> & { probe: P };
 
 /** A `Location` longer than this is cut: a result row is for reading, not an open store. */
 const MAX_LOCATION_LENGTH = 2048;
@@ -23,31 +26,45 @@ interface Answer {
  * `Location` as soon as the head is parsed. The body is never read: the caller destroys the socket.
  */
 function getHead(session: ProbeSession, socket: Socket, hostHeader: string): Promise<Answer> {
-  return session.guard(new Promise<Answer>((resolve, reject) => {
-    const req = request({
-      method: 'GET',
-      path: '/',
-      // No agent: the request goes over this socket, never over one Node would open itself.
-      createConnection: () => socket,
-      headers: { host: hostHeader, 'user-agent': USER_AGENT, accept: '*/*', connection: 'close' },
-      signal: session.signal,
-    });
-    req.once('response', (res) => {
-      const status = res.statusCode ?? 0;
-      const header = res.headers.location;
-      const location = status >= 300 && status < 400 && header !== undefined ? header.slice(0, MAX_LOCATION_LENGTH) : null;
-      resolve({ status, location });
-      res.destroy();
-    });
-    req.once('error', reject);
-    req.end();
-  }));
+  return session.guard(
+    new Promise<Answer>((resolve, reject) => {
+      const req = request({
+        method: 'GET',
+        path: '/',
+        // No agent: the request goes over this socket, never over one Node would open itself.
+        createConnection: () => socket,
+        headers: { host: hostHeader, 'user-agent': USER_AGENT, accept: '*/*', connection: 'close' },
+        signal: session.signal,
+      });
+      req.once('response', (res) => {
+        const status = res.statusCode ?? 0;
+        const header = res.headers.location;
+        const location =
+          status >= 300 && status < 400 && header !== undefined ? header.slice(0, MAX_LOCATION_LENGTH) : null;
+        resolve({ status, location });
+        res.destroy();
+      });
+      req.once('error', reject);
+      req.end();
+    }),
+  );
 }
 
-async function probeWeb<P extends HttpProbeName>(probe: P, device: Device, endpoint: Endpoint | null, options: ProbeOptions): Promise<NewHttpProbeResult<P>> {
+async function probeWeb<P extends HttpProbeName>(
+  probe: P,
+  device: Device,
+  endpoint: Endpoint | null,
+  options: ProbeOptions,
+): Promise<NewHttpProbeResult<P>> {
   const session = new ProbeSession(options);
   const failed = (error: string): NewHttpProbeResult<P> => ({
-    probe, checked_at: session.checkedAt(), ok: false, response_ms: session.responseMs(), error, http_status: null, location: null,
+    probe,
+    checked_at: session.checkedAt(),
+    ok: false,
+    response_ms: session.responseMs(),
+    error,
+    http_status: null,
+    location: null,
   });
   try {
     if (endpoint === null) return failed('no_origin_host');
@@ -55,7 +72,11 @@ async function probeWeb<P extends HttpProbeName>(probe: P, device: Device, endpo
     let socket: Socket = await session.connect(endpoint.host, endpoint.port);
     if (endpoint.scheme === 'https') {
       // The certificate is public_tls's business; this probe only wants the HTTP answer.
-      socket = await startTls(session, socket, { servername: name.servername, identity: name.name, alpn: ['http/1.1'] });
+      socket = await startTls(session, socket, {
+        servername: name.servername,
+        identity: name.name,
+        alpn: ['http/1.1'],
+      });
     }
     const answer = await getHead(session, socket, name.hostHeader);
     const expected = device.expect_status ?? 200;

@@ -16,23 +16,26 @@ type Decided = Exclude<Verdict, { kind: 'more' }>;
  * not greeted (`connection_closed`); one that keeps talking without a verdict is not this protocol.
  */
 function converse(session: ProbeSession, socket: Socket, greeting: Greeting): Promise<Decided> {
-  return session.guard(new Promise<Decided>((resolve, reject) => {
-    let received = Buffer.alloc(0);
-    const onData = (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]);
-      const verdict = greeting.judge(received);
-      if (verdict.kind !== 'more') finish(() => resolve(verdict));
-      else if (received.length > MAX_GREETING_BYTES) finish(() => resolve({ kind: 'bad', banner: null }));
-    };
-    const onError = (error: Error) => finish(() => reject(error));
-    const onClose = () => finish(() => reject(Object.assign(new Error('closed before a greeting'), { code: 'connection_closed' })));
-    const finish = (settle: () => void) => {
-      socket.off('data', onData).off('error', onError).off('close', onClose);
-      settle();
-    };
-    socket.on('data', onData).once('error', onError).once('close', onClose);
-    if (greeting.hello !== null) socket.write(greeting.hello);
-  }));
+  return session.guard(
+    new Promise<Decided>((resolve, reject) => {
+      let received = Buffer.alloc(0);
+      const onData = (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        const verdict = greeting.judge(received);
+        if (verdict.kind !== 'more') finish(() => resolve(verdict));
+        else if (received.length > MAX_GREETING_BYTES) finish(() => resolve({ kind: 'bad', banner: null }));
+      };
+      const onError = (error: Error) => finish(() => reject(error));
+      const onClose = () =>
+        finish(() => reject(Object.assign(new Error('closed before a greeting'), { code: 'connection_closed' })));
+      const finish = (settle: () => void) => {
+        socket.off('data', onData).off('error', onError).off('close', onClose);
+        settle();
+      };
+      socket.on('data', onData).once('error', onError).once('close', onClose);
+      if (greeting.hello !== null) socket.write(greeting.hello);
+    }),
+  );
 }
 
 /**
@@ -43,7 +46,8 @@ function converse(session: ProbeSession, socket: Socket, greeting: Greeting): Pr
 export async function probeService(device: Device, options: ProbeOptions): Promise<NewServiceProbeResult> {
   const session = new ProbeSession(options);
   try {
-    if (device.service_type === 'web') throw Object.assign(new Error('web devices are probed over HTTP'), { code: 'not_a_service' });
+    if (device.service_type === 'web')
+      throw Object.assign(new Error('web devices are probed over HTTP'), { code: 'not_a_service' });
     const dialog = dialogFor(device.service_type);
     const endpoint = publicEndpoint(device, 'https');
     let socket: Socket = await session.connect(endpoint.host, endpoint.port);
@@ -51,16 +55,27 @@ export async function probeService(device: Device, options: ProbeOptions): Promi
       const name = publicName(device);
       socket = await startTls(session, socket, { servername: name.servername, identity: name.name });
     }
-    const verdict = dialog.greeting === null ? { kind: 'ok' as const, banner: null } : await converse(session, socket, dialog.greeting);
+    const verdict =
+      dialog.greeting === null
+        ? { kind: 'ok' as const, banner: null }
+        : await converse(session, socket, dialog.greeting);
     const ok = verdict.kind === 'ok';
     return {
-      probe: 'service', checked_at: session.checkedAt(), ok, response_ms: session.responseMs(),
-      error: ok ? null : 'bad_greeting', banner: verdict.banner,
+      probe: 'service',
+      checked_at: session.checkedAt(),
+      ok,
+      response_ms: session.responseMs(),
+      error: ok ? null : 'bad_greeting',
+      banner: verdict.banner,
     };
   } catch (error) {
     return {
-      probe: 'service', checked_at: session.checkedAt(), ok: false, response_ms: session.responseMs(),
-      error: session.failureCode(error), banner: null,
+      probe: 'service',
+      checked_at: session.checkedAt(),
+      ok: false,
+      response_ms: session.responseMs(),
+      error: session.failureCode(error),
+      banner: null,
     };
   } finally {
     session.close();

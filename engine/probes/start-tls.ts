@@ -21,19 +21,25 @@ export interface StartTlsOptions {
  * other probes ignore (a certificate is judged by one probe, not by all of them).
  */
 export async function startTls(session: ProbeSession, socket: Socket, options: StartTlsOptions): Promise<TLSSocket> {
-  const tlsSocket = session.track(connect({
-    socket,
-    ...(options.servername === undefined ? {} : { servername: options.servername }),
-    rejectUnauthorized: false,
-    ...(options.ca === undefined ? {} : { secureContext: contextTrusting(options.ca) }),
-    ...(options.alpn === undefined ? {} : { ALPNProtocols: options.alpn }),
-    // Without SNI Node would check the certificate against the socket's address; say which name.
-    checkServerIdentity: (_host, certificate) => checkServerIdentity(options.identity, certificate),
-  }));
-  await session.guard(new Promise<void>((resolve, reject) => {
-    tlsSocket.once('secureConnect', resolve);
-    tlsSocket.once('error', reject);
-    tlsSocket.once('close', () => reject(Object.assign(new Error('closed during the TLS handshake'), { code: 'ECONNRESET' })));
-  }));
+  const tlsSocket = session.track(
+    connect({
+      socket,
+      ...(options.servername === undefined ? {} : { servername: options.servername }),
+      rejectUnauthorized: false,
+      ...(options.ca === undefined ? {} : { secureContext: contextTrusting(options.ca) }),
+      ...(options.alpn === undefined ? {} : { ALPNProtocols: options.alpn }),
+      // Without SNI Node would check the certificate against the socket's address; say which name.
+      checkServerIdentity: (_host, certificate) => checkServerIdentity(options.identity, certificate),
+    }),
+  );
+  await session.guard(
+    new Promise<void>((resolve, reject) => {
+      tlsSocket.once('secureConnect', resolve);
+      tlsSocket.once('error', reject);
+      tlsSocket.once('close', () =>
+        reject(Object.assign(new Error('closed during the TLS handshake'), { code: 'ECONNRESET' })),
+      );
+    }),
+  );
   return tlsSocket;
 }

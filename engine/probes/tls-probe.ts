@@ -6,7 +6,10 @@ import { ProbeSession } from './probe-session.ts';
 import { startTls } from './start-tls.ts';
 
 export type TlsProbeName = 'public_tls' | 'origin_tls';
-export type NewTlsProbeResult<P extends TlsProbeName = TlsProbeName> = Extract<NewDeviceProbeResult, { probe: TlsProbeName }> & { probe: P };
+export type NewTlsProbeResult<P extends TlsProbeName = TlsProbeName> = Extract<
+  NewDeviceProbeResult,
+  { probe: TlsProbeName }
+> & { probe: P };
 
 const DAY_MS = 86_400_000;
 
@@ -19,7 +22,12 @@ function validTo(socket: TLSSocket): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
-async function probeTls<P extends TlsProbeName>(probe: P, device: Device, endpoint: Endpoint | null, options: ProbeOptions): Promise<NewTlsProbeResult<P>> {
+async function probeTls<P extends TlsProbeName>(
+  probe: P,
+  device: Device,
+  endpoint: Endpoint | null,
+  options: ProbeOptions,
+): Promise<NewTlsProbeResult<P>> {
   const session = new ProbeSession(options);
   try {
     if (endpoint === null) throw Object.assign(new Error('no origin host'), { code: 'no_origin_host' });
@@ -43,8 +51,14 @@ async function probeTls<P extends TlsProbeName>(probe: P, device: Device, endpoi
   } catch (error) {
     // No handshake, no certificate: the failure is the connection's, not the certificate's.
     return {
-      probe, checked_at: session.checkedAt(), ok: false, response_ms: session.responseMs(), error: session.failureCode(error),
-      tls_valid_to: null, tls_days_left: null, tls_error: null,
+      probe,
+      checked_at: session.checkedAt(),
+      ok: false,
+      response_ms: session.responseMs(),
+      error: session.failureCode(error),
+      tls_valid_to: null,
+      tls_days_left: null,
+      tls_error: null,
     };
   } finally {
     session.close();

@@ -102,14 +102,16 @@ export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
       checking = Promise.reject(error);
     }
     // A check that throws is a bug, not a result: logged, and its lease lapses so it is retried.
-    checking.then(
-      (outcome) => this.#buffer.add({ lease: claimed.lease, outcome }),
-      (error: unknown) => {
-        this.#s.tally.crashed++;
-        // The id stays out of the message, so that one failure repeated is logged once (bounded-logger.ts).
-        this.#s.logger.error?.(`checking a ${this.name} failed unexpectedly`, error);
-      },
-    ).finally(() => slots.release());
+    checking
+      .then(
+        (outcome) => this.#buffer.add({ lease: claimed.lease, outcome }),
+        (error: unknown) => {
+          this.#s.tally.crashed++;
+          // The id stays out of the message, so that one failure repeated is logged once (bounded-logger.ts).
+          this.#s.logger.error?.(`checking a ${this.name} failed unexpectedly`, error);
+        },
+      )
+      .finally(() => slots.release());
   }
 
   /** Scheduling lag: how late each claimed check starts, logged per batch. */
@@ -124,7 +126,10 @@ export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
       if (lag > max) max = lag;
     }
     log(`claimed ${claimed.length} due ${this.name} checks`, {
-      kind: this.name, claimed: claimed.length, lag_ms_max: max, lag_ms_mean: Math.round(sum / claimed.length),
+      kind: this.name,
+      claimed: claimed.length,
+      lag_ms_max: max,
+      lag_ms_mean: Math.round(sum / claimed.length),
     });
   }
 }

@@ -8,7 +8,11 @@ import type { MonitoringStore } from '../../core/index.ts';
  * engine that stops does not wait for a large backlog. Says how many it deleted.
  */
 export async function pruneResults(
-  store: MonitoringStore, nowMs: number, retentionDays: number, batchSize: number, stopping: () => boolean = () => false,
+  store: MonitoringStore,
+  nowMs: number,
+  retentionDays: number,
+  batchSize: number,
+  stopping: () => boolean = () => false,
 ): Promise<number> {
   const before = new Date(nowMs - retentionDays * 86_400_000).toISOString();
   let total = 0;

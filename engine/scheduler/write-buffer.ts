@@ -95,7 +95,10 @@ export class WriteBuffer<O> {
       }
     } catch (error) {
       tally.failed += batch.length;
-      this.#options.logger.error?.(`writing ${this.#options.kind} checks failed; they are checked again once their leases lapse`, error);
+      this.#options.logger.error?.(
+        `writing ${this.#options.kind} checks failed; they are checked again once their leases lapse`,
+        error,
+      );
     } finally {
       this.#unwritten -= batch.length;
       this.#options.onWritten();

@@ -1,6 +1,11 @@
 import { hostname } from 'node:os';
 import {
-  systemClock, toTimestamp, type ClaimedDelivery, type Clock, type DeliveryOutcome, type Logger,
+  systemClock,
+  toTimestamp,
+  type ClaimedDelivery,
+  type Clock,
+  type DeliveryOutcome,
+  type Logger,
   type WebhookDeliveryStore,
 } from '../../core/internal.ts';
 import type { Connector } from '../net/connector.ts';
@@ -57,7 +62,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const pollMs = options.pollIntervalMs ?? 1_000;
   // A lease outlives the attempt by a margin, so a live worker never loses one to a slow endpoint.
   const leaseMs = timeoutMs * 3;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a positive integer');
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+    throw new RangeError('concurrency must be a positive integer');
   const stopping = new AbortController();
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -65,11 +71,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     let outcome: DeliveryOutcome;
     try {
       const answer = await postWebhook(webhook.url, webhookRequest(delivery, clock.now()), {
-        connector, timeoutMs, tls: options.tls,
+        connector,
+        timeoutMs,
+        tls: options.tls,
       });
-      outcome = answer.status >= 200 && answer.status < 300
-        ? finished('delivered', answer.status, null)
-        : failed(delivery, answer.status, `http_${answer.status}`);
+      outcome =
+        answer.status >= 200 && answer.status < 300
+          ? finished('delivered', answer.status, null)
+          : failed(delivery, answer.status, `http_${answer.status}`);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       outcome = failed(delivery, null, typeof code === 'string' ? code : 'request_failed');
@@ -78,7 +87,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (!written) {
       logger.warn?.(`webhook ${webhook.id}: the lease on event ${event.id} was lost; another worker delivers it`);
     } else if (outcome.state === 'failed') {
-      logger.warn?.(`webhook ${webhook.id}: gave up delivering event ${event.id} (${event.type}) after ${delivery.attempts + 1} attempts; last error ${outcome.error}`);
+      logger.warn?.(
+        `webhook ${webhook.id}: gave up delivering event ${event.id} (${event.type}) after ${delivery.attempts + 1} attempts; last error ${outcome.error}`,
+      );
     }
   }
 
@@ -90,7 +101,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const now = clock.now();
     const next = nextAttemptAt(delivery.attempts + 1, now, delays);
     if (next === null) return finished('failed', status, error);
-    return { attempted_at: toTimestamp(now), state: 'pending', next_attempt_at: toTimestamp(next), response_status: status, error };
+    return {
+      attempted_at: toTimestamp(now),
+      state: 'pending',
+      next_attempt_at: toTimestamp(next),
+      response_status: status,
+      error,
+    };
   }
 
   async function claim(limit: number): Promise<ClaimedDelivery[]> {
@@ -113,7 +130,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const claimed = free > 0 ? await claim(free) : [];
       for (const delivery of claimed) {
         const running: Promise<void> = attempt(delivery)
-          .catch((error: unknown) => logger.error?.(`webhook ${delivery.webhook.id}: recording an attempt failed`, error))
+          .catch((error: unknown) =>
+            logger.error?.(`webhook ${delivery.webhook.id}: recording an attempt failed`, error),
+          )
           .finally(() => inFlight.delete(running));
         inFlight.add(running);
       }

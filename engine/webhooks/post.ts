@@ -59,7 +59,12 @@ export async function postWebhook(url: string, req: WebhookRequest, options: Pos
 
 function startTls(raw: Socket, host: string, extra: PostOptions['tls']): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const secure = tlsConnect({ socket: raw, servername: isIP(host) === 0 ? host : undefined, ALPNProtocols: ['http/1.1'], ...extra });
+    const secure = tlsConnect({
+      socket: raw,
+      servername: isIP(host) === 0 ? host : undefined,
+      ALPNProtocols: ['http/1.1'],
+      ...extra,
+    });
     secure.once('secureConnect', () => resolve(secure));
     secure.once('error', (error) => {
       raw.destroy();
@@ -68,25 +73,39 @@ function startTls(raw: Socket, host: string, extra: PostOptions['tls']): Promise
   });
 }
 
-function send(socket: Socket, target: URL, host: string, req: WebhookRequest, signal: AbortSignal): Promise<PostAnswer> {
+function send(
+  socket: Socket,
+  target: URL,
+  host: string,
+  req: WebhookRequest,
+  signal: AbortSignal,
+): Promise<PostAnswer> {
   return new Promise((resolve, reject) => {
     const hostHeader = target.host;
-    const outgoing = httpRequest({
-      method: 'POST',
-      host,
-      path: `${target.pathname}${target.search}`,
-      headers: { ...req.headers, host: hostHeader, 'content-length': String(Buffer.byteLength(req.body)), connection: 'close' },
-      // With createConnection and no `agent` option, Node uses this socket and nothing else.
-      // (`agent: false` would make a fresh Agent that ignores createConnection and resolves the
-      // host itself: a second resolution, past the policy. The delivery tests catch that, since
-      // their host names resolve only through the injected lookup.)
-      createConnection: () => socket,
-      signal,
-    }, (response) => {
-      // Only the status matters; the rest is read and dropped so the socket can close cleanly.
-      response.resume();
-      resolve({ status: response.statusCode ?? 0 });
-    });
+    const outgoing = httpRequest(
+      {
+        method: 'POST',
+        host,
+        path: `${target.pathname}${target.search}`,
+        headers: {
+          ...req.headers,
+          host: hostHeader,
+          'content-length': String(Buffer.byteLength(req.body)),
+          connection: 'close',
+        },
+        // With createConnection and no `agent` option, Node uses this socket and nothing else.
+        // (`agent: false` would make a fresh Agent that ignores createConnection and resolves the
+        // host itself: a second resolution, past the policy. The delivery tests catch that, since
+        // their host names resolve only through the injected lookup.)
+        createConnection: () => socket,
+        signal,
+      },
+      (response) => {
+        // Only the status matters; the rest is read and dropped so the socket can close cleanly.
+        response.resume();
+        resolve({ status: response.statusCode ?? 0 });
+      },
+    );
     outgoing.once('error', reject);
     outgoing.end(req.body);
   });

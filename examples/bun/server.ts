@@ -41,8 +41,12 @@ async function stop(): Promise<void> {
 }
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   // Nothing is left to keep the process alive afterwards: it exits by itself, with code 0.
-  process.once(signal, () => void stop().catch((error: unknown) => {
-    console.error('stopping failed:', error);
-    process.exitCode = 1;
-  }));
+  process.once(
+    signal,
+    () =>
+      void stop().catch((error: unknown) => {
+        console.error('stopping failed:', error);
+        process.exitCode = 1;
+      }),
+  );
 }

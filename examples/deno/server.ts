@@ -36,14 +36,17 @@ const api = createMonitoringApi({
 });
 
 // Requests outside /v1 get the API's own 404 `unknown_route`.
-const server = Deno.serve({
-  hostname,
-  port,
-  onListen: (address) => {
-    const shown = address.hostname.includes(':') ? `[${address.hostname}]` : address.hostname;
-    console.log(`listening on http://${shown}:${address.port}${api.basePath}`);
+const server = Deno.serve(
+  {
+    hostname,
+    port,
+    onListen: (address) => {
+      const shown = address.hostname.includes(':') ? `[${address.hostname}]` : address.hostname;
+      console.log(`listening on http://${shown}:${address.port}${api.basePath}`);
+    },
   },
-}, createDenoHandler(api));
+  createDenoHandler(api),
+);
 
 // Stop accepting, let requests in flight finish, then write pending key usage and close the store.
 async function stop(): Promise<void> {
@@ -53,8 +56,15 @@ async function stop(): Promise<void> {
 }
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   // A signal listener keeps Deno alive, so the exit is explicit once everything is closed.
-  Deno.addSignalListener(signal, () => void stop().then(() => Deno.exit(0), (error: unknown) => {
-    console.error('stopping failed:', error);
-    Deno.exit(1);
-  }));
+  Deno.addSignalListener(
+    signal,
+    () =>
+      void stop().then(
+        () => Deno.exit(0),
+        (error: unknown) => {
+          console.error('stopping failed:', error);
+          Deno.exit(1);
+        },
+      ),
+  );
 }

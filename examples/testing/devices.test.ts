@@ -34,7 +34,10 @@ describe('devices, through monitoring-api/testing', () => {
     assert.equal(device.created_at, '2026-03-01T12:00:00.000Z'); // the manual clock
 
     const list = await t.request<Device[]>('/v1/devices', { key });
-    assert.deepEqual(list.body.data?.map((d) => d.id), [device.id]);
+    assert.deepEqual(
+      list.body.data?.map((d) => d.id),
+      [device.id],
+    );
 
     const deleted = await t.request(`/v1/devices/delete?id=${device.id}`, { method: 'DELETE', key });
     assert.deepEqual(deleted.body, { success: true, data: { id: device.id, deleted: true } });
@@ -42,7 +45,11 @@ describe('devices, through monitoring-api/testing', () => {
 
   it('keeps a read-only key from writing', async () => {
     const key = await t.createKey({ scopes: ['read'] });
-    const res = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } });
+    const res = await t.request('/v1/devices/create', {
+      method: 'POST',
+      key,
+      body: { target_type: 'ip', target_value: '8.8.8.8' },
+    });
     assert.equal(res.status, 403);
     assert.equal(res.body.error?.code, 'insufficient_scope');
   });

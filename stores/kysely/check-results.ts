@@ -17,10 +17,16 @@ export async function listCheckResults(
   id: number,
   page: ResultsPage,
 ): Promise<CheckResult[] | undefined> {
-  const owned = await db.selectFrom(TABLE_OF[kind]).select('id')
-    .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  const owned = await db
+    .selectFrom(TABLE_OF[kind])
+    .select('id')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   if (owned === undefined) return undefined;
-  let query = db.selectFrom('check_results').selectAll()
+  let query = db
+    .selectFrom('check_results')
+    .selectAll()
     .where('resource_kind', '=', kind)
     .where('resource_id', '=', id);
   if (page.beforeId !== undefined) query = query.where('id', '<', page.beforeId);

@@ -1,5 +1,9 @@
 import type {
-  BlacklistCheckOutcome, BlacklistStatus, DeviceCheckOutcome, DeviceStatus, RecordedCheck,
+  BlacklistCheckOutcome,
+  BlacklistStatus,
+  DeviceCheckOutcome,
+  DeviceStatus,
+  RecordedCheck,
 } from '../../core/index.ts';
 import { eventValues, resultValues } from './result-rows.ts';
 import type { EventValues, ResultValues } from './result-rows.ts';

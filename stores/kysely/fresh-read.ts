@@ -10,11 +10,12 @@ const ignore = () => undefined;
  * Resolves in the event loop's check phase once `previous` has settled (at once when there is
  * none): after the I/O callbacks of the turn in which that happened have run.
  */
-const afterTurnOf = (previous: Promise<unknown> | undefined) => new Promise<void>((resolve) => {
-  const later = () => void setImmediate(resolve);
-  if (previous === undefined) later();
-  else previous.then(later, later);
-});
+const afterTurnOf = (previous: Promise<unknown> | undefined) =>
+  new Promise<void>((resolve) => {
+    const later = () => void setImmediate(resolve);
+    if (previous === undefined) later();
+    else previous.then(later, later);
+  });
 
 /**
  * Shares reads among their callers while promising each caller a read that started after its
@@ -60,14 +61,13 @@ export class FreshRead<T> {
     const startedAt = performance.now();
     const started: Started<T> = { value: this.read(), startedAt };
     this.#running = started;
-    void started.value.then(
-      () => {
+    void started.value
+      .then(() => {
         if (this.#done === undefined || this.#done.startedAt <= started.startedAt) this.#done = started;
-      },
-      ignore,
-    ).finally(() => {
-      if (this.#running === started) this.#running = undefined;
-    });
+      }, ignore)
+      .finally(() => {
+        if (this.#running === started) this.#running = undefined;
+      });
     return started.value;
   }
 }

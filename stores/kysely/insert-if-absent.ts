@@ -29,7 +29,11 @@ export class InsertIfAbsent<T extends Table> {
   #build(db: Kysely<Database>, values: Insertable<Database[T]>) {
     // The generic table name makes Kysely's value types unresolvable here; the caller's row type
     // is the table's own, so the widening is sound.
-    return db.insertInto(this.table as Table).values(values as never).onConflict((oc) => oc.doNothing()).returningAll();
+    return db
+      .insertInto(this.table as Table)
+      .values(values as never)
+      .onConflict((oc) => oc.doNothing())
+      .returningAll();
   }
 
   async run(db: Kysely<Database>, values: Insertable<Database[T]>): Promise<Selectable<Database[T]> | undefined> {
@@ -38,14 +42,17 @@ export class InsertIfAbsent<T extends Table> {
     const complete = !parameters.includes(undefined);
     if (this.#compiled === undefined) {
       const compiled = this.#build(db, values).compile();
-      const fits = complete && compiled.parameters.length === parameters.length
-        && compiled.parameters.every((parameter, i) => parameter === parameters[i]);
+      const fits =
+        complete &&
+        compiled.parameters.length === parameters.length &&
+        compiled.parameters.every((parameter, i) => parameter === parameters[i]);
       this.#compiled = fits ? { sql: compiled.sql, columns } : null;
     }
     if (this.#compiled === null || !sameNames(this.#compiled.columns, columns) || !complete) {
       return (await this.#build(db, values).executeTakeFirst()) as Selectable<Database[T]> | undefined;
     }
-    if (this.direct !== undefined) return (await this.direct(this.#compiled.sql, parameters)).rows[0] as Selectable<Database[T]> | undefined;
+    if (this.direct !== undefined)
+      return (await this.direct(this.#compiled.sql, parameters)).rows[0] as Selectable<Database[T]> | undefined;
     const result = await db.executeQuery<Selectable<Database[T]>>(CompiledQuery.raw(this.#compiled.sql, parameters));
     return result.rows[0];
   }

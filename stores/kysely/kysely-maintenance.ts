@@ -1,12 +1,29 @@
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import type {
-  ActiveMaintenance, MaintenanceRepeat, MaintenanceStore, MonitoredKind, NewMaintenanceWindow, NewMonitoringEvent,
-  OwnedMaintenanceWindow, PageRequest, RecordChange, StoredMaintenanceWindow, Timestamp, UpdateResult,
+  ActiveMaintenance,
+  MaintenanceRepeat,
+  MaintenanceStore,
+  MonitoredKind,
+  NewMaintenanceWindow,
+  NewMonitoringEvent,
+  OwnedMaintenanceWindow,
+  PageRequest,
+  RecordChange,
+  StoredMaintenanceWindow,
+  Timestamp,
+  UpdateResult,
 } from '../../core/index.ts';
 import { eventValues } from './result-rows.ts';
 import {
-  deviceFromRow, flagFor, nullableStampText, stampText, toFlag, toId, toNullableStamp, toStamp,
+  deviceFromRow,
+  flagFor,
+  nullableStampText,
+  stampText,
+  toFlag,
+  toId,
+  toNullableStamp,
+  toStamp,
 } from './rows.ts';
 import { TABLE_OF } from './schedule.ts';
 import type { Database, DbInteger, DevicesTable, MaintenanceWindowsTable, StoreDialect } from './schema.ts';
@@ -27,7 +44,7 @@ function windowFromRow(row: Selectable<MaintenanceWindowsTable>): OwnedMaintenan
     name: row.name,
     starts_at: toNullableStamp(row.starts_at),
     ends_at: toNullableStamp(row.ends_at),
-    repeat: row.repeat === null ? null : JSON.parse(row.repeat) as MaintenanceRepeat,
+    repeat: row.repeat === null ? null : (JSON.parse(row.repeat) as MaintenanceRepeat),
     device_ids: parseIds(row.device_ids),
     all_devices: toFlag(row.all_devices),
     blacklist_monitor_ids: parseIds(row.blacklist_monitor_ids),
@@ -66,47 +83,73 @@ export class KyselyMaintenance implements MaintenanceStore {
   }
 
   async createMaintenanceWindow(userId: number, window: NewMaintenanceWindow): Promise<StoredMaintenanceWindow> {
-    const row = await this.db.insertInto('maintenance_windows')
+    const row = await this.db
+      .insertInto('maintenance_windows')
       .values({ ...this.#row(window), user_id: userId, created_at: stampText(window.created_at) })
-      .returningAll().executeTakeFirstOrThrow();
+      .returningAll()
+      .executeTakeFirstOrThrow();
     return withoutOwner(windowFromRow(row));
   }
 
   async listMaintenanceWindows(userId: number, page: PageRequest): Promise<StoredMaintenanceWindow[]> {
-    const rows = await this.db.selectFrom('maintenance_windows').selectAll()
-      .where('user_id', '=', userId).where('id', '>', page.afterId).orderBy('id')
-      .$if(Number.isFinite(page.limit), (q) => q.limit(page.limit)).execute();
+    const rows = await this.db
+      .selectFrom('maintenance_windows')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('id', '>', page.afterId)
+      .orderBy('id')
+      .$if(Number.isFinite(page.limit), (q) => q.limit(page.limit))
+      .execute();
     return rows.map((row) => withoutOwner(windowFromRow(row)));
   }
 
   async getMaintenanceWindow(userId: number, id: number): Promise<StoredMaintenanceWindow | undefined> {
-    const row = await this.db.selectFrom('maintenance_windows').selectAll()
-      .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('maintenance_windows')
+      .selectAll()
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return row && withoutOwner(windowFromRow(row));
   }
 
   async updateMaintenanceWindow(
-    userId: number, id: number, change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
+    userId: number,
+    id: number,
+    change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
   ): Promise<UpdateResult<StoredMaintenanceWindow>> {
     const row = await updateRow<Selectable<MaintenanceWindowsTable>>(this.db, this.dialect, {
-      table: 'maintenance_windows', userId, id, effect: 'none', at: change.at, events: [],
-      set: pickColumns(this.#row(change.to), change.fields), expect: pickColumns(this.#row(change.from), change.fields),
+      table: 'maintenance_windows',
+      userId,
+      id,
+      effect: 'none',
+      at: change.at,
+      events: [],
+      set: pickColumns(this.#row(change.to), change.fields),
+      expect: pickColumns(this.#row(change.from), change.fields),
     });
     if (row !== undefined) return { updated: withoutOwner(windowFromRow(row)) };
     return (await this.getMaintenanceWindow(userId, id)) === undefined ? undefined : { stale: true };
   }
 
   async deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('maintenance_windows')
-      .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('maintenance_windows')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
 
   async ownedIds(userId: number, kind: MonitoredKind, ids: readonly number[]): Promise<number[]> {
     const owned: number[] = [];
     for (let start = 0; start < ids.length; start += ID_BATCH) {
-      const rows = await this.db.selectFrom(TABLE_OF[kind]).select('id')
-        .where('user_id', '=', userId).where('id', 'in', ids.slice(start, start + ID_BATCH)).execute();
+      const rows = await this.db
+        .selectFrom(TABLE_OF[kind])
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('id', 'in', ids.slice(start, start + ID_BATCH))
+        .execute();
       owned.push(...rows.map((row) => toId(row.id)));
     }
     return owned;
@@ -131,14 +174,21 @@ export class KyselyMaintenance implements MaintenanceStore {
     const enter = new Map<number, { id: DbInteger; user_id: DbInteger; status: string }>();
     for (const window of active) {
       if (window.device_ids !== null && window.device_ids.length === 0) continue;
-      let query = this.db.selectFrom('devices').select(['id', 'user_id', 'status'])
-        .where('user_id', '=', window.user_id).where('is_enabled', '=', flagFor(this.dialect, true))
+      let query = this.db
+        .selectFrom('devices')
+        .select(['id', 'user_id', 'status'])
+        .where('user_id', '=', window.user_id)
+        .where('is_enabled', '=', flagFor(this.dialect, true))
         .where('status', '<>', 'maintenance');
       if (window.device_ids !== null) query = query.where('id', 'in', [...window.device_ids]);
       for (const row of await query.execute()) enter.set(toId(row.id), row);
     }
-    const inside = await this.db.selectFrom('devices').select(['id', 'user_id', 'status'])
-      .where('status', '=', 'maintenance').orderBy('id').execute();
+    const inside = await this.db
+      .selectFrom('devices')
+      .select(['id', 'user_id', 'status'])
+      .where('status', '=', 'maintenance')
+      .orderBy('id')
+      .execute();
     const flips: { id: number; from: string; to: 'maintenance' | 'pending'; since: Timestamp }[] = [];
     for (const row of enter.values()) {
       const windows = covering(toId(row.user_id), toId(row.id));
@@ -159,13 +209,20 @@ export class KyselyMaintenance implements MaintenanceStore {
         const ended = flip.to === 'pending';
         const schedule = ended
           ? {
-              next_check_at: stampText(at), lease_owner: null, lease_token: null, lease_expires_at: null,
+              next_check_at: stampText(at),
+              lease_owner: null,
+              lease_token: null,
+              lease_expires_at: null,
               consecutive_failures: 0,
             }
           : { consecutive_failures: 0 };
-        const row = await trx.updateTable('devices').set({ status: flip.to, status_since: flip.since, ...schedule })
-          .where('id', '=', flip.id).where('status', '=', flip.from as Selectable<DevicesTable>['status'])
-          .returningAll().executeTakeFirst();
+        const row = await trx
+          .updateTable('devices')
+          .set({ status: flip.to, status_since: flip.since, ...schedule })
+          .where('id', '=', flip.id)
+          .where('status', '=', flip.from as Selectable<DevicesTable>['status'])
+          .returningAll()
+          .executeTakeFirst();
         if (row === undefined) continue;
         moved++;
         const event: NewMonitoringEvent = {
@@ -173,9 +230,15 @@ export class KyselyMaintenance implements MaintenanceStore {
           created_at: at,
           data: { ...deviceFromRow(row), previous_status: flip.from, status: flip.to },
         };
-        await trx.insertInto('events').values({
-          ...eventValues(event), user_id: toId(row.user_id), resource_kind: 'device', resource_id: flip.id,
-        }).execute();
+        await trx
+          .insertInto('events')
+          .values({
+            ...eventValues(event),
+            user_id: toId(row.user_id),
+            resource_kind: 'device',
+            resource_id: flip.id,
+          })
+          .execute();
       }
       return moved + monitors;
     });
@@ -189,37 +252,53 @@ export class KyselyMaintenance implements MaintenanceStore {
     let moved = 0;
     for (const window of active) {
       if (window.blacklist_monitor_ids !== null && window.blacklist_monitor_ids.length === 0) continue;
-      let entering = this.db.updateTable('blacklist_monitors')
+      let entering = this.db
+        .updateTable('blacklist_monitors')
         .set({
           maintenance_since: stampText(window.started_at),
           announced_listed_on: sql<string>`coalesce(announced_listed_on, listed_on)`,
         })
-        .where('user_id', '=', window.user_id).where('is_enabled', '=', flagFor(this.dialect, true))
+        .where('user_id', '=', window.user_id)
+        .where('is_enabled', '=', flagFor(this.dialect, true))
         .where('maintenance_since', 'is', null);
       const ids = window.blacklist_monitor_ids;
       if (ids !== null) entering = entering.where('id', 'in', [...ids]);
       moved += Number((await entering.executeTakeFirst()).numUpdatedRows);
     }
-    const inside = await this.db.selectFrom('blacklist_monitors').select(['id', 'user_id'])
-      .where('maintenance_since', 'is not', null).execute();
+    const inside = await this.db
+      .selectFrom('blacklist_monitors')
+      .select(['id', 'user_id'])
+      .where('maintenance_since', 'is not', null)
+      .execute();
     const covers = (a: ActiveMaintenance, userId: number, id: number) =>
       a.user_id === userId && (a.blacklist_monitor_ids === null || a.blacklist_monitor_ids.includes(id));
-    const leaving = inside.map((row) => ({ id: toId(row.id), userId: toId(row.user_id) }))
-      .filter(({ id, userId }) => !active.some((a) => covers(a, userId, id))).map(({ id }) => id);
+    const leaving = inside
+      .map((row) => ({ id: toId(row.id), userId: toId(row.user_id) }))
+      .filter(({ id, userId }) => !active.some((a) => covers(a, userId, id)))
+      .map(({ id }) => id);
     for (let start = 0; start < leaving.length; start += ID_BATCH) {
       const batch = leaving.slice(start, start + ID_BATCH);
-      const left = await this.db.updateTable('blacklist_monitors')
+      const left = await this.db
+        .updateTable('blacklist_monitors')
         .set({
-          maintenance_since: null, next_check_at: stampText(at),
-          lease_owner: null, lease_token: null, lease_expires_at: null,
+          maintenance_since: null,
+          next_check_at: stampText(at),
+          lease_owner: null,
+          lease_token: null,
+          lease_expires_at: null,
         })
-        .where('id', 'in', batch).where('maintenance_since', 'is not', null)
+        .where('id', 'in', batch)
+        .where('maintenance_since', 'is not', null)
         .where('is_enabled', '=', flagFor(this.dialect, true))
         .executeTakeFirst();
       moved += Number(left.numUpdatedRows);
       // A paused monitor leaves maintenance without becoming due.
-      await this.db.updateTable('blacklist_monitors').set({ maintenance_since: null })
-        .where('id', 'in', batch).where('is_enabled', '=', flagFor(this.dialect, false)).execute();
+      await this.db
+        .updateTable('blacklist_monitors')
+        .set({ maintenance_since: null })
+        .where('id', 'in', batch)
+        .where('is_enabled', '=', flagFor(this.dialect, false))
+        .execute();
     }
     return moved;
   }

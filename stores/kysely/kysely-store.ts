@@ -1,19 +1,54 @@
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder, Selectable } from 'kysely';
 import {
-  MissingTableError, type ApiKey, type BlacklistCheckOutcome, type BlacklistMonitor,
-  type CheckResult, type ClaimedDelivery, type ClaimedDevice, type ClaimRequest,
-  type CreatedWebhook, type CreateResult, type DeliveryClaimRequest, type DeliveryLease,
-  type DeliveryOutcome, type Device, type DeviceCheckOutcome, type MonitoredKind, type NewApiKey,
-  type NewBlacklistMonitor, type NewDevice, type NewWebhook, type PageRequest, type RecordChange, type RecordedCheck,
-  type ResultsPage, type Store, type Timestamp, type ClaimedBlacklistMonitor, type ActiveMaintenance,
-  type NewMaintenanceWindow, type OwnedMaintenanceWindow, type StoredMaintenanceWindow, type UpdateResult, type User,
+  MissingTableError,
+  type ApiKey,
+  type BlacklistCheckOutcome,
+  type BlacklistMonitor,
+  type CheckResult,
+  type ClaimedDelivery,
+  type ClaimedDevice,
+  type ClaimRequest,
+  type CreatedWebhook,
+  type CreateResult,
+  type DeliveryClaimRequest,
+  type DeliveryLease,
+  type DeliveryOutcome,
+  type Device,
+  type DeviceCheckOutcome,
+  type MonitoredKind,
+  type NewApiKey,
+  type NewBlacklistMonitor,
+  type NewDevice,
+  type NewWebhook,
+  type PageRequest,
+  type RecordChange,
+  type RecordedCheck,
+  type ResultsPage,
+  type Store,
+  type Timestamp,
+  type ClaimedBlacklistMonitor,
+  type ActiveMaintenance,
+  type NewMaintenanceWindow,
+  type OwnedMaintenanceWindow,
+  type StoredMaintenanceWindow,
+  type UpdateResult,
+  type User,
   type Webhook,
   type WebhookChange,
 } from '../../core/index.ts';
 import {
-  apiKeyFromRow, apiKeyToRow, deviceFromRow, deviceToRow, monitorFromRow, monitorToRow, stampText,
-  toId, toStamp, userFromRow, userToRow,
+  apiKeyFromRow,
+  apiKeyToRow,
+  deviceFromRow,
+  deviceToRow,
+  monitorFromRow,
+  monitorToRow,
+  stampText,
+  toId,
+  toStamp,
+  userFromRow,
+  userToRow,
 } from './rows.ts';
 import { CHANGE_COUNT_SQL } from './change-count.ts';
 import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
@@ -122,9 +157,10 @@ export class KyselyStore implements Store {
       // Straight to the pool where openKyselyStore gave one: the read runs for every batch of list
       // requests, and Kysely's building and result copying cost more than the query's own work
       // (docs/performance.md, "List answers, and why they are never stale").
-      const { rows } = this.#query !== undefined
-        ? await this.#query(CHANGE_COUNT_SQL, [])
-        : await sql.raw<{ marker: string }>(CHANGE_COUNT_SQL).execute(this.#db);
+      const { rows } =
+        this.#query !== undefined
+          ? await this.#query(CHANGE_COUNT_SQL, [])
+          : await sql.raw<{ marker: string }>(CHANGE_COUNT_SQL).execute(this.#db);
       return (rows[0] as { marker?: string } | undefined)?.marker;
     } catch {
       return undefined;
@@ -222,7 +258,8 @@ export class KyselyStore implements Store {
 
   revokeApiKey(id: number, at: Timestamp): Promise<boolean> {
     return this.#run(async (db) => {
-      const result = await db.updateTable('api_keys')
+      const result = await db
+        .updateTable('api_keys')
         .set({ revoked_at: stampText(at) })
         .where('id', '=', id)
         .where('revoked_at', 'is', null)
@@ -262,25 +299,36 @@ export class KyselyStore implements Store {
 
   createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>> {
     const db = this.#db;
-    return this.#createUnique('device', () => deviceToRow(this.#dialect, userId, device),
-      (values) => this.#insertDevice.run(db, values), deviceFromRow, () => this.#findDevice(userId, device));
+    return this.#createUnique(
+      'device',
+      () => deviceToRow(this.#dialect, userId, device),
+      (values) => this.#insertDevice.run(db, values),
+      deviceFromRow,
+      () => this.#findDevice(userId, device),
+    );
   }
 
   /** The device of the user that the unique index says `device` would duplicate. */
   #findDevice(userId: number, device: NewDevice): Promise<{ id: DbInteger } | undefined> {
-    return this.#db.selectFrom('devices').select('id')
-      .where('user_id', '=', userId)
-      .where('target_type', '=', device.target_type)
-      .where('target_value', '=', device.target_value)
-      .where('service_type', '=', device.service_type)
-      .where('port', '=', device.port)
-      // The same expression as the unique index, so the index answers it.
-      .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
-      .executeTakeFirst();
+    return (
+      this.#db
+        .selectFrom('devices')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('target_type', '=', device.target_type)
+        .where('target_value', '=', device.target_value)
+        .where('service_type', '=', device.service_type)
+        .where('port', '=', device.port)
+        // The same expression as the unique index, so the index answers it.
+        .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
+        .executeTakeFirst()
+    );
   }
 
   #findMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<{ id: DbInteger } | undefined> {
-    return this.#db.selectFrom('blacklist_monitors').select('id')
+    return this.#db
+      .selectFrom('blacklist_monitors')
+      .select('id')
       .where('user_id', '=', userId)
       .where('target_type', '=', monitor.target_type)
       .where('target_value', '=', monitor.target_value)
@@ -302,14 +350,21 @@ export class KyselyStore implements Store {
   getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
     return this.#run(async (db) => {
       const row = await readOwnedRow<Selectable<BlacklistMonitorsTable>>(
-        db, this.#dialect, 'blacklist_monitors', userId, id, this.#query,
+        db,
+        this.#dialect,
+        'blacklist_monitors',
+        userId,
+        id,
+        this.#query,
       );
       return row && monitorFromRow(row);
     });
   }
 
   updateBlacklistMonitor(
-    userId: number, id: number, change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
+    userId: number,
+    id: number,
+    change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
   ): Promise<UpdateResult<BlacklistMonitor>> {
     const toRow = (monitor: NewBlacklistMonitor) =>
       monitorToRow(this.#dialect, userId, monitor) as Record<string, unknown>;
@@ -334,22 +389,36 @@ export class KyselyStore implements Store {
   ): Promise<UpdateResult<T>> {
     try {
       const from = change.from as unknown as New;
-      const expect = pickColumns(toRow(from), change.fields.filter((name) => Object.hasOwn(change.from, name)));
+      const expect = pickColumns(
+        toRow(from),
+        change.fields.filter((name) => Object.hasOwn(change.from, name)),
+      );
       const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
       if (table === 'devices' && movesStatus) expect.status = (change.from as Device).status;
       const set = pickColumns(toRow(change.to), change.fields);
       const last = change.from.last_checked_at;
-      const latest = last === null
-        ? undefined
-        : new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();
+      const latest =
+        last === null ? undefined : new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();
       const kind = table === 'devices' ? 'device' : 'blacklist_monitor';
       let row: Row | undefined;
       try {
-        row = await updateRow<Row>(this.#db, this.#dialect, {
-          table, userId, id, set, expect, effect: change.effect, at: change.at,
-          ...(latest === undefined ? {} : { latest }),
-          events: change.events, kind,
-        }, this.#query);
+        row = await updateRow<Row>(
+          this.#db,
+          this.#dialect,
+          {
+            table,
+            userId,
+            id,
+            set,
+            expect,
+            effect: change.effect,
+            at: change.at,
+            ...(latest === undefined ? {} : { latest }),
+            events: change.events,
+            kind,
+          },
+          this.#query,
+        );
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         const existing = await findExisting();
@@ -357,8 +426,12 @@ export class KyselyStore implements Store {
         return existing === undefined ? { stale: true } : { duplicateOf: toId(existing.id) };
       }
       if (row !== undefined) return { updated: fromRow(row) };
-      const exists = await this.#db.selectFrom(table).select('id')
-        .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      const exists = await this.#db
+        .selectFrom(table)
+        .select('id')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return exists === undefined ? undefined : { stale: true };
     } catch (error) {
       throw storeError(error);
@@ -369,7 +442,9 @@ export class KyselyStore implements Store {
 
   listDevices(userId: number, page: PageRequest): Promise<Device[]> {
     return this.#run(async (db) => {
-      let query = db.selectFrom('devices').selectAll()
+      let query = db
+        .selectFrom('devices')
+        .selectAll()
         .where('user_id', '=', userId)
         .where('id', '>', page.afterId)
         .orderBy('id');
@@ -384,13 +459,20 @@ export class KyselyStore implements Store {
 
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
     const db = this.#db;
-    return this.#createUnique('blacklist monitor', () => monitorToRow(this.#dialect, userId, monitor),
-      (values) => this.#insertMonitor.run(db, values), monitorFromRow, () => this.#findMonitor(userId, monitor));
+    return this.#createUnique(
+      'blacklist monitor',
+      () => monitorToRow(this.#dialect, userId, monitor),
+      (values) => this.#insertMonitor.run(db, values),
+      monitorFromRow,
+      () => this.#findMonitor(userId, monitor),
+    );
   }
 
   listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]> {
     return this.#run(async (db) => {
-      let query = db.selectFrom('blacklist_monitors').selectAll()
+      let query = db
+        .selectFrom('blacklist_monitors')
+        .selectAll()
         .where('user_id', '=', userId)
         .where('id', '>', page.afterId)
         .orderBy('id');
@@ -403,26 +485,40 @@ export class KyselyStore implements Store {
     return this.#write((db) => deleteWithResults(db, 'blacklist_monitor', userId, id));
   }
 
-  listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined> {
+  listCheckResults(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    page: ResultsPage,
+  ): Promise<CheckResult[] | undefined> {
     return this.#run((db) => listCheckResults(db, userId, kind, id, page));
   }
 
   // Claims change only leases, which no list shows, so they are not counted as writes.
   claimDueDevices(claim: ClaimRequest): Promise<ClaimedDevice[]> {
-    return this.#run(async (db) => (await claimDue(db, this.#dialect, 'devices', claim)).map(({ row, lease, due_at }) => ({
-      record: deviceFromRow(row), lease, due_at, consecutive_failures: row.consecutive_failures,
-    })));
+    return this.#run(async (db) =>
+      (await claimDue(db, this.#dialect, 'devices', claim)).map(({ row, lease, due_at }) => ({
+        record: deviceFromRow(row),
+        lease,
+        due_at,
+        consecutive_failures: row.consecutive_failures,
+      })),
+    );
   }
 
   claimDueBlacklistMonitors(claim: ClaimRequest): Promise<ClaimedBlacklistMonitor[]> {
-    return this.#run(async (db) => (await claimDue(db, this.#dialect, 'blacklist_monitors', claim)).map(({ row, lease, due_at }) => ({
-      record: monitorFromRow(row), lease, due_at,
-      // Only when a window has a part in the check, so a claim outside one reads as before.
-      ...(row.maintenance_since == null ? {} : { maintenance_since: toStamp(row.maintenance_since) }),
-      ...(row.announced_listed_on == null
-        ? {}
-        : { announced_listed_on: JSON.parse(row.announced_listed_on) as string[] }),
-    })));
+    return this.#run(async (db) =>
+      (await claimDue(db, this.#dialect, 'blacklist_monitors', claim)).map(({ row, lease, due_at }) => ({
+        record: monitorFromRow(row),
+        lease,
+        due_at,
+        // Only when a window has a part in the check, so a claim outside one reads as before.
+        ...(row.maintenance_since == null ? {} : { maintenance_since: toStamp(row.maintenance_since) }),
+        ...(row.announced_listed_on == null
+          ? {}
+          : { announced_listed_on: JSON.parse(row.announced_listed_on) as string[] }),
+      })),
+    );
   }
 
   recordDeviceChecks(checks: readonly RecordedCheck<DeviceCheckOutcome>[]): Promise<boolean[]> {
@@ -453,7 +549,9 @@ export class KyselyStore implements Store {
     return this.#run(() => this.#webhooks.getWebhook(userId, id));
   }
   updateWebhook(
-    userId: number, id: number, change: RecordChange<Webhook, WebhookChange>,
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
   ): Promise<UpdateResult<CreatedWebhook>> {
     return this.#write(() => this.#webhooks.updateWebhook(userId, id, change));
   }
@@ -482,7 +580,9 @@ export class KyselyStore implements Store {
     return this.#run(() => this.#maintenance.getMaintenanceWindow(userId, id));
   }
   updateMaintenanceWindow(
-    userId: number, id: number, change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
+    userId: number,
+    id: number,
+    change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
   ): Promise<UpdateResult<StoredMaintenanceWindow>> {
     return this.#run(() => this.#maintenance.updateMaintenanceWindow(userId, id, change));
   }

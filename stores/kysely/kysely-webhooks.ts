@@ -2,10 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import {
-  EVENT_TYPES, type ClaimedDelivery, type CreatedWebhook, type CreateResult,
-  type DeliveryClaimRequest, type DeliveryLease, type DeliveryOutcome, type EventData,
-  type EventType, type NewWebhook, type PageRequest, type RecordChange, type Timestamp, type UpdateResult,
-  type Webhook, type WebhookChange, type WebhookStore,
+  EVENT_TYPES,
+  type ClaimedDelivery,
+  type CreatedWebhook,
+  type CreateResult,
+  type DeliveryClaimRequest,
+  type DeliveryLease,
+  type DeliveryOutcome,
+  type EventData,
+  type EventType,
+  type NewWebhook,
+  type PageRequest,
+  type RecordChange,
+  type Timestamp,
+  type UpdateResult,
+  type Webhook,
+  type WebhookChange,
+  type WebhookStore,
 } from '../../core/index.ts';
 import { isUniqueViolation, updateRow } from './update-record.ts';
 import { stampText, toId, toStamp } from './rows.ts';
@@ -21,7 +34,8 @@ const FLOOR_LAG_MS = 60 * 60 * 1000;
 function parseEvents(text: string): EventType[] {
   const value: unknown = JSON.parse(text);
   const known = EVENT_TYPES as readonly unknown[];
-  if (!Array.isArray(value) || !value.every((x) => known.includes(x))) throw new Error('column webhooks.events holds an unknown event type');
+  if (!Array.isArray(value) || !value.every((x) => known.includes(x)))
+    throw new Error('column webhooks.events holds an unknown event type');
   return value as EventType[];
 }
 
@@ -62,60 +76,105 @@ export class KyselyWebhooks implements WebhookStore {
 
   async createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
     const values = {
-      user_id: userId, url: webhook.url, events: JSON.stringify(webhook.events), is_enabled: this.#flag(webhook.is_enabled),
-      secret: webhook.secret, created_at: stampText(webhook.created_at),
+      user_id: userId,
+      url: webhook.url,
+      events: JSON.stringify(webhook.events),
+      is_enabled: this.#flag(webhook.is_enabled),
+      secret: webhook.secret,
+      created_at: stampText(webhook.created_at),
     };
     // As for devices: the unique index decides; a holder deleted in between makes us try again.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const row = await this.db.insertInto('webhooks').values(values).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
+      const row = await this.db
+        .insertInto('webhooks')
+        .values(values)
+        .onConflict((oc) => oc.doNothing())
+        .returningAll()
+        .executeTakeFirst();
       if (row) return { created: webhookFromRow(row) };
-      const existing = await this.db.selectFrom('webhooks').select('id')
-        .where('user_id', '=', userId).where('url', '=', webhook.url).executeTakeFirst();
+      const existing = await this.db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('url', '=', webhook.url)
+        .executeTakeFirst();
       if (existing) return { duplicateOf: toId(existing.id) };
     }
     throw new Error('creating a webhook: the conflicting record kept disappearing; giving up');
   }
 
   async listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]> {
-    const rows = await this.db.selectFrom('webhooks').selectAll()
-      .where('user_id', '=', userId).where('id', '>', page.afterId).orderBy('id')
-      .$if(Number.isFinite(page.limit), (q) => q.limit(page.limit)).execute();
+    const rows = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('id', '>', page.afterId)
+      .orderBy('id')
+      .$if(Number.isFinite(page.limit), (q) => q.limit(page.limit))
+      .execute();
     return rows.map((row) => withoutSecret(webhookFromRow(row)));
   }
 
   async getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
-    const row = await this.db.selectFrom('webhooks').selectAll()
-      .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return row && withoutSecret(webhookFromRow(row));
   }
 
   /** A compare-and-set UPDATE, as for devices (update-record.ts); a given secret replaces the old. */
   async updateWebhook(
-    userId: number, id: number, change: RecordChange<Webhook, WebhookChange>,
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
   ): Promise<UpdateResult<CreatedWebhook>> {
     const columns = (webhook: Omit<Webhook, 'id' | 'created_at' | 'last_delivery_at' | 'last_delivery_status'>) => ({
-      url: webhook.url, events: JSON.stringify(webhook.events), is_enabled: this.#flag(webhook.is_enabled),
+      url: webhook.url,
+      events: JSON.stringify(webhook.events),
+      is_enabled: this.#flag(webhook.is_enabled),
     });
     const set = { ...columns(change.to), ...(change.to.secret === undefined ? {} : { secret: change.to.secret }) };
     let row: Selectable<WebhooksTable> | undefined;
     try {
       row = await updateRow(this.db, this.dialect, {
-        table: 'webhooks', userId, id, set, expect: columns(change.from), effect: 'none', at: change.at, events: [],
+        table: 'webhooks',
+        userId,
+        id,
+        set,
+        expect: columns(change.from),
+        effect: 'none',
+        at: change.at,
+        events: [],
       });
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      const existing = await this.db.selectFrom('webhooks').select('id')
-        .where('user_id', '=', userId).where('url', '=', change.to.url).executeTakeFirst();
+      const existing = await this.db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('url', '=', change.to.url)
+        .executeTakeFirst();
       return existing === undefined ? { stale: true } : { duplicateOf: toId(existing.id) };
     }
     if (row !== undefined) return { updated: webhookFromRow(row) };
-    const exists = await this.db.selectFrom('webhooks').select('id')
-      .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const exists = await this.db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return exists === undefined ? undefined : { stale: true };
   }
 
   async deleteWebhook(userId: number, id: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('webhooks').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('webhooks')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
 
@@ -141,22 +200,41 @@ export class KyselyWebhooks implements WebhookStore {
 
   /** Deliveries for these events: matching is done here, the events and webhooks are few. */
   async #expand(trx: Kysely<Database>, eventIds: number[], now: Timestamp): Promise<void> {
-    const events = await trx.selectFrom('events').select(['id', 'user_id', 'type', 'created_at']).where('id', 'in', eventIds).execute();
+    const events = await trx
+      .selectFrom('events')
+      .select(['id', 'user_id', 'type', 'created_at'])
+      .where('id', 'in', eventIds)
+      .execute();
     const users = [...new Set(events.map((e) => toId(e.user_id)))];
-    const hooks = (await trx.selectFrom('webhooks').selectAll().where('user_id', 'in', users)
-      .where('is_enabled', '=', this.#flag(true)).execute()).map((row) => ({ userId: toId(row.user_id), hook: webhookFromRow(row) }));
+    const hooks = (
+      await trx
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('user_id', 'in', users)
+        .where('is_enabled', '=', this.#flag(true))
+        .execute()
+    ).map((row) => ({ userId: toId(row.user_id), hook: webhookFromRow(row) }));
     const rows = [];
     for (const event of events) {
       const at = Date.parse(toStamp(event.created_at));
       for (const { userId, hook } of hooks) {
         if (userId !== toId(event.user_id) || !hook.events.includes(event.type as EventType)) continue;
         if (Date.parse(hook.created_at) > at) continue;
-        rows.push({ event_id: toId(event.id), webhook_id: hook.id, attempts: 0, next_attempt_at: stampText(now), status: 'pending' as const });
+        rows.push({
+          event_id: toId(event.id),
+          webhook_id: hook.id,
+          attempts: 0,
+          next_attempt_at: stampText(now),
+          status: 'pending' as const,
+        });
       }
     }
     for (let start = 0; start < rows.length; start += 500) {
-      await trx.insertInto('webhook_deliveries').values(rows.slice(start, start + 500))
-        .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing()).execute();
+      await trx
+        .insertInto('webhook_deliveries')
+        .values(rows.slice(start, start + 500))
+        .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing())
+        .execute();
     }
   }
 
@@ -177,7 +255,9 @@ export class KyselyWebhooks implements WebhookStore {
               and not exists (select 1 from webhook_event_fanouts g where g.event_id = e.id)
           ), ${Number.MAX_SAFE_INTEGER})
       ), event_id) where id = 1`.execute(trx);
-    await sql`delete from webhook_event_fanouts where event_id <= (select event_id from webhook_fanout_floor where id = 1)`.execute(trx);
+    await sql`delete from webhook_event_fanouts where event_id <= (select event_id from webhook_fanout_floor where id = 1)`.execute(
+      trx,
+    );
   }
 
   async claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> {
@@ -198,40 +278,78 @@ export class KyselyWebhooks implements WebhookStore {
         order by d.next_attempt_at, d.id limit ${claim.limit} ${lock})
       returning id, event_id, webhook_id, attempts`.execute(this.db);
     if (claimed.rows.length === 0) return [];
-    const hooks = new Map((await this.db.selectFrom('webhooks').select(['id', 'url', 'secret'])
-      .where('id', 'in', claimed.rows.map((r) => toId(r.webhook_id))).execute()).map((h) => [toId(h.id), h]));
-    const events = new Map((await this.db.selectFrom('events').select(['id', 'type', 'created_at', 'data'])
-      .where('id', 'in', claimed.rows.map((r) => toId(r.event_id))).execute()).map((e) => [toId(e.id), e]));
+    const hooks = new Map(
+      (
+        await this.db
+          .selectFrom('webhooks')
+          .select(['id', 'url', 'secret'])
+          .where(
+            'id',
+            'in',
+            claimed.rows.map((r) => toId(r.webhook_id)),
+          )
+          .execute()
+      ).map((h) => [toId(h.id), h]),
+    );
+    const events = new Map(
+      (
+        await this.db
+          .selectFrom('events')
+          .select(['id', 'type', 'created_at', 'data'])
+          .where(
+            'id',
+            'in',
+            claimed.rows.map((r) => toId(r.event_id)),
+          )
+          .execute()
+      ).map((e) => [toId(e.id), e]),
+    );
     return claimed.rows.flatMap((row) => {
       const hook = hooks.get(toId(row.webhook_id));
       const event = events.get(toId(row.event_id));
       // Deleted between the claim and these reads: its delivery went with it.
       if (hook === undefined || event === undefined) return [];
-      return [{
-        lease: { id: toId(row.id), token, owner: claim.owner, expires_at: stampText(claim.leaseUntil) },
-        attempts: Number(row.attempts),
-        webhook: { id: toId(hook.id), url: hook.url, secret: hook.secret },
-        event: { id: toId(event.id), type: event.type as EventType, created_at: toStamp(event.created_at), data: JSON.parse(event.data) as EventData },
-      }];
+      return [
+        {
+          lease: { id: toId(row.id), token, owner: claim.owner, expires_at: stampText(claim.leaseUntil) },
+          attempts: Number(row.attempts),
+          webhook: { id: toId(hook.id), url: hook.url, secret: hook.secret },
+          event: {
+            id: toId(event.id),
+            type: event.type as EventType,
+            created_at: toStamp(event.created_at),
+            data: JSON.parse(event.data) as EventData,
+          },
+        },
+      ];
     });
   }
 
   recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const at = stampText(outcome.attempted_at);
-      const row = await trx.updateTable('webhook_deliveries')
+      const row = await trx
+        .updateTable('webhook_deliveries')
         .set((eb) => ({
           attempts: eb('attempts', '+', 1),
           status: outcome.state,
           ...(outcome.next_attempt_at === null ? {} : { next_attempt_at: stampText(outcome.next_attempt_at) }),
-          lease_token: null, lease_owner: null, lease_expires_at: null,
-          last_attempt_at: at, last_error: outcome.error, last_response_status: outcome.response_status,
+          lease_token: null,
+          lease_owner: null,
+          lease_expires_at: null,
+          last_attempt_at: at,
+          last_error: outcome.error,
+          last_response_status: outcome.response_status,
         }))
-        .where('id', '=', lease.id).where('lease_token', '=', lease.token).where('status', '=', 'pending')
-        .returning('webhook_id').executeTakeFirst();
+        .where('id', '=', lease.id)
+        .where('lease_token', '=', lease.token)
+        .where('status', '=', 'pending')
+        .returning('webhook_id')
+        .executeTakeFirst();
       if (row === undefined) return false;
       // The newest attempt wins, should a worker that lost its lease finish late.
-      await trx.updateTable('webhooks')
+      await trx
+        .updateTable('webhooks')
         .set({ last_delivery_at: at, last_delivery_status: outcome.state === 'delivered' ? 'delivered' : 'failing' })
         .where('id', '=', toId(row.webhook_id))
         .where((eb) => eb.or([eb('last_delivery_at', 'is', null), eb('last_delivery_at', '<=', at)]))

@@ -38,10 +38,7 @@ export class StoreMigrationProvider implements MigrationProvider {
  * Brings the schema up to date and returns the names of the migrations it applied ([] when it
  * was current). Throws when a migration fails; on SQLite nothing of a failed run is kept.
  */
-export async function migrateToLatest(
-  db: Kysely<Database>,
-  dialect: StoreDialect = dialectOf(db),
-): Promise<string[]> {
+export async function migrateToLatest(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db)): Promise<string[]> {
   const provider = new StoreMigrationProvider(dialect);
   if (dialect === 'postgres') {
     // Kysely runs PostgreSQL migrations in a transaction under an advisory lock.

@@ -38,7 +38,8 @@ export const POSTGRES_TIMEOUTS = { queryTimeoutMs: 12_000, connectionTimeoutMs: 
 
 function timeoutOption(value: number | undefined, fallback: number, name: string): number {
   const ms = value ?? fallback;
-  if (!Number.isSafeInteger(ms) || ms < 1) throw new Error(`${name} must be a positive integer of milliseconds, not ${ms}`);
+  if (!Number.isSafeInteger(ms) || ms < 1)
+    throw new Error(`${name} must be a positive integer of milliseconds, not ${ms}`);
   return ms;
 }
 
@@ -49,8 +50,7 @@ export interface OpenedKyselyStore {
 }
 
 type DatabaseTarget =
-  | { dialect: 'postgres'; url: string; label: string }
-  | { dialect: 'sqlite'; path: string; label: string };
+  { dialect: 'postgres'; url: string; label: string } | { dialect: 'sqlite'; path: string; label: string };
 
 /** Reads a database URL; throws a one-line Error naming the accepted forms for anything else. */
 export function parseDatabaseUrl(url: string): DatabaseTarget {
@@ -79,13 +79,20 @@ function postgresLabel(url: string): string {
   }
 }
 
-async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Promise<{ dialect: Dialect; query: DirectQuery }> {
+async function postgresDialect(
+  url: string,
+  options: OpenKyselyStoreOptions,
+): Promise<{ dialect: Dialect; query: DirectQuery }> {
   const poolSize = options.poolSize ?? 10;
   if (!Number.isSafeInteger(poolSize) || poolSize < 1) {
     throw new Error(`poolSize must be a positive integer, not ${poolSize}`);
   }
   const queryTimeoutMs = timeoutOption(options.queryTimeoutMs, POSTGRES_TIMEOUTS.queryTimeoutMs, 'queryTimeoutMs');
-  const connectionTimeoutMs = timeoutOption(options.connectionTimeoutMs, POSTGRES_TIMEOUTS.connectionTimeoutMs, 'connectionTimeoutMs');
+  const connectionTimeoutMs = timeoutOption(
+    options.connectionTimeoutMs,
+    POSTGRES_TIMEOUTS.connectionTimeoutMs,
+    'connectionTimeoutMs',
+  );
   // Imported on demand so a SQLite-only deployment never loads the PostgreSQL driver.
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
@@ -99,8 +106,9 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
     application_name: 'monitoring-api',
     types: apiTimestampTypes(pg.types),
   });
-  const onPoolError = options.onPoolError
-    ?? ((error: Error) => console.error(`monitoring-api: idle PostgreSQL connection failed: ${error.message}`));
+  const onPoolError =
+    options.onPoolError ??
+    ((error: Error) => console.error(`monitoring-api: idle PostgreSQL connection failed: ${error.message}`));
   // Without a listener, an idle client's error (server restart, network cut) is an uncaught
   // 'error' event and ends the process. The pool drops that client and connects anew later.
   pool.on('error', onPoolError);

@@ -15,7 +15,8 @@ const UTC_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
 export function isoFromUtcText(text: string): string | undefined {
   const match = UTC_TEXT.exec(text);
   if (match === null) return undefined;
-  const fraction = match[3] === undefined ? '000' : match[3].length >= 3 ? match[3].slice(0, 3) : match[3].padEnd(3, '0');
+  const fraction =
+    match[3] === undefined ? '000' : match[3].length >= 3 ? match[3].slice(0, 3) : match[3].padEnd(3, '0');
   return `${match[1]}T${match[2]}.${fraction}Z`;
 }
 
@@ -30,6 +31,8 @@ export function apiTimestampTypes(base: CustomTypesConfig): CustomTypesConfig {
   const timestamptz = (text: string): unknown =>
     isoFromUtcText(text) ?? (base.getTypeParser(TIMESTAMPTZ_OID, 'text') as (text: string) => unknown)(text);
   const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
-    oid === TIMESTAMPTZ_OID && format !== 'binary' ? timestamptz : base.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'];
+    oid === TIMESTAMPTZ_OID && format !== 'binary'
+      ? timestamptz
+      : base.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'];
   return { getTypeParser };
 }

@@ -61,7 +61,8 @@ export class PreparedStatements {
     const query: Query = target.query.bind(client);
     target.query = (config, values, callback) => {
       // Anything else (a cursor, a callback, a config object) is passed on as it came.
-      if (typeof config !== 'string' || !Array.isArray(values) || callback !== undefined) return query(config, values, callback);
+      if (typeof config !== 'string' || !Array.isArray(values) || callback !== undefined)
+        return query(config, values, callback);
       const name = this.#nameOf(config);
       if (name === undefined) return query(config, values);
       return (query({ name, text: config, values }) as Promise<unknown>).catch(async (stale: unknown) => {

@@ -62,7 +62,9 @@ async function writtenIds(db: Kysely<Database>, statement: RawBuilder<{ id: DbIn
  */
 export function writeDeviceChecksPostgres(db: Kysely<Database>, writes: readonly DeviceWrite[]): Promise<Set<number>> {
   const input = byId(writes);
-  return writtenIds(db, sql<{ id: DbInteger }>`
+  return writtenIds(
+    db,
+    sql<{ id: DbInteger }>`
     with input as (
       select * from unnest(
         cast(${input.map((w) => w.id)} as bigint[]), cast(${input.map((w) => w.token)} as text[]),
@@ -87,13 +89,19 @@ export function writeDeviceChecksPostgres(db: Kysely<Database>, writes: readonly
       returning d.id, d.user_id
     ),
     ${outbox('device', writes)}
-    select id from written`);
+    select id from written`,
+  );
 }
 
 /** Writes blacklist checks whose lease is still the record's; answers the ids written. Ids must be distinct. */
-export function writeBlacklistChecksPostgres(db: Kysely<Database>, writes: readonly BlacklistWrite[]): Promise<Set<number>> {
+export function writeBlacklistChecksPostgres(
+  db: Kysely<Database>,
+  writes: readonly BlacklistWrite[],
+): Promise<Set<number>> {
   const input = byId(writes);
-  return writtenIds(db, sql<{ id: DbInteger }>`
+  return writtenIds(
+    db,
+    sql<{ id: DbInteger }>`
     with input as (
       select * from unnest(
         cast(${input.map((w) => w.id)} as bigint[]), cast(${input.map((w) => w.token)} as text[]),
@@ -117,5 +125,6 @@ export function writeBlacklistChecksPostgres(db: Kysely<Database>, writes: reado
       returning m.id, m.user_id
     ),
     ${outbox('blacklist_monitor', writes)}
-    select id from written`);
+    select id from written`,
+  );
 }

@@ -14,7 +14,9 @@ const INSERT_ROWS = 100;
 
 /** `last_results` with the probes that ran replaced and the others kept. */
 function mergedLastResults(lastResults: Record<string, unknown>): RawBuilder<string> {
-  const pairs = Object.entries(lastResults).map(([probe, result]) => sql`${`$.${probe}`}, json(${JSON.stringify(result)})`);
+  const pairs = Object.entries(lastResults).map(
+    ([probe, result]) => sql`${`$.${probe}`}, json(${JSON.stringify(result)})`,
+  );
   // json_patch would merge each result into the old one (and drop its null fields): json_set
   // replaces the whole value under the key.
   return pairs.length === 0 ? sql`last_results` : sql`json_set(last_results, ${sql.join(pairs)})`;
@@ -56,7 +58,10 @@ async function insertChunked<T extends 'check_results' | 'events'>(
 ): Promise<void> {
   for (let start = 0; start < rows.length; start += INSERT_ROWS) {
     // The generic table name makes Kysely's value types unresolvable; the rows are the table's own.
-    await trx.insertInto(table as 'events').values(rows.slice(start, start + INSERT_ROWS) as never).execute();
+    await trx
+      .insertInto(table as 'events')
+      .values(rows.slice(start, start + INSERT_ROWS) as never)
+      .execute();
   }
 }
 
@@ -74,7 +79,8 @@ async function writeChecks<W extends CheckWrite>(
     const row = rows[0];
     written.push(row !== undefined);
     if (row === undefined) continue;
-    for (const r of w.results) results.push({ resource_kind: kind, resource_id: w.id, ...r, ok: flagFor('sqlite', r.ok) });
+    for (const r of w.results)
+      results.push({ resource_kind: kind, resource_id: w.id, ...r, ok: flagFor('sqlite', r.ok) });
     for (const e of w.events) events.push({ user_id: toId(row.user_id), resource_kind: kind, resource_id: w.id, ...e });
   }
   await insertChunked(trx, 'check_results', results);
@@ -88,6 +94,9 @@ export function writeDeviceChecksSqlite(trx: Kysely<Database>, writes: readonly 
 }
 
 /** Writes blacklist checks in the caller's transaction; answers, in input order, which were written. */
-export function writeBlacklistChecksSqlite(trx: Kysely<Database>, writes: readonly BlacklistWrite[]): Promise<boolean[]> {
+export function writeBlacklistChecksSqlite(
+  trx: Kysely<Database>,
+  writes: readonly BlacklistWrite[],
+): Promise<boolean[]> {
   return writeChecks(trx, 'blacklist_monitor', writes, blacklistUpdate);
 }

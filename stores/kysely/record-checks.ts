@@ -28,7 +28,10 @@ async function recordChecks<W extends CheckWrite>(
   const run = async (on: Kysely<Database>) => {
     const answers: boolean[] = new Array<boolean>(writes.length).fill(false);
     for (const round of batches) {
-      const written = await writers.postgres(on, round.map(({ write }) => write));
+      const written = await writers.postgres(
+        on,
+        round.map(({ write }) => write),
+      );
       for (const { index, write } of round) answers[index] = written.has(write.id);
     }
     return answers;

@@ -1,6 +1,10 @@
 import type { Selectable } from 'kysely';
 import {
-  DEVICE_PROBES, type CheckResult, type NewCheckResult, type NewMonitoringEvent, type ProbeName,
+  DEVICE_PROBES,
+  type CheckResult,
+  type NewCheckResult,
+  type NewMonitoringEvent,
+  type ProbeName,
 } from '../../core/index.ts';
 import { stampText, toFlag, toId, toStamp } from './rows.ts';
 import type { CheckResultsTable } from './schema.ts';

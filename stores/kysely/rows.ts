@@ -1,11 +1,29 @@
 import type { Insertable, Selectable } from 'kysely';
 import {
-  DEVICE_PROBES, DEVICE_STATUSES, SCOPES, type ApiKey, type BlacklistMonitor, type Device,
-  type DeviceLastResults, type DeviceStatus, type NewApiKey, type NewBlacklistMonitor,
-  type NewDevice, type RateLimitRule, type Scope, type Timestamp, type User,
+  DEVICE_PROBES,
+  DEVICE_STATUSES,
+  SCOPES,
+  type ApiKey,
+  type BlacklistMonitor,
+  type Device,
+  type DeviceLastResults,
+  type DeviceStatus,
+  type NewApiKey,
+  type NewBlacklistMonitor,
+  type NewDevice,
+  type RateLimitRule,
+  type Scope,
+  type Timestamp,
+  type User,
 } from '../../core/index.ts';
 import type {
-  ApiKeysTable, BlacklistMonitorsTable, DbFlag, DbInteger, DbTimestamp, DevicesTable, StoreDialect,
+  ApiKeysTable,
+  BlacklistMonitorsTable,
+  DbFlag,
+  DbInteger,
+  DbTimestamp,
+  DevicesTable,
+  StoreDialect,
   UsersTable,
 } from './schema.ts';
 
@@ -89,8 +107,12 @@ function parseLastResults(text: string): DeviceLastResults {
   // A device not yet checked, every create among them, has none.
   if (text === '{}') return {};
   const value: unknown = JSON.parse(text);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)
-    || !Object.keys(value).every((key) => (DEVICE_PROBES as readonly string[]).includes(key))) {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    !Object.keys(value).every((key) => (DEVICE_PROBES as readonly string[]).includes(key))
+  ) {
     throw new Error('column devices.last_results does not hold an object keyed by probe name');
   }
   return value as DeviceLastResults;
@@ -147,9 +169,10 @@ export function apiKeyToRow(key: NewApiKey): Insertable<ApiKeysTable> {
     token_hash: key.token_hash,
     scopes: JSON.stringify(key.scopes),
     allowed_ips: JSON.stringify(key.allowed_ips),
-    rate_limit: key.rate_limit === null
-      ? null
-      : JSON.stringify({ limit: key.rate_limit.limit, windowSeconds: key.rate_limit.windowSeconds }),
+    rate_limit:
+      key.rate_limit === null
+        ? null
+        : JSON.stringify({ limit: key.rate_limit.limit, windowSeconds: key.rate_limit.windowSeconds }),
     created_at: stampText(key.created_at),
     expires_at: nullableStampText(key.expires_at),
   };

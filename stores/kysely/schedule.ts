@@ -8,7 +8,10 @@ import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts
 /** The tables whose records the engine checks. */
 export type CheckedTable = 'devices' | 'blacklist_monitors';
 
-export const TABLE_OF: Record<MonitoredKind, CheckedTable> = { device: 'devices', blacklist_monitor: 'blacklist_monitors' };
+export const TABLE_OF: Record<MonitoredKind, CheckedTable> = {
+  device: 'devices',
+  blacklist_monitor: 'blacklist_monitors',
+};
 
 /** What every claimed row has: only due rows are claimed, so next_check_at is never null. */
 interface DueRow {
@@ -82,13 +85,20 @@ export async function setEnabled(
     lease_token: null,
     lease_expires_at: null,
   };
-  const changed = kind === 'device'
-    ? await db.updateTable('devices')
-        .set({ ...schedule, status: enabled ? 'pending' : 'paused', status_since: stamp, consecutive_failures: 0 })
-        .where('id', '=', id).where('is_enabled', '=', flagFor(dialect, !enabled)).executeTakeFirst()
-    : await db.updateTable('blacklist_monitors')
-        .set(schedule)
-        .where('id', '=', id).where('is_enabled', '=', flagFor(dialect, !enabled)).executeTakeFirst();
+  const changed =
+    kind === 'device'
+      ? await db
+          .updateTable('devices')
+          .set({ ...schedule, status: enabled ? 'pending' : 'paused', status_since: stamp, consecutive_failures: 0 })
+          .where('id', '=', id)
+          .where('is_enabled', '=', flagFor(dialect, !enabled))
+          .executeTakeFirst()
+      : await db
+          .updateTable('blacklist_monitors')
+          .set(schedule)
+          .where('id', '=', id)
+          .where('is_enabled', '=', flagFor(dialect, !enabled))
+          .executeTakeFirst();
   if (changed.numUpdatedRows > 0n) return true;
   const exists = await db.selectFrom(table).select('id').where('id', '=', id).executeTakeFirst();
   return exists !== undefined;

@@ -1,8 +1,16 @@
 import { PostgresAdapter, SqliteAdapter } from 'kysely';
 import type { ColumnType, Kysely } from 'kysely';
 import type {
-  BlacklistStatus, DeliveryState, DeviceStatus, EventType, MonitoredKind, ProbeName, Scheme, ServiceType,
-  TargetType, WebhookDeliveryStatus,
+  BlacklistStatus,
+  DeliveryState,
+  DeviceStatus,
+  EventType,
+  MonitoredKind,
+  ProbeName,
+  Scheme,
+  ServiceType,
+  TargetType,
+  WebhookDeliveryStatus,
 } from '../../core/index.ts';
 
 /** The SQL databases a `KyselyStore` runs on. */
@@ -152,7 +160,11 @@ export interface WebhooksTable {
   secret: string;
   created_at: Stamp;
   last_delivery_at: NullableStamp;
-  last_delivery_status: ColumnType<WebhookDeliveryStatus | null, WebhookDeliveryStatus | null | undefined, WebhookDeliveryStatus | null>;
+  last_delivery_status: ColumnType<
+    WebhookDeliveryStatus | null,
+    WebhookDeliveryStatus | null | undefined,
+    WebhookDeliveryStatus | null
+  >;
 }
 
 /** Migration 0004_webhooks: one row per event and endpoint. */

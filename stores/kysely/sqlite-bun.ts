@@ -26,5 +26,8 @@ export async function openBunSqliteDialect(path: string): Promise<OpenedSqlite<D
   const { Database } = (await import(specifier)) as BunSqliteModule;
   const database = configureSqlite(new Database(path, { create: true, readwrite: true }));
   // bun:sqlite statements have get() as well; Kysely's statement type only names what it uses.
-  return { dialect: new SqliteDialect({ database }), dataVersion: dataVersionReader((sql) => database.prepare(sql) as unknown as RowGetter) };
+  return {
+    dialect: new SqliteDialect({ database }),
+    dataVersion: dataVersionReader((sql) => database.prepare(sql) as unknown as RowGetter),
+  };
 }

@@ -12,7 +12,9 @@ import { cachingStatements } from './sqlite-statement-cache.ts';
 function bindable(parameters: readonly unknown[]): SQLInputValue[] {
   for (const value of parameters) {
     if (typeof value === 'object' && value !== null && !ArrayBuffer.isView(value)) {
-      throw new TypeError(`SQLite cannot bind ${Object.prototype.toString.call(value)}: pass text, a number, a bigint, bytes or null`);
+      throw new TypeError(
+        `SQLite cannot bind ${Object.prototype.toString.call(value)}: pass text, a number, a bigint, bytes or null`,
+      );
     }
   }
   return parameters as SQLInputValue[];
@@ -110,7 +112,9 @@ export async function openNodeSqliteDialect(path: string): Promise<OpenedSqlite<
   const database = configureSqlite(new Database(path, { timeout: 5000, enableForeignKeyConstraints: true }));
   const adapted = new NodeSqliteDatabase(database);
   return {
-    dialect: new NodeSqliteDialect({ database: statementsFollowSchema(Database) ? cachingStatements(adapted) : adapted }),
+    dialect: new NodeSqliteDialect({
+      database: statementsFollowSchema(Database) ? cachingStatements(adapted) : adapted,
+    }),
     dataVersion: dataVersionReader((sql) => database.prepare(sql)),
   };
 }

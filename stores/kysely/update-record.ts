@@ -50,8 +50,10 @@ function effectClauses(table: ChangedTable, effect: ChangeEffect): string | null
   if (table === 'devices') {
     const status = effect === 'pause' ? 'paused' : 'pending';
     const next = effect === 'pause' ? 'null' : '@';
-    return `${LEASE}, next_check_at = ${next}, status = '${status}', consecutive_failures = 0, `
-      + `status_since = case when status <> '${status}' then @ else status_since end`;
+    return (
+      `${LEASE}, next_check_at = ${next}, status = '${status}', consecutive_failures = 0, ` +
+      `status_since = case when status <> '${status}' then @ else status_since end`
+    );
   }
   if (effect === 'pause') return `${LEASE}, next_check_at = null`;
   // Another target's listings say nothing of this one's.
@@ -87,8 +89,11 @@ function statementFor(dialect: StoreDialect, change: RowChange): Statement {
   // Each `@` is the effect's one value, bound once per place it appears.
   if (effect !== null) assignments.push(effect.replaceAll('@', () => parameter('at')));
   const same = dialect === 'postgres' ? 'is not distinct from' : 'is';
-  const where = [`id = ${parameter('id')}`, `user_id = ${parameter('user')}`,
-    ...expectNames.map((name) => `${quote(name)} ${same} ${parameter('expect')}`)];
+  const where = [
+    `id = ${parameter('id')}`,
+    `user_id = ${parameter('user')}`,
+    ...expectNames.map((name) => `${quote(name)} ${same} ${parameter('expect')}`),
+  ];
   const text = `update ${quote(change.table)} set ${assignments.join(', ')} where ${where.join(' and ')} returning *`;
   statement = { text, order };
   if (STATEMENTS.size < 256) STATEMENTS.set(key, statement);
@@ -117,7 +122,10 @@ function parametersOf(change: RowChange, order: readonly Slot[]): unknown[] {
  * text is built once per shape and sent straight to the pool on PostgreSQL (`direct`).
  */
 export async function updateRow<Row>(
-  db: Kysely<Database>, dialect: StoreDialect, change: RowChange, direct?: DirectQuery,
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  change: RowChange,
+  direct?: DirectQuery,
 ): Promise<Row | undefined> {
   if (change.effect === 'reschedule' && change.latest === undefined) change = { ...change, effect: 'none' };
   const { text, order } = statementFor(dialect, change);
@@ -129,16 +137,25 @@ export async function updateRow<Row>(
   return db.transaction().execute(async (trx) => {
     const row = (await trx.executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows[0];
     if (row === undefined) return undefined;
-    await trx.insertInto('events').values(change.events.map((event) => ({
-      ...eventValues(event), user_id: change.userId, resource_kind: change.kind ?? 'device', resource_id: change.id,
-    }))).execute();
+    await trx
+      .insertInto('events')
+      .values(
+        change.events.map((event) => ({
+          ...eventValues(event),
+          user_id: change.userId,
+          resource_kind: change.kind ?? 'device',
+          resource_id: change.id,
+        })),
+      )
+      .execute();
     return row;
   });
 }
 
 /** The named columns of a row's values, in that order; names the row does not have are left out. */
 export function pickColumns(
-  values: Readonly<Record<string, unknown>>, names: readonly string[],
+  values: Readonly<Record<string, unknown>>,
+  names: readonly string[],
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of names) if (Object.hasOwn(values, name)) out[name] = values[name];
@@ -147,11 +164,17 @@ export function pickColumns(
 
 /** `select * from <table> where id = ? and user_id = ?`, built once per table and dialect. */
 export async function readOwnedRow<Row>(
-  db: Kysely<Database>, dialect: StoreDialect, table: ChangedTable, userId: number, id: number, direct?: DirectQuery,
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  table: ChangedTable,
+  userId: number,
+  id: number,
+  direct?: DirectQuery,
 ): Promise<Row | undefined> {
-  const text = dialect === 'postgres'
-    ? `select * from ${quote(table)} where id = $1 and user_id = $2`
-    : `select * from ${quote(table)} where id = ? and user_id = ?`;
+  const text =
+    dialect === 'postgres'
+      ? `select * from ${quote(table)} where id = $1 and user_id = $2`
+      : `select * from ${quote(table)} where id = ? and user_id = ?`;
   if (direct !== undefined) return (await direct(text, [id, userId])).rows[0] as Row | undefined;
   return (await db.executeQuery<Row>(CompiledQuery.raw(text, [id, userId]))).rows[0];
 }

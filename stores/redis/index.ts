@@ -8,7 +8,10 @@ export { RedisRateLimiter, RedisUnavailableError, type RedisRateLimiterOptions }
  * Redis answers; an unreachable Redis at start is an error (the operator asked for it explicitly).
  * `timeout` is how long a decision waits for Redis before the limiter fails open or closed.
  */
-export async function createRedisRateLimiter(url: string, options: RedisRateLimiterOptions = {}): Promise<RedisRateLimiter> {
+export async function createRedisRateLimiter(
+  url: string,
+  options: RedisRateLimiterOptions = {},
+): Promise<RedisRateLimiter> {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -137,7 +137,9 @@ export class RedisRateLimiter implements RateLimiter {
     if (this.#outage !== undefined) return this.#outage;
     const reason = error instanceof Error ? error.message : String(error);
     this.#outage = new RedisUnavailableError(`rate limiter: Redis unavailable (${reason})`);
-    this.#warn(`rate limiter: Redis unreachable (${reason}); failing ${this.#failOpen ? 'open' : 'closed'} until it answers again`);
+    this.#warn(
+      `rate limiter: Redis unreachable (${reason}); failing ${this.#failOpen ? 'open' : 'closed'} until it answers again`,
+    );
     this.#scheduleProbe();
     return this.#outage;
   }
@@ -167,12 +169,15 @@ export class RedisRateLimiter implements RateLimiter {
       this.#redis.disconnect();
       return;
     }
-    await within(this.#redis.quit(), this.#timeoutMs, () => new Error('no answer')).catch(() => this.#redis.disconnect());
+    await within(this.#redis.quit(), this.#timeoutMs, () => new Error('no answer')).catch(() =>
+      this.#redis.disconnect(),
+    );
   }
 }
 
 function positive(value: number, name: string): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number of milliseconds, not ${value}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new RangeError(`${name} must be a positive number of milliseconds, not ${value}`);
   return value;
 }
 

@@ -40,11 +40,19 @@ const expressChecks: SuiteOptions = {
       assertError(await call(url, { key, body: OVERSIZED }), 413, 'payload_too_large');
       assertError(await call(url, { key, body: OVERSIZED, chunked: true }), 413, 'payload_too_large');
       assertError(await call(url, { key, body: '[]' }), 400, 'invalid_json');
-      assertError(await call(url, { key, body: '', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+      assertError(
+        await call(url, { key, body: '', headers: { 'content-type': 'application/json' } }),
+        400,
+        'invalid_json',
+      );
       const overflow = await call(url, { key, body: '{"target_type":"ip","target_value":"1.0.0.1","port":1e400}' });
       assertError(overflow, 400, 'validation_failed');
       assert.match(overflow.text, /"field":"port","code":"invalid_type"/);
-      assertError(await call(url, { key, body: { target_type: 'ip', target_value: '1.0.0.2', expected_status: 200 } }), 400, 'validation_failed');
+      assertError(
+        await call(url, { key, body: { target_type: 'ip', target_value: '1.0.0.2', expected_status: 200 } }),
+        400,
+        'validation_failed',
+      );
     });
 
     it("answers in the API's envelope what express.json() refused, after authentication", async () => {
@@ -56,14 +64,22 @@ const expressChecks: SuiteOptions = {
       assertError(await call(url, { key: ctx.keys.readWrite, body: '{"target_type":' }), 400, 'invalid_json');
       // Beyond the host parser's own limit, with and without Content-Length.
       assertError(await call(url, { key: ctx.keys.readWrite, body: OVER_HOST_LIMIT }), 413, 'payload_too_large');
-      assertError(await call(url, { key: ctx.keys.readWrite, body: OVER_HOST_LIMIT, chunked: true }), 413, 'payload_too_large');
+      assertError(
+        await call(url, { key: ctx.keys.readWrite, body: OVER_HOST_LIMIT, chunked: true }),
+        413,
+        'payload_too_large',
+      );
       // A charset body-parser does not know: it leaves the stream unread, and the API refuses it as
       // it refuses any charset but UTF-8.
-      assertError(await call(url, {
-        key: ctx.keys.readWrite,
-        body: { target_type: 'ip', target_value: '1.0.0.3' },
-        headers: { 'content-type': 'application/json; charset=latin1' },
-      }), 400, 'invalid_content_type');
+      assertError(
+        await call(url, {
+          key: ctx.keys.readWrite,
+          body: { target_type: 'ip', target_value: '1.0.0.3' },
+          headers: { 'content-type': 'application/json; charset=latin1' },
+        }),
+        400,
+        'invalid_content_type',
+      );
       // And UTF-8 declared is read as any JSON body.
       const utf8 = await call(url, {
         key: ctx.keys.readWrite,
@@ -90,14 +106,21 @@ const expressChecks: SuiteOptions = {
         // A coding the parser knows and fails to inflate: the bytes are spent, invalid_json. One it
         // does not know (br before body-parser 2): it leaves them, and the API reads `{}` as sent.
         const judged = await call(url, { key: ctx.keys.readWrite, body: '{}', headers });
-        assertError(judged, 400, judged.json.error?.code === 'validation_failed' ? 'validation_failed' : 'invalid_json');
+        assertError(
+          judged,
+          400,
+          judged.json.error?.code === 'validation_failed' ? 'validation_failed' : 'invalid_json',
+        );
       }
     });
 
     it('serves a request in absolute form (RFC 9112 §3.2.2) like its origin form', async () => {
       const url = new URL(`${ctx.server.base}/me`);
-      const answer = await rawExchange(url, `GET http://other.example${url.pathname} HTTP/1.1\r\nHost: other.example\r\n`
-        + `Authorization: Bearer ${ctx.keys.readWrite}\r\nConnection: close\r\n\r\n`);
+      const answer = await rawExchange(
+        url,
+        `GET http://other.example${url.pathname} HTTP/1.1\r\nHost: other.example\r\n` +
+          `Authorization: Bearer ${ctx.keys.readWrite}\r\nConnection: close\r\n\r\n`,
+      );
       assert.match(answer, /^HTTP\/1\.1 200 /, answer);
       assert.match(answer, /"success":true/);
     });
@@ -114,4 +137,7 @@ const expressChecks: SuiteOptions = {
 };
 
 adapterSuite('express', expressChecks);
-adapterSuite({ name: 'Express 4 (fixture)', start: (url, env) => startFixture('express4-server.ts', url, env) }, expressChecks);
+adapterSuite(
+  { name: 'Express 4 (fixture)', start: (url, env) => startFixture('express4-server.ts', url, env) },
+  expressChecks,
+);

@@ -84,7 +84,8 @@ export interface RunningExample {
 }
 
 const BIN = join(ROOT, 'node_modules', '.bin');
-const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+  .scripts;
 
 /** The words of `npm run example:<name>`, run without npm so that signals reach the runtime itself. */
 export function exampleCommand(name: ExampleName): [string, string[]] {
@@ -101,7 +102,11 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-export function startExample(name: ExampleName, databaseUrl: string, env: Record<string, string> = {}): Promise<RunningExample> {
+export function startExample(
+  name: ExampleName,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<RunningExample> {
   return startServer(name, exampleCommand(name), databaseUrl, env);
 }
 
@@ -110,7 +115,11 @@ export function startExample(name: ExampleName, databaseUrl: string, env: Record
  * a Node example is started by this Node directly (node-args.ts), Bun and Deno by their script's
  * words. Each example's own suite starts it by its script, so those words are still run.
  */
-export function startExampleSource(name: ExampleName, databaseUrl: string, env: Record<string, string> = {}): Promise<RunningExample> {
+export function startExampleSource(
+  name: ExampleName,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<RunningExample> {
   const [command, args] = exampleCommand(name);
   const source = args.find((arg) => arg.endsWith('.ts'));
   if (command !== process.execPath || source === undefined) return startExample(name, databaseUrl, env);
@@ -118,7 +127,11 @@ export function startExampleSource(name: ExampleName, databaseUrl: string, env: 
 }
 
 /** A server under test/fixtures/, run by this Node (node-args.ts). */
-export function startFixture(file: string, databaseUrl: string, env: Record<string, string> = {}): Promise<RunningExample> {
+export function startFixture(
+  file: string,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<RunningExample> {
   return startServer(file, [process.execPath, nodeArgs(join('test', 'fixtures', file))], databaseUrl, env);
 }
 
@@ -131,7 +144,15 @@ export async function startServer(
 ): Promise<RunningExample> {
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, PATH: `${BIN}${delimiter}${process.env.PATH ?? ''}`, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, NO_COLOR: '1', ...env },
+    env: {
+      ...process.env,
+      PATH: `${BIN}${delimiter}${process.env.PATH ?? ''}`,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      NO_COLOR: '1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -148,8 +169,10 @@ export async function startServer(
   const base = await new Promise<string>((resolve, reject) => {
     let settled = false;
     // A cold start of Bun or Deno beside other test files' processes; only a failed start waits it out.
-    const timer = setTimeout(() => fail(new Error(`${name} printed no "listening on" line in 60 s:\n${output}`)),
-      60_000);
+    const timer = setTimeout(
+      () => fail(new Error(`${name} printed no "listening on" line in 60 s:\n${output}`)),
+      60_000,
+    );
     const fail = (error: Error) => {
       if (settled) return;
       settled = true;
@@ -166,7 +189,9 @@ export async function startServer(
       resolve(match[1]!);
     };
     child.stdout!.on('data', check);
-    void exited.then(({ code, signal }) => fail(new Error(`${name} exited (${code ?? signal}) before listening:\n${output}`)));
+    void exited.then(({ code, signal }) =>
+      fail(new Error(`${name} exited (${code ?? signal}) before listening:\n${output}`)),
+    );
   });
 
   return {

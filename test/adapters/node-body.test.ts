@@ -80,10 +80,16 @@ describe('node adapter: request bodies, whole or still arriving', () => {
     await t.close();
   });
 
-  const head = (length: number | 'chunked') => [
-    'POST /v1/devices/create HTTP/1.1', 'Host: test', `Authorization: Bearer ${token}`, 'Content-Type: application/json',
-    length === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`, '', '',
-  ].join('\r\n');
+  const head = (length: number | 'chunked') =>
+    [
+      'POST /v1/devices/create HTTP/1.1',
+      'Host: test',
+      `Authorization: Bearer ${token}`,
+      'Content-Type: application/json',
+      length === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`,
+      '',
+      '',
+    ].join('\r\n');
   const device = (name: string) => JSON.stringify({ target_type: 'domain', target_value: `${name}.example.com` });
   const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
 
@@ -144,7 +150,11 @@ describe('node adapter: request bodies, whole or still arriving', () => {
       assert.equal(JSON.parse(empty.body).error.code, 'invalid_json');
 
       // No Content-Length to refuse it by: the size is found while reading what has all arrived.
-      const big = JSON.stringify({ target_type: 'domain', target_value: 'big.example.com', location: 'x'.repeat(2000) });
+      const big = JSON.stringify({
+        target_type: 'domain',
+        target_value: 'big.example.com',
+        location: 'x'.repeat(2000),
+      });
       connection.send(head('chunked') + chunk(big) + chunk(''));
       const oversized = await connection.answer();
       assert.equal(oversized.status, 413);

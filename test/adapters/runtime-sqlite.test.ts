@@ -16,7 +16,11 @@ const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
 
 async function runTests(command: string, args: string[]): Promise<string> {
   try {
-    const { stdout, stderr } = await run(command, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 });
+    const { stdout, stderr } = await run(command, args, {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+      timeout: 30_000,
+    });
     return `${stdout}${stderr}`;
   } catch (error) {
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
@@ -32,7 +36,14 @@ describe('the SQLite store in the other runtimes', { concurrency: true }, () => 
   });
 
   it('meets the Store contract on node:sqlite (deno test)', async () => {
-    const output = await runTests(bin('deno'), ['test', '--no-check', '--allow-env', '--allow-read', '--allow-write', FIXTURE]);
+    const output = await runTests(bin('deno'), [
+      'test',
+      '--no-check',
+      '--allow-env',
+      '--allow-read',
+      '--allow-write',
+      FIXTURE,
+    ]);
     assert.match(output, /\(Deno\) meets the Store contract/);
     assert.match(output, /\| 0 failed/);
   });

@@ -6,7 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createDatabaseWithCli, EXAMPLES, startExampleSource, type ExampleName, type RunningExample } from './harness.ts';
+import {
+  createDatabaseWithCli,
+  EXAMPLES,
+  startExampleSource,
+  type ExampleName,
+  type RunningExample,
+} from './harness.ts';
 import { call } from './suite.ts';
 
 describe('the four examples over one SQLite file', () => {
@@ -41,14 +47,16 @@ describe('the four examples over one SQLite file', () => {
 
   it('shows every example the devices each one created, in one id order', async () => {
     // Concurrent writes from the four runtimes: each waits its turn for the write lock.
-    const created = await Promise.all(EXAMPLES.map(async (name) => {
-      const res = await call(`${server(name).base}/devices/create`, {
-        key: key(),
-        body: { target_type: 'domain', target_value: `shared-${name}.example.com` },
-      });
-      assert.equal(res.status, 201, `${name}: ${res.text}`);
-      return res.json.data as { id: number; target_value: string };
-    }));
+    const created = await Promise.all(
+      EXAMPLES.map(async (name) => {
+        const res = await call(`${server(name).base}/devices/create`, {
+          key: key(),
+          body: { target_type: 'domain', target_value: `shared-${name}.example.com` },
+        });
+        assert.equal(res.status, 201, `${name}: ${res.text}`);
+        return res.json.data as { id: number; target_value: string };
+      }),
+    );
     const expected = created.sort((a, b) => a.id - b.id).map((d) => d.target_value);
     for (const name of EXAMPLES) assert.deepEqual(await listed(name), expected, `as listed by ${name}`);
   });
@@ -62,13 +70,17 @@ describe('the four examples over one SQLite file', () => {
     const existing = duplicate.json.error as { code: string; existing_id: number };
     assert.equal(existing.code, 'duplicate_device');
 
-    const deleted = await call(`${server('express').base}/devices/delete?id=${existing.existing_id}`, { key: key(), method: 'DELETE' });
+    const deleted = await call(`${server('express').base}/devices/delete?id=${existing.existing_id}`, {
+      key: key(),
+      method: 'DELETE',
+    });
     assert.equal(deleted.status, 200, deleted.text);
     for (const name of EXAMPLES) assert.ok(!(await listed(name)).includes('shared-bun.example.com'), name);
   });
 
   it('stops all four cleanly', async () => {
     const exits = await Promise.all(EXAMPLES.map(async (name) => [name, await server(name).stop()] as const));
-    for (const [name, exit] of exits) assert.deepEqual(exit, { code: 0, signal: null }, `${name}: ${server(name).output()}`);
+    for (const [name, exit] of exits)
+      assert.deepEqual(exit, { code: 0, signal: null }, `${name}: ${server(name).output()}`);
   });
 });

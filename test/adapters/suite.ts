@@ -6,7 +6,15 @@
 import assert from 'node:assert/strict';
 import { connect, createServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createDatabase, startExample, startExampleSource, type ExampleName, type Keys, type RunningExample, type TestDatabase } from './harness.ts';
+import {
+  createDatabase,
+  startExample,
+  startExampleSource,
+  type ExampleName,
+  type Keys,
+  type RunningExample,
+  type TestDatabase,
+} from './harness.ts';
 
 export type Start = (databaseUrl: string, env?: Record<string, string>) => Promise<RunningExample>;
 
@@ -51,7 +59,10 @@ export async function call(url: string, init: CallInit = {}): Promise<CallResult
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
   }
   // `duplex` is what fetch needs for a streamed request body; the DOM lib here does not know it.
-  const request: RequestInit & { duplex?: 'half' } = { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers };
+  const request: RequestInit & { duplex?: 'half' } = {
+    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+  };
   if (body !== undefined) {
     if (init.chunked) {
       request.body = streamOf(new TextEncoder().encode(body));
@@ -131,174 +142,220 @@ export function adapterSuite(target: Target, options: SuiteOptions = {}): void {
     typeof target === 'string' ? { name: target, start: (url, env) => startExample(target, url, env) } : target;
   // A second server of the same code, for one test; the first start ran the script's own words.
   const startAgain: Start = typeof target === 'string' ? (url, env) => startExampleSource(target, url, env) : start;
-  describe(typeof target === 'string' ? `the ${name} example, in its real runtime` : `${name}, in its real runtime`, () => {
-    let database: TestDatabase | undefined;
-    let running: RunningExample | undefined;
-    const ctx: SuiteContext = {
-      get server() {
-        assert.ok(running, 'the example did not start');
-        return running;
-      },
-      get keys() {
-        assert.ok(database, 'the database was not created');
-        return database.keys;
-      },
-    };
+  describe(
+    typeof target === 'string' ? `the ${name} example, in its real runtime` : `${name}, in its real runtime`,
+    () => {
+      let database: TestDatabase | undefined;
+      let running: RunningExample | undefined;
+      const ctx: SuiteContext = {
+        get server() {
+          assert.ok(running, 'the example did not start');
+          return running;
+        },
+        get keys() {
+          assert.ok(database, 'the database was not created');
+          return database.keys;
+        },
+      };
 
-    before(async () => {
-      database = await createDatabase();
-      running = await start(database.url);
-    });
-    after(async () => {
-      await running?.stop().catch(() => undefined);
-      await database?.remove();
-    });
-
-    it('prints the base URL of the API', () => {
-      assert.match(ctx.server.base, /^http:\/\/127\.0\.0\.1:\d+\/(api\/monitoring\/)?v1$/);
-    });
-
-    it('answers 401 missing_api_key without a key, 401 invalid_api_key with a wrong one', async () => {
-      const missing = await call(`${ctx.server.base}/me`);
-      assertError(missing, 401, 'missing_api_key');
-      assert.equal(missing.headers.get('www-authenticate'), 'Bearer realm="monitoring"');
-      assert.match(missing.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-      assertError(await call(`${ctx.server.base}/me`, { key: 'mapi_wrong' }), 401, 'invalid_api_key');
-    });
-
-    it('refuses two Authorization headers as one ambiguous credential, as every runtime reads them', async () => {
-      // node:http keeps the first of a repeated Authorization and drops the rest; the Web's
-      // Headers joins them. Either way the core must see both, or a runtime would let the first
-      // one through that another refuses.
-      const url = new URL(`${ctx.server.base}/me`);
-      const answer = await rawExchange(url, `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\n`
-        + `Authorization: Bearer ${ctx.keys.readWrite}\r\nAuthorization: Bearer mapi_wrong\r\nConnection: close\r\n\r\n`);
-      assert.match(answer, /^HTTP\/1\.1 401 /, answer);
-      assert.match(answer, /"code":"invalid_api_key"/);
-    });
-
-    it('creates (201), lists and deletes a device; a second delete is 404', async () => {
-      const { base } = ctx.server;
-      const key = ctx.keys.readWrite;
-      const target = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}.example.com`;
-      const created = await call(`${base}/devices/create`, { key, body: { target_type: 'domain', target_value: target } });
-      assert.equal(created.status, 201, created.text);
-      const device = created.json.data as { id: number; target_value: string };
-      assert.equal(device.target_value, target);
-      assert.ok(created.headers.get('ratelimit-policy'));
-
-      const list = await call(`${base}/devices`, { key });
-      assert.equal(list.status, 200, list.text);
-      assert.deepEqual((list.json.data as { id: number }[]).map((d) => d.id), [device.id]);
-
-      const deleted = await call(`${base}/devices/delete?id=${device.id}`, { key, method: 'DELETE' });
-      assert.equal(deleted.status, 200, deleted.text);
-      assert.deepEqual(deleted.json, { success: true, data: { id: device.id, deleted: true } });
-      assertError(await call(`${base}/devices/delete?id=${device.id}`, { key, method: 'DELETE' }), 404, 'device_not_found');
-      assert.deepEqual((await call(`${base}/devices`, { key })).json.data, []);
-    });
-
-    it('answers a list again, from its cache, with the same bytes and a Content-Length that counts UTF-8 bytes', async () => {
-      const { base } = ctx.server;
-      const key = ctx.keys.readWrite;
-      const location = 'Zürich, 東京 🌍';
-      const target = `utf8-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}.example.com`;
-      const created = await call(`${base}/devices/create`, { key, body: { target_type: 'domain', target_value: target, location } });
-      assert.equal(created.status, 201, created.text);
-      const url = new URL(`${base}/devices`);
-      const exchange = () => new Promise<Buffer>((resolve, reject) => {
-        const request = `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`;
-        // The client shuts its side once the request is sent, which node:http (Express too) and
-        // Bun still answer. Deno's server drops such an answer when it is not ready yet, and a
-        // list waits a turn for its marker (docs/embedding.md, "Deno"): there it only writes.
-        const send = name === 'deno' ? (socket: Socket) => socket.write(request) : (socket: Socket) => socket.end(request);
-        const socket = connect(Number(url.port), url.hostname, () => send(socket));
-        const chunks: Buffer[] = [];
-        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-        socket.on('end', () => resolve(Buffer.concat(chunks)));
-        socket.on('error', reject);
+      before(async () => {
+        database = await createDatabase();
+        running = await start(database.url);
       });
-      const first = await exchange();
-      const again = await exchange();
-      for (const answer of [first, again]) {
-        const split = answer.indexOf('\r\n\r\n');
-        const head = answer.subarray(0, split).toString('latin1');
-        const body = answer.subarray(split + 4);
-        assert.match(head, /^HTTP\/1\.1 200 /);
-        assert.equal(Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1]), body.length, head);
-        const devices = JSON.parse(body.toString('utf8')).data as { target_value: string; location: string | null }[];
-        assert.equal(devices.find((device) => device.target_value === target)?.location, location);
-      }
-      const bodyOf = (answer: Buffer) => answer.subarray(answer.indexOf('\r\n\r\n') + 4);
-      assert.deepEqual(bodyOf(again), bodyOf(first));
-      const id = (created.json.data as { id: number }).id;
-      assert.equal((await call(`${base}/devices/delete?id=${id}`, { key, method: 'DELETE' })).status, 200);
-    });
+      after(async () => {
+        await running?.stop().catch(() => undefined);
+        await database?.remove();
+      });
 
-    it('answers a read-only key that writes with 403 insufficient_scope', async () => {
-      const body = { target_type: 'ip', target_value: '8.8.8.8' };
-      const refused = await call(`${ctx.server.base}/devices/create`, { key: ctx.keys.readOnly, body });
-      assertError(refused, 403, 'insufficient_scope');
-      assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="monitoring", error="insufficient_scope", scope="write"');
-    });
+      it('prints the base URL of the API', () => {
+        assert.match(ctx.server.base, /^http:\/\/127\.0\.0\.1:\d+\/(api\/monitoring\/)?v1$/);
+      });
 
-    it('answers invalid JSON with 400 invalid_json, and a non-JSON media type with 400 invalid_content_type', async () => {
-      const { base } = ctx.server;
-      const key = ctx.keys.readWrite;
-      assertError(await call(`${base}/blacklist-monitors/create`, { key, body: '{"target_type":' }), 400, 'invalid_json');
-      assertError(await call(`${base}/blacklist-monitors/create`, { key, body: '[1]' }), 400, 'invalid_json');
-      const text = { key, body: '{}', headers: { 'content-type': 'text/plain' } };
-      assertError(await call(`${base}/blacklist-monitors/create`, text), 400, 'invalid_content_type');
-    });
+      it('answers 401 missing_api_key without a key, 401 invalid_api_key with a wrong one', async () => {
+        const missing = await call(`${ctx.server.base}/me`);
+        assertError(missing, 401, 'missing_api_key');
+        assert.equal(missing.headers.get('www-authenticate'), 'Bearer realm="monitoring"');
+        assert.match(missing.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+        assertError(await call(`${ctx.server.base}/me`, { key: 'mapi_wrong' }), 401, 'invalid_api_key');
+      });
 
-    it('answers a body over 16 KiB with 413, from Content-Length and while reading without it', async () => {
-      const { base } = ctx.server;
-      const key = ctx.keys.readWrite;
-      assertError(await call(`${base}/blacklist-monitors/create`, { key, body: OVERSIZED }), 413, 'payload_too_large');
-      assertError(await call(`${base}/blacklist-monitors/create`, { key, body: OVERSIZED, chunked: true }), 413, 'payload_too_large');
-      // The server goes on serving after refusing a body it did not read to the end.
-      const after413 = await call(`${base}/blacklist-monitors/create`, { key, body: { target_type: 'ip', target_value: '9.9.9.9' }, chunked: true });
-      assert.equal(after413.status, 201, after413.text);
-    });
+      it('refuses two Authorization headers as one ambiguous credential, as every runtime reads them', async () => {
+        // node:http keeps the first of a repeated Authorization and drops the rest; the Web's
+        // Headers joins them. Either way the core must see both, or a runtime would let the first
+        // one through that another refuses.
+        const url = new URL(`${ctx.server.base}/me`);
+        const answer = await rawExchange(
+          url,
+          `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\n` +
+            `Authorization: Bearer ${ctx.keys.readWrite}\r\nAuthorization: Bearer mapi_wrong\r\nConnection: close\r\n\r\n`,
+        );
+        assert.match(answer, /^HTTP\/1\.1 401 /, answer);
+        assert.match(answer, /"code":"invalid_api_key"/);
+      });
 
-    it("feeds the connection's address to the IP allow-list; X-Forwarded-For is not believed", async () => {
-      const url = `${ctx.server.base}/me`;
-      const loopback = await call(url, { key: ctx.keys.loopback });
-      assert.equal(loopback.status, 200, loopback.text);
-      assertError(await call(url, { key: ctx.keys.tenNet }), 403, 'ip_not_allowed');
-      // No proxy is trusted by default: a client cannot claim another address.
-      const spoofed = { key: ctx.keys.tenNet, headers: { 'x-forwarded-for': '10.1.2.3', forwarded: 'for=10.1.2.3' } };
-      assertError(await call(url, spoofed), 403, 'ip_not_allowed');
-    });
+      it('creates (201), lists and deletes a device; a second delete is 404', async () => {
+        const { base } = ctx.server;
+        const key = ctx.keys.readWrite;
+        const target = `${name
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, '')}.example.com`;
+        const created = await call(`${base}/devices/create`, {
+          key,
+          body: { target_type: 'domain', target_value: target },
+        });
+        assert.equal(created.status, 201, created.text);
+        const device = created.json.data as { id: number; target_value: string };
+        assert.equal(device.target_value, target);
+        assert.ok(created.headers.get('ratelimit-policy'));
 
-    it('answers requests outside the API as the host decides', async () => {
-      if (options.outside) return options.outside(ctx);
-      assertError(await call(`${ctx.server.origin}/elsewhere`, { key: ctx.keys.readWrite }), 404, 'unknown_route');
-      assertError(await call(`${ctx.server.base}/nothing-here`, { key: ctx.keys.readWrite }), 404, 'unknown_route');
-    });
+        const list = await call(`${base}/devices`, { key });
+        assert.equal(list.status, 200, list.text);
+        assert.deepEqual(
+          (list.json.data as { id: number }[]).map((d) => d.id),
+          [device.id],
+        );
 
-    it('on a dual-stack listener, matches the IPv4-mapped peer address against IPv4 entries', async (t) => {
-      if (!(await dualStackAvailable())) return t.skip('this machine cannot listen on ::');
-      assert.ok(database);
-      const dual = await startAgain(database.url, { HOST: '::' });
-      try {
-        // The peer is reported as ::ffff:127.0.0.1 here; the allow-list entry is 127.0.0.1.
-        const base = dual.base.replace('[::]', '127.0.0.1');
-        const loopback = await call(`${base}/me`, { key: ctx.keys.loopback });
+        const deleted = await call(`${base}/devices/delete?id=${device.id}`, { key, method: 'DELETE' });
+        assert.equal(deleted.status, 200, deleted.text);
+        assert.deepEqual(deleted.json, { success: true, data: { id: device.id, deleted: true } });
+        assertError(
+          await call(`${base}/devices/delete?id=${device.id}`, { key, method: 'DELETE' }),
+          404,
+          'device_not_found',
+        );
+        assert.deepEqual((await call(`${base}/devices`, { key })).json.data, []);
+      });
+
+      it('answers a list again, from its cache, with the same bytes and a Content-Length that counts UTF-8 bytes', async () => {
+        const { base } = ctx.server;
+        const key = ctx.keys.readWrite;
+        const location = 'Zürich, 東京 🌍';
+        const target = `utf8-${name
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, '')}.example.com`;
+        const created = await call(`${base}/devices/create`, {
+          key,
+          body: { target_type: 'domain', target_value: target, location },
+        });
+        assert.equal(created.status, 201, created.text);
+        const url = new URL(`${base}/devices`);
+        const exchange = () =>
+          new Promise<Buffer>((resolve, reject) => {
+            const request = `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`;
+            // The client shuts its side once the request is sent, which node:http (Express too) and
+            // Bun still answer. Deno's server drops such an answer when it is not ready yet, and a
+            // list waits a turn for its marker (docs/embedding.md, "Deno"): there it only writes.
+            const send =
+              name === 'deno' ? (socket: Socket) => socket.write(request) : (socket: Socket) => socket.end(request);
+            const socket = connect(Number(url.port), url.hostname, () => send(socket));
+            const chunks: Buffer[] = [];
+            socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+            socket.on('end', () => resolve(Buffer.concat(chunks)));
+            socket.on('error', reject);
+          });
+        const first = await exchange();
+        const again = await exchange();
+        for (const answer of [first, again]) {
+          const split = answer.indexOf('\r\n\r\n');
+          const head = answer.subarray(0, split).toString('latin1');
+          const body = answer.subarray(split + 4);
+          assert.match(head, /^HTTP\/1\.1 200 /);
+          assert.equal(Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1]), body.length, head);
+          const devices = JSON.parse(body.toString('utf8')).data as { target_value: string; location: string | null }[];
+          assert.equal(devices.find((device) => device.target_value === target)?.location, location);
+        }
+        const bodyOf = (answer: Buffer) => answer.subarray(answer.indexOf('\r\n\r\n') + 4);
+        assert.deepEqual(bodyOf(again), bodyOf(first));
+        const id = (created.json.data as { id: number }).id;
+        assert.equal((await call(`${base}/devices/delete?id=${id}`, { key, method: 'DELETE' })).status, 200);
+      });
+
+      it('answers a read-only key that writes with 403 insufficient_scope', async () => {
+        const body = { target_type: 'ip', target_value: '8.8.8.8' };
+        const refused = await call(`${ctx.server.base}/devices/create`, { key: ctx.keys.readOnly, body });
+        assertError(refused, 403, 'insufficient_scope');
+        assert.equal(
+          refused.headers.get('www-authenticate'),
+          'Bearer realm="monitoring", error="insufficient_scope", scope="write"',
+        );
+      });
+
+      it('answers invalid JSON with 400 invalid_json, and a non-JSON media type with 400 invalid_content_type', async () => {
+        const { base } = ctx.server;
+        const key = ctx.keys.readWrite;
+        assertError(
+          await call(`${base}/blacklist-monitors/create`, { key, body: '{"target_type":' }),
+          400,
+          'invalid_json',
+        );
+        assertError(await call(`${base}/blacklist-monitors/create`, { key, body: '[1]' }), 400, 'invalid_json');
+        const text = { key, body: '{}', headers: { 'content-type': 'text/plain' } };
+        assertError(await call(`${base}/blacklist-monitors/create`, text), 400, 'invalid_content_type');
+      });
+
+      it('answers a body over 16 KiB with 413, from Content-Length and while reading without it', async () => {
+        const { base } = ctx.server;
+        const key = ctx.keys.readWrite;
+        assertError(
+          await call(`${base}/blacklist-monitors/create`, { key, body: OVERSIZED }),
+          413,
+          'payload_too_large',
+        );
+        assertError(
+          await call(`${base}/blacklist-monitors/create`, { key, body: OVERSIZED, chunked: true }),
+          413,
+          'payload_too_large',
+        );
+        // The server goes on serving after refusing a body it did not read to the end.
+        const after413 = await call(`${base}/blacklist-monitors/create`, {
+          key,
+          body: { target_type: 'ip', target_value: '9.9.9.9' },
+          chunked: true,
+        });
+        assert.equal(after413.status, 201, after413.text);
+      });
+
+      it("feeds the connection's address to the IP allow-list; X-Forwarded-For is not believed", async () => {
+        const url = `${ctx.server.base}/me`;
+        const loopback = await call(url, { key: ctx.keys.loopback });
         assert.equal(loopback.status, 200, loopback.text);
-        assertError(await call(`${base}/me`, { key: ctx.keys.tenNet }), 403, 'ip_not_allowed');
-      } finally {
-        assert.deepEqual(await dual.stop(), { code: 0, signal: null }, dual.output());
-      }
-    });
+        assertError(await call(url, { key: ctx.keys.tenNet }), 403, 'ip_not_allowed');
+        // No proxy is trusted by default: a client cannot claim another address.
+        const spoofed = { key: ctx.keys.tenNet, headers: { 'x-forwarded-for': '10.1.2.3', forwarded: 'for=10.1.2.3' } };
+        assertError(await call(url, spoofed), 403, 'ip_not_allowed');
+      });
 
-    options.more?.(ctx);
+      it('answers requests outside the API as the host decides', async () => {
+        if (options.outside) return options.outside(ctx);
+        assertError(await call(`${ctx.server.origin}/elsewhere`, { key: ctx.keys.readWrite }), 404, 'unknown_route');
+        assertError(await call(`${ctx.server.base}/nothing-here`, { key: ctx.keys.readWrite }), 404, 'unknown_route');
+      });
 
-    it('stops cleanly on SIGTERM: exit code 0, and the port is closed', async () => {
-      const { origin } = ctx.server;
-      const exit = await ctx.server.stop();
-      assert.deepEqual(exit, { code: 0, signal: null }, ctx.server.output());
-      assert.equal(await portRefuses(origin), true);
-    });
-  });
+      it('on a dual-stack listener, matches the IPv4-mapped peer address against IPv4 entries', async (t) => {
+        if (!(await dualStackAvailable())) return t.skip('this machine cannot listen on ::');
+        assert.ok(database);
+        const dual = await startAgain(database.url, { HOST: '::' });
+        try {
+          // The peer is reported as ::ffff:127.0.0.1 here; the allow-list entry is 127.0.0.1.
+          const base = dual.base.replace('[::]', '127.0.0.1');
+          const loopback = await call(`${base}/me`, { key: ctx.keys.loopback });
+          assert.equal(loopback.status, 200, loopback.text);
+          assertError(await call(`${base}/me`, { key: ctx.keys.tenNet }), 403, 'ip_not_allowed');
+        } finally {
+          assert.deepEqual(await dual.stop(), { code: 0, signal: null }, dual.output());
+        }
+      });
+
+      options.more?.(ctx);
+
+      it('stops cleanly on SIGTERM: exit code 0, and the port is closed', async () => {
+        const { origin } = ctx.server;
+        const exit = await ctx.server.stop();
+        assert.deepEqual(exit, { code: 0, signal: null }, ctx.server.output());
+        assert.equal(await portRefuses(origin), true);
+      });
+    },
+  );
 }

@@ -5,8 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import type {
-  BlacklistCheckOutcome, DeviceCheckOutcome, DeviceLastResults, DeviceStatus, HttpProbeResult, MonitoringStore, NewDeviceProbeResult,
-  NewDnsblResult, ServiceProbeResult, Timestamp, TlsProbeResult,
+  BlacklistCheckOutcome,
+  DeviceCheckOutcome,
+  DeviceLastResults,
+  DeviceStatus,
+  HttpProbeResult,
+  MonitoringStore,
+  NewDeviceProbeResult,
+  NewDnsblResult,
+  ServiceProbeResult,
+  Timestamp,
+  TlsProbeResult,
 } from '../../core/index.ts';
 
 const OWNER = 'test-worker';
@@ -31,12 +40,21 @@ export interface BlacklistCheck {
  * Claims the monitor at `check.checked_at` and records the check; the next one is due at once.
  * False when the monitor was not due (or does not exist) or the store refused the write.
  */
-export async function recordBlacklistCheck(store: MonitoringStore, id: number, check: BlacklistCheck): Promise<boolean> {
+export async function recordBlacklistCheck(
+  store: MonitoringStore,
+  id: number,
+  check: BlacklistCheck,
+): Promise<boolean> {
   const claimed = (await store.claimDueBlacklistMonitors(claim(check.checked_at))).find((c) => c.record.id === id);
   if (claimed === undefined) return false;
   const outcome: BlacklistCheckOutcome = {
-    checked_at: check.checked_at, last_status: check.last_status, listed_on: check.listed_on ?? [],
-    failed_zones: check.failed_zones ?? [], results: check.results ?? [], next_check_at: check.checked_at, events: [],
+    checked_at: check.checked_at,
+    last_status: check.last_status,
+    listed_on: check.listed_on ?? [],
+    failed_zones: check.failed_zones ?? [],
+    results: check.results ?? [],
+    next_check_at: check.checked_at,
+    events: [],
   };
   const [written] = await store.recordBlacklistChecks([{ lease: claimed.lease, outcome }]);
   return written === true;
@@ -54,8 +72,13 @@ export async function recordDeviceCheck(store: MonitoringStore, id: number, chec
   const claimed = (await store.claimDueDevices(claim(check.checked_at))).find((c) => c.record.id === id);
   if (claimed === undefined) return false;
   const outcome: DeviceCheckOutcome = {
-    checked_at: check.checked_at, previous_status: claimed.record.status, status: check.status,
-    consecutive_failures: check.consecutive_failures ?? 0, results: check.results, next_check_at: check.checked_at, events: [],
+    checked_at: check.checked_at,
+    previous_status: claimed.record.status,
+    status: check.status,
+    consecutive_failures: check.consecutive_failures ?? 0,
+    results: check.results,
+    next_check_at: check.checked_at,
+    events: [],
   };
   const [written] = await store.recordDeviceChecks([{ lease: claimed.lease, outcome }]);
   return written === true;
@@ -68,7 +91,12 @@ export async function mustRecord(written: Promise<boolean>): Promise<void> {
 
 // ---- results as the probes report them -----------------------------------------------------
 
-export function dnsbl(checked_at: Timestamp, zone: string, listed: boolean, answer: string | null = listed ? '127.0.0.2' : null): NewDnsblResult {
+export function dnsbl(
+  checked_at: Timestamp,
+  zone: string,
+  listed: boolean,
+  answer: string | null = listed ? '127.0.0.2' : null,
+): NewDnsblResult {
   return { checked_at, probe: 'dnsbl', ok: true, response_ms: 12, error: null, zone, listed, answer };
 }
 
@@ -76,24 +104,50 @@ export function dnsblFailure(checked_at: Timestamp, zone: string, error = 'timeo
   return { checked_at, probe: 'dnsbl', ok: false, response_ms: null, error, zone, listed: false, answer: null };
 }
 
-export function http(checked_at: Timestamp, status: number | null, probe: HttpProbeResult['probe'] = 'public_https'): Omit<HttpProbeResult, 'id'> {
+export function http(
+  checked_at: Timestamp,
+  status: number | null,
+  probe: HttpProbeResult['probe'] = 'public_https',
+): Omit<HttpProbeResult, 'id'> {
   const ok = status === 200;
   return {
-    checked_at, probe, ok, response_ms: status === null ? null : 87, error: status === null ? 'ECONNREFUSED' : ok ? null : `status ${status}`,
-    http_status: status, location: status !== null && status >= 300 && status < 400 ? 'https://www.example.com/' : null,
+    checked_at,
+    probe,
+    ok,
+    response_ms: status === null ? null : 87,
+    error: status === null ? 'ECONNREFUSED' : ok ? null : `status ${status}`,
+    http_status: status,
+    location: status !== null && status >= 300 && status < 400 ? 'https://www.example.com/' : null,
   };
 }
 
-export function tls(checked_at: Timestamp, daysLeft: number, probe: TlsProbeResult['probe'] = 'public_tls'): Omit<TlsProbeResult, 'id'> {
+export function tls(
+  checked_at: Timestamp,
+  daysLeft: number,
+  probe: TlsProbeResult['probe'] = 'public_tls',
+): Omit<TlsProbeResult, 'id'> {
   const validTo = new Date(new Date(checked_at).getTime() + daysLeft * 86_400_000).toISOString();
   return {
-    checked_at, probe, ok: daysLeft >= 0, response_ms: 40, error: daysLeft >= 0 ? null : 'CERT_HAS_EXPIRED',
-    tls_valid_to: validTo, tls_days_left: daysLeft, tls_error: daysLeft >= 0 ? null : 'CERT_HAS_EXPIRED',
+    checked_at,
+    probe,
+    ok: daysLeft >= 0,
+    response_ms: 40,
+    error: daysLeft >= 0 ? null : 'CERT_HAS_EXPIRED',
+    tls_valid_to: validTo,
+    tls_days_left: daysLeft,
+    tls_error: daysLeft >= 0 ? null : 'CERT_HAS_EXPIRED',
   };
 }
 
 export function service(checked_at: Timestamp, banner: string | null): Omit<ServiceProbeResult, 'id'> {
-  return { checked_at, probe: 'service', ok: banner !== null, response_ms: 5, error: banner === null ? 'timeout' : null, banner };
+  return {
+    checked_at,
+    probe: 'service',
+    ok: banner !== null,
+    response_ms: 5,
+    error: banner === null ? 'timeout' : null,
+    banner,
+  };
 }
 
 /** A device's `last_results` holding these results, keyed by probe, built entry by entry as the stores merge them. */

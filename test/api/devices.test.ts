@@ -3,26 +3,72 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import {
-  assertError, assertSuccess, assertValidation, DEVICE_FIELDS, deviceBody, eachStore, START, UNCHECKED, UNCHECKED_PAUSED, validationOnly,
+  assertError,
+  assertSuccess,
+  assertValidation,
+  DEVICE_FIELDS,
+  deviceBody,
+  eachStore,
+  START,
+  UNCHECKED,
+  UNCHECKED_PAUSED,
+  validationOnly,
 } from './helpers.ts';
 import { defineDeleteTests, defineListTests, DEVICES } from './resource-suites.ts';
 
 const NON_WEB_PORTS: Readonly<Record<string, number>> = {
-  ssh: 22, smtp: 25, smtps: 465, submission: 587, ftp: 21, imap: 143, imaps: 993, pop3: 110, pop3s: 995, dns: 53,
-  mysql: 3306, postgresql: 5432, rdp: 3389,
+  ssh: 22,
+  smtp: 25,
+  smtps: 465,
+  submission: 587,
+  ftp: 21,
+  imap: 143,
+  imaps: 993,
+  pop3: 110,
+  pop3s: 995,
+  dns: 53,
+  mysql: 3306,
+  postgresql: 5432,
+  rdp: 3389,
 };
 
 /** Web-only fields with a value that is neither false nor null, as a client might send them. */
 const WEB_ONLY: Readonly<Record<string, unknown>> = {
-  scheme: 'https', host_header: 'www.example.com', proxy_enabled: true, origin_host: 'origin.example.net',
-  origin_scheme: 'http', origin_port: 8080, check_public_http: true, check_public_https: true, check_origin_http: true,
-  check_origin_tls: true, expect_status: 204,
+  scheme: 'https',
+  host_header: 'www.example.com',
+  proxy_enabled: true,
+  origin_host: 'origin.example.net',
+  origin_scheme: 'http',
+  origin_port: 8080,
+  check_public_http: true,
+  check_public_https: true,
+  check_origin_http: true,
+  check_origin_tls: true,
+  expect_status: 204,
 };
-const WEB_ONLY_FLAGS = ['proxy_enabled', 'check_public_http', 'check_public_https', 'check_origin_http', 'check_origin_tls'] as const;
+const WEB_ONLY_FLAGS = [
+  'proxy_enabled',
+  'check_public_http',
+  'check_public_https',
+  'check_origin_http',
+  'check_origin_tls',
+] as const;
 
 function assertDeviceRecord(record: Device): void {
-  assert.deepEqual(Object.keys(record).sort(), [...DEVICE_FIELDS].sort(), `device record fields: ${JSON.stringify(record)}`);
-  for (const flag of ['proxy_enabled', 'check_public_http', 'check_public_https', 'check_public_tls', 'check_origin_http', 'check_origin_tls', 'is_enabled'] as const) {
+  assert.deepEqual(
+    Object.keys(record).sort(),
+    [...DEVICE_FIELDS].sort(),
+    `device record fields: ${JSON.stringify(record)}`,
+  );
+  for (const flag of [
+    'proxy_enabled',
+    'check_public_http',
+    'check_public_https',
+    'check_public_tls',
+    'check_origin_http',
+    'check_origin_tls',
+    'is_enabled',
+  ] as const) {
     assert.equal(typeof record[flag], 'boolean', `${flag} is a JSON boolean`);
   }
   assert.equal(typeof record.id, 'number');
@@ -32,13 +78,37 @@ function assertDeviceRecord(record: Device): void {
 eachStore('devices', (env) => {
   test('only target_type and target_value are required; the web https defaults', async () => {
     const { t, key } = await env.setup();
-    const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } }), 201);
+    const record = assertSuccess(
+      await t.request<Device>('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: { target_type: 'domain', target_value: 'example.com' },
+      }),
+      201,
+    );
     assertDeviceRecord(record);
     assert.deepEqual(record, {
-      id: record.id, target_type: 'domain', target_value: 'example.com', service_type: 'web', scheme: 'https', port: 443,
-      host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'https', origin_port: 443,
-      check_public_http: false, check_public_https: true, check_public_tls: true, check_origin_http: false,
-      check_origin_tls: false, expect_status: 200, location: null, is_enabled: true, created_at: START, ...UNCHECKED,
+      id: record.id,
+      target_type: 'domain',
+      target_value: 'example.com',
+      service_type: 'web',
+      scheme: 'https',
+      port: 443,
+      host_header: null,
+      proxy_enabled: false,
+      origin_host: null,
+      origin_scheme: 'https',
+      origin_port: 443,
+      check_public_http: false,
+      check_public_https: true,
+      check_public_tls: true,
+      check_origin_http: false,
+      check_origin_tls: false,
+      expect_status: 200,
+      location: null,
+      is_enabled: true,
+      created_at: START,
+      ...UNCHECKED,
     });
     // The list shows the same record.
     const listed = assertSuccess(await t.request('/v1/devices', { key }), 200);
@@ -47,19 +117,44 @@ eachStore('devices', (env) => {
 
   test('web http defaults follow the scheme', async () => {
     const { t, key } = await env.setup();
-    const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8', service_type: 'web', scheme: 'http' } }), 201);
+    const record = assertSuccess(
+      await t.request<Device>('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: { target_type: 'ip', target_value: '8.8.8.8', service_type: 'web', scheme: 'http' },
+      }),
+      201,
+    );
     assertDeviceRecord(record);
     assert.deepEqual(record, {
-      id: record.id, target_type: 'ip', target_value: '8.8.8.8', service_type: 'web', scheme: 'http', port: 80,
-      host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'http', origin_port: 80,
-      check_public_http: true, check_public_https: false, check_public_tls: false, check_origin_http: false,
-      check_origin_tls: false, expect_status: 200, location: null, is_enabled: true, created_at: START, ...UNCHECKED,
+      id: record.id,
+      target_type: 'ip',
+      target_value: '8.8.8.8',
+      service_type: 'web',
+      scheme: 'http',
+      port: 80,
+      host_header: null,
+      proxy_enabled: false,
+      origin_host: null,
+      origin_scheme: 'http',
+      origin_port: 80,
+      check_public_http: true,
+      check_public_https: false,
+      check_public_tls: false,
+      check_origin_http: false,
+      check_origin_tls: false,
+      expect_status: 200,
+      location: null,
+      is_enabled: true,
+      created_at: START,
+      ...UNCHECKED,
     });
   });
 
-  test('origin_scheme defaults to the scheme; origin_port to the origin scheme\'s port', async () => {
+  test("origin_scheme defaults to the scheme; origin_port to the origin scheme's port", async () => {
     const { t, key } = await env.setup();
-    const post = (body: Record<string, unknown>) => t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody(body) });
+    const post = (body: Record<string, unknown>) =>
+      t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody(body) });
     const a = assertSuccess(await post({ target_value: 'a.example.com', scheme: 'https', origin_scheme: 'http' }), 201);
     assert.equal(a.origin_scheme, 'http');
     assert.equal(a.origin_port, 80);
@@ -79,67 +174,176 @@ eachStore('devices', (env) => {
   test('explicit values are stored as given', async () => {
     const { t, key } = await env.setup();
     const body = {
-      target_type: 'domain', target_value: 'shop.example.com', service_type: 'web', scheme: 'https', port: 8443,
-      host_header: 'www.example.com:8443', proxy_enabled: true, origin_host: 'origin.example.net', origin_scheme: 'http',
-      origin_port: 8080, check_public_http: true, check_public_https: false, check_public_tls: false, check_origin_http: true,
-      check_origin_tls: true, expect_status: 301, location: 'Frankfurt, rack 12', is_enabled: false,
+      target_type: 'domain',
+      target_value: 'shop.example.com',
+      service_type: 'web',
+      scheme: 'https',
+      port: 8443,
+      host_header: 'www.example.com:8443',
+      proxy_enabled: true,
+      origin_host: 'origin.example.net',
+      origin_scheme: 'http',
+      origin_port: 8080,
+      check_public_http: true,
+      check_public_https: false,
+      check_public_tls: false,
+      check_origin_http: true,
+      check_origin_tls: true,
+      expect_status: 301,
+      location: 'Frankfurt, rack 12',
+      is_enabled: false,
     };
     const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body }), 201);
     assertDeviceRecord(record);
     assert.deepEqual(record, { ...body, id: record.id, created_at: START, ...UNCHECKED_PAUSED });
-    const ints = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { ...body, target_value: 'shop2.example.com', proxy_enabled: 1, check_public_http: 1, check_public_https: 0, check_public_tls: 0, check_origin_http: 1, check_origin_tls: 1, is_enabled: 0 } }), 201);
-    assert.deepEqual(ints, { ...body, target_value: 'shop2.example.com', id: ints.id, created_at: START, ...UNCHECKED_PAUSED });
+    const ints = assertSuccess(
+      await t.request<Device>('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: {
+          ...body,
+          target_value: 'shop2.example.com',
+          proxy_enabled: 1,
+          check_public_http: 1,
+          check_public_https: 0,
+          check_public_tls: 0,
+          check_origin_http: 1,
+          check_origin_tls: 1,
+          is_enabled: 0,
+        },
+      }),
+      201,
+    );
+    assert.deepEqual(ints, {
+      ...body,
+      target_value: 'shop2.example.com',
+      id: ints.id,
+      created_at: START,
+      ...UNCHECKED_PAUSED,
+    });
   });
 
   test('every non-web service: its default port and no web defaults', async () => {
     const { t, key } = await env.setup();
     for (const [service, port] of Object.entries(NON_WEB_PORTS)) {
-      const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'mail.example.com', service_type: service } }), 201);
+      const record = assertSuccess(
+        await t.request<Device>('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: { target_type: 'domain', target_value: 'mail.example.com', service_type: service },
+        }),
+        201,
+      );
       assertDeviceRecord(record);
-      assert.deepEqual(record, {
-        id: record.id, target_type: 'domain', target_value: 'mail.example.com', service_type: service, scheme: null, port,
-        host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null,
-        check_public_http: false, check_public_https: false, check_public_tls: false, check_origin_http: false,
-        check_origin_tls: false, expect_status: null, location: null, is_enabled: true, created_at: START, ...UNCHECKED,
-      }, service);
+      assert.deepEqual(
+        record,
+        {
+          id: record.id,
+          target_type: 'domain',
+          target_value: 'mail.example.com',
+          service_type: service,
+          scheme: null,
+          port,
+          host_header: null,
+          proxy_enabled: false,
+          origin_host: null,
+          origin_scheme: null,
+          origin_port: null,
+          check_public_http: false,
+          check_public_https: false,
+          check_public_tls: false,
+          check_origin_http: false,
+          check_origin_tls: false,
+          expect_status: null,
+          location: null,
+          is_enabled: true,
+          created_at: START,
+          ...UNCHECKED,
+        },
+        service,
+      );
     }
   });
 
   test('a non-web service takes an explicit port, location, is_enabled and check_public_tls', async () => {
     const { t, key } = await env.setup();
-    const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'ssh', port: 2222, location: 'bastion', is_enabled: 0, check_public_tls: true } }), 201);
+    const record = assertSuccess(
+      await t.request<Device>('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: {
+          target_type: 'ip',
+          target_value: '1.1.1.1',
+          service_type: 'ssh',
+          port: 2222,
+          location: 'bastion',
+          is_enabled: 0,
+          check_public_tls: true,
+        },
+      }),
+      201,
+    );
     assert.equal(record.port, 2222);
     assert.equal(record.location, 'bastion');
     assert.equal(record.is_enabled, false);
     assert.equal(record.check_public_tls, true);
-    const smtps = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'smtps', check_public_tls: 1 } }), 201);
+    const smtps = assertSuccess(
+      await t.request<Device>('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'smtps', check_public_tls: 1 },
+      }),
+      201,
+    );
     assert.equal(smtps.check_public_tls, true);
     assert.equal(smtps.port, 465);
   });
 
   test('check_interval_s: 30 to 86400 seconds on any service, default 60; null means the default', async () => {
     const { t, key } = await env.setup();
-    const post = (body: Record<string, unknown>) => t.request<Device>('/v1/devices/create', { method: 'POST', key, body });
+    const post = (body: Record<string, unknown>) =>
+      t.request<Device>('/v1/devices/create', { method: 'POST', key, body });
     let n = 0;
-    for (const [given, stored] of [[30, 30], [86400, 86400], [300, 300], [null, 60], [undefined, 60]] as const) {
+    for (const [given, stored] of [
+      [30, 30],
+      [86400, 86400],
+      [300, 300],
+      [null, 60],
+      [undefined, 60],
+    ] as const) {
       for (const service of ['web', 'ssh', 'tcp']) {
-        const record = assertSuccess(await post({ target_type: 'domain', target_value: `i${n++}.example.com`, service_type: service, port: 2200, check_interval_s: given }), 201);
+        const record = assertSuccess(
+          await post({
+            target_type: 'domain',
+            target_value: `i${n++}.example.com`,
+            service_type: service,
+            port: 2200,
+            check_interval_s: given,
+          }),
+          201,
+        );
         assertDeviceRecord(record);
         assert.equal(record.check_interval_s, stored, `${service} ${String(given)}`);
       }
     }
     // The record as created is the record as listed.
     const listed = assertSuccess(await t.request<Device[]>('/v1/devices', { key }), 200);
-    assert.deepEqual(listed.map((d) => d.check_interval_s), [30, 30, 30, 86400, 86400, 86400, 300, 300, 300, 60, 60, 60, 60, 60, 60]);
+    assert.deepEqual(
+      listed.map((d) => d.check_interval_s),
+      [30, 30, 30, 86400, 86400, 86400, 300, 300, 300, 60, 60, 60, 60, 60, 60],
+    );
   });
 
   validationOnly(env, () => {
     test('check_interval_s: a number out of range is out_of_range, anything but a JSON integer is invalid_type', async () => {
       const { t, key } = await env.setup();
-      const raw = (value: string) => t.request('/v1/devices/create', {
-        method: 'POST', key, headers: { 'content-type': 'application/json' },
-        body: `{"target_type":"domain","target_value":"example.com","check_interval_s":${value}}`,
-      });
+      const raw = (value: string) =>
+        t.request('/v1/devices/create', {
+          method: 'POST',
+          key,
+          headers: { 'content-type': 'application/json' },
+          body: `{"target_type":"domain","target_value":"example.com","check_interval_s":${value}}`,
+        });
       for (const value of ['29', '0', '-1', '-0', '86401', '604800', '9007199254740993']) {
         assertValidation(await raw(value), [['check_interval_s', 'out_of_range']]);
       }
@@ -150,25 +354,64 @@ eachStore('devices', (env) => {
       const error = assertError(await raw('10'), 400, 'validation_failed');
       assert.equal(error.details?.[0]?.message, 'check_interval_s must be an integer from 30 to 86400 (seconds).');
       // Listed with the other problems of the body, not instead of them.
-      const both = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', port: 0, check_interval_s: 5 } });
-      assertValidation(both, [['port', 'out_of_range'], ['check_interval_s', 'out_of_range']]);
+      const both = await t.request('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: { target_type: 'domain', target_value: 'example.com', port: 0, check_interval_s: 5 },
+      });
+      assertValidation(both, [
+        ['port', 'out_of_range'],
+        ['check_interval_s', 'out_of_range'],
+      ]);
       assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);
     });
   });
 
   test('check_interval_s does not make a device distinct: same target, other interval is a duplicate', async () => {
     const { t, key } = await env.setup();
-    const first = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ check_interval_s: 60 }) }), 201);
-    const error = assertError(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ check_interval_s: 600 }) }), 409, 'duplicate_device');
+    const first = assertSuccess(
+      await t.request<Device>('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: deviceBody({ check_interval_s: 60 }),
+      }),
+      201,
+    );
+    const error = assertError(
+      await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ check_interval_s: 600 }) }),
+      409,
+      'duplicate_device',
+    );
     assert.equal(error.existing_id, first.id);
   });
 
   validationOnly(env, () => {
     test('tcp requires a port', async () => {
       const { t, key } = await env.setup();
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp' } }), [['port', 'missing']]);
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp', port: null } }), [['port', ['missing', 'invalid_type']]]);
-      const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp', port: 6379 } }), 201);
+      assertValidation(
+        await t.request('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp' },
+        }),
+        [['port', 'missing']],
+      );
+      assertValidation(
+        await t.request('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp', port: null },
+        }),
+        [['port', ['missing', 'invalid_type']]],
+      );
+      const record = assertSuccess(
+        await t.request<Device>('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: { target_type: 'domain', target_value: 'example.com', service_type: 'tcp', port: 6379 },
+        }),
+        201,
+      );
       assertDeviceRecord(record);
       assert.equal(record.port, 6379);
       assert.equal(record.scheme, null);
@@ -179,12 +422,33 @@ eachStore('devices', (env) => {
   validationOnly(env, () => {
     test('service_type is one of the fifteen values', async () => {
       const { t, key } = await env.setup();
-      for (const service of ['http', 'https', 'WEB', 'Ssh', 'smtp ', 'udp', 'icmp', 'ping', 'postgres', 'mssql', '', 'web,ssh']) {
-        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ service_type: service }) }), [['service_type', 'invalid_value']]);
+      for (const service of [
+        'http',
+        'https',
+        'WEB',
+        'Ssh',
+        'smtp ',
+        'udp',
+        'icmp',
+        'ping',
+        'postgres',
+        'mssql',
+        '',
+        'web,ssh',
+      ]) {
+        assertValidation(
+          await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ service_type: service }) }),
+          [['service_type', 'invalid_value']],
+        );
       }
       for (const scheme of ['HTTP', 'ftp', 'ws', 'wss', '']) {
-        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ scheme }) }), [['scheme', 'invalid_value']]);
-        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_scheme: scheme }) }), [['origin_scheme', 'invalid_value']]);
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ scheme }) }), [
+          ['scheme', 'invalid_value'],
+        ]);
+        assertValidation(
+          await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_scheme: scheme }) }),
+          [['origin_scheme', 'invalid_value']],
+        );
       }
     });
   });
@@ -196,16 +460,33 @@ eachStore('devices', (env) => {
       const fields = Object.entries(WEB_ONLY);
       for (const [field, value] of fields) {
         const body = { target_type: 'domain', target_value: 'example.com', service_type: 'smtp', [field]: value };
-        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body }), [[field, 'not_applicable']]);
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body }), [
+          [field, 'not_applicable'],
+        ]);
       }
       for (const [i, service] of [...Object.keys(NON_WEB_PORTS), 'tcp'].entries()) {
         const [field, value] = fields[i % fields.length]!;
-        const body = { target_type: 'domain', target_value: 'example.com', service_type: service, port: 1234, [field]: value };
-        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body }), [[field, 'not_applicable']]);
+        const body = {
+          target_type: 'domain',
+          target_value: 'example.com',
+          service_type: service,
+          port: 1234,
+          [field]: value,
+        };
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body }), [
+          [field, 'not_applicable'],
+        ]);
       }
       // All at once: one detail per field.
-      const res = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'ssh', ...WEB_ONLY } });
-      assertValidation(res, Object.keys(WEB_ONLY).map((f) => [f, 'not_applicable'] as const));
+      const res = await t.request('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: { target_type: 'domain', target_value: 'example.com', service_type: 'ssh', ...WEB_ONLY },
+      });
+      assertValidation(
+        res,
+        Object.keys(WEB_ONLY).map((f) => [f, 'not_applicable'] as const),
+      );
       assert.equal(res.body.error?.details?.length, Object.keys(WEB_ONLY).length);
       assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);
     });
@@ -217,7 +498,14 @@ eachStore('devices', (env) => {
     const falses = Object.fromEntries(WEB_ONLY_FLAGS.map((f) => [f, false]));
     const zeros = Object.fromEntries(WEB_ONLY_FLAGS.map((f) => [f, 0]));
     for (const [i, extra] of [nulls, falses, { ...nulls, ...falses }, zeros].entries()) {
-      const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: `s${i}.example.com`, service_type: 'ssh', ...extra } }), 201);
+      const record = assertSuccess(
+        await t.request<Device>('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: { target_type: 'domain', target_value: `s${i}.example.com`, service_type: 'ssh', ...extra },
+        }),
+        201,
+      );
       assertDeviceRecord(record);
       assert.equal(record.scheme, null);
       assert.equal(record.port, 22);
@@ -230,19 +518,65 @@ eachStore('devices', (env) => {
   validationOnly(env, () => {
     test('origin_host is required when proxy_enabled or an origin check is on', async () => {
       const { t, key } = await env.setup();
-      for (const on of [{ proxy_enabled: true }, { check_origin_http: true }, { check_origin_tls: true }, { proxy_enabled: 1 }, { check_origin_http: 1, check_origin_tls: 1 }]) {
-        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody(on) }), [['origin_host', 'missing']]);
-        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ ...on, origin_host: null }) }), [['origin_host', ['missing', 'invalid_type']]]);
+      for (const on of [
+        { proxy_enabled: true },
+        { check_origin_http: true },
+        { check_origin_tls: true },
+        { proxy_enabled: 1 },
+        { check_origin_http: 1, check_origin_tls: 1 },
+      ]) {
+        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody(on) }), [
+          ['origin_host', 'missing'],
+        ]);
+        assertValidation(
+          await t.request('/v1/devices/create', {
+            method: 'POST',
+            key,
+            body: deviceBody({ ...on, origin_host: null }),
+          }),
+          [['origin_host', ['missing', 'invalid_type']]],
+        );
       }
-      const off = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ proxy_enabled: false, check_origin_http: 0, check_origin_tls: false }) }), 201);
+      const off = assertSuccess(
+        await t.request<Device>('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: deviceBody({ proxy_enabled: false, check_origin_http: 0, check_origin_tls: false }),
+        }),
+        201,
+      );
       assert.equal(off.origin_host, null);
-      const withOrigin = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'w.example.com', origin_host: 'origin.example.net' }) }), 201);
+      const withOrigin = assertSuccess(
+        await t.request<Device>('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: deviceBody({ target_value: 'w.example.com', origin_host: 'origin.example.net' }),
+        }),
+        201,
+      );
       assert.equal(withOrigin.origin_host, 'origin.example.net');
       assert.equal(withOrigin.proxy_enabled, false);
-      const ipOrigin = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'v.example.com', check_origin_tls: true, origin_host: '8.8.4.4' }) }), 201);
+      const ipOrigin = assertSuccess(
+        await t.request<Device>('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: deviceBody({ target_value: 'v.example.com', check_origin_tls: true, origin_host: '8.8.4.4' }),
+        }),
+        201,
+      );
       assert.equal(ipOrigin.origin_host, '8.8.4.4');
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_host: 'not a host' }) }), [['origin_host', 'invalid_value']]);
-      assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_host: 'http://origin.example.net/' }) }), [['origin_host', 'invalid_value']]);
+      assertValidation(
+        await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ origin_host: 'not a host' }) }),
+        [['origin_host', 'invalid_value']],
+      );
+      assertValidation(
+        await t.request('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: deviceBody({ origin_host: 'http://origin.example.net/' }),
+        }),
+        [['origin_host', 'invalid_value']],
+      );
     });
   });
 
@@ -250,13 +584,43 @@ eachStore('devices', (env) => {
     test('host_header is a host name, optionally with :port', async () => {
       const { t, key } = await env.setup();
       let n = 0;
-      for (const header of ['www.example.com', 'www.example.com:8080', 'example.com:1', 'example.com:65535', 'a-b.example.org']) {
-        const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: `h${n++}.example.com`, host_header: header }) }), 201);
+      for (const header of [
+        'www.example.com',
+        'www.example.com:8080',
+        'example.com:1',
+        'example.com:65535',
+        'a-b.example.org',
+      ]) {
+        const record = assertSuccess(
+          await t.request<Device>('/v1/devices/create', {
+            method: 'POST',
+            key,
+            body: deviceBody({ target_value: `h${n++}.example.com`, host_header: header }),
+          }),
+          201,
+        );
         assert.equal(record.host_header, header);
       }
-      for (const header of ['exa mple.com', 'example.com:', 'example.com:abc', 'example.com:0', 'example.com:65536', 'example.com:-1',
-        'http://example.com', 'example.com/path', 'user@example.com', 'a:b:c', '', ':80', 'example.com:80:80', 'exa_mple.com']) {
-        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ host_header: header }) }), [['host_header', ['invalid_value', 'out_of_range']]]);
+      for (const header of [
+        'exa mple.com',
+        'example.com:',
+        'example.com:abc',
+        'example.com:0',
+        'example.com:65536',
+        'example.com:-1',
+        'http://example.com',
+        'example.com/path',
+        'user@example.com',
+        'a:b:c',
+        '',
+        ':80',
+        'example.com:80:80',
+        'exa_mple.com',
+      ]) {
+        assertValidation(
+          await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ host_header: header }) }),
+          [['host_header', ['invalid_value', 'out_of_range']]],
+        );
       }
     });
   });
@@ -264,9 +628,28 @@ eachStore('devices', (env) => {
   validationOnly(env, () => {
     test('fields that are not in the schema are unknown_field (typos, ids, timestamps)', async () => {
       const { t, key } = await env.setup();
-      for (const field of ['expected_status', 'id', 'created_at', 'user_id', 'Port', 'target', 'checkPublicHttp', 'enabled', 'service', 'last_status',
-        'status', 'status_since', 'last_checked_at', 'last_results', 'interval', 'check_interval']) {
-        assertValidation(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ [field]: 1 }) }), [[field, 'unknown_field']]);
+      for (const field of [
+        'expected_status',
+        'id',
+        'created_at',
+        'user_id',
+        'Port',
+        'target',
+        'checkPublicHttp',
+        'enabled',
+        'service',
+        'last_status',
+        'status',
+        'status_since',
+        'last_checked_at',
+        'last_results',
+        'interval',
+        'check_interval',
+      ]) {
+        assertValidation(
+          await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ [field]: 1 }) }),
+          [[field, 'unknown_field']],
+        );
       }
       assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), []);
     });
@@ -274,15 +657,30 @@ eachStore('devices', (env) => {
 
   test('a duplicate is 409 duplicate_device with existing_id', async () => {
     const { t, key } = await env.setup();
-    const first = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
+    const first = assertSuccess(
+      await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }),
+      201,
+    );
     const variants = [
-      deviceBody(), deviceBody({ target_value: 'Example.COM.' }), deviceBody({ target_value: 'EXAMPLE.COM' }), deviceBody({ port: 443 }),
-      deviceBody({ scheme: 'https' }), deviceBody({ service_type: 'web', scheme: 'https', port: 443 }), deviceBody({ is_enabled: false }),
-      deviceBody({ location: 'elsewhere' }), deviceBody({ expect_status: 204 }), deviceBody({ check_public_tls: false }),
-      deviceBody({ host_header: 'www.example.com' }), deviceBody({ origin_scheme: 'http' }),
+      deviceBody(),
+      deviceBody({ target_value: 'Example.COM.' }),
+      deviceBody({ target_value: 'EXAMPLE.COM' }),
+      deviceBody({ port: 443 }),
+      deviceBody({ scheme: 'https' }),
+      deviceBody({ service_type: 'web', scheme: 'https', port: 443 }),
+      deviceBody({ is_enabled: false }),
+      deviceBody({ location: 'elsewhere' }),
+      deviceBody({ expect_status: 204 }),
+      deviceBody({ check_public_tls: false }),
+      deviceBody({ host_header: 'www.example.com' }),
+      deviceBody({ origin_scheme: 'http' }),
     ];
     for (const body of variants) {
-      const error = assertError(await t.request('/v1/devices/create', { method: 'POST', key, body }), 409, 'duplicate_device');
+      const error = assertError(
+        await t.request('/v1/devices/create', { method: 'POST', key, body }),
+        409,
+        'duplicate_device',
+      );
       assert.equal(error.existing_id, first.id, JSON.stringify(body));
     }
     assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key }), 200), [first]);
@@ -291,13 +689,27 @@ eachStore('devices', (env) => {
   test('normalised duplicates: IDN, IPv6 spellings and IPv4-mapped addresses', async () => {
     const { t, key } = await env.setup();
     const pairs: [string, string, string][] = [
-      ['domain', 'münchen.de', 'xn--mnchen-3ya.de'], ['domain', 'é.example.com', 'e\u0301.example.com'],
-      ['ip', '2606:4700:4700::1111', '2606:4700:4700:0:0:0:0:1111'], ['ip', '2001:4860:4860::8888', '2001:4860:4860:0000:0000:0000:0000:8888'.toUpperCase()],
-      ['ip', '8.8.8.8', '::ffff:8.8.8.8'], ['ip', '1.1.1.1', '::ffff:101:101'],
+      ['domain', 'münchen.de', 'xn--mnchen-3ya.de'],
+      ['domain', 'é.example.com', 'e\u0301.example.com'],
+      ['ip', '2606:4700:4700::1111', '2606:4700:4700:0:0:0:0:1111'],
+      ['ip', '2001:4860:4860::8888', '2001:4860:4860:0000:0000:0000:0000:8888'.toUpperCase()],
+      ['ip', '8.8.8.8', '::ffff:8.8.8.8'],
+      ['ip', '1.1.1.1', '::ffff:101:101'],
     ];
     for (const [type, a, b] of pairs) {
-      const created = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: type, target_value: a } }), 201);
-      const error = assertError(await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: type, target_value: b } }), 409, 'duplicate_device');
+      const created = assertSuccess(
+        await t.request<Device>('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: { target_type: type, target_value: a },
+        }),
+        201,
+      );
+      const error = assertError(
+        await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: type, target_value: b } }),
+        409,
+        'duplicate_device',
+      );
       assert.equal(error.existing_id, created.id, `${a} vs ${b}`);
     }
   });
@@ -307,9 +719,16 @@ eachStore('devices', (env) => {
     const key = await t.createKey();
     const other = await t.createKey();
     const bodies = [
-      deviceBody(), deviceBody({ port: 8443 }), deviceBody({ scheme: 'http' }), deviceBody({ scheme: 'http', port: 443 }),
-      deviceBody({ service_type: 'ssh' }), deviceBody({ service_type: 'tcp', port: 443 }), deviceBody({ service_type: 'tcp', port: 22 }),
-      deviceBody({ service_type: 'ssh', port: 443 }), deviceBody({ target_value: 'www.example.com' }), { target_type: 'ip', target_value: '8.8.8.8' },
+      deviceBody(),
+      deviceBody({ port: 8443 }),
+      deviceBody({ scheme: 'http' }),
+      deviceBody({ scheme: 'http', port: 443 }),
+      deviceBody({ service_type: 'ssh' }),
+      deviceBody({ service_type: 'tcp', port: 443 }),
+      deviceBody({ service_type: 'tcp', port: 22 }),
+      deviceBody({ service_type: 'ssh', port: 443 }),
+      deviceBody({ target_value: 'www.example.com' }),
+      { target_type: 'ip', target_value: '8.8.8.8' },
       { target_type: 'ip', target_value: '8.8.4.4' },
     ];
     const ids = new Set<number>();
@@ -323,18 +742,33 @@ eachStore('devices', (env) => {
 
   test('a deleted device may be created again, with a new id', async () => {
     const { t, key } = await env.setup();
-    const first = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
+    const first = assertSuccess(
+      await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }),
+      201,
+    );
     assertSuccess(await t.request(`/v1/devices/delete?id=${first.id}`, { method: 'DELETE', key }), 200);
-    const again = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 201);
+    const again = assertSuccess(
+      await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody() }),
+      201,
+    );
     assert.ok(again.id > first.id, `ids are not reused: ${again.id} after ${first.id}`);
-    const error = assertError(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 409, 'duplicate_device');
+    const error = assertError(
+      await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }),
+      409,
+      'duplicate_device',
+    );
     assert.equal(error.existing_id, again.id);
   });
 
   test('concurrent identical creates give exactly one 201, the rest 409 naming it', async () => {
     const { t, key } = await env.setup();
-    for (const body of [deviceBody({ target_value: 'race.example.com' }), { target_type: 'ip', target_value: '9.9.9.9', service_type: 'dns' }]) {
-      const answers = await Promise.all(Array.from({ length: 12 }, () => t.request<Device>('/v1/devices/create', { method: 'POST', key, body })));
+    for (const body of [
+      deviceBody({ target_value: 'race.example.com' }),
+      { target_type: 'ip', target_value: '9.9.9.9', service_type: 'dns' },
+    ]) {
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () => t.request<Device>('/v1/devices/create', { method: 'POST', key, body })),
+      );
       const created = answers.filter((a) => a.status === 201);
       assert.equal(created.length, 1, `statuses ${answers.map((a) => a.status).join(',')}`);
       const id = created[0]!.body.data!.id;
@@ -346,15 +780,31 @@ eachStore('devices', (env) => {
     assert.equal((assertSuccess(await t.request('/v1/devices', { key }), 200) as unknown[]).length, 2);
   });
 
-  test('the duplicate rule is the store\'s own: a second identical insert names the first', async () => {
+  test("the duplicate rule is the store's own: a second identical insert names the first", async () => {
     const { t, key } = await env.setup();
-    const record = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: 'store.example.com' }) }), 201);
+    const record = assertSuccess(
+      await t.request<Device>('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: deviceBody({ target_value: 'store.example.com' }),
+      }),
+      201,
+    );
     const { id: _id, ...device } = record;
     const again = await env.store.createDevice(key.key.user_id, device);
     assert.deepEqual(again, { duplicateOf: record.id });
-    const monitor = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: deviceBody({ target_value: 'store.example.com' }) }), 201);
+    const monitor = assertSuccess(
+      await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', {
+        method: 'POST',
+        key,
+        body: deviceBody({ target_value: 'store.example.com' }),
+      }),
+      201,
+    );
     const { id: _mid, ...fields } = monitor;
-    assert.deepEqual(await env.store.createBlacklistMonitor(key.key.user_id, { ...fields, is_enabled: false }), { duplicateOf: monitor.id });
+    assert.deepEqual(await env.store.createBlacklistMonitor(key.key.user_id, { ...fields, is_enabled: false }), {
+      duplicateOf: monitor.id,
+    });
   });
 
   defineDeleteTests(env, DEVICES);

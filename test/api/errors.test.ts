@@ -13,7 +13,12 @@ import { assertError, assertSuccess, auth, deviceBody, eachFactory, JSON_TYPE, c
 type Method = keyof Store;
 
 /** The store, except that `method` fails with `fault()` (from its `after`-th call on). */
-function failing(store: Store, method: Method, fault: () => unknown, options: { after?: number; sync?: boolean } = {}): Store {
+function failing(
+  store: Store,
+  method: Method,
+  fault: () => unknown,
+  options: { after?: number; sync?: boolean } = {},
+): Store {
   let calls = 0;
   return new Proxy(store, {
     get(target, property, receiver) {
@@ -30,7 +35,7 @@ function failing(store: Store, method: Method, fault: () => unknown, options: { 
   });
 }
 
-const SECRET_SQL = 'SELECT token_hash FROM api_keys WHERE user_id = 42 AND password = \'hunter2\'';
+const SECRET_SQL = "SELECT token_hash FROM api_keys WHERE user_id = 42 AND password = 'hunter2'";
 
 /** An error like a database driver's: SQL in the message, a stack, a code, a detail and a cause. */
 function sqlError(): Error {
@@ -44,13 +49,31 @@ function sqlError(): Error {
 }
 
 const LEAKS = [
-  'SELECT', 'token_hash', 'hunter2', 'syntax error', 'FROM', 'parser.js', 'node_modules', 'kysely-store', '/srv/app', '    at ',
-  '42601', 'Key (', 'secret.example.com', '/etc/monitoring', 'ECONNREFUSED', 's3cr3t', 'db.internal', 'stack', 'cause',
+  'SELECT',
+  'token_hash',
+  'hunter2',
+  'syntax error',
+  'FROM',
+  'parser.js',
+  'node_modules',
+  'kysely-store',
+  '/srv/app',
+  '    at ',
+  '42601',
+  'Key (',
+  'secret.example.com',
+  '/etc/monitoring',
+  'ECONNREFUSED',
+  's3cr3t',
+  'db.internal',
+  'stack',
+  'cause',
 ];
 
 function assertNoLeak(res: TestResponse): void {
   const everything = res.text + [...res.headers].map(([n, v]) => `${n}: ${v}`).join('\n');
-  for (const leak of LEAKS) assert.ok(!everything.includes(leak), `the answer leaks ${JSON.stringify(leak)}: ${everything}`);
+  for (const leak of LEAKS)
+    assert.ok(!everything.includes(leak), `the answer leaks ${JSON.stringify(leak)}: ${everything}`);
 }
 
 function assertServerError(res: TestResponse, code = 'server_error'): void {
@@ -113,11 +136,19 @@ eachFactory('errors', (factory) => {
   }
 
   test('a synchronous throw and a thrown non-Error are 500 server_error too', async () => {
-    for (const fault of [sqlError, () => SECRET_SQL, () => ({ message: SECRET_SQL, stack: SECRET_SQL }), () => undefined, () => null]) {
+    for (const fault of [
+      sqlError,
+      () => SECRET_SQL,
+      () => ({ message: SECRET_SQL, stack: SECRET_SQL }),
+      () => undefined,
+      () => null,
+    ]) {
       const sync = await faulty('listDevices', fault, { sync: true });
       assertServerError(await sync.t.request('/v1/devices', { key: sync.key }));
       const async = await faulty('createDevice', fault);
-      assertServerError(await async.t.request('/v1/devices/create', { method: 'POST', key: async.key, body: deviceBody() }));
+      assertServerError(
+        await async.t.request('/v1/devices/create', { method: 'POST', key: async.key, body: deviceBody() }),
+      );
     }
   });
 
@@ -130,42 +161,74 @@ eachFactory('errors', (factory) => {
     assertServerError(await t.request('/v1/devices', { key }));
   });
 
-  test('a store that fails in the middle of a streamed list never yields a complete-looking list', { timeout: 20_000 }, async () => {
-    const real = createTestApi({ store: opened.store, rateLimit: { limit: 10_000, windowSeconds: 60 } });
-    apis.push(real);
-    const key = await real.createKey();
-    for (let i = 0; i < 520; i += 20) {
-      await Promise.all(Array.from({ length: 20 }, (_, j) => opened.store.createDevice(key.key.user_id, {
-        target_type: 'domain', target_value: `s${i + j}.example.com`, service_type: 'ssh', scheme: null, port: 22,
-        host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null,
-        check_public_http: false, check_public_https: false, check_public_tls: false, check_origin_http: false,
-        check_origin_tls: false, expect_status: null, location: null, is_enabled: true, created_at: '2026-01-01T00:00:00.000Z',
-        check_interval_s: 60, status: 'pending', status_since: null, last_checked_at: null, last_results: {},
-      })));
-    }
-    const t = createTestApi({ store: failing(opened.store, 'listDevices', sqlError, { after: 1 }), logger: {} });
-    apis.push(t);
-    const response = await t.api.fetch(new Request('http://monitoring.test/v1/devices', { headers: auth(key) }), { clientAddress: '127.0.0.1' });
-    let text: string | undefined;
-    try {
-      text = await response.text();
-    } catch {
-      text = undefined;
-    }
-    if (response.status === 200 && text !== undefined) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
+  test(
+    'a store that fails in the middle of a streamed list never yields a complete-looking list',
+    { timeout: 20_000 },
+    async () => {
+      const real = createTestApi({ store: opened.store, rateLimit: { limit: 10_000, windowSeconds: 60 } });
+      apis.push(real);
+      const key = await real.createKey();
+      for (let i = 0; i < 520; i += 20) {
+        await Promise.all(
+          Array.from({ length: 20 }, (_, j) =>
+            opened.store.createDevice(key.key.user_id, {
+              target_type: 'domain',
+              target_value: `s${i + j}.example.com`,
+              service_type: 'ssh',
+              scheme: null,
+              port: 22,
+              host_header: null,
+              proxy_enabled: false,
+              origin_host: null,
+              origin_scheme: null,
+              origin_port: null,
+              check_public_http: false,
+              check_public_https: false,
+              check_public_tls: false,
+              check_origin_http: false,
+              check_origin_tls: false,
+              expect_status: null,
+              location: null,
+              is_enabled: true,
+              created_at: '2026-01-01T00:00:00.000Z',
+              check_interval_s: 60,
+              status: 'pending',
+              status_since: null,
+              last_checked_at: null,
+              last_results: {},
+            }),
+          ),
+        );
       }
-      assert.ok(parsed === undefined || (parsed as { data?: unknown[] }).data?.length === 520, 'a failed stream must not end as a valid but shorter list');
-    }
-    if (text !== undefined) for (const leak of LEAKS) assert.ok(!text.includes(leak), `leaks ${leak}`);
-    // Without the fault the whole list arrives.
-    const whole = await real.request('/v1/devices', { key });
-    assert.equal((assertSuccess(whole, 200) as unknown[]).length, 520);
-  });
+      const t = createTestApi({ store: failing(opened.store, 'listDevices', sqlError, { after: 1 }), logger: {} });
+      apis.push(t);
+      const response = await t.api.fetch(new Request('http://monitoring.test/v1/devices', { headers: auth(key) }), {
+        clientAddress: '127.0.0.1',
+      });
+      let text: string | undefined;
+      try {
+        text = await response.text();
+      } catch {
+        text = undefined;
+      }
+      if (response.status === 200 && text !== undefined) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+        assert.ok(
+          parsed === undefined || (parsed as { data?: unknown[] }).data?.length === 520,
+          'a failed stream must not end as a valid but shorter list',
+        );
+      }
+      if (text !== undefined) for (const leak of LEAKS) assert.ok(!text.includes(leak), `leaks ${leak}`);
+      // Without the fault the whole list arrives.
+      const whole = await real.request('/v1/devices', { key });
+      assert.equal((assertSuccess(whole, 200) as unknown[]).length, 520);
+    },
+  );
 
   test('a failure to record key usage never reaches the client', async () => {
     const { t, key } = await faulty('recordKeyUsage', sqlError);
@@ -180,8 +243,17 @@ eachFactory('errors', (factory) => {
       const empty = await openUnmigrated();
       try {
         const t = createTestApi({ store: empty.store, logger: {} });
-        for (const [verb, path] of [['GET', '/v1/me'], ['GET', '/v1/devices'], ['POST', '/v1/devices/create'], ['DELETE', '/v1/blacklist-monitors/delete?id=1']] as const) {
-          const res = await t.request(path, { method: verb, key: generateToken(), body: verb === 'POST' ? deviceBody() : undefined });
+        for (const [verb, path] of [
+          ['GET', '/v1/me'],
+          ['GET', '/v1/devices'],
+          ['POST', '/v1/devices/create'],
+          ['DELETE', '/v1/blacklist-monitors/delete?id=1'],
+        ] as const) {
+          const res = await t.request(path, {
+            method: verb,
+            key: generateToken(),
+            body: verb === 'POST' ? deviceBody() : undefined,
+          });
           assertServerError(res, 'missing_table');
         }
         // No key at all is still 401: nothing needs the store for that.
@@ -202,8 +274,14 @@ eachFactory('errors', (factory) => {
         assertSuccess(await t.request('/v1/me', { key }), 200);
         assertSuccess(await t.request('/v1/devices', { key }), 200);
         assertServerError(await t.request('/v1/blacklist-monitors', { key }), 'missing_table');
-        assertServerError(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: deviceBody() }), 'missing_table');
-        assertServerError(await t.request('/v1/blacklist-monitors/delete?id=1', { method: 'DELETE', key }), 'missing_table');
+        assertServerError(
+          await t.request('/v1/blacklist-monitors/create', { method: 'POST', key, body: deviceBody() }),
+          'missing_table',
+        );
+        assertServerError(
+          await t.request('/v1/blacklist-monitors/delete?id=1', { method: 'DELETE', key }),
+          'missing_table',
+        );
         await t.close();
       } finally {
         await broken.cleanup();

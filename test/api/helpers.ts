@@ -7,7 +7,13 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe } from 'node:test';
 import type { Store } from '../../core/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
-import { createTestApi as createKitTestApi, type TestApi, type TestApiOptions, type TestBody, type TestResponse } from '../../core/testing/index.ts';
+import {
+  createTestApi as createKitTestApi,
+  type TestApi,
+  type TestApiOptions,
+  type TestBody,
+  type TestResponse,
+} from '../../core/testing/index.ts';
 import { checkAnswersAgainstDocument } from '../openapi/conforming-api.ts';
 import { availableStores, type OpenedStore, type StoreFactory, type StoreName } from '../support/stores.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
@@ -20,25 +26,67 @@ export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const START = '2026-01-01T00:00:00.000Z';
 
 export const DEVICE_FIELDS = [
-  'id', 'target_type', 'target_value', 'service_type', 'scheme', 'port', 'host_header', 'proxy_enabled',
-  'origin_host', 'origin_scheme', 'origin_port', 'check_public_http', 'check_public_https', 'check_public_tls',
-  'check_origin_http', 'check_origin_tls', 'expect_status', 'location', 'is_enabled', 'created_at',
-  'check_interval_s', 'status', 'status_since', 'last_checked_at', 'last_results',
+  'id',
+  'target_type',
+  'target_value',
+  'service_type',
+  'scheme',
+  'port',
+  'host_header',
+  'proxy_enabled',
+  'origin_host',
+  'origin_scheme',
+  'origin_port',
+  'check_public_http',
+  'check_public_https',
+  'check_public_tls',
+  'check_origin_http',
+  'check_origin_tls',
+  'expect_status',
+  'location',
+  'is_enabled',
+  'created_at',
+  'check_interval_s',
+  'status',
+  'status_since',
+  'last_checked_at',
+  'last_results',
 ] as const;
 
 export const MONITOR_FIELDS = [
-  'id', 'target_type', 'target_value', 'is_enabled', 'last_status', 'last_checked_at', 'listed_on', 'created_at',
-  'check_interval_s', 'failed_zones',
+  'id',
+  'target_type',
+  'target_value',
+  'is_enabled',
+  'last_status',
+  'last_checked_at',
+  'listed_on',
+  'created_at',
+  'check_interval_s',
+  'failed_zones',
 ] as const;
 
 /** The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"). */
-export const UNCHECKED = { check_interval_s: 60, status: 'pending', status_since: null, last_checked_at: null, last_results: {} } as const;
+export const UNCHECKED = {
+  check_interval_s: 60,
+  status: 'pending',
+  status_since: null,
+  last_checked_at: null,
+  last_results: {},
+} as const;
 /** The same, for a device created disabled. */
 export const UNCHECKED_PAUSED = { ...UNCHECKED, status: 'paused' } as const;
 
 export const DETAIL_CODES = [
-  'missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'forbidden_target',
-  'not_applicable', 'read_only_field',
+  'missing',
+  'invalid_type',
+  'invalid_value',
+  'out_of_range',
+  'too_long',
+  'unknown_field',
+  'forbidden_target',
+  'not_applicable',
+  'read_only_field',
 ] as const;
 
 /**
@@ -65,7 +113,11 @@ export interface Env {
  * Defines `body`'s tests once per store, as `title (memory)`, `title (sqlite)`, `title (postgres)`.
  * One store per suite; each test isolates itself by making its own users and keys.
  */
-export function eachStore(title: string, body: (env: Env) => void, stores: readonly StoreName[] = ['memory', 'sqlite', 'postgres']): void {
+export function eachStore(
+  title: string,
+  body: (env: Env) => void,
+  stores: readonly StoreName[] = ['memory', 'sqlite', 'postgres'],
+): void {
   // The stores' suites run side by side (each is sequential inside): the database ones mostly wait.
   describe(title, { concurrency: true }, () => {
     for (const factory of STORES.filter((f) => stores.includes(f.name))) {
@@ -128,7 +180,10 @@ export function eachFactory(title: string, body: (factory: StoreFactory) => void
 
 /** Calls `api.fetch` with a hand-made Request (streams, raw bytes, odd headers). */
 export async function raw<T = unknown>(
-  t: TestApi, path: string, init: RequestInit & { duplex?: 'half' } = {}, clientAddress: string | null = '127.0.0.1',
+  t: TestApi,
+  path: string,
+  init: RequestInit & { duplex?: 'half' } = {},
+  clientAddress: string | null = '127.0.0.1',
 ): Promise<TestResponse<T>> {
   const response = await t.api.fetch(new Request(new URL(path, 'http://monitoring.test'), init), { clientAddress });
   const text = await response.text();
@@ -189,7 +244,11 @@ export function assertError(res: TestResponse, status: number, code: string): No
   if (code === 'validation_failed') {
     assert.ok(Array.isArray(error.details) && error.details.length > 0, 'validation_failed lists its details');
     for (const detail of error.details) {
-      assert.deepEqual(Object.keys(detail).sort(), ['code', 'field', 'message'], `detail keys ${JSON.stringify(detail)}`);
+      assert.deepEqual(
+        Object.keys(detail).sort(),
+        ['code', 'field', 'message'],
+        `detail keys ${JSON.stringify(detail)}`,
+      );
       assert.equal(typeof detail.field, 'string');
       assert.ok((DETAIL_CODES as readonly string[]).includes(detail.code), `detail code ${detail.code}`);
       assert.equal(typeof detail.message, 'string');
@@ -216,11 +275,15 @@ export function assertValidation(res: TestResponse, expected: readonly Expected[
     const codes = typeof code === 'string' ? [code] : code;
     const found = details.filter((d) => d.field === field);
     assert.ok(found.length > 0, `no detail for ${field} in ${JSON.stringify(details)}`);
-    assert.ok(found.some((d) => codes.includes(d.code)), `detail for ${field} should be ${codes.join(' or ')}: ${JSON.stringify(details)}`);
+    assert.ok(
+      found.some((d) => codes.includes(d.code)),
+      `detail for ${field} should be ${codes.join(' or ')}: ${JSON.stringify(details)}`,
+    );
   }
   if (exact) {
     const fields = new Set(expected.map(([field]) => field));
-    for (const d of details) assert.ok(fields.has(d.field), `unexpected detail ${JSON.stringify(d)} in ${JSON.stringify(details)}`);
+    for (const d of details)
+      assert.ok(fields.has(d.field), `unexpected detail ${JSON.stringify(d)} in ${JSON.stringify(details)}`);
   }
 }
 

@@ -2,7 +2,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { generateToken, KeyAdminError, TOKEN_PREFIX, type BlacklistMonitor, type Device, type Me } from '../../core/internal.ts';
+import {
+  generateToken,
+  KeyAdminError,
+  TOKEN_PREFIX,
+  type BlacklistMonitor,
+  type Device,
+  type Me,
+} from '../../core/internal.ts';
 import type { TestApi } from '../../core/testing/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import { assertError, assertSuccess, deviceBody, eachStore, raw, START } from './helpers.ts';
@@ -21,18 +28,51 @@ eachStore('keys and scopes', (env) => {
     const t = env.api();
     const writer = await t.createKey();
     const reader = await t.createKey({ userId: writer.key.user_id, scopes: ['read'] });
-    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
-    const monitor = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
+    const device = assertSuccess(
+      await t.request<Device>('/v1/devices/create', { method: 'POST', key: writer, body: deviceBody() }),
+      201,
+    );
+    const monitor = assertSuccess(
+      await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', {
+        method: 'POST',
+        key: writer,
+        body: deviceBody(),
+      }),
+      201,
+    );
     assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key: reader }), 200), [device]);
     assert.deepEqual(assertSuccess(await t.request('/v1/blacklist-monitors', { key: reader }), 200), [monitor]);
     assertSuccess(await t.request('/v1/me', { key: reader }), 200);
-    const refused = await t.request('/v1/devices/create', { method: 'POST', key: reader, body: deviceBody({ target_value: 'x.example.com' }) });
+    const refused = await t.request('/v1/devices/create', {
+      method: 'POST',
+      key: reader,
+      body: deviceBody({ target_value: 'x.example.com' }),
+    });
     assertError(refused, 403, 'insufficient_scope');
     // RFC 6750 §3.1: the challenge names the error and the scope the operation needs.
-    assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="monitoring", error="insufficient_scope", scope="write"');
-    assertError(await t.request('/v1/blacklist-monitors/create', { method: 'POST', key: reader, body: deviceBody({ target_value: 'x.example.com' }) }), 403, 'insufficient_scope');
-    assertError(await t.request(`/v1/devices/delete?id=${device.id}`, { method: 'DELETE', key: reader }), 403, 'insufficient_scope');
-    assertError(await t.request(`/v1/blacklist-monitors/delete?id=${monitor.id}`, { method: 'DELETE', key: reader }), 403, 'insufficient_scope');
+    assert.equal(
+      refused.headers.get('www-authenticate'),
+      'Bearer realm="monitoring", error="insufficient_scope", scope="write"',
+    );
+    assertError(
+      await t.request('/v1/blacklist-monitors/create', {
+        method: 'POST',
+        key: reader,
+        body: deviceBody({ target_value: 'x.example.com' }),
+      }),
+      403,
+      'insufficient_scope',
+    );
+    assertError(
+      await t.request(`/v1/devices/delete?id=${device.id}`, { method: 'DELETE', key: reader }),
+      403,
+      'insufficient_scope',
+    );
+    assertError(
+      await t.request(`/v1/blacklist-monitors/delete?id=${monitor.id}`, { method: 'DELETE', key: reader }),
+      403,
+      'insufficient_scope',
+    );
     // Nothing changed.
     assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key: reader }), 200), [device]);
     assert.deepEqual(assertSuccess(await t.request('/v1/blacklist-monitors', { key: reader }), 200), [monitor]);
@@ -43,15 +83,31 @@ eachStore('keys and scopes', (env) => {
     const writer = await t.createKey({ scopes: ['write'] });
     const refused = await t.request('/v1/devices', { key: writer });
     assertError(refused, 403, 'insufficient_scope');
-    assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="monitoring", error="insufficient_scope", scope="read"');
+    assert.equal(
+      refused.headers.get('www-authenticate'),
+      'Bearer realm="monitoring", error="insufficient_scope", scope="read"',
+    );
     assertError(await t.request('/v1/blacklist-monitors', { key: writer }), 403, 'insufficient_scope');
     assertError(await t.request('/v1/devices?limit=1', { key: writer }), 403, 'insufficient_scope');
     const me = assertSuccess(await t.request<Me>('/v1/me', { key: writer }), 200);
     assert.deepEqual(me.scopes, ['write']);
-    const device = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
-    const monitor = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key: writer, body: deviceBody() }), 201);
+    const device = assertSuccess(
+      await t.request<Device>('/v1/devices/create', { method: 'POST', key: writer, body: deviceBody() }),
+      201,
+    );
+    const monitor = assertSuccess(
+      await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', {
+        method: 'POST',
+        key: writer,
+        body: deviceBody(),
+      }),
+      201,
+    );
     assertSuccess(await t.request(`/v1/devices/delete?id=${device.id}`, { method: 'DELETE', key: writer }), 200);
-    assertSuccess(await t.request(`/v1/blacklist-monitors/delete?id=${monitor.id}`, { method: 'DELETE', key: writer }), 200);
+    assertSuccess(
+      await t.request(`/v1/blacklist-monitors/delete?id=${monitor.id}`, { method: 'DELETE', key: writer }),
+      200,
+    );
   });
 
   test('/me: user_id, key_id and scopes of the calling key', async () => {
@@ -60,7 +116,11 @@ eachStore('keys and scopes', (env) => {
     const both = await t.createKey({ userId: user.id });
     const reader = await t.createKey({ userId: user.id, scopes: ['read'] });
     const reversed = await t.createKey({ userId: user.id, scopes: ['write', 'read'] });
-    for (const [key, scopes] of [[both, ['read', 'write']], [reader, ['read']], [reversed, ['read', 'write']]] as const) {
+    for (const [key, scopes] of [
+      [both, ['read', 'write']],
+      [reader, ['read']],
+      [reversed, ['read', 'write']],
+    ] as const) {
       const me = assertSuccess(await t.request<Me>('/v1/me', { key }), 200);
       assert.equal(me.user_id, user.id);
       assert.equal(me.key_id, key.key.id);
@@ -79,7 +139,11 @@ eachStore('keys and scopes', (env) => {
   test('/me and every other answer never show a token or its hash', async () => {
     const { t, key } = await env.setup();
     const hash = createHash('sha256').update(key.token).digest('hex');
-    for (const res of [await t.request('/v1/me', { key }), await t.request('/v1/devices', { key }), await t.request('/v1/me', { key: 'mapi_x' })]) {
+    for (const res of [
+      await t.request('/v1/me', { key }),
+      await t.request('/v1/devices', { key }),
+      await t.request('/v1/me', { key: 'mapi_x' }),
+    ]) {
       assert.ok(!res.text.includes(key.token), 'token leaked');
       assert.ok(!res.text.includes(hash), 'token hash leaked');
       assert.ok(!res.text.includes('token_hash'));
@@ -110,10 +174,26 @@ eachStore('keys and scopes', (env) => {
   test('a key has id, user_id, name, scopes, allowed IPs, created_at, expires_at, revoked_at, last_used_at', async () => {
     const t = env.api();
     const user = await t.createUser();
-    const created = await t.createKey({ userId: user.id, name: 'ci', scopes: ['read'], allowedIps: ['198.51.100.0/24'], expiresAt: '2026-06-01T00:00:00Z' });
+    const created = await t.createKey({
+      userId: user.id,
+      name: 'ci',
+      scopes: ['read'],
+      allowedIps: ['198.51.100.0/24'],
+      expiresAt: '2026-06-01T00:00:00Z',
+    });
     const [key] = await t.api.keys.listApiKeys(user.id);
     assert.ok(key !== undefined);
-    for (const field of ['id', 'user_id', 'name', 'scopes', 'allowed_ips', 'created_at', 'expires_at', 'revoked_at', 'last_used_at']) {
+    for (const field of [
+      'id',
+      'user_id',
+      'name',
+      'scopes',
+      'allowed_ips',
+      'created_at',
+      'expires_at',
+      'revoked_at',
+      'last_used_at',
+    ]) {
       assert.ok(field in key, `key field ${field}`);
     }
     assert.equal(key.id, created.key.id);
@@ -198,18 +278,46 @@ eachStore('keys and scopes', (env) => {
     const token = key.token;
     const secret = token.slice(TOKEN_PREFIX.length);
     const forms = [
-      'Basic x', `Basic ${Buffer.from(`user:${token}`).toString('base64')}`, 'Bearer', 'Bearer  ', 'Bearer ', `Token ${token}`, token,
-      `Bearer: ${token}`, `Bearer=${token}`, `Bearer${token}`, `Bearer ${token} extra`, `Bearer ${token},`, `Bearer "${token}"`,
-      `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Bearer xapi_${secret}`, `Bearer ${TOKEN_PREFIX.toUpperCase()}${secret}`,
-      `Bearer ${secret}`, `Bearer ${generateToken()}`, `Bearer ${token} ${token}`, `Bearer ${token}, Bearer ${token}`,
-      `Bearer <${token}>`, `Bearer ${token.replace(/.$/, '\u00e9')}`, `Digest ${token}`, 'Bearer null', 'Bearer undefined',
+      'Basic x',
+      `Basic ${Buffer.from(`user:${token}`).toString('base64')}`,
+      'Bearer',
+      'Bearer  ',
+      'Bearer ',
+      `Token ${token}`,
+      token,
+      `Bearer: ${token}`,
+      `Bearer=${token}`,
+      `Bearer${token}`,
+      `Bearer ${token} extra`,
+      `Bearer ${token},`,
+      `Bearer "${token}"`,
+      `Bearer ${token}x`,
+      `Bearer ${token.slice(0, -1)}`,
+      `Bearer xapi_${secret}`,
+      `Bearer ${TOKEN_PREFIX.toUpperCase()}${secret}`,
+      `Bearer ${secret}`,
+      `Bearer ${generateToken()}`,
+      `Bearer ${token} ${token}`,
+      `Bearer ${token}, Bearer ${token}`,
+      `Bearer <${token}>`,
+      `Bearer ${token.replace(/.$/, '\u00e9')}`,
+      `Digest ${token}`,
+      'Bearer null',
+      'Bearer undefined',
     ];
     for (const form of forms) assertError(await meWith(t, form), 401, 'invalid_api_key');
   });
 
   test('the Bearer scheme is case-insensitive and one or more spaces may follow it', async () => {
     const { t, key } = await env.setup();
-    for (const form of [`bearer ${key.token}`, `BEARER ${key.token}`, `BeArEr ${key.token}`, `Bearer  ${key.token}`, `Bearer ${key.token} `, `  Bearer ${key.token}`]) {
+    for (const form of [
+      `bearer ${key.token}`,
+      `BEARER ${key.token}`,
+      `BeArEr ${key.token}`,
+      `Bearer  ${key.token}`,
+      `Bearer ${key.token} `,
+      `  Bearer ${key.token}`,
+    ]) {
       const me = assertSuccess(await meWith(t, form), 200);
       assert.equal(me.key_id, key.key.id, form);
     }
@@ -218,10 +326,28 @@ eachStore('keys and scopes', (env) => {
   test('the allow-list: IPv4 addresses and CIDR blocks', async () => {
     const t = env.api();
     const key = await t.createKey({ allowedIps: ['198.51.100.7', '203.0.113.0/24'] });
-    for (const ip of ['198.51.100.7', '203.0.113.0', '203.0.113.255', '203.0.113.77', '::ffff:198.51.100.7', '::ffff:203.0.113.9', '::FFFF:cb00:7101']) {
+    for (const ip of [
+      '198.51.100.7',
+      '203.0.113.0',
+      '203.0.113.255',
+      '203.0.113.77',
+      '::ffff:198.51.100.7',
+      '::ffff:203.0.113.9',
+      '::FFFF:cb00:7101',
+    ]) {
       assertSuccess(await canRead(t, key, ip), 200);
     }
-    for (const ip of ['198.51.100.8', '198.51.100.6', '203.0.112.255', '203.0.114.0', '127.0.0.1', '::1', '::ffff:198.51.100.8', '2001:db8::1', '::c633:6407']) {
+    for (const ip of [
+      '198.51.100.8',
+      '198.51.100.6',
+      '203.0.112.255',
+      '203.0.114.0',
+      '127.0.0.1',
+      '::1',
+      '::ffff:198.51.100.8',
+      '2001:db8::1',
+      '::c633:6407',
+    ]) {
       assertError(await canRead(t, key, ip), 403, 'ip_not_allowed');
     }
   });
@@ -229,7 +355,15 @@ eachStore('keys and scopes', (env) => {
   test('the allow-list: IPv6 addresses and CIDR blocks, in any spelling', async () => {
     const t = env.api();
     const key = await t.createKey({ allowedIps: ['2001:db8::5', '2a01:4f8::/32', '2001:DB8:AAAA:0000::/64'] });
-    for (const ip of ['2001:db8::5', '2001:0db8:0:0:0:0:0:5', '2001:DB8::5', '2a01:4f8::1', '2a01:4f8:ffff:ffff:ffff:ffff:ffff:ffff', '2001:db8:aaaa::1', '2001:db8:aaaa:0:ffff::1']) {
+    for (const ip of [
+      '2001:db8::5',
+      '2001:0db8:0:0:0:0:0:5',
+      '2001:DB8::5',
+      '2a01:4f8::1',
+      '2a01:4f8:ffff:ffff:ffff:ffff:ffff:ffff',
+      '2001:db8:aaaa::1',
+      '2001:db8:aaaa:0:ffff::1',
+    ]) {
       assertSuccess(await canRead(t, key, ip), 200);
     }
     for (const ip of ['2001:db8::6', '2a01:4f9::1', '2001:db8:aaaa:1::1', '198.51.100.7', '::1', '::ffff:2001:db8']) {
@@ -256,8 +390,16 @@ eachStore('keys and scopes', (env) => {
     const key = await t.createKey({ allowedIps: ['198.51.100.7'] });
     const ip = '198.51.100.8';
     assertError(await t.request('/v1/me', { key, clientAddress: ip }), 403, 'ip_not_allowed');
-    assertError(await t.request('/v1/devices/create', { method: 'POST', key, clientAddress: ip, body: deviceBody() }), 403, 'ip_not_allowed');
-    assertError(await t.request('/v1/devices/delete?id=1', { method: 'DELETE', key, clientAddress: ip }), 403, 'ip_not_allowed');
+    assertError(
+      await t.request('/v1/devices/create', { method: 'POST', key, clientAddress: ip, body: deviceBody() }),
+      403,
+      'ip_not_allowed',
+    );
+    assertError(
+      await t.request('/v1/devices/delete?id=1', { method: 'DELETE', key, clientAddress: ip }),
+      403,
+      'ip_not_allowed',
+    );
     assertError(await t.request('/v1/nope', { key, clientAddress: ip }), 403, 'ip_not_allowed');
     assertError(await t.request('/v1/me', { method: 'POST', key, clientAddress: ip }), 403, 'ip_not_allowed');
   });
@@ -265,7 +407,11 @@ eachStore('keys and scopes', (env) => {
   test('forwarding headers are ignored by default', async () => {
     const t = env.api();
     const key = await t.createKey({ allowedIps: ['198.51.100.7'] });
-    const forwarding: Record<string, string>[] = [{ 'x-forwarded-for': '198.51.100.7' }, { forwarded: 'for=198.51.100.7' }, { 'x-real-ip': '198.51.100.7' }];
+    const forwarding: Record<string, string>[] = [
+      { 'x-forwarded-for': '198.51.100.7' },
+      { forwarded: 'for=198.51.100.7' },
+      { 'x-real-ip': '198.51.100.7' },
+    ];
     for (const headers of forwarding) {
       assertError(await canRead(t, key, '10.0.0.1', headers), 403, 'ip_not_allowed');
       assertError(await canRead(t, key, '127.0.0.1', headers), 403, 'ip_not_allowed');
@@ -295,8 +441,16 @@ eachStore('keys and scopes', (env) => {
     // A spoofed entry on the left is not the client: the first untrusted hop from the right is.
     assertSuccess(await canRead(t, key, '10.0.0.1', { 'x-forwarded-for': '1.2.3.4, 198.51.100.7' }), 200);
     assertSuccess(await canRead(t, key, '10.0.0.1', { 'x-forwarded-for': '1.2.3.4, 198.51.100.7, 10.9.9.9' }), 200);
-    assertError(await canRead(t, key, '10.0.0.1', { 'x-forwarded-for': '198.51.100.7, 203.0.113.9' }), 403, 'ip_not_allowed');
-    assertError(await canRead(t, key, '10.0.0.1', { 'x-forwarded-for': '198.51.100.7, 203.0.113.9, 10.1.1.1' }), 403, 'ip_not_allowed');
+    assertError(
+      await canRead(t, key, '10.0.0.1', { 'x-forwarded-for': '198.51.100.7, 203.0.113.9' }),
+      403,
+      'ip_not_allowed',
+    );
+    assertError(
+      await canRead(t, key, '10.0.0.1', { 'x-forwarded-for': '198.51.100.7, 203.0.113.9, 10.1.1.1' }),
+      403,
+      'ip_not_allowed',
+    );
   });
 
   test('trustProxy: the Forwarded header (RFC 7239) is believed too', async () => {
@@ -309,7 +463,11 @@ eachStore('keys and scopes', (env) => {
     assertSuccess(await canRead(t, v4, '10.0.0.1', { forwarded: 'for=1.2.3.4, for=198.51.100.7' }), 200);
     assertSuccess(await canRead(t, v6, '10.0.0.1', { forwarded: 'for="[2001:db8::7]:4711"' }), 200);
     assertSuccess(await canRead(t, v6, '10.0.0.1', { forwarded: 'For="[2001:DB8:0::7]"' }), 200);
-    assertError(await canRead(t, v4, '10.0.0.1', { forwarded: 'for=198.51.100.7, for=203.0.113.9' }), 403, 'ip_not_allowed');
+    assertError(
+      await canRead(t, v4, '10.0.0.1', { forwarded: 'for=198.51.100.7, for=203.0.113.9' }),
+      403,
+      'ip_not_allowed',
+    );
     assertError(await canRead(t, v4, '10.0.0.2', { forwarded: 'for=198.51.100.7' }), 403, 'ip_not_allowed');
   });
 

@@ -1,11 +1,24 @@
 /** docs/contract.md §8: per-key rate limits, their headers, windows, overrides and atomicity. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock, MemoryRateLimiter, type RateLimitDecision, type RateLimiter, type RateLimitPolicy } from '../../core/index.ts';
+import {
+  ManualClock,
+  MemoryRateLimiter,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitPolicy,
+} from '../../core/index.ts';
 import type { TestResponse } from '../../core/testing/index.ts';
 import { assertError, assertSuccess, deviceBody, eachStore } from './helpers.ts';
 
-function rate(res: TestResponse): { policy: string | null; limit: string | null; remaining: string | null; reset: string | null; value: string | null; retry: string | null } {
+function rate(res: TestResponse): {
+  policy: string | null;
+  limit: string | null;
+  remaining: string | null;
+  reset: string | null;
+  value: string | null;
+  retry: string | null;
+} {
   return {
     policy: res.headers.get('ratelimit-policy'),
     value: res.headers.get('ratelimit'),
@@ -22,13 +35,35 @@ eachStore('rate limits', (env) => {
     for (let i = 1; i <= 120; i++) {
       const res = await t.request(i % 2 === 0 ? '/v1/me' : '/v1/devices', { key });
       assertSuccess(res, 200);
-      assert.deepEqual(rate(res), { policy: '"key";q=120;w=60', value: `"key";r=${120 - i};t=60`, limit: '120', remaining: String(120 - i), reset: '60', retry: null });
+      assert.deepEqual(rate(res), {
+        policy: '"key";q=120;w=60',
+        value: `"key";r=${120 - i};t=60`,
+        limit: '120',
+        remaining: String(120 - i),
+        reset: '60',
+        retry: null,
+      });
     }
     const refused = await t.request('/v1/me', { key });
     assertError(refused, 429, 'rate_limit_exceeded');
-    assert.deepEqual(rate(refused), { policy: '"key";q=120;w=60', value: '"key";r=0;t=60', limit: '120', remaining: '0', reset: '60', retry: '60' });
-    assertError(await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }), 429, 'rate_limit_exceeded');
-    assert.deepEqual(assertSuccess(await t.request('/v1/devices', { key: await t.createKey({ userId: key.key.user_id }) }), 200), [], 'the refused create did not run');
+    assert.deepEqual(rate(refused), {
+      policy: '"key";q=120;w=60',
+      value: '"key";r=0;t=60',
+      limit: '120',
+      remaining: '0',
+      reset: '60',
+      retry: '60',
+    });
+    assertError(
+      await t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody() }),
+      429,
+      'rate_limit_exceeded',
+    );
+    assert.deepEqual(
+      assertSuccess(await t.request('/v1/devices', { key: await t.createKey({ userId: key.key.user_id }) }), 200),
+      [],
+      'the refused create did not run',
+    );
   });
 
   test('the window resets with the clock', async () => {
@@ -113,14 +148,25 @@ eachStore('rate limits', (env) => {
     assert.equal(answers.filter((a) => a.status === 200).length, 10);
     assert.equal(answers.filter((a) => a.status === 429).length, 40);
     for (const a of answers) if (a.status === 429) assertError(a, 429, 'rate_limit_exceeded');
-    const remaining = answers.filter((a) => a.status === 200).map((a) => Number(a.headers.get('ratelimit-remaining'))).sort((x, y) => x - y);
+    const remaining = answers
+      .filter((a) => a.status === 200)
+      .map((a) => Number(a.headers.get('ratelimit-remaining')))
+      .sort((x, y) => x - y);
     assert.deepEqual(remaining, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   test('50 concurrent creates against a limit of 10: exactly 10 pass and 10 records exist', async () => {
     const t = env.api();
     const key = await t.createKey({ rateLimit: { limit: 10, windowSeconds: 60 } });
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => t.request('/v1/devices/create', { method: 'POST', key, body: deviceBody({ target_value: `c${i}.example.com` }) })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        t.request('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: deviceBody({ target_value: `c${i}.example.com` }),
+        }),
+      ),
+    );
     assert.equal(answers.filter((a) => a.status === 201).length, 10);
     assert.equal(answers.filter((a) => a.status === 429).length, 40);
     const reader = await t.createKey({ userId: key.key.user_id });
@@ -133,7 +179,9 @@ eachStore('rate limits', (env) => {
     const a = env.api({ clock, rateLimiter: limiter, rateLimit: { limit: 6, windowSeconds: 60 } });
     const b = env.api({ clock, rateLimiter: limiter, rateLimit: { limit: 6, windowSeconds: 60 } });
     const key = await a.createKey();
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).request('/v1/me', { key })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).request('/v1/me', { key })),
+    );
     assert.equal(answers.filter((x) => x.status === 200).length, 6);
     assertError(await b.request('/v1/me', { key }), 429, 'rate_limit_exceeded');
     await limiter.close();
@@ -170,8 +218,16 @@ eachStore('rate limits', (env) => {
     // (cost 1). Only the first, which reads the key from the store, also reserves a failure and
     // gives it back, through consume (the authenticator's path, taken once per key).
     assert.deepEqual(asked, [
-      'now auth 0', 'consume auth 1', 'consume auth -1', 'now key 1',
-      'now auth 0', 'now key 1', 'now auth 0', 'now key 1', 'now auth 0', 'now key 1',
+      'now auth 0',
+      'consume auth 1',
+      'consume auth -1',
+      'now key 1',
+      'now auth 0',
+      'now key 1',
+      'now auth 0',
+      'now key 1',
+      'now auth 0',
+      'now key 1',
     ]);
     await memory.close();
     await other.close();
@@ -184,7 +240,8 @@ eachStore('rate limits', (env) => {
     class Exempting extends MemoryRateLimiter {
       override async consume(bucket: string, policy: RateLimitPolicy, cost?: number): Promise<RateLimitDecision> {
         asked.push(`${bucket.split(':')[0]} ${cost}`);
-        if (bucket.startsWith('key:')) return { allowed: true, limit: policy.limit, remaining: policy.limit, resetSeconds: 60 };
+        if (bucket.startsWith('key:'))
+          return { allowed: true, limit: policy.limit, remaining: policy.limit, resetSeconds: 60 };
         return super.consume(bucket, policy, cost);
       }
     }

@@ -47,25 +47,48 @@ after(async () => {
 function device(i: number): NewDevice {
   // Every engine field set, and differently per record, so a field lost or mixed up shows.
   return {
-    target_type: 'domain', target_value: `d${i}.example.com`, service_type: 'web', scheme: 'https', port: 443,
-    host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'https', origin_port: 443,
-    check_public_http: false, check_public_https: true, check_public_tls: true, check_origin_http: false,
-    check_origin_tls: false, expect_status: 200, location: null, is_enabled: i % 7 !== 0, created_at: START,
-    check_interval_s: 30 + i, status: i % 7 === 0 ? 'paused' : i % 3 === 0 ? 'down' : 'up',
-    status_since: i % 2 === 0 ? null : '2026-01-01T00:01:00.000Z', last_checked_at: '2026-01-01T00:02:00.000Z',
-    last_results: lastResults(http('2026-01-01T00:02:00.000Z', i % 3 === 0 ? 503 : 200), tls('2026-01-01T00:02:00.000Z', i)),
+    target_type: 'domain',
+    target_value: `d${i}.example.com`,
+    service_type: 'web',
+    scheme: 'https',
+    port: 443,
+    host_header: null,
+    proxy_enabled: false,
+    origin_host: null,
+    origin_scheme: 'https',
+    origin_port: 443,
+    check_public_http: false,
+    check_public_https: true,
+    check_public_tls: true,
+    check_origin_http: false,
+    check_origin_tls: false,
+    expect_status: 200,
+    location: null,
+    is_enabled: i % 7 !== 0,
+    created_at: START,
+    check_interval_s: 30 + i,
+    status: i % 7 === 0 ? 'paused' : i % 3 === 0 ? 'down' : 'up',
+    status_since: i % 2 === 0 ? null : '2026-01-01T00:01:00.000Z',
+    last_checked_at: '2026-01-01T00:02:00.000Z',
+    last_results: lastResults(
+      http('2026-01-01T00:02:00.000Z', i % 3 === 0 ? 503 : 200),
+      tls('2026-01-01T00:02:00.000Z', i),
+    ),
   };
 }
 
 const body = (data: unknown) => JSON.stringify({ success: true, data });
 
 describe('record fields on every answer path', { concurrency: 1 }, () => {
-  test('a streamed list (more than one batch) is the store\'s records, byte for byte', async () => {
+  test("a streamed list (more than one batch) is the store's records, byte for byte", async () => {
     const t = createTestApi();
     apis.push(t);
     const key = await t.createKey();
     for (let i = 0; i < 520; i++) await t.store.createDevice(key.key.user_id, device(i));
-    const res = await t.api.fetch(new Request('http://monitoring.test/v1/devices', { headers: { authorization: `Bearer ${key.token}` } }), { clientAddress: '127.0.0.1' });
+    const res = await t.api.fetch(
+      new Request('http://monitoring.test/v1/devices', { headers: { authorization: `Bearer ${key.token}` } }),
+      { clientAddress: '127.0.0.1' },
+    );
     const text = await res.text();
     assert.equal(text, body(await t.store.listDevices(key.key.user_id, { afterId: 0, limit: 10_000 })));
     // And a page of it.
@@ -77,11 +100,34 @@ describe('record fields on every answer path', { concurrency: 1 }, () => {
     const t = createTestApi();
     apis.push(t);
     const key = await t.createKey();
-    const created = await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'dns', check_interval_s: 45, is_enabled: false } });
-    const monitor = await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', check_interval_s: 600 } });
+    const created = await t.request<Device>('/v1/devices/create', {
+      method: 'POST',
+      key,
+      body: {
+        target_type: 'ip',
+        target_value: '1.1.1.1',
+        service_type: 'dns',
+        check_interval_s: 45,
+        is_enabled: false,
+      },
+    });
+    const monitor = await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', {
+      method: 'POST',
+      key,
+      body: { target_type: 'ip', target_value: '1.1.1.1', check_interval_s: 600 },
+    });
     assert.equal(created.text, body((await t.store.listDevices(key.key.user_id, { afterId: 0, limit: 10 }))[0]));
-    assert.equal(monitor.text, body((await t.store.listBlacklistMonitors(key.key.user_id, { afterId: 0, limit: 10 }))[0]));
-    assert.deepEqual(Object.keys(created.body.data!).slice(-5), ['check_interval_s', 'status', 'status_since', 'last_checked_at', 'last_results']);
+    assert.equal(
+      monitor.text,
+      body((await t.store.listBlacklistMonitors(key.key.user_id, { afterId: 0, limit: 10 }))[0]),
+    );
+    assert.deepEqual(Object.keys(created.body.data!).slice(-5), [
+      'check_interval_s',
+      'status',
+      'status_since',
+      'last_checked_at',
+      'last_results',
+    ]);
     assert.deepEqual(Object.keys(monitor.body.data!).slice(-2), ['check_interval_s', 'failed_zones']);
   });
 
@@ -90,7 +136,14 @@ describe('record fields on every answer path', { concurrency: 1 }, () => {
     const t = createTestApi({ store });
     apis.push(t);
     const key = await t.createKey();
-    const d = assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', service_type: 'smtp' } }), 201);
+    const d = assertSuccess(
+      await t.request<Device>('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: { target_type: 'domain', target_value: 'example.com', service_type: 'smtp' },
+      }),
+      201,
+    );
     const fresh = await t.request('/v1/devices?limit=10', { key });
     const reads = store.listReads;
     const cached = await t.request('/v1/devices?limit=10', { key });
@@ -98,11 +151,19 @@ describe('record fields on every answer path', { concurrency: 1 }, () => {
     assert.equal(cached.text, fresh.text);
     assert.equal(cached.text, body([d]));
 
-    await mustRecord(recordDeviceCheck(store, d.id, { checked_at: '2026-01-01T00:00:30.000Z', status: 'up', results: [service('2026-01-01T00:00:30.000Z', '220 mail.example.com ESMTP')] }));
+    await mustRecord(
+      recordDeviceCheck(store, d.id, {
+        checked_at: '2026-01-01T00:00:30.000Z',
+        status: 'up',
+        results: [service('2026-01-01T00:00:30.000Z', '220 mail.example.com ESMTP')],
+      }),
+    );
     const after = await t.request<Device[]>('/v1/devices?limit=10', { key });
     assert.equal(store.listReads, reads + 1, 'the check moved the marker: read afresh');
     assert.equal(after.text, body(await store.listDevices(key.key.user_id, { afterId: 0, limit: 11 })));
-    assert.deepEqual(after.body.data![0]!.last_results, { service: service('2026-01-01T00:00:30.000Z', '220 mail.example.com ESMTP') });
+    assert.deepEqual(after.body.data![0]!.last_results, {
+      service: service('2026-01-01T00:00:30.000Z', '220 mail.example.com ESMTP'),
+    });
     assert.equal(after.body.data![0]!.status, 'up');
     // Served from the cache again, the same text.
     const readsNow = store.listReads;
@@ -114,9 +175,32 @@ describe('record fields on every answer path', { concurrency: 1 }, () => {
     const t = createTestApi();
     apis.push(t);
     const key = await t.createKey();
-    const m = assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } }), 201);
-    await mustRecord(recordBlacklistCheck(t.store, m.id, { checked_at: '2026-01-01T00:00:01.000Z', last_status: 'error', failed_zones: ['a.example.net', 'b.example.net'] }));
+    const m = assertSuccess(
+      await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', {
+        method: 'POST',
+        key,
+        body: { target_type: 'ip', target_value: '8.8.8.8' },
+      }),
+      201,
+    );
+    await mustRecord(
+      recordBlacklistCheck(t.store, m.id, {
+        checked_at: '2026-01-01T00:00:01.000Z',
+        last_status: 'error',
+        failed_zones: ['a.example.net', 'b.example.net'],
+      }),
+    );
     const list = await t.request('/v1/blacklist-monitors', { key });
-    assert.equal(list.text, body([{ ...m, last_status: 'error', last_checked_at: '2026-01-01T00:00:01.000Z', failed_zones: ['a.example.net', 'b.example.net'] }]));
+    assert.equal(
+      list.text,
+      body([
+        {
+          ...m,
+          last_status: 'error',
+          last_checked_at: '2026-01-01T00:00:01.000Z',
+          failed_zones: ['a.example.net', 'b.example.net'],
+        },
+      ]),
+    );
   });
 });

@@ -5,7 +5,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
-import type { BlacklistMonitor, Deleted, Device, NewBlacklistMonitor, NewDevice, PageRequest, Store } from '../../core/index.ts';
+import type {
+  BlacklistMonitor,
+  Deleted,
+  Device,
+  NewBlacklistMonitor,
+  NewDevice,
+  PageRequest,
+  Store,
+} from '../../core/index.ts';
 import type { TestApi, TestResponse } from '../../core/testing/index.ts';
 import { assertError, assertSuccess, assertValidation, JSON_TYPE, START, type Env, validationOnly } from './helpers.ts';
 
@@ -21,18 +29,44 @@ export interface Resource {
 
 function seedDevice(i: number): NewDevice {
   return {
-    target_type: 'domain', target_value: `d${i}.example.com`, service_type: 'web', scheme: 'https', port: 443,
-    host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'https', origin_port: 443,
-    check_public_http: false, check_public_https: true, check_public_tls: true, check_origin_http: false,
-    check_origin_tls: false, expect_status: 200, location: null, is_enabled: true, created_at: START,
-    check_interval_s: 60, status: 'pending', status_since: null, last_checked_at: null, last_results: {},
+    target_type: 'domain',
+    target_value: `d${i}.example.com`,
+    service_type: 'web',
+    scheme: 'https',
+    port: 443,
+    host_header: null,
+    proxy_enabled: false,
+    origin_host: null,
+    origin_scheme: 'https',
+    origin_port: 443,
+    check_public_http: false,
+    check_public_https: true,
+    check_public_tls: true,
+    check_origin_http: false,
+    check_origin_tls: false,
+    expect_status: 200,
+    location: null,
+    is_enabled: true,
+    created_at: START,
+    check_interval_s: 60,
+    status: 'pending',
+    status_since: null,
+    last_checked_at: null,
+    last_results: {},
   };
 }
 
 function seedMonitor(i: number): NewBlacklistMonitor {
   return {
-    target_type: 'domain', target_value: `m${i}.example.com`, is_enabled: true, last_status: null,
-    last_checked_at: null, listed_on: [], created_at: START, check_interval_s: 3600, failed_zones: [],
+    target_type: 'domain',
+    target_value: `m${i}.example.com`,
+    is_enabled: true,
+    last_status: null,
+    last_checked_at: null,
+    listed_on: [],
+    created_at: START,
+    check_interval_s: 3600,
+    failed_zones: [],
   };
 }
 
@@ -59,7 +93,10 @@ export const MONITORS: Resource = {
 };
 
 async function create(t: TestApi, key: CreatedApiKey, r: Resource, i: number): Promise<number> {
-  const record = assertSuccess(await t.request<Device | BlacklistMonitor>(`/v1/${r.segment}/create`, { method: 'POST', key, body: r.body(i) }), 201);
+  const record = assertSuccess(
+    await t.request<Device | BlacklistMonitor>(`/v1/${r.segment}/create`, { method: 'POST', key, body: r.body(i) }),
+    201,
+  );
   return record.id;
 }
 
@@ -82,12 +119,14 @@ function nextLink(res: TestResponse, requestUrl: string): string | null {
 async function parallel<T>(count: number, width: number, work: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = new Array(count);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < count) {
-      const i = next++;
-      out[i] = await work(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) {
+        const i = next++;
+        out[i] = await work(i);
+      }
+    }),
+  );
   return out;
 }
 
@@ -128,10 +167,18 @@ export function defineDeleteTests(env: Env, r: Resource): void {
   test(`delete ${r.segment}: the id of the other resource kind is not found here`, async () => {
     const { t, key } = await env.setup();
     const otherSegment = r.segment === 'devices' ? 'blacklist-monitors' : 'devices';
-    const other = assertSuccess(await t.request<Device | BlacklistMonitor>(`/v1/${otherSegment}/create`, { method: 'POST', key, body: { target_type: 'domain', target_value: 'cross.example.com' } }), 201);
+    const other = assertSuccess(
+      await t.request<Device | BlacklistMonitor>(`/v1/${otherSegment}/create`, {
+        method: 'POST',
+        key,
+        body: { target_type: 'domain', target_value: 'cross.example.com' },
+      }),
+      201,
+    );
     // Make sure no record of this kind holds that id for this user.
     const mine = await ids(t, key, r);
-    if (!mine.includes(other.id)) assertError(await t.request(`${base}?id=${other.id}`, { method: 'DELETE', key }), 404, r.notFound);
+    if (!mine.includes(other.id))
+      assertError(await t.request(`${base}?id=${other.id}`, { method: 'DELETE', key }), 404, r.notFound);
   });
 
   validationOnly(env, () => {
@@ -139,10 +186,40 @@ export function defineDeleteTests(env: Env, r: Resource): void {
       const { t, key } = await env.setup();
       const id = await create(t, key, r, 1);
       const queries = [
-        '', '?', '?id', '?id=', '?id=0', '?id=-1', '?id=1.0', `?id=${id}.0`, '?id=1e3', '?id=0x10', '?id=+1', '?id=%2B1', '?id=%201',
-        `?id=${id}%20`, '?id=abc', '?id=1a', '?id=9007199254740992', '?id=9007199254740993', '?id=99999999999999999999',
-        '?id=18446744073709551617', `?id=${id}&id=${id}`, `?id=${id}&id=1`, `?id[]=${id}`, `?ID=${id}`, '?id=Infinity', '?id=NaN',
-        '?id=%00', `?id=${id}%00`, '?id=１', '?id=00', '?id=-0', '?id=true', '?id=null', `?id=[${id}]`,
+        '',
+        '?',
+        '?id',
+        '?id=',
+        '?id=0',
+        '?id=-1',
+        '?id=1.0',
+        `?id=${id}.0`,
+        '?id=1e3',
+        '?id=0x10',
+        '?id=+1',
+        '?id=%2B1',
+        '?id=%201',
+        `?id=${id}%20`,
+        '?id=abc',
+        '?id=1a',
+        '?id=9007199254740992',
+        '?id=9007199254740993',
+        '?id=99999999999999999999',
+        '?id=18446744073709551617',
+        `?id=${id}&id=${id}`,
+        `?id=${id}&id=1`,
+        `?id[]=${id}`,
+        `?ID=${id}`,
+        '?id=Infinity',
+        '?id=NaN',
+        '?id=%00',
+        `?id=${id}%00`,
+        '?id=１',
+        '?id=00',
+        '?id=-0',
+        '?id=true',
+        '?id=null',
+        `?id=[${id}]`,
       ];
       for (const query of queries) {
         assertError(await t.request(`${base}${query}`, { method: 'DELETE', key }), 400, 'invalid_id');
@@ -167,7 +244,9 @@ export function defineDeleteTests(env: Env, r: Resource): void {
     const { t, key } = await env.setup();
     for (let round = 0; round < 3; round++) {
       const id = await create(t, key, r, round);
-      const answers = await Promise.all(Array.from({ length: 4 }, () => t.request(`${base}?id=${id}`, { method: 'DELETE', key })));
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => t.request(`${base}?id=${id}`, { method: 'DELETE', key })),
+      );
       assert.deepEqual(answers.map((a) => a.status).sort(), [200, 404, 404, 404]);
     }
     assert.deepEqual(await ids(t, key, r), []);
@@ -176,7 +255,13 @@ export function defineDeleteTests(env: Env, r: Resource): void {
   test(`delete ${r.segment}: a body is not needed`, async () => {
     const { t, key } = await env.setup();
     const id = await create(t, key, r, 1);
-    const res = await t.api.fetch(new Request(`http://monitoring.test${base}?id=${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key.token}` } }), { clientAddress: '127.0.0.1' });
+    const res = await t.api.fetch(
+      new Request(`http://monitoring.test${base}?id=${id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${key.token}` },
+      }),
+      { clientAddress: '127.0.0.1' },
+    );
     assert.equal(res.status, 200, await res.clone().text());
     assert.equal(res.headers.get('content-type'), JSON_TYPE);
     assert.deepEqual(await res.json(), { success: true, data: { id, deleted: true } });
@@ -211,7 +296,11 @@ export function defineListTests(env: Env, r: Resource): void {
     assert.deepEqual(await ids(t, b, r), mineB);
     const fresh = await t.createKey();
     assert.deepEqual(await ids(t, fresh, r), []);
-    for (const list of [mineA, mineB]) assert.deepEqual([...list].sort((x, y) => x - y), list);
+    for (const list of [mineA, mineB])
+      assert.deepEqual(
+        [...list].sort((x, y) => x - y),
+        list,
+      );
   });
 
   test(`list ${r.segment}: limit and after_id page through; Link rel="next" exactly when more follow`, async () => {
@@ -223,7 +312,10 @@ export function defineListTests(env: Env, r: Resource): void {
       await create(t, other, r, i);
     }
     const first = await t.request(`${path}?limit=2`, { key });
-    assert.deepEqual((assertSuccess(first, 200) as { id: number }[]).map((x) => x.id), all.slice(0, 2));
+    assert.deepEqual(
+      (assertSuccess(first, 200) as { id: number }[]).map((x) => x.id),
+      all.slice(0, 2),
+    );
     assert.ok(first.headers.get('link') !== null);
     // Following the links walks every record exactly once.
     const walked: number[] = [];
@@ -244,11 +336,22 @@ export function defineListTests(env: Env, r: Resource): void {
     assert.deepEqual(await ids(t, key, r, `?after_id=${all[4]}`), []);
     assert.deepEqual(await ids(t, key, r, '?after_id=0'), all);
     assert.deepEqual(await ids(t, key, r, '?after_id=9007199254740991'), []);
-    assert.deepEqual(await ids(t, key, r, `?limit=00000000000000000002&after_id=0000000000000000000${all[1]}`), all.slice(2, 4));
+    assert.deepEqual(
+      await ids(t, key, r, `?limit=00000000000000000002&after_id=0000000000000000000${all[1]}`),
+      all.slice(2, 4),
+    );
     // A cursor between ids works too.
     assert.deepEqual(await ids(t, key, r, `?after_id=${all[0]! + 0}&limit=1000`), all.slice(1));
     // No Link when the page holds the rest.
-    for (const query of ['?limit=5', '?limit=6', '?limit=1000', `?limit=3&after_id=${all[1]}`, `?limit=1&after_id=${all[3]}`, '?after_id=0', '']) {
+    for (const query of [
+      '?limit=5',
+      '?limit=6',
+      '?limit=1000',
+      `?limit=3&after_id=${all[1]}`,
+      `?limit=1&after_id=${all[3]}`,
+      '?after_id=0',
+      '',
+    ]) {
       const res = await t.request(`${path}${query}`, { key });
       assertSuccess(res, 200);
       assert.equal(res.headers.get('link'), null, `no Link for ${query}`);
@@ -267,7 +370,10 @@ export function defineListTests(env: Env, r: Resource): void {
     const next = nextLink(p1, `${path}?limit=2`);
     assert.ok(next !== null);
     const p2 = await t.request(next, { key });
-    assert.deepEqual((assertSuccess(p2, 200) as { id: number }[]).map((x) => x.id), all.slice(2));
+    assert.deepEqual(
+      (assertSuccess(p2, 200) as { id: number }[]).map((x) => x.id),
+      all.slice(2),
+    );
     assert.equal(p2.headers.get('link'), null);
   });
 
@@ -275,21 +381,48 @@ export function defineListTests(env: Env, r: Resource): void {
     test(`list ${r.segment}: other query parameters or invalid values are 400 validation_failed`, async () => {
       const { t, key } = await env.setup();
       const cases: [string, string][] = [
-        ['?limit=0', 'limit'], ['?limit=1001', 'limit'], ['?limit=abc', 'limit'], ['?limit=-1', 'limit'], ['?limit=1.5', 'limit'],
-        ['?limit=', 'limit'], ['?limit=%201', 'limit'], ['?limit=1e2', 'limit'], ['?limit=0x10', 'limit'], ['?limit=+5', 'limit'],
-        ['?limit=1&limit=2', 'limit'], ['?limit=5&limit=5', 'limit'], ['?limit=99999999999999999999', 'limit'],
-        ['?after_id=abc', 'after_id'], ['?after_id=-1', 'after_id'], ['?after_id=1.5', 'after_id'], ['?after_id=', 'after_id'],
-        ['?after_id=9007199254740992', 'after_id'], ['?after_id=1&after_id=2', 'after_id'], ['?limit=000000000000000000001001', 'limit'],
-        ['?after_id=000000009007199254740992', 'after_id'], ['?limit=00000000000000000000', 'limit'],
-        ['?foo=1', 'foo'], ['?LIMIT=5', 'LIMIT'], ['?offset=10', 'offset'], ['?page=2', 'page'], ['?id=1', 'id'],
-        ['?limit=5&foo=bar', 'foo'], ['?cursor=1', 'cursor'], ['?limit=５', 'limit'], ['?after_id=１', 'after_id'],
+        ['?limit=0', 'limit'],
+        ['?limit=1001', 'limit'],
+        ['?limit=abc', 'limit'],
+        ['?limit=-1', 'limit'],
+        ['?limit=1.5', 'limit'],
+        ['?limit=', 'limit'],
+        ['?limit=%201', 'limit'],
+        ['?limit=1e2', 'limit'],
+        ['?limit=0x10', 'limit'],
+        ['?limit=+5', 'limit'],
+        ['?limit=1&limit=2', 'limit'],
+        ['?limit=5&limit=5', 'limit'],
+        ['?limit=99999999999999999999', 'limit'],
+        ['?after_id=abc', 'after_id'],
+        ['?after_id=-1', 'after_id'],
+        ['?after_id=1.5', 'after_id'],
+        ['?after_id=', 'after_id'],
+        ['?after_id=9007199254740992', 'after_id'],
+        ['?after_id=1&after_id=2', 'after_id'],
+        ['?limit=000000000000000000001001', 'limit'],
+        ['?after_id=000000009007199254740992', 'after_id'],
+        ['?limit=00000000000000000000', 'limit'],
+        ['?foo=1', 'foo'],
+        ['?LIMIT=5', 'LIMIT'],
+        ['?offset=10', 'offset'],
+        ['?page=2', 'page'],
+        ['?id=1', 'id'],
+        ['?limit=5&foo=bar', 'foo'],
+        ['?cursor=1', 'cursor'],
+        ['?limit=５', 'limit'],
+        ['?after_id=１', 'after_id'],
       ];
       for (const [query, field] of cases) {
         const res = await t.request(`${path}${query}`, { key });
         assertValidation(res, [[field, ['invalid_type', 'invalid_value', 'out_of_range', 'unknown_field', 'missing']]]);
       }
       const both = await t.request(`${path}?limit=0&after_id=x&foo=1`, { key });
-      assertValidation(both, [['limit', ['invalid_type', 'invalid_value', 'out_of_range']], ['after_id', ['invalid_type', 'invalid_value', 'out_of_range']], ['foo', 'unknown_field']]);
+      assertValidation(both, [
+        ['limit', ['invalid_type', 'invalid_value', 'out_of_range']],
+        ['after_id', ['invalid_type', 'invalid_value', 'out_of_range']],
+        ['foo', 'unknown_field'],
+      ]);
     });
   });
 
@@ -297,13 +430,24 @@ export function defineListTests(env: Env, r: Resource): void {
     test(`list ${r.segment}: an integer out of range is out_of_range, whatever its sign or length; a non-integer is invalid_type`, async () => {
       const { t, key } = await env.setup();
       const cases: [string, string, string][] = [
-        ['?limit=-1', 'limit', 'out_of_range'], ['?after_id=-1', 'after_id', 'out_of_range'], ['?limit=0', 'limit', 'out_of_range'],
-        ['?limit=-0', 'limit', 'out_of_range'], ['?limit=1001', 'limit', 'out_of_range'], ['?limit=99999999999999999999', 'limit', 'out_of_range'],
-        ['?limit=-99999999999999999999', 'limit', 'out_of_range'], ['?after_id=9007199254740992', 'after_id', 'out_of_range'],
-        ['?after_id=-9007199254740992', 'after_id', 'out_of_range'], ['?limit=000000000000000000001001', 'limit', 'out_of_range'],
-        ['?limit=abc', 'limit', 'invalid_type'], ['?limit=1.5', 'limit', 'invalid_type'], ['?limit=+5', 'limit', 'invalid_type'],
-        ['?limit=-', 'limit', 'invalid_type'], ['?limit=--1', 'limit', 'invalid_type'], ['?after_id=', 'after_id', 'invalid_type'],
-        ['?limit=1e2', 'limit', 'invalid_type'], ['?limit=%201', 'limit', 'invalid_type'],
+        ['?limit=-1', 'limit', 'out_of_range'],
+        ['?after_id=-1', 'after_id', 'out_of_range'],
+        ['?limit=0', 'limit', 'out_of_range'],
+        ['?limit=-0', 'limit', 'out_of_range'],
+        ['?limit=1001', 'limit', 'out_of_range'],
+        ['?limit=99999999999999999999', 'limit', 'out_of_range'],
+        ['?limit=-99999999999999999999', 'limit', 'out_of_range'],
+        ['?after_id=9007199254740992', 'after_id', 'out_of_range'],
+        ['?after_id=-9007199254740992', 'after_id', 'out_of_range'],
+        ['?limit=000000000000000000001001', 'limit', 'out_of_range'],
+        ['?limit=abc', 'limit', 'invalid_type'],
+        ['?limit=1.5', 'limit', 'invalid_type'],
+        ['?limit=+5', 'limit', 'invalid_type'],
+        ['?limit=-', 'limit', 'invalid_type'],
+        ['?limit=--1', 'limit', 'invalid_type'],
+        ['?after_id=', 'after_id', 'invalid_type'],
+        ['?limit=1e2', 'limit', 'invalid_type'],
+        ['?limit=%201', 'limit', 'invalid_type'],
       ];
       for (const [query, field, code] of cases) {
         assertValidation(await t.request(`${path}${query}`, { key }), [[field, code]]);
@@ -322,74 +466,102 @@ export function defineListTests(env: Env, r: Resource): void {
 
   const batch = streamBatch(env);
 
-  test(`list ${r.segment}: exactly one batch of records (${batch.size}, the stream's boundary) arrives whole`, { timeout: 30_000 }, async () => {
-    const t = env.api(batch.options);
-    const key = await t.createKey();
-    const seeded = (await parallel(batch.size, 16, (i) => r.seed(env.store, key.key.user_id, i))).sort((x, y) => x - y);
-    const response = await t.api.fetch(new Request(`http://monitoring.test${path}`, { headers: { authorization: `Bearer ${key.token}` } }), { clientAddress: '127.0.0.1' });
-    const body = JSON.parse(await response.text()) as { success: boolean; data: { id: number }[] };
-    assert.equal(body.success, true);
-    assert.deepEqual(body.data.map((x) => x.id), seeded);
-    assert.deepEqual(await ids(t, key, r, `?after_id=${seeded[0]}`), seeded.slice(1));
-    assert.deepEqual(await ids(t, key, r, `?after_id=${seeded[batch.size - 2]}`), seeded.slice(batch.size - 1));
-  });
+  test(
+    `list ${r.segment}: exactly one batch of records (${batch.size}, the stream's boundary) arrives whole`,
+    { timeout: 30_000 },
+    async () => {
+      const t = env.api(batch.options);
+      const key = await t.createKey();
+      const seeded = (await parallel(batch.size, 16, (i) => r.seed(env.store, key.key.user_id, i))).sort(
+        (x, y) => x - y,
+      );
+      const response = await t.api.fetch(
+        new Request(`http://monitoring.test${path}`, { headers: { authorization: `Bearer ${key.token}` } }),
+        { clientAddress: '127.0.0.1' },
+      );
+      const body = JSON.parse(await response.text()) as { success: boolean; data: { id: number }[] };
+      assert.equal(body.success, true);
+      assert.deepEqual(
+        body.data.map((x) => x.id),
+        seeded,
+      );
+      assert.deepEqual(await ids(t, key, r, `?after_id=${seeded[0]}`), seeded.slice(1));
+      assert.deepEqual(await ids(t, key, r, `?after_id=${seeded[batch.size - 2]}`), seeded.slice(batch.size - 1));
+    },
+  );
 
   // 2.4 batches of the caller's (1,200 records at the default size), among 0.6 of another user's.
-  const own = batch.size * 12 / 5;
-  test(`list ${r.segment}: a list of ${own} records (${own / batch.size} batches) is streamed whole, valid JSON, ascending, the caller's only`, { timeout: 30_000 }, async () => {
-    const t = env.api(batch.options);
-    const key = await t.createKey();
-    const other = await t.createKey();
-    const expected = (await parallel(batch.size * 3, 16, async (i) => {
-      // Every fifth record belongs to someone else, interleaving the two users' ids.
-      if (i % 5 === 4) {
-        await r.seed(env.store, other.key.user_id, i);
-        return null;
+  const own = (batch.size * 12) / 5;
+  test(
+    `list ${r.segment}: a list of ${own} records (${own / batch.size} batches) is streamed whole, valid JSON, ascending, the caller's only`,
+    { timeout: 30_000 },
+    async () => {
+      const t = env.api(batch.options);
+      const key = await t.createKey();
+      const other = await t.createKey();
+      const expected = (
+        await parallel(batch.size * 3, 16, async (i) => {
+          // Every fifth record belongs to someone else, interleaving the two users' ids.
+          if (i % 5 === 4) {
+            await r.seed(env.store, other.key.user_id, i);
+            return null;
+          }
+          return r.seed(env.store, key.key.user_id, i);
+        })
+      )
+        .filter((id): id is number => id !== null)
+        .sort((x, y) => x - y);
+      assert.equal(expected.length, own);
+      // Streamed from the store: read page by page, never all at once.
+      const pages: PageRequest[] = [];
+      const counted = new Proxy(env.store, {
+        get(target, property, receiver) {
+          const value: unknown = Reflect.get(target, property, receiver);
+          if (typeof value !== 'function') return value;
+          if (property === 'listDevices' || property === 'listBlacklistMonitors') {
+            return (userId: number, page: PageRequest) => {
+              pages.push(page);
+              return (value as (u: number, p: PageRequest) => Promise<unknown>).call(target, userId, page);
+            };
+          }
+          return value.bind(target);
+        },
+      });
+      const streaming = env.api({ ...batch.options, store: counted });
+      const response = await streaming.api.fetch(
+        new Request(`http://monitoring.test${path}`, {
+          headers: { authorization: `Bearer ${key.token}`, 'x-request-id': 'stream-1' },
+        }),
+        { clientAddress: '127.0.0.1' },
+      );
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-type'), JSON_TYPE);
+      assert.equal(response.headers.get('x-request-id'), 'stream-1');
+      assert.equal(response.headers.get('ratelimit-policy'), '"key";q=120;w=60');
+      const text = await response.text();
+      const body = JSON.parse(text) as { success: boolean; data: { id: number; target_value: string }[] };
+      assert.deepEqual(Object.keys(body).sort(), ['data', 'success']);
+      assert.equal(body.success, true);
+      assert.deepEqual(
+        body.data.map((x) => x.id),
+        expected,
+      );
+      assert.equal(new Set(body.data.map((x) => x.target_value)).size, own);
+      assert.equal(pages.length, 3, `the store was read in batches (${pages.length} reads)`);
+      for (const page of pages) assert.equal(page.limit, batch.size);
+      // From a cursor in the middle, the rest, still streamed.
+      const cut = own / 12;
+      assert.deepEqual(await ids(t, key, r, `?after_id=${expected[cut - 1]}`), expected.slice(cut));
+      // Paging with pages of two batches walks the same records (1000, the largest, at the default).
+      const walked: number[] = [];
+      let url: string | null = `${path}?limit=${batch.size * 2}`;
+      while (url !== null) {
+        const res = await t.request(url, { key });
+        walked.push(...(assertSuccess(res, 200) as { id: number }[]).map((x) => x.id));
+        url = nextLink(res, url);
       }
-      return r.seed(env.store, key.key.user_id, i);
-    })).filter((id): id is number => id !== null).sort((x, y) => x - y);
-    assert.equal(expected.length, own);
-    // Streamed from the store: read page by page, never all at once.
-    const pages: PageRequest[] = [];
-    const counted = new Proxy(env.store, {
-      get(target, property, receiver) {
-        const value: unknown = Reflect.get(target, property, receiver);
-        if (typeof value !== 'function') return value;
-        if (property === 'listDevices' || property === 'listBlacklistMonitors') {
-          return (userId: number, page: PageRequest) => {
-            pages.push(page);
-            return (value as (u: number, p: PageRequest) => Promise<unknown>).call(target, userId, page);
-          };
-        }
-        return value.bind(target);
-      },
-    });
-    const streaming = env.api({ ...batch.options, store: counted });
-    const response = await streaming.api.fetch(new Request(`http://monitoring.test${path}`, { headers: { authorization: `Bearer ${key.token}`, 'x-request-id': 'stream-1' } }), { clientAddress: '127.0.0.1' });
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get('content-type'), JSON_TYPE);
-    assert.equal(response.headers.get('x-request-id'), 'stream-1');
-    assert.equal(response.headers.get('ratelimit-policy'), '"key";q=120;w=60');
-    const text = await response.text();
-    const body = JSON.parse(text) as { success: boolean; data: { id: number; target_value: string }[] };
-    assert.deepEqual(Object.keys(body).sort(), ['data', 'success']);
-    assert.equal(body.success, true);
-    assert.deepEqual(body.data.map((x) => x.id), expected);
-    assert.equal(new Set(body.data.map((x) => x.target_value)).size, own);
-    assert.equal(pages.length, 3, `the store was read in batches (${pages.length} reads)`);
-    for (const page of pages) assert.equal(page.limit, batch.size);
-    // From a cursor in the middle, the rest, still streamed.
-    const cut = own / 12;
-    assert.deepEqual(await ids(t, key, r, `?after_id=${expected[cut - 1]}`), expected.slice(cut));
-    // Paging with pages of two batches walks the same records (1000, the largest, at the default).
-    const walked: number[] = [];
-    let url: string | null = `${path}?limit=${batch.size * 2}`;
-    while (url !== null) {
-      const res = await t.request(url, { key });
-      walked.push(...(assertSuccess(res, 200) as { id: number }[]).map((x) => x.id));
-      url = nextLink(res, url);
-    }
-    assert.deepEqual(walked, expected);
-    assert.equal((await ids(t, other, r)).length, batch.size * 3 - own);
-  });
+      assert.deepEqual(walked, expected);
+      assert.equal((await ids(t, other, r)).length, batch.size * 3 - own);
+    },
+  );
 }

@@ -9,7 +9,16 @@ import { after, describe, test } from 'node:test';
 import type { BlacklistMonitor, CheckResult, Device, DeviceProbeResult, DnsblResult } from '../../core/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import type { TestApi, TestResponse } from '../../core/testing/index.ts';
-import { dnsbl, dnsblFailure, http, mustRecord, recordBlacklistCheck, recordDeviceCheck, service, tls } from './checks.ts';
+import {
+  dnsbl,
+  dnsblFailure,
+  http,
+  mustRecord,
+  recordBlacklistCheck,
+  recordDeviceCheck,
+  service,
+  tls,
+} from './checks.ts';
 import { assertError, assertSuccess, assertValidation, createTestApi } from './helpers.ts';
 
 const apis: TestApi[] = [];
@@ -26,17 +35,32 @@ async function setup(): Promise<{ t: TestApi; key: CreatedApiKey }> {
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
 
 async function createDevice(t: TestApi, key: CreatedApiKey, body: Record<string, unknown> = {}): Promise<Device> {
-  return assertSuccess(await t.request<Device>('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', ...body } }), 201);
+  return assertSuccess(
+    await t.request<Device>('/v1/devices/create', {
+      method: 'POST',
+      key,
+      body: { target_type: 'domain', target_value: 'example.com', ...body },
+    }),
+    201,
+  );
 }
 
 async function createMonitor(t: TestApi, key: CreatedApiKey, value = '8.8.8.8'): Promise<BlacklistMonitor> {
   const type = /^[0-9.]+$/.test(value) ? 'ip' : 'domain';
-  return assertSuccess(await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: type, target_value: value } }), 201);
+  return assertSuccess(
+    await t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', {
+      method: 'POST',
+      key,
+      body: { target_type: type, target_value: value },
+    }),
+    201,
+  );
 }
 
 /** `count` checks of one probe each, a minute apart, so the results are easy to count and order. */
 async function deviceChecks(t: TestApi, id: number, count: number): Promise<void> {
-  for (let i = 1; i <= count; i++) await mustRecord(recordDeviceCheck(t.store, id, { checked_at: at(i), status: 'up', results: [http(at(i), 200)] }));
+  for (let i = 1; i <= count; i++)
+    await mustRecord(recordDeviceCheck(t.store, id, { checked_at: at(i), status: 'up', results: [http(at(i), 200)] }));
 }
 
 function ids(res: TestResponse): number[] {
@@ -59,7 +83,14 @@ describe('check results', { concurrency: 1 }, () => {
     const first = [http(at(1), 200), tls(at(1), 90), http(at(1), 301, 'origin_http')];
     const second = [http(at(2), null), tls(at(2), -3)];
     await mustRecord(recordDeviceCheck(t.store, device.id, { checked_at: at(1), status: 'up', results: first }));
-    await mustRecord(recordDeviceCheck(t.store, device.id, { checked_at: at(2), status: 'validating', results: second, consecutive_failures: 1 }));
+    await mustRecord(
+      recordDeviceCheck(t.store, device.id, {
+        checked_at: at(2),
+        status: 'validating',
+        results: second,
+        consecutive_failures: 1,
+      }),
+    );
     const res = await t.request<DeviceProbeResult[]>(`/v1/devices/results?id=${device.id}`, { key });
     const data = assertSuccess(res, 200);
     assert.equal(res.headers.get('link'), null);
@@ -67,20 +98,44 @@ describe('check results', { concurrency: 1 }, () => {
     const rows = data.map(({ id: _id, ...rest }) => rest);
     assert.deepEqual(rows, [...second].reverse().concat([...first].reverse()));
     const rowIds = data.map((r) => r.id);
-    assert.deepEqual(rowIds, [...rowIds].sort((a, b) => b - a));
+    assert.deepEqual(
+      rowIds,
+      [...rowIds].sort((a, b) => b - a),
+    );
     assert.equal(new Set(rowIds).size, 5);
     // The answer is the store's page, field for field and in its order.
-    assert.equal(res.text, JSON.stringify({ success: true, data: await t.store.listCheckResults(key.key.user_id, 'device', device.id, { limit: 101 }) }));
+    assert.equal(
+      res.text,
+      JSON.stringify({
+        success: true,
+        data: await t.store.listCheckResults(key.key.user_id, 'device', device.id, { limit: 101 }),
+      }),
+    );
   });
 
   test('a device record shows its status, status_since, last_checked_at and last result per probe', async () => {
     const { t, key } = await setup();
     const device = await createDevice(t, key, { service_type: 'ssh' });
-    await mustRecord(recordDeviceCheck(t.store, device.id, { checked_at: at(1), status: 'up', results: [service(at(1), 'SSH-2.0-OpenSSH_9.6'), tls(at(1), 30)] }));
-    await mustRecord(recordDeviceCheck(t.store, device.id, { checked_at: at(2), status: 'up', results: [service(at(2), 'SSH-2.0-OpenSSH_9.7')] }));
+    await mustRecord(
+      recordDeviceCheck(t.store, device.id, {
+        checked_at: at(1),
+        status: 'up',
+        results: [service(at(1), 'SSH-2.0-OpenSSH_9.6'), tls(at(1), 30)],
+      }),
+    );
+    await mustRecord(
+      recordDeviceCheck(t.store, device.id, {
+        checked_at: at(2),
+        status: 'up',
+        results: [service(at(2), 'SSH-2.0-OpenSSH_9.7')],
+      }),
+    );
     const [listed] = assertSuccess(await t.request<Device[]>('/v1/devices', { key }), 200);
     assert.deepEqual(listed, {
-      ...device, status: 'up', status_since: at(1), last_checked_at: at(2),
+      ...device,
+      status: 'up',
+      status_since: at(1),
+      last_checked_at: at(2),
       last_results: { service: service(at(2), 'SSH-2.0-OpenSSH_9.7'), public_tls: tls(at(1), 30) },
     });
   });
@@ -88,11 +143,35 @@ describe('check results', { concurrency: 1 }, () => {
   test('a blacklist monitor: one dnsbl row per zone asked, newest check first', async () => {
     const { t, key } = await setup();
     const monitor = await createMonitor(t, key);
-    const zones = [dnsbl(at(1), 'zen.spamhaus.org', true), dnsbl(at(1), 'bl.spamcop.net', false), dnsblFailure(at(1), 'psbl.surriel.com')];
-    await mustRecord(recordBlacklistCheck(t.store, monitor.id, { checked_at: at(1), last_status: 'listed', listed_on: ['zen.spamhaus.org'], failed_zones: ['psbl.surriel.com'], results: zones }));
-    await mustRecord(recordBlacklistCheck(t.store, monitor.id, { checked_at: at(61), last_status: 'clean', results: [dnsbl(at(61), 'zen.spamhaus.org', false)] }));
-    const data = assertSuccess(await t.request<DnsblResult[]>(`/v1/blacklist-monitors/results?id=${monitor.id}`, { key }), 200);
-    assert.deepEqual(data.map(({ id: _id, ...rest }) => rest), [dnsbl(at(61), 'zen.spamhaus.org', false), ...[...zones].reverse()]);
+    const zones = [
+      dnsbl(at(1), 'zen.spamhaus.org', true),
+      dnsbl(at(1), 'bl.spamcop.net', false),
+      dnsblFailure(at(1), 'psbl.surriel.com'),
+    ];
+    await mustRecord(
+      recordBlacklistCheck(t.store, monitor.id, {
+        checked_at: at(1),
+        last_status: 'listed',
+        listed_on: ['zen.spamhaus.org'],
+        failed_zones: ['psbl.surriel.com'],
+        results: zones,
+      }),
+    );
+    await mustRecord(
+      recordBlacklistCheck(t.store, monitor.id, {
+        checked_at: at(61),
+        last_status: 'clean',
+        results: [dnsbl(at(61), 'zen.spamhaus.org', false)],
+      }),
+    );
+    const data = assertSuccess(
+      await t.request<DnsblResult[]>(`/v1/blacklist-monitors/results?id=${monitor.id}`, { key }),
+      200,
+    );
+    assert.deepEqual(
+      data.map(({ id: _id, ...rest }) => rest),
+      [dnsbl(at(61), 'zen.spamhaus.org', false), ...[...zones].reverse()],
+    );
   });
 
   test('limit and before_id page backwards; Link rel="next" exactly when older results follow', async () => {
@@ -141,15 +220,38 @@ describe('check results', { concurrency: 1 }, () => {
     assert.equal(rest.headers.get('link'), null);
   });
 
-  for (const [segment, notFound] of [['devices', 'device_not_found'], ['blacklist-monitors', 'blacklist_monitor_not_found']] as const) {
+  for (const [segment, notFound] of [
+    ['devices', 'device_not_found'],
+    ['blacklist-monitors', 'blacklist_monitor_not_found'],
+  ] as const) {
     const path = `/v1/${segment}/results`;
-    const create = (t: TestApi, key: CreatedApiKey) => (segment === 'devices' ? createDevice(t, key) : createMonitor(t, key));
+    const create = (t: TestApi, key: CreatedApiKey) =>
+      segment === 'devices' ? createDevice(t, key) : createMonitor(t, key);
 
     test(`${segment}/results: id as deletes read it, else 400 invalid_id, before any other parameter`, async () => {
       const { t, key } = await setup();
       const { id } = await create(t, key);
-      for (const query of ['', '?', '?id', '?id=', '?id=0', '?id=-1', `?id=${id}.0`, '?id=1e3', '?id=+1', '?id=abc', '?id=9007199254740992',
-        `?id=${id}&id=${id}`, `?ID=${id}`, `?id[]=${id}`, '?id=%00', '?id=１', '?limit=5', `?id=x&limit=0&foo=1`, '?before_id=1']) {
+      for (const query of [
+        '',
+        '?',
+        '?id',
+        '?id=',
+        '?id=0',
+        '?id=-1',
+        `?id=${id}.0`,
+        '?id=1e3',
+        '?id=+1',
+        '?id=abc',
+        '?id=9007199254740992',
+        `?id=${id}&id=${id}`,
+        `?ID=${id}`,
+        `?id[]=${id}`,
+        '?id=%00',
+        '?id=１',
+        '?limit=5',
+        `?id=x&limit=0&foo=1`,
+        '?before_id=1',
+      ]) {
         assertError(await t.request(`${path}${query}`, { key }), 400, 'invalid_id');
       }
       assertSuccess(await t.request(`${path}?id=00${id}`, { key }), 200);
@@ -165,7 +267,8 @@ describe('check results', { concurrency: 1 }, () => {
       // The caller's own record of the other kind is not one of these. (Each kind counts its own
       // ids in this fresh store: the second record of the other kind has an id no record of this
       // kind has.)
-      const otherKind = (value: string) => (segment === 'devices' ? createMonitor(t, key, value) : createDevice(t, key, { target_value: value }));
+      const otherKind = (value: string) =>
+        segment === 'devices' ? createMonitor(t, key, value) : createDevice(t, key, { target_value: value });
       await otherKind('one.example.com');
       const mine = await otherKind('two.example.com');
       assert.equal(mine.id, id + 1);
@@ -179,16 +282,36 @@ describe('check results', { concurrency: 1 }, () => {
       const { t, key } = await setup();
       const { id } = await create(t, key);
       const cases: [string, string][] = [
-        ['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=abc', 'limit'], ['limit=-1', 'limit'], ['limit=1.5', 'limit'], ['limit=', 'limit'],
-        ['limit=1&limit=2', 'limit'], ['limit=５', 'limit'], ['before_id=0', 'before_id'], ['before_id=-1', 'before_id'], ['before_id=x', 'before_id'],
-        ['before_id=', 'before_id'], ['before_id=9007199254740992', 'before_id'], ['before_id=1&before_id=2', 'before_id'],
-        ['after_id=1', 'after_id'], ['foo=1', 'foo'], ['LIMIT=5', 'LIMIT'], ['offset=10', 'offset'],
+        ['limit=0', 'limit'],
+        ['limit=1001', 'limit'],
+        ['limit=abc', 'limit'],
+        ['limit=-1', 'limit'],
+        ['limit=1.5', 'limit'],
+        ['limit=', 'limit'],
+        ['limit=1&limit=2', 'limit'],
+        ['limit=５', 'limit'],
+        ['before_id=0', 'before_id'],
+        ['before_id=-1', 'before_id'],
+        ['before_id=x', 'before_id'],
+        ['before_id=', 'before_id'],
+        ['before_id=9007199254740992', 'before_id'],
+        ['before_id=1&before_id=2', 'before_id'],
+        ['after_id=1', 'after_id'],
+        ['foo=1', 'foo'],
+        ['LIMIT=5', 'LIMIT'],
+        ['offset=10', 'offset'],
       ];
       for (const [query, field] of cases) {
-        assertValidation(await t.request(`${path}?id=${id}&${query}`, { key }), [[field, ['invalid_type', 'invalid_value', 'out_of_range', 'unknown_field']]]);
+        assertValidation(await t.request(`${path}?id=${id}&${query}`, { key }), [
+          [field, ['invalid_type', 'invalid_value', 'out_of_range', 'unknown_field']],
+        ]);
       }
       const all = await t.request(`${path}?id=${id}&limit=0&before_id=x&foo=1`, { key });
-      assertValidation(all, [['limit', 'out_of_range'], ['before_id', 'invalid_type'], ['foo', 'unknown_field']]);
+      assertValidation(all, [
+        ['limit', 'out_of_range'],
+        ['before_id', 'invalid_type'],
+        ['foo', 'unknown_field'],
+      ]);
       // Parameters are judged before the record is looked up: the same 400 for an id nobody has.
       assertValidation(await t.request(`${path}?id=9007199254740991&limit=0`, { key }), [['limit', 'out_of_range']]);
     });
@@ -210,9 +333,19 @@ describe('check results', { concurrency: 1 }, () => {
   test('deleting a record deletes its results: 404 afterwards, and a new record does not inherit them', async () => {
     const { t, key } = await setup();
     const monitor = await createMonitor(t, key);
-    await mustRecord(recordBlacklistCheck(t.store, monitor.id, { checked_at: at(1), last_status: 'clean', results: [dnsbl(at(1), 'zen.spamhaus.org', false)] }));
+    await mustRecord(
+      recordBlacklistCheck(t.store, monitor.id, {
+        checked_at: at(1),
+        last_status: 'clean',
+        results: [dnsbl(at(1), 'zen.spamhaus.org', false)],
+      }),
+    );
     assertSuccess(await t.request(`/v1/blacklist-monitors/delete?id=${monitor.id}`, { method: 'DELETE', key }), 200);
-    assertError(await t.request(`/v1/blacklist-monitors/results?id=${monitor.id}`, { key }), 404, 'blacklist_monitor_not_found');
+    assertError(
+      await t.request(`/v1/blacklist-monitors/results?id=${monitor.id}`, { key }),
+      404,
+      'blacklist_monitor_not_found',
+    );
     const again = await createMonitor(t, key);
     assert.deepEqual(assertSuccess(await t.request(`/v1/blacklist-monitors/results?id=${again.id}`, { key }), 200), []);
   });

@@ -35,7 +35,8 @@ it('the benchmark runs end to end and prints every figure', { timeout: 240_000 }
     /^PATCH \/v1\/devices\/update \(SQLite, c=32\) {2}PATCH vs create {2}\d+/m,
     /^PATCH \/v1\/devices\/update \(PostgreSQL, c=32\) {2}PATCH vs create {2}\d+|^PATCH \/v1\/devices\/update \(PostgreSQL\) {2}skipped/m,
     /^GET \/v1\/devices \(\d+ records, streamed\) {2}\d+ ms {2}peak RSS growth [\d.]+ MB/m,
-  ]) assert.match(output.out, line);
+  ])
+    assert.match(output.out, line);
 });
 
 // The engine's part (docs/performance.md, "The engine"), on a few hundred records: every comparison and
@@ -45,12 +46,18 @@ it('the engine benchmark runs end to end and prints every figure', { timeout: 24
   const output = await run;
   assert.equal(output.code, 0, output.err);
   for (const what of ['DNSBL lookups', 'TCP probes', 'HTTP probes', 'webhook deliveries']) {
-    assert.match(output.out, new RegExp(`^${what} \\([^)]*\\) {2}bare loop {2}\\d+ \\S+/s {2}1\\.00 {2}cpu \\d+ us/op$`, 'm'));
+    assert.match(
+      output.out,
+      new RegExp(`^${what} \\([^)]*\\) {2}bare loop {2}\\d+ \\S+/s {2}1\\.00 {2}cpu \\d+ us/op$`, 'm'),
+    );
     assert.match(output.out, new RegExp(`^${what} \\([^)]*\\) {2}engine {2}\\d+ \\S+/s {2}\\d+\\.\\d\\d`, 'm'));
   }
   if (/^PostgreSQL parts .* {2}skipped/m.test(output.out)) return;
   assert.match(output.out, /^scheduling lag \(.*\) {2}\d+ checks of \d+ {2}p50 [\d.]+ s {2}p99 [\d.]+ s/m);
   for (const workers of ['2 worker processes']) {
-    assert.match(output.out, new RegExp(`^claim-and-record cycle \\(PostgreSQL.* {2}${workers} {2}\\d+ records/s .* checked twice: 0`, 'm'));
+    assert.match(
+      output.out,
+      new RegExp(`^claim-and-record cycle \\(PostgreSQL.* {2}${workers} {2}\\d+ records/s .* checked twice: 0`, 'm'),
+    );
   }
 });

@@ -40,9 +40,27 @@ describe('admin commands', { concurrency: 4 }, () => {
   it('keys create takes every flag and prints the token once; keys list never shows it or its hash', async () => {
     const database = db('keys');
     await runCommandJson(['users', 'create', '--database', database]);
-    const created = await runCommand(['keys', 'create', '--user', '1', '--scopes', 'read', '--allow-ip', '10.1.2.3/8',
-      '--allow-ip', '2001:db8::/32', '--name', 'ci', '--rate-limit', '10/60', '--expires', '2099-01-01T00:00:00+02:00', '--json',
-      '--database', database]);
+    const created = await runCommand([
+      'keys',
+      'create',
+      '--user',
+      '1',
+      '--scopes',
+      'read',
+      '--allow-ip',
+      '10.1.2.3/8',
+      '--allow-ip',
+      '2001:db8::/32',
+      '--name',
+      'ci',
+      '--rate-limit',
+      '10/60',
+      '--expires',
+      '2099-01-01T00:00:00+02:00',
+      '--json',
+      '--database',
+      database,
+    ]);
     assert.equal(created.code, 0, created.stderr);
     assert.equal(created.stdout.trim().split('\n').length, 1);
     const key = JSON.parse(created.stdout);
@@ -64,8 +82,18 @@ describe('admin commands', { concurrency: 4 }, () => {
     assert.doesNotMatch(listed.stdout, /mapi_|hash/);
     const { keys } = JSON.parse(listed.stdout);
     assert.equal(keys.length, 2);
-    assert.deepEqual(Object.keys(keys[0]).sort(), ['allowed_ips', 'created_at', 'expires_at', 'id', 'last_used_at', 'name',
-      'rate_limit', 'revoked_at', 'scopes', 'user_id']);
+    assert.deepEqual(Object.keys(keys[0]).sort(), [
+      'allowed_ips',
+      'created_at',
+      'expires_at',
+      'id',
+      'last_used_at',
+      'name',
+      'rate_limit',
+      'revoked_at',
+      'scopes',
+      'user_id',
+    ]);
     assert.equal(keys[0].name, 'ci');
     assert.deepEqual(keys[0].rate_limit, { limit: 10, window_seconds: 60 });
     assert.equal(keys[0].expires_at, '2098-12-31T22:00:00.000Z');
@@ -73,7 +101,10 @@ describe('admin commands', { concurrency: 4 }, () => {
 
     const table = await runCommand(['keys', 'list', '--user', '1', '--database', database]);
     assert.doesNotMatch(table.stdout, /mapi_/);
-    assert.match(table.stdout, /^1\tci\tread\texpires 2098-12-31T22:00:00.000Z limit 10\/60s from 10.0.0.0\/8 2001:db8::\/32\tlast used never\n2\t-\tread,write\tactive\t/);
+    assert.match(
+      table.stdout,
+      /^1\tci\tread\texpires 2098-12-31T22:00:00.000Z limit 10\/60s from 10.0.0.0\/8 2001:db8::\/32\tlast used never\n2\t-\tread,write\tactive\t/,
+    );
   });
 
   it('migrate says what it applied, then that the schema is up to date', async () => {
@@ -89,7 +120,9 @@ describe('admin commands', { concurrency: 4 }, () => {
     const viaEnv = await runCliJson(['users', 'create'], { DATABASE_URL: db('env') });
     assert.deepEqual(viaEnv, { user_id: 1 });
     assert.deepEqual(await runCommandJson(['users', 'create'], { DATABASE_URL: db('env') }), { user_id: 2 });
-    const viaFlag = await runCommandJson(['users', 'create', '--database', db('flag')], { DATABASE_URL: 'mysql://wrong' });
+    const viaFlag = await runCommandJson(['users', 'create', '--database', db('flag')], {
+      DATABASE_URL: 'mysql://wrong',
+    });
     assert.deepEqual(viaFlag, { user_id: 1 });
   });
 
@@ -107,7 +140,14 @@ describe('admin commands', { concurrency: 4 }, () => {
     const unknown = await runCommand(['keys', 'revoke', '42', '--database', database]);
     assert.equal(unknown.code, 1);
     assertOneErrorLine(unknown.stderr, /no key with id 42/);
-    const { keys } = await runCommandJson<{ keys: { revoked_at: string | null }[] }>(['keys', 'list', '--user', '1', '--database', database]);
+    const { keys } = await runCommandJson<{ keys: { revoked_at: string | null }[] }>([
+      'keys',
+      'list',
+      '--user',
+      '1',
+      '--database',
+      database,
+    ]);
     assert.match(keys[0]!.revoked_at ?? '', /^\d{4}-\d\d-\d\dT/);
   });
 
@@ -115,7 +155,13 @@ describe('admin commands', { concurrency: 4 }, () => {
     const database = db('revoke-json');
     await runCommandJson(['users', 'create', '--database', database]);
     const key = await runCommandJson<{ key_id: number }>(['keys', 'create', '--user', '1', '--database', database]);
-    const revoked = await runCommandJson<Record<string, unknown>>(['keys', 'revoke', String(key.key_id), '--database', database]);
+    const revoked = await runCommandJson<Record<string, unknown>>([
+      'keys',
+      'revoke',
+      String(key.key_id),
+      '--database',
+      database,
+    ]);
     assert.deepEqual(Object.keys(revoked), ['key_id', 'user_id', 'revoked_at']);
     assert.equal(revoked.key_id, key.key_id);
     assert.equal(revoked.user_id, 1);
@@ -140,7 +186,15 @@ describe('admin commands', { concurrency: 4 }, () => {
   it('--help and --version answer on stdout with exit 0', async () => {
     const help = await runCommand(['--help']);
     assert.equal(help.code, 0);
-    for (const command of ['serve', 'migrate', 'users create', 'keys create', 'keys list', 'keys revoke', '--body-limit']) {
+    for (const command of [
+      'serve',
+      'migrate',
+      'users create',
+      'keys create',
+      'keys list',
+      'keys revoke',
+      '--body-limit',
+    ]) {
       assert.ok(help.stdout.includes(command), command);
     }
     assert.equal((await runCommand(['keys', 'create', '--help'])).stdout, help.stdout);

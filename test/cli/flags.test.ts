@@ -21,7 +21,12 @@ after(() => rm(dir, { recursive: true, force: true }));
 /** `opened`: the database was opened (and migrated, which serve reports) before the failure. */
 function assertUsageError(result: CliResult, pattern?: RegExp, opened = false): void {
   assert.equal(result.code, 2, `exit code: ${result.stdout}${result.stderr}`);
-  if (opened) assert.match(result.stdout, /^(monitoring-api: migrated the database: [^\n]*\n)?$/, 'no first key, no listening line');
+  if (opened)
+    assert.match(
+      result.stdout,
+      /^(monitoring-api: migrated the database: [^\n]*\n)?$/,
+      'no first key, no listening line',
+    );
   else assert.equal(result.stdout, '');
   assert.equal(result.stderr.split('\n').length, 2, `one line and its newline: ${JSON.stringify(result.stderr)}`);
   assert.match(result.stderr, /^monitoring-api: \S/);
@@ -65,12 +70,28 @@ const BAD_CALLS: [string, string[], RegExp][] = [
   ['a negative port', ['serve', '--port=-1'], /--port/],
   ['a body limit of zero', ['serve', '--body-limit', '0'], /--body-limit/],
   ['a header timeout of zero', ['serve', '--header-timeout', '0'], /--header-timeout must be an integer/],
-  ['a request timeout that is no number', ['serve', '--request-timeout', '30s'], /--request-timeout must be an integer/],
+  [
+    'a request timeout that is no number',
+    ['serve', '--request-timeout', '30s'],
+    /--request-timeout must be an integer/,
+  ],
   ['a keep-alive timeout past a day', ['serve', '--keep-alive-timeout', '86400001'], /--keep-alive-timeout/],
-  ['a header timeout longer than the request timeout', ['serve', '--header-timeout', '20000', '--request-timeout', '15000'], /must not exceed --request-timeout/],
-  ['a header timeout longer than the default request timeout', ['serve', '--header-timeout', '31000'], /--header-timeout \(31000 ms\) must not exceed --request-timeout \(30000 ms\)/],
+  [
+    'a header timeout longer than the request timeout',
+    ['serve', '--header-timeout', '20000', '--request-timeout', '15000'],
+    /must not exceed --request-timeout/,
+  ],
+  [
+    'a header timeout longer than the default request timeout',
+    ['serve', '--header-timeout', '31000'],
+    /--header-timeout \(31000 ms\) must not exceed --request-timeout \(30000 ms\)/,
+  ],
   ['an unknown rate-limit store', ['serve', '--rate-limit-store', 'memcached://x'], /--rate-limit-store/],
-  ['a Redis timeout that is no number', ['serve', '--rate-limit-store', 'redis://127.0.0.1:1?timeout=fast'], /timeout must be milliseconds/],
+  [
+    'a Redis timeout that is no number',
+    ['serve', '--rate-limit-store', 'redis://127.0.0.1:1?timeout=fast'],
+    /timeout must be milliseconds/,
+  ],
   ['a bad --trust-proxy', ['serve', '--trust-proxy', 'everyone'], /--trust-proxy/],
   ['a bad --rate-limit-fail', ['serve', '--rate-limit-fail', 'maybe'], /--rate-limit-fail/],
   ['keys revoke without an id', ['keys', 'revoke'], /needs the key id/],
@@ -97,7 +118,11 @@ describe('bad calls: one line on stderr, exit 2, nothing created', { concurrency
   }
 
   it('every call kept in a process of its own is one of the bad calls', () => {
-    for (const what of THROUGH_THE_BINARY) assert.ok(BAD_CALLS.some(([name]) => name === what), what);
+    for (const what of THROUGH_THE_BINARY)
+      assert.ok(
+        BAD_CALLS.some(([name]) => name === what),
+        what,
+      );
   });
 
   it('an unsupported database URL names the accepted forms', async () => {
@@ -111,7 +136,10 @@ describe('bad calls: one line on stderr, exit 2, nothing created', { concurrency
     // Through the binary once: the variable as the real process reads it from its environment.
     assertUsageError(await runCli(['serve', '--database', database], { PORT: '99999' }), /PORT must be/);
     assertUsageError(await runCommand(['serve', '--database', database], { PORT: '99999' }), /PORT must be/);
-    assertUsageError(await runCommand(['serve', '--database', database], { RATE_LIMIT_STORE: 'memcached://x' }), /RATE_LIMIT_STORE/);
+    assertUsageError(
+      await runCommand(['serve', '--database', database], { RATE_LIMIT_STORE: 'memcached://x' }),
+      /RATE_LIMIT_STORE/,
+    );
     assertUsageError(await runCommand(['migrate'], { DATABASE_URL: 'mongodb://x' }), /database URL scheme "mongodb:"/);
     assert.ok(!existsSync(join(dir, 'env.db')));
   });
@@ -151,7 +179,15 @@ describe('what cannot be reached: one line on stderr, exit 2, quickly', { concur
 
   it('a Redis that refuses the connection; the store opened before it is closed again', async () => {
     const database = `sqlite:${join(dir, 'redis.db')}`;
-    const result = await runCommand(['serve', '--port', '0', '--database', database, '--rate-limit-store', 'redis://127.0.0.1:1']);
+    const result = await runCommand([
+      'serve',
+      '--port',
+      '0',
+      '--database',
+      database,
+      '--rate-limit-store',
+      'redis://127.0.0.1:1',
+    ]);
     assertUsageError(result, /Redis/, true);
     assert.ok(result.ms < 10_000, `${result.ms} ms`);
   });
@@ -162,7 +198,13 @@ describe('what cannot be reached: one line on stderr, exit 2, quickly', { concur
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as { port: number };
     try {
-      const result = await runCommand(['serve', '--port', String(port), '--database', `sqlite:${join(dir, 'taken.db')}`]);
+      const result = await runCommand([
+        'serve',
+        '--port',
+        String(port),
+        '--database',
+        `sqlite:${join(dir, 'taken.db')}`,
+      ]);
       assertUsageError(result, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE`), true);
     } finally {
       blocker.close();

@@ -11,9 +11,7 @@ import pgDriver from 'pg';
 import { after, before, it } from 'node:test';
 import { bootstrapFirstKey } from '../../cli/commands/bootstrap.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import {
-  bootstrapToken, CLI_ARGS, getMe, ROOT, startServe, stopServe,
-} from '../support/cli.ts';
+import { bootstrapToken, CLI_ARGS, getMe, ROOT, startServe, stopServe } from '../support/cli.ts';
 import { connectUntilRefused, freePort } from '../support/ports.ts';
 import { runCommand, runCommandJson } from '../support/run-command.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
@@ -48,21 +46,41 @@ suiteOrSkip('the CLI on PostgreSQL', skip, { concurrency: 1 }, () => {
     const second = await startServe(['--database', url, '--no-prepared-statements']);
     assert.equal(bootstrapToken(second), undefined);
     assert.equal((await getMe(second.url, token)).status, 200);
-    const create = () => fetch(`${second.url}/devices/create`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ target_type: 'domain', target_value: 'unprepared.example.com' }),
-    });
+    const create = () =>
+      fetch(`${second.url}/devices/create`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ target_type: 'domain', target_value: 'unprepared.example.com' }),
+      });
     assert.equal((await create()).status, 201);
     assert.equal((await create()).status, 409);
     assert.equal(await stopServe(second, 'SIGINT'), 0);
   });
 
   it('users create, keys create, list and revoke', async () => {
-    const { user_id } = await runCommandJson<{ user_id: number }>(['users', 'create', '--name', 'pg', '--database', url]);
+    const { user_id } = await runCommandJson<{ user_id: number }>([
+      'users',
+      'create',
+      '--name',
+      'pg',
+      '--database',
+      url,
+    ]);
     assert.equal(user_id, 2, 'the first-start user is 1');
-    const key = await runCommandJson<{ key_id: number; token: string; scopes: string[]; allowed_ips: string[] }>(['keys', 'create',
-      '--user', String(user_id), '--scopes', 'write', '--allow-ip', '::ffff:10.0.0.0/104', '--rate-limit', '7/30', '--database', url]);
+    const key = await runCommandJson<{ key_id: number; token: string; scopes: string[]; allowed_ips: string[] }>([
+      'keys',
+      'create',
+      '--user',
+      String(user_id),
+      '--scopes',
+      'write',
+      '--allow-ip',
+      '::ffff:10.0.0.0/104',
+      '--rate-limit',
+      '7/30',
+      '--database',
+      url,
+    ]);
     assert.deepEqual(key.scopes, ['write']);
     assert.deepEqual(key.allowed_ips, ['10.0.0.0/8']);
 
@@ -82,7 +100,11 @@ suiteOrSkip('the CLI on PostgreSQL', skip, { concurrency: 1 }, () => {
   it('instances opening one empty database together make a single first key', async () => {
     const fresh = await createTestDatabase();
     if (fresh.skip !== undefined) throw new Error(fresh.skip);
-    const opened = await Promise.all([openKyselyStore(fresh.url), openKyselyStore(fresh.url), openKyselyStore(fresh.url)]);
+    const opened = await Promise.all([
+      openKyselyStore(fresh.url),
+      openKyselyStore(fresh.url),
+      openKyselyStore(fresh.url),
+    ]);
     try {
       await migrateToLatest(opened[0]!.db);
       // Separate pools, so the three transactions really run side by side.
@@ -120,7 +142,9 @@ suiteOrSkip('the CLI on PostgreSQL', skip, { concurrency: 1 }, () => {
       for (;;) {
         const { rows } = await holder.query<{ waiting: number }>(
           `select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted and objid = $1
-             and database = (select oid from pg_database where datname = current_database())`, [0x6d617069]);
+             and database = (select oid from pg_database where datname = current_database())`,
+          [0x6d617069],
+        );
         if (rows[0]!.waiting > 0) break;
         assert.ok(Date.now() - started < 60_000, 'serve never waited on the first-key lock');
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -51,7 +51,10 @@ describe('serve', { concurrency: 4 }, () => {
     const token = bootstrapToken(first);
     assert.ok(token, `the first start prints a key: ${first.lines.join('\n')}`);
     assert.equal(first.lines.filter((line) => line.includes(token)).length, 1, 'the token is printed once');
-    assert.ok(first.lines.some((line) => /read\+write/.test(line)), 'the banner says what the key may do');
+    assert.ok(
+      first.lines.some((line) => /read\+write/.test(line)),
+      'the banner says what the key may do',
+    );
     assert.match(first.url, /^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     assert.equal(first.lines.filter((line) => line.startsWith('listening on ')).length, 1);
 
@@ -68,11 +71,30 @@ describe('serve', { concurrency: 4 }, () => {
     await first.waitForLine(/"status":401/);
     const listening = first.lines.findIndex((line) => line.startsWith('listening on '));
     const log = first.lines.slice(listening + 1).map((line) => JSON.parse(line));
-    assert.deepEqual(log.map((entry) => [entry.method, entry.path, entry.status]),
-      [['GET', '/v1/me', 200], ['GET', '/status', 404], ['GET', '/v1/me', 401]], 'one JSON line per request');
-    assert.deepEqual(Object.keys(log[0]).sort(), ['client_ip', 'duration_ms', 'key_id', 'method', 'path', 'request_id', 'status', 'time']);
+    assert.deepEqual(
+      log.map((entry) => [entry.method, entry.path, entry.status]),
+      [
+        ['GET', '/v1/me', 200],
+        ['GET', '/status', 404],
+        ['GET', '/v1/me', 401],
+      ],
+      'one JSON line per request',
+    );
+    assert.deepEqual(Object.keys(log[0]).sort(), [
+      'client_ip',
+      'duration_ms',
+      'key_id',
+      'method',
+      'path',
+      'request_id',
+      'status',
+      'time',
+    ]);
     assert.equal(log[2].code, 'invalid_api_key');
-    assert.ok(!first.lines.slice(listening + 1).some((line) => line.includes(token.slice(5, 20))), 'no part of the token is logged');
+    assert.ok(
+      !first.lines.slice(listening + 1).some((line) => line.includes(token.slice(5, 20))),
+      'no part of the token is logged',
+    );
     assert.equal(first.stderr(), '');
     assert.equal(await stopServe(first, 'SIGINT'), 0, 'SIGINT ends it cleanly');
 
@@ -84,47 +106,87 @@ describe('serve', { concurrency: 4 }, () => {
   });
 
   // One pair of servers for both claims: a process start saved.
-  it('two instances started together on one empty database make one first key between them; '
-    + 'a key revoked with the CLI before its first use is refused as invalid_api_key', async () => {
-    const database = db('twins');
-    const servers = await Promise.all([startServe(['--database', database]), startServe(['--database', database])]);
-    const tokens = servers.map(bootstrapToken).filter((token) => token !== undefined);
-    assert.equal(tokens.length, 1);
-    const users = await runCommand(['keys', 'list', '--user', '2', '--database', database]);
-    assert.equal(users.code, 1, 'there is no second user');
-    for (const server of servers) assert.equal((await getMe(server.url, tokens[0]!)).status, 200);
+  it(
+    'two instances started together on one empty database make one first key between them; ' +
+      'a key revoked with the CLI before its first use is refused as invalid_api_key',
+    async () => {
+      const database = db('twins');
+      const servers = await Promise.all([startServe(['--database', database]), startServe(['--database', database])]);
+      const tokens = servers.map(bootstrapToken).filter((token) => token !== undefined);
+      assert.equal(tokens.length, 1);
+      const users = await runCommand(['keys', 'list', '--user', '2', '--database', database]);
+      assert.equal(users.code, 1, 'there is no second user');
+      for (const server of servers) assert.equal((await getMe(server.url, tokens[0]!)).status, 200);
 
-    const key = await runCommandJson<{ key_id: number; token: string }>(['keys', 'create', '--user', '1', '--database', database]);
-    assert.equal((await runCommand(['keys', 'revoke', String(key.key_id), '--database', database])).code, 0);
-    const answer = await getMe(servers[1]!.url, key.token);
-    assert.equal(answer.status, 401);
-    assert.equal((await answer.json()).error.code, 'invalid_api_key');
-    assert.deepEqual(await Promise.all(servers.map((server) => stopServe(server))), [0, 0]);
-  });
+      const key = await runCommandJson<{ key_id: number; token: string }>([
+        'keys',
+        'create',
+        '--user',
+        '1',
+        '--database',
+        database,
+      ]);
+      assert.equal((await runCommand(['keys', 'revoke', String(key.key_id), '--database', database])).code, 0);
+      const answer = await getMe(servers[1]!.url, key.token);
+      assert.equal(answer.status, 401);
+      assert.equal((await answer.json()).error.code, 'invalid_api_key');
+      assert.deepEqual(await Promise.all(servers.map((server) => stopServe(server))), [0, 0]);
+    },
+  );
 
   it('serve and keys create flags reach the API: scopes, allow-list, trusted proxy, limits, private targets', async () => {
     const database = db('flags');
-    const server = await startServe(['--database', database, '--trust-proxy', '127.0.0.0/8', '--rate-limit', '5/60',
-      '--body-limit', '200', '--allow-private-targets']);
+    const server = await startServe([
+      '--database',
+      database,
+      '--trust-proxy',
+      '127.0.0.0/8',
+      '--rate-limit',
+      '5/60',
+      '--body-limit',
+      '200',
+      '--allow-private-targets',
+    ]);
     const admin = bootstrapToken(server)!;
-    const key = await runCommandJson<{ token: string }>(['keys', 'create', '--user', '1', '--scopes', 'read',
-      '--allow-ip', '203.0.113.7', '--rate-limit', '2/60', '--name', 'reader', '--expires', '2099-12-31', '--database', database]);
+    const key = await runCommandJson<{ token: string }>([
+      'keys',
+      'create',
+      '--user',
+      '1',
+      '--scopes',
+      'read',
+      '--allow-ip',
+      '203.0.113.7',
+      '--rate-limit',
+      '2/60',
+      '--name',
+      'reader',
+      '--expires',
+      '2099-12-31',
+      '--database',
+      database,
+    ]);
     const viaProxy = { 'x-forwarded-for': '203.0.113.7' };
 
     assert.equal((await (await getMe(server.url, key.token)).json()).error.code, 'ip_not_allowed');
     const me = await fetch(`${server.url}/me`, { headers: auth(key.token, viaProxy) });
-    assert.equal(me.status, 200, 'the trusted proxy\'s X-Forwarded-For names the client');
-    assert.equal(me.headers.get('ratelimit-policy'), '"key";q=2;w=60', 'the key\'s own limit');
+    assert.equal(me.status, 200, "the trusted proxy's X-Forwarded-For names the client");
+    assert.equal(me.headers.get('ratelimit-policy'), '"key";q=2;w=60', "the key's own limit");
     const write = await fetch(`${server.url}/devices/create`, {
-      method: 'POST', headers: auth(key.token, { ...viaProxy, 'content-type': 'application/json' }), body: '{}',
+      method: 'POST',
+      headers: auth(key.token, { ...viaProxy, 'content-type': 'application/json' }),
+      body: '{}',
     });
     assert.equal((await write.json()).error.code, 'insufficient_scope');
     const third = await fetch(`${server.url}/me`, { headers: auth(key.token, viaProxy) });
     assert.equal((await third.json()).error.code, 'rate_limit_exceeded');
 
-    const create = (body: object) => fetch(`${server.url}/devices/create`, {
-      method: 'POST', headers: auth(admin, { 'content-type': 'application/json' }), body: JSON.stringify(body),
-    });
+    const create = (body: object) =>
+      fetch(`${server.url}/devices/create`, {
+        method: 'POST',
+        headers: auth(admin, { 'content-type': 'application/json' }),
+        body: JSON.stringify(body),
+      });
     const privateTarget = await create({ target_type: 'ip', target_value: '10.0.0.1', service_type: 'ssh' });
     assert.equal(privateTarget.status, 201, '--allow-private-targets');
     assert.equal(privateTarget.headers.get('ratelimit-policy'), '"key";q=5;w=60', '--rate-limit');
@@ -144,18 +206,27 @@ describe('serve', { concurrency: 4 }, () => {
     // The headers and part of the body go first; SIGTERM arrives while the server waits for the
     // rest. Its 100 Continue says it has taken the request in (node sends it on parsing the headers).
     const answer = new Promise<{ status: number; connection: string | undefined; text: string }>((resolve, reject) => {
-      const req = request(`${server.url}/devices/create`, {
-        method: 'POST', agent,
-        headers: auth(token, {
-          'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), expect: '100-continue',
-        }),
-      }, (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk)).on('end', () => {
-          answeredAt = Date.now();
-          resolve({ status: res.statusCode!, connection: res.headers.connection, text });
-        });
-      });
+      const req = request(
+        `${server.url}/devices/create`,
+        {
+          method: 'POST',
+          agent,
+          headers: auth(token, {
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+            expect: '100-continue',
+          }),
+        },
+        (res) => {
+          let text = '';
+          res
+            .on('data', (chunk: Buffer) => (text += chunk))
+            .on('end', () => {
+              answeredAt = Date.now();
+              resolve({ status: res.statusCode!, connection: res.headers.connection, text });
+            });
+        },
+      );
       req.on('error', reject);
       req.once('continue', () => {
         req.write(body.slice(0, 10));
@@ -180,18 +251,30 @@ describe('serve', { concurrency: 4 }, () => {
     const outcomes = new Map<string, number>();
     let stopping = false;
     let n = 0;
-    const post = () => new Promise<string>((resolve) => {
-      const body = JSON.stringify({ target_type: 'domain', target_value: `load-${n++}.example.com` });
-      const req = request(`${server.url}/devices/create`, {
-        method: 'POST', agent, headers: auth(token, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
-      }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(`${res.statusCode}`));
+    const post = () =>
+      new Promise<string>((resolve) => {
+        const body = JSON.stringify({ target_type: 'domain', target_value: `load-${n++}.example.com` });
+        const req = request(
+          `${server.url}/devices/create`,
+          {
+            method: 'POST',
+            agent,
+            headers: auth(token, {
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(body)),
+            }),
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(`${res.statusCode}`));
+          },
+        );
+        // A new connection refused is unambiguous: nothing was sent. A reset on a reused one is not.
+        req.on('error', (error: NodeJS.ErrnoException) =>
+          resolve(req.reusedSocket ? `reset ${error.code}` : 'refused'),
+        );
+        req.end(body);
       });
-      // A new connection refused is unambiguous: nothing was sent. A reset on a reused one is not.
-      req.on('error', (error: NodeJS.ErrnoException) => resolve(req.reusedSocket ? `reset ${error.code}` : 'refused'));
-      req.end(body);
-    });
     const loops = Array.from({ length: 4 }, async () => {
       while (!stopping) {
         const outcome = await post();
@@ -209,7 +292,11 @@ describe('serve', { concurrency: 4 }, () => {
     await Promise.all(loops);
     agent.destroy();
     const created = outcomes.get('201') ?? 0;
-    assert.deepEqual([...outcomes.keys()].filter((outcome) => outcome !== '201' && outcome !== 'refused'), [], JSON.stringify(Object.fromEntries(outcomes)));
+    assert.deepEqual(
+      [...outcomes.keys()].filter((outcome) => outcome !== '201' && outcome !== 'refused'),
+      [],
+      JSON.stringify(Object.fromEntries(outcomes)),
+    );
     assert.ok(created > 0);
     // Every answered create is in the database, and no unanswered one slipped in.
     const { store } = await openKyselyStore(db('drain-load'));
@@ -226,15 +313,22 @@ describe('serve', { concurrency: 4 }, () => {
     const { hostname, port } = new URL(server.url);
     const post = (name: string) => {
       const body = JSON.stringify({ target_type: 'domain', target_value: `${name}.example.com` });
-      return `POST /v1/devices/create HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\n`
-        + `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      return (
+        `POST /v1/devices/create HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+      );
     };
     const socket = connect(Number(port), hostname);
     let received = '';
     socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
     const closed = new Promise((resolve) => socket.on('close', resolve));
     socket.write(post('first'));
-    await waitFor(() => `an answer to the first request: ${received}`, () => received.includes('201 Created'), 30_000, 10);
+    await waitFor(
+      () => `an answer to the first request: ${received}`,
+      () => received.includes('201 Created'),
+      30_000,
+      10,
+    );
     server.child.kill('SIGTERM');
     // Once the server stops accepting it is draining: five requests in one write, within the
     // grace, on the connection that stayed open.
@@ -249,7 +343,10 @@ describe('serve', { concurrency: 4 }, () => {
     const { store } = await openKyselyStore(db('drain-pipelined'));
     try {
       const stored = await store.listDevices(1, { afterId: 0, limit: Number.POSITIVE_INFINITY });
-      assert.deepEqual(stored.map((device) => device.target_value), ['first.example.com', 'p1.example.com']);
+      assert.deepEqual(
+        stored.map((device) => device.target_value),
+        ['first.example.com', 'p1.example.com'],
+      );
     } finally {
       await store.close();
     }

@@ -28,7 +28,14 @@ after(async () => {
 });
 
 /** The engine flags of every run here: the fake DNS server, one zone, nothing else asked. */
-const ENGINE = () => ['--dns-server', dns.address, '--dnsbl-zone', 'zen.spamhaus.org', '--dnsbl-domain-zone', 'dbl.spamhaus.org'];
+const ENGINE = () => [
+  '--dns-server',
+  dns.address,
+  '--dnsbl-zone',
+  'zen.spamhaus.org',
+  '--dnsbl-domain-zone',
+  'dbl.spamhaus.org',
+];
 
 async function createMonitor(url: string, token: string, ip = '93.184.215.14'): Promise<number> {
   const response = await fetch(`${url}/blacklist-monitors/create`, {
@@ -41,10 +48,16 @@ async function createMonitor(url: string, token: string, ip = '93.184.215.14'): 
 }
 
 /** Polls the list until the monitor has a status; the first check is due at once. */
-async function statusOf(url: string, token: string, id: number): Promise<{ last_status: string | null; listed_on: string[] }> {
+async function statusOf(
+  url: string,
+  token: string,
+  id: number,
+): Promise<{ last_status: string | null; listed_on: string[] }> {
   for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
     const response = await fetch(`${url}/blacklist-monitors`, { headers: { authorization: `Bearer ${token}` } });
-    const { data } = (await response.json()) as { data: { id: number; last_status: string | null; listed_on: string[] }[] };
+    const { data } = (await response.json()) as {
+      data: { id: number; last_status: string | null; listed_on: string[] }[];
+    };
     const monitor = data.find((m) => m.id === id);
     if (monitor?.last_status !== null && monitor !== undefined) return monitor;
     await delay(100);
@@ -62,9 +75,27 @@ describe('monitoring-api worker, then serve beside it', () => {
   let token: string;
 
   it('starts on a fresh database and says what it runs with', async () => {
-    worker = await startWorker(['--database', database(), '--worker-id', 'w-test', '--poll-interval', '250', ...ENGINE()]);
-    assert.ok(worker.stdout.some((l) => l === `monitoring-api: worker w-test checking devices and blacklist monitors (concurrency 100, polling every 250 ms when idle, DNS ${dns.address})`), worker.stdout.join('\n'));
-    assert.ok(worker.stdout.some((l) => /^monitoring-api: migrated the database/.test(l)), 'it migrated the fresh database');
+    worker = await startWorker([
+      '--database',
+      database(),
+      '--worker-id',
+      'w-test',
+      '--poll-interval',
+      '250',
+      ...ENGINE(),
+    ]);
+    assert.ok(
+      worker.stdout.some(
+        (l) =>
+          l ===
+          `monitoring-api: worker w-test checking devices and blacklist monitors (concurrency 100, polling every 250 ms when idle, DNS ${dns.address})`,
+      ),
+      worker.stdout.join('\n'),
+    );
+    assert.ok(
+      worker.stdout.some((l) => /^monitoring-api: migrated the database/.test(l)),
+      'it migrated the fresh database',
+    );
   });
 
   it('beside serve, checks what the API stores', async () => {
@@ -107,18 +138,32 @@ describe('monitoring-api worker --stop-timeout', () => {
     await migrateToLatest(db);
     const api = createMonitoringApi({ store });
     const key = await api.keys.createApiKey({ userId: (await api.keys.createUser()).id });
-    const created = await api.fetch(new Request('http://api.test/v1/blacklist-monitors/create', {
-      method: 'POST', headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ target_type: 'ip', target_value: '93.184.215.14' }),
-    }));
+    const created = await api.fetch(
+      new Request('http://api.test/v1/blacklist-monitors/create', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ target_type: 'ip', target_value: '93.184.215.14' }),
+      }),
+    );
     assert.equal(created.status, 201);
     await api.close();
     await store.close();
 
     // A DNS timeout of a minute: the check is still in flight at the signal, however slow the machine.
-    const worker = await startWorker(['--database', `sqlite:${file}`, '--stop-timeout', '300', '--dns-timeout', '60000',
-      '--dns-server', `127.0.0.1:${silent.address().port}`,
-      '--dnsbl-zone', 'zen.spamhaus.org', '--dnsbl-domain-zone', 'dbl.spamhaus.org']);
+    const worker = await startWorker([
+      '--database',
+      `sqlite:${file}`,
+      '--stop-timeout',
+      '300',
+      '--dns-timeout',
+      '60000',
+      '--dns-server',
+      `127.0.0.1:${silent.address().port}`,
+      '--dnsbl-zone',
+      'zen.spamhaus.org',
+      '--dnsbl-domain-zone',
+      'dbl.spamhaus.org',
+    ]);
     await waitFor('the worker to ask the DNS server', () => asked > 0);
     const stopped = performance.now();
     worker.child.kill('SIGTERM');

@@ -6,8 +6,14 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
-  createMonitoringClient, isApiError, MonitoringApiError,
-  type BlacklistMonitor, type Device, type DeviceInput, type MonitoringClient, type MonitoringClientOptions,
+  createMonitoringClient,
+  isApiError,
+  MonitoringApiError,
+  type BlacklistMonitor,
+  type Device,
+  type DeviceInput,
+  type MonitoringClient,
+  type MonitoringClientOptions,
 } from '../../client/index.ts';
 import { startServer, type StandaloneServer } from './standalone-server.ts';
 
@@ -48,8 +54,14 @@ async function expectApiError(promise: Promise<unknown>, status: number, code: s
 }
 
 const WEB: DeviceInput = {
-  target_type: 'domain', target_value: 'Example.COM', scheme: 'https', check_public_tls: 1, check_public_http: 0,
-  expect_status: 204, location: 'rack 4', is_enabled: true,
+  target_type: 'domain',
+  target_value: 'Example.COM',
+  scheme: 'https',
+  check_public_tls: 1,
+  check_public_http: 0,
+  expect_status: 204,
+  location: 'rack 4',
+  is_enabled: true,
 };
 
 // One server for both groups below: a process start saved.
@@ -80,9 +92,12 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
   let pagesKey: string;
 
   before(async () => {
-    bootstrapUser = (await createMonitoringClient({ baseUrl: server.baseUrl, token: server.bootstrapToken }).me()).user_id;
+    bootstrapUser = (await createMonitoringClient({ baseUrl: server.baseUrl, token: server.bootstrapToken }).me())
+      .user_id;
     const [readKey, records, pages] = await Promise.all([
-      server.createKey({ userId: bootstrapUser, scopes: 'read' }), server.createKey(), server.createKey(),
+      server.createKey({ userId: bootstrapUser, scopes: 'read' }),
+      server.createKey(),
+      server.createKey(),
     ]);
     reader = readKey;
     [recordsKey, pagesKey] = [records.token, pages.token];
@@ -110,16 +125,26 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
     assert.equal(ssh.port, 22);
     assert.equal(ssh.scheme, null);
     const page = await api.devices.list();
-    assert.deepEqual(page.data.map((d) => d.id), [device.id, ssh.id]);
+    assert.deepEqual(
+      page.data.map((d) => d.id),
+      [device.id, ssh.id],
+    );
     assert.equal(page.next, null);
     assert.deepEqual(await api.devices.delete(device.id), { id: device.id, deleted: true });
     await expectApiError(api.devices.delete(device.id), 404, 'device_not_found');
-    assert.deepEqual((await api.devices.list()).data.map((d) => d.id), [ssh.id]);
+    assert.deepEqual(
+      (await api.devices.list()).data.map((d) => d.id),
+      [ssh.id],
+    );
   });
 
   test('blacklist monitors: create, list, delete, then 404', async () => {
     const { api } = client(recordsKey);
-    const monitor: BlacklistMonitor = await api.blacklistMonitors.create({ target_type: 'ip', target_value: '1.1.1.1', is_enabled: 0 });
+    const monitor: BlacklistMonitor = await api.blacklistMonitors.create({
+      target_type: 'ip',
+      target_value: '1.1.1.1',
+      is_enabled: 0,
+    });
     assert.equal(monitor.is_enabled, false);
     assert.equal(monitor.last_status, null);
     assert.deepEqual(monitor.listed_on, []);
@@ -144,11 +169,16 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
     assert.ok('secret' in rotated && rotated.secret !== hook.secret);
     assert.equal('secret' in (await api.webhooks.get(hook.id)), false);
     const window = await api.maintenanceWindows.create({
-      name: 'Typed', repeat: { days: ['mon'], start: '03:00', duration_s: 3600, time_zone: 'Europe/Paris' }, device_ids: [device.id],
+      name: 'Typed',
+      repeat: { days: ['mon'], start: '03:00', duration_s: 3600, time_zone: 'Europe/Paris' },
+      device_ids: [device.id],
     });
     assert.equal(window.active_now, false);
     assert.deepEqual((await api.maintenanceWindows.update(window.id, { name: 'Renamed' })).name, 'Renamed');
-    assert.deepEqual((await api.maintenanceWindows.list()).data.map((w) => w.id), [window.id]);
+    assert.deepEqual(
+      (await api.maintenanceWindows.list()).data.map((w) => w.id),
+      [window.id],
+    );
     await expectApiError(api.maintenanceWindows.create({ name: 'x', device_ids: [999_999] }), 400, 'validation_failed');
     assert.deepEqual(await api.maintenanceWindows.delete(window.id), { id: window.id, deleted: true });
     await expectApiError(api.maintenanceWindows.get(window.id), 404, 'maintenance_window_not_found');
@@ -160,20 +190,38 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
   test('a duplicate is a typed 409 carrying existingId and the request id', async () => {
     const { api } = client(server.bootstrapToken);
     const first = await api.devices.create(WEB);
-    const error = await expectApiError(api.devices.create({ ...WEB, target_value: 'example.com.' }, { requestId: 'dup-check-1' }), 409, 'duplicate_device');
+    const error = await expectApiError(
+      api.devices.create({ ...WEB, target_value: 'example.com.' }, { requestId: 'dup-check-1' }),
+      409,
+      'duplicate_device',
+    );
     assert.equal(error.existingId, first.id);
     assert.equal(error.requestId, 'dup-check-1');
     assert.ok(isApiError(error, 'duplicate_device'));
     const monitor = await api.blacklistMonitors.create({ target_type: 'domain', target_value: 'example.org' });
-    const again = await expectApiError(api.blacklistMonitors.create({ target_type: 'domain', target_value: 'EXAMPLE.org' }), 409, 'duplicate_blacklist_monitor');
+    const again = await expectApiError(
+      api.blacklistMonitors.create({ target_type: 'domain', target_value: 'EXAMPLE.org' }),
+      409,
+      'duplicate_blacklist_monitor',
+    );
     assert.equal(again.existingId, monitor.id);
   });
 
   test('a 400 carries every detail; 401 and 403 are typed too', async () => {
     const { api } = client(server.bootstrapToken);
-    const bad = { target_type: 'domain', target_value: 'example.net', port: 70000, is_enabled: 2, expected_status: 200 } as unknown as DeviceInput;
+    const bad = {
+      target_type: 'domain',
+      target_value: 'example.net',
+      port: 70000,
+      is_enabled: 2,
+      expected_status: 200,
+    } as unknown as DeviceInput;
     const error = await expectApiError(api.devices.create(bad), 400, 'validation_failed');
-    assert.deepEqual(error.details.map((d) => [d.field, d.code]).sort(), [['expected_status', 'unknown_field'], ['is_enabled', 'invalid_value'], ['port', 'out_of_range']]);
+    assert.deepEqual(error.details.map((d) => [d.field, d.code]).sort(), [
+      ['expected_status', 'unknown_field'],
+      ['is_enabled', 'invalid_value'],
+      ['port', 'out_of_range'],
+    ]);
     assert.equal(error.existingId, undefined);
     await expectApiError(api.devices.delete(0), 400, 'invalid_id');
     await expectApiError(api.devices.list({ limit: 0 }), 400, 'validation_failed');
@@ -184,15 +232,28 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
   test('list() gives one page and the next cursor; all() walks 25 records in pages of 10', async () => {
     const { api, log } = client(pagesKey);
     const ids: number[] = [];
-    for (let i = 0; i < 25; i++) ids.push((await api.devices.create({ target_type: 'domain', target_value: `host${i}.example.com`, service_type: 'ssh' })).id);
+    for (let i = 0; i < 25; i++)
+      ids.push(
+        (await api.devices.create({ target_type: 'domain', target_value: `host${i}.example.com`, service_type: 'ssh' }))
+          .id,
+      );
 
     const first = await api.devices.list({ limit: 10 });
-    assert.deepEqual(first.data.map((d) => d.id), ids.slice(0, 10));
+    assert.deepEqual(
+      first.data.map((d) => d.id),
+      ids.slice(0, 10),
+    );
     assert.deepEqual(first.next, { limit: 10, afterId: ids[9] });
     const second = await api.devices.list(first.next!);
-    assert.deepEqual(second.data.map((d) => d.id), ids.slice(10, 20));
+    assert.deepEqual(
+      second.data.map((d) => d.id),
+      ids.slice(10, 20),
+    );
     const third = await api.devices.list(second.next!);
-    assert.deepEqual(third.data.map((d) => d.id), ids.slice(20));
+    assert.deepEqual(
+      third.data.map((d) => d.id),
+      ids.slice(20),
+    );
     assert.equal(third.next, null);
 
     log.length = 0;
@@ -200,7 +261,10 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
     for await (const device of api.devices.all({ pageSize: 10 })) seen.push(device.id);
     assert.deepEqual(seen, ids);
     assert.equal(log.length, 3, 'three pages: 10, 10 and 5');
-    assert.deepEqual(log.map((s) => new URL(s.url).search), ['?limit=10&after_id=0', `?limit=10&after_id=${ids[9]}`, `?limit=10&after_id=${ids[19]}`]);
+    assert.deepEqual(
+      log.map((s) => new URL(s.url).search),
+      ['?limit=10&after_id=0', `?limit=10&after_id=${ids[9]}`, `?limit=10&after_id=${ids[19]}`],
+    );
 
     // The default page size still reaches everything; an iterator stopped early stops fetching.
     assert.equal((await collect(api.devices.all())).length, 25);
@@ -219,7 +283,9 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
     const log: Sent[] = [];
     let attempts = 0;
     const api = createMonitoringClient({
-      baseUrl: `http://127.0.0.1:${port}/v1`, token: 'mapi_x', retry: { retries: 5 },
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      token: 'mapi_x',
+      retry: { retries: 5 },
       fetch: (input, init) => {
         attempts++;
         return loggingFetch(log)(input, init);
@@ -257,9 +323,17 @@ describe('client retry of 429 with keys limited to 3 requests in 3 seconds', { c
 
   test('with retry, a burst succeeds: each 429 is retried after Retry-After, and creates are not duplicated', async () => {
     const log: Sent[] = [];
-    const api = createMonitoringClient({ baseUrl: server.baseUrl, token: await freshKey(), fetch: loggingFetch(log), retry: { retries: 5 } });
+    const api = createMonitoringClient({
+      baseUrl: server.baseUrl,
+      token: await freshKey(),
+      fetch: loggingFetch(log),
+      retry: { retries: 5 },
+    });
     const created: Device[] = [];
-    for (let i = 0; i < 7; i++) created.push(await api.devices.create({ target_type: 'domain', target_value: `burst${i}.example.com`, service_type: 'ssh' }));
+    for (let i = 0; i < 7; i++)
+      created.push(
+        await api.devices.create({ target_type: 'domain', target_value: `burst${i}.example.com`, service_type: 'ssh' }),
+      );
     assert.equal(new Set(created.map((d) => d.id)).size, 7);
     const refused = log.filter((s) => s.status === 429);
     assert.ok(refused.length >= 1, 'the burst hit the limit');
@@ -276,12 +350,22 @@ describe('client retry of 429 with keys limited to 3 requests in 3 seconds', { c
   test('a Retry-After longer than maxDelayMs is thrown, not waited for; retries run out', async () => {
     const log: Sent[] = [];
     const [first, second] = await Promise.all([freshKey(), freshKey()]);
-    const impatient = createMonitoringClient({ baseUrl: server.baseUrl, token: first, fetch: loggingFetch(log), retry: { retries: 3, maxDelayMs: 0 } });
+    const impatient = createMonitoringClient({
+      baseUrl: server.baseUrl,
+      token: first,
+      fetch: loggingFetch(log),
+      retry: { retries: 3, maxDelayMs: 0 },
+    });
     for (let i = 0; i < 3; i++) await impatient.me();
     await expectApiError(impatient.me(), 429, 'rate_limit_exceeded');
     assert.equal(log.length, 4);
 
-    const once = createMonitoringClient({ baseUrl: server.baseUrl, token: second, retry: { retries: 1 }, fetch: loggingFetch(log) });
+    const once = createMonitoringClient({
+      baseUrl: server.baseUrl,
+      token: second,
+      retry: { retries: 1 },
+      fetch: loggingFetch(log),
+    });
     // Three calls in parallel use the quota; more in parallel exceed it, and with a single retry
     // some may still fail if the new window fills again before them.
     const results = await Promise.allSettled(Array.from({ length: 12 }, () => once.me()));

@@ -9,7 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createNodeHandler } from '../../adapters/node/index.ts';
 import {
-  createMonitoringClient, MonitoringApiError, type DeviceProbeResult, type DnsblResult, type MonitoringClient,
+  createMonitoringClient,
+  MonitoringApiError,
+  type DeviceProbeResult,
+  type DnsblResult,
+  type MonitoringClient,
 } from '../../client/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 import { dnsbl, http, mustRecord, recordBlacklistCheck, recordDeviceCheck, tls } from '../api/checks.ts';
@@ -41,7 +45,8 @@ describe('client results() and allResults() against the API over node:http', { c
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     token = (await t.createKey()).token;
     api = createMonitoringClient({
-      baseUrl, token,
+      baseUrl,
+      token,
       fetch: async (input, init) => {
         log.push({ url: String(input) });
         return fetch(input, init);
@@ -53,18 +58,36 @@ describe('client results() and allResults() against the API over node:http', { c
     await t.close();
   });
 
-  test('a device\'s results: typed, newest first, one page and its cursor, then every page', async () => {
-    const device = await api.devices.create({ target_type: 'domain', target_value: 'example.com', check_interval_s: 120 });
+  test("a device's results: typed, newest first, one page and its cursor, then every page", async () => {
+    const device = await api.devices.create({
+      target_type: 'domain',
+      target_value: 'example.com',
+      check_interval_s: 120,
+    });
     assert.equal(device.check_interval_s, 120);
     assert.equal(device.status, 'pending');
     assert.deepEqual(device.last_results, {});
     assert.deepEqual(await api.devices.results(device.id), { data: [], next: null });
     for (let i = 1; i <= 5; i++) {
-      await mustRecord(recordDeviceCheck(t.store, device.id, { checked_at: at(i), status: 'up', results: [http(at(i), 200), tls(at(i), 50 - i)] }));
+      await mustRecord(
+        recordDeviceCheck(t.store, device.id, {
+          checked_at: at(i),
+          status: 'up',
+          results: [http(at(i), 200), tls(at(i), 50 - i)],
+        }),
+      );
     }
     const first = await api.devices.results(device.id, { limit: 4 });
     const rows: DeviceProbeResult[] = first.data;
-    assert.deepEqual(rows.map((r) => [r.probe, r.checked_at]), [['public_tls', at(5)], ['public_https', at(5)], ['public_tls', at(4)], ['public_https', at(4)]]);
+    assert.deepEqual(
+      rows.map((r) => [r.probe, r.checked_at]),
+      [
+        ['public_tls', at(5)],
+        ['public_https', at(5)],
+        ['public_tls', at(4)],
+        ['public_https', at(4)],
+      ],
+    );
     assert.deepEqual(first.next, { limit: 4, beforeId: rows[3]!.id });
     const second = await api.devices.results(device.id, first.next!);
     assert.equal(second.data.length, 4);
@@ -73,33 +96,61 @@ describe('client results() and allResults() against the API over node:http', { c
     log.length = 0;
     const all = await collect(api.devices.allResults(device.id, { pageSize: 3 }));
     assert.equal(all.length, 10);
-    assert.deepEqual(all.map((r) => r.id), [...all.map((r) => r.id)].sort((a, b) => b - a));
+    assert.deepEqual(
+      all.map((r) => r.id),
+      [...all.map((r) => r.id)].sort((a, b) => b - a),
+    );
     assert.equal(log.length, 4, 'pages of 3, 3, 3 and 1');
-    assert.deepEqual(log.map((s) => new URL(s.url).search), [
-      `?id=${device.id}&limit=3`, `?id=${device.id}&limit=3&before_id=${all[2]!.id}`,
-      `?id=${device.id}&limit=3&before_id=${all[5]!.id}`, `?id=${device.id}&limit=3&before_id=${all[8]!.id}`,
-    ]);
+    assert.deepEqual(
+      log.map((s) => new URL(s.url).search),
+      [
+        `?id=${device.id}&limit=3`,
+        `?id=${device.id}&limit=3&before_id=${all[2]!.id}`,
+        `?id=${device.id}&limit=3&before_id=${all[5]!.id}`,
+        `?id=${device.id}&limit=3&before_id=${all[8]!.id}`,
+      ],
+    );
     // From a cursor of the caller's choosing, with the server's default page size.
-    assert.deepEqual((await collect(api.devices.allResults(device.id, { beforeId: all[7]!.id }))).map((r) => r.id), all.slice(8).map((r) => r.id));
+    assert.deepEqual(
+      (await collect(api.devices.allResults(device.id, { beforeId: all[7]!.id }))).map((r) => r.id),
+      all.slice(8).map((r) => r.id),
+    );
     const [listed] = (await api.devices.list()).data;
     assert.deepEqual(Object.keys(listed!.last_results).sort(), ['public_https', 'public_tls']);
     assert.equal(listed!.last_checked_at, at(5));
   });
 
-  test('a blacklist monitor\'s results are DNSBL rows', async () => {
-    const monitor = await api.blacklistMonitors.create({ target_type: 'ip', target_value: '8.8.8.8', check_interval_s: 900 });
+  test("a blacklist monitor's results are DNSBL rows", async () => {
+    const monitor = await api.blacklistMonitors.create({
+      target_type: 'ip',
+      target_value: '8.8.8.8',
+      check_interval_s: 900,
+    });
     assert.equal(monitor.check_interval_s, 900);
     assert.deepEqual(monitor.failed_zones, []);
-    await mustRecord(recordBlacklistCheck(t.store, monitor.id, { checked_at: at(1), last_status: 'listed', listed_on: ['zen.spamhaus.org'], results: [dnsbl(at(1), 'zen.spamhaus.org', true)] }));
+    await mustRecord(
+      recordBlacklistCheck(t.store, monitor.id, {
+        checked_at: at(1),
+        last_status: 'listed',
+        listed_on: ['zen.spamhaus.org'],
+        results: [dnsbl(at(1), 'zen.spamhaus.org', true)],
+      }),
+    );
     const page = await api.blacklistMonitors.results(monitor.id);
     const rows: DnsblResult[] = page.data;
-    assert.deepEqual(rows.map((r) => [r.zone, r.listed, r.answer]), [['zen.spamhaus.org', true, '127.0.0.2']]);
+    assert.deepEqual(
+      rows.map((r) => [r.zone, r.listed, r.answer]),
+      [['zen.spamhaus.org', true, '127.0.0.2']],
+    );
     assert.equal(page.next, null);
   });
 
-  test('errors are typed: 404 for a record that is not the caller\'s, 400 for a bad id or limit', async () => {
+  test("errors are typed: 404 for a record that is not the caller's, 400 for a bad id or limit", async () => {
     const other = await t.createKey();
-    const theirs = await createMonitoringClient({ baseUrl, token: other.token }).devices.create({ target_type: 'domain', target_value: 'theirs.example.com' });
+    const theirs = await createMonitoringClient({ baseUrl, token: other.token }).devices.create({
+      target_type: 'domain',
+      target_value: 'theirs.example.com',
+    });
     for (const [call, status, code] of [
       [api.devices.results(theirs.id), 404, 'device_not_found'],
       [api.blacklistMonitors.results(9_007_199_254_740_991), 404, 'blacklist_monitor_not_found'],
@@ -107,7 +158,10 @@ describe('client results() and allResults() against the API over node:http', { c
       [api.devices.results(1, { limit: 1001 }), 400, 'validation_failed'],
       [collect(api.blacklistMonitors.allResults(1, { pageSize: 0 })), 400, 'validation_failed'],
     ] as const) {
-      await assert.rejects(call, (error: unknown) => error instanceof MonitoringApiError && error.status === status && error.code === code);
+      await assert.rejects(
+        call,
+        (error: unknown) => error instanceof MonitoringApiError && error.status === status && error.code === code,
+      );
     }
   });
 });

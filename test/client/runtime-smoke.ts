@@ -23,4 +23,12 @@ try {
 const ids: number[] = [];
 for await (const item of api.blacklistMonitors.all({ pageSize: 1 })) ids.push(item.id);
 const deleted = await api.blacklistMonitors.delete(monitor.id);
-console.log(JSON.stringify({ userId: me.user_id, created: monitor.id, duplicateOf, listed: ids.includes(monitor.id), deleted: deleted.deleted }));
+console.log(
+  JSON.stringify({
+    userId: me.user_id,
+    created: monitor.id,
+    duplicateOf,
+    listed: ids.includes(monitor.id),
+    deleted: deleted.deleted,
+  }),
+);

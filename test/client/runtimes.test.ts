@@ -25,14 +25,26 @@ describe('the client in other runtimes', { concurrency: 1 }, () => {
 
   const runtimes: [string, string, string[]][] = [
     ['Bun', join(BIN, 'bun'), ['test/client/runtime-smoke.ts']],
-    ['Deno', join(BIN, 'deno'), ['run', '--no-check', '--no-prompt', '--allow-net=127.0.0.1', 'test/client/runtime-smoke.ts']],
+    [
+      'Deno',
+      join(BIN, 'deno'),
+      ['run', '--no-check', '--no-prompt', '--allow-net=127.0.0.1', 'test/client/runtime-smoke.ts'],
+    ],
   ];
   for (const [name, command, args] of runtimes) {
     test(`${name}: me, create, typed 409, all() through pages, delete`, async () => {
       const { stdout } = await run(command, [...args, server.baseUrl, server.bootstrapToken], {
-        cwd: ROOT, timeout: 60_000, env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
+        cwd: ROOT,
+        timeout: 60_000,
+        env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
       });
-      const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { userId: number; created: number; duplicateOf: number; listed: boolean; deleted: boolean };
+      const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+        userId: number;
+        created: number;
+        duplicateOf: number;
+        listed: boolean;
+        deleted: boolean;
+      };
       assert.equal(typeof result.userId, 'number');
       assert.equal(result.duplicateOf, result.created);
       assert.equal(result.listed, true);

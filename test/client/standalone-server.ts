@@ -19,7 +19,11 @@ export interface StandaloneServer {
   bootstrapToken: string;
   database: string;
   /** A new key of a new user, made with `monitoring-api users create` and `keys create`. */
-  createKey(options?: { scopes?: string; userId?: number; rateLimit?: string }): Promise<{ token: string; userId: number }>;
+  createKey(options?: {
+    scopes?: string;
+    userId?: number;
+    rateLimit?: string;
+  }): Promise<{ token: string; userId: number }>;
   /** Everything the server printed so far. */
   output(): string;
   stop(): Promise<void>;
@@ -34,10 +38,14 @@ process.once('exit', () => {
 export async function startServer(extraArgs: string[] = []): Promise<StandaloneServer> {
   const dir = await mkdtemp(join(tmpdir(), 'monitoring-api-client-'));
   const database = `sqlite:${join(dir, 'monitoring.db')}`;
-  const child: ChildProcess = spawn(process.execPath, [...CLI_ARGS, 'serve', '--host', '127.0.0.1', '--port', '0', '--database', database, ...extraArgs], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...CLI_ARGS, 'serve', '--host', '127.0.0.1', '--port', '0', '--database', database, ...extraArgs],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   running.add(child);
   child.once('exit', () => running.delete(child));
   let output = '';
@@ -69,7 +77,9 @@ export async function startServer(extraArgs: string[] = []): Promise<StandaloneS
     database,
     output: () => output,
     async createKey(options = {}) {
-      const userId = options.userId ?? (await runCommandJson<{ user_id: number }>(['users', 'create', '--database', database])).user_id;
+      const userId =
+        options.userId ??
+        (await runCommandJson<{ user_id: number }>(['users', 'create', '--database', database])).user_id;
       const args = ['keys', 'create', '--database', database, '--user', String(userId)];
       if (options.scopes !== undefined) args.push('--scopes', options.scopes);
       if (options.rateLimit !== undefined) args.push('--rate-limit', options.rateLimit);

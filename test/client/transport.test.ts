@@ -31,7 +31,12 @@ function scripted(responses: (() => Response)[]): { fetch: typeof fetch; seen: S
   return {
     seen,
     fetch: async (input, init) => {
-      seen.push({ method: init?.method ?? 'GET', url: String(input), headers: new Headers(init?.headers), body: init?.body as string | undefined });
+      seen.push({
+        method: init?.method ?? 'GET',
+        url: String(input),
+        headers: new Headers(init?.headers),
+        body: init?.body as string | undefined,
+      });
       const next = responses.shift();
       if (next === undefined) throw new Error('no more scripted responses');
       return next();
@@ -39,9 +44,19 @@ function scripted(responses: (() => Response)[]): { fetch: typeof fetch; seen: S
   };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => () =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
-const limited = (retryAfter: string) => json(429, { success: false, error: { code: 'rate_limit_exceeded', message: 'Too many.' } }, { 'retry-after': retryAfter });
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  () =>
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    });
+const limited = (retryAfter: string) =>
+  json(
+    429,
+    { success: false, error: { code: 'rate_limit_exceeded', message: 'Too many.' } },
+    { 'retry-after': retryAfter },
+  );
 const created = json(201, { success: true, data: { id: 7 } });
 
 describe('client transport', () => {
@@ -51,7 +66,10 @@ describe('client transport', () => {
       const api = createMonitoringClient({ baseUrl, token: 'mapi_t', fetch });
       await api.blacklistMonitors.delete(3, { requestId: 'r-1' });
       await api.devices.create({ target_type: 'ip', target_value: '1.1.1.1' });
-      assert.deepEqual(seen.map((s) => `${s.method} ${s.url}`), ['DELETE http://api.test/v1/blacklist-monitors/delete?id=3', 'POST http://api.test/v1/devices/create']);
+      assert.deepEqual(
+        seen.map((s) => `${s.method} ${s.url}`),
+        ['DELETE http://api.test/v1/blacklist-monitors/delete?id=3', 'POST http://api.test/v1/devices/create'],
+      );
       assert.equal(seen[0]!.headers.get('authorization'), 'Bearer mapi_t');
       assert.equal(seen[0]!.headers.get('x-request-id'), 'r-1');
       assert.equal(seen[0]!.headers.get('content-type'), null);
@@ -62,29 +80,61 @@ describe('client transport', () => {
 
   test('a 429 on a create is retried with the same body when opted in; a 500 never is', async () => {
     const ok = scripted([limited('0'), limited('0'), created]);
-    const api = createMonitoringClient({ baseUrl: 'http://api.test/v1', token: 't', fetch: ok.fetch, retry: { retries: 2 } });
+    const api = createMonitoringClient({
+      baseUrl: 'http://api.test/v1',
+      token: 't',
+      fetch: ok.fetch,
+      retry: { retries: 2 },
+    });
     assert.deepEqual(await api.devices.create({ target_type: 'ip', target_value: '1.1.1.1' }), { id: 7 });
     assert.equal(ok.seen.length, 3);
     assert.ok(ok.seen.every((s) => s.body === ok.seen[0]!.body && s.method === 'POST'));
 
-    const failing = scripted([json(500, { success: false, error: { code: 'server_error', message: 'The server failed.' } }), created]);
-    const again = createMonitoringClient({ baseUrl: 'http://api.test/v1', token: 't', fetch: failing.fetch, retry: { retries: 5 } });
-    await assert.rejects(again.devices.create({ target_type: 'ip', target_value: '1.1.1.1' }), (e: unknown) => e instanceof MonitoringApiError && e.status === 500 && e.code === 'server_error');
+    const failing = scripted([
+      json(500, { success: false, error: { code: 'server_error', message: 'The server failed.' } }),
+      created,
+    ]);
+    const again = createMonitoringClient({
+      baseUrl: 'http://api.test/v1',
+      token: 't',
+      fetch: failing.fetch,
+      retry: { retries: 5 },
+    });
+    await assert.rejects(
+      again.devices.create({ target_type: 'ip', target_value: '1.1.1.1' }),
+      (e: unknown) => e instanceof MonitoringApiError && e.status === 500 && e.code === 'server_error',
+    );
     assert.equal(failing.seen.length, 1);
 
     const exhausted = scripted([limited('0'), limited('0')]);
-    const once = createMonitoringClient({ baseUrl: 'http://api.test/v1', token: 't', fetch: exhausted.fetch, retry: { retries: 1 } });
-    await assert.rejects(once.me(), (e: unknown) => e instanceof MonitoringApiError && e.code === 'rate_limit_exceeded' && e.retryAfterSeconds === 0);
+    const once = createMonitoringClient({
+      baseUrl: 'http://api.test/v1',
+      token: 't',
+      fetch: exhausted.fetch,
+      retry: { retries: 1 },
+    });
+    await assert.rejects(
+      once.me(),
+      (e: unknown) => e instanceof MonitoringApiError && e.code === 'rate_limit_exceeded' && e.retryAfterSeconds === 0,
+    );
     assert.equal(exhausted.seen.length, 2);
   });
 
   test('aborting while waiting to retry ends the call at once', async () => {
     const { fetch } = scripted([limited('30')]);
     const controller = new AbortController();
-    const api = createMonitoringClient({ baseUrl: 'http://api.test/v1', token: 't', fetch, retry: { retries: 1, maxDelayMs: 60_000 } });
+    const api = createMonitoringClient({
+      baseUrl: 'http://api.test/v1',
+      token: 't',
+      fetch,
+      retry: { retries: 1, maxDelayMs: 60_000 },
+    });
     const started = Date.now();
     setTimeout(() => controller.abort(), 50);
-    await assert.rejects(api.me({ signal: controller.signal }), (e: unknown) => e instanceof MonitoringApiError && e.code === 'aborted');
+    await assert.rejects(
+      api.me({ signal: controller.signal }),
+      (e: unknown) => e instanceof MonitoringApiError && e.code === 'aborted',
+    );
     assert.ok(Date.now() - started < 5_000);
   });
 
@@ -96,7 +146,10 @@ describe('client transport', () => {
     ]);
     const api = createMonitoringClient({ baseUrl: 'http://api.test/v1', token: 't', fetch });
     for (const status of [502, 200, 200]) {
-      await assert.rejects(api.me(), (e: unknown) => e instanceof MonitoringApiError && e.code === 'unexpected_response' && e.status === status);
+      await assert.rejects(
+        api.me(),
+        (e: unknown) => e instanceof MonitoringApiError && e.code === 'unexpected_response' && e.status === status,
+      );
     }
   });
 
@@ -113,7 +166,12 @@ describe('client transport', () => {
     const base = new URL('http://api.test/v1/devices?limit=2');
     assert.equal(nextLink(new Headers(), base), null);
     assert.equal(nextLink(new Headers({ link: '</v1/devices?limit=2&after_id=1>; rel="prev"' }), base), null);
-    const next = nextLink(new Headers({ link: '</v1/devices?limit=2&after_id=0>; rel="prev", </v1/devices?limit=2&after_id=4>; rel="next last"' }), base);
+    const next = nextLink(
+      new Headers({
+        link: '</v1/devices?limit=2&after_id=0>; rel="prev", </v1/devices?limit=2&after_id=4>; rel="next last"',
+      }),
+      base,
+    );
     assert.equal(next?.href, 'http://api.test/v1/devices?limit=2&after_id=4');
     assert.deepEqual(cursorOf(next!, base), { limit: 2, afterId: 4 });
     assert.throws(() => cursorOf(new URL('http://evil.test/v1/devices?limit=2&after_id=4'), base), MonitoringApiError);
@@ -122,11 +180,17 @@ describe('client transport', () => {
 
   test('a results Link gives limit and before_id; it must name the same record on the same route', () => {
     const base = new URL('http://api.test/v1/devices/results?id=7&limit=2');
-    assert.deepEqual(resultCursorOf(new URL('http://api.test/v1/devices/results?id=7&limit=2&before_id=40'), base), { limit: 2, beforeId: 40 });
+    assert.deepEqual(resultCursorOf(new URL('http://api.test/v1/devices/results?id=7&limit=2&before_id=40'), base), {
+      limit: 2,
+      beforeId: 40,
+    });
     for (const href of [
-      'http://api.test/v1/devices/results?id=8&limit=2&before_id=40', 'http://evil.test/v1/devices/results?id=7&limit=2&before_id=40',
-      'http://api.test/v1/blacklist-monitors/results?id=7&limit=2&before_id=40', 'http://api.test/v1/devices/results?id=7&limit=2',
-      'http://api.test/v1/devices/results?id=7&limit=0&before_id=40', 'http://api.test/v1/devices/results?id=7&limit=2&before_id=0',
+      'http://api.test/v1/devices/results?id=8&limit=2&before_id=40',
+      'http://evil.test/v1/devices/results?id=7&limit=2&before_id=40',
+      'http://api.test/v1/blacklist-monitors/results?id=7&limit=2&before_id=40',
+      'http://api.test/v1/devices/results?id=7&limit=2',
+      'http://api.test/v1/devices/results?id=7&limit=0&before_id=40',
+      'http://api.test/v1/devices/results?id=7&limit=2&before_id=0',
     ]) {
       assert.throws(() => resultCursorOf(new URL(href), base), MonitoringApiError, href);
     }
@@ -134,7 +198,10 @@ describe('client transport', () => {
 
   test('options are checked when the client is made', () => {
     assert.throws(() => createMonitoringClient({ baseUrl: 'http://api.test/v1', token: '' }), TypeError);
-    assert.throws(() => createMonitoringClient({ baseUrl: 'http://api.test/v1', token: 't', retry: { retries: -1 } }), TypeError);
+    assert.throws(
+      () => createMonitoringClient({ baseUrl: 'http://api.test/v1', token: 't', retry: { retries: -1 } }),
+      TypeError,
+    );
     assert.throws(() => createMonitoringClient({ baseUrl: 'not a url', token: 't' }), TypeError);
   });
 });

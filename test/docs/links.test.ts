@@ -21,20 +21,31 @@ function files(folder: string, extension: string): string[] {
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
 function anchor(heading: string): string {
-  return heading.trim().toLowerCase().replaceAll(/[^\p{L}\p{N} _-]/gu, '').replaceAll(' ', '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replaceAll(/[^\p{L}\p{N} _-]/gu, '')
+    .replaceAll(' ', '-');
 }
 
 function headings(markdown: string): string[] {
-  return markdown.split('\n').filter((line) => /^#{1,6} /.test(line)).map((line) => line.replace(/^#+ /, ''));
+  return markdown
+    .split('\n')
+    .filter((line) => /^#{1,6} /.test(line))
+    .map((line) => line.replace(/^#+ /, ''));
 }
 
 test('every docs/contract.md §N cited in the sources is a section of docs/contract.md', () => {
-  const sections = new Set(headings(readFileSync(join(ROOT, 'docs', 'contract.md'), 'utf8'))
-    .map((heading) => /^(\d+(?:\.\d+)?)\.? /.exec(heading)?.[1])
-    .filter((number) => number !== undefined));
+  const sections = new Set(
+    headings(readFileSync(join(ROOT, 'docs', 'contract.md'), 'utf8'))
+      .map((heading) => /^(\d+(?:\.\d+)?)\.? /.exec(heading)?.[1])
+      .filter((number) => number !== undefined),
+  );
   const missing: string[] = [];
   for (const file of SOURCE_FOLDERS.flatMap((folder) => files(folder, '.ts'))) {
-    for (const citation of readFileSync(join(ROOT, file), 'utf8').matchAll(/docs\/contract\.md((?:[ ,]*(?:and|to)? *§\d+(?:\.\d+)?(?:-§?\d+(?:\.\d+)?)?)+)/g)) {
+    for (const citation of readFileSync(join(ROOT, file), 'utf8').matchAll(
+      /docs\/contract\.md((?:[ ,]*(?:and|to)? *§\d+(?:\.\d+)?(?:-§?\d+(?:\.\d+)?)?)+)/g,
+    )) {
       for (const number of citation[1]!.matchAll(/§?(\d+(?:\.\d+)?)/g)) {
         if (!sections.has(number[1]!)) missing.push(`${file}: §${number[1]}`);
       }
@@ -60,7 +71,8 @@ test('every heading of docs/ cited in the sources (docs/engine.md, "Scheduling")
     for (const citation of text.matchAll(/docs\/([a-z-]+)\.md,\s*((?:"[^"]+"(?:,?\s*(?:and\s+)?)?)+)/g)) {
       const inFile = headingsOf(citation[1]!);
       for (const heading of citation[2]!.matchAll(/"([^"]+)"/g)) {
-        if (inFile === undefined || !inFile.has(heading[1]!)) missing.push(`${file}: docs/${citation[1]}.md, "${heading[1]}"`);
+        if (inFile === undefined || !inFile.has(heading[1]!))
+          missing.push(`${file}: docs/${citation[1]}.md, "${heading[1]}"`);
       }
     }
   }
@@ -81,7 +93,13 @@ test('every relative link of the README and docs/ leads somewhere', () => {
         broken.push(`${document}: ${target}`);
         continue;
       }
-      if (fragment !== undefined && file.endsWith('.md') && !headings(readFileSync(join(ROOT, file), 'utf8')).map(anchor).includes(fragment)) {
+      if (
+        fragment !== undefined &&
+        file.endsWith('.md') &&
+        !headings(readFileSync(join(ROOT, file), 'utf8'))
+          .map(anchor)
+          .includes(fragment)
+      ) {
         broken.push(`${document}: ${target} (no such heading)`);
       }
     }

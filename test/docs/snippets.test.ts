@@ -39,7 +39,9 @@ interface Snippet {
 
 /** The documents a reader is sent to. */
 function documents(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`);
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => `docs/${file}`);
   return ['README.md', 'examples/README.md', ...docs.sort()];
 }
 
@@ -163,7 +165,11 @@ function start(command: string, args: string[], cwd: string, env: Record<string,
       };
       listeners.add(check);
       check();
-      void exited.then((exit) => reject(new Error(`ended (code ${exit.code}, signal ${exit.signal}) before printing ${pattern}:\n${exit.output}`)));
+      void exited.then((exit) =>
+        reject(
+          new Error(`ended (code ${exit.code}, signal ${exit.signal}) before printing ${pattern}:\n${exit.output}`),
+        ),
+      );
     });
   return { child, exited, waitFor, output: () => output };
 }
@@ -172,7 +178,9 @@ const BIN = join(ROOT, 'node_modules', '.bin');
 
 // Read when the file loads, so that each snippet can be a test of its own.
 const unmarked: string[] = [];
-const snippets = documents().flatMap((document) => extract(document, readFileSync(join(ROOT, document), 'utf8'), unmarked));
+const snippets = documents().flatMap((document) =>
+  extract(document, readFileSync(join(ROOT, document), 'utf8'), unmarked),
+);
 
 describe('the snippets of the README and docs/', () => {
   let folder = '';
@@ -190,7 +198,10 @@ describe('the snippets of the README and docs/', () => {
       await symlink(join(ROOT, 'node_modules', entry), join(folder, 'node_modules', entry));
     }
     await symlink(ROOT, join(folder, 'node_modules', 'monitoring-api'));
-    await writeFile(join(folder, 'package.json'), `${JSON.stringify({ type: 'module', private: true, dependencies: { 'monitoring-api': '*' } })}\n`);
+    await writeFile(
+      join(folder, 'package.json'),
+      `${JSON.stringify({ type: 'module', private: true, dependencies: { 'monitoring-api': '*' } })}\n`,
+    );
     await writeFile(join(folder, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
     await writeFile(join(folder, 'runtime-globals.d.ts'), RUNTIME_GLOBALS);
     for (const snippet of snippets) {
@@ -203,8 +214,15 @@ describe('the snippets of the README and docs/', () => {
   });
 
   test('every TypeScript or JavaScript block carries a snippet marker', () => {
-    assert.deepEqual(unmarked, [], 'add <!-- snippet: run|serve|typecheck|sketch --> on the line before each of these blocks');
-    assert.ok(snippets.some((s) => s.mode === 'run') && snippets.some((s) => s.mode === 'serve'), 'no snippet found to run');
+    assert.deepEqual(
+      unmarked,
+      [],
+      'add <!-- snippet: run|serve|typecheck|sketch --> on the line before each of these blocks',
+    );
+    assert.ok(
+      snippets.some((s) => s.mode === 'run') && snippets.some((s) => s.mode === 'serve'),
+      'no snippet found to run',
+    );
   });
 
   test('they type-check against the built package (one tsc run)', async () => {
@@ -226,12 +244,29 @@ describe('the snippets of the README and docs/', () => {
   for (const snippet of snippets.filter((s) => s.mode === 'serve')) {
     test(`${snippet.where} serves the API (${snippet.runtime})`, async () => {
       const cwd = await mkdtemp(join(folder, `serve-${snippet.name}-`));
-      const [command, args] = snippet.runtime === 'bun'
-        ? [join(BIN, 'bun'), [join(folder, `${snippet.name}.ts`)]]
-        : snippet.runtime === 'deno'
-          ? [join(BIN, 'deno'), ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-write', join(folder, `${snippet.name}.ts`)]]
-          : [process.execPath, [join(folder, 'out', `${snippet.name}.js`)]];
-      const server = start(command, args, cwd, { PORT: '0', DATABASE_URL: `sqlite:${join(cwd, 'monitoring.db')}` }, 30_000);
+      const [command, args] =
+        snippet.runtime === 'bun'
+          ? [join(BIN, 'bun'), [join(folder, `${snippet.name}.ts`)]]
+          : snippet.runtime === 'deno'
+            ? [
+                join(BIN, 'deno'),
+                [
+                  'run',
+                  '--allow-net',
+                  '--allow-env',
+                  '--allow-read',
+                  '--allow-write',
+                  join(folder, `${snippet.name}.ts`),
+                ],
+              ]
+            : [process.execPath, [join(folder, 'out', `${snippet.name}.js`)]];
+      const server = start(
+        command,
+        args,
+        cwd,
+        { PORT: '0', DATABASE_URL: `sqlite:${join(cwd, 'monitoring.db')}` },
+        30_000,
+      );
       try {
         const base = (await server.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+\S*)/))[1]!;
         const response = await fetch(`${base}/me`);

@@ -29,9 +29,14 @@ eachStore('a blacklist monitor through the API, the engine, the fake DNS server 
     const { receiver, webhook } = await w.subscribe();
     // The engine's own Resolver, pointed at the fake server: the path a `--dns-server` takes.
     const engine = w.engine({ dnsServers: [dns.address], dnsblZones: [ZONE_A, ZONE_B], dnsblDomainZones: [] });
-    const created = await w.call<BlacklistMonitor>('/blacklist-monitors/create', {
-      method: 'POST', body: { target_type: 'ip', target_value: '192.0.2.10', check_interval_s: INTERVAL_S },
-    }, 201);
+    const created = await w.call<BlacklistMonitor>(
+      '/blacklist-monitors/create',
+      {
+        method: 'POST',
+        body: { target_type: 'ip', target_value: '192.0.2.10', check_interval_s: INTERVAL_S },
+      },
+      201,
+    );
     assert.equal(created.last_status, null);
     const a = `10.2.0.192.${ZONE_A}`;
     const b = `10.2.0.192.${ZONE_B}`;
@@ -47,17 +52,26 @@ eachStore('a blacklist monitor through the API, the engine, the fake DNS server 
     // First check: both zones answer NXDOMAIN. null → clean is no event.
     await engine.runOnce();
     let monitor = await w.monitor(created.id);
-    assert.deepEqual([monitor.last_status, monitor.listed_on, monitor.failed_zones, monitor.last_checked_at], ['clean', [], [], iso()]);
+    assert.deepEqual(
+      [monitor.last_status, monitor.listed_on, monitor.failed_zones, monitor.last_checked_at],
+      ['clean', [], [], iso()],
+    );
     assert.deepEqual(dns.queries.toSorted(), [a, b]);
     assert.equal(receiver.received.length, 0);
 
     dns.set(a, { a: ['127.0.0.2'] });
     monitor = await step();
     assert.deepEqual([monitor.last_status, monitor.listed_on], ['listed', [ZONE_A]]);
-    assert.deepEqual(delivered().map((e) => e.type), ['blacklist.listed']);
+    assert.deepEqual(
+      delivered().map((e) => e.type),
+      ['blacklist.listed'],
+    );
     const listed = delivered()[0]!;
     assert.equal(listed.timestamp, iso());
-    assert.deepEqual([listed.data.previous_status, listed.data.status, listed.data.listed_on], ['clean', 'listed', [ZONE_A]]);
+    assert.deepEqual(
+      [listed.data.previous_status, listed.data.status, listed.data.listed_on],
+      ['clean', 'listed', [ZONE_A]],
+    );
     const { previous_status: _, status: __, ...record } = listed.data;
     assert.deepEqual(record, monitor, 'the data is the monitor as the API shows it after the check');
 
@@ -70,14 +84,20 @@ eachStore('a blacklist monitor through the API, the engine, the fake DNS server 
     monitor = await step();
     assert.deepEqual([monitor.last_status, monitor.listed_on], ['listed', [ZONE_A, ZONE_B]]);
     const grown = delivered()[1]!;
-    assert.deepEqual([grown.type, grown.data.previous_status, grown.data.listed_on], ['blacklist.listed', 'listed', [ZONE_A, ZONE_B]]);
+    assert.deepEqual(
+      [grown.type, grown.data.previous_status, grown.data.listed_on],
+      ['blacklist.listed', 'listed', [ZONE_A, ZONE_B]],
+    );
 
     dns.set(a, 'nxdomain');
     dns.set(b, 'nodata');
     monitor = await step();
     assert.deepEqual([monitor.last_status, monitor.listed_on], ['clean', []]);
     const delisted = delivered()[2]!;
-    assert.deepEqual([delisted.type, delisted.data.previous_status, delisted.data.status], ['blacklist.delisted', 'listed', 'clean']);
+    assert.deepEqual(
+      [delisted.type, delisted.data.previous_status, delisted.data.status],
+      ['blacklist.delisted', 'listed', 'clean'],
+    );
 
     // One zone failing beside one answering: still clean, the failure shown.
     dns.set(b, 'servfail');
@@ -99,8 +119,14 @@ eachStore('a blacklist monitor through the API, the engine, the fake DNS server 
     // A result row per zone and check, newest first.
     const results = await w.call<DnsblResult[]>(`/blacklist-monitors/results?id=${created.id}&limit=4`);
     assert.deepEqual(results.map((r) => [r.zone, r.ok, r.listed]).toSorted(), [
-      [ZONE_A, false, false], [ZONE_A, true, false], [ZONE_B, false, false], [ZONE_B, true, false],
+      [ZONE_A, false, false],
+      [ZONE_A, true, false],
+      [ZONE_B, false, false],
+      [ZONE_B, true, false],
     ]);
-    assert.deepEqual(results.slice(0, 2).map((r) => r.checked_at), [iso(), iso()]);
+    assert.deepEqual(
+      results.slice(0, 2).map((r) => r.checked_at),
+      [iso(), iso()],
+    );
   });
 });

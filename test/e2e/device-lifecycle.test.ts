@@ -30,14 +30,25 @@ eachStore('a device through the API, the engine and a webhook', (opened) => {
     target = await startTargetServer();
     const { receiver, webhook } = await w.subscribe();
     const engine = w.engine({ retryDelayS: RETRY_DELAY_S, failuresBeforeDown: 2 });
-    const created = await w.call<Device>('/devices/create', {
-      method: 'POST',
-      body: {
-        target_type: 'domain', target_value: 'web.probe-fixture.net', service_type: 'web', scheme: 'http',
-        port: target.port, check_interval_s: INTERVAL_S,
+    const created = await w.call<Device>(
+      '/devices/create',
+      {
+        method: 'POST',
+        body: {
+          target_type: 'domain',
+          target_value: 'web.probe-fixture.net',
+          service_type: 'web',
+          scheme: 'http',
+          port: target.port,
+          check_interval_s: INTERVAL_S,
+        },
       },
-    }, 201);
-    assert.deepEqual([created.status, created.status_since, created.last_checked_at, created.last_results], ['pending', null, null, {}]);
+      201,
+    );
+    assert.deepEqual(
+      [created.status, created.status_since, created.last_checked_at, created.last_results],
+      ['pending', null, null, {}],
+    );
     const iso = () => new Date(w.clock.now()).toISOString();
 
     // A new device is due at once.
@@ -113,7 +124,14 @@ eachStore('a device through the API, the engine and a webhook', (opened) => {
     const first = await w.raw<CheckResult[]>(`/devices/results?id=${created.id}&limit=3`);
     assert.equal(first.status, 200);
     const page1 = first.body.data!;
-    assert.deepEqual(page1.map((r) => [r.probe, r.ok]), [['public_http', true], ['public_http', false], ['public_http', false]]);
+    assert.deepEqual(
+      page1.map((r) => [r.probe, r.ok]),
+      [
+        ['public_http', true],
+        ['public_http', false],
+        ['public_http', false],
+      ],
+    );
     assert.equal(page1[0]!.checked_at, iso());
     assert.ok(page1[0]!.id > page1[1]!.id && page1[1]!.id > page1[2]!.id, 'newest first');
     const link = first.headers.get('link');
@@ -121,7 +139,13 @@ eachStore('a device through the API, the engine and a webhook', (opened) => {
     const next = /^<([^>]+)>/.exec(link!)![1]!;
     assert.equal(next, `/v1/devices/results?id=${created.id}&limit=3&before_id=${page1[2]!.id}`);
     const second = await w.t.request<CheckResult[]>(next, { key: w.key });
-    assert.deepEqual(second.body.data!.map((r) => [r.probe, r.ok]), [['public_http', false], ['public_http', true]]);
+    assert.deepEqual(
+      second.body.data!.map((r) => [r.probe, r.ok]),
+      [
+        ['public_http', false],
+        ['public_http', true],
+      ],
+    );
     assert.equal(second.headers.get('link'), null, 'the last page has no next');
   });
 });

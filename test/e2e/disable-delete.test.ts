@@ -23,10 +23,21 @@ eachStore('disabling and deleting records the engine checks', (opened) => {
   });
 
   async function webDevice(w: World, name: string, port: number): Promise<Device> {
-    return w.call<Device>('/devices/create', {
-      method: 'POST',
-      body: { target_type: 'domain', target_value: name, service_type: 'web', scheme: 'http', port, check_interval_s: INTERVAL_MS / 1000 },
-    }, 201);
+    return w.call<Device>(
+      '/devices/create',
+      {
+        method: 'POST',
+        body: {
+          target_type: 'domain',
+          target_value: name,
+          service_type: 'web',
+          scheme: 'http',
+          port,
+          check_interval_s: INTERVAL_MS / 1000,
+        },
+      },
+      201,
+    );
   }
 
   it('a disabled device is paused and no longer checked; enabled again, it is pending and due at once', async () => {
@@ -103,7 +114,11 @@ eachStore('disabling and deleting records the engine checks', (opened) => {
     assert.deepEqual([answer.status, answer.body.error?.code], [404, 'device_not_found']);
     // Pruning everything shows what the store still holds: the kept device's three results only.
     // (Nothing else lives in this store: each test deletes its records when it ends.)
-    assert.equal(await w.store.deleteCheckResultsBefore(FAR_FUTURE, 1000), 3, 'the deleted device left no results behind');
+    assert.equal(
+      await w.store.deleteCheckResultsBefore(FAR_FUTURE, 1000),
+      3,
+      'the deleted device left no results behind',
+    );
     assert.deepEqual(await w.call<unknown[]>(`/devices/results?id=${kept.id}`), []);
 
     // Its schedule went with it: the engine finds nothing of it to check.

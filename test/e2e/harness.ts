@@ -82,7 +82,11 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function openWorld(store: Store, start: number | string, options: { allowPrivateTargets?: boolean } = {}): Promise<World> {
+export async function openWorld(
+  store: Store,
+  start: number | string,
+  options: { allowPrivateTargets?: boolean } = {},
+): Promise<World> {
   const clock = new ManualClock(start);
   // The API lets names through the target policy without resolving them, so loopback targets
   // need the option only for IP literals; the tests use names, as a user would.
@@ -106,24 +110,38 @@ export async function openWorld(store: Store, start: number | string, options: {
   }
 
   return {
-    t, key, clock, store, call, raw,
-    engine: (options = {}) => createMonitoringEngine({ store, clock, allowPrivateTargets: true, ...FAST_ENGINE, ...options }),
+    t,
+    key,
+    clock,
+    store,
+    call,
+    raw,
+    engine: (options = {}) =>
+      createMonitoringEngine({ store, clock, allowPrivateTargets: true, ...FAST_ENGINE, ...options }),
     device: (id) => one<Device>('/devices', id),
     monitor: (id) => one<BlacklistMonitor>('/blacklist-monitors', id),
     webhooks: () => call<Webhook[]>('/webhooks'),
     async subscribe(events) {
       const receiver = await startReceiver();
       receivers.push(receiver);
-      const webhook = await call<CreatedWebhook>('/webhooks/create', {
-        method: 'POST',
-        body: { url: `http://hooks${receivers.length}.probe-fixture.net:${receiver.port}/hook`, ...(events ? { events } : {}) },
-      }, 201);
+      const webhook = await call<CreatedWebhook>(
+        '/webhooks/create',
+        {
+          method: 'POST',
+          body: {
+            url: `http://hooks${receivers.length}.probe-fixture.net:${receiver.port}/hook`,
+            ...(events ? { events } : {}),
+          },
+        },
+        201,
+      );
       assert.match(webhook.secret, /^whsec_/);
       return { receiver, webhook };
     },
     async close() {
       for (const path of ['/devices', '/blacklist-monitors', '/webhooks']) {
-        for (const { id } of await call<{ id: number }[]>(path)) await call(`${path}/delete?id=${id}`, { method: 'DELETE' });
+        for (const { id } of await call<{ id: number }[]>(path))
+          await call(`${path}/delete?id=${id}`, { method: 'DELETE' });
       }
       for (const receiver of receivers) await receiver.close();
       await t.close();
@@ -182,8 +200,29 @@ export function verifySigned(secret: string, request: Received): DeliveredEvent 
 
 /** The device fields of docs/engine.md §2, as the API lists them (an event's data carries the same). */
 export const DEVICE_RECORD_FIELDS = [
-  'id', 'target_type', 'target_value', 'service_type', 'scheme', 'port', 'host_header', 'proxy_enabled',
-  'origin_host', 'origin_scheme', 'origin_port', 'check_public_http', 'check_public_https', 'check_public_tls',
-  'check_origin_http', 'check_origin_tls', 'expect_status', 'location', 'is_enabled', 'created_at',
-  'check_interval_s', 'status', 'status_since', 'last_checked_at', 'last_results',
+  'id',
+  'target_type',
+  'target_value',
+  'service_type',
+  'scheme',
+  'port',
+  'host_header',
+  'proxy_enabled',
+  'origin_host',
+  'origin_scheme',
+  'origin_port',
+  'check_public_http',
+  'check_public_https',
+  'check_public_tls',
+  'check_origin_http',
+  'check_origin_tls',
+  'expect_status',
+  'location',
+  'is_enabled',
+  'created_at',
+  'check_interval_s',
+  'status',
+  'status_since',
+  'last_checked_at',
+  'last_results',
 ] as const;

@@ -27,10 +27,21 @@ eachStore('maintenance windows in the engine', (opened) => {
   });
 
   async function webDevice(w: World, name: string, port: number): Promise<Device> {
-    return w.call<Device>('/devices/create', {
-      method: 'POST',
-      body: { target_type: 'domain', target_value: name, service_type: 'web', scheme: 'http', port, check_interval_s: INTERVAL_S },
-    }, 201);
+    return w.call<Device>(
+      '/devices/create',
+      {
+        method: 'POST',
+        body: {
+          target_type: 'domain',
+          target_value: name,
+          service_type: 'web',
+          scheme: 'http',
+          port,
+          check_interval_s: INTERVAL_S,
+        },
+      },
+      201,
+    );
   }
 
   it('a window that starts while the target is down: no device.down, started and ended announced, down once after', async () => {
@@ -44,9 +55,19 @@ eachStore('maintenance windows in the engine', (opened) => {
     assert.equal((await w.device(device.id)).status, 'up');
 
     // The window: 10:05 to 10:20. The target fails from 10:04, so one failed check before it.
-    const window = await w.call<MaintenanceWindow>('/maintenance-windows/create', {
-      method: 'POST', body: { name: 'Planned', starts_at: '2026-05-04T10:05:00Z', ends_at: '2026-05-04T10:20:00Z', device_ids: [device.id] },
-    }, 201);
+    const window = await w.call<MaintenanceWindow>(
+      '/maintenance-windows/create',
+      {
+        method: 'POST',
+        body: {
+          name: 'Planned',
+          starts_at: '2026-05-04T10:05:00Z',
+          ends_at: '2026-05-04T10:20:00Z',
+          device_ids: [device.id],
+        },
+      },
+      201,
+    );
     target.health = 'error';
     w.clock.set(Date.parse('2026-05-04T10:04:00Z'));
     await engine.runOnce();
@@ -81,11 +102,14 @@ eachStore('maintenance windows in the engine', (opened) => {
       await engine.runOnce();
     }
     const events = receiver.received.map((request) => verifySigned(webhook.secret, request));
-    assert.deepEqual(events.map((e) => [e.type, e.data.previous_status, e.data.status]), [
-      ['device.maintenance_started', 'validating', 'maintenance'],
-      ['device.maintenance_ended', 'maintenance', 'pending'],
-      ['device.down', 'validating', 'down'],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.data.previous_status, e.data.status]),
+      [
+        ['device.maintenance_started', 'validating', 'maintenance'],
+        ['device.maintenance_ended', 'maintenance', 'pending'],
+        ['device.down', 'validating', 'down'],
+      ],
+    );
     const [last] = await w.call<DeviceProbeResult[]>(`/devices/results?id=${device.id}&limit=1`);
     assert.equal(last?.maintenance, undefined, 'a check after the window is not marked');
   });
@@ -96,19 +120,38 @@ eachStore('maintenance windows in the engine', (opened) => {
     dns = await startFakeDnsServer();
     const { receiver, webhook } = await w.subscribe();
     const engine = w.engine({ dnsServers: [dns.address], dnsblZones: [zone], dnsblDomainZones: [] });
-    const listedFirst = await w.call<BlacklistMonitor>('/blacklist-monitors/create', {
-      method: 'POST', body: { target_type: 'ip', target_value: '192.0.2.20', check_interval_s: 300 },
-    }, 201);
-    const listedDuring = await w.call<BlacklistMonitor>('/blacklist-monitors/create', {
-      method: 'POST', body: { target_type: 'ip', target_value: '192.0.2.21', check_interval_s: 300 },
-    }, 201);
+    const listedFirst = await w.call<BlacklistMonitor>(
+      '/blacklist-monitors/create',
+      {
+        method: 'POST',
+        body: { target_type: 'ip', target_value: '192.0.2.20', check_interval_s: 300 },
+      },
+      201,
+    );
+    const listedDuring = await w.call<BlacklistMonitor>(
+      '/blacklist-monitors/create',
+      {
+        method: 'POST',
+        body: { target_type: 'ip', target_value: '192.0.2.21', check_interval_s: 300 },
+      },
+      201,
+    );
     // One is listed before the window (announced then), the other only during it.
     dns.set(`20.2.0.192.${zone}`, { a: ['127.0.0.2'] });
     await engine.runOnce();
-    await w.call('/maintenance-windows/create', {
-      method: 'POST',
-      body: { name: 'DNS work', starts_at: '2026-05-04T10:01:00Z', ends_at: '2026-05-04T10:30:00Z', all_blacklist_monitors: true },
-    }, 201);
+    await w.call(
+      '/maintenance-windows/create',
+      {
+        method: 'POST',
+        body: {
+          name: 'DNS work',
+          starts_at: '2026-05-04T10:01:00Z',
+          ends_at: '2026-05-04T10:30:00Z',
+          all_blacklist_monitors: true,
+        },
+      },
+      201,
+    );
     dns.set(`21.2.0.192.${zone}`, { a: ['127.0.0.2'] });
     for (const minute of ['05', '10', '15', '20', '25']) {
       w.clock.set(Date.parse(`2026-05-04T10:${minute}:00Z`));
@@ -118,8 +161,11 @@ eachStore('maintenance windows in the engine', (opened) => {
     assert.deepEqual([during.last_status, during.listed_on], ['listed', [zone]], 'checked in the window');
     const [marked] = await w.call<DnsblResult[]>(`/blacklist-monitors/results?id=${listedDuring.id}&limit=1`);
     assert.equal(marked?.maintenance, true);
-    const announced = () => receiver.received.map((request) => verifySigned(webhook.secret, request))
-      .filter((e) => e.type.startsWith('blacklist.')).map((e) => [e.type, e.data.id]);
+    const announced = () =>
+      receiver.received
+        .map((request) => verifySigned(webhook.secret, request))
+        .filter((e) => e.type.startsWith('blacklist.'))
+        .map((e) => [e.type, e.data.id]);
     assert.deepEqual(announced(), [['blacklist.listed', listedFirst.id]], 'nothing announced during the window');
 
     // After the window both are checked at once: the listing found during it is announced, once.
@@ -127,7 +173,10 @@ eachStore('maintenance windows in the engine', (opened) => {
     await engine.runOnce();
     w.clock.advance(300_000);
     await engine.runOnce();
-    assert.deepEqual(announced(), [['blacklist.listed', listedFirst.id], ['blacklist.listed', listedDuring.id]]);
+    assert.deepEqual(announced(), [
+      ['blacklist.listed', listedFirst.id],
+      ['blacklist.listed', listedDuring.id],
+    ]);
     const [after] = await w.call<DnsblResult[]>(`/blacklist-monitors/results?id=${listedDuring.id}&limit=1`);
     assert.equal(after?.maintenance, undefined);
   });
@@ -139,10 +188,18 @@ eachStore('maintenance windows in the engine', (opened) => {
     target = await startTargetServer();
     const engine = w.engine();
     const device = await webDevice(w, 'weekly.probe-fixture.net', target.port);
-    await w.call('/maintenance-windows/create', {
-      method: 'POST',
-      body: { name: 'Weekend', repeat: { days: ['sat', 'sun'], start: '09:00', duration_s: 1800, time_zone: 'America/New_York' }, all_devices: true },
-    }, 201);
+    await w.call(
+      '/maintenance-windows/create',
+      {
+        method: 'POST',
+        body: {
+          name: 'Weekend',
+          repeat: { days: ['sat', 'sun'], start: '09:00', duration_s: 1800, time_zone: 'America/New_York' },
+          all_devices: true,
+        },
+      },
+      201,
+    );
     const statusAt = async (at: string) => {
       w.clock.set(Date.parse(at));
       await engine.runOnce();

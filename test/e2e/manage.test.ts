@@ -22,10 +22,21 @@ eachStore('changing records the engine checks', (opened) => {
   });
 
   async function webDevice(w: World, name: string, port: number): Promise<Device> {
-    return w.call<Device>('/devices/create', {
-      method: 'POST',
-      body: { target_type: 'domain', target_value: name, service_type: 'web', scheme: 'http', port, check_interval_s: INTERVAL_S },
-    }, 201);
+    return w.call<Device>(
+      '/devices/create',
+      {
+        method: 'POST',
+        body: {
+          target_type: 'domain',
+          target_value: name,
+          service_type: 'web',
+          scheme: 'http',
+          port,
+          check_interval_s: INTERVAL_S,
+        },
+      },
+      201,
+    );
   }
 
   /** Holds the next request at `target` until the returned release is called; resolves once it arrived. */
@@ -54,13 +65,20 @@ eachStore('changing records the engine checks', (opened) => {
     const before = old.requests;
     const running = engine.runOnce();
     await waitFor('the check reaches the old target', () => old.requests === before + 1);
-    const moved = await w.call<Device>(`/devices/update?id=${device.id}`, { method: 'PATCH', body: { port: next.port } });
+    const moved = await w.call<Device>(`/devices/update?id=${device.id}`, {
+      method: 'PATCH',
+      body: { port: next.port },
+    });
     assert.deepEqual([moved.port, moved.status], [next.port, 'pending']);
     release();
     const summary = await running;
     assert.deepEqual([summary.claimed, summary.written, summary.fenced], [1, 0, 1], 'the change took the lease away');
     assert.equal((await w.device(device.id)).status, 'pending', 'the failure under the old port was not recorded');
-    assert.equal((await w.call<unknown[]>(`/devices/results?id=${device.id}`)).length, 1, 'only the first check has a result');
+    assert.equal(
+      (await w.call<unknown[]>(`/devices/results?id=${device.id}`)).length,
+      1,
+      'only the first check has a result',
+    );
 
     // Due at once, on the new port.
     assert.equal((await engine.runOnce()).written, 1);
@@ -79,7 +97,10 @@ eachStore('changing records the engine checks', (opened) => {
     const release = await holdNext(target);
     const running = engine.runOnce();
     await waitFor('the check reaches the target', () => target.requests === 1);
-    const noted = await w.call<Device>(`/devices/update?id=${device.id}`, { method: 'PATCH', body: { location: 'rack 7' } });
+    const noted = await w.call<Device>(`/devices/update?id=${device.id}`, {
+      method: 'PATCH',
+      body: { location: 'rack 7' },
+    });
     assert.equal(noted.status, 'pending');
     release();
     assert.equal((await running).written, 1);
@@ -97,13 +118,19 @@ eachStore('changing records the engine checks', (opened) => {
     await engine.runOnce();
     assert.equal((await w.device(device.id)).status, 'up');
 
-    const paused = await w.call<Device>(`/devices/update?id=${device.id}`, { method: 'PATCH', body: { is_enabled: false } });
+    const paused = await w.call<Device>(`/devices/update?id=${device.id}`, {
+      method: 'PATCH',
+      body: { is_enabled: false },
+    });
     assert.deepEqual([paused.status, paused.is_enabled], ['paused', false]);
     await engine.runOnce();
     await waitFor('device.paused delivered', () => receiver.received.length === 1);
     const pausedEvent = verifyNow(webhook.secret, receiver.received[0]!);
     assert.equal(pausedEvent.type, 'device.paused');
-    assert.deepEqual([pausedEvent.data.id, pausedEvent.data.previous_status, pausedEvent.data.status], [device.id, 'up', 'paused']);
+    assert.deepEqual(
+      [pausedEvent.data.id, pausedEvent.data.previous_status, pausedEvent.data.status],
+      [device.id, 'up', 'paused'],
+    );
     assert.deepEqual(pausedEvent.data, { ...paused, previous_status: 'up', status: 'paused' });
 
     const requests = target.requests;
@@ -113,7 +140,10 @@ eachStore('changing records the engine checks', (opened) => {
     // Pausing again changes nothing and announces nothing.
     await w.call<Device>(`/devices/update?id=${device.id}`, { method: 'PATCH', body: { is_enabled: false } });
 
-    const resumed = await w.call<Device>(`/devices/update?id=${device.id}`, { method: 'PATCH', body: { is_enabled: true } });
+    const resumed = await w.call<Device>(`/devices/update?id=${device.id}`, {
+      method: 'PATCH',
+      body: { is_enabled: true },
+    });
     assert.equal(resumed.status, 'pending');
     assert.equal((await engine.runOnce()).written, 1, 'due at once');
     await waitFor('device.resumed delivered', () => receiver.received.length === 2);
@@ -129,17 +159,25 @@ eachStore('changing records the engine checks', (opened) => {
     const { receiver, webhook } = await w.subscribe(['blacklist_monitor.paused', 'blacklist_monitor.resumed']);
     // No zones: the engine checks nothing, but it delivers.
     const engine = w.engine({ dnsblZones: [], dnsblDomainZones: [] });
-    const monitor = await w.call<BlacklistMonitor>('/blacklist-monitors/create', {
-      method: 'POST', body: { target_type: 'domain', target_value: 'watched.probe-fixture.net' },
-    }, 201);
+    const monitor = await w.call<BlacklistMonitor>(
+      '/blacklist-monitors/create',
+      {
+        method: 'POST',
+        body: { target_type: 'domain', target_value: 'watched.probe-fixture.net' },
+      },
+      201,
+    );
     await w.call(`/blacklist-monitors/update?id=${monitor.id}`, { method: 'PATCH', body: { is_enabled: 0 } });
     await w.call(`/blacklist-monitors/update?id=${monitor.id}`, { method: 'PATCH', body: { is_enabled: 1 } });
     await engine.runOnce();
     await waitFor('both events delivered', () => receiver.received.length === 2);
     const events = receiver.received.map((request) => verifyNow(webhook.secret, request));
-    assert.deepEqual(events.map((e) => [e.type, e.data.previous_status, e.data.status, e.data.id]), [
-      ['blacklist_monitor.paused', 'active', 'paused', monitor.id],
-      ['blacklist_monitor.resumed', 'paused', 'active', monitor.id],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.data.previous_status, e.data.status, e.data.id]),
+      [
+        ['blacklist_monitor.paused', 'active', 'paused', monitor.id],
+        ['blacklist_monitor.resumed', 'paused', 'active', monitor.id],
+      ],
+    );
   });
 });

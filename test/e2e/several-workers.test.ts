@@ -45,22 +45,38 @@ for (const factory of STORES) {
       const w = (world = await openWorld(stores[0]!, '2026-04-01T00:00:00.000Z'));
       target = await startTargetServer();
       const endpoints = [await w.subscribe(), await w.subscribe()];
-      const engines: MonitoringEngine[] = stores.map((store, i) => w.engine({
-        store, workerId: `worker-${i + 1}`, retryDelayS: RETRY_DELAY_S, leaseMs: LEASE_MS, batchSize: 2, concurrency: DEVICES,
-      }));
+      const engines: MonitoringEngine[] = stores.map((store, i) =>
+        w.engine({
+          store,
+          workerId: `worker-${i + 1}`,
+          retryDelayS: RETRY_DELAY_S,
+          leaseMs: LEASE_MS,
+          batchSize: 2,
+          concurrency: DEVICES,
+        }),
+      );
       const ids: number[] = [];
       for (let i = 0; i < DEVICES; i++) {
-        const device = await w.call<Device>('/devices/create', {
-          method: 'POST',
-          body: {
-            target_type: 'domain', target_value: `web${i}.probe-fixture.net`, service_type: 'web', scheme: 'http',
-            port: target.port, check_interval_s: INTERVAL_S,
+        const device = await w.call<Device>(
+          '/devices/create',
+          {
+            method: 'POST',
+            body: {
+              target_type: 'domain',
+              target_value: `web${i}.probe-fixture.net`,
+              service_type: 'web',
+              scheme: 'http',
+              port: target.port,
+              check_interval_s: INTERVAL_S,
+            },
           },
-        }, 201);
+          201,
+        );
         ids.push(device.id);
       }
       const statuses = async () => (await w.call<Device[]>('/devices')).map((d) => d.status);
-      const total = (summaries: EngineRunSummary[], field: keyof EngineRunSummary) => summaries.reduce((n, s) => n + s[field], 0);
+      const total = (summaries: EngineRunSummary[], field: keyof EngineRunSummary) =>
+        summaries.reduce((n, s) => n + s[field], 0);
       const race = () => Promise.all(engines.map((engine) => engine.runOnce()));
 
       // Small batches, so the workers take turns at the due devices.
@@ -94,24 +110,40 @@ for (const factory of STORES) {
       await waitFor('worker 2 checks them again', () => target!.requests === 5 * DEVICES, 30_000, 5);
       release();
       const [first, second] = await Promise.all([slow, takeover]);
-      assert.deepEqual([first.claimed, first.written, first.fenced, first.failed], [DEVICES, 0, DEVICES, 0], 'the lost lease writes nothing');
+      assert.deepEqual(
+        [first.claimed, first.written, first.fenced, first.failed],
+        [DEVICES, 0, DEVICES, 0],
+        'the lost lease writes nothing',
+      );
       assert.deepEqual([second.claimed, second.written, second.fenced, second.failed], [DEVICES, DEVICES, 0, 0]);
       assert.deepEqual(await statuses(), Array(DEVICES).fill('up'));
       // Whichever dispatcher ran first, all of them together deliver what is left.
       await race();
 
       if (shared!.eventCounts !== undefined) {
-        assert.deepEqual(await shared!.eventCounts(), { 'device.down': DEVICES, 'device.up': DEVICES }, 'one event per change in the outbox');
+        assert.deepEqual(
+          await shared!.eventCounts(),
+          { 'device.down': DEVICES, 'device.up': DEVICES },
+          'one event per change in the outbox',
+        );
       }
       for (const { receiver, webhook } of endpoints) {
         const events = receiver.received.map((r) => verifySigned(webhook.secret, r));
         assert.equal(events.length, 2 * DEVICES, 'every event once, no duplicate attempt');
         assert.equal(new Set(events.map((e) => e.id)).size, 2 * DEVICES);
         for (const id of ids) {
-          assert.deepEqual(events.filter((e) => e.data.id === id).map((e) => e.type), ['device.down', 'device.up'], `device ${id}, in order`);
+          assert.deepEqual(
+            events.filter((e) => e.data.id === id).map((e) => e.type),
+            ['device.down', 'device.up'],
+            `device ${id}, in order`,
+          );
         }
       }
-      assert.deepEqual(receivedIds(endpoints[0]!.receiver), receivedIds(endpoints[1]!.receiver), 'the same events at both endpoints');
+      assert.deepEqual(
+        receivedIds(endpoints[0]!.receiver),
+        receivedIds(endpoints[1]!.receiver),
+        'the same events at both endpoints',
+      );
     });
   });
 }

@@ -3,7 +3,12 @@
  * 500, or closing every connection without an answer (a crashed backend behind a live port).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { startHttpServer, startHttpsServer, type FixtureCertificate, type LocalServer } from '../support/probe-servers.ts';
+import {
+  startHttpServer,
+  startHttpsServer,
+  type FixtureCertificate,
+  type LocalServer,
+} from '../support/probe-servers.ts';
 
 export type Health = 'ok' | 'error' | 'closed';
 
@@ -22,7 +27,9 @@ export async function startTargetServer(tls?: FixtureCertificate): Promise<Targe
   const target: TargetServer = {
     port: 0,
     health: 'ok',
-    get requests() { return requests; },
+    get requests() {
+      return requests;
+    },
     gate: async () => {},
     close: async () => {},
   };

@@ -30,13 +30,21 @@ eachStore('a certificate near its end through the API, the engine and a webhook'
     const { receiver, webhook } = await w.subscribe();
     // The fixtures' CA is the only thing trusted beyond Node's list; the name is the certificate's.
     const engine = w.engine({ trustedCa: [TEST_CA] });
-    const created = await w.call<Device>('/devices/create', {
-      method: 'POST',
-      body: {
-        target_type: 'domain', target_value: 'www.probe-fixture.net', service_type: 'web', scheme: 'https',
-        port: target.port, check_interval_s: INTERVAL_S,
+    const created = await w.call<Device>(
+      '/devices/create',
+      {
+        method: 'POST',
+        body: {
+          target_type: 'domain',
+          target_value: 'www.probe-fixture.net',
+          service_type: 'web',
+          scheme: 'https',
+          port: target.port,
+          check_interval_s: INTERVAL_S,
+        },
       },
-    }, 201);
+      201,
+    );
     assert.deepEqual([created.check_public_https, created.check_public_tls], [true, true]);
 
     for (let check = 1; check <= 4; check++) {
@@ -50,7 +58,11 @@ eachStore('a certificate near its end through the API, the engine and a webhook'
     }
 
     const events = receiver.received.map((r) => verifySigned(webhook.secret, r));
-    assert.deepEqual(events.map((e) => e.type), ['device.tls_expiring'], 'one announcement for one certificate');
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['device.tls_expiring'],
+      'one announcement for one certificate',
+    );
     const [event] = events;
     assert.equal(event!.timestamp, START, 'announced at the first check that saw it');
     assert.equal(event!.data.id, created.id);

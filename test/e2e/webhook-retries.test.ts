@@ -26,7 +26,11 @@ eachStore('webhook retries and refusals through the engine', (opened) => {
 
   async function listedMonitor(w: World, target: string): Promise<BlacklistMonitor> {
     const type = /^[0-9.]+$/.test(target) ? 'ip' : 'domain';
-    return w.call<BlacklistMonitor>('/blacklist-monitors/create', { method: 'POST', body: { target_type: type, target_value: target } }, 201);
+    return w.call<BlacklistMonitor>(
+      '/blacklist-monitors/create',
+      { method: 'POST', body: { target_type: type, target_value: target } },
+      201,
+    );
   }
 
   it('500 then 200: retried after 30 s with the same webhook-id, delivered once, the later event waiting behind it', async () => {
@@ -56,11 +60,22 @@ eachStore('webhook retries and refusals through the engine', (opened) => {
     await engine.runOnce();
     const events = receiver.received.map((r) => verifySigned(webhook.secret, r));
     assert.deepEqual(ids().slice(0, 2), [firstId, firstId], 'the retry carries the same webhook-id');
-    assert.deepEqual(events.map((e) => e.data.id), [first.id, first.id, second.id], 'then the later event, in order');
+    assert.deepEqual(
+      events.map((e) => e.data.id),
+      [first.id, first.id, second.id],
+      'then the later event, in order',
+    );
     assert.equal(events[0]!.timestamp, events[1]!.timestamp, 'the event time is the same on every attempt');
-    assert.notEqual(receiver.received[0]!.headers['webhook-timestamp'], receiver.received[1]!.headers['webhook-timestamp'], 'each attempt is signed for its own time');
+    assert.notEqual(
+      receiver.received[0]!.headers['webhook-timestamp'],
+      receiver.received[1]!.headers['webhook-timestamp'],
+      'each attempt is signed for its own time',
+    );
     [hook] = await w.webhooks();
-    assert.deepEqual([hook?.last_delivery_status, hook?.last_delivery_at], ['delivered', new Date(w.clock.now()).toISOString()]);
+    assert.deepEqual(
+      [hook?.last_delivery_status, hook?.last_delivery_at],
+      ['delivered', new Date(w.clock.now()).toISOString()],
+    );
 
     // Delivered events are not sent again, however long the engine runs.
     w.clock.advance(48 * 3600_000);
@@ -86,6 +101,10 @@ eachStore('webhook retries and refusals through the engine', (opened) => {
     w.clock.advance(FIRST_RETRY_MS);
     await engine.runOnce();
     assert.equal(receiver.received.length, 0);
-    assert.equal((await w.webhooks())[0]?.last_delivery_at, new Date(w.clock.now()).toISOString(), 'a second attempt was made');
+    assert.equal(
+      (await w.webhooks())[0]?.last_delivery_at,
+      new Date(w.clock.now()).toISOString(),
+      'a second attempt was made',
+    );
   });
 });

@@ -46,7 +46,8 @@ export async function openWorkerStores(name: StoreName, count: number): Promise<
   const opened: Awaited<ReturnType<typeof openKyselyStore>>[] = [];
   try {
     const connections = name === 'postgres' ? count : 1;
-    for (let i = 0; i < connections; i++) opened.push(await openKyselyStore(url, { poolSize: 4, onPoolError: () => {} }));
+    for (let i = 0; i < connections; i++)
+      opened.push(await openKyselyStore(url, { poolSize: 4, onPoolError: () => {} }));
     await migrateToLatest(opened[0]!.db);
   } catch (error) {
     for (const { store } of opened) await store.close();
@@ -57,7 +58,10 @@ export async function openWorkerStores(name: StoreName, count: number): Promise<
   return {
     stores: Array.from({ length: count }, (_, i) => opened[i % opened.length]!.store),
     async eventCounts() {
-      const { rows } = await sql<{ type: string; n: number | string }>`select type, count(*) as n from events group by type`.execute(db);
+      const { rows } = await sql<{
+        type: string;
+        n: number | string;
+      }>`select type, count(*) as n from events group by type`.execute(db);
       return Object.fromEntries(rows.map((r) => [r.type, Number(r.n)]));
     },
     async cleanup() {

@@ -75,7 +75,8 @@ async function scalar(db: Db, query: ReturnType<typeof sql<{ n: string }>>): Pro
   return Number(rows[0]!.n);
 }
 
-const checkedCount = (db: Db) => scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_checked_at is not null`);
+const checkedCount = (db: Db) =>
+  scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_checked_at is not null`);
 
 /** How many times `dns` was asked each name in `names`. */
 function askedTimes(dns: FakeDnsServer, names: readonly string[]): Map<string, number> {
@@ -97,8 +98,20 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     const zone = 'shared-a.test';
     // A DNS timeout beyond the test: c-ares asks again at half of it, and a name asked twice
     // must mean a second claim, not a stalled process.
-    const args = (n: number) => ['--database', db.url, '--dns-server', dns.address, '--dnsbl-zone', zone,
-      '--worker-id', `a${n}`, '--concurrency', '10', '--dns-timeout', '60000'];
+    const args = (n: number) => [
+      '--database',
+      db.url,
+      '--dns-server',
+      dns.address,
+      '--dnsbl-zone',
+      zone,
+      '--worker-id',
+      `a${n}`,
+      '--concurrency',
+      '10',
+      '--dns-timeout',
+      '60000',
+    ];
     const workers = await Promise.all([1, 2, 3].map((n) => startWorker(args(n))));
     // Slow enough answers that one worker alone would need longer than a poll interval: the
     // others wake up to due records and the claims really compete.
@@ -112,14 +125,24 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
       dns.delay(0);
     }
     const perMonitor = await sql<{ resource_id: string; n: string }>`
-      select resource_id, count(*) as n from check_results group by resource_id having count(*) <> 1`.execute(db.opened.db);
+      select resource_id, count(*) as n from check_results group by resource_id having count(*) <> 1`.execute(
+      db.opened.db,
+    );
     assert.deepEqual(perMonitor.rows, [], 'one result row per monitor');
     assert.equal(await scalar(db, sql<{ n: string }>`select count(*) as n from check_results`), 300);
     const names = Array.from({ length: 300 }, (_, i) => QUERY(i + 1, zone));
     const asked = askedTimes(dns, names);
-    assert.deepEqual([...asked].filter(([, n]) => n !== 1), [], 'each name asked of the DNS server exactly once');
+    assert.deepEqual(
+      [...asked].filter(([, n]) => n !== 1),
+      [],
+      'each name asked of the DNS server exactly once',
+    );
     const claims = workers.map((w) => w.claimed('blacklist_monitor'));
-    assert.equal(claims.reduce((a, b) => a + b, 0), 300, `claims per worker: ${claims.join(', ')}`);
+    assert.equal(
+      claims.reduce((a, b) => a + b, 0),
+      300,
+      `claims per worker: ${claims.join(', ')}`,
+    );
     assert.ok(claims.filter((n) => n > 0).length >= 2, `the work was shared: ${claims.join(', ')}`);
     await Promise.all(workers.map(stop));
   });
@@ -139,12 +162,21 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     // out, however late the SIGKILL comes. The heir keeps the default lease: on a slow
     // machine its checks could outlast one that short.
     await seedMonitors(db, 40);
-    const a = await startWorker([...common, '--lease', String(lease), '--poll-interval', '60000',
-      '--worker-id', 'victim']);
+    const a = await startWorker([
+      ...common,
+      '--lease',
+      String(lease),
+      '--poll-interval',
+      '60000',
+      '--worker-id',
+      'victim',
+    ]);
     const names = Array.from({ length: 40 }, (_, i) => QUERY(i + 1, zone));
     await waitFor('the victim to ask about all 40', () => [...askedTimes(dns, names).values()].every((n) => n >= 1));
     const { rows: leased } = await sql<{ n: string; expires: Date }>`
-      select count(*) as n, max(lease_expires_at) as expires from blacklist_monitors where lease_owner = 'victim'`.execute(db.opened.db);
+      select count(*) as n, max(lease_expires_at) as expires from blacklist_monitors where lease_owner = 'victim'`.execute(
+      db.opened.db,
+    );
     assert.equal(Number(leased[0]!.n), 40, 'the victim holds all 40 when it dies');
     const expiredAt = new Date(leased[0]!.expires).getTime();
     a.child.kill('SIGKILL');
@@ -158,10 +190,18 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
       select count(*) as n from check_results`.execute(db.opened.db);
     assert.equal(Number(rows[0]!.n), 40, 'one result each: the victim wrote nothing');
     const { rows: claims } = await sql<{ n: string }>`
-      select count(*) as n from blacklist_monitors where last_checked_at < ${new Date(expiredAt).toISOString()}`.execute(db.opened.db);
-    assert.equal(Number(claims[0]!.n), 0, 'no record was checked before the victim\'s lease ran out');
-    assert.equal(await scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where lease_token is not null`), 0);
-    assert.ok([...askedTimes(dns, names).values()].every((n) => n === 2), 'each name asked by the victim, then once by the heir');
+      select count(*) as n from blacklist_monitors where last_checked_at < ${new Date(expiredAt).toISOString()}`.execute(
+      db.opened.db,
+    );
+    assert.equal(Number(claims[0]!.n), 0, "no record was checked before the victim's lease ran out");
+    assert.equal(
+      await scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where lease_token is not null`),
+      0,
+    );
+    assert.ok(
+      [...askedTimes(dns, names).values()].every((n) => n === 2),
+      'each name asked by the victim, then once by the heir',
+    );
     await stop(b);
   });
 
@@ -183,12 +223,31 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     // Only its leases are short: on a slow machine the fresh worker's checks could outlast a lease
     // that short.
     await seedMonitors(db, 20);
-    const a = await startWorker([...common, '--dnsbl-zone', stale, '--lease', '1500', '--dns-timeout', '60000',
-      '--poll-interval', '60000', '--worker-id', 'stale']);
-    await waitFor('the stale worker to ask about all 20', () => [...askedTimes(dns, names).values()].every((n) => n >= 1));
+    const a = await startWorker([
+      ...common,
+      '--dnsbl-zone',
+      stale,
+      '--lease',
+      '1500',
+      '--dns-timeout',
+      '60000',
+      '--poll-interval',
+      '60000',
+      '--worker-id',
+      'stale',
+    ]);
+    await waitFor('the stale worker to ask about all 20', () =>
+      [...askedTimes(dns, names).values()].every((n) => n >= 1),
+    );
     const b = await startWorker([...common, '--dnsbl-zone', fresh, '--poll-interval', '200', '--worker-id', 'fresh']);
-    await waitFor('the fresh worker to record all 20 clean', async () =>
-      (await scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_status = 'clean'`)) === 20);
+    await waitFor(
+      'the fresh worker to record all 20 clean',
+      async () =>
+        (await scalar(
+          db,
+          sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_status = 'clean'`,
+        )) === 20,
+    );
     await stop(b);
     // Now the stale worker's checks finish (listed) and it writes them under its lost leases.
     // A SIGTERM makes it finish its checks in flight and write them before it exits 0; with a
@@ -199,8 +258,14 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
       select distinct last_status, listed_on from blacklist_monitors`.execute(db.opened.db);
     assert.deepEqual(rows, [{ last_status: 'clean', listed_on: '[]' }]);
     const zones = await sql<{ zone: string; n: string }>`
-      select cast(fields as jsonb) ->> 'zone' as zone, count(*) as n from check_results group by 1`.execute(db.opened.db);
-    assert.deepEqual(zones.rows.map((r) => [r.zone, Number(r.n)]), [[fresh, 20]], 'no result row of the stale worker');
+      select cast(fields as jsonb) ->> 'zone' as zone, count(*) as n from check_results group by 1`.execute(
+      db.opened.db,
+    );
+    assert.deepEqual(
+      zones.rows.map((r) => [r.zone, Number(r.n)]),
+      [[fresh, 20]],
+      'no result row of the stale worker',
+    );
     assert.equal(await scalar(db, sql<{ n: string }>`select count(*) as n from events`), 0, 'no listing announced');
   });
 
@@ -214,33 +279,68 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
       await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
       after(() => new Promise<void>((resolve) => listener.close(() => resolve())));
       const created = await db.opened.store.createDevice(db.userId, {
-        target_type: 'ip', target_value: '127.0.0.1', service_type: 'tcp', scheme: null, port: (listener.address() as { port: number }).port,
-        host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null, check_public_http: false,
-        check_public_https: false, check_public_tls: false, check_origin_http: false, check_origin_tls: false,
-        expect_status: null, location: null, is_enabled: true, created_at: NOW, check_interval_s: 60, status: 'pending',
-        status_since: null, last_checked_at: null, last_results: {},
+        target_type: 'ip',
+        target_value: '127.0.0.1',
+        service_type: 'tcp',
+        scheme: null,
+        port: (listener.address() as { port: number }).port,
+        host_header: null,
+        proxy_enabled: false,
+        origin_host: null,
+        origin_scheme: null,
+        origin_port: null,
+        check_public_http: false,
+        check_public_https: false,
+        check_public_tls: false,
+        check_origin_http: false,
+        check_origin_tls: false,
+        expect_status: null,
+        location: null,
+        is_enabled: true,
+        created_at: NOW,
+        check_interval_s: 60,
+        status: 'pending',
+        status_since: null,
+        last_checked_at: null,
+        last_results: {},
       });
       assert.ok('created' in created);
     }
     // Every second (the store takes any interval; the API's minimum is 300 s): the outages below
     // see each monitor checked again and again.
     await seedMonitors(db, 30, 1);
-    const status = (s: string) => scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_status = ${s}`);
+    const status = (s: string) =>
+      scalar(db, sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_status = ${s}`);
 
     dns.silence(true);
     // Three zones: each check is three timed-out lookups, 90 in the first pass alone. The DNS
     // timeout is long enough that a stall of this process (the DNS server's) or the worker's
     // does not time out answers that were sent: three of those in a row would be a second outage.
     const zones = ['a', 'b', 'c'].flatMap((z) => ['--dnsbl-zone', `${z}.${zone}`]);
-    const w = await startWorker(['--database', db.url, '--dns-server', dns.address, ...zones, '--dns-timeout', '2000',
-      '--concurrency', '20', '--allow-private-targets', '--worker-id', 'outage']);
+    const w = await startWorker([
+      '--database',
+      db.url,
+      '--dns-server',
+      dns.address,
+      ...zones,
+      '--dns-timeout',
+      '2000',
+      '--concurrency',
+      '20',
+      '--allow-private-targets',
+      '--worker-id',
+      'outage',
+    ]);
     const warnings = () => w.stderr.filter((line) => line.includes('does not answer'));
     const recoveries = () => w.stdout.filter((line) => line.includes('answers again'));
     await waitFor('30 monitors in error', async () => (await status('error')) === 30);
     const up = await scalar(db, sql<{ n: string }>`select count(*) as n from devices where status = 'up'`);
     assert.equal(up, 5, 'the devices were checked while every DNSBL lookup timed out');
     // One warning, however many timeouts.
-    const timeouts = await scalar(db, sql<{ n: string }>`select count(*) as n from check_results where resource_kind = 'blacklist_monitor' and not ok`);
+    const timeouts = await scalar(
+      db,
+      sql<{ n: string }>`select count(*) as n from check_results where resource_kind = 'blacklist_monitor' and not ok`,
+    );
     assert.ok(timeouts >= 90, `${timeouts} failed lookups`);
     assert.equal(warnings().length, 1, `one warning for ${timeouts} timeouts: ${w.stderr.join('\n')}`);
 
@@ -255,6 +355,9 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     dns.silence(false);
     await stop(w);
     assert.equal(warnings().length, 2, `a second outage, a second warning: ${w.stderr.join('\n')}`);
-    assert.ok(w.stderr.every((line) => !line.includes('"level":"error"')), w.stderr.join('\n'));
+    assert.ok(
+      w.stderr.every((line) => !line.includes('"level":"error"')),
+      w.stderr.join('\n'),
+    );
   });
 });

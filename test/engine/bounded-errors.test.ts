@@ -32,16 +32,25 @@ it('a store failure repeated every round is written once, then counted', async (
   const warnings: string[] = [];
   const store = new AwayStore();
   const engine = createMonitoringEngine({
-    store, clock: new ManualClock('2026-03-01T00:00:00.000Z'), resolver: { resolve4: async () => [] },
+    store,
+    clock: new ManualClock('2026-03-01T00:00:00.000Z'),
+    resolver: { resolve4: async () => [] },
     pollIntervalMs: 1,
     logger: { error: (message) => void errors.push(message), warn: (message) => void warnings.push(message) },
   });
   engine.start();
   // Several failed rounds of each kind, however long they take.
-  await waitFor(() => `three failed rounds of each; so far ${store.claims} claims, ${store.fanOuts} deliveries`,
-    () => store.claims >= 3 && store.fanOuts >= 3, 30_000, 5);
+  await waitFor(
+    () => `three failed rounds of each; so far ${store.claims} claims, ${store.fanOuts} deliveries`,
+    () => store.claims >= 3 && store.fanOuts >= 3,
+    30_000,
+    5,
+  );
   await engine.stop();
   // One line per kind of failure (claims, delivery rounds), however many rounds failed.
   assert.ok(errors.length <= 2, `errors written: ${errors.length}\n${errors.join('\n')}`);
-  assert.ok(warnings.some((w) => /webhook dispatcher: a round failed \(\d+ more times\)/.test(w)), `the count: ${warnings.join('\n')}`);
+  assert.ok(
+    warnings.some((w) => /webhook dispatcher: a round failed \(\d+ more times\)/.test(w)),
+    `the count: ${warnings.join('\n')}`,
+  );
 });

@@ -39,7 +39,10 @@ async function run(monitors: number, zones: number, options: { concurrency: numb
   for (let i = 1; i <= monitors; i++) await addMonitor(store, user.id, `192.0.2.${i}`, START);
   const counting = countingResolver();
   const engine = createMonitoringEngine({
-    store, clock: new ManualClock(START), resolver: counting.resolver, ...options,
+    store,
+    clock: new ManualClock(START),
+    resolver: counting.resolver,
+    ...options,
     dnsblZones: Array.from({ length: zones }, (_, i) => `zone${i}.example.net`),
   });
   const summary = await engine.runOnce();
@@ -74,25 +77,40 @@ it('claims run ahead of the free slots: the slots stay full and a claim takes a 
   for (let i = 1; i <= monitors; i++) await addMonitor(store, user.id, `192.0.2.${i}`, START);
   // Each lookup waits until the test answers it, so what is in flight can be counted between answers.
   const pending: Array<() => void> = [];
-  const resolver: DnsblResolver = { resolve4: () => new Promise<string[]>((resolve) => pending.push(() => resolve([]))) };
+  const resolver: DnsblResolver = {
+    resolve4: () => new Promise<string[]>((resolve) => pending.push(() => resolve([]))),
+  };
   const concurrency = 8;
   const engine = createMonitoringEngine({
-    store, clock: new ManualClock(START), resolver, concurrency, dnsQueriesPerCheck: 1, dnsblZones: ['zone.example.net'],
+    store,
+    clock: new ManualClock(START),
+    resolver,
+    concurrency,
+    dnsQueriesPerCheck: 1,
+    dnsblZones: ['zone.example.net'],
   });
   const run = engine.runOnce();
   const settle = async (expected: number) => {
-    for (let turn = 0; turn < 50 && pending.length !== expected; turn++) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 50 && pending.length !== expected; turn++)
+      await new Promise((resolve) => setImmediate(resolve));
     return pending.length;
   };
   for (let answered = 0; answered < monitors; answered++) {
     // While records are left to start, a check ending hands its slot straight to the next one.
-    assert.equal(await settle(Math.min(concurrency, monitors - answered)), Math.min(concurrency, monitors - answered), `in flight after ${answered} answers`);
+    assert.equal(
+      await settle(Math.min(concurrency, monitors - answered)),
+      Math.min(concurrency, monitors - answered),
+      `in flight after ${answered} answers`,
+    );
     pending.shift()!();
   }
   assert.deepEqual(await run, { claimed: monitors, written: monitors, fenced: 0, failed: 0, pruned: 0 });
   // A quarter of the slots (2) at a time after the first claim, never one record per freed slot.
   const [first, ...rest] = store.claims;
   assert.equal(first, concurrency + 2);
-  assert.ok(rest.slice(0, -1).every((n) => n >= 2), `claims: ${store.claims}`);
+  assert.ok(
+    rest.slice(0, -1).every((n) => n >= 2),
+    `claims: ${store.claims}`,
+  );
   assert.ok(store.claims.length <= 2 + (monitors - first!) / 2, `claims: ${store.claims}`);
 });

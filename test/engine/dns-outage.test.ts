@@ -24,7 +24,11 @@ it('a silent DNS server: every check is an error within its timeout, one warning
   for (let i = 1; i <= 8; i++) ids.push((await addMonitor(store, user.id, `203.0.113.${i}`, START)).id);
   // The silent rounds wait out a second; the answers after the recovery beat it on a slow machine too.
   const engine = createMonitoringEngine({
-    store, clock, logger, dnsServers: [dns.address], dnsblZones: ['zen.spamhaus.org', 'bl.spamcop.net'],
+    store,
+    clock,
+    logger,
+    dnsServers: [dns.address],
+    dnsblZones: ['zen.spamhaus.org', 'bl.spamcop.net'],
     dnsTimeoutMs: 1_000,
   });
   const warnings = () => logger.lines.filter((l) => l.level === 'warn').map((l) => l.message);
@@ -76,8 +80,11 @@ it('a resolver that never settles costs one timeout per lookup', async () => {
   const user = await store.createUser({ name: null, created_at: START });
   const { id } = await addMonitor(store, user.id, '203.0.113.50', START);
   const engine = createMonitoringEngine({
-    store, clock: new ManualClock(START), resolver: { resolve4: () => new Promise<string[]>(() => undefined) },
-    dnsblZones: ['zen.spamhaus.org'], dnsTimeoutMs: 50,
+    store,
+    clock: new ManualClock(START),
+    resolver: { resolve4: () => new Promise<string[]>(() => undefined) },
+    dnsblZones: ['zen.spamhaus.org'],
+    dnsTimeoutMs: 50,
   });
   const started = performance.now();
   assert.equal((await engine.runOnce()).written, 1);

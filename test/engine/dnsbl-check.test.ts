@@ -23,11 +23,18 @@ async function checkOnce(target: string) {
   const user = await store.createUser({ name: null, created_at: START });
   const monitor = await addMonitor(store, user.id, target, START);
   const engine = createMonitoringEngine({
-    store, clock, dnsServers: [dns.address], dnsblZones: IP_ZONES, dnsblDomainZones: DOMAIN_ZONES, dnsTimeoutMs: 2_000,
+    store,
+    clock,
+    dnsServers: [dns.address],
+    dnsblZones: IP_ZONES,
+    dnsblDomainZones: DOMAIN_ZONES,
+    dnsTimeoutMs: 2_000,
   });
   const summary = await engine.runOnce();
   const after = await monitorOf(store, user.id, monitor.id);
-  const results = (await store.listCheckResults(user.id, 'blacklist_monitor', monitor.id, { limit: 100 })) as DnsblResult[];
+  const results = (await store.listCheckResults(user.id, 'blacklist_monitor', monitor.id, {
+    limit: 100,
+  })) as DnsblResult[];
   return { summary, after, results, store };
 }
 
@@ -61,7 +68,11 @@ describe('a blacklist check', () => {
     assert.deepEqual(after.listed_on, []);
     assert.deepEqual(after.failed_zones, ['bl.spamcop.net', 'psbl.surriel.com']);
     const errors = Object.fromEntries(results.map((r) => [r.zone, r.error]));
-    assert.deepEqual(errors, { 'zen.spamhaus.org': null, 'bl.spamcop.net': 'ESERVFAIL', 'psbl.surriel.com': 'EREFUSED' });
+    assert.deepEqual(errors, {
+      'zen.spamhaus.org': null,
+      'bl.spamcop.net': 'ESERVFAIL',
+      'psbl.surriel.com': 'EREFUSED',
+    });
   });
 
   it('every zone fails: error, every zone in failed_zones, refusal codes never count as listings', async () => {
@@ -89,7 +100,13 @@ describe('a blacklist check', () => {
     assert.equal(after.last_status, 'listed');
     assert.deepEqual(after.listed_on, ['dbl.spamhaus.org']);
     assert.deepEqual(after.failed_zones, ['multi.uribl.com'], 'URIBL 127.0.0.1: the query was refused');
-    assert.deepEqual(dns.queries.slice(before).filter((q) => q.startsWith('listed.example.org.')).sort(), ['listed.example.org.dbl.spamhaus.org', 'listed.example.org.multi.uribl.com']);
+    assert.deepEqual(
+      dns.queries
+        .slice(before)
+        .filter((q) => q.startsWith('listed.example.org.'))
+        .sort(),
+      ['listed.example.org.dbl.spamhaus.org', 'listed.example.org.multi.uribl.com'],
+    );
   });
 
   it('an IPv6 target is asked by its reversed nibbles', async () => {
@@ -98,14 +115,24 @@ describe('a blacklist check', () => {
     dns.set(`${name}.bl.spamcop.net`, { a: ['127.0.0.2'] });
     const { after } = await checkOnce('2a00:1450::1');
     assert.deepEqual(after.listed_on, ['bl.spamcop.net']);
-    assert.deepEqual(dns.queries.slice(before).filter((q) => q.startsWith(name)).sort(), IP_ZONES.map((zone) => `${name}.${zone}`).sort());
+    assert.deepEqual(
+      dns.queries
+        .slice(before)
+        .filter((q) => q.startsWith(name))
+        .sort(),
+      IP_ZONES.map((zone) => `${name}.${zone}`).sort(),
+    );
   });
 
   it('the next check is due an interval later, within ±10 %', async () => {
     const { store } = await checkOnce('198.0.2.13');
-    const claim = (at: number) => store.claimDueBlacklistMonitors({
-      owner: 't', now: new Date(at).toISOString(), limit: 10, leaseUntil: new Date(at + 60_000).toISOString(),
-    });
+    const claim = (at: number) =>
+      store.claimDueBlacklistMonitors({
+        owner: 't',
+        now: new Date(at).toISOString(),
+        limit: 10,
+        leaseUntil: new Date(at + 60_000).toISOString(),
+      });
     const start = Date.parse(START);
     assert.equal((await claim(start + 3600_000 * 0.9 - 1)).length, 0, 'not due before interval - 10 %');
     assert.equal((await claim(start + 3600_000 * 1.1)).length, 1, 'due by interval + 10 %');

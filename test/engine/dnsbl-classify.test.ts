@@ -8,7 +8,7 @@ const listed = (answer: string) => ({ ok: true, listed: true, answer, error: nul
 const notListed = { ok: true, listed: false, answer: null, error: null };
 const failed = (error: string, answer: string | null = null) => ({ ok: false, listed: false, answer, error });
 
-describe('classifying a zone\'s reply', () => {
+describe("classifying a zone's reply", () => {
   it('NXDOMAIN and NODATA: not listed', () => {
     assert.deepEqual(classifyReply(ZEN, { code: 'ENOTFOUND' }), notListed);
     assert.deepEqual(classifyReply(ZEN, { code: 'ENODATA' }), notListed);
@@ -18,7 +18,11 @@ describe('classifying a zone\'s reply', () => {
   it('an answer in 127.0.0.0/8: listed, every record kept', () => {
     assert.deepEqual(classifyReply(ZEN, { addresses: ['127.0.0.2'] }), listed('127.0.0.2'));
     assert.deepEqual(classifyReply(ZEN, { addresses: ['127.0.0.4', '127.0.0.10'] }), listed('127.0.0.4,127.0.0.10'));
-    assert.deepEqual(classifyReply('bl.spamcop.net', { addresses: ['127.0.0.1'] }), listed('127.0.0.1'), '127.0.0.1 lists outside URIBL');
+    assert.deepEqual(
+      classifyReply('bl.spamcop.net', { addresses: ['127.0.0.1'] }),
+      listed('127.0.0.1'),
+      '127.0.0.1 lists outside URIBL',
+    );
     assert.deepEqual(classifyReply('multi.surbl.org', { addresses: ['127.0.0.1'] }), listed('127.0.0.1'));
   });
 
@@ -30,25 +34,43 @@ describe('classifying a zone\'s reply', () => {
   });
 
   it('127.0.1.255 is refused on Spamhaus DBL (public and DQS), a listing elsewhere', () => {
-    assert.deepEqual(classifyReply('dbl.spamhaus.org', { addresses: ['127.0.1.255'] }), failed(REFUSED_BY_LIST, '127.0.1.255'));
-    assert.deepEqual(classifyReply('k3y.dbl.dq.spamhaus.net', { addresses: ['127.0.1.255'] }), failed(REFUSED_BY_LIST, '127.0.1.255'));
+    assert.deepEqual(
+      classifyReply('dbl.spamhaus.org', { addresses: ['127.0.1.255'] }),
+      failed(REFUSED_BY_LIST, '127.0.1.255'),
+    );
+    assert.deepEqual(
+      classifyReply('k3y.dbl.dq.spamhaus.net', { addresses: ['127.0.1.255'] }),
+      failed(REFUSED_BY_LIST, '127.0.1.255'),
+    );
     assert.deepEqual(classifyReply('dbl.spamhaus.org', { addresses: ['127.0.1.2'] }), listed('127.0.1.2'));
     assert.deepEqual(classifyReply(ZEN, { addresses: ['127.0.1.255'] }), listed('127.0.1.255'));
   });
 
   it('127.0.0.1 is refused on URIBL', () => {
-    assert.deepEqual(classifyReply('multi.uribl.com', { addresses: ['127.0.0.1'] }), failed(REFUSED_BY_LIST, '127.0.0.1'));
-    assert.deepEqual(classifyReply('black.uribl.com', { addresses: ['127.0.0.1'] }), failed(REFUSED_BY_LIST, '127.0.0.1'));
+    assert.deepEqual(
+      classifyReply('multi.uribl.com', { addresses: ['127.0.0.1'] }),
+      failed(REFUSED_BY_LIST, '127.0.0.1'),
+    );
+    assert.deepEqual(
+      classifyReply('black.uribl.com', { addresses: ['127.0.0.1'] }),
+      failed(REFUSED_BY_LIST, '127.0.0.1'),
+    );
     assert.deepEqual(classifyReply('multi.uribl.com', { addresses: ['127.0.0.2'] }), listed('127.0.0.2'));
   });
 
   it('one refusal among listings spoils the answer', () => {
-    assert.deepEqual(classifyReply(ZEN, { addresses: ['127.0.0.2', '127.255.255.254'] }), failed(REFUSED_BY_LIST, '127.0.0.2,127.255.255.254'));
+    assert.deepEqual(
+      classifyReply(ZEN, { addresses: ['127.0.0.2', '127.255.255.254'] }),
+      failed(REFUSED_BY_LIST, '127.0.0.2,127.255.255.254'),
+    );
   });
 
   it('an answer outside 127.0.0.0/8 is an error (a wildcard or a hijacking resolver)', () => {
     assert.deepEqual(classifyReply(ZEN, { addresses: ['192.0.2.1'] }), failed(UNEXPECTED_ANSWER, '192.0.2.1'));
-    assert.deepEqual(classifyReply(ZEN, { addresses: ['127.0.0.2', '10.0.0.1'] }), failed(UNEXPECTED_ANSWER, '127.0.0.2,10.0.0.1'));
+    assert.deepEqual(
+      classifyReply(ZEN, { addresses: ['127.0.0.2', '10.0.0.1'] }),
+      failed(UNEXPECTED_ANSWER, '127.0.0.2,10.0.0.1'),
+    );
   });
 
   it('SERVFAIL, REFUSED and transport failures are errors named by their code; timeouts are "timeout"', () => {

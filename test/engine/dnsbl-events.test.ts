@@ -22,7 +22,11 @@ it('listings and delistings are announced, errors and unchanged listings are not
   const user = await store.createUser({ name: null, created_at: '2026-03-01T00:00:00.000Z' });
   const monitor = await addMonitor(store, user.id, '198.51.100.7', '2026-03-01T00:00:00.000Z');
   const engine = createMonitoringEngine({
-    store, clock, dnsServers: [dns.address], dnsblZones: ['zen.spamhaus.org', 'bl.spamcop.net'], dnsTimeoutMs: 1_000,
+    store,
+    clock,
+    dnsServers: [dns.address],
+    dnsblZones: ['zen.spamhaus.org', 'bl.spamcop.net'],
+    dnsTimeoutMs: 1_000,
   });
 
   /** One check with these replies; says what it announced as `type(previous→status: zones)`. */
@@ -33,44 +37,84 @@ it('listings and delistings are announced, errors and unchanged listings are not
     const summary = await engine.runOnce();
     assert.equal(summary.written, 1, 'each step checks the monitor once');
     clock.advance(3600_000 * 1.1);
-    return store.events.slice(seen).map((e) => `${e.type}(${e.data.previous_status}→${e.data.status}: ${String((e.data as { listed_on: string[] }).listed_on)})`);
+    return store.events
+      .slice(seen)
+      .map(
+        (e) =>
+          `${e.type}(${e.data.previous_status}→${e.data.status}: ${String((e.data as { listed_on: string[] }).listed_on)})`,
+      );
   };
 
   const listed = { a: ['127.0.0.2'] };
-  assert.deepEqual(await step(listed, 'nxdomain'), ['blacklist.listed(null→listed: zen.spamhaus.org)'], 'first listing');
+  assert.deepEqual(
+    await step(listed, 'nxdomain'),
+    ['blacklist.listed(null→listed: zen.spamhaus.org)'],
+    'first listing',
+  );
   assert.deepEqual(await step(listed, 'nxdomain'), [], 'still listed on the same zones');
-  assert.deepEqual(await step(listed, listed), ['blacklist.listed(listed→listed: bl.spamcop.net,zen.spamhaus.org)'], 'listed on one zone more');
+  assert.deepEqual(
+    await step(listed, listed),
+    ['blacklist.listed(listed→listed: bl.spamcop.net,zen.spamhaus.org)'],
+    'listed on one zone more',
+  );
   assert.deepEqual(await step('nxdomain', listed), [], 'listed on fewer zones: still listed');
   assert.deepEqual(await step('nxdomain', 'nodata'), ['blacklist.delisted(listed→clean: )'], 'clean again');
   assert.deepEqual(await step('nxdomain', 'servfail'), [], 'clean with a failing zone is still clean');
   assert.deepEqual(await step('silent', 'servfail'), [], 'error is shown, not announced');
-  assert.deepEqual(await step('nxdomain', 'nxdomain'), [], 'clean after error: nothing to compare with, nothing announced');
+  assert.deepEqual(
+    await step('nxdomain', 'nxdomain'),
+    [],
+    'clean after error: nothing to compare with, nothing announced',
+  );
   assert.deepEqual(await step('refused', 'servfail'), [], 'error again');
-  assert.deepEqual(await step(listed, 'nxdomain'), ['blacklist.listed(error→listed: zen.spamhaus.org)'], 'a listing after an error is announced');
+  assert.deepEqual(
+    await step(listed, 'nxdomain'),
+    ['blacklist.listed(error→listed: zen.spamhaus.org)'],
+    'a listing after an error is announced',
+  );
 
   const last = store.events.at(-1)!;
   assert.equal(last.created_at, last.data.last_checked_at, 'the event is stamped with its check');
-  assert.deepEqual({ ...last.data }, {
-    ...monitor,
-    last_status: 'listed',
-    last_checked_at: last.created_at,
-    listed_on: ['zen.spamhaus.org'],
-    failed_zones: [],
-    previous_status: 'error',
-    status: 'listed',
-  }, 'the data is the record after the check, with the statuses before and after');
+  assert.deepEqual(
+    { ...last.data },
+    {
+      ...monitor,
+      last_status: 'listed',
+      last_checked_at: last.created_at,
+      listed_on: ['zen.spamhaus.org'],
+      failed_zones: [],
+      previous_status: 'error',
+      status: 'listed',
+    },
+    'the data is the record after the check, with the statuses before and after',
+  );
 
   // A zone that does not answer lists nothing at this check (spec 4.1, docs/engine.md, "Blacklist
   // monitors (DNSBL)"): with another zone answering, the check is clean, and the delisting is
   // announced; `failed_zones` says which zone could not be asked.
-  assert.deepEqual(await step('silent', 'nxdomain'), ['blacklist.delisted(listed→clean: )'], 'the listing zone timed out, the other answered: clean');
+  assert.deepEqual(
+    await step('silent', 'nxdomain'),
+    ['blacklist.delisted(listed→clean: )'],
+    'the listing zone timed out, the other answered: clean',
+  );
   const [shown] = await store.listBlacklistMonitors(user.id, { afterId: 0, limit: 1 });
   assert.deepEqual([shown?.last_status, shown?.listed_on, shown?.failed_zones], ['clean', [], ['zen.spamhaus.org']]);
-  assert.deepEqual(await step(listed, 'nxdomain'), ['blacklist.listed(clean→listed: zen.spamhaus.org)'], 'listed again');
+  assert.deepEqual(
+    await step(listed, 'nxdomain'),
+    ['blacklist.listed(clean→listed: zen.spamhaus.org)'],
+    'listed again',
+  );
   // When no zone answers the check is an error and the last known listing stays in `listed_on`,
   // so a delisting that spans an outage is still announced.
   assert.deepEqual(await step('silent', 'servfail'), [], 'an outage: error, not announced');
   const [during] = await store.listBlacklistMonitors(user.id, { afterId: 0, limit: 1 });
-  assert.deepEqual([during?.last_status, during?.listed_on, during?.failed_zones], ['error', ['zen.spamhaus.org'], ['bl.spamcop.net', 'zen.spamhaus.org']]);
-  assert.deepEqual(await step('nxdomain', 'nxdomain'), ['blacklist.delisted(error→clean: )'], 'clean after the outage: the listing known before it ended');
+  assert.deepEqual(
+    [during?.last_status, during?.listed_on, during?.failed_zones],
+    ['error', ['zen.spamhaus.org'], ['bl.spamcop.net', 'zen.spamhaus.org']],
+  );
+  assert.deepEqual(
+    await step('nxdomain', 'nxdomain'),
+    ['blacklist.delisted(error→clean: )'],
+    'clean after the outage: the listing known before it ended',
+  );
 });

@@ -4,7 +4,12 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { queryPrefix, zonesFor } from '../../engine/dnsbl/query-name.ts';
-import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZone, normalizeZones } from '../../engine/dnsbl/zones.ts';
+import {
+  DEFAULT_DNSBL_DOMAIN_ZONES,
+  DEFAULT_DNSBL_ZONES,
+  normalizeZone,
+  normalizeZones,
+} from '../../engine/dnsbl/zones.ts';
 
 describe('query names', () => {
   it('IPv4 a.b.c.d is asked as d.c.b.a', () => {
@@ -14,7 +19,9 @@ describe('query names', () => {
 
   it('every IPv4 text is asked as ipaddr.js reads it, the zero-led and odd forms included', () => {
     const viaParse = (text: string) => ipaddr.parse(text).toByteArray().reverse().join('.');
-    fc.assert(fc.property(fc.ipV4(), (text) => queryPrefix({ target_type: 'ip', target_value: text }) === viaParse(text)));
+    fc.assert(
+      fc.property(fc.ipV4(), (text) => queryPrefix({ target_type: 'ip', target_value: text }) === viaParse(text)),
+    );
     for (const text of ['0.0.0.0', '255.255.255.255', '010.1.2.3', '1.2.3.04', '0x7f.0.0.1']) {
       assert.equal(queryPrefix({ target_type: 'ip', target_value: text }), viaParse(text), text);
     }
@@ -45,17 +52,35 @@ describe('query names', () => {
 describe('zones', () => {
   it('the defaults are the documented lists', () => {
     assert.deepEqual(DEFAULT_DNSBL_ZONES, [
-      'zen.spamhaus.org', 'bl.spamcop.net', 'bl.mailspike.net', 'psbl.surriel.com', 'ix.dnsbl.manitu.net', 'bl.spameatingmonkey.net',
+      'zen.spamhaus.org',
+      'bl.spamcop.net',
+      'bl.mailspike.net',
+      'psbl.surriel.com',
+      'ix.dnsbl.manitu.net',
+      'bl.spameatingmonkey.net',
     ]);
     assert.deepEqual(DEFAULT_DNSBL_DOMAIN_ZONES, ['dbl.spamhaus.org', 'multi.uribl.com', 'multi.surbl.org']);
   });
 
   it('a zone is lower-cased and loses one trailing dot; a DQS key is just a label', () => {
     assert.equal(normalizeZone('ZEN.Spamhaus.org.'), 'zen.spamhaus.org');
-    assert.equal(normalizeZone('abcdef0123456789abcdef0123.zen.dq.spamhaus.net'), 'abcdef0123456789abcdef0123.zen.dq.spamhaus.net');
+    assert.equal(
+      normalizeZone('abcdef0123456789abcdef0123.zen.dq.spamhaus.net'),
+      'abcdef0123456789abcdef0123.zen.dq.spamhaus.net',
+    );
   });
 
-  for (const bad of ['', '.', 'localhost', 'zen..spamhaus.org', '-a.example.org', 'a b.org', '127.0.0.1', 'zen.spamhaus.org/x', `${'a'.repeat(64)}.org`]) {
+  for (const bad of [
+    '',
+    '.',
+    'localhost',
+    'zen..spamhaus.org',
+    '-a.example.org',
+    'a b.org',
+    '127.0.0.1',
+    'zen.spamhaus.org/x',
+    `${'a'.repeat(64)}.org`,
+  ]) {
     it(`refuses ${JSON.stringify(bad)}`, () => {
       assert.equal(normalizeZone(bad), null);
       assert.throws(() => normalizeZones([bad], 'a DNSBL zone'), RangeError);

@@ -56,17 +56,26 @@ describe('the guarded connector', () => {
   });
 
   it('judges every address: one private address among public ones refuses the name', async () => {
-    const { lookup } = lookupOf({ 'mixed.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c', '10.0.0.5'] });
+    const { lookup } = lookupOf({
+      'mixed.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c', '10.0.0.5'],
+    });
     const connector = createGuardedConnector({ lookup, lookupTimeoutMs: LIMIT_MS });
     assert.equal(await failure(connector.resolve('mixed.example.com')), 'forbidden_address');
-    const { lookup: publicOnly } = lookupOf({ 'fine.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] });
+    const { lookup: publicOnly } = lookupOf({
+      'fine.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+    });
     const judged = createGuardedConnector({ lookup: publicOnly, lookupTimeoutMs: LIMIT_MS });
-    assert.deepEqual(await judged.resolve('fine.example.com'),
-      ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']);
+    assert.deepEqual(await judged.resolve('fine.example.com'), [
+      '93.184.215.14',
+      '2606:2800:21f:cb07:6820:80da:af6b:8b2c',
+    ]);
   });
 
   it('judges IPv4-mapped IPv6 as the IPv4 address it is', async () => {
-    const { lookup } = lookupOf({ 'mapped.example.com': ['::ffff:127.0.0.1'], 'mapped-hex.example.com': ['::ffff:7f00:1'] });
+    const { lookup } = lookupOf({
+      'mapped.example.com': ['::ffff:127.0.0.1'],
+      'mapped-hex.example.com': ['::ffff:7f00:1'],
+    });
     const guarded = createGuardedConnector({ lookup, lookupTimeoutMs: LIMIT_MS });
     assert.equal(await failure(guarded.resolve('mapped.example.com')), 'forbidden_address');
     assert.equal(await failure(guarded.resolve('mapped-hex.example.com')), 'forbidden_address');
@@ -93,7 +102,9 @@ describe('the guarded connector', () => {
     const { socket, address } = await connector.connect({ host: 'db.internal', port, timeoutMs: LIMIT_MS });
     assert.equal(address, '127.0.0.1');
     assert.equal(socket.remoteAddress, '127.0.0.1');
-    const greeting = await new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    const greeting = await new Promise<string>((resolve) =>
+      socket.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+    );
     assert.equal(greeting, 'hello\n');
     socket.destroy();
     assert.deepEqual(asked, ['db.internal'], 'asked once');
@@ -114,7 +125,10 @@ describe('the guarded connector', () => {
   });
 
   it('a lookup that never answers fails with timeout; an abort stops the attempt', async () => {
-    const connector = createGuardedConnector({ lookup: () => new Promise<string[]>(() => undefined), lookupTimeoutMs: 30 });
+    const connector = createGuardedConnector({
+      lookup: () => new Promise<string[]>(() => undefined),
+      lookupTimeoutMs: 30,
+    });
     const started = performance.now();
     // The lookup's own timeout ends it, not the connect's minute.
     assert.equal(await failure(connector.connect({ host: 'slow.example.com', port, timeoutMs: 60_000 })), 'timeout');
@@ -125,21 +139,31 @@ describe('the guarded connector', () => {
     assert.equal(await failure(attempt), 'aborted');
   });
 
-  it('hands each socket to onSocket as it is made; '
-    + 'destroying it before it connects ends the attempt with aborted', { timeout: LIMIT_MS }, async () => {
-    const connector = createGuardedConnector({ lookup: lookupOf({}).lookup, lookupTimeoutMs: LIMIT_MS,
-      allowPrivateTargets: true });
-    const handed: Socket[] = [];
-    const attempt = connector.connect({ host: '127.0.0.1', port, onSocket: (socket) => {
-      handed.push(socket);
+  it(
+    'hands each socket to onSocket as it is made; ' + 'destroying it before it connects ends the attempt with aborted',
+    { timeout: LIMIT_MS },
+    async () => {
+      const connector = createGuardedConnector({
+        lookup: lookupOf({}).lookup,
+        lookupTimeoutMs: LIMIT_MS,
+        allowPrivateTargets: true,
+      });
+      const handed: Socket[] = [];
+      const attempt = connector.connect({
+        host: '127.0.0.1',
+        port,
+        onSocket: (socket) => {
+          handed.push(socket);
+          socket.destroy();
+        },
+      });
+      assert.equal(await failure(attempt), 'aborted');
+      assert.equal(handed.length, 1);
+      // Without a timeout of its own, a connection that does complete is still handed over whole.
+      const sockets: Socket[] = [];
+      const { socket } = await connector.connect({ host: '127.0.0.1', port, onSocket: (s) => void sockets.push(s) });
+      assert.equal(sockets[0], socket);
       socket.destroy();
-    } });
-    assert.equal(await failure(attempt), 'aborted');
-    assert.equal(handed.length, 1);
-    // Without a timeout of its own, a connection that does complete is still handed over whole.
-    const sockets: Socket[] = [];
-    const { socket } = await connector.connect({ host: '127.0.0.1', port, onSocket: (s) => void sockets.push(s) });
-    assert.equal(sockets[0], socket);
-    socket.destroy();
-  });
+    },
+  );
 });

@@ -27,7 +27,10 @@ describe('engine options', () => {
 
   it('the connect timeout never exceeds the probe timeout unless set', () => {
     assert.equal(resolveEngineOptions({ store, probeTimeoutMs: 3_000 }).connectTimeoutMs, 3_000);
-    assert.equal(resolveEngineOptions({ store, probeTimeoutMs: 3_000, connectTimeoutMs: 5_000 }).connectTimeoutMs, 5_000);
+    assert.equal(
+      resolveEngineOptions({ store, probeTimeoutMs: 3_000, connectTimeoutMs: 5_000 }).connectTimeoutMs,
+      5_000,
+    );
   });
 
   const bad: [string, Parameters<typeof resolveEngineOptions>[0], RegExp][] = [
@@ -41,7 +44,10 @@ describe('engine options', () => {
   ];
   for (const [what, options, pattern] of bad) {
     it(`refuses ${what}`, () => {
-      assert.throws(() => createMonitoringEngine(options), (error: unknown) => error instanceof RangeError && pattern.test(error.message));
+      assert.throws(
+        () => createMonitoringEngine(options),
+        (error: unknown) => error instanceof RangeError && pattern.test(error.message),
+      );
     });
   }
 });
@@ -60,6 +66,7 @@ describe('--dns-server values', () => {
     ['', null],
   ];
   for (const [input, expected] of cases) {
-    it(`${JSON.stringify(input)} → ${JSON.stringify(expected)}`, () => assert.equal(normalizeDnsServer(input), expected));
+    it(`${JSON.stringify(input)} → ${JSON.stringify(expected)}`, () =>
+      assert.equal(normalizeDnsServer(input), expected));
   }
 });

@@ -14,7 +14,9 @@ const T0 = Date.parse(START);
 const HOUR = 3600_000;
 
 /** Every name is unlisted (NXDOMAIN), answered at once: these tests are about scheduling. */
-const nxdomain: DnsblResolver = { resolve4: () => Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' })) };
+const nxdomain: DnsblResolver = {
+  resolve4: () => Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' })),
+};
 
 async function setUp(monitors: number, options: Partial<MonitoringEngineOptions> = {}) {
   const store = new WatchedStore();
@@ -22,10 +24,20 @@ async function setUp(monitors: number, options: Partial<MonitoringEngineOptions>
   const user = await store.createUser({ name: null, created_at: START });
   const ids: number[] = [];
   for (let i = 1; i <= monitors; i++) ids.push((await addMonitor(store, user.id, `192.0.2.${i}`, START)).id);
-  const engine = createMonitoringEngine({ store, clock, resolver: nxdomain, dnsblZones: ['zen.spamhaus.org'], ...options });
-  const claim = (atMs: number, owner = 'other-worker', leaseMs = 60_000) => store.claimDueBlacklistMonitors({
-    owner, now: new Date(atMs).toISOString(), limit: 1000, leaseUntil: new Date(atMs + leaseMs).toISOString(),
+  const engine = createMonitoringEngine({
+    store,
+    clock,
+    resolver: nxdomain,
+    dnsblZones: ['zen.spamhaus.org'],
+    ...options,
   });
+  const claim = (atMs: number, owner = 'other-worker', leaseMs = 60_000) =>
+    store.claimDueBlacklistMonitors({
+      owner,
+      now: new Date(atMs).toISOString(),
+      limit: 1000,
+      leaseUntil: new Date(atMs + leaseMs).toISOString(),
+    });
   return { store, clock, user, ids, engine, claim };
 }
 
@@ -42,9 +54,18 @@ describe('scheduling', () => {
   });
 
   it('the next check is the interval away, moved by at most 10 % either way', () => {
-    assert.equal(nextCheckAt(T0, 3600, () => 0), T0 + HOUR * 0.9);
-    assert.equal(nextCheckAt(T0, 3600, () => 0.5), T0 + HOUR);
-    assert.equal(nextCheckAt(T0, 3600, () => 0.999_999), T0 + Math.round(HOUR * (1 + 0.1 * 0.999_998)));
+    assert.equal(
+      nextCheckAt(T0, 3600, () => 0),
+      T0 + HOUR * 0.9,
+    );
+    assert.equal(
+      nextCheckAt(T0, 3600, () => 0.5),
+      T0 + HOUR,
+    );
+    assert.equal(
+      nextCheckAt(T0, 3600, () => 0.999_999),
+      T0 + Math.round(HOUR * (1 + 0.1 * 0.999_998)),
+    );
   });
 
   it('records created together spread out', async () => {
@@ -61,21 +82,34 @@ describe('scheduling', () => {
   it('claims in batches and writes in batches until everything due is done', async () => {
     const { engine, store } = await setUp(25, { batchSize: 7, writeBatchSize: 10 });
     assert.deepEqual(await engine.runOnce(), { claimed: 25, written: 25, fenced: 0, failed: 0, pruned: 0 });
-    assert.ok(store.blacklistWrites.every((n) => n <= 10), `writes of at most 10: ${store.blacklistWrites}`);
+    assert.ok(
+      store.blacklistWrites.every((n) => n <= 10),
+      `writes of at most 10: ${store.blacklistWrites}`,
+    );
     assert.ok(store.blacklistWrites.length <= 5, `batched, not one write per check: ${store.blacklistWrites}`);
   });
 
-  it('a record leased by another worker waits for that lease to lapse; the lapsed worker\'s write is fenced', async () => {
+  it("a record leased by another worker waits for that lease to lapse; the lapsed worker's write is fenced", async () => {
     const { engine, claim, clock, store, user, ids } = await setUp(1, { workerId: 'w2' });
     const [held] = await claim(T0, 'w1', 120_000);
     assert.ok(held);
     assert.equal((await engine.runOnce()).claimed, 0, 'leased elsewhere');
     clock.advance(120_000);
     assert.equal((await engine.runOnce()).written, 1, 'claimable once the lease lapsed');
-    const late = await store.recordBlacklistChecks([{ lease: held.lease, outcome: {
-      checked_at: new Date(clock.now()).toISOString(), last_status: 'listed', listed_on: ['x.example.org'], failed_zones: [],
-      results: [], next_check_at: START, events: [],
-    } }]);
+    const late = await store.recordBlacklistChecks([
+      {
+        lease: held.lease,
+        outcome: {
+          checked_at: new Date(clock.now()).toISOString(),
+          last_status: 'listed',
+          listed_on: ['x.example.org'],
+          failed_zones: [],
+          results: [],
+          next_check_at: START,
+          events: [],
+        },
+      },
+    ]);
     assert.deepEqual(late, [false], 'the first worker lost its lease');
     assert.equal((await monitorOf(store, user.id, ids[0]!)).last_status, 'clean');
   });
@@ -109,8 +143,14 @@ describe('scheduling', () => {
     clock.advance(90_000);
     await engine.runOnce();
     const batches = logger.lines.filter((l) => /^claimed \d+ due blacklist_monitor checks$/.test(l.message));
-    assert.deepEqual(batches.map((l) => l.fields?.['claimed']), [2, 1]);
-    assert.deepEqual(batches.map((l) => l.fields?.['lag_ms_max']), [90_000, 90_000]);
+    assert.deepEqual(
+      batches.map((l) => l.fields?.['claimed']),
+      [2, 1],
+    );
+    assert.deepEqual(
+      batches.map((l) => l.fields?.['lag_ms_max']),
+      [90_000, 90_000],
+    );
     assert.equal(batches[0]!.fields?.['lag_ms_mean'], 90_000);
   });
 
@@ -169,7 +209,11 @@ describe('scheduling', () => {
       return record(checks);
     };
     assert.deepEqual(await engine.runOnce(), { claimed: 1, written: 1, fenced: 0, failed: 0, pruned: 0 });
-    assert.equal((await monitorOf(store, user.id, ids[0]!)).last_status, 'clean', 'written by the time runOnce() resolved');
+    assert.equal(
+      (await monitorOf(store, user.id, ids[0]!)).last_status,
+      'clean',
+      'written by the time runOnce() resolved',
+    );
   });
 
   it('two writes are in flight at most: a batch goes while the last is still being written', async () => {
@@ -205,7 +249,9 @@ describe('scheduling', () => {
     const original = store.recordBlacklistChecks.bind(store);
     store.recordBlacklistChecks = () => Promise.reject(new Error('database gone'));
     assert.deepEqual(await engine.runOnce(), { claimed: 2, written: 0, fenced: 0, failed: 2, pruned: 0 });
-    assert.ok(logger.lines.some((l) => l.level === 'error' && /writing blacklist_monitor checks failed/.test(l.message)));
+    assert.ok(
+      logger.lines.some((l) => l.level === 'error' && /writing blacklist_monitor checks failed/.test(l.message)),
+    );
     store.recordBlacklistChecks = original;
     assert.equal((await engine.runOnce()).claimed, 0, 'still leased');
     clock.advance(60_000);

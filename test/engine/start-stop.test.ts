@@ -22,14 +22,24 @@ it('a started engine checks new records as they come, and stop() waits for the c
     },
   };
   const engine = createMonitoringEngine({
-    store, clock: new ManualClock(START), resolver, dnsblZones: ['zen.spamhaus.org'], pollIntervalMs: 5, writeDelayMs: 1,
+    store,
+    clock: new ManualClock(START),
+    resolver,
+    dnsblZones: ['zen.spamhaus.org'],
+    pollIntervalMs: 5,
+    writeDelayMs: 1,
   });
   engine.start();
   engine.start(); // a second start changes nothing
   await assert.rejects(engine.runOnce(), /while the engine is started/);
 
   const first = await addMonitor(store, user.id, '192.0.2.1', START);
-  await waitFor('the first check', async () => (await monitorOf(store, user.id, first.id)).last_status === 'listed', 30_000, 5);
+  await waitFor(
+    'the first check',
+    async () => (await monitorOf(store, user.id, first.id)).last_status === 'listed',
+    30_000,
+    5,
+  );
 
   let release!: () => void;
   hold = new Promise<void>((resolve) => (release = resolve));
@@ -50,7 +60,12 @@ it('a started engine checks new records as they come, and stop() waits for the c
 });
 
 it('stop() on an idle or never started engine resolves at once', async () => {
-  const engine = createMonitoringEngine({ store: new WatchedStore(), clock: new ManualClock(START), resolver: { resolve4: async () => [] }, pollIntervalMs: 60_000 });
+  const engine = createMonitoringEngine({
+    store: new WatchedStore(),
+    clock: new ManualClock(START),
+    resolver: { resolve4: async () => [] },
+    pollIntervalMs: 60_000,
+  });
   await engine.stop();
   engine.start();
   await delay(5);
@@ -72,15 +87,27 @@ it('a store that cannot claim is logged once per streak, and once when it works 
   };
   const lines: string[] = [];
   const engine = createMonitoringEngine({
-    store, clock: new ManualClock(START), resolver: { resolve4: async () => [] }, dnsblZones: ['zen.spamhaus.org'],
-    pollIntervalMs: 2, retentionSweepMs: 3_600_000,
-    logger: { error: (message) => void lines.push(`error: ${message}`), info: (message) => void lines.push(`info: ${message}`) },
+    store,
+    clock: new ManualClock(START),
+    resolver: { resolve4: async () => [] },
+    dnsblZones: ['zen.spamhaus.org'],
+    pollIntervalMs: 2,
+    retentionSweepMs: 3_600_000,
+    logger: {
+      error: (message) => void lines.push(`error: ${message}`),
+      info: (message) => void lines.push(`info: ${message}`),
+    },
   });
   const { id } = await addMonitor(store, user.id, '192.0.2.9', START);
   engine.start();
   await waitFor('several failed claims', async () => attempts >= 5, 30_000, 5);
   failing = false;
-  await waitFor('the check once claims work', async () => (await monitorOf(store, user.id, id)).last_status !== null, 30_000, 5);
+  await waitFor(
+    'the check once claims work',
+    async () => (await monitorOf(store, user.id, id)).last_status !== null,
+    30_000,
+    5,
+  );
   await engine.stop();
   const claimLines = lines.filter((l) => /claiming/.test(l));
   assert.deepEqual(claimLines, [

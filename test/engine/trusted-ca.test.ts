@@ -20,16 +20,39 @@ async function tlsResultWith(trustedCa: readonly string[] | undefined) {
   const user = await store.createUser({ name: null, created_at: START });
   // A web device with only its TLS probe on, at the fixture server's port, named as its certificate.
   const created = await store.createDevice(user.id, {
-    target_type: 'domain', target_value: FIXTURE_NAME, service_type: 'web', scheme: 'https', port: server.port,
-    host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: 'https', origin_port: 443,
-    check_public_http: false, check_public_https: false, check_public_tls: true, check_origin_http: false,
-    check_origin_tls: false, expect_status: 200, location: null, is_enabled: true, created_at: START,
-    check_interval_s: 60, status: 'pending', status_since: null, last_checked_at: null, last_results: {},
+    target_type: 'domain',
+    target_value: FIXTURE_NAME,
+    service_type: 'web',
+    scheme: 'https',
+    port: server.port,
+    host_header: null,
+    proxy_enabled: false,
+    origin_host: null,
+    origin_scheme: 'https',
+    origin_port: 443,
+    check_public_http: false,
+    check_public_https: false,
+    check_public_tls: true,
+    check_origin_http: false,
+    check_origin_tls: false,
+    expect_status: 200,
+    location: null,
+    is_enabled: true,
+    created_at: START,
+    check_interval_s: 60,
+    status: 'pending',
+    status_since: null,
+    last_checked_at: null,
+    last_results: {},
   });
   assert.ok('created' in created);
   const engine = createMonitoringEngine({
-    store, clock: new ManualClock(START), resolver: { resolve4: async () => [] }, lookup: async () => ['127.0.0.1'],
-    allowPrivateTargets: true, ...(trustedCa === undefined ? {} : { trustedCa }),
+    store,
+    clock: new ManualClock(START),
+    resolver: { resolve4: async () => [] },
+    lookup: async () => ['127.0.0.1'],
+    allowPrivateTargets: true,
+    ...(trustedCa === undefined ? {} : { trustedCa }),
   });
   await engine.runOnce();
   const [checked] = await store.listDevices(user.id, { afterId: 0, limit: 1 });

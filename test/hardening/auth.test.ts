@@ -11,16 +11,29 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
 import {
-  createMonitoringApi, ManualClock, MemoryStore, type CreatedApiKey, type MonitoringApi, type MonitoringApiOptions, type Store,
+  createMonitoringApi,
+  ManualClock,
+  MemoryStore,
+  type CreatedApiKey,
+  type MonitoringApi,
+  type MonitoringApiOptions,
+  type Store,
 } from '../../core/index.ts';
 import { ROOT } from '../support/root.ts';
 import { callRaw, checkAnswer } from './support.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-async function setup(options: Partial<MonitoringApiOptions> & { store?: Store } = {}): Promise<{ api: MonitoringApi; key: CreatedApiKey; store: Store }> {
+async function setup(
+  options: Partial<MonitoringApiOptions> & { store?: Store } = {},
+): Promise<{ api: MonitoringApi; key: CreatedApiKey; store: Store }> {
   const store = options.store ?? new MemoryStore();
-  const api = createMonitoringApi({ rateLimit: { limit: 1e6, windowSeconds: 60 }, authFailureLimit: { limit: 1e6, windowSeconds: 60 }, ...options, store });
+  const api = createMonitoringApi({
+    rateLimit: { limit: 1e6, windowSeconds: 60 },
+    authFailureLimit: { limit: 1e6, windowSeconds: 60 },
+    ...options,
+    store,
+  });
   const key = await api.keys.createApiKey({ userId: (await api.keys.createUser()).id });
   return { api, key, store };
 }
@@ -47,10 +60,13 @@ function spyStore(real: Store): { store: Store; asked: string[]; hold(): () => v
     },
   });
   return {
-    store, asked,
+    store,
+    asked,
     hold() {
       let release!: () => void;
-      gate = new Promise((resolve) => { release = resolve; });
+      gate = new Promise((resolve) => {
+        release = resolve;
+      });
       return () => {
         gate = null;
         release();
@@ -68,7 +84,14 @@ test('the store is only ever asked for the SHA-256 of the presented token; near 
     const c = token[i]!;
     misses.add(token.slice(0, i) + (c === 'A' ? 'B' : 'A') + token.slice(i + 1));
   }
-  for (const variant of [token.toUpperCase(), token.toLowerCase(), token.slice(0, -1), `${token}A`, token.slice(1), `${token.slice(0, -1)}=`]) {
+  for (const variant of [
+    token.toUpperCase(),
+    token.toLowerCase(),
+    token.slice(0, -1),
+    `${token}A`,
+    token.slice(1),
+    `${token.slice(0, -1)}=`,
+  ]) {
     if (variant !== token) misses.add(variant);
   }
   assert.equal((await me(api, token)).status, 200);
@@ -105,17 +128,24 @@ test('no source file compares a token, secret or password with an early-exit ope
       else if (/\.ts$/.test(entry.name) && !/\.d\.ts$/.test(entry.name)) files.push(path);
     }
   }
-  for (const dir of ['core', 'adapters', 'stores', 'cli']) await walk(join(ROOT, dir)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ENOENT') throw error;
-  });
-  assert.ok(files.some((f) => f.endsWith(join('auth', 'key-cache.ts'))), 'the scan must see core/auth');
+  for (const dir of ['core', 'adapters', 'stores', 'cli'])
+    await walk(join(ROOT, dir)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  assert.ok(
+    files.some((f) => f.endsWith(join('auth', 'key-cache.ts'))),
+    'the scan must see core/auth',
+  );
   // A name with token, secret or password in it, but not a digest of one (tokenHash, token_hash).
   const SECRET = String.raw`[\w.#]*(?:token|secret|password)(?!\w*hash)\w*(?:\[\w+\])?`;
   const PRESENCE = String.raw`\s*(?:undefined|null|''|""|\`\`)(?![\w.])`;
   const patterns = [
     new RegExp(String.raw`\b${SECRET}\s*(?:===|!==|==|!=|<=?|>=?)(?!=)(?!${PRESENCE})`, 'i'),
     new RegExp(String.raw`(?:===|!==|==|!=)\s*${SECRET}\b`, 'i'),
-    new RegExp(String.raw`\b${SECRET}\s*\.\s*(?:startsWith|endsWith|includes|indexOf|lastIndexOf|localeCompare)\s*\(`, 'i'),
+    new RegExp(
+      String.raw`\b${SECRET}\s*\.\s*(?:startsWith|endsWith|includes|indexOf|lastIndexOf|localeCompare)\s*\(`,
+      'i',
+    ),
     new RegExp(String.raw`\.\s*(?:startsWith|endsWith|includes|indexOf|localeCompare)\s*\(\s*${SECRET}\b`, 'i'),
     /Buffer\.compare\s*\(|\.equals\s*\(/,
   ];
@@ -126,7 +156,9 @@ test('no source file compares a token, secret or password with an early-exit ope
       // Code only: comments and string literals may say anything.
       const code = line
         .replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`/g, "''")
-        .replace(/\/\*.*?\*\//g, '').replace(/\/\/.*$/, '').replace(/^\s*(?:\/\*\*?|\*).*$/, '');
+        .replace(/\/\*.*?\*\//g, '')
+        .replace(/\/\/.*$/, '')
+        .replace(/^\s*(?:\/\*\*?|\*).*$/, '');
       // Comparisons on a secret's *prefix constant* (the token shape check) are not secret-dependent.
       if (/TOKEN_PREFIX|TOKEN_SHAPE/.test(code)) return;
       // A lease's token is a fencing id handed to the worker that holds the lease, not a credential:
@@ -142,7 +174,8 @@ test('no source file compares a token, secret or password with an early-exit ope
 
 test('the token never reaches a log: not the Authorization header, not the query, not an error', async () => {
   const lines: string[] = [];
-  const record = (...args: unknown[]) => void lines.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: Infinity }))).join(' '));
+  const record = (...args: unknown[]) =>
+    void lines.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: Infinity }))).join(' '));
   const logger = { request: record, error: record, warn: record };
   const real = new MemoryStore();
   // A store whose device list fails with an error that names the digest it was given, as a driver might.
@@ -151,14 +184,25 @@ test('the token never reaches a log: not the Authorization header, not the query
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      if (property === 'findApiKeyByHash') return (hash: string) => { hashSeen = hash; return real.findApiKeyByHash(hash); };
+      if (property === 'findApiKeyByHash')
+        return (hash: string) => {
+          hashSeen = hash;
+          return real.findApiKeyByHash(hash);
+        };
       if (property === 'listDevices') return () => Promise.reject(new Error('driver failed'));
       return value.bind(target);
     },
   });
   const consoleLines: string[] = [];
-  const originals = { log: console.log, error: console.error, warn: console.warn, info: console.info, debug: console.debug };
-  for (const name of Object.keys(originals) as (keyof typeof originals)[]) console[name] = (...args: unknown[]) => void consoleLines.push(inspect(args, { depth: Infinity }));
+  const originals = {
+    log: console.log,
+    error: console.error,
+    warn: console.warn,
+    info: console.info,
+    debug: console.debug,
+  };
+  for (const name of Object.keys(originals) as (keyof typeof originals)[])
+    console[name] = (...args: unknown[]) => void consoleLines.push(inspect(args, { depth: Infinity }));
   try {
     const { api, key } = await setup({ store, logger, keyCacheTtlMs: 0 });
     const token = key.token;
@@ -167,8 +211,14 @@ test('the token never reaches a log: not the Authorization header, not the query
     assert.equal((await me(api, token, `/v1/me?api_key=${token}`)).status, 400);
     assert.equal((await me(api, token, `/v1/devices?token=${token}`)).status, 400);
     // A failing store: the 500 path logs the error object itself.
-    assert.equal((await callRaw(api, { url: '/v1/devices', headers: { authorization: `Bearer ${token}` } })).status, 500);
-    const bogus = await callRaw(api, { url: '/v1/me', headers: { authorization: `Basic ${Buffer.from(`user:${token}`).toString('base64')}` } });
+    assert.equal(
+      (await callRaw(api, { url: '/v1/devices', headers: { authorization: `Bearer ${token}` } })).status,
+      500,
+    );
+    const bogus = await callRaw(api, {
+      url: '/v1/me',
+      headers: { authorization: `Basic ${Buffer.from(`user:${token}`).toString('base64')}` },
+    });
     assert.equal(bogus.status, 401);
     await api.close();
     assert.ok(lines.length >= 6, 'every request is logged');
@@ -179,7 +229,10 @@ test('the token never reaches a log: not the Authorization header, not the query
     }
     assert.notEqual(hashSeen, '');
     assert.ok(!everything.includes(hashSeen), 'the token digest is in the logs');
-    assert.ok(!everything.includes(Buffer.from(`user:${token}`).toString('base64').slice(0, 20)), 'the Basic credentials are in the logs');
+    assert.ok(
+      !everything.includes(Buffer.from(`user:${token}`).toString('base64').slice(0, 20)),
+      'the Basic credentials are in the logs',
+    );
   } finally {
     Object.assign(console, originals);
   }
@@ -214,7 +267,10 @@ test('a revocation during a burst: nothing that starts after it is answered 200'
   const inFlight = burst();
   await api.keys.revokeApiKey(key.key.id);
   const after = await burst();
-  assert.ok(after.every((a) => a.status === 401 && a.code === 'invalid_api_key'), JSON.stringify(after.map((a) => a.status)));
+  assert.ok(
+    after.every((a) => a.status === 401 && a.code === 'invalid_api_key'),
+    JSON.stringify(after.map((a) => a.status)),
+  );
   await inFlight;
   await api.close();
 });
@@ -240,7 +296,10 @@ test('a key revoked through another instance: refused on the next request with k
 test('an expired key is refused on the very next request, cached or not, to the millisecond', async () => {
   const clock = new ManualClock('2026-01-01T00:00:00.000Z');
   const { api } = await setup({ clock });
-  const key = await api.keys.createApiKey({ userId: (await api.keys.createUser()).id, expiresAt: '2026-01-01T00:00:01.000Z' });
+  const key = await api.keys.createApiKey({
+    userId: (await api.keys.createUser()).id,
+    expiresAt: '2026-01-01T00:00:01.000Z',
+  });
   assert.equal((await me(api, key.token)).status, 200);
   clock.advance(999);
   assert.equal((await me(api, key.token)).status, 200, 'still valid 1 ms before expiry (and now cached)');
@@ -266,13 +325,17 @@ test('an expired key is refused on the very next request with the system clock',
 test('a request that waited on a key read throttled for another address reads the key on its own account', async () => {
   const { api, key } = await setup({ authFailureLimit: { limit: 3, windowSeconds: 60 } });
   const from = (token: string, clientAddress: string) =>
-    api.fetch(new Request('http://api.test/v1/me', { headers: { authorization: `Bearer ${token}` } }), { clientAddress });
+    api.fetch(new Request('http://api.test/v1/me', { headers: { authorization: `Bearer ${token}` } }), {
+      clientAddress,
+    });
   const wrong = (n: number) => `mapi_${String(n).padStart(43, 'A')}`;
   for (let i = 0; i < 2; i++) assert.equal((await from(wrong(i), '192.0.2.1')).status, 401);
   // All three pass the throttle check (2 of 3 used); the guess takes the last attempt, so the
   // read of the valid key for 192.0.2.1 is refused, and 192.0.2.2, waiting on it, must not be.
   const [guess, throttled, other] = await Promise.all([
-    from(wrong(9), '192.0.2.1'), from(key.token, '192.0.2.1'), from(key.token, '192.0.2.2'),
+    from(wrong(9), '192.0.2.1'),
+    from(key.token, '192.0.2.1'),
+    from(key.token, '192.0.2.2'),
   ]);
   assert.equal(guess.status, 401);
   assert.equal(throttled.status, 429);

@@ -34,7 +34,8 @@ const bytes = (...parts: (string | number[])[]) => {
   return out;
 };
 
-const nest = (depth: number, open: string, close: string, inner = '') => open.repeat(depth) + inner + close.repeat(depth);
+const nest = (depth: number, open: string, close: string, inner = '') =>
+  open.repeat(depth) + inner + close.repeat(depth);
 
 /** Unique target names, so that no case runs into another's 409. */
 let n = 0;
@@ -43,47 +44,191 @@ const fresh = () => `"target_type":"domain","target_value":"e${n++}.example.org"
 function cases(): [name: string, path: string, body: string | Uint8Array | null, expect: Expect, bodyLimit?: number][] {
   return [
     // Deep nesting: JSON.parse is not recursive, and nothing after it walks into a value.
-    ['5 000 nested arrays as a field value', DEVICE, `{${fresh()},"location":${nest(5000, '[', ']')}}`, { status: 400, details: [['location', 'invalid_type']] }],
-    ['2 500 nested objects as an unknown field', DEVICE, `{${fresh()},"x":${nest(2500, '{"a":', '}', '1')}}`, { status: 400, details: [['x', 'unknown_field']] }],
+    [
+      '5 000 nested arrays as a field value',
+      DEVICE,
+      `{${fresh()},"location":${nest(5000, '[', ']')}}`,
+      { status: 400, details: [['location', 'invalid_type']] },
+    ],
+    [
+      '2 500 nested objects as an unknown field',
+      DEVICE,
+      `{${fresh()},"x":${nest(2500, '{"a":', '}', '1')}}`,
+      { status: 400, details: [['x', 'unknown_field']] },
+    ],
     ['8 000 nested arrays as the whole body', DEVICE, nest(8000, '[', ']'), { status: 400, code: 'invalid_json' }],
     ['3 000 unclosed objects', DEVICE, '{"a":'.repeat(3000), { status: 400, code: 'invalid_json' }],
-    ['a million nested arrays under a 4 MiB limit', DEVICE, `{${fresh()},"location":${nest(1_000_000, '[', ']')}}`, { status: 400, details: [['location', 'invalid_type']] }, 4 * 1024 * 1024],
-    ['a million nested arrays as the body under a 4 MiB limit', MONITOR, nest(1_000_000, '[', ']'), { status: 400, code: 'invalid_json' }, 4 * 1024 * 1024],
+    [
+      'a million nested arrays under a 4 MiB limit',
+      DEVICE,
+      `{${fresh()},"location":${nest(1_000_000, '[', ']')}}`,
+      { status: 400, details: [['location', 'invalid_type']] },
+      4 * 1024 * 1024,
+    ],
+    [
+      'a million nested arrays as the body under a 4 MiB limit',
+      MONITOR,
+      nest(1_000_000, '[', ']'),
+      { status: 400, code: 'invalid_json' },
+      4 * 1024 * 1024,
+    ],
 
     // Lone surrogates: escaped they parse, and are then refused; raw they are not UTF-8.
-    ['an escaped lone high surrogate in location', DEVICE, `{${fresh()},"location":"a\\ud800b"}`, { status: 400, details: [['location', 'invalid_value']] }],
-    ['an escaped lone low surrogate in target_value', MONITOR, '{"target_type":"domain","target_value":"\\udc00.example.com"}', { status: 400, details: [['target_value', 'invalid_value']] }],
-    ['a lone surrogate as a key', DEVICE, `{${fresh()},"\\udc00":1}`, { status: 400, details: [['\udc00', 'unknown_field']] }],
-    ['a lone surrogate encoded as UTF-8 bytes (CESU)', DEVICE, bytes(`{${fresh()},"location":"`, [0xed, 0xa0, 0x80], '"}'), { status: 400, code: 'invalid_json' }],
-    ['an escaped surrogate pair is one character', DEVICE, `{${fresh()},"location":"\\ud83d\\ude00"}`, { status: 201, stored: (d) => assert.equal(d.location, '\u{1f600}') }],
+    [
+      'an escaped lone high surrogate in location',
+      DEVICE,
+      `{${fresh()},"location":"a\\ud800b"}`,
+      { status: 400, details: [['location', 'invalid_value']] },
+    ],
+    [
+      'an escaped lone low surrogate in target_value',
+      MONITOR,
+      '{"target_type":"domain","target_value":"\\udc00.example.com"}',
+      { status: 400, details: [['target_value', 'invalid_value']] },
+    ],
+    [
+      'a lone surrogate as a key',
+      DEVICE,
+      `{${fresh()},"\\udc00":1}`,
+      { status: 400, details: [['\udc00', 'unknown_field']] },
+    ],
+    [
+      'a lone surrogate encoded as UTF-8 bytes (CESU)',
+      DEVICE,
+      bytes(`{${fresh()},"location":"`, [0xed, 0xa0, 0x80], '"}'),
+      { status: 400, code: 'invalid_json' },
+    ],
+    [
+      'an escaped surrogate pair is one character',
+      DEVICE,
+      `{${fresh()},"location":"\\ud83d\\ude00"}`,
+      { status: 201, stored: (d) => assert.equal(d.location, '\u{1f600}') },
+    ],
 
     // Prototype names, however spelled, are strangers and change nothing.
-    ['escaped __proto__', DEVICE, `{${fresh()},"\\u005f_proto__":{"service_type":"ssh","polluted":1}}`, { status: 400, details: [['__proto__', 'unknown_field']] }],
-    ['fully escaped __proto__', MONITOR, `{${fresh()},"\\u005f\\u005f\\u0070\\u0072\\u006f\\u0074\\u006f\\u005f\\u005f":{"is_enabled":false}}`, { status: 400, details: [['__proto__', 'unknown_field']] }],
-    ['__proto__ carrying the required fields', DEVICE, '{"__proto__":{"target_type":"domain","target_value":"example.com"}}', { status: 400, details: [['__proto__', 'unknown_field'], ['target_type', 'missing'], ['target_value', 'missing']] }],
-    ['constructor.prototype', DEVICE, `{${fresh()},"constructor":{"prototype":{"polluted":1}}}`, { status: 400, details: [['constructor', 'unknown_field']] }],
-    ['a key named constructor.prototype', DEVICE, `{${fresh()},"constructor.prototype":{"polluted":1}}`, { status: 400, details: [['constructor.prototype', 'unknown_field']] }],
-    ['__proto__: null', MONITOR, `{${fresh()},"__proto__":null}`, { status: 400, details: [['__proto__', 'unknown_field']] }],
-    ['an escaped spelling of a real field is that field', DEVICE, '{"target\\u005ftype":"domain","target_value":"escaped.example.org"}', { status: 201, stored: (d) => assert.equal(d.target_type, 'domain') }],
+    [
+      'escaped __proto__',
+      DEVICE,
+      `{${fresh()},"\\u005f_proto__":{"service_type":"ssh","polluted":1}}`,
+      { status: 400, details: [['__proto__', 'unknown_field']] },
+    ],
+    [
+      'fully escaped __proto__',
+      MONITOR,
+      `{${fresh()},"\\u005f\\u005f\\u0070\\u0072\\u006f\\u0074\\u006f\\u005f\\u005f":{"is_enabled":false}}`,
+      { status: 400, details: [['__proto__', 'unknown_field']] },
+    ],
+    [
+      '__proto__ carrying the required fields',
+      DEVICE,
+      '{"__proto__":{"target_type":"domain","target_value":"example.com"}}',
+      {
+        status: 400,
+        details: [
+          ['__proto__', 'unknown_field'],
+          ['target_type', 'missing'],
+          ['target_value', 'missing'],
+        ],
+      },
+    ],
+    [
+      'constructor.prototype',
+      DEVICE,
+      `{${fresh()},"constructor":{"prototype":{"polluted":1}}}`,
+      { status: 400, details: [['constructor', 'unknown_field']] },
+    ],
+    [
+      'a key named constructor.prototype',
+      DEVICE,
+      `{${fresh()},"constructor.prototype":{"polluted":1}}`,
+      { status: 400, details: [['constructor.prototype', 'unknown_field']] },
+    ],
+    [
+      '__proto__: null',
+      MONITOR,
+      `{${fresh()},"__proto__":null}`,
+      { status: 400, details: [['__proto__', 'unknown_field']] },
+    ],
+    [
+      'an escaped spelling of a real field is that field',
+      DEVICE,
+      '{"target\\u005ftype":"domain","target_value":"escaped.example.org"}',
+      { status: 201, stored: (d) => assert.equal(d.target_type, 'domain') },
+    ],
 
     // Numbers: JSON has one number type; only integral values in range are integers.
-    ['port 1e400 (Infinity once parsed)', DEVICE, `{${fresh()},"port":1e400}`, { status: 400, details: [['port', 'invalid_type']] }],
+    [
+      'port 1e400 (Infinity once parsed)',
+      DEVICE,
+      `{${fresh()},"port":1e400}`,
+      { status: 400, details: [['port', 'invalid_type']] },
+    ],
     ['port -1e400', DEVICE, `{${fresh()},"port":-1e400}`, { status: 400, details: [['port', 'invalid_type']] }],
     ['port 443.0001', DEVICE, `{${fresh()},"port":443.0001}`, { status: 400, details: [['port', 'invalid_type']] }],
     // docs/contract.md §4: integers must be JSON integers, so a fraction or exponent is refused even when whole.
-    ['port 443.0 (whole, but not an integer literal)', DEVICE, `{${fresh()},"port":443.0}`, { status: 400, details: [['port', 'invalid_type']] }],
-    ['port 4.43e2 (whole, but not an integer literal)', DEVICE, `{${fresh()},"port":4.43e2}`, { status: 400, details: [['port', 'invalid_type']] }],
-    ['port 1e-400 (0 once parsed)', DEVICE, `{${fresh()},"port":1e-400}`, { status: 400, details: [['port', 'invalid_type']] }],
+    [
+      'port 443.0 (whole, but not an integer literal)',
+      DEVICE,
+      `{${fresh()},"port":443.0}`,
+      { status: 400, details: [['port', 'invalid_type']] },
+    ],
+    [
+      'port 4.43e2 (whole, but not an integer literal)',
+      DEVICE,
+      `{${fresh()},"port":4.43e2}`,
+      { status: 400, details: [['port', 'invalid_type']] },
+    ],
+    [
+      'port 1e-400 (0 once parsed)',
+      DEVICE,
+      `{${fresh()},"port":1e-400}`,
+      { status: 400, details: [['port', 'invalid_type']] },
+    ],
     ['port -0', DEVICE, `{${fresh()},"port":-0}`, { status: 400, details: [['port', 'out_of_range']] }],
-    ['port 2^53+1', DEVICE, `{${fresh()},"port":9007199254740993}`, { status: 400, details: [['port', 'out_of_range']] }],
+    [
+      'port 2^53+1',
+      DEVICE,
+      `{${fresh()},"port":9007199254740993}`,
+      { status: 400, details: [['port', 'out_of_range']] },
+    ],
     ['port "443"', DEVICE, `{${fresh()},"port":"443"}`, { status: 400, details: [['port', 'invalid_type']] }],
-    ['expect_status 2e2 (whole, but not an integer literal)', DEVICE, `{${fresh()},"expect_status":2e2}`, { status: 400, details: [['expect_status', 'invalid_type']] }],
-    ['is_enabled 1e400', MONITOR, `{${fresh()},"is_enabled":1e400}`, { status: 400, details: [['is_enabled', 'invalid_type']] }],
+    [
+      'expect_status 2e2 (whole, but not an integer literal)',
+      DEVICE,
+      `{${fresh()},"expect_status":2e2}`,
+      { status: 400, details: [['expect_status', 'invalid_type']] },
+    ],
+    [
+      'is_enabled 1e400',
+      MONITOR,
+      `{${fresh()},"is_enabled":1e400}`,
+      { status: 400, details: [['is_enabled', 'invalid_type']] },
+    ],
     // int/bool fields accept exactly true, false, 0 and 1: 1.0 is not 1 as written.
-    ['is_enabled 1.0', MONITOR, `{${fresh()},"is_enabled":1.0}`, { status: 400, details: [['is_enabled', 'invalid_type']] }],
-    ['is_enabled 0.5', MONITOR, `{${fresh()},"is_enabled":0.5}`, { status: 400, details: [['is_enabled', 'invalid_type']] }],
-    ['is_enabled 2', MONITOR, `{${fresh()},"is_enabled":2}`, { status: 400, details: [['is_enabled', 'invalid_value']] }],
-    ['a number literal JSON does not have (NaN)', DEVICE, `{${fresh()},"port":NaN}`, { status: 400, code: 'invalid_json' }],
+    [
+      'is_enabled 1.0',
+      MONITOR,
+      `{${fresh()},"is_enabled":1.0}`,
+      { status: 400, details: [['is_enabled', 'invalid_type']] },
+    ],
+    [
+      'is_enabled 0.5',
+      MONITOR,
+      `{${fresh()},"is_enabled":0.5}`,
+      { status: 400, details: [['is_enabled', 'invalid_type']] },
+    ],
+    [
+      'is_enabled 2',
+      MONITOR,
+      `{${fresh()},"is_enabled":2}`,
+      { status: 400, details: [['is_enabled', 'invalid_value']] },
+    ],
+    [
+      'a number literal JSON does not have (NaN)',
+      DEVICE,
+      `{${fresh()},"port":NaN}`,
+      { status: 400, code: 'invalid_json' },
+    ],
     ['a hexadecimal number literal', DEVICE, `{${fresh()},"port":0x1bb}`, { status: 400, code: 'invalid_json' }],
 
     // Around the object.
@@ -104,21 +249,79 @@ function cases(): [name: string, path: string, body: string | Uint8Array | null,
     ['white space around the object is fine', DEVICE, `\r\n {${fresh()}} \n`, { status: 201 }],
 
     // Encodings.
-    ['UTF-16LE', DEVICE, bytes([0xff, 0xfe], Array.from(new TextEncoder().encode(`{${TARGET}}`)).flatMap((b) => [b, 0])), { status: 400, code: 'invalid_json' }],
-    ['an overlong encoding of "/"', DEVICE, bytes(`{${fresh()},"location":"a`, [0xc0, 0xaf], '"}'), { status: 400, code: 'invalid_json' }],
-    ['a truncated multi-byte character', DEVICE, bytes(`{${fresh()},"location":"`, [0xe2, 0x82], '"}'), { status: 400, code: 'invalid_json' }],
-    ['an escaped NUL in a string', DEVICE, `{${fresh()},"location":"a\\u0000b"}`, { status: 400, details: [['location', 'invalid_value']] }],
-    ['an escaped C1 control in a string', DEVICE, `{${fresh()},"location":"a\\u0085b"}`, { status: 400, details: [['location', 'invalid_value']] }],
-    ['a raw tab inside a string (JSON forbids it)', DEVICE, `{${fresh()},"location":"a\tb"}`, { status: 400, code: 'invalid_json' }],
+    [
+      'UTF-16LE',
+      DEVICE,
+      bytes(
+        [0xff, 0xfe],
+        Array.from(new TextEncoder().encode(`{${TARGET}}`)).flatMap((b) => [b, 0]),
+      ),
+      { status: 400, code: 'invalid_json' },
+    ],
+    [
+      'an overlong encoding of "/"',
+      DEVICE,
+      bytes(`{${fresh()},"location":"a`, [0xc0, 0xaf], '"}'),
+      { status: 400, code: 'invalid_json' },
+    ],
+    [
+      'a truncated multi-byte character',
+      DEVICE,
+      bytes(`{${fresh()},"location":"`, [0xe2, 0x82], '"}'),
+      { status: 400, code: 'invalid_json' },
+    ],
+    [
+      'an escaped NUL in a string',
+      DEVICE,
+      `{${fresh()},"location":"a\\u0000b"}`,
+      { status: 400, details: [['location', 'invalid_value']] },
+    ],
+    [
+      'an escaped C1 control in a string',
+      DEVICE,
+      `{${fresh()},"location":"a\\u0085b"}`,
+      { status: 400, details: [['location', 'invalid_value']] },
+    ],
+    [
+      'a raw tab inside a string (JSON forbids it)',
+      DEVICE,
+      `{${fresh()},"location":"a\tb"}`,
+      { status: 400, code: 'invalid_json' },
+    ],
 
     // Duplicate keys: JSON.parse keeps the last, and the last is what is judged and stored.
-    ['a private target_value hidden behind a public one', DEVICE, '{"target_type":"ip","target_value":"8.8.8.8","target_value":"10.0.0.1"}', { status: 400, details: [['target_value', 'forbidden_target']] }],
-    ['a public target_value after a private one', DEVICE, '{"target_type":"ip","target_value":"10.0.0.1","target_value":"9.9.9.9"}', { status: 201, stored: (d) => assert.equal(d.target_value, '9.9.9.9') }],
+    [
+      'a private target_value hidden behind a public one',
+      DEVICE,
+      '{"target_type":"ip","target_value":"8.8.8.8","target_value":"10.0.0.1"}',
+      { status: 400, details: [['target_value', 'forbidden_target']] },
+    ],
+    [
+      'a public target_value after a private one',
+      DEVICE,
+      '{"target_type":"ip","target_value":"10.0.0.1","target_value":"9.9.9.9"}',
+      { status: 201, stored: (d) => assert.equal(d.target_value, '9.9.9.9') },
+    ],
 
     // Size and shape.
-    ['1 500 unknown fields are each reported once', DEVICE, `{${fresh()},${Array.from({ length: 1500 }, (_, i) => `"f${i}":0`).join(',')}}`, { status: 400, details: Array.from({ length: 1500 }, (_, i) => [`f${i}`, 'unknown_field'] as const) }],
-    ['a 16 000-character key', DEVICE, `{${fresh()},"${'k'.repeat(16_000)}":0}`, { status: 400, details: [['k'.repeat(16_000), 'unknown_field']] }],
-    ['one byte over the limit', DEVICE, `{${fresh()},"location":"${'a'.repeat(16 * 1024)}"}`, { status: 413, code: 'payload_too_large' }],
+    [
+      '1 500 unknown fields are each reported once',
+      DEVICE,
+      `{${fresh()},${Array.from({ length: 1500 }, (_, i) => `"f${i}":0`).join(',')}}`,
+      { status: 400, details: Array.from({ length: 1500 }, (_, i) => [`f${i}`, 'unknown_field'] as const) },
+    ],
+    [
+      'a 16 000-character key',
+      DEVICE,
+      `{${fresh()},"${'k'.repeat(16_000)}":0}`,
+      { status: 400, details: [['k'.repeat(16_000), 'unknown_field']] },
+    ],
+    [
+      'one byte over the limit',
+      DEVICE,
+      `{${fresh()},"location":"${'a'.repeat(16 * 1024)}"}`,
+      { status: 413, code: 'payload_too_large' },
+    ],
   ];
 }
 
@@ -172,11 +375,17 @@ for (const factory of STORE_FACTORIES) {
       test(`${name} → ${expect.status} ${expect.code ?? (expect.details ? 'validation_failed' : '')}`, async (t) => {
         if (skip !== undefined) return t.skip(skip);
         const res = await callRaw(apiWith(bodyLimit ?? 16 * 1024), {
-          method: 'POST', url: path, body,
+          method: 'POST',
+          url: path,
+          body,
           headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
         });
         judge(checkAnswer(res, { echoes: (expect.details ?? []).map(([field]) => field) }), expect);
-        assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeNames, 'Object.prototype was changed');
+        assert.deepEqual(
+          Object.getOwnPropertyNames(Object.prototype).sort(),
+          prototypeNames,
+          'Object.prototype was changed',
+        );
         assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype was polluted');
         assert.equal(({} as Record<string, unknown>).service_type, undefined, 'Object.prototype was polluted');
       });

@@ -21,7 +21,15 @@ import { migrateToLatest, openKyselyStore, type KyselyStore } from '../../stores
 import { nodeArgs } from '../support/node-args.ts';
 import { probePostgres } from '../support/postgres.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
-import { assertServerError, callRaw, checkAnswer, postgresOrSkip, viaPort, warnPostgresSkipped, type RawResponse } from './support.ts';
+import {
+  assertServerError,
+  callRaw,
+  checkAnswer,
+  postgresOrSkip,
+  viaPort,
+  warnPostgresSkipped,
+  type RawResponse,
+} from './support.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const PG_PORT = (url: string) => Number(new URL(url).port || '5432');
@@ -64,12 +72,25 @@ async function rig(timeouts: { queryTimeoutMs?: number; connectionTimeoutMs?: nu
   await direct.close();
   const proxy = await startFaultProxy(PG_PORT(database.url));
   const poolErrors: Error[] = [];
-  const { store } = await openKyselyStore(viaPort(database.url, proxy.port), { ...timeouts, onPoolError: (error) => void poolErrors.push(error) });
+  const { store } = await openKyselyStore(viaPort(database.url, proxy.port), {
+    ...timeouts,
+    onPoolError: (error) => void poolErrors.push(error),
+  });
   const failures: unknown[] = [];
-  const api = createMonitoringApi({ store, rateLimit: { limit: 1e6, windowSeconds: 60 }, logger: { error: (_message, error) => void failures.push(error) } });
+  const api = createMonitoringApi({
+    store,
+    rateLimit: { limit: 1e6, windowSeconds: 60 },
+    logger: { error: (_message, error) => void failures.push(error) },
+  });
   const key = await api.keys.createApiKey({ userId: (await api.keys.createUser()).id });
   return {
-    url: database.url, proxy, store, api, key, poolErrors, failures,
+    url: database.url,
+    proxy,
+    store,
+    api,
+    key,
+    poolErrors,
+    failures,
     async close() {
       proxy.restore();
       await api.close();
@@ -81,12 +102,16 @@ async function rig(timeouts: { queryTimeoutMs?: number; connectionTimeoutMs?: nu
 }
 
 const headers = (key: CreatedApiKey | string) => ({
-  authorization: `Bearer ${typeof key === 'string' ? key : key.token}`, 'content-type': 'application/json',
+  authorization: `Bearer ${typeof key === 'string' ? key : key.token}`,
+  'content-type': 'application/json',
 });
-const create = (r: Rig) => callRaw(r.api, {
-  method: 'POST', url: '/v1/devices/create', headers: headers(r.key),
-  body: JSON.stringify({ target_type: 'domain', target_value: `pg${names++}.faults.example.net` }),
-});
+const create = (r: Rig) =>
+  callRaw(r.api, {
+    method: 'POST',
+    url: '/v1/devices/create',
+    headers: headers(r.key),
+    body: JSON.stringify({ target_type: 'domain', target_value: `pg${names++}.faults.example.net` }),
+  });
 const list = (r: Rig) => callRaw(r.api, { url: '/v1/devices?limit=1000', headers: headers(r.key) });
 
 async function timed(call: () => Promise<RawResponse>): Promise<{ res: RawResponse; ms: number }> {
@@ -142,7 +167,8 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
       await new Promise((resolve) => setTimeout(resolve, 100));
 
       const calls: (() => Promise<RawResponse>)[] = [
-        () => create(r), () => list(r),
+        () => create(r),
+        () => list(r),
         () => callRaw(r.api, { url: '/v1/blacklist-monitors', headers: headers(r.key) }),
         () => callRaw(r.api, { method: 'DELETE', url: '/v1/devices/delete?id=1', headers: headers(r.key) }),
         // A token the key cache has never seen must be looked up: that fails too, as a 500, not a 401.
@@ -168,7 +194,10 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
       // Every 201 is there. The insert that was waiting on the lock when its connection died may
       // still have run on the server once the lock went: a 500 cannot promise "not created",
       // which is why a retried create answers 409 with existing_id.
-      assert.ok(afterwards === before + 21 || afterwards === before + 22, `${before} + 21 (or 22) expected, found ${afterwards}`);
+      assert.ok(
+        afterwards === before + 21 || afterwards === before + 22,
+        `${before} + 21 (or 22) expected, found ${afterwards}`,
+      );
     } finally {
       await locker.end().catch(() => undefined);
       await r.close();
@@ -185,14 +214,24 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
       const results = await Promise.all(Array.from({ length: 5 }, () => timed(() => create(r))));
       for (const { res, ms } of results) {
         assertServerError(res);
-        assert.ok(ms < CONNECT_MS + 10_000,
-          `bounded by connectionTimeoutMillis (${CONNECT_MS} ms), took ${Math.round(ms)} ms`);
+        assert.ok(
+          ms < CONNECT_MS + 10_000,
+          `bounded by connectionTimeoutMillis (${CONNECT_MS} ms), took ${Math.round(ms)} ms`,
+        );
       }
       // What ended them is the connect timeout (or, for one that caught a pooled connection as it
       // was cut, the reset): nothing else.
       const described = r.failures.map(String);
-      assert.ok(described.some((line) => /timeout exceeded when trying to connect/.test(line)), described.join('\n'));
-      assert.ok(described.every((line) => /timeout exceeded when trying to connect|ECONNRESET|Connection terminated/.test(line)), described.join('\n'));
+      assert.ok(
+        described.some((line) => /timeout exceeded when trying to connect/.test(line)),
+        described.join('\n'),
+      );
+      assert.ok(
+        described.every((line) =>
+          /timeout exceeded when trying to connect|ECONNRESET|Connection terminated/.test(line),
+        ),
+        described.join('\n'),
+      );
       r.proxy.restore();
       assert.equal(checkAnswer(await create(r)).status, 201);
     } finally {
@@ -211,7 +250,10 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
         assertServerError(res);
         // The watchdog ends a stalled connection at the query timeout; a list's next query then
         // waits for a new connection, which the stalled server never completes.
-        assert.ok(ms < QUERY_MS + 2 * CONNECT_MS + 5_000, `bounded by the query timeout (${QUERY_MS} ms), took ${Math.round(ms)} ms`);
+        assert.ok(
+          ms < QUERY_MS + 2 * CONNECT_MS + 5_000,
+          `bounded by the query timeout (${QUERY_MS} ms), took ${Math.round(ms)} ms`,
+        );
       }
       // The client gave up (the watchdog, then the connect timeout): the stalled server could not
       // have cancelled anything. A connect timeout reads "connection timeout" when the new
@@ -219,7 +261,13 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
       // waited that long for the pool to hand it a connection (seen once in a full run).
       const messages = r.failures.map(String);
       assert.ok(messages.filter((m) => /Query read timeout/.test(m)).length >= 1, messages.join('\n'));
-      assert.ok(messages.length >= 3 && messages.every((m) => /Query read timeout|connection timeout|timeout exceeded when trying to connect/.test(m)), messages.join('\n'));
+      assert.ok(
+        messages.length >= 3 &&
+          messages.every((m) =>
+            /Query read timeout|connection timeout|timeout exceeded when trying to connect/.test(m),
+          ),
+        messages.join('\n'),
+      );
       r.proxy.restore();
       // The connections given up on are gone; the pool connects anew and carries on.
       for (let i = 0; i < 5; i++) assert.equal(checkAnswer(await create(r)).status, 201);
@@ -245,9 +293,15 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
       const { res, ms } = await timed(() => create(r));
       assertServerError(res);
       // statement_timeout cancels it on the server (SQLSTATE 57014) before query_timeout would.
-      assert.ok(ms >= statementMs * 0.9,
-        `statement_timeout should end it at ~${statementMs} ms, took ${Math.round(ms)} ms`);
-      assert.deepEqual(r.failures.map((error) => (error as { code?: unknown }).code), ['57014'], r.failures.map(String).join('\n'));
+      assert.ok(
+        ms >= statementMs * 0.9,
+        `statement_timeout should end it at ~${statementMs} ms, took ${Math.round(ms)} ms`,
+      );
+      assert.deepEqual(
+        r.failures.map((error) => (error as { code?: unknown }).code),
+        ['57014'],
+        r.failures.map(String).join('\n'),
+      );
       assert.match(String(r.failures[0]), /statement timeout/);
       await locker.query('rollback');
       assert.equal(checkAnswer(await create(r)).status, 201);
@@ -270,15 +324,21 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
     const next = async () => (await lines.next()).value as string | undefined;
     try {
       assert.equal(await next(), 'ready', stderr);
       proxy.cut();
       // Until the default handler has reported the failure: the process has had the 'error' event.
-      await waitFor(() => `the failure to be reported: ${stderr}`,
-        () => /idle PostgreSQL connection failed/.test(stderr) || child.exitCode !== null, 30_000, 10);
+      await waitFor(
+        () => `the failure to be reported: ${stderr}`,
+        () => /idle PostgreSQL connection failed/.test(stderr) || child.exitCode !== null,
+        30_000,
+        10,
+      );
       assert.equal(child.exitCode, null, `the process died when its idle connections did: ${stderr}`);
       assert.match(stderr, /idle PostgreSQL connection failed/, 'the default handler reports the failure');
       proxy.restore();
@@ -301,8 +361,17 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
     try {
       const { store } = await openKyselyStore(empty.url, { onPoolError: () => {} });
       const api = createMonitoringApi({ store, logger: {} });
-      for (const [method, url] of [['GET', '/v1/me'], ['GET', '/v1/devices'], ['POST', '/v1/devices/create']] as const) {
-        const res = await callRaw(api, { method, url, headers: headers(generateToken()), body: method === 'POST' ? '{"target_type":"domain","target_value":"example.com"}' : undefined });
+      for (const [method, url] of [
+        ['GET', '/v1/me'],
+        ['GET', '/v1/devices'],
+        ['POST', '/v1/devices/create'],
+      ] as const) {
+        const res = await callRaw(api, {
+          method,
+          url,
+          headers: headers(generateToken()),
+          body: method === 'POST' ? '{"target_type":"domain","target_value":"example.com"}' : undefined,
+        });
         assertServerError(res, 'missing_table');
       }
       await api.close();
@@ -318,7 +387,10 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
       await admin.query('drop table devices');
       await admin.end();
       assertServerError(await callRaw(live, { url: '/v1/devices', headers: headers(key) }), 'missing_table');
-      assert.equal(checkAnswer(await callRaw(live, { url: '/v1/blacklist-monitors', headers: headers(key) })).status, 200);
+      assert.equal(
+        checkAnswer(await callRaw(live, { url: '/v1/blacklist-monitors', headers: headers(key) })).status,
+        200,
+      );
       await live.close();
       await migrated.close();
     } finally {

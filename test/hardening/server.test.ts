@@ -40,12 +40,14 @@ after(async () => {
 /** Starts `serve` on a database and reads the bootstrap token it prints on an empty one. */
 async function serve(database: string, args: string[] = []): Promise<Served> {
   const server = await startServe(['--database', database, ...args]);
-  const token = server.lines.map((line) => /(mapi_[A-Za-z0-9_-]{43})/.exec(line)?.[1]).find((t) => t !== undefined) ?? '';
+  const token =
+    server.lines.map((line) => /(mapi_[A-Za-z0-9_-]{43})/.exec(line)?.[1]).find((t) => t !== undefined) ?? '';
   return { server, port: Number(new URL(server.url).port), token };
 }
 
 async function stop(served: Served): Promise<number | null> {
-  if (served.server.child.exitCode === null && served.server.child.signalCode === null) served.server.child.kill('SIGTERM');
+  if (served.server.child.exitCode === null && served.server.child.signalCode === null)
+    served.server.child.kill('SIGTERM');
   return served.server.exited;
 }
 
@@ -72,7 +74,12 @@ interface RawAnswer {
  * Sends bytes over a fresh socket and collects what comes back until the server closes the
  * connection or `waitMs` passes. `then` may send more on the open socket.
  */
-function raw(port: number, payload: string | Buffer, waitMs: number, then?: (socket: Socket) => void): Promise<RawAnswer> {
+function raw(
+  port: number,
+  payload: string | Buffer,
+  waitMs: number,
+  then?: (socket: Socket) => void,
+): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = connect(port, '127.0.0.1');
@@ -85,7 +92,14 @@ function raw(port: number, payload: string | Buffer, waitMs: number, then?: (soc
       // An interim 100 Continue is not the answer.
       const [head = '', ...rest] = data.replace(/^HTTP\/1\.1 100 [^\r]*\r\n\r\n/, '').split('\r\n\r\n');
       const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
-      resolve({ status: status === undefined ? null : Number(status), head, body: rest.join('\r\n\r\n'), closedAfter, answeredAfter, error });
+      resolve({
+        status: status === undefined ? null : Number(status),
+        head,
+        body: rest.join('\r\n\r\n'),
+        closedAfter,
+        answeredAfter,
+        error,
+      });
       socket.destroy();
     };
     const timer = setTimeout(finish, waitMs);
@@ -93,7 +107,9 @@ function raw(port: number, payload: string | Buffer, waitMs: number, then?: (soc
       answeredAfter ??= performance.now() - started;
       data += chunk.toString('latin1');
     });
-    socket.on('error', (e) => { error = e.message; });
+    socket.on('error', (e) => {
+      error = e.message;
+    });
     socket.on('close', () => {
       closedAfter = performance.now() - started;
       finish();
@@ -103,13 +119,25 @@ function raw(port: number, payload: string | Buffer, waitMs: number, then?: (soc
   });
 }
 
-async function api(port: number, path: string, init: RequestInit & { token?: string } = {}): Promise<{ status: number; body: { success: boolean; data?: unknown; error?: { code: string } }; type: string | null }> {
+async function api(
+  port: number,
+  path: string,
+  init: RequestInit & { token?: string } = {},
+): Promise<{
+  status: number;
+  body: { success: boolean; data?: unknown; error?: { code: string } };
+  type: string | null;
+}> {
   const { token, ...rest } = init;
   const headers = new Headers(rest.headers);
   if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
   if (rest.body !== undefined) headers.set('content-type', 'application/json');
   const res = await fetch(`http://127.0.0.1:${port}${path}`, { ...rest, headers });
-  return { status: res.status, body: await res.json() as { success: boolean }, type: res.headers.get('content-type') };
+  return {
+    status: res.status,
+    body: (await res.json()) as { success: boolean },
+    type: res.headers.get('content-type'),
+  };
 }
 
 const device = (name: string) => JSON.stringify({ target_type: 'domain', target_value: name });
@@ -136,10 +164,16 @@ describe('the standalone server', () => {
       const payloads = Array.from({ length: 10 }, () => cases).flat();
       const answers = await Promise.all(payloads.map((payload) => raw(s.port, payload, ANSWER_MS)));
       for (const answer of answers) {
-        assert.ok(answer.status === 431 || answer.status === 414 || answer.status === null, `got ${answer.head.split('\r\n')[0]}`);
+        assert.ok(
+          answer.status === 431 || answer.status === 414 || answer.status === null,
+          `got ${answer.head.split('\r\n')[0]}`,
+        );
         assert.notEqual(answer.closedAfter, null, 'the connection must be closed');
       }
-      assert.ok(answers.some((a) => a.status === 431 || a.status === 414), 'at least some were answered with a status');
+      assert.ok(
+        answers.some((a) => a.status === 431 || a.status === 414),
+        'at least some were answered with a status',
+      );
       const ok = await api(s.port, '/v1/me', { token: s.token });
       assert.equal(ok.status, 200);
       assert.equal(s.server.child.exitCode, null);
@@ -148,17 +182,39 @@ describe('the standalone server', () => {
     test('what node:http would answer itself gets the API envelope, an X-Request-Id, and a close', async () => {
       const cases: [what: string, payload: string, status: number, code: string][] = [
         ['not HTTP', 'HELLO\r\n\r\n', 400, 'bad_request'],
-        ['HTTP/1.1 without Host (RFC 9112 §3.2)', `GET /v1/me HTTP/1.1\r\nAuthorization: Bearer ${s.token}\r\n\r\n`, 400, 'bad_request'],
-        ['an expectation other than 100-continue', `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\nContent-Type: application/json\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}`, 417, 'expectation_failed'],
+        [
+          'HTTP/1.1 without Host (RFC 9112 §3.2)',
+          `GET /v1/me HTTP/1.1\r\nAuthorization: Bearer ${s.token}\r\n\r\n`,
+          400,
+          'bad_request',
+        ],
+        [
+          'an expectation other than 100-continue',
+          `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\nContent-Type: application/json\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}`,
+          417,
+          'expectation_failed',
+        ],
         ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 400, 'bad_request'],
-        ['headers over the limit', `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`, 431, 'request_header_fields_too_large'],
+        [
+          'headers over the limit',
+          `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`,
+          431,
+          'request_header_fields_too_large',
+        ],
       ];
       for (const [what, payload, status, code] of cases) {
         const answer = await raw(s.port, payload, ANSWER_MS);
         assert.equal(answer.status, status, `${what}: ${answer.head.split('\r\n')[0]}`);
         assert.match(answer.head, /\r\ncontent-type: application\/json; charset=utf-8\r\n/i, what);
-        assert.match(answer.head, /\r\nx-request-id: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\r\n/i, what);
-        const body = JSON.parse(answer.body.replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, '')) as { success: boolean; error: { code: string; message: string } };
+        assert.match(
+          answer.head,
+          /\r\nx-request-id: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\r\n/i,
+          what,
+        );
+        const body = JSON.parse(answer.body.replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, '')) as {
+          success: boolean;
+          error: { code: string; message: string };
+        };
         assert.equal(body.success, false, what);
         assert.equal(body.error.code, code, what);
         assert.ok(body.error.message.length > 0, what);
@@ -209,11 +265,18 @@ describe('the standalone server', () => {
       }
     });
 
-    test('a CONNECT or garbage pipelined behind a create never answers in the create\'s place', async () => {
-      for (const [i, tail] of ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'HELLO\r\n\r\n'].entries()) {
+    test("a CONNECT or garbage pipelined behind a create never answers in the create's place", async () => {
+      for (const [i, tail] of [
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+        'HELLO\r\n\r\n',
+      ].entries()) {
         const body = device(`pipelined-${i}.example.com`);
-        const answer = await raw(s.port, `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n`
-          + `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}${tail}`, ANSWER_MS);
+        const answer = await raw(
+          s.port,
+          `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}${tail}`,
+          ANSWER_MS,
+        );
         // The create was applied: its own 201 is the first answer on the connection.
         assert.equal(answer.status, 201, answer.head);
         assert.notEqual(answer.closedAfter, null, 'the connection closes after it');
@@ -235,14 +298,21 @@ describe('the standalone server', () => {
         await locker.query('begin');
         await locker.query('lock table devices in exclusive mode');
         const body = device('behind-a-lock.example.com');
-        const answer = await raw(port, `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n`
-          + `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
-          + `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`, ANSWER_MS, (socket) => {
-          for (let i = 1; i <= 20; i++) setTimeout(() => socket.write('HELLO\r\n\r\n'), 400 + i * 10);
-          setTimeout(() => void locker.query('rollback'), 1_000);
-        });
+        const answer = await raw(
+          port,
+          `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+            `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+          ANSWER_MS,
+          (socket) => {
+            for (let i = 1; i <= 20; i++) setTimeout(() => socket.write('HELLO\r\n\r\n'), 400 + i * 10);
+            setTimeout(() => void locker.query('rollback'), 1_000);
+          },
+        );
         assert.equal(answer.status, 201, `the create's own answer comes first: ${answer.head.split('\r\n')[0]}`);
-        const statuses = [...`${answer.head}\r\n\r\n${answer.body}`.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+        const statuses = [...`${answer.head}\r\n\r\n${answer.body}`.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) =>
+          Number(m[1]),
+        );
         assert.deepEqual(statuses.slice(0, 2), [201, 200], `answers in order: ${statuses.join(', ')}`);
         assert.notEqual(answer.closedAfter, null, 'then the connection closes');
         assert.doesNotMatch(slow.server.stderr(), /MaxListenersExceeded/);
@@ -257,17 +327,25 @@ describe('the standalone server', () => {
       const sockets: Socket[] = [];
       let closed = 0;
       try {
-        await Promise.all(Array.from({ length: 200 }, (_, i) => new Promise<void>((resolve) => {
-          const socket = connect(s.port, '127.0.0.1', () => {
-            socket.write(`GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Slow-${i}: `);
-            resolve();
-          });
-          socket.on('error', () => {});
-          socket.on('close', () => closed++);
-          sockets.push(socket);
-        })));
+        await Promise.all(
+          Array.from(
+            { length: 200 },
+            (_, i) =>
+              new Promise<void>((resolve) => {
+                const socket = connect(s.port, '127.0.0.1', () => {
+                  socket.write(`GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Slow-${i}: `);
+                  resolve();
+                });
+                socket.on('error', () => {});
+                socket.on('close', () => closed++);
+                sockets.push(socket);
+              }),
+          ),
+        );
         // Keep them trickling, one byte at a time, as slowloris does.
-        const trickle = setInterval(() => { for (const socket of sockets) socket.write('a'); }, 200);
+        const trickle = setInterval(() => {
+          for (const socket of sockets) socket.write('a');
+        }, 200);
         try {
           for (let i = 0; i < 5; i++) {
             const res = await api(s.port, '/v1/me', { token: s.token });
@@ -291,16 +369,22 @@ describe('the standalone server', () => {
       const answer = await raw(s.port, head + chunk(`{"location":"${'a'.repeat(16 * 1024)}`), ANSWER_MS);
       assert.equal(answer.status, 413, answer.head);
       assert.match(answer.head, /content-type: application\/json; charset=utf-8/i);
-      assert.equal(JSON.parse(answer.body.replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n0\r\n\r\n$/, '')).error.code, 'payload_too_large');
+      assert.equal(
+        JSON.parse(answer.body.replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n0\r\n\r\n$/, '')).error.code,
+        'payload_too_large',
+      );
       // A declared length over the limit is refused before a byte of the body is sent.
-      const oversized = `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n`
-        + 'Content-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n';
+      const oversized =
+        `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n';
       const declared = await raw(s.port, oversized, ANSWER_MS);
       assert.equal(declared.status, 413, declared.head);
       assert.match(declared.head, /connection: close/i);
       // Closed, not drained: a server reading on would hold it until the request timeout (30 s).
-      assert.ok(declared.closedAfter !== null && declared.closedAfter < 10_000,
-        'the connection is closed, not drained');
+      assert.ok(
+        declared.closedAfter !== null && declared.closedAfter < 10_000,
+        'the connection is closed, not drained',
+      );
     });
 
     test('the token never reaches the server log (stdout or stderr), whatever the client does with it', async () => {
@@ -311,8 +395,9 @@ describe('the standalone server', () => {
       await api(s.port, `/v1/devices?token=${s.token}&limit=x`);
       await api(s.port, '/v1/devices/create', { token: s.token, method: 'POST', body: '{"broken' });
       const basic = Buffer.from(`u:${s.token}`).toString('base64');
-      const last = `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${basic}\r\n`
-        + 'X-Request-Id: token-log-last\r\nConnection: close\r\n\r\n';
+      const last =
+        `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${basic}\r\n` +
+        'X-Request-Id: token-log-last\r\nConnection: close\r\n\r\n';
       await raw(s.port, last, ANSWER_MS);
       // The log is written in batches: once the last request's line is out, so are the others'.
       await s.server.waitForLine(/"request_id":"token-log-last"/, ANSWER_MS);
@@ -342,7 +427,12 @@ describe('the standalone server', () => {
     let s: Served;
     before(async () => {
       s = await serve(sqliteUrl('timeouts.db'), [
-        '--keep-alive-timeout', String(KEEP_ALIVE_MS), '--header-timeout', String(HEADER_MS), '--request-timeout', String(REQUEST_MS),
+        '--keep-alive-timeout',
+        String(KEEP_ALIVE_MS),
+        '--header-timeout',
+        String(HEADER_MS),
+        '--request-timeout',
+        String(REQUEST_MS),
       ]);
     });
     after(async () => {
@@ -354,12 +444,19 @@ describe('the standalone server', () => {
       const answer = await raw(s.port, request, KEEP_ALIVE_MS + ANSWER_MS);
       assert.equal(answer.status, 200);
       // node:http announces the keep-alive timeout it applies: the flag's.
-      assert.match(answer.head, new RegExp(`\r\nkeep-alive: timeout=${KEEP_ALIVE_MS / 1_000}(?:\r\n|$)`, 'i'), answer.head);
+      assert.match(
+        answer.head,
+        new RegExp(`\r\nkeep-alive: timeout=${KEEP_ALIVE_MS / 1_000}(?:\r\n|$)`, 'i'),
+        answer.head,
+      );
       assert.ok(answer.closedAfter !== null && answer.answeredAfter !== null, 'the idle connection was never closed');
       // Not before the timeout: the server answered after the request was sent, and waited from
       // then on. Then by it, not left open (counted from when the answer arrived here: the request
       // itself, and reading its answer, may take a while on a busy machine).
-      assert.ok(answer.closedAfter > KEEP_ALIVE_MS * 0.9, `closed ${Math.round(answer.closedAfter)} ms after the request`);
+      assert.ok(
+        answer.closedAfter > KEEP_ALIVE_MS * 0.9,
+        `closed ${Math.round(answer.closedAfter)} ms after the request`,
+      );
       const idle = answer.closedAfter - answer.answeredAfter;
       assert.ok(idle < KEEP_ALIVE_MS + 10_000, `closed ${Math.round(idle)} ms after the answer`);
     });
@@ -370,8 +467,10 @@ describe('the standalone server', () => {
       // ignored flag would leave in place (the request timeout, longer still, would cut it later).
       const { headersTimeout } = SERVER_TIMEOUTS;
       const closedAfter = answer.closedAfter ?? ANSWER_MS;
-      assert.ok(closedAfter > HEADER_MS * 0.9 && closedAfter < headersTimeout,
-        `closed after ${Math.round(closedAfter)} ms`);
+      assert.ok(
+        closedAfter > HEADER_MS * 0.9 && closedAfter < headersTimeout,
+        `closed after ${Math.round(closedAfter)} ms`,
+      );
       if (answer.status !== null) assert.equal(answer.status, 408);
       const next = await api(s.port, '/v1/me', { token: s.token });
       assert.equal(next.status, 200, 'the server carries on after the cut');
@@ -379,13 +478,19 @@ describe('the standalone server', () => {
 
     test('a request whose body never finishes is cut at the request timeout, not at the header one', async () => {
       const { requestTimeout } = SERVER_TIMEOUTS;
-      const answer = await raw(s.port, `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}`
-        + '\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":', requestTimeout + ANSWER_MS);
+      const answer = await raw(
+        s.port,
+        `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}` +
+          '\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+        requestTimeout + ANSWER_MS,
+      );
       // After the header timeout has long passed, and before the default request timeout, which an
       // ignored flag would leave in place.
       const closedAfter = answer.closedAfter ?? requestTimeout + ANSWER_MS;
-      assert.ok(closedAfter > REQUEST_MS * 0.9 && closedAfter < requestTimeout,
-        `closed after ${Math.round(closedAfter)} ms`);
+      assert.ok(
+        closedAfter > REQUEST_MS * 0.9 && closedAfter < requestTimeout,
+        `closed after ${Math.round(closedAfter)} ms`,
+      );
       const next = await api(s.port, '/v1/me', { token: s.token });
       assert.equal(next.status, 200, 'the server carries on after the cut');
     });
@@ -402,8 +507,9 @@ describe('the standalone server', () => {
       const half = Math.floor(body.length / 2);
       let rest!: () => void;
       let continued!: Promise<boolean>;
-      const head = `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n`
-        + `Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n`;
+      const head =
+        `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n` +
+        `Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n`;
       const inFlight = raw(s.port, head + body.slice(0, half), ANSWER_MS, (socket) => {
         rest = () => socket.write(body.slice(half));
         continued = new Promise((resolve) => {
@@ -419,15 +525,22 @@ describe('the standalone server', () => {
       rest();
       const answer = await inFlight;
       // What the server said, should the answer not come.
-      const silence = `no answer (error ${answer.error}, closed after ${answer.closedAfter} ms, server exit ${s.server.child.exitCode}); `
-        + `stdout:\n${s.server.lines.join('\n')}\nstderr:\n${s.server.stderr()}`;
+      const silence =
+        `no answer (error ${answer.error}, closed after ${answer.closedAfter} ms, server exit ${s.server.child.exitCode}); ` +
+        `stdout:\n${s.server.lines.join('\n')}\nstderr:\n${s.server.stderr()}`;
       assert.equal(answer.status, 201, answer.head === '' ? silence : answer.head);
       assert.equal(await s.server.exited, 0, s.server.stderr());
       // The store was closed: SQLite checkpoints and removes its write-ahead log on the last close.
       assert.equal(existsSync(`${file}-wal`), false, 'the SQLite WAL is still there: the store was not closed');
       const db = new DatabaseSync(file, { readOnly: true });
       try {
-        assert.deepEqual(db.prepare('select target_value from devices').all().map((row) => row.target_value), ['in-flight.example.org']);
+        assert.deepEqual(
+          db
+            .prepare('select target_value from devices')
+            .all()
+            .map((row) => row.target_value),
+          ['in-flight.example.org'],
+        );
       } finally {
         db.close();
       }
@@ -454,7 +567,11 @@ describe('the standalone server', () => {
               const name = `k${w}-${i}.burst.example.org`;
               sent++;
               try {
-                const res = await api(first.port, '/v1/devices/create', { token: first.token, method: 'POST', body: device(name) });
+                const res = await api(first.port, '/v1/devices/create', {
+                  token: first.token,
+                  method: 'POST',
+                  body: device(name),
+                });
                 if (res.status === 201) answered.set(name, (res.body.data as { id: number }).id);
                 else unexpected.push(`${res.status} ${JSON.stringify(res.body)}`);
               } catch {
@@ -479,8 +596,11 @@ describe('the standalone server', () => {
           try {
             const list = await api(second.port, '/v1/devices', { token: first.token });
             assert.equal(list.status, 200);
-            const stored = new Map((list.body.data as { id: number; target_value: string }[]).map((d) => [d.target_value, d.id]));
-            for (const [name, id] of answered) assert.equal(stored.get(name), id, `${name} was answered 201 (id ${id}) and is gone`);
+            const stored = new Map(
+              (list.body.data as { id: number; target_value: string }[]).map((d) => [d.target_value, d.id]),
+            );
+            for (const [name, id] of answered)
+              assert.equal(stored.get(name), id, `${name} was answered 201 (id ${id}) and is gone`);
             // Anything beyond was in flight at the kill: stored or not, but never half-stored.
             assert.ok(stored.size <= sent);
           } finally {
@@ -502,7 +622,11 @@ describe('the standalone server', () => {
         const created: number[] = [];
         const worker = async (port: number, w: number) => {
           for (let i = 0; i < 40; i++) {
-            const res = await api(port, '/v1/devices/create', { token: a.token, method: 'POST', body: device(`w${port}-${w}-${i}.two.example.org`) });
+            const res = await api(port, '/v1/devices/create', {
+              token: a.token,
+              method: 'POST',
+              body: device(`w${port}-${w}-${i}.two.example.org`),
+            });
             statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
             if (res.status === 201) created.push((res.body.data as { id: number }).id);
             if (i % 5 === 0) {
@@ -510,13 +634,20 @@ describe('the standalone server', () => {
               statuses.set(listed.status, (statuses.get(listed.status) ?? 0) + 1);
             }
             if (i % 7 === 0 && created.length > 0) {
-              const removed = await api(port, `/v1/devices/delete?id=${created.shift()!}`, { token: a.token, method: 'DELETE' });
+              const removed = await api(port, `/v1/devices/delete?id=${created.shift()!}`, {
+                token: a.token,
+                method: 'DELETE',
+              });
               statuses.set(removed.status, (statuses.get(removed.status) ?? 0) + 1);
             }
           }
         };
         await Promise.all([a.port, b.port].flatMap((port) => Array.from({ length: 8 }, (_, w) => worker(port, w))));
-        assert.deepEqual([...statuses.keys()].filter((status) => status >= 500), [], `answers: ${JSON.stringify([...statuses])}`);
+        assert.deepEqual(
+          [...statuses.keys()].filter((status) => status >= 500),
+          [],
+          `answers: ${JSON.stringify([...statuses])}`,
+        );
         assert.ok((statuses.get(201) ?? 0) === 2 * 8 * 40, `every create succeeded: ${JSON.stringify([...statuses])}`);
         for (const served of [a, b]) assert.doesNotMatch(served.server.stderr(), /SQLITE_BUSY|database is locked/);
         const all = await api(a.port, '/v1/devices', { token: a.token });
@@ -557,7 +688,15 @@ describe('the standalone server', () => {
       let s: Served | undefined;
       try {
         s = await serve(viaPort(database.url, proxy.port));
-        await Promise.all(Array.from({ length: 6 }, (_, i) => api(s!.port, '/v1/devices/create', { token: s!.token, method: 'POST', body: device(`pg${i}.srv.example.org`) })));
+        await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            api(s!.port, '/v1/devices/create', {
+              token: s!.token,
+              method: 'POST',
+              body: device(`pg${i}.srv.example.org`),
+            }),
+          ),
+        );
         proxy.cut();
         await new Promise((resolve) => setTimeout(resolve, 300));
         for (let i = 0; i < 5; i++) {
@@ -572,10 +711,23 @@ describe('the standalone server', () => {
           assert.ok(ms < 4_000, `answered after ${Math.round(ms)} ms`);
         }
         assert.equal(s.server.child.exitCode, null, `the server died: ${s.server.stderr()}`);
-        assert.doesNotMatch(JSON.stringify(s.server.lines), /ECONNRESET|Connection terminated/, 'driver text on stdout (the request log)');
+        assert.doesNotMatch(
+          JSON.stringify(s.server.lines),
+          /ECONNRESET|Connection terminated/,
+          'driver text on stdout (the request log)',
+        );
         proxy.restore();
         assert.equal((await api(s.port, '/v1/devices', { token: s.token })).status, 200);
-        assert.equal((await api(s.port, '/v1/devices/create', { token: s.token, method: 'POST', body: device('back.srv.example.org') })).status, 201);
+        assert.equal(
+          (
+            await api(s.port, '/v1/devices/create', {
+              token: s.token,
+              method: 'POST',
+              body: device('back.srv.example.org'),
+            })
+          ).status,
+          201,
+        );
       } finally {
         if (s !== undefined) await stop(s);
         await proxy.close();

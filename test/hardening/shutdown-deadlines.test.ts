@@ -28,11 +28,12 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-const create = (server: ServerProcess, token: string, name: string) => fetch(`${server.url}/devices/create`, {
-  method: 'POST',
-  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ target_type: 'domain', target_value: `${name}.example.org` }),
-});
+const create = (server: ServerProcess, token: string, name: string) =>
+  fetch(`${server.url}/devices/create`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ target_type: 'domain', target_value: `${name}.example.org` }),
+  });
 
 /**
  * A connection to `port` that says nothing until the test writes on it, and that the server has
@@ -77,8 +78,11 @@ describe('shutdown deadlines', { concurrency: true }, () => {
       assert.equal((await lines.next()).value, 'busy', err);
       client.write('GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n', () => writeFileSync(sent, ''));
       const answer = await answered;
-      assert.equal(answer.split('\r\n')[0], 'HTTP/1.1 401 Unauthorized',
-        `the request went unanswered: ${JSON.stringify(answer)} ${err}`);
+      assert.equal(
+        answer.split('\r\n')[0],
+        'HTTP/1.1 401 Unauthorized',
+        `the request went unanswered: ${JSON.stringify(answer)} ${err}`,
+      );
       assert.equal((await exited)[0], 0, err);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -98,13 +102,19 @@ describe('shutdown deadlines', { concurrency: true }, () => {
     // The shutdown has begun once new connections are refused; the request begins right then.
     await connectUntilRefused(port);
     const body = JSON.stringify({ target_type: 'domain', target_value: 'late-first.example.org' });
-    client.write(`POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`
-      + `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    client.write(
+      `POST /v1/devices/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
     // The rest once the grace has ended and the sweeps have begun.
     assert.equal(await unused, '', 'the unused connection was answered');
     client.write(body.slice(10));
     const answer = await answered;
-    assert.equal(answer.split('\r\n')[0], 'HTTP/1.1 201 Created', `the request went unanswered: ${JSON.stringify(answer)} ${server.stderr()}`);
+    assert.equal(
+      answer.split('\r\n')[0],
+      'HTTP/1.1 201 Created',
+      `the request went unanswered: ${JSON.stringify(answer)} ${server.stderr()}`,
+    );
     assert.match(answer, /\r\nconnection: close\r\n/i);
     assert.equal(await server.exited, 0, server.stderr());
   });
@@ -121,7 +131,12 @@ describe('shutdown deadlines', { concurrency: true }, () => {
   });
 
   /** A server on PostgreSQL behind a proxy the test stalls, with a create in flight at SIGTERM. */
-  async function stalledCreateAtSigterm(args: string[]): Promise<{ status: number; code: string | undefined; answeredMs: number; exit: number | null; stderr: string } | { skip: string }> {
+  async function stalledCreateAtSigterm(
+    args: string[],
+  ): Promise<
+    | { status: number; code: string | undefined; answeredMs: number; exit: number | null; stderr: string }
+    | { skip: string }
+  > {
     const database = await postgresOrSkip({ migrated: true });
     if ('skip' in database) return database;
     let proxy: FaultProxy | undefined;
@@ -135,7 +150,9 @@ describe('shutdown deadlines', { concurrency: true }, () => {
       proxy.stall();
       const started = performance.now();
       const answer = create(server, token, 'in-flight').then(async (res) => ({
-        status: res.status, code: ((await res.json()) as { error?: { code: string } }).error?.code, answeredMs: performance.now() - started,
+        status: res.status,
+        code: ((await res.json()) as { error?: { code: string } }).error?.code,
+        answeredMs: performance.now() - started,
       }));
       // In flight once its query is held at the proxy: then the signal comes.
       const held = proxy;
@@ -152,7 +169,7 @@ describe('shutdown deadlines', { concurrency: true }, () => {
     }
   }
 
-  test('PostgreSQL stalled: the request in flight gets the query timeout\'s 500 within the drain deadline', async (t) => {
+  test("PostgreSQL stalled: the request in flight gets the query timeout's 500 within the drain deadline", async (t) => {
     // The query timeout also bounds serve's own start (the migrations' check, the bootstrap).
     const result = await stalledCreateAtSigterm(['--query-timeout', '2000']);
     if ('skip' in result) return t.skip(result.skip);

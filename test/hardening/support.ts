@@ -85,7 +85,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CALLER_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export const DETAIL_CODES: ReadonlySet<string> = new Set([
-  'missing', 'invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'forbidden_target', 'not_applicable', 'read_only_field',
+  'missing',
+  'invalid_type',
+  'invalid_value',
+  'out_of_range',
+  'too_long',
+  'unknown_field',
+  'forbidden_target',
+  'not_applicable',
+  'read_only_field',
 ]);
 
 /** Every status the contract can answer with, and the codes allowed under it. 500 is not here. */
@@ -95,8 +103,17 @@ const CODES_BY_STATUS: ReadonlyMap<number, ReadonlySet<string> | null> = new Map
   [400, new Set(['validation_failed', 'invalid_json', 'invalid_content_type', 'invalid_id'])],
   [401, new Set(['missing_api_key', 'invalid_api_key'])],
   [403, new Set(['ip_not_allowed', 'insufficient_scope'])],
-  [404, new Set(['unknown_route', 'unknown_me_route', 'unknown_devices_route', 'unknown_blacklist_monitors_route',
-    'device_not_found', 'blacklist_monitor_not_found'])],
+  [
+    404,
+    new Set([
+      'unknown_route',
+      'unknown_me_route',
+      'unknown_devices_route',
+      'unknown_blacklist_monitors_route',
+      'device_not_found',
+      'blacklist_monitor_not_found',
+    ]),
+  ],
   [405, new Set(['method_not_allowed'])],
   [409, new Set(['duplicate_device', 'duplicate_blacklist_monitor'])],
   [413, new Set(['payload_too_large'])],
@@ -109,10 +126,37 @@ const CODES_BY_STATUS: ReadonlyMap<number, ReadonlySet<string> | null> = new Map
  * detail names the client's own field names, which may be anything).
  */
 export const LEAK_MARKERS: readonly string[] = [
-  '    at ', 'node_modules', '.ts:', '.js:', 'Error:', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError',
-  'SQLITE', 'sqlite', 'PostgreSQL', 'postgres:', 'postgres://', 'pg-protocol', 'kysely', 'Kysely', 'relation "', 'duplicate key',
-  'violates', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'timeout', 'Connection terminated', 'canceling statement',
-  'valibot', 'undefined', 'NaN', '[object Object]', 'stack',
+  '    at ',
+  'node_modules',
+  '.ts:',
+  '.js:',
+  'Error:',
+  'TypeError',
+  'RangeError',
+  'SyntaxError',
+  'ReferenceError',
+  'SQLITE',
+  'sqlite',
+  'PostgreSQL',
+  'postgres:',
+  'postgres://',
+  'pg-protocol',
+  'kysely',
+  'Kysely',
+  'relation "',
+  'duplicate key',
+  'violates',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'timeout',
+  'Connection terminated',
+  'canceling statement',
+  'valibot',
+  'undefined',
+  'NaN',
+  '[object Object]',
+  'stack',
 ];
 
 export interface AnswerExpectation {
@@ -125,7 +169,16 @@ export interface AnswerExpectation {
 export interface CheckedAnswer {
   status: number;
   code: string | null;
-  body: { success: boolean; data?: unknown; error?: { code: string; message: string; details?: { field: string; code: string; message: string }[]; existing_id?: number } };
+  body: {
+    success: boolean;
+    data?: unknown;
+    error?: {
+      code: string;
+      message: string;
+      details?: { field: string; code: string; message: string }[];
+      existing_id?: number;
+    };
+  };
 }
 
 /** A header value node:http would send without complaint (no CR, LF or NUL, Latin-1 only). */
@@ -141,10 +194,14 @@ export function checkAnswer(res: RawResponse, expectation: AnswerExpectation = {
   assert.ok(CODES_BY_STATUS.has(res.status), `status outside the contract: ${where}`);
   assert.equal(res.headers['content-type'], JSON_TYPE, `content-type of ${where}`);
   for (const [name, value] of Object.entries(res.headers)) {
-    assert.ok(FIELD_VALUE.test(value), `header ${name} carries a character no HTTP field may: ${JSON.stringify(value)}`);
+    assert.ok(
+      FIELD_VALUE.test(value),
+      `header ${name} carries a character no HTTP field may: ${JSON.stringify(value)}`,
+    );
   }
   const id = res.headers['x-request-id'] ?? '';
-  if (expectation.requestId !== undefined && CALLER_ID.test(expectation.requestId)) assert.equal(id, expectation.requestId);
+  if (expectation.requestId !== undefined && CALLER_ID.test(expectation.requestId))
+    assert.equal(id, expectation.requestId);
   else assert.match(id, UUID, `x-request-id of ${where}`);
 
   let body: CheckedAnswer['body'];
@@ -211,15 +268,32 @@ export function checkAnswer(res: RawResponse, expectation: AnswerExpectation = {
  * multicast block (RFC 5771). Typed in again from the registries, not imported from core/.
  */
 export const IANA_V4: readonly (readonly [cidr: string, name: string])[] = [
-  ['0.0.0.0/8', 'this network'], ['0.0.0.0/32', 'this host'], ['10.0.0.0/8', 'private-use'],
-  ['100.64.0.0/10', 'shared address space (CGNAT)'], ['127.0.0.0/8', 'loopback'], ['169.254.0.0/16', 'link local'],
-  ['172.16.0.0/12', 'private-use'], ['192.0.0.0/24', 'IETF protocol assignments'], ['192.0.0.0/29', 'IPv4 service continuity prefix'],
-  ['192.0.0.8/32', 'IPv4 dummy address'], ['192.0.0.9/32', 'PCP anycast'], ['192.0.0.10/32', 'TURN anycast'],
-  ['192.0.0.170/32', 'NAT64/DNS64 discovery'], ['192.0.0.171/32', 'NAT64/DNS64 discovery'], ['192.0.2.0/24', 'TEST-NET-1'],
-  ['192.31.196.0/24', 'AS112-v4'], ['192.52.193.0/24', 'AMT'], ['192.88.99.0/24', 'deprecated 6to4 relay anycast'],
-  ['192.168.0.0/16', 'private-use'], ['192.175.48.0/24', 'direct delegation AS112'], ['198.18.0.0/15', 'benchmarking'],
-  ['198.51.100.0/24', 'TEST-NET-2'], ['203.0.113.0/24', 'TEST-NET-3'], ['224.0.0.0/4', 'multicast'],
-  ['240.0.0.0/4', 'reserved'], ['255.255.255.255/32', 'limited broadcast'],
+  ['0.0.0.0/8', 'this network'],
+  ['0.0.0.0/32', 'this host'],
+  ['10.0.0.0/8', 'private-use'],
+  ['100.64.0.0/10', 'shared address space (CGNAT)'],
+  ['127.0.0.0/8', 'loopback'],
+  ['169.254.0.0/16', 'link local'],
+  ['172.16.0.0/12', 'private-use'],
+  ['192.0.0.0/24', 'IETF protocol assignments'],
+  ['192.0.0.0/29', 'IPv4 service continuity prefix'],
+  ['192.0.0.8/32', 'IPv4 dummy address'],
+  ['192.0.0.9/32', 'PCP anycast'],
+  ['192.0.0.10/32', 'TURN anycast'],
+  ['192.0.0.170/32', 'NAT64/DNS64 discovery'],
+  ['192.0.0.171/32', 'NAT64/DNS64 discovery'],
+  ['192.0.2.0/24', 'TEST-NET-1'],
+  ['192.31.196.0/24', 'AS112-v4'],
+  ['192.52.193.0/24', 'AMT'],
+  ['192.88.99.0/24', 'deprecated 6to4 relay anycast'],
+  ['192.168.0.0/16', 'private-use'],
+  ['192.175.48.0/24', 'direct delegation AS112'],
+  ['198.18.0.0/15', 'benchmarking'],
+  ['198.51.100.0/24', 'TEST-NET-2'],
+  ['203.0.113.0/24', 'TEST-NET-3'],
+  ['224.0.0.0/4', 'multicast'],
+  ['240.0.0.0/4', 'reserved'],
+  ['255.255.255.255/32', 'limited broadcast'],
 ];
 
 /**
@@ -227,14 +301,34 @@ export const IANA_V4: readonly (readonly [cidr: string, name: string])[] = [
  * unicast that RFC 4291/3879 retired. Anything outside 2000::/3 is not public in any case.
  */
 export const IANA_V6: readonly (readonly [cidr: string, name: string])[] = [
-  ['::1/128', 'loopback'], ['::/128', 'unspecified'], ['::ffff:0:0/96', 'IPv4-mapped'], ['::/96', 'IPv4-compatible (deprecated)'],
-  ['64:ff9b::/96', 'IPv4-IPv6 translation'], ['64:ff9b:1::/48', 'local-use IPv4-IPv6 translation'],
-  ['100::/64', 'discard-only'], ['100:0:0:1::/64', 'dummy IPv6 prefix'], ['2001::/23', 'IETF protocol assignments'],
-  ['2001::/32', 'TEREDO'], ['2001:1::1/128', 'PCP anycast'], ['2001:1::2/128', 'TURN anycast'], ['2001:1::3/128', 'DNS-SD SRP anycast'],
-  ['2001:2::/48', 'benchmarking'], ['2001:3::/32', 'AMT'], ['2001:4:112::/48', 'AS112-v6'], ['2001:10::/28', 'deprecated ORCHID'],
-  ['2001:20::/28', 'ORCHIDv2'], ['2001:30::/28', 'drone remote ID'], ['2001:db8::/32', 'documentation'], ['2002::/16', '6to4'],
-  ['2620:4f:8000::/48', 'direct delegation AS112'], ['3fff::/20', 'documentation'], ['5f00::/16', 'SRv6 SIDs'],
-  ['fc00::/7', 'unique-local'], ['fe80::/10', 'link-local'], ['fec0::/10', 'site-local (deprecated)'], ['ff00::/8', 'multicast'],
+  ['::1/128', 'loopback'],
+  ['::/128', 'unspecified'],
+  ['::ffff:0:0/96', 'IPv4-mapped'],
+  ['::/96', 'IPv4-compatible (deprecated)'],
+  ['64:ff9b::/96', 'IPv4-IPv6 translation'],
+  ['64:ff9b:1::/48', 'local-use IPv4-IPv6 translation'],
+  ['100::/64', 'discard-only'],
+  ['100:0:0:1::/64', 'dummy IPv6 prefix'],
+  ['2001::/23', 'IETF protocol assignments'],
+  ['2001::/32', 'TEREDO'],
+  ['2001:1::1/128', 'PCP anycast'],
+  ['2001:1::2/128', 'TURN anycast'],
+  ['2001:1::3/128', 'DNS-SD SRP anycast'],
+  ['2001:2::/48', 'benchmarking'],
+  ['2001:3::/32', 'AMT'],
+  ['2001:4:112::/48', 'AS112-v6'],
+  ['2001:10::/28', 'deprecated ORCHID'],
+  ['2001:20::/28', 'ORCHIDv2'],
+  ['2001:30::/28', 'drone remote ID'],
+  ['2001:db8::/32', 'documentation'],
+  ['2002::/16', '6to4'],
+  ['2620:4f:8000::/48', 'direct delegation AS112'],
+  ['3fff::/20', 'documentation'],
+  ['5f00::/16', 'SRv6 SIDs'],
+  ['fc00::/7', 'unique-local'],
+  ['fe80::/10', 'link-local'],
+  ['fec0::/10', 'site-local (deprecated)'],
+  ['ff00::/8', 'multicast'],
 ];
 
 function blockListOf(entries: readonly (readonly [string, string])[], family: 'ipv4' | 'ipv6'): BlockList {
@@ -278,11 +372,20 @@ export function hostAsUrlSees(host: string): string | null {
  * the stored text (no `127.1` turning into `127.0.0.1` later), an address is of the declared kind,
  * a name is plain lower-case ASCII that no parser takes for an address and is no special-use name.
  */
-export function assertSafeHost(stored: unknown, kind: 'ip' | 'domain' | 'either', allowPrivate: boolean, context = ''): void {
+export function assertSafeHost(
+  stored: unknown,
+  kind: 'ip' | 'domain' | 'either',
+  allowPrivate: boolean,
+  context = '',
+): void {
   assert.equal(typeof stored, 'string', context);
   const host = stored as string;
   const seen = hostAsUrlSees(host);
-  assert.equal(seen, host, `${context}: stored ${JSON.stringify(host)} but a URL parser connects to ${JSON.stringify(seen)}`);
+  assert.equal(
+    seen,
+    host,
+    `${context}: stored ${JSON.stringify(host)} but a URL parser connects to ${JSON.stringify(seen)}`,
+  );
   const family = isIP(host);
   if (kind === 'ip') assert.notEqual(family, 0, `${context}: an ip target that is no address: ${host}`);
   if (kind === 'domain') assert.equal(family, 0, `${context}: a domain target that is an address: ${host}`);
@@ -290,9 +393,16 @@ export function assertSafeHost(stored: unknown, kind: 'ip' | 'domain' | 'either'
     if (!allowPrivate) assert.ok(isPublicAddress(host), `${context}: ${host} is not publicly routable`);
     return;
   }
-  assert.match(host, /^[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+$/, `${context}: ${JSON.stringify(host)} is not a plain ASCII name`);
+  assert.match(
+    host,
+    /^[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+$/,
+    `${context}: ${JSON.stringify(host)} is not a plain ASCII name`,
+  );
   assert.ok(host.length <= 253, `${context}: name longer than 253`);
-  assert.ok(!/^(?:[0-9]+|0x[0-9a-f]*)$/.test(host.slice(host.lastIndexOf('.') + 1)), `${context}: numeric last label ${host}`);
+  assert.ok(
+    !/^(?:[0-9]+|0x[0-9a-f]*)$/.test(host.slice(host.lastIndexOf('.') + 1)),
+    `${context}: numeric last label ${host}`,
+  );
   if (!allowPrivate) {
     for (const suffix of SPECIAL_NAMES) {
       assert.ok(host !== suffix && !host.endsWith(`.${suffix}`), `${context}: ${host} is a special-use name`);
@@ -316,7 +426,9 @@ export function warnPostgresSkipped(reason: string): void {
  * or the reason why not. Under CI=true an unreachable server makes createTestDatabase throw, so
  * the calling suite fails rather than skipping.
  */
-export async function postgresOrSkip(options: { migrated?: boolean } = {}): Promise<PostgresDatabase | { skip: string }> {
+export async function postgresOrSkip(
+  options: { migrated?: boolean } = {},
+): Promise<PostgresDatabase | { skip: string }> {
   const database = await createTestDatabase(options);
   if (database.skip !== undefined) {
     warnPostgresSkipped(database.skip);
@@ -404,8 +516,13 @@ export function assertServerError(res: RawResponse, code: 'server_error' | 'miss
   assert.equal(body.success, false);
   assert.deepEqual(Object.keys(body.error).sort(), ['code', 'message'], where);
   assert.equal(body.error.code, code, where);
-  const everything = res.text + Object.entries(res.headers).map(([n, v]) => `${n}: ${v}`).join('\n');
-  for (const marker of LEAK_MARKERS) assert.ok(!everything.includes(marker), `the 500 leaks ${JSON.stringify(marker)}: ${everything}`);
+  const everything =
+    res.text +
+    Object.entries(res.headers)
+      .map(([n, v]) => `${n}: ${v}`)
+      .join('\n');
+  for (const marker of LEAK_MARKERS)
+    assert.ok(!everything.includes(marker), `the 500 leaks ${JSON.stringify(marker)}: ${everything}`);
 }
 
 // ---------------------------------------------------------------------------------------------

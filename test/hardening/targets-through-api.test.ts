@@ -17,8 +17,16 @@ import fc from 'fast-check';
 import { createMonitoringApi, KeyAdminError, type CreatedApiKey, type MonitoringApi } from '../../core/index.ts';
 import { v4Bounds, v4In, v4Spellings, v6Bounds, v6In, v6Short, v6Spellings } from './arbitraries.ts';
 import {
-  assertSafeHost, callRaw, checkAnswer, hostAsUrlSees, IANA_V4, IANA_V6, isPublicAddress, STORE_FACTORIES,
-  type CheckedAnswer, type HardeningStore,
+  assertSafeHost,
+  callRaw,
+  checkAnswer,
+  hostAsUrlSees,
+  IANA_V4,
+  IANA_V6,
+  isPublicAddress,
+  STORE_FACTORIES,
+  type CheckedAnswer,
+  type HardeningStore,
 } from './support.ts';
 
 type Where = 'device ip' | 'device domain' | 'monitor ip' | 'monitor domain' | 'origin_host';
@@ -37,14 +45,21 @@ async function submit(api: MonitoringApi, key: CreatedApiKey, where: Where, host
   let path = '/v1/devices/create';
   let body: Record<string, unknown>;
   if (where === 'origin_host') {
-    body = { target_type: 'domain', target_value: `t${unique++}.targets.example.net`, proxy_enabled: true, origin_host: host };
+    body = {
+      target_type: 'domain',
+      target_value: `t${unique++}.targets.example.net`,
+      proxy_enabled: true,
+      origin_host: host,
+    };
   } else {
     const [resource, type] = where.split(' ') as ['device' | 'monitor', 'ip' | 'domain'];
     if (resource === 'monitor') path = '/v1/blacklist-monitors/create';
     body = { target_type: type, target_value: host };
   }
   const res = await callRaw(api, {
-    method: 'POST', url: path, body: JSON.stringify(body),
+    method: 'POST',
+    url: path,
+    body: JSON.stringify(body),
     headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
   });
   return checkAnswer(res);
@@ -59,18 +74,38 @@ function storedHost(where: Where, answer: CheckedAnswer): unknown {
 
 /** Asserts a 400 with one detail, on the host's field, with one of the codes. */
 function assertRefused(answer: CheckedAnswer, where: Where, codes: readonly string[], input: string): void {
-  assert.equal(answer.status, 400, `${JSON.stringify(input)} as ${where} must be refused, got ${answer.status} ${JSON.stringify(answer.body)}`);
+  assert.equal(
+    answer.status,
+    400,
+    `${JSON.stringify(input)} as ${where} must be refused, got ${answer.status} ${JSON.stringify(answer.body)}`,
+  );
   const details = answer.body.error?.details ?? [];
-  assert.deepEqual(details.map((d) => d.field), [field(where)], JSON.stringify(details));
-  assert.ok(codes.includes(details[0]!.code), `${JSON.stringify(input)} as ${where}: ${details[0]!.code}, expected ${codes.join(' or ')}`);
+  assert.deepEqual(
+    details.map((d) => d.field),
+    [field(where)],
+    JSON.stringify(details),
+  );
+  assert.ok(
+    codes.includes(details[0]!.code),
+    `${JSON.stringify(input)} as ${where}: ${details[0]!.code}, expected ${codes.join(' or ')}`,
+  );
 }
 
 /** Accepted, stored as `stored`, and that stored text is read alike by every parser. 409 counts (same stored record). */
 function assertStored(answer: CheckedAnswer, where: Where, stored: string, allowPrivate: boolean, input: string): void {
   if (answer.status === 409) return;
-  assert.equal(answer.status, 201, `${JSON.stringify(input)} as ${where} should be stored as ${stored}: ${JSON.stringify(answer.body)}`);
+  assert.equal(
+    answer.status,
+    201,
+    `${JSON.stringify(input)} as ${where} should be stored as ${stored}: ${JSON.stringify(answer.body)}`,
+  );
   assert.equal(storedHost(where, answer), stored);
-  assertSafeHost(stored, where.endsWith('ip') ? 'ip' : where.endsWith('domain') ? 'domain' : 'either', allowPrivate, `${input} as ${where}`);
+  assertSafeHost(
+    stored,
+    where.endsWith('ip') ? 'ip' : where.endsWith('domain') ? 'domain' : 'either',
+    allowPrivate,
+    `${input} as ${where}`,
+  );
 }
 
 /**
@@ -125,7 +160,16 @@ const CVE_FORMS: readonly (readonly [input: string, lax: string | null, why: str
 ];
 
 /** Public addresses in loose spellings: refused too, never stored as something a parser reads otherwise. */
-const LOOSE_PUBLIC: readonly string[] = ['8.8.8.010', '0x08.0x08.0x08.0x08', '134744072', '8.8.2056', '010.8.8.8', '8.8.8.8.', '[2001:4860:4860::8888]', '2001:4860:4860::8888%0'];
+const LOOSE_PUBLIC: readonly string[] = [
+  '8.8.8.010',
+  '0x08.0x08.0x08.0x08',
+  '134744072',
+  '8.8.2056',
+  '010.8.8.8',
+  '8.8.8.8.',
+  '[2001:4860:4860::8888]',
+  '2001:4860:4860::8888%0',
+];
 
 for (const factory of STORE_FACTORIES) {
   describe(`targets through the API (${factory.name})`, { concurrency: 1 }, () => {
@@ -155,7 +199,12 @@ for (const factory of STORE_FACTORIES) {
       if (skip !== undefined) return t.skip(skip);
       for (const [input, lax] of CVE_FORMS) {
         for (const where of WHERE) {
-          assertRefused(await submit(env.strict, env.key, where, input), where, ['invalid_value', 'forbidden_target'], input);
+          assertRefused(
+            await submit(env.strict, env.key, where, input),
+            where,
+            ['invalid_value', 'forbidden_target'],
+            input,
+          );
           const laxAnswer = await submit(env.lax, env.key, where, input);
           if (lax === null || where.endsWith('domain')) assertRefused(laxAnswer, where, ['invalid_value'], input);
           else assertStored(laxAnswer, where, lax, true, input);
@@ -167,7 +216,12 @@ for (const factory of STORE_FACTORIES) {
       if (skip !== undefined) return t.skip(skip);
       for (const [input, lax] of CVE_FORMS) {
         for (const where of ['device ip', 'monitor ip', 'origin_host'] as const) {
-          assertRefused(await submit(env.strict, env.key, where, input), where, [lax === null ? 'invalid_value' : 'forbidden_target'], input);
+          assertRefused(
+            await submit(env.strict, env.key, where, input),
+            where,
+            [lax === null ? 'invalid_value' : 'forbidden_target'],
+            input,
+          );
         }
       }
     });
@@ -181,7 +235,13 @@ for (const factory of STORE_FACTORIES) {
       }
       // The strict spellings of the same hosts are fine.
       assertStored(await submit(env.strict, env.key, 'device ip', '8.8.8.8'), 'device ip', '8.8.8.8', false, '8.8.8.8');
-      assertStored(await submit(env.strict, env.key, 'origin_host', '2001:4860:4860:0:0:0:0:8888'), 'origin_host', '2001:4860:4860::8888', false, 'v6');
+      assertStored(
+        await submit(env.strict, env.key, 'origin_host', '2001:4860:4860:0:0:0:0:8888'),
+        'origin_host',
+        '2001:4860:4860::8888',
+        false,
+        'v6',
+      );
     });
 
     test('over-long labels and names are refused; the longest legal ones are stored', async (t) => {
@@ -194,12 +254,42 @@ for (const factory of STORE_FACTORIES) {
       for (const where of ['device domain', 'monitor domain', 'origin_host'] as const) {
         assertStored(await submit(env.strict, env.key, where, `${l63}.com`), where, `${l63}.com`, false, 'label of 63');
         assertStored(await submit(env.strict, env.key, where, name253), where, name253, false, 'name of 253');
-        assertRefused(await submit(env.strict, env.key, where, `${'a'.repeat(64)}.com`), where, ['invalid_value'], 'label of 64');
-        assertRefused(await submit(env.strict, env.key, where, name254), where, ['invalid_value', 'too_long'], 'name of 254');
-        assertRefused(await submit(env.strict, env.key, where, `${name253}.`.replace('com.', 'co.m')), where, ['invalid_value', 'too_long'], 'name of 254 with dots');
-        assertRefused(await submit(env.strict, env.key, where, longIdnLabel), where, ['invalid_value'], 'IDN label over 63 in punycode');
-        assertRefused(await submit(env.strict, env.key, where, `${'ü.'.repeat(60)}com`), where, ['invalid_value', 'too_long'], 'IDN name over 253 in punycode');
-        assertRefused(await submit(env.strict, env.key, where, `${'a.'.repeat(5000)}com`), where, ['too_long'], '10 003 characters');
+        assertRefused(
+          await submit(env.strict, env.key, where, `${'a'.repeat(64)}.com`),
+          where,
+          ['invalid_value'],
+          'label of 64',
+        );
+        assertRefused(
+          await submit(env.strict, env.key, where, name254),
+          where,
+          ['invalid_value', 'too_long'],
+          'name of 254',
+        );
+        assertRefused(
+          await submit(env.strict, env.key, where, `${name253}.`.replace('com.', 'co.m')),
+          where,
+          ['invalid_value', 'too_long'],
+          'name of 254 with dots',
+        );
+        assertRefused(
+          await submit(env.strict, env.key, where, longIdnLabel),
+          where,
+          ['invalid_value'],
+          'IDN label over 63 in punycode',
+        );
+        assertRefused(
+          await submit(env.strict, env.key, where, `${'ü.'.repeat(60)}com`),
+          where,
+          ['invalid_value', 'too_long'],
+          'IDN name over 253 in punycode',
+        );
+        assertRefused(
+          await submit(env.strict, env.key, where, `${'a.'.repeat(5000)}com`),
+          where,
+          ['too_long'],
+          '10 003 characters',
+        );
       }
     });
 
@@ -229,76 +319,138 @@ for (const factory of STORE_FACTORIES) {
     });
 
     // The policy is the core's, whatever the store: the sweep (some 1 500 requests) runs once.
-    if (factory.name === 'memory') test('every IANA special-purpose block, v4 and v6: first, last and random addresses are forbidden_target; public neighbours are stored', async () => {
-      const samples = (arb: fc.Arbitrary<string>) => fc.sample(arb, { seed: 6, numRuns: 3 });
-      const v4Next = (address: string, delta: number) => {
-        const n = address.split('.').reduce((acc, o) => acc * 256 + Number(o), 0) + delta;
-        return n < 0 || n > 0xffffffff ? null : [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.');
-      };
-      for (const [cidr, name] of IANA_V4) {
-        const [first, last] = v4Bounds(cidr);
-        for (const address of [first, last, ...samples(v4In(cidr))]) {
-          for (const where of ['device ip', 'monitor ip', 'origin_host'] as const) {
-            assertRefused(await submit(env.strict, env.key, where, address), where, ['forbidden_target'], `${address} (${cidr} ${name})`);
-          }
-          // And in every odd spelling: refused, whatever the reason.
-          for (const spelling of v4Spellings(address)) {
-            const answer = await submit(env.strict, env.key, 'device ip', spelling);
-            assert.equal(answer.status, 400, `${JSON.stringify(spelling)} (${address}, ${cidr}) was accepted`);
-          }
-        }
-        for (const neighbour of [v4Next(first, -1), v4Next(last, 1)]) {
-          if (neighbour !== null && isPublicAddress(neighbour)) {
-            assertStored(await submit(env.strict, env.key, 'monitor ip', neighbour), 'monitor ip', neighbour, false, `neighbour of ${cidr}`);
-          }
-        }
-      }
-      for (const [cidr, name] of IANA_V6) {
-        const [first, last] = v6Bounds(cidr);
-        for (const groups of [first, last, ...fc.sample(v6In(cidr), { seed: 6, numRuns: 3 })]) {
-          const address = v6Short(groups);
-          for (const where of ['device ip', 'monitor ip', 'origin_host'] as const) {
-            const answer = await submit(env.strict, env.key, where, address);
-            // An IPv4-mapped address is stored as IPv4: its verdict is the IPv4 one, and ::ffff:8.8.8.8 is public.
-            if (cidr === '::ffff:0:0/96') {
-              if (answer.status === 201) assertSafeHost(storedHost(where, answer), 'either', false, address);
-              continue;
+    if (factory.name === 'memory')
+      test('every IANA special-purpose block, v4 and v6: first, last and random addresses are forbidden_target; public neighbours are stored', async () => {
+        const samples = (arb: fc.Arbitrary<string>) => fc.sample(arb, { seed: 6, numRuns: 3 });
+        const v4Next = (address: string, delta: number) => {
+          const n = address.split('.').reduce((acc, o) => acc * 256 + Number(o), 0) + delta;
+          return n < 0 || n > 0xffffffff ? null : [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.');
+        };
+        for (const [cidr, name] of IANA_V4) {
+          const [first, last] = v4Bounds(cidr);
+          for (const address of [first, last, ...samples(v4In(cidr))]) {
+            for (const where of ['device ip', 'monitor ip', 'origin_host'] as const) {
+              assertRefused(
+                await submit(env.strict, env.key, where, address),
+                where,
+                ['forbidden_target'],
+                `${address} (${cidr} ${name})`,
+              );
             }
-            assertRefused(answer, where, ['forbidden_target'], `${address} (${cidr} ${name})`);
+            // And in every odd spelling: refused, whatever the reason.
+            for (const spelling of v4Spellings(address)) {
+              const answer = await submit(env.strict, env.key, 'device ip', spelling);
+              assert.equal(answer.status, 400, `${JSON.stringify(spelling)} (${address}, ${cidr}) was accepted`);
+            }
           }
-          for (const spelling of v6Spellings(groups)) {
-            const answer = await submit(env.strict, env.key, 'device ip', spelling);
-            if (cidr !== '::ffff:0:0/96') assert.equal(answer.status, 400, `${JSON.stringify(spelling)} (${cidr}) was accepted`);
+          for (const neighbour of [v4Next(first, -1), v4Next(last, 1)]) {
+            if (neighbour !== null && isPublicAddress(neighbour)) {
+              assertStored(
+                await submit(env.strict, env.key, 'monitor ip', neighbour),
+                'monitor ip',
+                neighbour,
+                false,
+                `neighbour of ${cidr}`,
+              );
+            }
           }
         }
-        const toBig = (g: number[]) => g.reduce((acc, x) => (acc << 16n) | BigInt(x), 0n);
-        const fromBig = (n: bigint) => v6Short(Array.from({ length: 8 }, (_, i) => Number((n >> BigInt((7 - i) * 16)) & 0xffffn)));
-        for (const neighbour of [toBig(first) - 1n, toBig(last) + 1n]) {
-          if (neighbour < 0n || neighbour >= 1n << 128n) continue;
-          const address = fromBig(neighbour);
-          if (isPublicAddress(address)) assertStored(await submit(env.strict, env.key, 'monitor ip', address), 'monitor ip', address, false, `neighbour of ${cidr}`);
+        for (const [cidr, name] of IANA_V6) {
+          const [first, last] = v6Bounds(cidr);
+          for (const groups of [first, last, ...fc.sample(v6In(cidr), { seed: 6, numRuns: 3 })]) {
+            const address = v6Short(groups);
+            for (const where of ['device ip', 'monitor ip', 'origin_host'] as const) {
+              const answer = await submit(env.strict, env.key, where, address);
+              // An IPv4-mapped address is stored as IPv4: its verdict is the IPv4 one, and ::ffff:8.8.8.8 is public.
+              if (cidr === '::ffff:0:0/96') {
+                if (answer.status === 201) assertSafeHost(storedHost(where, answer), 'either', false, address);
+                continue;
+              }
+              assertRefused(answer, where, ['forbidden_target'], `${address} (${cidr} ${name})`);
+            }
+            for (const spelling of v6Spellings(groups)) {
+              const answer = await submit(env.strict, env.key, 'device ip', spelling);
+              if (cidr !== '::ffff:0:0/96')
+                assert.equal(answer.status, 400, `${JSON.stringify(spelling)} (${cidr}) was accepted`);
+            }
+          }
+          const toBig = (g: number[]) => g.reduce((acc, x) => (acc << 16n) | BigInt(x), 0n);
+          const fromBig = (n: bigint) =>
+            v6Short(Array.from({ length: 8 }, (_, i) => Number((n >> BigInt((7 - i) * 16)) & 0xffffn)));
+          for (const neighbour of [toBig(first) - 1n, toBig(last) + 1n]) {
+            if (neighbour < 0n || neighbour >= 1n << 128n) continue;
+            const address = fromBig(neighbour);
+            if (isPublicAddress(address))
+              assertStored(
+                await submit(env.strict, env.key, 'monitor ip', address),
+                'monitor ip',
+                address,
+                false,
+                `neighbour of ${cidr}`,
+              );
+          }
         }
-      }
-    });
+      });
 
     test('allow-list entries in odd forms are refused when the key is created', async (t) => {
       if (skip !== undefined) return t.skip(skip);
       const user = await env.strict.keys.createUser();
       const refused = [
-        '127.1', '0x7f.0.0.1', '0177.0.0.1', '2130706433', '127.000.000.001', '１２７.０.０.１', '127.0.0.1.', '127.0.0.1 ', ' 127.0.0.1',
-        '127.0.0.1\n', '10/8', '10.0.0.0/08', '10.0.0.0/+8', '10.0.0.0/-1', '10.0.0.0/33', '10.0.0.0/0x8', '10.0.0.0/8/8', '10.0.0.0/',
-        '::1/129', '::1/0128', 'fe80::1%eth0', 'fe80::1%eth0/64', '[::1]', '[::1]/128', '::ffff:127.1', '::ffff:0177.0.0.1',
-        '', ' ', '*', 'any', 'localhost', '127.0.0.1,10.0.0.1', '10.0.0.0/8 10.0.0.1', '0.0.0.0/0.0.0.0', '10.0.0.0/255.0.0.0',
+        '127.1',
+        '0x7f.0.0.1',
+        '0177.0.0.1',
+        '2130706433',
+        '127.000.000.001',
+        '１２７.０.０.１',
+        '127.0.0.1.',
+        '127.0.0.1 ',
+        ' 127.0.0.1',
+        '127.0.0.1\n',
+        '10/8',
+        '10.0.0.0/08',
+        '10.0.0.0/+8',
+        '10.0.0.0/-1',
+        '10.0.0.0/33',
+        '10.0.0.0/0x8',
+        '10.0.0.0/8/8',
+        '10.0.0.0/',
+        '::1/129',
+        '::1/0128',
+        'fe80::1%eth0',
+        'fe80::1%eth0/64',
+        '[::1]',
+        '[::1]/128',
+        '::ffff:127.1',
+        '::ffff:0177.0.0.1',
+        '',
+        ' ',
+        '*',
+        'any',
+        'localhost',
+        '127.0.0.1,10.0.0.1',
+        '10.0.0.0/8 10.0.0.1',
+        '0.0.0.0/0.0.0.0',
+        '10.0.0.0/255.0.0.0',
       ];
       for (const entry of refused) {
-        await assert.rejects(env.strict.keys.createApiKey({ userId: user.id, allowedIps: [entry] }), KeyAdminError, `allow-list entry ${JSON.stringify(entry)} was accepted`);
+        await assert.rejects(
+          env.strict.keys.createApiKey({ userId: user.id, allowedIps: [entry] }),
+          KeyAdminError,
+          `allow-list entry ${JSON.stringify(entry)} was accepted`,
+        );
         // One bad entry among good ones spoils the whole key.
-        await assert.rejects(env.strict.keys.createApiKey({ userId: user.id, allowedIps: ['10.0.0.0/8', entry] }), KeyAdminError);
+        await assert.rejects(
+          env.strict.keys.createApiKey({ userId: user.id, allowedIps: ['10.0.0.0/8', entry] }),
+          KeyAdminError,
+        );
       }
       assert.deepEqual(await env.strict.keys.listApiKeys(user.id), [], 'a refused key must not be stored');
       const normalised: [entry: string, stored: string][] = [
-        ['::ffff:7f00:1', '127.0.0.1'], ['::ffff:10.0.0.0/104', '10.0.0.0/8'], ['10.1.2.3/8', '10.0.0.0/8'],
-        ['2001:DB8:0:0::/32', '2001:db8::/32'], ['0:0:0:0:0:0:0:1', '::1'],
+        ['::ffff:7f00:1', '127.0.0.1'],
+        ['::ffff:10.0.0.0/104', '10.0.0.0/8'],
+        ['10.1.2.3/8', '10.0.0.0/8'],
+        ['2001:DB8:0:0::/32', '2001:db8::/32'],
+        ['0:0:0:0:0:0:0:1', '::1'],
       ];
       for (const [entry, stored] of normalised) {
         const { key } = await env.strict.keys.createApiKey({ userId: user.id, allowedIps: [entry] });
@@ -314,12 +466,28 @@ for (const factory of STORE_FACTORIES) {
         const user = await api.keys.createUser();
         const key = await api.keys.createApiKey({ userId: user.id, allowedIps: ['127.0.0.1', '2001:db8:1::/48'] });
         const me = async (clientAddress: string | null, headers: Record<string, string> = {}) =>
-          checkAnswer(await callRaw(api, { url: '/v1/me', clientAddress, headers: { authorization: `Bearer ${key.token}`, ...headers } })).status;
+          checkAnswer(
+            await callRaw(api, {
+              url: '/v1/me',
+              clientAddress,
+              headers: { authorization: `Bearer ${key.token}`, ...headers },
+            }),
+          ).status;
         // The peer itself, as sockets report it.
         assert.equal(await me('127.0.0.1'), 200);
         assert.equal(await me('::ffff:127.0.0.1'), 200);
         assert.equal(await me('2001:db8:1:ffff::1'), 200);
-        for (const peer of ['127.0.0.2', '::1', '::ffff:127.0.0.2', '2001:db8:2::1', '0177.0.0.1', '127.1', '2130706433', 'garbage', null]) {
+        for (const peer of [
+          '127.0.0.2',
+          '::1',
+          '::ffff:127.0.0.2',
+          '2001:db8:2::1',
+          '0177.0.0.1',
+          '127.1',
+          '2130706433',
+          'garbage',
+          null,
+        ]) {
           assert.equal(await me(peer), 403, `peer ${String(peer)}`);
         }
         // Through a trusted proxy: only a strict spelling of an allowed address is believed.
@@ -328,7 +496,17 @@ for (const factory of STORE_FACTORIES) {
           assert.equal(await me(proxy, { 'x-forwarded-for': hop }), 200, `X-Forwarded-For ${hop}`);
         }
         assert.equal(await me(proxy, { forwarded: 'for="[::ffff:127.0.0.1]"' }), 200);
-        for (const hop of ['0177.0.0.1', '127.1', '2130706433', '0x7f.0.0.1', '127.0.0.1.', '[127.0.0.1]', 'fe80::1%eth0', '１２７.０.０.１', '127.0.0.1 , garbage']) {
+        for (const hop of [
+          '0177.0.0.1',
+          '127.1',
+          '2130706433',
+          '0x7f.0.0.1',
+          '127.0.0.1.',
+          '[127.0.0.1]',
+          'fe80::1%eth0',
+          '１２７.０.０.１',
+          '127.0.0.1 , garbage',
+        ]) {
           assert.equal(await me(proxy, { 'x-forwarded-for': hop }), 403, `X-Forwarded-For ${JSON.stringify(hop)}`);
         }
         for (const forwarded of ['for=127.1', 'for=0177.0.0.1', 'for="127.0.0.1', 'for=2130706433;proto=https']) {

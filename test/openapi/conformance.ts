@@ -15,12 +15,19 @@ import formatsModule from 'ajv-formats';
 import type { FormatsPlugin } from 'ajv-formats';
 import {
   createOpenApiDocument,
-  type HeaderObject, type JsonSchema, type OpenApiDocument, type OperationObject, type PathItemObject, type Reference, type ResponseObject,
+  type HeaderObject,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationObject,
+  type PathItemObject,
+  type Reference,
+  type ResponseObject,
 } from '../../core/openapi/index.ts';
 
 // ajv-formats is CommonJS with `exports.default`; depending on the interop the default import is
 // the plugin itself or the module object holding it.
-const addFormats: FormatsPlugin = (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
+const addFormats: FormatsPlugin =
+  (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
 
 export interface Exchange {
   method: string;
@@ -73,7 +80,8 @@ function resolve<T>(document: OpenApiDocument, value: T | Reference): T {
   let node: unknown = document;
   for (const part of pointer.slice(2).split('/')) {
     const key = part.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (node === null || typeof node !== 'object' || !(key in node)) throw new Error(`unresolvable reference ${pointer}`);
+    if (node === null || typeof node !== 'object' || !(key in node))
+      throw new Error(`unresolvable reference ${pointer}`);
     node = (node as Record<string, unknown>)[key];
   }
   return resolve(document, node as T | Reference);
@@ -103,7 +111,10 @@ export function createConformance(document: OpenApiDocument): Conformance {
     let validate = cache.get(key);
     if (validate === undefined) {
       let prepared = prepare(schema as unknown as Json, closed);
-      if (!closed) prepared = JSON.parse(JSON.stringify(prepared).replaceAll(`${COMPONENTS_ID}#`, `${COMPONENTS_ID}-open#`)) as Json;
+      if (!closed)
+        prepared = JSON.parse(
+          JSON.stringify(prepared).replaceAll(`${COMPONENTS_ID}#`, `${COMPONENTS_ID}-open#`),
+        ) as Json;
       validate = ajv.compile(prepared as object);
       cache.set(key, validate);
     }
@@ -132,7 +143,12 @@ export function createConformance(document: OpenApiDocument): Conformance {
   }
 
   function check(exchange: Exchange): string[] {
-    const { operation, response } = resolveExchange(exchange.method, exchange.pathname, exchange.basePath, exchange.status);
+    const { operation, response } = resolveExchange(
+      exchange.method,
+      exchange.pathname,
+      exchange.basePath,
+      exchange.status,
+    );
     const where = `${exchange.method} ${exchange.pathname} → ${exchange.status} (${operation})`;
     if (response === undefined) return [`${where}: status not documented`];
     const problems: string[] = [];
@@ -141,10 +157,13 @@ export function createConformance(document: OpenApiDocument): Conformance {
     else {
       const validate = validator(media.schema);
       if (!validate(exchange.body)) {
-        problems.push(`${where}: body ${JSON.stringify(exchange.body).slice(0, 300)} does not match: ${ajv.errorsText(validate.errors)}`);
+        problems.push(
+          `${where}: body ${JSON.stringify(exchange.body).slice(0, 300)} does not match: ${ajv.errorsText(validate.errors)}`,
+        );
       }
     }
-    if (exchange.headers['content-type'] !== API_JSON) problems.push(`${where}: Content-Type ${exchange.headers['content-type']}`);
+    if (exchange.headers['content-type'] !== API_JSON)
+      problems.push(`${where}: Content-Type ${exchange.headers['content-type']}`);
     const documented = new Set<string>();
     for (const [name, declared] of Object.entries(response.headers ?? {})) {
       const header = resolve<HeaderObject>(document, declared);
@@ -165,7 +184,8 @@ export function createConformance(document: OpenApiDocument): Conformance {
         instance = Number(value);
       }
       const validate = validator(schema, false);
-      if (!validate(instance)) problems.push(`${where}: header ${name}: ${JSON.stringify(value)}: ${ajv.errorsText(validate.errors)}`);
+      if (!validate(instance))
+        problems.push(`${where}: header ${name}: ${JSON.stringify(value)}: ${ajv.errorsText(validate.errors)}`);
     }
     for (const [lower, name] of knownHeaders) {
       if (exchange.headers[lower] !== undefined && !documented.has(lower)) {
@@ -186,7 +206,8 @@ const byBasePath = new Map<string, Conformance>();
  */
 export function conformanceFor(basePath: string): Conformance {
   let conformance = byBasePath.get(basePath);
-  if (conformance === undefined) byBasePath.set(basePath, (conformance = createConformance(createOpenApiDocument({ basePath }))));
+  if (conformance === undefined)
+    byBasePath.set(basePath, (conformance = createConformance(createOpenApiDocument({ basePath }))));
   return conformance;
 }
 

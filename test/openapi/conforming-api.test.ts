@@ -30,20 +30,37 @@ async function* chunks(...parts: string[]): AsyncGenerator<string> {
   yield* parts;
 }
 
-test('real answers pass, through the kit\'s request and through fetch', async () => {
+test("real answers pass, through the kit's request and through fetch", async () => {
   const t = createTestApi();
   apis.push(t);
   const key = await t.createKey();
   assert.equal((await t.request('/v1/me', { key })).status, 200);
-  assert.equal((await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } })).status, 201);
-  assert.equal((await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'nope' } })).status, 400);
-  const listed = await t.api.fetch(new Request('http://monitoring.test/v1/devices', { headers: { authorization: `Bearer ${key.token}` } }));
+  assert.equal(
+    (
+      await t.request('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: { target_type: 'domain', target_value: 'example.com' },
+      })
+    ).status,
+    201,
+  );
+  assert.equal(
+    (await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'nope' } })).status,
+    400,
+  );
+  const listed = await t.api.fetch(
+    new Request('http://monitoring.test/v1/devices', { headers: { authorization: `Bearer ${key.token}` } }),
+  );
   assert.equal(listed.status, 200);
-  assert.equal(((JSON.parse(await listed.text()) as { data: unknown[] }).data).length, 1);
+  assert.equal((JSON.parse(await listed.text()) as { data: unknown[] }).data.length, 1);
 });
 
 test('a field the document does not name fails the call, naming the answer', async () => {
-  const t = altered((response) => ({ ...response, body: JSON.stringify({ ...(JSON.parse(response.body as string) as object), extra: 1 }) }));
+  const t = altered((response) => ({
+    ...response,
+    body: JSON.stringify({ ...(JSON.parse(response.body as string) as object), extra: 1 }),
+  }));
   const key = await t.createKey();
   await assert.rejects(t.request('/v1/me', { key }), (error: Error) => {
     assert.equal(error.name, 'AssertionError');
@@ -73,7 +90,9 @@ test('a streamed body is checked at its end: a drift in it fails the read', asyn
     return { ...response, body: chunks('{"success":true,"data":[', '{"id":"one"}', ']}') };
   });
   const key = await t.createKey();
-  const response = await t.api.fetch(new Request('http://monitoring.test/v1/devices', { headers: { authorization: `Bearer ${key.token}` } }));
+  const response = await t.api.fetch(
+    new Request('http://monitoring.test/v1/devices', { headers: { authorization: `Bearer ${key.token}` } }),
+  );
   assert.equal(streamed, 1, 'the list was streamed');
   await assert.rejects(response.text(), /GET \/v1\/devices → 200 \(GET \/devices\): body .* does not match/);
 });

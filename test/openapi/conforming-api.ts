@@ -46,12 +46,20 @@ export function checkAnswersAgainstDocument<A extends MonitoringApi>(api: A): A 
       try {
         body = JSON.parse(text);
       } catch {
-        throw new AssertionError({ message: `OpenAPI: ${method} ${pathname} → ${response.status}: the body is not JSON: ${text.slice(0, 200)}` });
+        throw new AssertionError({
+          message: `OpenAPI: ${method} ${pathname} → ${response.status}: the body is not JSON: ${text.slice(0, 200)}`,
+        });
       }
       const problems = conformanceFor(api.basePath).check({
-        method, pathname, basePath: api.basePath, status: response.status, headers: lowerCased(response.headers), body,
+        method,
+        pathname,
+        basePath: api.basePath,
+        status: response.status,
+        headers: lowerCased(response.headers),
+        body,
       });
-      if (problems.length > 0) throw new AssertionError({ message: `OpenAPI: the answer departs from the document:\n${problems.join('\n')}` });
+      if (problems.length > 0)
+        throw new AssertionError({ message: `OpenAPI: the answer departs from the document:\n${problems.join('\n')}` });
     };
     if (typeof response.body === 'string') {
       check(response.body);
@@ -61,6 +69,7 @@ export function checkAnswersAgainstDocument<A extends MonitoringApi>(api: A): A 
   }
   api.handle = checkedHandle;
   // As MonitoringApi.fetch does, over the checking handle (the original fetch calls the unchecked one).
-  api.fetch = async (request, context = { clientAddress: null }) => toWebResponse(await checkedHandle(fromWebRequest(request), context));
+  api.fetch = async (request, context = { clientAddress: null }) =>
+    toWebResponse(await checkedHandle(fromWebRequest(request), context));
   return api;
 }

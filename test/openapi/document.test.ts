@@ -10,7 +10,12 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ROUTES } from '../../core/internal.ts';
-import { createOpenApiDocument, renderReference, serializeOpenApiDocument, type OpenApiDocument } from '../../core/openapi/index.ts';
+import {
+  createOpenApiDocument,
+  renderReference,
+  serializeOpenApiDocument,
+  type OpenApiDocument,
+} from '../../core/openapi/index.ts';
 import { parseBlacklistMonitorInput } from '../../core/validation/blacklist-monitor-input.ts';
 import { parseDeviceInput } from '../../core/validation/device-input.ts';
 import { ApiError } from '../../core/http/api-error.ts';
@@ -58,7 +63,9 @@ describe('OpenAPI document', () => {
   });
 
   test('the validator is not a rubber stamp: it refuses a broken document', async () => {
-    const broken = JSON.parse(serializeOpenApiDocument(document)) as { paths: Record<string, Record<string, { responses: unknown }>> };
+    const broken = JSON.parse(serializeOpenApiDocument(document)) as {
+      paths: Record<string, Record<string, { responses: unknown }>>;
+    };
     broken.paths['/me']!.get!.responses = { 200: { content: {} } }; // a response without its description
     const result = await new Validator().validate(broken as unknown as Record<string, unknown>);
     assert.equal(result.valid, false);
@@ -84,8 +91,11 @@ describe('OpenAPI document', () => {
       used.add(ref);
       queue.push(...references(pointer(document, ref)));
     }
-    const schemes = new Set(Object.values(document.paths).flatMap((item) => Object.values(item))
-      .flatMap((operation) => (operation.security ?? []).flatMap((requirement) => Object.keys(requirement))));
+    const schemes = new Set(
+      Object.values(document.paths)
+        .flatMap((item) => Object.values(item))
+        .flatMap((operation) => (operation.security ?? []).flatMap((requirement) => Object.keys(requirement))),
+    );
     const unused: string[] = [];
     for (const [kind, entries] of Object.entries(components)) {
       for (const name of Object.keys(entries as object)) {
@@ -100,12 +110,27 @@ describe('OpenAPI document', () => {
     const conformance = createConformance(document);
     for (const [path, item] of Object.entries(document.paths)) {
       for (const method of Object.keys(item)) {
-        const codesOf = (status: number) => Object.keys(conformance.resolve(method, `/v1${path}`, '/v1', status).response?.content?.['application/json']?.examples ?? {});
+        const codesOf = (status: number) =>
+          Object.keys(
+            conformance.resolve(method, `/v1${path}`, '/v1', status).response?.content?.['application/json']
+              ?.examples ?? {},
+          );
         const where = `${method.toUpperCase()} ${path}`;
-        for (const [status, code] of [[400, 'bad_request'], [401, 'missing_api_key'], [401, 'invalid_api_key'], [403, 'ip_not_allowed'],
-          [404, 'unknown_route'], [404, `unknown_${path.split('/')[1]!.replaceAll('-', '_')}_route`], [405, 'method_not_allowed'],
-          [408, 'request_timeout'], [417, 'expectation_failed'], [429, 'rate_limit_exceeded'],
-          [431, 'request_header_fields_too_large'], [500, 'server_error'], [500, 'missing_table']] as const) {
+        for (const [status, code] of [
+          [400, 'bad_request'],
+          [401, 'missing_api_key'],
+          [401, 'invalid_api_key'],
+          [403, 'ip_not_allowed'],
+          [404, 'unknown_route'],
+          [404, `unknown_${path.split('/')[1]!.replaceAll('-', '_')}_route`],
+          [405, 'method_not_allowed'],
+          [408, 'request_timeout'],
+          [417, 'expectation_failed'],
+          [429, 'rate_limit_exceeded'],
+          [431, 'request_header_fields_too_large'],
+          [500, 'server_error'],
+          [500, 'missing_table'],
+        ] as const) {
           assert.ok(codesOf(status).includes(code), `${where} does not list ${status} ${code}`);
         }
       }
@@ -122,7 +147,10 @@ describe('OpenAPI document', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const operation of Object.values(item)) {
         for (const [status, response] of Object.entries(operation.responses)) {
-          const resolved = '$ref' in response ? pointer(document, response.$ref) as { content: Record<string, { schema: object }> } : response;
+          const resolved =
+            '$ref' in response
+              ? (pointer(document, response.$ref) as { content: Record<string, { schema: object }> })
+              : response;
           assert.ok(resolved.content?.['application/json'], `${path} ${status} has a JSON body`);
           conformance.validator(resolved.content['application/json']!.schema);
         }
@@ -142,26 +170,49 @@ describe('OpenAPI document', () => {
         assert.ok(operation.responses['401'] && operation.responses['429'] && operation.responses['500']);
         if (route.scope !== null) {
           const forbidden = operation.responses['403'];
-          assert.deepEqual(forbidden, { $ref: '#/components/responses/Forbidden' }, 'scoped operations document insufficient_scope');
+          assert.deepEqual(
+            forbidden,
+            { $ref: '#/components/responses/Forbidden' },
+            'scoped operations document insufficient_scope',
+          );
         }
       }
     }
     assert.deepEqual(described.sort(), ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     assert.deepEqual(document.components.securitySchemes.bearer, {
-      type: 'http', scheme: 'bearer', description: document.components.securitySchemes.bearer!.description,
+      type: 'http',
+      scheme: 'bearer',
+      description: document.components.securitySchemes.bearer!.description,
     });
   });
 
   test('the list operations document limit, after_id and Link; deletes document id', () => {
     const limit = document.components.parameters.Limit!;
-    assert.deepEqual([limit.name, limit.in, limit.schema], ['limit', 'query', { type: 'integer', minimum: 1, maximum: 1000 }]);
-    assert.deepEqual(document.components.parameters.AfterId!.schema, { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+    assert.deepEqual(
+      [limit.name, limit.in, limit.schema],
+      ['limit', 'query', { type: 'integer', minimum: 1, maximum: 1000 }],
+    );
+    assert.deepEqual(document.components.parameters.AfterId!.schema, {
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
     for (const path of ['/devices', '/blacklist-monitors']) {
       const list = document.paths[path]!.get!;
-      assert.deepEqual(list.parameters?.slice(0, 2), [{ $ref: '#/components/parameters/Limit' }, { $ref: '#/components/parameters/AfterId' }]);
+      assert.deepEqual(list.parameters?.slice(0, 2), [
+        { $ref: '#/components/parameters/Limit' },
+        { $ref: '#/components/parameters/AfterId' },
+      ]);
       const ok = list.responses['200'] as { headers: Record<string, unknown> };
       assert.deepEqual(ok.headers.Link, { $ref: '#/components/headers/Link' });
-      for (const name of ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id']) {
+      for (const name of [
+        'RateLimit-Policy',
+        'RateLimit',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'X-Request-Id',
+      ]) {
         assert.ok(ok.headers[name], `${path} 200 documents ${name}`);
       }
       const remove = document.paths[`${path}/delete`]!.delete!;
@@ -171,34 +222,80 @@ describe('OpenAPI document', () => {
   });
 
   test('the results operations document id, limit, before_id, Link, and a result schema per probe', () => {
-    assert.deepEqual(document.components.parameters.ResultsLimit!.schema, { type: 'integer', minimum: 1, maximum: 1000 });
+    assert.deepEqual(document.components.parameters.ResultsLimit!.schema, {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+    });
     assert.match(document.components.parameters.ResultsLimit!.description, /Default 100\./);
-    assert.deepEqual(document.components.parameters.BeforeId!.schema, { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
-    for (const [path, envelope, item] of [['/devices/results', 'DeviceResultListEnvelope', 'DeviceProbeResult'], ['/blacklist-monitors/results', 'BlacklistMonitorResultListEnvelope', 'DnsblResult']] as const) {
+    assert.deepEqual(document.components.parameters.BeforeId!.schema, {
+      type: 'integer',
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
+    for (const [path, envelope, item] of [
+      ['/devices/results', 'DeviceResultListEnvelope', 'DeviceProbeResult'],
+      ['/blacklist-monitors/results', 'BlacklistMonitorResultListEnvelope', 'DnsblResult'],
+    ] as const) {
       const operation = document.paths[path]!.get!;
       assert.deepEqual(operation.parameters?.slice(0, 3), [
-        { $ref: '#/components/parameters/Id' }, { $ref: '#/components/parameters/ResultsLimit' }, { $ref: '#/components/parameters/BeforeId' },
+        { $ref: '#/components/parameters/Id' },
+        { $ref: '#/components/parameters/ResultsLimit' },
+        { $ref: '#/components/parameters/BeforeId' },
       ]);
-      const ok = operation.responses['200'] as { headers: Record<string, unknown>; content: Record<string, { schema: unknown }> };
+      const ok = operation.responses['200'] as {
+        headers: Record<string, unknown>;
+        content: Record<string, { schema: unknown }>;
+      };
       assert.deepEqual(ok.headers.Link, { $ref: '#/components/headers/Link' });
       assert.deepEqual(ok.content['application/json']!.schema, { $ref: `#/components/schemas/${envelope}` });
-      assert.deepEqual((document.components.schemas[envelope]!.properties as Record<string, unknown>).data, { type: 'array', items: { $ref: `#/components/schemas/${item}` } });
-      assert.deepEqual(Object.keys(operation.responses).sort(), ['200', '400', '401', '403', '404', '405', '408', '417', '429', '431', '500']);
+      assert.deepEqual((document.components.schemas[envelope]!.properties as Record<string, unknown>).data, {
+        type: 'array',
+        items: { $ref: `#/components/schemas/${item}` },
+      });
+      assert.deepEqual(Object.keys(operation.responses).sort(), [
+        '200',
+        '400',
+        '401',
+        '403',
+        '404',
+        '405',
+        '408',
+        '417',
+        '429',
+        '431',
+        '500',
+      ]);
     }
     // Exactly one shape matches a result, chosen by its probe.
     const conformance = createConformance(document);
-    const validate = conformance.validator({ oneOf: [{ $ref: '#/components/schemas/DnsblResult' }, { $ref: '#/components/schemas/DeviceProbeResult' }] });
+    const validate = conformance.validator({
+      oneOf: [{ $ref: '#/components/schemas/DnsblResult' }, { $ref: '#/components/schemas/DeviceProbeResult' }],
+    });
     const common = { id: 1, checked_at: '2026-01-01T00:00:00.000Z', ok: true, response_ms: 3, error: null };
     assert.equal(validate({ ...common, probe: 'dnsbl', zone: 'zen.spamhaus.org', listed: false, answer: null }), true);
     assert.equal(validate({ ...common, probe: 'origin_http', http_status: 200, location: null }), true);
-    assert.equal(validate({ ...common, probe: 'public_tls', tls_valid_to: null, tls_days_left: null, tls_error: null }), true);
+    assert.equal(
+      validate({ ...common, probe: 'public_tls', tls_valid_to: null, tls_days_left: null, tls_error: null }),
+      true,
+    );
     assert.equal(validate({ ...common, probe: 'service', banner: 'SSH-2.0-x' }), true);
-    assert.equal(validate({ ...common, probe: 'service', http_status: 200, location: null }), false, 'a probe with another probe\'s fields');
+    assert.equal(
+      validate({ ...common, probe: 'service', http_status: 200, location: null }),
+      false,
+      "a probe with another probe's fields",
+    );
     assert.equal(validate({ ...common, probe: 'ping', banner: null }), false);
     const device = document.components.schemas.Device!.properties as Record<string, { enum?: unknown[] }>;
     assert.deepEqual(device.status!.enum, ['pending', 'up', 'validating', 'down', 'paused', 'maintenance']);
-    assert.deepEqual(Object.keys(document.components.schemas.DeviceLastResults!.properties ?? {}).sort(),
-      ['origin_http', 'origin_tls', 'public_http', 'public_https', 'public_tls', 'service']);
+    assert.deepEqual(Object.keys(document.components.schemas.DeviceLastResults!.properties ?? {}).sort(), [
+      'origin_http',
+      'origin_tls',
+      'public_http',
+      'public_https',
+      'public_tls',
+      'service',
+    ]);
   });
 
   test('request bodies: int/bool flags are boolean | 0 | 1, integers carry their ranges, unknown fields are refused', () => {
@@ -206,7 +303,11 @@ describe('OpenAPI document', () => {
     assert.equal(input.additionalProperties, false);
     assert.deepEqual(input.required, ['target_type', 'target_value']);
     const props = input.properties as Record<string, { anyOf?: unknown[]; maxLength?: number }>;
-    assert.deepEqual(props.is_enabled!.anyOf, [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }, { type: 'null' }]);
+    assert.deepEqual(props.is_enabled!.anyOf, [
+      { type: 'boolean' },
+      { type: 'integer', enum: [0, 1] },
+      { type: 'null' },
+    ]);
     assert.deepEqual(props.port!.anyOf, [{ type: 'integer', minimum: 1, maximum: 65535 }, { type: 'null' }]);
     assert.deepEqual(props.expect_status!.anyOf?.[0], { type: 'integer', minimum: 100, maximum: 599 });
     assert.equal(props.target_value!.maxLength, 253);
@@ -217,7 +318,11 @@ describe('OpenAPI document', () => {
 
   test('request schemas judge field types and ranges as the server does', () => {
     const conformance = createConformance(document);
-    const check = (schema: string, parse: (body: Record<string, unknown>) => unknown, body: Record<string, unknown>) => {
+    const check = (
+      schema: string,
+      parse: (body: Record<string, unknown>) => unknown,
+      body: Record<string, unknown>,
+    ) => {
       const validate = conformance.validator({ $ref: `#/components/schemas/${schema}` }, false);
       const documentSays = validate(body);
       let serverSays = true;
@@ -227,53 +332,112 @@ describe('OpenAPI document', () => {
         if (!(error instanceof ApiError)) throw error;
         // Rules between fields and the target policy are the server's alone; only field-level
         // verdicts are compared.
-        const fieldLevel = (error.details ?? []).filter((d) => ['invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'missing'].includes(d.code)
-          && !(d.field === 'target_value' && d.code === 'invalid_value'));
+        const fieldLevel = (error.details ?? []).filter(
+          (d) =>
+            ['invalid_type', 'invalid_value', 'out_of_range', 'too_long', 'unknown_field', 'missing'].includes(
+              d.code,
+            ) && !(d.field === 'target_value' && d.code === 'invalid_value'),
+        );
         serverSays = fieldLevel.length === 0;
       }
-      assert.equal(documentSays, serverSays, `${schema} ${JSON.stringify(body).slice(0, 120)}: document ${documentSays}, server ${serverSays} ${JSON.stringify(validate.errors)}`);
+      assert.equal(
+        documentSays,
+        serverSays,
+        `${schema} ${JSON.stringify(body).slice(0, 120)}: document ${documentSays}, server ${serverSays} ${JSON.stringify(validate.errors)}`,
+      );
     };
     const options = { allowPrivateTargets: false };
     const device = (body: Record<string, unknown>) => parseDeviceInput(body, options, '2026-01-01T00:00:00.000Z');
-    const monitor = (body: Record<string, unknown>) => parseBlacklistMonitorInput(body, options, '2026-01-01T00:00:00.000Z');
+    const monitor = (body: Record<string, unknown>) =>
+      parseBlacklistMonitorInput(body, options, '2026-01-01T00:00:00.000Z');
     const base = { target_type: 'domain', target_value: 'example.com' };
     const deviceCases: Record<string, unknown>[] = [
       base,
-      { ...base, is_enabled: 1 }, { ...base, is_enabled: 0 }, { ...base, is_enabled: true }, { ...base, is_enabled: null },
-      { ...base, is_enabled: 2 }, { ...base, is_enabled: 'true' }, { ...base, is_enabled: 0.5 },
-      { ...base, port: 1 }, { ...base, port: 65535 }, { ...base, port: 0 }, { ...base, port: 65536 }, { ...base, port: 80.5 }, { ...base, port: '80' },
-      { ...base, expect_status: 99 }, { ...base, expect_status: 100 }, { ...base, expect_status: 599 }, { ...base, expect_status: 600 },
-      { ...base, service_type: 'ssh' }, { ...base, service_type: 'telnet' }, { ...base, scheme: 'ftp' },
-      { ...base, location: 'x'.repeat(255) }, { ...base, location: 'x'.repeat(256) }, { ...base, location: 'é'.repeat(255) },
-      { ...base, location: 'a\u0007b' }, { ...base, location: 'a\u0085b' },
-      { ...base, expected_status: 200 }, { target_type: 'domain' }, { target_value: 'example.com' },
-      { ...base, target_type: 'url' }, { ...base, target_value: 7 },
-      { ...base, check_interval_s: 30 }, { ...base, check_interval_s: 29 }, { ...base, check_interval_s: 86400 }, { ...base, check_interval_s: 86401 },
-      { ...base, check_interval_s: 60.5 }, { ...base, check_interval_s: null }, { ...base, check_interval_s: '60' },
+      { ...base, is_enabled: 1 },
+      { ...base, is_enabled: 0 },
+      { ...base, is_enabled: true },
+      { ...base, is_enabled: null },
+      { ...base, is_enabled: 2 },
+      { ...base, is_enabled: 'true' },
+      { ...base, is_enabled: 0.5 },
+      { ...base, port: 1 },
+      { ...base, port: 65535 },
+      { ...base, port: 0 },
+      { ...base, port: 65536 },
+      { ...base, port: 80.5 },
+      { ...base, port: '80' },
+      { ...base, expect_status: 99 },
+      { ...base, expect_status: 100 },
+      { ...base, expect_status: 599 },
+      { ...base, expect_status: 600 },
+      { ...base, service_type: 'ssh' },
+      { ...base, service_type: 'telnet' },
+      { ...base, scheme: 'ftp' },
+      { ...base, location: 'x'.repeat(255) },
+      { ...base, location: 'x'.repeat(256) },
+      { ...base, location: 'é'.repeat(255) },
+      { ...base, location: 'a\u0007b' },
+      { ...base, location: 'a\u0085b' },
+      { ...base, expected_status: 200 },
+      { target_type: 'domain' },
+      { target_value: 'example.com' },
+      { ...base, target_type: 'url' },
+      { ...base, target_value: 7 },
+      { ...base, check_interval_s: 30 },
+      { ...base, check_interval_s: 29 },
+      { ...base, check_interval_s: 86400 },
+      { ...base, check_interval_s: 86401 },
+      { ...base, check_interval_s: 60.5 },
+      { ...base, check_interval_s: null },
+      { ...base, check_interval_s: '60' },
     ];
     for (const body of deviceCases) check('DeviceInput', device, body);
-    for (const body of [base, { ...base, is_enabled: 0 }, { ...base, is_enabled: 3 }, { ...base, service_type: 'web' }, { target_type: 'ip' },
-      { ...base, check_interval_s: 300 }, { ...base, check_interval_s: 299 }, { ...base, check_interval_s: 86401 }, { ...base, check_interval_s: '300' }]) {
+    for (const body of [
+      base,
+      { ...base, is_enabled: 0 },
+      { ...base, is_enabled: 3 },
+      { ...base, service_type: 'web' },
+      { target_type: 'ip' },
+      { ...base, check_interval_s: 300 },
+      { ...base, check_interval_s: 299 },
+      { ...base, check_interval_s: 86401 },
+      { ...base, check_interval_s: '300' },
+    ]) {
       check('BlacklistMonitorInput', monitor, body);
     }
   });
 
   test('the Markdown reference names every operation with its scope and every field of the bodies and records', () => {
     const reference = renderReference(document);
-    for (const route of ROUTES) assert.match(reference, new RegExp(`\\| ${route.method} \\| \`${route.path}\` \\| ${route.scope ?? 'any valid key'} \\|`));
+    for (const route of ROUTES)
+      assert.match(
+        reference,
+        new RegExp(`\\| ${route.method} \\| \`${route.path}\` \\| ${route.scope ?? 'any valid key'} \\|`),
+      );
     for (const name of ['DeviceInput', 'BlacklistMonitorInput', 'Device', 'BlacklistMonitor']) {
-      for (const field of Object.keys(document.components.schemas[name]!.properties ?? {})) assert.ok(reference.includes(`| \`${field}\` |`), `${name}.${field}`);
+      for (const field of Object.keys(document.components.schemas[name]!.properties ?? {}))
+        assert.ok(reference.includes(`| \`${field}\` |`), `${name}.${field}`);
     }
-    for (const code of ['duplicate_device', 'invalid_id', 'rate_limit_exceeded', 'payload_too_large']) assert.ok(reference.includes(code), code);
+    for (const code of ['duplicate_device', 'invalid_id', 'rate_limit_exceeded', 'payload_too_large'])
+      assert.ok(reference.includes(code), code);
   });
 
   test('basePath and serverUrl set the server URL only: paths stay relative to it', () => {
-    assert.deepEqual(document.servers.map((s) => s.url), ['/v1']);
+    assert.deepEqual(
+      document.servers.map((s) => s.url),
+      ['/v1'],
+    );
     const mounted: OpenApiDocument = createOpenApiDocument({ basePath: '/api/monitoring/v1/' });
-    assert.deepEqual(mounted.servers.map((s) => s.url), ['/api/monitoring/v1']);
+    assert.deepEqual(
+      mounted.servers.map((s) => s.url),
+      ['/api/monitoring/v1'],
+    );
     assert.deepEqual(Object.keys(mounted.paths), Object.keys(document.paths));
     const absolute = createOpenApiDocument({ serverUrl: 'https://monitoring.example.com/v1' });
-    assert.deepEqual(absolute.servers.map((s) => s.url), ['https://monitoring.example.com/v1']);
+    assert.deepEqual(
+      absolute.servers.map((s) => s.url),
+      ['https://monitoring.example.com/v1'],
+    );
     assert.throws(() => createOpenApiDocument({ basePath: 'no slash' }), TypeError);
   });
 
@@ -292,7 +456,15 @@ describe('OpenAPI document', () => {
     assert.equal(await runOpenApiCommand(['--nope'], io), 2);
     assert.match(err, /--nope/);
     assert.equal(await runOpenApiCommand(['--server-url', 'not a url'], io), 2);
-    for (const url of ['ftp://x', 'file:///v1', 'javascript:alert(1)', 'ws://host/v1', 'https://user:secret@host/v1', 'https://host/v1?x=1', 'https://host/v1#top']) {
+    for (const url of [
+      'ftp://x',
+      'file:///v1',
+      'javascript:alert(1)',
+      'ws://host/v1',
+      'https://user:secret@host/v1',
+      'https://host/v1?x=1',
+      'https://host/v1#top',
+    ]) {
       err = '';
       out = '';
       assert.equal(await runOpenApiCommand(['--server-url', url], io), 2, url);

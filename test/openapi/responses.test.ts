@@ -10,15 +10,44 @@ import { connect } from 'node:net';
 import { createApiServer } from '../../cli/server/http-server.ts';
 import { ROUTES } from '../../core/internal.ts';
 import { after, describe, test } from 'node:test';
-import { MemoryStore, MissingTableError, type MonitoredKind, type PageRequest, type ResultsPage } from '../../core/index.ts';
+import {
+  MemoryStore,
+  MissingTableError,
+  type MonitoredKind,
+  type PageRequest,
+  type ResultsPage,
+} from '../../core/index.ts';
 import type {
-  BlacklistMonitor, CheckResult, CreatedWebhook, Device, NewBlacklistMonitor, NewDevice, NewMaintenanceWindow, NewWebhook,
-  StoredMaintenanceWindow, Webhook,
+  BlacklistMonitor,
+  CheckResult,
+  CreatedWebhook,
+  Device,
+  NewBlacklistMonitor,
+  NewDevice,
+  NewMaintenanceWindow,
+  NewWebhook,
+  StoredMaintenanceWindow,
+  Webhook,
 } from '../../core/records.ts';
-import { dnsbl, dnsblFailure, http, mustRecord, recordBlacklistCheck, recordDeviceCheck, service, tls } from '../api/checks.ts';
+import {
+  dnsbl,
+  dnsblFailure,
+  http,
+  mustRecord,
+  recordBlacklistCheck,
+  recordDeviceCheck,
+  service,
+  tls,
+} from '../api/checks.ts';
 import type { CreateResult } from '../../core/store.ts';
 import { createOpenApiDocument, type OpenApiDocument, type ResponseObject } from '../../core/openapi/index.ts';
-import { createTestApi, type TestApi, type TestApiOptions, type TestRequestInit, type TestResponse } from '../../core/testing/index.ts';
+import {
+  createTestApi,
+  type TestApi,
+  type TestApiOptions,
+  type TestRequestInit,
+  type TestResponse,
+} from '../../core/testing/index.ts';
 import { conformanceFor, headerRecord, type Exchange } from './conformance.ts';
 
 /** A memory store whose resource operations (and, on demand, key lookups) fail like a broken database. */
@@ -44,7 +73,10 @@ class FailingStore extends MemoryStore {
     this.fail();
     return super.deleteDevice(userId, id);
   }
-  override async createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>> {
+  override async createBlacklistMonitor(
+    userId: number,
+    monitor: NewBlacklistMonitor,
+  ): Promise<CreateResult<BlacklistMonitor>> {
     this.fail();
     return super.createBlacklistMonitor(userId, monitor);
   }
@@ -56,7 +88,12 @@ class FailingStore extends MemoryStore {
     this.fail();
     return super.deleteBlacklistMonitor(userId, id);
   }
-  override async listCheckResults(userId: number, kind: MonitoredKind, id: number, page: ResultsPage): Promise<CheckResult[] | undefined> {
+  override async listCheckResults(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    page: ResultsPage,
+  ): Promise<CheckResult[] | undefined> {
     this.fail();
     return super.listCheckResults(userId, kind, id, page);
   }
@@ -88,7 +125,10 @@ class FailingStore extends MemoryStore {
     this.fail();
     return super.listMaintenanceWindows(userId, page);
   }
-  override async createMaintenanceWindow(userId: number, window: NewMaintenanceWindow): Promise<StoredMaintenanceWindow> {
+  override async createMaintenanceWindow(
+    userId: number,
+    window: NewMaintenanceWindow,
+  ): Promise<StoredMaintenanceWindow> {
     this.fail();
     return super.createMaintenanceWindow(userId, window);
   }
@@ -129,9 +169,15 @@ after(async () => {
 });
 
 /** Sends a request through the kit and asserts that the answer conforms to the document. */
-async function call<T = unknown>(t: TestApi, path: string, init: TestRequestInit = {}, expectedStatus?: number): Promise<TestResponse<T>> {
+async function call<T = unknown>(
+  t: TestApi,
+  path: string,
+  init: TestRequestInit = {},
+  expectedStatus?: number,
+): Promise<TestResponse<T>> {
   const res = await t.request<T>(path, init);
-  if (expectedStatus !== undefined) assert.equal(res.status, expectedStatus, `${init.method ?? 'GET'} ${path}: ${res.text.slice(0, 300)}`);
+  if (expectedStatus !== undefined)
+    assert.equal(res.status, expectedStatus, `${init.method ?? 'GET'} ${path}: ${res.text.slice(0, 300)}`);
   const url = new URL(path, 'http://monitoring.test');
   const exchange: Exchange = {
     method: init.method ?? 'GET',
@@ -149,34 +195,103 @@ async function call<T = unknown>(t: TestApi, path: string, init: TestRequestInit
 }
 
 const WEB_DEVICE = {
-  target_type: 'domain', target_value: 'Example.COM.', service_type: 'web', scheme: 'https', port: 8443,
-  host_header: 'www.example.com', proxy_enabled: 1, origin_host: '93.184.216.34', origin_scheme: 'http', origin_port: 8080,
-  check_public_http: 0, check_public_https: true, check_public_tls: true, check_origin_http: 1, check_origin_tls: false,
-  expect_status: 204, location: 'rack 4', is_enabled: 0,
+  target_type: 'domain',
+  target_value: 'Example.COM.',
+  service_type: 'web',
+  scheme: 'https',
+  port: 8443,
+  host_header: 'www.example.com',
+  proxy_enabled: 1,
+  origin_host: '93.184.216.34',
+  origin_scheme: 'http',
+  origin_port: 8080,
+  check_public_http: 0,
+  check_public_https: true,
+  check_public_tls: true,
+  check_origin_http: 1,
+  check_origin_tls: false,
+  expect_status: 204,
+  location: 'rack 4',
+  is_enabled: 0,
 };
 
 describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
   for (const resource of [
-    { path: 'devices', body: WEB_DEVICE, other: { target_type: 'ip', target_value: '2001:4860:4860::8888', service_type: 'ssh', location: null } },
-    { path: 'blacklist-monitors', body: { target_type: 'domain', target_value: 'example.org', is_enabled: 1 }, other: { target_type: 'ip', target_value: '8.8.8.8' } },
-    { path: 'webhooks', body: { url: 'https://hooks.example.com/a', events: ['device.down'], is_enabled: 1 }, other: { url: 'https://hooks.example.com/b' } },
+    {
+      path: 'devices',
+      body: WEB_DEVICE,
+      other: { target_type: 'ip', target_value: '2001:4860:4860::8888', service_type: 'ssh', location: null },
+    },
+    {
+      path: 'blacklist-monitors',
+      body: { target_type: 'domain', target_value: 'example.org', is_enabled: 1 },
+      other: { target_type: 'ip', target_value: '8.8.8.8' },
+    },
+    {
+      path: 'webhooks',
+      body: { url: 'https://hooks.example.com/a', events: ['device.down'], is_enabled: 1 },
+      other: { url: 'https://hooks.example.com/b' },
+    },
   ]) {
     test(`/${resource.path}: create, list (whole, paged, streamed), delete and their errors`, async () => {
       const t = open({ bodyLimit: 1024 });
       const key = await t.createKey();
       const base = `/v1/${resource.path}`;
-      const created = await call<Device | BlacklistMonitor>(t, `${base}/create`, { method: 'POST', key, body: resource.body }, 201);
+      const created = await call<Device | BlacklistMonitor>(
+        t,
+        `${base}/create`,
+        { method: 'POST', key, body: resource.body },
+        201,
+      );
       await call(t, `${base}/create`, { method: 'POST', key, body: resource.other }, 201);
       const duplicate = await call(t, `${base}/create`, { method: 'POST', key, body: resource.body }, 409);
       assert.equal(duplicate.body.error?.existing_id, created.body.data!.id);
       // 400: every class of body problem.
-      const invalid = await call(t, `${base}/create`, { method: 'POST', key, body: { target_type: 'url', target_value: 'x'.repeat(300), is_enabled: 2, extra: true } }, 400);
+      const invalid = await call(
+        t,
+        `${base}/create`,
+        {
+          method: 'POST',
+          key,
+          body: { target_type: 'url', target_value: 'x'.repeat(300), is_enabled: 2, extra: true },
+        },
+        400,
+      );
       assert.ok((invalid.body.error?.details?.length ?? 0) >= 3);
-      await call(t, `${base}/create`, { method: 'POST', key, body: { target_type: 'ip', target_value: '10.0.0.1' } }, 400);
-      await call(t, `${base}/create`, { method: 'POST', key, body: '{"target_type":', headers: { 'content-type': 'application/json' } }, 400);
-      await call(t, `${base}/create`, { method: 'POST', key, body: 'target_type=ip', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 400);
+      await call(
+        t,
+        `${base}/create`,
+        { method: 'POST', key, body: { target_type: 'ip', target_value: '10.0.0.1' } },
+        400,
+      );
+      await call(
+        t,
+        `${base}/create`,
+        { method: 'POST', key, body: '{"target_type":', headers: { 'content-type': 'application/json' } },
+        400,
+      );
+      await call(
+        t,
+        `${base}/create`,
+        {
+          method: 'POST',
+          key,
+          body: 'target_type=ip',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        },
+        400,
+      );
       await call(t, `${base}/create?x=1`, { method: 'POST', key, body: resource.other }, 400);
-      await call(t, `${base}/create`, { method: 'POST', key, body: { location: 'x'.repeat(2000), target_type: 'domain', target_value: 'example.net' } }, 413);
+      await call(
+        t,
+        `${base}/create`,
+        {
+          method: 'POST',
+          key,
+          body: { location: 'x'.repeat(2000), target_type: 'domain', target_value: 'example.net' },
+        },
+        413,
+      );
 
       await call(t, base, { key }, 200);
       await call(t, `${base}/`, { key }, 200);
@@ -200,7 +315,11 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       await call(t, `${base}/create`, { method: 'POST', key: reader, body: resource.other }, 403);
       await call(t, `${base}/delete?id=1`, { method: 'DELETE', key: reader }, 403);
       await call(t, base, { key: writer }, 403);
-      for (const [method, path] of [['GET', base], ['POST', `${base}/create`], ['DELETE', `${base}/delete?id=1`]] as const) {
+      for (const [method, path] of [
+        ['GET', base],
+        ['POST', `${base}/create`],
+        ['DELETE', `${base}/delete?id=1`],
+      ] as const) {
         await call(t, path, { method, key: elsewhere }, 403);
         await call(t, path, { method }, 401);
         await call(t, path, { method, key: 'mapi_not-a-real-key' }, 401);
@@ -213,24 +332,52 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       for (let i = 0; i < 520; i++) {
         if (resource.path === 'devices') {
           await t.store.createDevice(key.key.user_id, {
-            target_type: 'domain', target_value: `host${i}.example.com`, service_type: 'ssh', scheme: null, port: 22, host_header: null,
-            proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null, check_public_http: false,
-            check_public_https: false, check_public_tls: false, check_origin_http: false, check_origin_tls: false,
-            expect_status: null, location: null, is_enabled: true, created_at: '2026-01-01T00:00:00.000Z',
-            check_interval_s: 300, status: 'down', status_since: '2026-01-01T00:03:00.000Z', last_checked_at: '2026-01-01T00:05:00.000Z',
+            target_type: 'domain',
+            target_value: `host${i}.example.com`,
+            service_type: 'ssh',
+            scheme: null,
+            port: 22,
+            host_header: null,
+            proxy_enabled: false,
+            origin_host: null,
+            origin_scheme: null,
+            origin_port: null,
+            check_public_http: false,
+            check_public_https: false,
+            check_public_tls: false,
+            check_origin_http: false,
+            check_origin_tls: false,
+            expect_status: null,
+            location: null,
+            is_enabled: true,
+            created_at: '2026-01-01T00:00:00.000Z',
+            check_interval_s: 300,
+            status: 'down',
+            status_since: '2026-01-01T00:03:00.000Z',
+            last_checked_at: '2026-01-01T00:05:00.000Z',
             last_results: { service: service('2026-01-01T00:05:00.000Z', null) },
           });
         } else if (resource.path === 'webhooks') {
           await t.store.createWebhook(key.key.user_id, {
-            url: `https://hooks${i}.example.com/`, events: ['device.down', 'device.up'], is_enabled: true,
-            created_at: '2026-01-01T00:00:00.000Z', last_delivery_at: '2026-01-01T00:05:00.000Z', last_delivery_status: 'failing',
+            url: `https://hooks${i}.example.com/`,
+            events: ['device.down', 'device.up'],
+            is_enabled: true,
+            created_at: '2026-01-01T00:00:00.000Z',
+            last_delivery_at: '2026-01-01T00:05:00.000Z',
+            last_delivery_status: 'failing',
             secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2U=',
           });
         } else {
           await t.store.createBlacklistMonitor(key.key.user_id, {
-            target_type: 'domain', target_value: `host${i}.example.com`, is_enabled: true, last_status: 'listed',
-            last_checked_at: '2026-01-01T00:05:00.000Z', listed_on: ['zen.spamhaus.org'], created_at: '2026-01-01T00:00:00.000Z',
-            check_interval_s: 3600, failed_zones: ['bl.spamcop.net'],
+            target_type: 'domain',
+            target_value: `host${i}.example.com`,
+            is_enabled: true,
+            last_status: 'listed',
+            last_checked_at: '2026-01-01T00:05:00.000Z',
+            listed_on: ['zen.spamhaus.org'],
+            created_at: '2026-01-01T00:00:00.000Z',
+            check_interval_s: 3600,
+            failed_zones: ['bl.spamcop.net'],
           });
         }
       }
@@ -243,29 +390,87 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     const t = open();
     const key = await t.createKey();
     const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-    const device = await call<Device>(t, '/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com', check_origin_http: 1, check_origin_tls: 1, origin_host: 'origin.example.net' } }, 201);
+    const device = await call<Device>(
+      t,
+      '/v1/devices/create',
+      {
+        method: 'POST',
+        key,
+        body: {
+          target_type: 'domain',
+          target_value: 'example.com',
+          check_origin_http: 1,
+          check_origin_tls: 1,
+          origin_host: 'origin.example.net',
+        },
+      },
+      201,
+    );
     const id = device.body.data!.id;
-    await mustRecord(recordDeviceCheck(t.store, id, {
-      checked_at: at(1), status: 'up',
-      results: [http(at(1), 200), http(at(1), 301, 'origin_http'), tls(at(1), 60), tls(at(1), -1, 'origin_tls')],
-    }));
-    const ssh = await call<Device>(t, '/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8', service_type: 'ssh' } }, 201);
-    await mustRecord(recordDeviceCheck(t.store, ssh.body.data!.id, { checked_at: at(2), status: 'validating', results: [service(at(2), null)], consecutive_failures: 1 }));
-    await mustRecord(recordDeviceCheck(t.store, ssh.body.data!.id, { checked_at: at(3), status: 'up', results: [service(at(3), 'SSH-2.0-x')] }));
+    await mustRecord(
+      recordDeviceCheck(t.store, id, {
+        checked_at: at(1),
+        status: 'up',
+        results: [http(at(1), 200), http(at(1), 301, 'origin_http'), tls(at(1), 60), tls(at(1), -1, 'origin_tls')],
+      }),
+    );
+    const ssh = await call<Device>(
+      t,
+      '/v1/devices/create',
+      { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8', service_type: 'ssh' } },
+      201,
+    );
+    await mustRecord(
+      recordDeviceCheck(t.store, ssh.body.data!.id, {
+        checked_at: at(2),
+        status: 'validating',
+        results: [service(at(2), null)],
+        consecutive_failures: 1,
+      }),
+    );
+    await mustRecord(
+      recordDeviceCheck(t.store, ssh.body.data!.id, {
+        checked_at: at(3),
+        status: 'up',
+        results: [service(at(3), 'SSH-2.0-x')],
+      }),
+    );
     // The records with their engine fields filled in, whole and paged.
     const devices = await call<Device[]>(t, '/v1/devices', { key }, 200);
     assert.equal(Object.keys(devices.body.data![0]!.last_results).length, 4);
     const results = await call<CheckResult[]>(t, `/v1/devices/results?id=${id}`, { key }, 200);
     assert.equal(results.body.data!.length, 4);
-    assert.match((await call(t, `/v1/devices/results?id=${id}&limit=1`, { key }, 200)).headers.get('link') ?? '', /rel="next"/);
-    await call(t, `/v1/devices/results?id=${ssh.body.data!.id}&limit=1&before_id=${results.body.data![0]!.id}`, { key }, 200);
+    assert.match(
+      (await call(t, `/v1/devices/results?id=${id}&limit=1`, { key }, 200)).headers.get('link') ?? '',
+      /rel="next"/,
+    );
+    await call(
+      t,
+      `/v1/devices/results?id=${ssh.body.data!.id}&limit=1&before_id=${results.body.data![0]!.id}`,
+      { key },
+      200,
+    );
 
-    const monitor = await call<BlacklistMonitor>(t, '/v1/blacklist-monitors/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } }, 201);
+    const monitor = await call<BlacklistMonitor>(
+      t,
+      '/v1/blacklist-monitors/create',
+      { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } },
+      201,
+    );
     const mid = monitor.body.data!.id;
-    await mustRecord(recordBlacklistCheck(t.store, mid, {
-      checked_at: at(4), last_status: 'listed', listed_on: ['zen.spamhaus.org'], failed_zones: ['bl.spamcop.net'],
-      results: [dnsbl(at(4), 'zen.spamhaus.org', true, '127.0.0.2,127.0.0.4'), dnsbl(at(4), 'psbl.surriel.com', false), dnsblFailure(at(4), 'bl.spamcop.net')],
-    }));
+    await mustRecord(
+      recordBlacklistCheck(t.store, mid, {
+        checked_at: at(4),
+        last_status: 'listed',
+        listed_on: ['zen.spamhaus.org'],
+        failed_zones: ['bl.spamcop.net'],
+        results: [
+          dnsbl(at(4), 'zen.spamhaus.org', true, '127.0.0.2,127.0.0.4'),
+          dnsbl(at(4), 'psbl.surriel.com', false),
+          dnsblFailure(at(4), 'bl.spamcop.net'),
+        ],
+      }),
+    );
     await call(t, '/v1/blacklist-monitors', { key }, 200);
     await call(t, `/v1/blacklist-monitors/results?id=${mid}`, { key }, 200);
     await call(t, `/v1/blacklist-monitors/results?id=${mid}&limit=2`, { key }, 200);
@@ -273,7 +478,10 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     const reader = await t.createKey({ userId: key.key.user_id, scopes: ['read'] });
     const writer = await t.createKey({ userId: key.key.user_id, scopes: ['write'] });
     const elsewhere = await t.createKey({ allowedIps: ['203.0.113.0/24'] });
-    for (const [path, recordId] of [['/v1/devices/results', id], ['/v1/blacklist-monitors/results', mid]] as const) {
+    for (const [path, recordId] of [
+      ['/v1/devices/results', id],
+      ['/v1/blacklist-monitors/results', mid],
+    ] as const) {
       await call(t, `${path}?id=${recordId}`, { key: reader }, 200);
       await call(t, path, { key }, 400);
       await call(t, `${path}?id=${recordId}&limit=1001&sort=asc`, { key }, 400);
@@ -286,21 +494,48 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
   });
 
   for (const resource of [
-    { path: 'devices', body: { target_type: 'domain', target_value: 'a.example.com' }, other: { target_type: 'domain', target_value: 'b.example.com' }, change: { location: 'rack 1' } },
-    { path: 'blacklist-monitors', body: { target_type: 'domain', target_value: 'a.example.org' }, other: { target_type: 'domain', target_value: 'b.example.org' }, change: { is_enabled: false } },
-    { path: 'webhooks', body: { url: 'https://hooks.example.com/a' }, other: { url: 'https://hooks.example.com/b' }, change: { rotate_secret: true } },
     {
-      path: 'maintenance-windows', body: { name: 'a', starts_at: '2026-01-02T00:00:00Z', ends_at: '2026-01-02T02:00:00Z', all_devices: true },
-      other: { name: 'b', repeat: { days: ['mon'], start: '22:00', duration_s: 3600, time_zone: 'Europe/Berlin' }, all_devices: 1 },
-      change: { name: 'c', starts_at: null, ends_at: null, repeat: { days: ['sun'], start: '01:30', duration_s: 600, time_zone: 'UTC' } },
+      path: 'devices',
+      body: { target_type: 'domain', target_value: 'a.example.com' },
+      other: { target_type: 'domain', target_value: 'b.example.com' },
+      change: { location: 'rack 1' },
+    },
+    {
+      path: 'blacklist-monitors',
+      body: { target_type: 'domain', target_value: 'a.example.org' },
+      other: { target_type: 'domain', target_value: 'b.example.org' },
+      change: { is_enabled: false },
+    },
+    {
+      path: 'webhooks',
+      body: { url: 'https://hooks.example.com/a' },
+      other: { url: 'https://hooks.example.com/b' },
+      change: { rotate_secret: true },
+    },
+    {
+      path: 'maintenance-windows',
+      body: { name: 'a', starts_at: '2026-01-02T00:00:00Z', ends_at: '2026-01-02T02:00:00Z', all_devices: true },
+      other: {
+        name: 'b',
+        repeat: { days: ['mon'], start: '22:00', duration_s: 3600, time_zone: 'Europe/Berlin' },
+        all_devices: 1,
+      },
+      change: {
+        name: 'c',
+        starts_at: null,
+        ends_at: null,
+        repeat: { days: ['sun'], start: '01:30', duration_s: 600, time_zone: 'UTC' },
+      },
     },
   ]) {
     test(`/${resource.path}: get and update, and their errors`, async () => {
       const t = open({ bodyLimit: 1024 });
       const key = await t.createKey();
       const base = `/v1/${resource.path}`;
-      const a = (await call<{ id: number }>(t, `${base}/create`, { method: 'POST', key, body: resource.body }, 201)).body.data!.id;
-      const b = (await call<{ id: number }>(t, `${base}/create`, { method: 'POST', key, body: resource.other }, 201)).body.data!.id;
+      const a = (await call<{ id: number }>(t, `${base}/create`, { method: 'POST', key, body: resource.body }, 201))
+        .body.data!.id;
+      const b = (await call<{ id: number }>(t, `${base}/create`, { method: 'POST', key, body: resource.other }, 201))
+        .body.data!.id;
       await call(t, `${base}/get?id=${a}`, { key }, 200);
       await call(t, `${base}/get?id=${a}&x=1`, { key }, 400);
       await call(t, `${base}/get?id=abc`, { key }, 400);
@@ -309,8 +544,18 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: {} }, 200);
       await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: { id: 1, nonsense: true } }, 400);
       await call(t, `${base}/update?id=abc`, { method: 'PATCH', key, body: {} }, 400);
-      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: '{"name":', headers: { 'content-type': 'application/json' } }, 400);
-      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: 'x=1', headers: { 'content-type': 'text/plain' } }, 400);
+      await call(
+        t,
+        `${base}/update?id=${a}`,
+        { method: 'PATCH', key, body: '{"name":', headers: { 'content-type': 'application/json' } },
+        400,
+      );
+      await call(
+        t,
+        `${base}/update?id=${a}`,
+        { method: 'PATCH', key, body: 'x=1', headers: { 'content-type': 'text/plain' } },
+        400,
+      );
       await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: { name: 'x'.repeat(2000) } }, 413);
       await call(t, `${base}/update?id=999999`, { method: 'PATCH', key, body: {} }, 404);
       if (resource.path !== 'maintenance-windows') {
@@ -322,7 +567,10 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       const elsewhere = await t.createKey({ allowedIps: ['203.0.113.0/24'] });
       await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key: reader, body: {} }, 403);
       await call(t, `${base}/get?id=${a}`, { key: writer }, 403);
-      for (const [method, path] of [['GET', `${base}/get?id=1`], ['PATCH', `${base}/update?id=1`]] as const) {
+      for (const [method, path] of [
+        ['GET', `${base}/get?id=1`],
+        ['PATCH', `${base}/update?id=1`],
+      ] as const) {
         await call(t, path, { method, key: elsewhere }, 403);
         await call(t, path, { method }, 401);
         await call(t, path, { method, key: 'mapi_not-a-real-key' }, 401);
@@ -331,7 +579,12 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
         await call(t, base, { key }, 200);
         await call(t, `${base}?limit=0`, { key }, 400);
         await call(t, `${base}/create`, { method: 'POST', key, body: { name: '', device_ids: [999] } }, 400);
-        await call(t, `${base}/create`, { method: 'POST', key, body: '{', headers: { 'content-type': 'application/json' } }, 400);
+        await call(
+          t,
+          `${base}/create`,
+          { method: 'POST', key, body: '{', headers: { 'content-type': 'application/json' } },
+          400,
+        );
         await call(t, `${base}/create`, { method: 'POST', key, body: { name: 'x'.repeat(2000) } }, 413);
         await call(t, `${base}/delete?id=${b}`, { method: 'DELETE', key }, 200);
         await call(t, `${base}/delete?id=${b}`, { method: 'DELETE', key }, 404);
@@ -339,7 +592,11 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
         await call(t, `${base}/create`, { method: 'POST', key: reader, body: resource.body }, 403);
         await call(t, `${base}/delete?id=1`, { method: 'DELETE', key: reader }, 403);
         await call(t, base, { key: writer }, 403);
-        for (const [method, path] of [['GET', base], ['POST', `${base}/create`], ['DELETE', `${base}/delete?id=1`]] as const) {
+        for (const [method, path] of [
+          ['GET', base],
+          ['POST', `${base}/create`],
+          ['DELETE', `${base}/delete?id=1`],
+        ] as const) {
           await call(t, path, { method, key: elsewhere }, 403);
           await call(t, path, { method }, 401);
           await call(t, path, { method, key: 'mapi_not-a-real-key' }, 401);
@@ -352,7 +609,12 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     const t = open();
     const key = await t.createKey({ scopes: ['read'] });
     await call(t, '/v1/me', { key }, 200);
-    await call(t, '/v1/me', { key: await t.createKey({ scopes: ['write'], expiresAt: '2027-01-01T00:00:00.000Z' }) }, 200);
+    await call(
+      t,
+      '/v1/me',
+      { key: await t.createKey({ scopes: ['write'], expiresAt: '2027-01-01T00:00:00.000Z' }) },
+      200,
+    );
     await call(t, '/v1/me?verbose=1', { key }, 400);
     await call(t, '/v1/me', {}, 401);
     await call(t, '/v1/me', { headers: { authorization: 'Basic abc' } }, 401);
@@ -362,19 +624,36 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
   test('429: the key quota and the failed-authentication throttle, on every operation', async () => {
     const t = open({ rateLimit: { limit: 1, windowSeconds: 30 }, authFailureLimit: { limit: 1, windowSeconds: 60 } });
     const requests: [string, string][] = [
-      ['GET', '/v1/me'], ['GET', '/v1/devices'], ['POST', '/v1/devices/create'], ['DELETE', '/v1/devices/delete?id=1'],
-      ['GET', '/v1/blacklist-monitors'], ['POST', '/v1/blacklist-monitors/create'], ['DELETE', '/v1/blacklist-monitors/delete?id=1'],
-      ['GET', '/v1/devices/results?id=1'], ['GET', '/v1/blacklist-monitors/results?id=1'], ['GET', '/v1/nowhere'],
-      ['GET', '/v1/webhooks'], ['POST', '/v1/webhooks/create'], ['DELETE', '/v1/webhooks/delete?id=1'],
+      ['GET', '/v1/me'],
+      ['GET', '/v1/devices'],
+      ['POST', '/v1/devices/create'],
+      ['DELETE', '/v1/devices/delete?id=1'],
+      ['GET', '/v1/blacklist-monitors'],
+      ['POST', '/v1/blacklist-monitors/create'],
+      ['DELETE', '/v1/blacklist-monitors/delete?id=1'],
+      ['GET', '/v1/devices/results?id=1'],
+      ['GET', '/v1/blacklist-monitors/results?id=1'],
+      ['GET', '/v1/nowhere'],
+      ['GET', '/v1/webhooks'],
+      ['POST', '/v1/webhooks/create'],
+      ['DELETE', '/v1/webhooks/delete?id=1'],
       ...['devices', 'blacklist-monitors', 'webhooks', 'maintenance-windows'].flatMap((r): [string, string][] => [
-        ['GET', `/v1/${r}/get?id=1`], ['PATCH', `/v1/${r}/update?id=1`],
+        ['GET', `/v1/${r}/get?id=1`],
+        ['PATCH', `/v1/${r}/update?id=1`],
       ]),
-      ['GET', '/v1/maintenance-windows'], ['POST', '/v1/maintenance-windows/create'], ['DELETE', '/v1/maintenance-windows/delete?id=1'],
+      ['GET', '/v1/maintenance-windows'],
+      ['POST', '/v1/maintenance-windows/create'],
+      ['DELETE', '/v1/maintenance-windows/delete?id=1'],
     ];
     for (const [method, path] of requests) {
       const key = await t.createKey();
       await call(t, '/v1/me', { key }, 200);
-      const refused = await call(t, path, { method, key, body: method === 'POST' || method === 'PATCH' ? {} : undefined }, 429);
+      const refused = await call(
+        t,
+        path,
+        { method, key, body: method === 'POST' || method === 'PATCH' ? {} : undefined },
+        429,
+      );
       assert.equal(refused.headers.get('retry-after'), refused.headers.get('ratelimit')?.match(/t=(\d+)/)?.[1]);
     }
     const throttled = open({ authFailureLimit: { limit: 1, windowSeconds: 60 } });
@@ -387,18 +666,30 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     const t = open({ store, keyCacheTtlMs: 0 });
     const key = await t.createKey();
     const requests: [string, string, unknown][] = [
-      ['GET', '/v1/devices', undefined], ['POST', '/v1/devices/create', { target_type: 'domain', target_value: 'example.com' }],
-      ['DELETE', '/v1/devices/delete?id=1', undefined], ['GET', '/v1/blacklist-monitors', undefined],
+      ['GET', '/v1/devices', undefined],
+      ['POST', '/v1/devices/create', { target_type: 'domain', target_value: 'example.com' }],
+      ['DELETE', '/v1/devices/delete?id=1', undefined],
+      ['GET', '/v1/blacklist-monitors', undefined],
       ['POST', '/v1/blacklist-monitors/create', { target_type: 'domain', target_value: 'example.com' }],
       ['DELETE', '/v1/blacklist-monitors/delete?id=1', undefined],
-      ['GET', '/v1/devices/results?id=1', undefined], ['GET', '/v1/blacklist-monitors/results?id=1', undefined],
-      ['GET', '/v1/webhooks', undefined], ['POST', '/v1/webhooks/create', { url: 'https://hooks.example.com/' }],
+      ['GET', '/v1/devices/results?id=1', undefined],
+      ['GET', '/v1/blacklist-monitors/results?id=1', undefined],
+      ['GET', '/v1/webhooks', undefined],
+      ['POST', '/v1/webhooks/create', { url: 'https://hooks.example.com/' }],
       ['DELETE', '/v1/webhooks/delete?id=1', undefined],
-      ...['devices', 'blacklist-monitors', 'webhooks', 'maintenance-windows'].flatMap((r): [string, string, unknown][] => [
-        ['GET', `/v1/${r}/get?id=1`, undefined], ['PATCH', `/v1/${r}/update?id=1`, {}],
-      ]),
-      ['GET', '/v1/maintenance-windows', undefined], ['DELETE', '/v1/maintenance-windows/delete?id=1', undefined],
-      ['POST', '/v1/maintenance-windows/create', { name: 'w', starts_at: '2026-01-02T00:00:00Z', ends_at: '2026-01-02T01:00:00Z', all_devices: true }],
+      ...['devices', 'blacklist-monitors', 'webhooks', 'maintenance-windows'].flatMap(
+        (r): [string, string, unknown][] => [
+          ['GET', `/v1/${r}/get?id=1`, undefined],
+          ['PATCH', `/v1/${r}/update?id=1`, {}],
+        ],
+      ),
+      ['GET', '/v1/maintenance-windows', undefined],
+      ['DELETE', '/v1/maintenance-windows/delete?id=1', undefined],
+      [
+        'POST',
+        '/v1/maintenance-windows/create',
+        { name: 'w', starts_at: '2026-01-02T00:00:00Z', ends_at: '2026-01-02T01:00:00Z', all_devices: true },
+      ],
     ];
     for (const failure of [new Error('connection reset'), new MissingTableError()]) {
       store.failure = failure;
@@ -413,11 +704,26 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
   test('requests that match no operation: 404 unknown routes, 405 with Allow, outside the base path', async () => {
     const t = open();
     const key = await t.createKey();
-    for (const path of ['/v1/nope', '/v1/devices/nope', '/v1/blacklist-monitors/x/y', '/v1/me/more', '/v1/Devices', '/v1/devices//', '/v1', '/elsewhere', '/v1/webhooks/results',
-      '/v1/maintenance-windows/nope']) {
+    for (const path of [
+      '/v1/nope',
+      '/v1/devices/nope',
+      '/v1/blacklist-monitors/x/y',
+      '/v1/me/more',
+      '/v1/Devices',
+      '/v1/devices//',
+      '/v1',
+      '/elsewhere',
+      '/v1/webhooks/results',
+      '/v1/maintenance-windows/nope',
+    ]) {
       await call(t, path, { key }, 404);
     }
-    for (const [method, path] of [['PUT', '/v1/devices'], ['POST', '/v1/me'], ['GET', '/v1/devices/create'], ['PATCH', '/v1/blacklist-monitors/delete']]) {
+    for (const [method, path] of [
+      ['PUT', '/v1/devices'],
+      ['POST', '/v1/me'],
+      ['GET', '/v1/devices/create'],
+      ['PATCH', '/v1/blacklist-monitors/delete'],
+    ]) {
       const res = await call(t, path!, { method: method!, key }, 405);
       assert.ok(res.headers.get('allow'));
     }
@@ -429,7 +735,12 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     const t = open({ basePath: '/api/monitoring/v1' });
     const key = await t.createKey();
     await call(t, '/api/monitoring/v1/me', { key }, 200);
-    await call(t, '/api/monitoring/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'dns' } }, 201);
+    await call(
+      t,
+      '/api/monitoring/v1/devices/create',
+      { method: 'POST', key, body: { target_type: 'ip', target_value: '1.1.1.1', service_type: 'dns' } },
+      201,
+    );
     await call(t, '/api/monitoring/v1/devices?limit=1', { key }, 200);
     await call(t, '/v1/me', { key }, 404);
   });
@@ -439,54 +750,72 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     // timeouts for the answers that come at once, and with a short header timeout for the 408
     // alone, so that it comes without waiting real seconds and bounds nothing else.
     const t = open();
-    const servers = [createApiServer(t.api).server,
-      createApiServer(t.api, { headersTimeout: 200, requestTimeout: 300, connectionsCheckingInterval: 50 }).server];
+    const servers = [
+      createApiServer(t.api).server,
+      createApiServer(t.api, { headersTimeout: 200, requestTimeout: 300, connectionsCheckingInterval: 50 }).server,
+    ];
     for (const server of servers) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const [port, shortPort] = servers.map((server) => (server.address() as { port: number }).port) as [number, number];
     type Answer = { status: number; headers: Record<string, string>; body: unknown };
     /** Sends raw bytes, reads until the server closes, and parses the one answer. */
-    const exchange = (bytes: string, to = port) => new Promise<Answer>((resolve, reject) => {
-      const socket = connect(to, '127.0.0.1', () => socket.write(bytes));
-      let received = '';
-      socket.on('data', (chunk: Buffer) => (received += chunk));
-      socket.on('error', reject);
-      socket.on('close', () => {
-        const [head = '', body = ''] = received.split('\r\n\r\n');
-        const [statusLine = '', ...lines] = head.split('\r\n');
-        const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-        try {
-          resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) });
-        } catch (error) {
-          reject(new Error(`no JSON answer to ${JSON.stringify(bytes.slice(0, 80))}: ${received}`, { cause: error }));
-        }
+    const exchange = (bytes: string, to = port) =>
+      new Promise<Answer>((resolve, reject) => {
+        const socket = connect(to, '127.0.0.1', () => socket.write(bytes));
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const [head = '', body = ''] = received.split('\r\n\r\n');
+          const [statusLine = '', ...lines] = head.split('\r\n');
+          const headers = Object.fromEntries(
+            lines.map((line) => [
+              line.slice(0, line.indexOf(':')).toLowerCase(),
+              line.slice(line.indexOf(':') + 1).trim(),
+            ]),
+          );
+          try {
+            resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) });
+          } catch (error) {
+            reject(new Error(`no JSON answer to ${JSON.stringify(bytes.slice(0, 80))}: ${received}`, { cause: error }));
+          }
+        });
       });
-    });
     try {
       // Every operation, and a path that matches none (documented under x-unmatched-request-responses).
       // The routes side by side: each waits out the short header timeout for its 408.
-      await Promise.all([...ROUTES, { method: 'GET', path: '/nope' }].map(async (route) => {
-        const line = `${route.method} /v1${route.path} HTTP/1.1\r\n`;
-        const cases: [number, string][] = [
-          [400, `${line}Host: x\r\nBad Header\r\n\r\n`],
-          [400, `${line}\r\n`],
-          [417, `${line}Host: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n`],
-          [431, `${line}Host: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`],
-          [408, `${line}Host: x\r\n`],
-        ];
-        for (const [status, bytes] of cases) {
-          const answer = await exchange(bytes, status === 408 ? shortPort : port);
-          assert.equal(answer.status, status, `${route.method} ${route.path}: ${JSON.stringify(answer)}`);
-          const conformance = conformanceFor('/v1');
-          const checked: Exchange = { method: route.method, pathname: `/v1${route.path}`, basePath: '/v1', ...answer };
-          assert.deepEqual(conformance.check(checked), []);
-          const { operation } = conformance.resolve(route.method, checked.pathname, '/v1', status);
-          seen.push({ operation, status, code: (answer.body as { error?: { code?: string } }).error?.code });
-        }
-      }));
+      await Promise.all(
+        [...ROUTES, { method: 'GET', path: '/nope' }].map(async (route) => {
+          const line = `${route.method} /v1${route.path} HTTP/1.1\r\n`;
+          const cases: [number, string][] = [
+            [400, `${line}Host: x\r\nBad Header\r\n\r\n`],
+            [400, `${line}\r\n`],
+            [417, `${line}Host: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n`],
+            [431, `${line}Host: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`],
+            [408, `${line}Host: x\r\n`],
+          ];
+          for (const [status, bytes] of cases) {
+            const answer = await exchange(bytes, status === 408 ? shortPort : port);
+            assert.equal(answer.status, status, `${route.method} ${route.path}: ${JSON.stringify(answer)}`);
+            const conformance = conformanceFor('/v1');
+            const checked: Exchange = {
+              method: route.method,
+              pathname: `/v1${route.path}`,
+              basePath: '/v1',
+              ...answer,
+            };
+            assert.deepEqual(conformance.check(checked), []);
+            const { operation } = conformance.resolve(route.method, checked.pathname, '/v1', status);
+            seen.push({ operation, status, code: (answer.body as { error?: { code?: string } }).error?.code });
+          }
+        }),
+      );
       const proxyRequest = await exchange('CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n');
       assert.equal(proxyRequest.status, 400);
       const conformance = conformanceFor('/v1');
-      assert.deepEqual(conformance.check({ method: 'CONNECT', pathname: 'example.org:443', basePath: '/v1', ...proxyRequest }), []);
+      assert.deepEqual(
+        conformance.check({ method: 'CONNECT', pathname: 'example.org:443', basePath: '/v1', ...proxyRequest }),
+        [],
+      );
       seen.push({ operation: 'unmatched', status: 400, code: 'bad_request' });
     } finally {
       for (const server of servers) {
@@ -501,7 +830,8 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     const covered = new Set(seen.map((s) => `${s.operation} ${s.status}`));
     const codes = new Set(seen.map((s) => s.code).filter((c) => c !== undefined));
     const missing: string[] = [];
-    const examplesOf = (response: ResponseObject) => Object.keys(response.content?.['application/json']?.examples ?? {});
+    const examplesOf = (response: ResponseObject) =>
+      Object.keys(response.content?.['application/json']?.examples ?? {});
     const conformance = conformanceFor('/v1');
     for (const [path, item] of Object.entries(document.paths)) {
       for (const method of Object.keys(item)) {
@@ -510,10 +840,12 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
           // A request that matches an operation cannot be answered 404 unknown route or 405 by the
           // server that documents it (they are listed for a server URL or version that does not
           // match); those shared responses are covered by the unmatched requests that get them.
-          const shared = '$ref' in declared && (status === '404' || status === '405') && covered.has(`unmatched ${status}`);
+          const shared =
+            '$ref' in declared && (status === '404' || status === '405') && covered.has(`unmatched ${status}`);
           if (!shared && !covered.has(`${operation} ${status}`)) missing.push(`${operation} ${status}`);
           const response = conformance.resolve(method, `/v1${path}`, '/v1', Number(status)).response!;
-          for (const code of examplesOf(response)) if (!codes.has(code)) missing.push(`code ${code} (${operation} ${status})`);
+          for (const code of examplesOf(response))
+            if (!codes.has(code)) missing.push(`code ${code} (${operation} ${status})`);
         }
       }
     }

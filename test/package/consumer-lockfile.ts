@@ -43,9 +43,17 @@ export function consumerLockfile(repository: Lockfile, tarball: string): Lockfil
   const name = repository.name ?? 'monitoring-api';
   const packages: Lockfile['packages'] = {
     '': { name: 'consumer', version: '1.0.0', private: true, dependencies: { [name]: `file:${tarball}` } },
-    [`node_modules/${name}`]: { version: root.version, resolved: `file:${tarball}`, integrity, dependencies: root.dependencies },
+    [`node_modules/${name}`]: {
+      version: root.version,
+      resolved: `file:${tarball}`,
+      integrity,
+      dependencies: root.dependencies,
+    },
   };
-  const pending: Array<readonly [string, string]> = Object.keys(root.dependencies).map((dependency) => ['', dependency]);
+  const pending: Array<readonly [string, string]> = Object.keys(root.dependencies).map((dependency) => [
+    '',
+    dependency,
+  ]);
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [from, dependency] = next;
     const path = resolve(repository.packages, from, dependency);
@@ -53,7 +61,8 @@ export function consumerLockfile(repository: Lockfile, tarball: string): Lockfil
     if (path === undefined || packages[path] !== undefined) continue;
     const { dev: _dev, devOptional: _devOptional, peer: _peer, ...locked } = repository.packages[path]!;
     packages[path] = locked;
-    for (const child of Object.keys({ ...locked.dependencies, ...locked.optionalDependencies })) pending.push([path, child]);
+    for (const child of Object.keys({ ...locked.dependencies, ...locked.optionalDependencies }))
+      pending.push([path, child]);
   }
   return { name: 'consumer', version: '1.0.0', lockfileVersion: 3, requires: true, packages };
 }

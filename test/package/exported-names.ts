@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
-const DECLARATION = /^export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm;
+const DECLARATION =
+  /^export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm;
 const LIST = /^export\s+(?:type\s+)?\{([^}]*)\}/gm;
 const STAR = /^export\s+(?:type\s+)?\*\s+from\s+'([^']+)'/gm;
 /** `export * as name from`: one name. */
@@ -18,7 +19,12 @@ export function exportedNames(file: string): string[] {
   for (const match of text.matchAll(DECLARATION)) names.add(match[1]!);
   for (const match of text.matchAll(LIST)) {
     for (const item of match[1]!.split(',')) {
-      const name = item.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop()!.trim();
+      const name = item
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)
+        .pop()!
+        .trim();
       if (name !== '') names.add(name);
     }
   }

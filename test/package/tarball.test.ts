@@ -20,9 +20,20 @@ import { isBuildFresh, ROOT } from '../support/built-cli.ts';
 import { consumerLockfile } from './consumer-lockfile.ts';
 
 /** The folders the build compiles (as tsconfig.build.json says), and what else the package takes. */
-const BUILT: string[] = (JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] }).include;
-const COPIED = [...BUILT, 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json',
-  'README.md', 'SECURITY.md', 'LICENSE', 'CHANGELOG.md', 'openapi.json'];
+const BUILT: string[] = (JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] })
+  .include;
+const COPIED = [
+  ...BUILT,
+  'scripts',
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'README.md',
+  'SECURITY.md',
+  'LICENSE',
+  'CHANGELOG.md',
+  'openapi.json',
+];
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 let scratch: string;
@@ -38,7 +49,11 @@ before(() => {
   // its dist/ is copied rather than built a second time, a few seconds of CPU.
   if (isBuildFresh()) cpSync(join(ROOT, 'dist'), join(scratch, 'dist'), { recursive: true });
   else execFileSync(NPM, ['run', 'build'], { cwd: scratch, stdio: 'pipe' });
-  const listing = execFileSync(NPM, ['pack', '--json', '--ignore-scripts'], { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const listing = execFileSync(NPM, ['pack', '--json', '--ignore-scripts'], {
+    cwd: scratch,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const [pack] = JSON.parse(listing) as Array<{ filename: string; files: Array<{ path: string }> }>;
   shipped = new Set(pack!.files.map((file) => file.path));
   tarball = join(scratch, pack!.filename);
@@ -48,7 +63,8 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 /** Relative specifiers of a JavaScript or declaration file: static, re-exported, dynamic, referenced. */
 function specifiers(text: string): string[] {
   const found: string[] = [];
-  for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]+)\1/g)) found.push(match[2]!);
+  for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]+)\1/g))
+    found.push(match[2]!);
   for (const match of text.matchAll(/\/\/\/\s*<reference\s+path=(['"])([^'"]+)\1/g)) found.push(match[2]!);
   return found;
 }
@@ -81,15 +97,21 @@ describe('the package as shipped', () => {
   it('runs no script of its own when a consumer installs it (npm warns about each one)', () => {
     const pkg = JSON.parse(readFileSync(join(scratch, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
     // What npm runs when the package is installed as a dependency (prepare: from git or a folder).
-    const atInstall = ['preinstall', 'install', 'postinstall', 'prepare'].filter((name) => pkg.scripts?.[name] !== undefined);
+    const atInstall = ['preinstall', 'install', 'postinstall', 'prepare'].filter(
+      (name) => pkg.scripts?.[name] !== undefined,
+    );
     assert.deepEqual(atInstall, []);
   });
 
   it('the bin and every export target are shipped', () => {
     const pkg = JSON.parse(readFileSync(join(scratch, 'package.json'), 'utf8')) as {
-      bin: Record<string, string>; exports: Record<string, string | Record<string, string>>;
+      bin: Record<string, string>;
+      exports: Record<string, string | Record<string, string>>;
     };
-    const targets = [...Object.values(pkg.bin), ...Object.values(pkg.exports).flatMap((entry) => typeof entry === 'string' ? [entry] : Object.values(entry))];
+    const targets = [
+      ...Object.values(pkg.bin),
+      ...Object.values(pkg.exports).flatMap((entry) => (typeof entry === 'string' ? [entry] : Object.values(entry))),
+    ];
     for (const target of targets) assert.ok(shipped.has(normalize(target)), `${target} is not in the tarball`);
   });
 });
@@ -133,7 +155,8 @@ await store.close();
 `;
 
 /** Node 22 says once per process that node:sqlite is experimental (docs/development.md, "Node"). */
-const NODE_22_SQLITE_WARNING = /^\(node:\d+\) ExperimentalWarning: SQLite is an experimental feature and might change at any time\n\(Use `node --trace-warnings \.\.\.` to show where the warning was created\)\n$/;
+const NODE_22_SQLITE_WARNING =
+  /^\(node:\d+\) ExperimentalWarning: SQLite is an experimental feature and might change at any time\n\(Use `node --trace-warnings \.\.\.` to show where the warning was created\)\n$/;
 
 describe('the tarball installed into a new project', () => {
   let project: string;
@@ -145,20 +168,31 @@ describe('the tarball installed into a new project', () => {
     const lock = consumerLockfile(JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')), tarball);
     writeFileSync(join(project, 'package.json'), `${JSON.stringify(lock.packages[''], null, 2)}\n`);
     writeFileSync(join(project, 'package-lock.json'), `${JSON.stringify(lock, null, 2)}\n`);
-    install = await promisify(execFile)(NPM, ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: project, encoding: 'utf8' });
+    install = await promisify(execFile)(NPM, ['ci', '--offline', '--no-audit', '--no-fund'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
   });
 
   it('installs with no script, nothing compiled and no warning', () => {
     assert.equal(install.stderr, '');
     assert.match(install.stdout.trim(), /^added \d+ packages in /);
-    const built = readdirSync(join(project, 'node_modules'), { recursive: true, encoding: 'utf8' })
-      .filter((path) => path.endsWith('.node') || path.endsWith('binding.gyp'));
+    const built = readdirSync(join(project, 'node_modules'), { recursive: true, encoding: 'utf8' }).filter(
+      (path) => path.endsWith('.node') || path.endsWith('binding.gyp'),
+    );
     assert.deepEqual(built, []);
   });
 
-  for (const [runtime, node, warnings] of [['Node 24', process.execPath, /^$/], ['Node 22', NODE_22, NODE_22_SQLITE_WARNING]] as const) {
+  for (const [runtime, node, warnings] of [
+    ['Node 24', process.execPath, /^$/],
+    ['Node 22', NODE_22, NODE_22_SQLITE_WARNING],
+  ] as const) {
     it(`answers GET /v1/me over SQLite on ${runtime}, as a host imports it`, async () => {
-      const { stdout, stderr } = await promisify(execFile)(node, ['--input-type=module', '-e', FIRST_USE, join(project, `first-${runtime.replace(' ', '')}.db`)], { cwd: project, encoding: 'utf8' });
+      const { stdout, stderr } = await promisify(execFile)(
+        node,
+        ['--input-type=module', '-e', FIRST_USE, join(project, `first-${runtime.replace(' ', '')}.db`)],
+        { cwd: project, encoding: 'utf8' },
+      );
       const answer = JSON.parse(stdout) as { status: number; body: { success: boolean; data: { user_id: number } } };
       assert.equal(answer.status, 200, stdout);
       assert.equal(answer.body.data.user_id, 1);
@@ -168,7 +202,8 @@ describe('the tarball installed into a new project', () => {
     it(`runs the command on ${runtime}: migrate, then users create`, async () => {
       const cli = join(project, 'node_modules', 'monitoring-api', 'dist', 'cli', 'main.js');
       const database = `sqlite:${join(project, `cli-${runtime.replace(' ', '')}.db`)}`;
-      const run = (args: string[]) => promisify(execFile)(node, [cli, ...args, '--database', database], { cwd: project, encoding: 'utf8' });
+      const run = (args: string[]) =>
+        promisify(execFile)(node, [cli, ...args, '--database', database], { cwd: project, encoding: 'utf8' });
       const migrated = await run(['migrate']);
       assert.match(migrated.stderr, warnings);
       const user = JSON.parse((await run(['users', 'create', '--json'])).stdout) as { user_id: number };
@@ -179,7 +214,10 @@ describe('the tarball installed into a new project', () => {
     });
 
     it(`keeps a host's own SQLite queries right on ${runtime}: statements follow the schema, a Date is refused`, async () => {
-      const { stdout } = await promisify(execFile)(node, ['--input-type=module', '-e', HOST_QUERIES], { cwd: project, encoding: 'utf8' });
+      const { stdout } = await promisify(execFile)(node, ['--input-type=module', '-e', HOST_QUERIES], {
+        cwd: project,
+        encoding: 'utf8',
+      });
       const seen = JSON.parse(stdout) as { before: string[]; after: string[]; refused: string };
       assert.deepEqual(seen.before, ['a']);
       assert.deepEqual(seen.after, ['a', 'b']);

@@ -12,14 +12,24 @@ import { deviceCheckOutcome } from '../../engine/devices/device-status.ts';
 import { probePublicTls } from '../../engine/probes/tls-probe.ts';
 import { createTestProbeConnector, lookupAnswering } from '../support/probe-connector.ts';
 import { probeDevice, probeHarness } from '../support/probe-devices.ts';
-import { startHttpServer, startTcpServer, startTlsServer, TEST_CA, type LocalServer } from '../support/probe-servers.ts';
+import {
+  startHttpServer,
+  startTcpServer,
+  startTlsServer,
+  TEST_CA,
+  type LocalServer,
+} from '../support/probe-servers.ts';
 
 const servers: LocalServer[] = [];
 after(() => Promise.all(servers.map((s) => s.close())));
 
 // Timeouts no test waits out, except where it sets its own.
 const OPTIONS = {
-  probeTimeoutMs: 30_000, connectTimeoutMs: 30_000, retryDelayS: 30, failuresBeforeDown: 2, tlsWarnDays: 14,
+  probeTimeoutMs: 30_000,
+  connectTimeoutMs: 30_000,
+  retryDelayS: 30,
+  failuresBeforeDown: 2,
+  tlsWarnDays: 14,
 };
 
 function context(clock: ManualClock, overrides: Partial<DeviceCheckContext> = {}): DeviceCheckContext {
@@ -44,10 +54,13 @@ function countingConnector(): { connector: Connector; mostInFlight(): number } {
         attempts.push(attempt);
         most = Math.max(most, attempts.filter((a) => !a.failed && a.socket?.destroyed !== true).length);
         try {
-          const connection = await inner.connect({ ...request, onSocket: (socket) => {
-            attempt.socket = socket;
-            request.onSocket?.(socket);
-          } });
+          const connection = await inner.connect({
+            ...request,
+            onSocket: (socket) => {
+              attempt.socket = socket;
+              request.onSocket?.(socket);
+            },
+          });
           attempt.socket = connection.socket;
           return connection;
         } catch (error) {
@@ -71,7 +84,12 @@ async function monitored(device: NewDevice, clock: ManualClock) {
   const ctx = context(clock);
   return async (): Promise<DeviceCheckOutcome> => {
     const now = new Date(clock.now()).toISOString();
-    const claims = await store.claimDueDevices({ owner: 'test', now, limit: 10, leaseUntil: new Date(clock.now() + 60_000).toISOString() });
+    const claims = await store.claimDueDevices({
+      owner: 'test',
+      now,
+      limit: 10,
+      leaseUntil: new Date(clock.now() + 60_000).toISOString(),
+    });
     assert.equal(claims.length, 1, 'the device is due');
     const [claim] = claims;
     assert.ok(claim !== undefined);
@@ -96,7 +114,12 @@ describe('checkDevice', () => {
       status = answer;
       const before = clock.now();
       const outcome = await check();
-      seen.push([outcome.previous_status, outcome.status, (Date.parse(outcome.next_check_at) - before) / 1000, outcome.events.map((e) => e.type)]);
+      seen.push([
+        outcome.previous_status,
+        outcome.status,
+        (Date.parse(outcome.next_check_at) - before) / 1000,
+        outcome.events.map((e) => e.type),
+      ]);
       return outcome;
     };
     await step(200);
@@ -107,7 +130,12 @@ describe('checkDevice', () => {
     await step(500);
     await step(200);
 
-    const shape = seen.map(([from, to, next, events]) => [from, to, to === 'validating' ? next : next >= 54 && next <= 66, events]);
+    const shape = seen.map(([from, to, next, events]) => [
+      from,
+      to,
+      to === 'validating' ? next : next >= 54 && next <= 66,
+      events,
+    ]);
     assert.deepEqual(shape, [
       ['pending', 'up', true, []],
       ['up', 'validating', 30, []],
@@ -121,14 +149,23 @@ describe('checkDevice', () => {
     assert.ok(downData !== undefined && 'last_results' in downData);
     assert.equal(downData.last_results.public_http?.http_status, 503);
     assert.equal(up.events[0]?.data.previous_status, 'down');
-    assert.deepEqual(down.results.map((r) => [r.probe, r.ok, r.error]), [['public_http', false, 'unexpected_status']]);
+    assert.deepEqual(
+      down.results.map((r) => [r.probe, r.ok, r.error]),
+      [['public_http', false, 'unexpected_status']],
+    );
   });
 
-  it('runs a service\'s probes at once: service and public_tls on a silent port cost one timeout', async () => {
+  it("runs a service's probes at once: service and public_tls on a silent port cost one timeout", async () => {
     const server = await startTcpServer();
     servers.push(server);
     const clock = new ManualClock('2026-06-01T00:00:00.000Z');
-    const device = probeDevice({ service_type: 'smtps', scheme: null, port: server.port, check_public_tls: true, expect_status: null });
+    const device = probeDevice({
+      service_type: 'smtps',
+      scheme: null,
+      port: server.port,
+      check_public_tls: true,
+      expect_status: null,
+    });
     const { connector, mostInFlight } = countingConnector();
     const started = performance.now();
     const lease = { id: 1, token: 't', owner: 'o', expires_at: '2026-06-01T00:01:00.000Z' };
@@ -136,7 +173,13 @@ describe('checkDevice', () => {
     const options = { ...OPTIONS, probeTimeoutMs: 300 };
     const outcome = await checkDevice(claim, context(clock, { connector, options }));
     const took = performance.now() - started;
-    assert.deepEqual(outcome.results.map((r) => [r.probe, r.error]), [['service', 'timeout'], ['public_tls', 'timeout']]);
+    assert.deepEqual(
+      outcome.results.map((r) => [r.probe, r.error]),
+      [
+        ['service', 'timeout'],
+        ['public_tls', 'timeout'],
+      ],
+    );
     assert.equal(outcome.status, 'validating');
     // One after the other, the second would connect only once the first had timed out and
     // closed its socket.
@@ -152,8 +195,15 @@ describe('checkDevice', () => {
     const device = probeDevice({ port: server.port, check_public_http: true, status: 'up' });
     setTimeout(() => controller.abort(), 30);
     await assert.rejects(
-      checkDevice({ record: device, lease: { id: 1, token: 't', owner: 'o', expires_at: '2026-06-01T00:01:00.000Z' }, due_at: '2026-06-01T00:00:00.000Z', consecutive_failures: 0 },
-        context(clock, { signal: controller.signal })),
+      checkDevice(
+        {
+          record: device,
+          lease: { id: 1, token: 't', owner: 'o', expires_at: '2026-06-01T00:01:00.000Z' },
+          due_at: '2026-06-01T00:00:00.000Z',
+          consecutive_failures: 0,
+        },
+        context(clock, { signal: controller.signal }),
+      ),
       { name: 'AbortError' },
     );
   });
@@ -168,13 +218,25 @@ describe('device.tls_expiring from a real handshake', () => {
     const device = probeDevice({ scheme: 'https', port: server.port, check_public_tls: true, status: 'up' });
     const first = await probePublicTls(device, options);
     assert.deepEqual([first.ok, first.tls_days_left], [true, 7]);
-    const outcome = deviceCheckOutcome({ device, consecutiveFailures: 0, results: [first], checkedAt: clock.now() }, OPTIONS);
-    assert.deepEqual(outcome.events.map((e) => e.type), ['device.tls_expiring']);
+    const outcome = deviceCheckOutcome(
+      { device, consecutiveFailures: 0, results: [first], checkedAt: clock.now() },
+      OPTIONS,
+    );
+    assert.deepEqual(
+      outcome.events.map((e) => e.type),
+      ['device.tls_expiring'],
+    );
 
     clock.advance(60_000);
     const again = await probePublicTls(device, options);
     const later = deviceCheckOutcome(
-      { device: { ...device, last_results: { public_tls: first } }, consecutiveFailures: 0, results: [again], checkedAt: clock.now() }, OPTIONS,
+      {
+        device: { ...device, last_results: { public_tls: first } },
+        consecutiveFailures: 0,
+        results: [again],
+        checkedAt: clock.now(),
+      },
+      OPTIONS,
     );
     assert.deepEqual(later.events, []);
   });

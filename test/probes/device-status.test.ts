@@ -10,17 +10,49 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const DAY = 86_400_000;
 
 function http(ok: boolean): NewDeviceProbeResult {
-  return { probe: 'public_http', checked_at: iso(AT), ok, response_ms: 5, error: ok ? null : 'timeout', http_status: ok ? 200 : null, location: null };
+  return {
+    probe: 'public_http',
+    checked_at: iso(AT),
+    ok,
+    response_ms: 5,
+    error: ok ? null : 'timeout',
+    http_status: ok ? 200 : null,
+    location: null,
+  };
 }
 
 function tls(validTo: string | null, ok = true, at = AT): NewDeviceProbeResult {
   const days = validTo === null ? null : Math.floor((Date.parse(validTo) - at) / DAY);
-  return { probe: 'public_tls', checked_at: iso(at), ok, response_ms: 5, error: ok ? null : 'CERT_HAS_EXPIRED', tls_valid_to: validTo, tls_days_left: days, tls_error: ok ? null : 'CERT_HAS_EXPIRED' };
+  return {
+    probe: 'public_tls',
+    checked_at: iso(at),
+    ok,
+    response_ms: 5,
+    error: ok ? null : 'CERT_HAS_EXPIRED',
+    tls_valid_to: validTo,
+    tls_days_left: days,
+    tls_error: ok ? null : 'CERT_HAS_EXPIRED',
+  };
 }
 
-function check(status: DeviceStatus, failures: number, results: NewDeviceProbeResult[], options = OPTIONS, device: Partial<Device> = {}) {
+function check(
+  status: DeviceStatus,
+  failures: number,
+  results: NewDeviceProbeResult[],
+  options = OPTIONS,
+  device: Partial<Device> = {},
+) {
   return deviceCheckOutcome(
-    { device: probeDevice({ status, status_since: status === 'pending' ? null : '2026-05-01T00:00:00.000Z', ...device }), consecutiveFailures: failures, results, checkedAt: AT },
+    {
+      device: probeDevice({
+        status,
+        status_since: status === 'pending' ? null : '2026-05-01T00:00:00.000Z',
+        ...device,
+      }),
+      consecutiveFailures: failures,
+      results,
+      checkedAt: AT,
+    },
     options,
     () => 0.5,
   );
@@ -42,7 +74,10 @@ describe('device status transitions', () => {
     it(`${from} (${failures} failures) + ${passed ? 'pass' : 'fail'} → ${to}${events.length > 0 ? ` with ${events}` : ''}`, () => {
       const outcome = check(from, failures, [http(true), http(passed)]);
       assert.deepEqual([outcome.previous_status, outcome.status, outcome.consecutive_failures], [from, to, count]);
-      assert.deepEqual(outcome.events.map((e) => e.type), events);
+      assert.deepEqual(
+        outcome.events.map((e) => e.type),
+        events,
+      );
       assert.equal(outcome.checked_at, iso(AT));
     });
   }
@@ -74,10 +109,22 @@ describe('device status transitions', () => {
 });
 
 describe('next check', () => {
-  const next = (status: DeviceStatus, passed: boolean, random: number, device: Partial<Device> = {}, options = OPTIONS) => {
+  const next = (
+    status: DeviceStatus,
+    passed: boolean,
+    random: number,
+    device: Partial<Device> = {},
+    options = OPTIONS,
+  ) => {
     const outcome = deviceCheckOutcome(
-      { device: probeDevice({ status, check_interval_s: 100, ...device }), consecutiveFailures: status === 'down' ? 2 : 0, results: [http(passed)], checkedAt: AT },
-      options, () => random,
+      {
+        device: probeDevice({ status, check_interval_s: 100, ...device }),
+        consecutiveFailures: status === 'down' ? 2 : 0,
+        results: [http(passed)],
+        checkedAt: AT,
+      },
+      options,
+      () => random,
     );
     return (Date.parse(outcome.next_check_at) - AT) / 1000;
   };
@@ -103,8 +150,9 @@ describe('next check', () => {
 describe('device.tls_expiring', () => {
   const soon = iso(AT + 10 * DAY);
   const expiring = (results: NewDeviceProbeResult[], previous: NewDeviceProbeResult | null = null) =>
-    check('up', 0, results, OPTIONS, { last_results: previous === null ? {} : { [previous.probe]: previous } })
-      .events.filter((e) => e.type === 'device.tls_expiring');
+    check('up', 0, results, OPTIONS, {
+      last_results: previous === null ? {} : { [previous.probe]: previous },
+    }).events.filter((e) => e.type === 'device.tls_expiring');
 
   it('is raised for a valid certificate ending within tlsWarnDays, the probe staying ok', () => {
     const outcome = check('up', 0, [tls(soon)]);

@@ -18,7 +18,11 @@ const servers: LocalServer[] = [];
 after(() => Promise.all(servers.map((s) => s.close())));
 
 /** An HTTP(S) server answering `status` (and `location`), remembering what it was asked. */
-async function webServer(tls: boolean, status: number, location?: string): Promise<{ server: LocalServer; seen: Seen[] }> {
+async function webServer(
+  tls: boolean,
+  status: number,
+  location?: string,
+): Promise<{ server: LocalServer; seen: Seen[] }> {
   const seen: Seen[] = [];
   const handler = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
     const servername = tls ? (req.socket as TLSSocket).servername : undefined;
@@ -36,10 +40,18 @@ describe('public_http', () => {
     const { server, seen } = await webServer(false, 200);
     const { options, clock } = probeHarness();
     const result = await probePublicHttp(probeDevice({ port: server.port, check_public_http: true }), options);
-    assert.deepEqual({ ...result, response_ms: typeof result.response_ms }, {
-      probe: 'public_http', checked_at: new Date(clock.now()).toISOString(), ok: true, response_ms: 'number',
-      error: null, http_status: 200, location: null,
-    });
+    assert.deepEqual(
+      { ...result, response_ms: typeof result.response_ms },
+      {
+        probe: 'public_http',
+        checked_at: new Date(clock.now()).toISOString(),
+        ok: true,
+        response_ms: 'number',
+        error: null,
+        http_status: 200,
+        location: null,
+      },
+    );
     assert.equal(seen.length, 1);
     assert.equal(seen[0]?.method, 'GET');
     assert.equal(seen[0]?.url, '/');
@@ -67,8 +79,14 @@ describe('public_http', () => {
     const { server, seen } = await webServer(false, 302, target);
     const { options, connector } = probeHarness();
     const result = await probePublicHttp(probeDevice({ port: server.port }), options);
-    assert.deepEqual([result.ok, result.http_status, result.location, result.error], [false, 302, target, 'unexpected_status']);
-    assert.deepEqual(connector.requests.map((r) => `${r.host}:${r.port}`), [`${FIXTURE_NAME}:${server.port}`]);
+    assert.deepEqual(
+      [result.ok, result.http_status, result.location, result.error],
+      [false, 302, target, 'unexpected_status'],
+    );
+    assert.deepEqual(
+      connector.requests.map((r) => `${r.host}:${r.port}`),
+      [`${FIXTURE_NAME}:${server.port}`],
+    );
     assert.equal(seen.length, 1);
     const expected = await probePublicHttp(probeDevice({ port: server.port, expect_status: 302 }), options);
     assert.equal(expected.ok, true);
@@ -80,7 +98,10 @@ describe('public_http', () => {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       const chunk = Buffer.alloc(16_384, 0x61);
       const pump = setInterval(() => res.write(chunk), 5);
-      req.socket.once('close', () => { closed = true; clearInterval(pump); });
+      req.socket.once('close', () => {
+        closed = true;
+        clearInterval(pump);
+      });
     });
     servers.push(server);
     // Reading the body would last until the probe's 30 s timeout.
@@ -126,13 +147,20 @@ describe('origin_http', () => {
     const { server, seen } = await webServer(true, 200);
     const { options, connector } = probeHarness();
     const device = probeDevice({
-      scheme: 'https', port: 443, origin_host: 'origin.probe-fixture.net', origin_scheme: 'https', origin_port: server.port,
+      scheme: 'https',
+      port: 443,
+      origin_host: 'origin.probe-fixture.net',
+      origin_scheme: 'https',
+      origin_port: server.port,
     });
     const result = await probeOriginHttp(device, options);
     assert.deepEqual([result.probe, result.ok, result.http_status], ['origin_http', true, 200]);
-    assert.deepEqual(connector.requests.map((r) => `${r.host}:${r.port}`), [`origin.probe-fixture.net:${server.port}`]);
+    assert.deepEqual(
+      connector.requests.map((r) => `${r.host}:${r.port}`),
+      [`origin.probe-fixture.net:${server.port}`],
+    );
     assert.equal(seen[0]?.servername, FIXTURE_NAME);
-    assert.equal(seen[0]?.headers.host, FIXTURE_NAME, 'the public port is https\'s default: no port in Host');
+    assert.equal(seen[0]?.headers.host, FIXTURE_NAME, "the public port is https's default: no port in Host");
   });
 
   it('fails with no_origin_host when the device names no origin', async () => {

@@ -18,7 +18,11 @@ const probes: [string, Probe, (port: number) => Device][] = [
   ['public_http', probePublicHttp, (port) => probeDevice({ scheme: 'http', port })],
   ['public_https', probePublicHttps, (port) => probeDevice({ scheme: 'https', port })],
   ['public_tls', probePublicTls, (port) => probeDevice({ scheme: 'https', port })],
-  ['service (ssh)', probeService, (port) => probeDevice({ service_type: 'ssh', scheme: null, port, expect_status: null })],
+  [
+    'service (ssh)',
+    probeService,
+    (port) => probeDevice({ service_type: 'ssh', scheme: null, port, expect_status: null }),
+  ],
 ];
 
 /** Accepts every connection and never says a word: the target that must cost one timeout. */
@@ -28,7 +32,10 @@ const silent = startTcpServer();
 after(async () => (await silent).close());
 
 /** A port that refuses: a server's, once it has closed. */
-const refusing = startTcpServer().then(async (server) => { await server.close(); return server.port; });
+const refusing = startTcpServer().then(async (server) => {
+  await server.close();
+  return server.port;
+});
 
 for (const [name, probe, device] of probes) {
   describe(`${name} failures`, () => {
@@ -59,7 +66,7 @@ for (const [name, probe, device] of probes) {
       assert.deepEqual([result.ok, result.error, result.response_ms], [false, 'ECONNREFUSED', null]);
     });
 
-    it('the engine\'s abort ends the probe at once with error aborted', async () => {
+    it("the engine's abort ends the probe at once with error aborted", async () => {
       const server = await silent;
       const controller = new AbortController();
       const { options } = probeHarness({ probeTimeoutMs: 60_000, signal: controller.signal, ca: [TEST_CA] });
@@ -74,7 +81,7 @@ for (const [name, probe, device] of probes) {
 }
 
 describe('connect timeout', () => {
-  it('asks the connector for the connect timeout when it ends first; else the probe\'s own deadline ends the attempt', async () => {
+  it("asks the connector for the connect timeout when it ends first; else the probe's own deadline ends the attempt", async () => {
     const server = await silent;
     const quick = probeHarness({ connectTimeoutMs: 50, probeTimeoutMs: 100 });
     await probePublicHttp(probeDevice({ port: server.port }), quick.options);
@@ -82,31 +89,39 @@ describe('connect timeout', () => {
     const short = probeHarness({ connectTimeoutMs: 5_000, probeTimeoutMs: 100 });
     await probePublicHttp(probeDevice({ port: server.port }), short.options);
     assert.equal(short.connector.requests[0]?.timeoutMs, undefined);
-    assert.equal(typeof short.connector.requests[0]?.onSocket, 'function', 'the probe is handed the socket, to end the attempt');
+    assert.equal(
+      typeof short.connector.requests[0]?.onSocket,
+      'function',
+      'the probe is handed the socket, to end the attempt',
+    );
   });
 
-  it('a connection still being made when the probe\'s time is up is destroyed, '
-    + 'and the probe says timeout', { timeout: 60_000 }, async () => {
-    // A connector whose connection never completes (as a target dropping SYNs): only the probe
-    // can end it, by destroying the socket it was handed.
-    const sockets: Socket[] = [];
-    const hanging: Connector = {
-      resolve: async () => ['127.0.0.1'],
-      connect: (request) => new Promise<Connection>((_, reject) => {
-        const socket = new Socket();
-        sockets.push(socket);
-        request.onSocket?.(socket);
-        socket.once('close', () => reject(new ProbeFailure('aborted')));
-      }),
-    };
-    const { options } = probeHarness({ connectTimeoutMs: 30_000, probeTimeoutMs: 80 });
-    const started = performance.now();
-    const device = probeDevice({ service_type: 'ssh', scheme: null, port: 22, expect_status: null });
-    const result = await probeService(device, { ...options, connector: hanging });
-    assert.deepEqual([result.ok, result.error], [false, 'timeout']);
-    // Ended by the probe's deadline: the hanging connector never gives up of its own accord.
-    assert.ok(performance.now() - started < 10_000);
-    assert.equal(sockets.length, 1);
-    assert.equal(sockets[0]!.destroyed, true);
-  });
+  it(
+    "a connection still being made when the probe's time is up is destroyed, " + 'and the probe says timeout',
+    { timeout: 60_000 },
+    async () => {
+      // A connector whose connection never completes (as a target dropping SYNs): only the probe
+      // can end it, by destroying the socket it was handed.
+      const sockets: Socket[] = [];
+      const hanging: Connector = {
+        resolve: async () => ['127.0.0.1'],
+        connect: (request) =>
+          new Promise<Connection>((_, reject) => {
+            const socket = new Socket();
+            sockets.push(socket);
+            request.onSocket?.(socket);
+            socket.once('close', () => reject(new ProbeFailure('aborted')));
+          }),
+      };
+      const { options } = probeHarness({ connectTimeoutMs: 30_000, probeTimeoutMs: 80 });
+      const started = performance.now();
+      const device = probeDevice({ service_type: 'ssh', scheme: null, port: 22, expect_status: null });
+      const result = await probeService(device, { ...options, connector: hanging });
+      assert.deepEqual([result.ok, result.error], [false, 'timeout']);
+      // Ended by the probe's deadline: the hanging connector never gives up of its own accord.
+      assert.ok(performance.now() - started < 10_000);
+      assert.equal(sockets.length, 1);
+      assert.equal(sockets[0]!.destroyed, true);
+    },
+  );
 });

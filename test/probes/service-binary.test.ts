@@ -19,18 +19,28 @@ async function serve(onConnection: (socket: Socket) => void): Promise<LocalServe
 /** A server that answers the client's first bytes with `answer(bytes)`, remembering them. */
 async function answering(answer: (request: Buffer) => Buffer): Promise<{ server: LocalServer; requests: Buffer[] }> {
   const requests: Buffer[] = [];
-  const server = await serve((socket) => socket.once('data', (request: Buffer) => {
-    requests.push(request);
-    socket.write(answer(request));
-  }));
+  const server = await serve((socket) =>
+    socket.once('data', (request: Buffer) => {
+      requests.push(request);
+      socket.write(answer(request));
+    }),
+  );
   return { server, requests };
 }
 
 async function probe(service_type: ServiceType, port: number, target = 'db.probe-fixture.net') {
   const { options } = probeHarness();
-  return probeService(probeDevice({
-    service_type, scheme: null, port, target_type: isIP(target) === 0 ? 'domain' : 'ip', target_value: target, expect_status: null,
-  }), options);
+  return probeService(
+    probeDevice({
+      service_type,
+      scheme: null,
+      port,
+      target_type: isIP(target) === 0 ? 'domain' : 'ip',
+      target_value: target,
+      expect_status: null,
+    }),
+    options,
+  );
 }
 
 /** A MySQL packet: 3-byte little-endian length, sequence 0, payload. */
@@ -42,7 +52,7 @@ function mysqlPacket(payload: Buffer): Buffer {
 
 describe('service: mysql', async () => {
   const skip = await localServiceSkip('MariaDB', 3306);
-  it('is ok on the machine\'s MariaDB, its version as banner', { skip }, async () => {
+  it("is ok on the machine's MariaDB, its version as banner", { skip }, async () => {
     const result = await probe('mysql', 3306, '127.0.0.1');
     assert.equal(result.error, null);
     assert.equal(result.ok, true);
@@ -60,8 +70,10 @@ describe('service: mysql', async () => {
   });
 
   it('fails on an ERR packet (a server refusing us), its message as banner', async () => {
-    const message = 'Host \'203.0.113.9\' is not allowed to connect to this MariaDB server';
-    const server = await serve((socket) => socket.write(mysqlPacket(Buffer.concat([Buffer.from([0xff, 0x6a, 0x04]), Buffer.from(message)]))));
+    const message = "Host '203.0.113.9' is not allowed to connect to this MariaDB server";
+    const server = await serve((socket) =>
+      socket.write(mysqlPacket(Buffer.concat([Buffer.from([0xff, 0x6a, 0x04]), Buffer.from(message)]))),
+    );
     const result = await probe('mysql', server.port);
     assert.deepEqual([result.ok, result.error, result.banner], [false, 'bad_greeting', message]);
   });
@@ -75,7 +87,7 @@ describe('service: mysql', async () => {
 
 describe('service: postgresql', async () => {
   const skip = await localServiceSkip('PostgreSQL', 5432);
-  it('is ok on the machine\'s PostgreSQL, answering the SSLRequest', { skip }, async () => {
+  it("is ok on the machine's PostgreSQL, answering the SSLRequest", { skip }, async () => {
     const result = await probe('postgresql', 5432, '127.0.0.1');
     assert.deepEqual([result.ok, result.error, result.banner], [true, null, null]);
   });

@@ -37,9 +37,17 @@ describe('service: line protocols', () => {
     it(`${service}: ok on its greeting, the first line kept as banner`, async () => {
       const server = await banner(greeting);
       const result = await probe(service, server.port);
-      assert.deepEqual({ ...result, response_ms: typeof result.response_ms, checked_at: typeof result.checked_at }, {
-        probe: 'service', checked_at: 'string', ok: true, response_ms: 'number', error: null, banner: expected,
-      });
+      assert.deepEqual(
+        { ...result, response_ms: typeof result.response_ms, checked_at: typeof result.checked_at },
+        {
+          probe: 'service',
+          checked_at: 'string',
+          ok: true,
+          response_ms: 'number',
+          error: null,
+          banner: expected,
+        },
+      );
     });
   }
 
@@ -52,7 +60,7 @@ describe('service: line protocols', () => {
     assert.deepEqual([result.ok, result.banner], [true, 'SSH-2.0-piecewise']);
   });
 
-  it('fails with bad_greeting on another protocol\'s greeting, and shows what came', async () => {
+  it("fails with bad_greeting on another protocol's greeting, and shows what came", async () => {
     const server = await banner('220 mail.customer.org ESMTP\r\n');
     const result = await probe('ssh', server.port);
     assert.deepEqual([result.ok, result.error, result.banner], [false, 'bad_greeting', '220 mail.customer.org ESMTP']);
@@ -80,7 +88,11 @@ describe('service: line protocols', () => {
 });
 
 describe('service: over TLS', () => {
-  for (const [service, greeting] of [['smtps', '220 tls ESMTP'], ['imaps', '* OK tls ready'], ['pop3s', '+OK tls ready']] as const) {
+  for (const [service, greeting] of [
+    ['smtps', '220 tls ESMTP'],
+    ['imaps', '* OK tls ready'],
+    ['pop3s', '+OK tls ready'],
+  ] as const) {
     it(`${service}: greeted over TLS, the certificate not judged here (self-signed)`, async () => {
       const server = createTlsServer(fixtureKeyPair('self-signed'), (socket) => socket.write(`${greeting}\r\n`));
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

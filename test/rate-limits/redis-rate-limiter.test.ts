@@ -39,9 +39,15 @@ suiteOrSkip('RedisRateLimiter', skip, {}, () => {
 
   it('reports limit, remaining and a reset within the window', async () => {
     const first = await limiter.consume('key:headers', { limit: 3, windowSeconds: 30 });
-    assert.deepEqual({ ...first, resetSeconds: first.resetSeconds <= 30 && first.resetSeconds >= 29 }, {
-      allowed: true, limit: 3, remaining: 2, resetSeconds: true,
-    });
+    assert.deepEqual(
+      { ...first, resetSeconds: first.resetSeconds <= 30 && first.resetSeconds >= 29 },
+      {
+        allowed: true,
+        limit: 3,
+        remaining: 2,
+        resetSeconds: true,
+      },
+    );
   });
 
   it('cost 0 asks without counting', async () => {
@@ -103,7 +109,10 @@ suiteOrSkip('RedisRateLimiter when Redis goes away', skip, {}, () => {
       // as a timeout; the timeout is long so the first decision, which Redis must answer, never
       // starts an outage of its own on a loaded machine.
       const limiter = await createRedisRateLimiter(`redis://127.0.0.1:${proxy.port}`, {
-        prefix: uniquePrefix(), failOpen, timeoutMs: 5_000, warn: (message) => warnings.push(message),
+        prefix: uniquePrefix(),
+        failOpen,
+        timeoutMs: 5_000,
+        warn: (message) => warnings.push(message),
       });
       try {
         const one = { limit: 1, windowSeconds: 60 };
@@ -118,13 +127,18 @@ suiteOrSkip('RedisRateLimiter when Redis goes away', skip, {}, () => {
         assert.match(warnings[0]!, /unreachable/);
         proxy.restore();
         // The counter in Redis survived the outage: the limit of 1 is still used up.
-        await waitFor('Redis to return', async () => {
-          try {
-            return (await limiter.consume('key:outage', one, 0)).allowed === false;
-          } catch {
-            return false;
-          }
-        }, 30_000, 100);
+        await waitFor(
+          'Redis to return',
+          async () => {
+            try {
+              return (await limiter.consume('key:outage', one, 0)).allowed === false;
+            } catch {
+              return false;
+            }
+          },
+          30_000,
+          100,
+        );
         assert.equal(warnings.length, 2);
         assert.match(warnings[1]!, /reachable again/);
       } finally {

@@ -56,7 +56,10 @@ suiteOrSkip('a stalled Redis', skip, {}, () => {
     it(`fails ${failOpen ? 'open' : 'closed'} within the timeout once, then at once, until a probe sees it again`, async () => {
       const warnings: string[] = [];
       const limiter = await createRedisRateLimiter(`${redis.url}?timeout=${TIMEOUT_MS}`, {
-        prefix: uniquePrefix(), failOpen, probeIntervalMs: 50, warn: (message) => warnings.push(message),
+        prefix: uniquePrefix(),
+        failOpen,
+        probeIntervalMs: 50,
+        warn: (message) => warnings.push(message),
       });
       try {
         assert.equal((await limiter.consume('key:stall', policy)).remaining, 999);
@@ -91,7 +94,10 @@ suiteOrSkip('a stalled Redis', skip, {}, () => {
   }
 
   it('the API answers within the timeout while Redis is frozen, also when the key cache refreshes', async () => {
-    const limiter = await createRedisRateLimiter(`${redis.url}?timeout=${TIMEOUT_MS}`, { prefix: uniquePrefix(), probeIntervalMs: 50 });
+    const limiter = await createRedisRateLimiter(`${redis.url}?timeout=${TIMEOUT_MS}`, {
+      prefix: uniquePrefix(),
+      probeIntervalMs: 50,
+    });
     // Every decision the API asks for once the outage has begun, and whether it was made at once.
     let watching = false;
     const decisions: Promise<boolean>[] = [];

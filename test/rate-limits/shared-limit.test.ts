@@ -22,13 +22,24 @@ suiteOrSkip('one limit across two server processes (PostgreSQL + Redis)', redisS
     if (pg.skip !== undefined) return;
     const database = pg.url;
     const user = await runCommandJson<{ user_id: number }>(['users', 'create', '--database', database]);
-    const key = await runCommandJson<{ token: string }>(['keys', 'create', '--user', String(user.user_id), '--rate-limit', '12/60', '--database', database]);
+    const key = await runCommandJson<{ token: string }>([
+      'keys',
+      'create',
+      '--user',
+      String(user.user_id),
+      '--rate-limit',
+      '12/60',
+      '--database',
+      database,
+    ]);
     token = key.token;
     // A Redis timeout far above the default 100 ms: on a loaded machine a decision that took
     // longer failed open, each process then counting alone (24 passed), which is the outage
     // behaviour redis-stall.test.ts proves, not what this test is about.
     const store = `${REDIS_URL}?prefix=${uniquePrefix()}&timeout=10000`;
-    servers.push(...(await Promise.all([0, 1].map(() => startServe(['--database', database, '--rate-limit-store', store])))));
+    servers.push(
+      ...(await Promise.all([0, 1].map(() => startServe(['--database', database, '--rate-limit-store', store])))),
+    );
   });
   after(async () => {
     for (const server of servers) server.child.kill('SIGTERM');
@@ -38,10 +49,12 @@ suiteOrSkip('one limit across two server processes (PostgreSQL + Redis)', redisS
 
   it('40 concurrent requests with a key limited to 12 a minute: exactly 12 pass, 28 are rate_limit_exceeded', async (t) => {
     if (pg.skip !== undefined) return t.skip(pg.skip);
-    const answers = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
-      const response = await fetch(`${servers[i % 2]!.url}/me`, { headers: { authorization: `Bearer ${token}` } });
-      return { status: response.status, body: await response.json(), headers: response.headers };
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const response = await fetch(`${servers[i % 2]!.url}/me`, { headers: { authorization: `Bearer ${token}` } });
+        return { status: response.status, body: await response.json(), headers: response.headers };
+      }),
+    );
     assert.equal(answers.filter((a) => a.status === 200).length, 12);
     const refused = answers.filter((a) => a.status === 429);
     assert.equal(refused.length, 28);
@@ -88,15 +101,26 @@ suiteOrSkip('failed-authentication throttle on the shared limiter', redisSkip, {
 
   it('a burst with one valid key on a cold key cache is one store read: none of it is throttled as failed authentication', async () => {
     // Every consume() waits on Redis, so the burst is all in flight before any key read begins.
-    const cold = createMonitoringApi({ store: new MemoryStore(), rateLimiter: limiter, rateLimit: { limit: 1000, windowSeconds: 60 } });
+    const cold = createMonitoringApi({
+      store: new MemoryStore(),
+      rateLimiter: limiter,
+      rateLimit: { limit: 1000, windowSeconds: 60 },
+    });
     try {
       const user = await cold.keys.createUser();
       const { token: fresh } = await cold.keys.createApiKey({ userId: user.id });
-      const request = () => cold.fetch(new Request('http://api.test/v1/me', { headers: { authorization: `Bearer ${fresh}` } }), { clientAddress: '198.51.100.20' });
+      const request = () =>
+        cold.fetch(new Request('http://api.test/v1/me', { headers: { authorization: `Bearer ${fresh}` } }), {
+          clientAddress: '198.51.100.20',
+        });
       const statuses = await Promise.all(Array.from({ length: 80 }, async () => (await request()).status));
-      assert.deepEqual(statuses.filter((status) => status !== 200), []);
+      assert.deepEqual(
+        statuses.filter((status) => status !== 200),
+        [],
+      );
       // And nothing of the burst was left counted against the address.
-      for (let i = 0; i < 30; i++) assert.equal((await me(wrong, '198.51.100.20')).status, 401, `failure ${i + 1} of 30`);
+      for (let i = 0; i < 30; i++)
+        assert.equal((await me(wrong, '198.51.100.20')).status, 401, `failure ${i + 1} of 30`);
     } finally {
       await cold.close();
     }
@@ -127,13 +151,19 @@ suiteOrSkip('Redis cut off under a running API', redisSkip, {}, () => {
       // A long timeout: the first request's decision must be answered, not start an outage of its
       // own on a loaded machine; the cut is seen as the connection closing, not as a timeout.
       const limiter = await createRedisRateLimiter(`redis://127.0.0.1:${proxy.port}`, {
-        prefix: uniquePrefix(), failOpen, timeoutMs: 5_000, warn: (m) => warnings.push(m),
+        prefix: uniquePrefix(),
+        failOpen,
+        timeoutMs: 5_000,
+        warn: (m) => warnings.push(m),
       });
       const api = createMonitoringApi({ store: new MemoryStore(), rateLimiter: limiter });
       const user = await api.keys.createUser();
       const { token } = await api.keys.createApiKey({ userId: user.id });
       const me = async () => {
-        const response = await api.fetch(new Request('http://api.test/v1/me', { headers: { authorization: `Bearer ${token}` } }), { clientAddress: '192.0.2.1' });
+        const response = await api.fetch(
+          new Request('http://api.test/v1/me', { headers: { authorization: `Bearer ${token}` } }),
+          { clientAddress: '192.0.2.1' },
+        );
         return { status: response.status, text: await response.text() };
       };
       try {
@@ -150,8 +180,12 @@ suiteOrSkip('Redis cut off under a running API', redisSkip, {}, () => {
         }
         assert.equal(warnings.length, 1);
         proxy.restore();
-        await waitFor('the API to recover after Redis came back',
-          async () => (await me()).status === 200 && warnings.length >= 2, 30_000, 100);
+        await waitFor(
+          'the API to recover after Redis came back',
+          async () => (await me()).status === 200 && warnings.length >= 2,
+          30_000,
+          100,
+        );
         assert.match(warnings[1]!, /reachable again/);
       } finally {
         await api.close();

@@ -1,12 +1,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type {
-  BlacklistCheckOutcome, ClaimRequest, ClaimedDevice, DeviceCheckOutcome, RecordedCheck,
+  BlacklistCheckOutcome,
+  ClaimRequest,
+  ClaimedDevice,
+  DeviceCheckOutcome,
+  RecordedCheck,
 } from '../../core/monitoring-store.ts';
 import type { Device } from '../../core/records.ts';
 import type { ContractContext } from './contract-context.ts';
 import {
-  ALL, at, createdOf, dnsblResult, httpsResult, MAX_ID, newMonitor, serviceResult, sshDevice, T0, tlsResult, webDevice,
+  ALL,
+  at,
+  createdOf,
+  dnsblResult,
+  httpsResult,
+  MAX_ID,
+  newMonitor,
+  serviceResult,
+  sshDevice,
+  T0,
+  tlsResult,
+  webDevice,
 } from './records.ts';
 
 /** A claim at `now` (minutes after T0) whose leases run for five minutes. */
@@ -23,8 +38,14 @@ export function deviceCheck(
   return {
     lease: claimed.lease,
     outcome: {
-      checked_at: at(minutes), previous_status: claimed.record.status, status: 'up', consecutive_failures: 0,
-      results: [serviceResult(at(minutes), true)], next_check_at: at(minutes + 1), events: [], ...overrides,
+      checked_at: at(minutes),
+      previous_status: claimed.record.status,
+      status: 'up',
+      consecutive_failures: 0,
+      results: [serviceResult(at(minutes), true)],
+      next_check_at: at(minutes + 1),
+      events: [],
+      ...overrides,
     },
   };
 }
@@ -33,7 +54,13 @@ export function deviceCheck(
 function checkedDevice(device: Device, outcome: DeviceCheckOutcome, statusSince: string | null): Device {
   const last = { ...device.last_results };
   for (const result of outcome.results) Object.assign(last, { [result.probe]: result });
-  return { ...device, status: outcome.status, status_since: statusSince, last_checked_at: outcome.checked_at, last_results: last };
+  return {
+    ...device,
+    status: outcome.status,
+    status_since: statusSince,
+    last_checked_at: outcome.checked_at,
+    last_results: last,
+  };
 }
 
 /** Claims, leases and fenced writes (docs/engine.md, "Scheduling"), through the public store surface. */
@@ -45,7 +72,9 @@ export function claimsContract(ctx: ContractContext): void {
       const ssh = createdOf(await store.createDevice(user.id, sshDevice({ created_at: at(1) })));
       createdOf(await store.createDevice(user.id, webDevice({ is_enabled: false })));
       const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor({ created_at: at(1) })));
-      createdOf(await store.createBlacklistMonitor(user.id, newMonitor({ target_value: '9.9.9.9', is_enabled: false })));
+      createdOf(
+        await store.createBlacklistMonitor(user.id, newMonitor({ target_value: '9.9.9.9', is_enabled: false })),
+      );
       assert.deepEqual(await store.claimDueDevices(claimAt(0)), [], 'not yet due before its creation');
       assert.deepEqual(await store.claimDueBlacklistMonitors(claimAt(0)), []);
       const [device] = await store.claimDueDevices(claimAt(1));
@@ -53,9 +82,15 @@ export function claimsContract(ctx: ContractContext): void {
       assert.deepEqual(device.record, ssh);
       assert.equal(device.due_at, at(1));
       assert.equal(device.consecutive_failures, 0);
-      assert.deepEqual({ ...device.lease, token: 'x' }, { id: ssh.id, token: 'x', owner: 'worker-a', expires_at: at(6) });
+      assert.deepEqual(
+        { ...device.lease, token: 'x' },
+        { id: ssh.id, token: 'x', owner: 'worker-a', expires_at: at(6) },
+      );
       const monitors = await store.claimDueBlacklistMonitors(claimAt(60 * 24));
-      assert.deepEqual(monitors.map((c) => [c.record, c.due_at]), [[monitor, at(1)]]);
+      assert.deepEqual(
+        monitors.map((c) => [c.record, c.due_at]),
+        [[monitor, at(1)]],
+      );
       assert.deepEqual(await store.claimDueDevices(claimAt(5)), [], 'leased, and the disabled one never');
     });
 
@@ -63,13 +98,27 @@ export function claimsContract(ctx: ContractContext): void {
       const store = ctx.store();
       const user = await ctx.newUser();
       const created = [];
-      for (const [port, minute] of [[1, 3], [2, 1], [3, 2], [4, 1]] as const) {
+      for (const [port, minute] of [
+        [1, 3],
+        [2, 1],
+        [3, 2],
+        [4, 1],
+      ] as const) {
         created.push(createdOf(await store.createDevice(user.id, sshDevice({ port, created_at: at(minute) }))));
       }
       const first = await store.claimDueDevices(claimAt(10, 3));
-      assert.deepEqual(first.map((c) => c.record.port), [2, 4, 3]);
-      assert.deepEqual(first.map((c) => c.due_at), [at(1), at(1), at(2)]);
-      assert.deepEqual((await store.claimDueDevices(claimAt(10, 3))).map((c) => c.record.port), [1]);
+      assert.deepEqual(
+        first.map((c) => c.record.port),
+        [2, 4, 3],
+      );
+      assert.deepEqual(
+        first.map((c) => c.due_at),
+        [at(1), at(1), at(2)],
+      );
+      assert.deepEqual(
+        (await store.claimDueDevices(claimAt(10, 3))).map((c) => c.record.port),
+        [1],
+      );
       assert.deepEqual(await store.claimDueDevices(claimAt(10, 0)), []);
     });
 
@@ -125,20 +174,34 @@ export function claimsContract(ctx: ContractContext): void {
       const bResults = [httpsResult(at(2)), tlsResult(at(2))];
       const unknown = deviceCheck({ ...ca, lease: { ...ca.lease, id: MAX_ID } }, 2);
       const answers = await store.recordDeviceChecks([
-        unknown, deviceCheck(cb, 2, { results: bResults, next_check_at: at(7) }), deviceCheck(ca, 2, { status: 'validating', consecutive_failures: 1 }),
+        unknown,
+        deviceCheck(cb, 2, { results: bResults, next_check_at: at(7) }),
+        deviceCheck(ca, 2, { status: 'validating', consecutive_failures: 1 }),
       ]);
       assert.deepEqual(answers, [false, true, true]);
       const [bothDue, bDue] = [await store.claimDueDevices(claimAt(3)), await store.claimDueDevices(claimAt(7))];
-      assert.deepEqual(bothDue.map((c) => [c.lease.id, c.due_at, c.consecutive_failures]), [[a.id, at(3), 1]]);
-      assert.deepEqual(bDue.map((c) => [c.lease.id, c.due_at]), [[b.id, at(7)]]);
+      assert.deepEqual(
+        bothDue.map((c) => [c.lease.id, c.due_at, c.consecutive_failures]),
+        [[a.id, at(3), 1]],
+      );
+      assert.deepEqual(
+        bDue.map((c) => [c.lease.id, c.due_at]),
+        [[b.id, at(7)]],
+      );
       // A later check keeps the status (status_since stays) and the results of probes it did not run.
       const tlsOnly = deviceCheck(bDue[0]!, 8, { results: [tlsResult(at(8), false)], status: 'up' });
       assert.deepEqual(await store.recordDeviceChecks([tlsOnly]), [true]);
       const listed = await store.listDevices(user.id, ALL);
-      assert.deepEqual(listed.find((d) => d.id === b.id), {
-        ...b, status: 'up', status_since: at(2), last_checked_at: at(8),
-        last_results: { public_https: bResults[0], public_tls: tlsResult(at(8), false) },
-      });
+      assert.deepEqual(
+        listed.find((d) => d.id === b.id),
+        {
+          ...b,
+          status: 'up',
+          status_since: at(2),
+          last_checked_at: at(8),
+          last_results: { public_https: bResults[0], public_tls: tlsResult(at(8), false) },
+        },
+      );
       assert.deepEqual(listed.find((d) => d.id === a.id)?.status, 'validating');
     });
 
@@ -149,17 +212,39 @@ export function claimsContract(ctx: ContractContext): void {
       const other = createdOf(await store.createBlacklistMonitor(user.id, newMonitor({ target_value: '1.1.1.1' })));
       const claims = await store.claimDueBlacklistMonitors(claimAt(0));
       const outcome: BlacklistCheckOutcome = {
-        checked_at: '2026-11-22T07:07:00.5Z', last_status: 'listed', listed_on: ['b.example', 'zen.example'],
-        failed_zones: ['bad.example'], next_check_at: at(67), events: [],
-        results: [dnsblResult(at(7), 'zen.example', true), dnsblResult(at(7), 'b.example', true), { ...dnsblResult(at(7), 'bad.example', false), ok: false, error: 'timeout', response_ms: null }],
+        checked_at: '2026-11-22T07:07:00.5Z',
+        last_status: 'listed',
+        listed_on: ['b.example', 'zen.example'],
+        failed_zones: ['bad.example'],
+        next_check_at: at(67),
+        events: [],
+        results: [
+          dnsblResult(at(7), 'zen.example', true),
+          dnsblResult(at(7), 'b.example', true),
+          { ...dnsblResult(at(7), 'bad.example', false), ok: false, error: 'timeout', response_ms: null },
+        ],
       };
-      const checks = claims.map((c) => ({ lease: c.lease, outcome: { ...outcome, results: c.lease.id === monitor.id ? outcome.results : [] } }));
+      const checks = claims.map((c) => ({
+        lease: c.lease,
+        outcome: { ...outcome, results: c.lease.id === monitor.id ? outcome.results : [] },
+      }));
       const stale = { ...checks[1]!, lease: { ...checks[1]!.lease, token: 'not-the-lease' } };
       assert.deepEqual(await store.recordBlacklistChecks([stale, ...checks, checks[0]!]), [false, true, true, false]);
-      const checked = { last_status: 'listed', last_checked_at: '2026-11-22T07:07:00.500Z', listed_on: outcome.listed_on, failed_zones: outcome.failed_zones };
-      assert.deepEqual(await store.listBlacklistMonitors(user.id, ALL), [{ ...monitor, ...checked }, { ...other, ...checked }]);
+      const checked = {
+        last_status: 'listed',
+        last_checked_at: '2026-11-22T07:07:00.500Z',
+        listed_on: outcome.listed_on,
+        failed_zones: outcome.failed_zones,
+      };
+      assert.deepEqual(await store.listBlacklistMonitors(user.id, ALL), [
+        { ...monitor, ...checked },
+        { ...other, ...checked },
+      ]);
       assert.deepEqual(await store.claimDueBlacklistMonitors(claimAt(66)), []);
-      assert.deepEqual((await store.claimDueBlacklistMonitors(claimAt(67))).map((c) => c.due_at), [at(67), at(67)]);
+      assert.deepEqual(
+        (await store.claimDueBlacklistMonitors(claimAt(67))).map((c) => c.due_at),
+        [at(67), at(67)],
+      );
       assert.deepEqual(await store.recordBlacklistChecks([]), []);
     });
 
@@ -176,7 +261,18 @@ export function claimsContract(ctx: ContractContext): void {
       const paused = { ...device, is_enabled: false, status: 'paused' as const, status_since: at(2) };
       assert.deepEqual(await store.listDevices(user.id, ALL), [paused]);
       assert.deepEqual(await store.recordDeviceChecks([deviceCheck(inFlight!, 2)]), [false]);
-      const monitorCheck = { lease: monitorInFlight!.lease, outcome: { checked_at: at(2), last_status: 'clean' as const, listed_on: [], failed_zones: [], results: [], next_check_at: at(3), events: [] } };
+      const monitorCheck = {
+        lease: monitorInFlight!.lease,
+        outcome: {
+          checked_at: at(2),
+          last_status: 'clean' as const,
+          listed_on: [],
+          failed_zones: [],
+          results: [],
+          next_check_at: at(3),
+          events: [],
+        },
+      };
       assert.deepEqual(await store.recordBlacklistChecks([monitorCheck]), [false]);
       assert.deepEqual(await store.claimDueDevices(claimAt(60)), []);
       assert.deepEqual(await store.claimDueBlacklistMonitors(claimAt(60)), []);
@@ -185,8 +281,14 @@ export function claimsContract(ctx: ContractContext): void {
       assert.deepEqual(await store.listDevices(user.id, ALL), [{ ...device, status: 'pending', status_since: at(70) }]);
       assert.deepEqual(await store.listBlacklistMonitors(user.id, ALL), [monitor]);
       assert.deepEqual(await store.claimDueDevices(claimAt(69)), []);
-      assert.deepEqual((await store.claimDueDevices(claimAt(70))).map((c) => [c.record.id, c.due_at]), [[device.id, at(70)]]);
-      assert.deepEqual((await store.claimDueBlacklistMonitors(claimAt(70))).map((c) => c.due_at), [at(70)]);
+      assert.deepEqual(
+        (await store.claimDueDevices(claimAt(70))).map((c) => [c.record.id, c.due_at]),
+        [[device.id, at(70)]],
+      );
+      assert.deepEqual(
+        (await store.claimDueBlacklistMonitors(claimAt(70))).map((c) => c.due_at),
+        [at(70)],
+      );
       assert.equal(await store.setEnabled('device', MAX_ID, true, at(70)), false);
       assert.equal(await store.setEnabled('blacklist_monitor', MAX_ID, false, at(70)), false);
     });

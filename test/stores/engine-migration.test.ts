@@ -12,7 +12,10 @@ import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { migrations } from '../../stores/kysely/migrations.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 
-const databases: Record<'sqlite' | 'postgres', () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>> = {
+const databases: Record<
+  'sqlite' | 'postgres',
+  () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>
+> = {
   async sqlite() {
     const dir = await mkdtemp(join(tmpdir(), 'monitoring-engine-migration-'));
     return { url: `sqlite:${join(dir, 'old.db')}`, remove: () => rm(dir, { recursive: true, force: true }) };
@@ -33,33 +36,64 @@ for (const [name, make] of Object.entries(databases)) {
     try {
       const all = migrations(dialect);
       const old = { '0001_initial': all['0001_initial']!, '0002_safe_ids': all['0002_safe_ids']! };
-      assert.equal((await new Migrator({ db, provider: { getMigrations: async () => old } }).migrateToLatest()).error, undefined);
+      assert.equal(
+        (await new Migrator({ db, provider: { getMigrations: async () => old } }).migrateToLatest()).error,
+        undefined,
+      );
       const user = await store.createUser({ name: null, created_at: CREATED });
-      for (const [target, enabled] of [['on.example.com', true], ['off.example.com', false]] as const) {
+      for (const [target, enabled] of [
+        ['on.example.com', true],
+        ['off.example.com', false],
+      ] as const) {
         await sql`insert into devices (user_id, target_type, target_value, service_type, port, proxy_enabled,
           check_public_http, check_public_https, check_public_tls, check_origin_http, check_origin_tls, is_enabled, created_at)
-          values (${user.id}, 'domain', ${target}, 'ssh', 22, false, false, false, false, false, false, ${sql.lit(enabled)}, ${CREATED})`.execute(db);
+          values (${user.id}, 'domain', ${target}, 'ssh', 22, false, false, false, false, false, false, ${sql.lit(enabled)}, ${CREATED})`.execute(
+          db,
+        );
         await sql`insert into blacklist_monitors (user_id, target_type, target_value, is_enabled, last_status, last_checked_at, listed_on, created_at)
-          values (${user.id}, 'domain', ${target}, ${sql.lit(enabled)}, 'listed', ${CREATED}, '["zen.example"]', ${CREATED})`.execute(db);
+          values (${user.id}, 'domain', ${target}, ${sql.lit(enabled)}, 'listed', ${CREATED}, '["zen.example"]', ${CREATED})`.execute(
+          db,
+        );
       }
       const before = new Date().toISOString();
-      assert.deepEqual(await migrateToLatest(db), ['0003_engine', '0004_webhooks', '0005_change_marker', '0006_manage']);
+      assert.deepEqual(await migrateToLatest(db), [
+        '0003_engine',
+        '0004_webhooks',
+        '0005_change_marker',
+        '0006_manage',
+      ]);
       const after = new Date().toISOString();
 
       const devices = await store.listDevices(user.id, { afterId: 0, limit: 10 });
-      assert.deepEqual(devices.map((d) => [d.target_value, d.status, d.status_since, d.last_checked_at, d.last_results, d.check_interval_s]), [
-        ['on.example.com', 'pending', null, null, {}, 60],
-        ['off.example.com', 'paused', null, null, {}, 60],
-      ]);
+      assert.deepEqual(
+        devices.map((d) => [
+          d.target_value,
+          d.status,
+          d.status_since,
+          d.last_checked_at,
+          d.last_results,
+          d.check_interval_s,
+        ]),
+        [
+          ['on.example.com', 'pending', null, null, {}, 60],
+          ['off.example.com', 'paused', null, null, {}, 60],
+        ],
+      );
       const monitors = await store.listBlacklistMonitors(user.id, { afterId: 0, limit: 10 });
-      assert.deepEqual(monitors.map((m) => [m.target_value, m.last_status, m.listed_on, m.failed_zones, m.check_interval_s]), [
-        ['on.example.com', 'listed', ['zen.example'], [], 3600],
-        ['off.example.com', 'listed', ['zen.example'], [], 3600],
-      ]);
+      assert.deepEqual(
+        monitors.map((m) => [m.target_value, m.last_status, m.listed_on, m.failed_zones, m.check_interval_s]),
+        [
+          ['on.example.com', 'listed', ['zen.example'], [], 3600],
+          ['off.example.com', 'listed', ['zen.example'], [], 3600],
+        ],
+      );
 
       const claim = { owner: 'test', now: after, limit: 10, leaseUntil: '2100-01-01T00:00:00.000Z' };
       for (const claimed of [await store.claimDueDevices(claim), await store.claimDueBlacklistMonitors(claim)]) {
-        assert.deepEqual(claimed.map((c) => c.record.target_value), ['on.example.com']);
+        assert.deepEqual(
+          claimed.map((c) => c.record.target_value),
+          ['on.example.com'],
+        );
         assert.ok(claimed[0]!.due_at >= before && claimed[0]!.due_at <= after, `due at ${claimed[0]!.due_at}`);
       }
     } finally {

@@ -9,10 +9,13 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 function controlledReads() {
   let started = 0;
   const pending: (() => void)[] = [];
-  const read = new FreshRead(() => new Promise<number>((resolve) => {
-    const n = ++started;
-    pending.push(() => resolve(n));
-  }));
+  const read = new FreshRead(
+    () =>
+      new Promise<number>((resolve) => {
+        const n = ++started;
+        pending.push(() => resolve(n));
+      }),
+  );
   return { read, started: () => started, finishNext: () => pending.shift()!() };
 }
 

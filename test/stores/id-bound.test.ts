@@ -21,8 +21,16 @@ import { suiteOrSkip } from '../support/suite-or-skip.ts';
 const MAX = Number.MAX_SAFE_INTEGER;
 
 const RESOURCES = [
-  { table: 'devices', path: '/v1/devices', body: (i: number) => ({ target_type: 'domain', target_value: `d${i}.example.com` }) },
-  { table: 'blacklist_monitors', path: '/v1/blacklist-monitors', body: (i: number) => ({ target_type: 'domain', target_value: `m${i}.example.com` }) },
+  {
+    table: 'devices',
+    path: '/v1/devices',
+    body: (i: number) => ({ target_type: 'domain', target_value: `d${i}.example.com` }),
+  },
+  {
+    table: 'blacklist_monitors',
+    path: '/v1/blacklist-monitors',
+    body: (i: number) => ({ target_type: 'domain', target_value: `m${i}.example.com` }),
+  },
 ] as const;
 
 for (const factory of (await availableStores()).filter((f) => f.name !== 'memory')) {
@@ -51,7 +59,8 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
 
     for (const r of RESOURCES) {
       test(`${r.table}: the last safe id is handed out; the next create is refused and stores nothing`, async () => {
-        const create = (i: number) => t.request<Device | BlacklistMonitor>(`${r.path}/create`, { method: 'POST', key, body: r.body(i) });
+        const create = (i: number) =>
+          t.request<Device | BlacklistMonitor>(`${r.path}/create`, { method: 'POST', key, body: r.body(i) });
         const first = await create(0);
         assert.equal(first.status, 201);
         await moveSequence(r.table, MAX - 1);
@@ -62,7 +71,10 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
         assert.equal(refused.body.error?.code, 'server_error');
         const list = await t.request<(Device | BlacklistMonitor)[]>(r.path, { key });
         assert.equal(list.status, 200, list.text);
-        assert.deepEqual(list.body.data?.map((x) => x.id), [first.body.data?.id, MAX - 1, MAX]);
+        assert.deepEqual(
+          list.body.data?.map((x) => x.id),
+          [first.body.data?.id, MAX - 1, MAX],
+        );
         const deleted = await t.request(`${r.path}/delete?id=${MAX}`, { method: 'DELETE', key });
         assert.equal(deleted.status, 200, deleted.text);
       });
@@ -81,14 +93,19 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
 }
 
 describe('a database made before the id guard', () => {
-  const databases: Record<'sqlite' | 'postgres', () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>> = {
+  const databases: Record<
+    'sqlite' | 'postgres',
+    () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>
+  > = {
     async sqlite() {
       const dir = await mkdtemp(join(tmpdir(), 'monitoring-id-bound-'));
       return { url: `sqlite:${join(dir, 'old.db')}`, remove: () => rm(dir, { recursive: true, force: true }) };
     },
     async postgres() {
       const database = await createTestDatabase();
-      return database.skip !== undefined ? { skip: database.skip } : { url: database.url, remove: () => database.drop() };
+      return database.skip !== undefined
+        ? { skip: database.skip }
+        : { url: database.url, remove: () => database.drop() };
     },
   };
   for (const [name, make] of Object.entries(databases)) {
@@ -98,18 +115,32 @@ describe('a database made before the id guard', () => {
       const { db, store, dialect } = await openKyselyStore(database.url);
       try {
         const first = migrations(dialect)['0001_initial']!;
-        const old = await new Migrator({ db, provider: { getMigrations: async () => ({ '0001_initial': first }) } }).migrateToLatest();
+        const old = await new Migrator({
+          db,
+          provider: { getMigrations: async () => ({ '0001_initial': first }) },
+        }).migrateToLatest();
         assert.equal(old.error, undefined);
         const user = await store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
         await sql`insert into devices (id, user_id, target_type, target_value, service_type, port, proxy_enabled,
           check_public_http, check_public_https, check_public_tls, check_origin_http, check_origin_tls, is_enabled, created_at)
           values (${MAX + 8}, ${user.id}, 'domain', 'old.example.com', 'web', 443, false, true, true, true, false, false, true,
           '2026-01-01T00:00:00.000Z')`.execute(db);
-        assert.deepEqual(await migrateToLatest(db), ['0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker', '0006_manage']);
+        assert.deepEqual(await migrateToLatest(db), [
+          '0002_safe_ids',
+          '0003_engine',
+          '0004_webhooks',
+          '0005_change_marker',
+          '0006_manage',
+        ]);
         const { rows } = await sql<{ n: number | string }>`select count(*) as n from devices`.execute(db);
         assert.equal(Number(rows[0]!.n), 1);
         // The engine never claims it: the claim's update would break the guard, failing every claim.
-        const claim = { owner: 'test', now: '2100-01-01T00:00:00.000Z', limit: 10, leaseUntil: '2100-01-01T00:01:00.000Z' };
+        const claim = {
+          owner: 'test',
+          now: '2100-01-01T00:00:00.000Z',
+          limit: 10,
+          leaseUntil: '2100-01-01T00:01:00.000Z',
+        };
         assert.deepEqual(await store.claimDueDevices(claim), []);
       } finally {
         await store.close();

@@ -13,7 +13,10 @@ import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { migrations } from '../../stores/kysely/migrations.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 
-const databases: Record<'sqlite' | 'postgres', () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>> = {
+const databases: Record<
+  'sqlite' | 'postgres',
+  () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>
+> = {
   async sqlite() {
     const dir = await mkdtemp(join(tmpdir(), 'monitoring-manage-migration-'));
     return { url: `sqlite:${join(dir, 'old.db')}`, remove: () => rm(dir, { recursive: true, force: true }) };
@@ -34,12 +37,21 @@ for (const [name, make] of Object.entries(databases)) {
     try {
       const all = migrations(dialect);
       const { '0006_manage': _new, ...old } = all;
-      assert.equal((await new Migrator({ db, provider: { getMigrations: async () => old } }).migrateToLatest()).error, undefined);
+      assert.equal(
+        (await new Migrator({ db, provider: { getMigrations: async () => old } }).migrateToLatest()).error,
+        undefined,
+      );
       const user = await store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
-      const make = (url: string, events: string[]) => store.createWebhook(user.id, {
-        url, events: events as never, is_enabled: true, created_at: '2026-01-01T00:00:00.000Z',
-        last_delivery_at: null, last_delivery_status: null, secret: 'whsec_x',
-      });
+      const make = (url: string, events: string[]) =>
+        store.createWebhook(user.id, {
+          url,
+          events: events as never,
+          is_enabled: true,
+          created_at: '2026-01-01T00:00:00.000Z',
+          last_delivery_at: null,
+          last_delivery_status: null,
+          secret: 'whsec_x',
+        });
       const every = await make('https://hooks.example.com/all', OLD_TYPES);
       const chosen = await make('https://hooks.example.com/down', ['device.down']);
       assert.deepEqual(await migrateToLatest(db), ['0006_manage']);

@@ -19,8 +19,12 @@ export interface StoredEvent {
  */
 export async function readEvents(db: Kysely<Database>): Promise<StoredEvent[]> {
   const { rows } = await sql<{
-    type: EventType; user_id: number | string; resource_kind: string; resource_id: number | string;
-    created_at: Date | string; data: string;
+    type: EventType;
+    user_id: number | string;
+    resource_kind: string;
+    resource_id: number | string;
+    created_at: Date | string;
+    data: string;
   }>`select type, user_id, resource_kind, resource_id, created_at, data from events order by id`.execute(db);
   return rows.map((row) => ({
     type: row.type,

@@ -33,23 +33,39 @@ if (database.skip !== undefined) {
   });
 
   it(`${WORKERS} workers on their own pools claim and record ${RECORDS} due records, each exactly once`, async () => {
-    const workers = await Promise.all(Array.from({ length: WORKERS }, () => openKyselyStore(database.url, { poolSize: 2 })));
+    const workers = await Promise.all(
+      Array.from({ length: WORKERS }, () => openKyselyStore(database.url, { poolSize: 2 })),
+    );
     try {
-      const claimedBy = await Promise.all(workers.map(async ({ store }, n) => {
-        const ids: number[] = [];
-        for (;;) {
-          // Leases outlast the test: a record is claimable again only when a claim was lost.
-          const claims = await store.claimDueBlacklistMonitors({ owner: `worker-${n}`, now: at(1), limit: 37, leaseUntil: at(600) });
-          if (claims.length === 0) return ids;
-          ids.push(...claims.map((c) => c.lease.id));
-          const outcome = (checkedAt: string): BlacklistCheckOutcome => ({
-            checked_at: checkedAt, last_status: 'clean', listed_on: [], failed_zones: [], next_check_at: at(61), events: [],
-            results: ['a.example', 'b.example', 'c.example'].map((zone) => dnsblResult(checkedAt, zone, false)),
-          });
-          const written = await store.recordBlacklistChecks(claims.map((c) => ({ lease: c.lease, outcome: outcome(at(1)) })));
-          assert.ok(written.every(Boolean), 'every check of a held lease is written');
-        }
-      }));
+      const claimedBy = await Promise.all(
+        workers.map(async ({ store }, n) => {
+          const ids: number[] = [];
+          for (;;) {
+            // Leases outlast the test: a record is claimable again only when a claim was lost.
+            const claims = await store.claimDueBlacklistMonitors({
+              owner: `worker-${n}`,
+              now: at(1),
+              limit: 37,
+              leaseUntil: at(600),
+            });
+            if (claims.length === 0) return ids;
+            ids.push(...claims.map((c) => c.lease.id));
+            const outcome = (checkedAt: string): BlacklistCheckOutcome => ({
+              checked_at: checkedAt,
+              last_status: 'clean',
+              listed_on: [],
+              failed_zones: [],
+              next_check_at: at(61),
+              events: [],
+              results: ['a.example', 'b.example', 'c.example'].map((zone) => dnsblResult(checkedAt, zone, false)),
+            });
+            const written = await store.recordBlacklistChecks(
+              claims.map((c) => ({ lease: c.lease, outcome: outcome(at(1)) })),
+            );
+            assert.ok(written.every(Boolean), 'every check of a held lease is written');
+          }
+        }),
+      );
       const all = claimedBy.flat();
       assert.equal(all.length, RECORDS, `claimed ${all.length} times in all`);
       assert.equal(new Set(all).size, RECORDS, 'no record claimed twice');

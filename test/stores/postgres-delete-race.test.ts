@@ -26,24 +26,34 @@ after(async () => {
   await database.drop();
 });
 
-it('a delete that waited for a check being written leaves none of its results behind', { skip: database.skip }, async () => {
-  const user = await opened.store.createUser({ name: null, created_at: T0 });
-  const created = await opened.store.createDevice(user.id, sshDevice());
-  assert.ok('created' in created);
-  const id = created.created.id;
+it(
+  'a delete that waited for a check being written leaves none of its results behind',
+  { skip: database.skip },
+  async () => {
+    const user = await opened.store.createUser({ name: null, created_at: T0 });
+    const created = await opened.store.createDevice(user.id, sshDevice());
+    assert.ok('created' in created);
+    const id = created.created.id;
 
-  // A check's write, as the engine's statement makes it, not yet committed.
-  await worker.query('begin');
-  await worker.query(`update devices set status = 'up', last_checked_at = $1 where id = $2`, [T0, id]);
-  await worker.query(`insert into check_results (resource_kind, resource_id, checked_at, probe, ok, response_ms, error, fields)
-    values ('device', $1, $2, 'service', true, 3, null, '{}')`, [id, T0]);
+    // A check's write, as the engine's statement makes it, not yet committed.
+    await worker.query('begin');
+    await worker.query(`update devices set status = 'up', last_checked_at = $1 where id = $2`, [T0, id]);
+    await worker.query(
+      `insert into check_results (resource_kind, resource_id, checked_at, probe, ok, response_ms, error, fields)
+    values ('device', $1, $2, 'service', true, 3, null, '{}')`,
+      [id, T0],
+    );
 
-  const deleting = opened.store.deleteDevice(user.id, id);
-  // The delete now waits for the worker's lock on the record.
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  await worker.query('commit');
-  assert.equal(await deleting, true);
+    const deleting = opened.store.deleteDevice(user.id, id);
+    // The delete now waits for the worker's lock on the record.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await worker.query('commit');
+    assert.equal(await deleting, true);
 
-  const { rows } = await worker.query<{ n: number }>(`select count(*)::int as n from check_results where resource_kind = 'device' and resource_id = $1`, [id]);
-  assert.equal(rows[0]!.n, 0, 'result rows of the deleted record');
-});
+    const { rows } = await worker.query<{ n: number }>(
+      `select count(*)::int as n from check_results where resource_kind = 'device' and resource_id = $1`,
+      [id],
+    );
+    assert.equal(rows[0]!.n, 0, 'result rows of the deleted record');
+  },
+);

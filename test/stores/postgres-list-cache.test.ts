@@ -48,11 +48,19 @@ describe('list answers reused on PostgreSQL, never stale', { skip: database.skip
     const user = await one.store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
     await one.store.listDevices(user.id, { afterId: 0, limit: 10 });
     assert.equal(await marker(), start, 'users and reads are not listed records');
-    const created = await two.store.createDevice(user.id, sshDevice({ target_type: 'domain', target_value: 'marker.example.com' }));
+    const created = await two.store.createDevice(
+      user.id,
+      sshDevice({ target_type: 'domain', target_value: 'marker.example.com' }),
+    );
     assert.ok('created' in created);
     const afterCreate = await marker();
     assert.notEqual(afterCreate, start, 'a create by another instance');
-    await two.store.claimDueDevices({ owner: 'test', now: '2100-01-01T00:00:00.000Z', limit: 10, leaseUntil: '2100-01-01T00:01:00.000Z' });
+    await two.store.claimDueDevices({
+      owner: 'test',
+      now: '2100-01-01T00:00:00.000Z',
+      limit: 10,
+      leaseUntil: '2100-01-01T00:01:00.000Z',
+    });
     assert.equal(await marker(), afterCreate, 'a claim changes only the lease, which no answer shows');
 
     // A write still open in another session is not counted; once committed, it is.
@@ -72,7 +80,11 @@ describe('list answers reused on PostgreSQL, never stale', { skip: database.skip
     const key = await a.createKey();
     const token = key.token;
     const create = (api: TestApi, value: string) =>
-      api.request('/v1/devices/create', { method: 'POST', key: token, body: { target_type: 'domain', target_value: value } });
+      api.request('/v1/devices/create', {
+        method: 'POST',
+        key: token,
+        body: { target_type: 'domain', target_value: value },
+      });
     assert.deepEqual(await targets(a, token), []);
     assert.deepEqual(await targets(a, token), [], 'a second, cached answer');
     assert.equal((await create(b, 'one.example.com')).status, 201);
@@ -84,7 +96,16 @@ describe('list answers reused on PostgreSQL, never stale', { skip: database.skip
     assert.deepEqual(await targets(a, token), ['two.example.com']);
 
     assert.deepEqual((await a.request('/v1/webhooks', { key: token })).body.data, []);
-    assert.equal((await b.request('/v1/webhooks/create', { method: 'POST', key: token, body: { url: 'https://hooks.example.com/x' } })).status, 201);
+    assert.equal(
+      (
+        await b.request('/v1/webhooks/create', {
+          method: 'POST',
+          key: token,
+          body: { url: 'https://hooks.example.com/x' },
+        })
+      ).status,
+      201,
+    );
     assert.equal(((await a.request('/v1/webhooks', { key: token })).body.data as unknown[]).length, 1);
 
     await assertRecordedCheckShows(a, b, two.store, token);
@@ -92,20 +113,29 @@ describe('list answers reused on PostgreSQL, never stale', { skip: database.skip
 
   it('lists asked at once share marker reads, and each sees what was committed before it asked', async () => {
     const key = await a.createKey();
-    const answers = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
-      if (i === 10) await create(b, key.token, 'concurrent.example.com');
-      return targets(a, key.token);
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        if (i === 10) await create(b, key.token, 'concurrent.example.com');
+        return targets(a, key.token);
+      }),
+    );
     assert.equal(answers.length, 20);
-    assert.deepEqual(await targets(a, key.token), ['concurrent.example.com'], 'after the create answered, every list shows it');
+    assert.deepEqual(
+      await targets(a, key.token),
+      ['concurrent.example.com'],
+      'after the create answered, every list shows it',
+    );
   });
 
   it('without the change count (a schema older than 0005), no marker: lists are read afresh, and no connection is lost over it', async () => {
     const key = await a.createKey();
-    const backends = async () => (await other.query<{ pid: number }>(
-      "select pid from pg_stat_activity where datname = current_database() and application_name = 'monitoring-api' order by pid",
-    )).rows.map((row) => row.pid);
-    assert.equal(typeof await marker(), 'string');
+    const backends = async () =>
+      (
+        await other.query<{ pid: number }>(
+          "select pid from pg_stat_activity where datname = current_database() and application_name = 'monitoring-api' order by pid",
+        )
+      ).rows.map((row) => row.pid);
+    assert.equal(typeof (await marker()), 'string');
     const before = await backends();
     await other.query('alter table change_counts rename to change_counts_away');
     try {
@@ -123,9 +153,13 @@ describe('list answers reused on PostgreSQL, never stale', { skip: database.skip
     } finally {
       await other.query('alter table change_counts_away rename to change_counts');
     }
-    assert.equal(typeof await marker(), 'string');
+    assert.equal(typeof (await marker()), 'string');
   });
 
   const create = (api: TestApi, token: string, value: string) =>
-    api.request('/v1/devices/create', { method: 'POST', key: token, body: { target_type: 'domain', target_value: value } });
+    api.request('/v1/devices/create', {
+      method: 'POST',
+      key: token,
+      body: { target_type: 'domain', target_value: value },
+    });
 });

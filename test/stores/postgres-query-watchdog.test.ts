@@ -15,7 +15,8 @@ const database: TestDatabase = await createTestDatabase();
 
 describe('PostgreSQL query watchdog', { skip: database.skip }, () => {
   let opened: OpenedKyselyStore;
-  const backend = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(opened.db)).rows[0]!.pid;
+  const backend = async () =>
+    (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(opened.db)).rows[0]!.pid;
 
   before(async () => {
     if (database.skip !== undefined) return;

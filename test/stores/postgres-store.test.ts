@@ -8,7 +8,17 @@ import { webDevice } from './records.ts';
 import { storeContract } from './store-contract.ts';
 
 /** The tables a test may write, children before their parents. */
-const EVERY_TABLE = ['webhook_event_fanouts', 'webhook_deliveries', 'webhooks', 'events', 'check_results', 'devices', 'blacklist_monitors', 'api_keys', 'users'];
+const EVERY_TABLE = [
+  'webhook_event_fanouts',
+  'webhook_deliveries',
+  'webhooks',
+  'events',
+  'check_results',
+  'devices',
+  'blacklist_monitors',
+  'api_keys',
+  'users',
+];
 
 // One database migrated for the suite, one left bare for the missing-schema check.
 const migrated = await createTestDatabase();
@@ -31,23 +41,30 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
     });
     after(() => Promise.all([migrated.drop(), bare.drop()]));
 
-    storeContract('KyselyStore on PostgreSQL', async () => {
-      const { store, db } = await openKyselyStore(migrated.url, { poolSize: 5 });
-      // One database for every test, and claims take whatever is due in it: each test starts empty.
-      // Deleted, children first, rather than truncated: each test leaves a few dozen rows, and a
-      // truncate of the nine tables cost PostgreSQL about 37 ms a test (new files for every table),
-      // 1.1 s of its time over the file.
-      for (const table of EVERY_TABLE) await sql`delete from ${sql.table(table)}`.execute(db);
-      return { store, cleanup: () => store.close(), events: () => readEvents(db) };
-    }, {
-      openUnmigrated: async () => {
-        const { store } = await openKyselyStore(bare.url);
-        return { store, cleanup: () => store.close() };
+    storeContract(
+      'KyselyStore on PostgreSQL',
+      async () => {
+        const { store, db } = await openKyselyStore(migrated.url, { poolSize: 5 });
+        // One database for every test, and claims take whatever is due in it: each test starts empty.
+        // Deleted, children first, rather than truncated: each test leaves a few dozen rows, and a
+        // truncate of the nine tables cost PostgreSQL about 37 ms a test (new files for every table),
+        // 1.1 s of its time over the file.
+        for (const table of EVERY_TABLE) await sql`delete from ${sql.table(table)}`.execute(db);
+        return { store, cleanup: () => store.close(), events: () => readEvents(db) };
       },
-    });
+      {
+        openUnmigrated: async () => {
+          const { store } = await openKyselyStore(bare.url);
+          return { store, cleanup: () => store.close() };
+        },
+      },
+    );
 
     it('applied the migrations once when two processes migrated together; a third run is a no-op', async () => {
-      assert.deepEqual([...concurrentRuns].sort((x, y) => y.length - x.length), [['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker', '0006_manage'], []]);
+      assert.deepEqual(
+        [...concurrentRuns].sort((x, y) => y.length - x.length),
+        [['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker', '0006_manage'], []],
+      );
       const { db, store, dialect } = await openKyselyStore(migrated.url);
       try {
         assert.equal(dialect, 'postgres');
@@ -97,16 +114,21 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
       }
     });
 
-    const device = (n: number) => webDevice({ target_value: `prepared-${n}.example.com`, is_enabled: true, status: 'pending' });
+    const device = (n: number) =>
+      webDevice({ target_value: `prepared-${n}.example.com`, is_enabled: true, status: 'pending' });
     const preparedInserts = async (db: Awaited<ReturnType<typeof openKyselyStore>>['db']) =>
-      (await sql<{ count: string }>`select count(*) from pg_prepared_statements where statement like 'insert into "devices"%'`.execute(db)).rows[0]!.count;
+      (
+        await sql<{
+          count: string;
+        }>`select count(*) from pg_prepared_statements where statement like 'insert into "devices"%'`.execute(db)
+      ).rows[0]!.count;
 
     it('prepares a repeated statement once per connection, unless told not to', async () => {
       for (const preparedStatements of [true, false]) {
         const { db, store } = await openKyselyStore(migrated.url, { poolSize: 1, preparedStatements });
         try {
           const user = await store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
-          for (let n = 0; n < 3; n++) assert.ok('created' in await store.createDevice(user.id, device(n)));
+          for (let n = 0; n < 3; n++) assert.ok('created' in (await store.createDevice(user.id, device(n))));
           assert.equal(await preparedInserts(db), preparedStatements ? '1' : '0');
         } finally {
           await store.close();
@@ -116,7 +138,7 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
 
     // openKyselyStore hands the store the pool for its precompiled INSERTs; a store made over a
     // host's own Kysely has no pool to use and sends the same statement through Kysely.
-    it('a store over a host\'s own Kysely creates and finds duplicates as one opened by URL', async () => {
+    it("a store over a host's own Kysely creates and finds duplicates as one opened by URL", async () => {
       const opened = await openKyselyStore(migrated.url, { poolSize: 1 });
       const hosted = new KyselyStore(opened.db, 'postgres', { destroyOnClose: false });
       try {
@@ -143,7 +165,7 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
       try {
         await migrateToLatest(db);
         const user = await store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
-        for (let n = 0; n < 6; n++) assert.ok('created' in await store.createDevice(user.id, device(n)));
+        for (let n = 0; n < 6; n++) assert.ok('created' in (await store.createDevice(user.id, device(n))));
         // RETURNING * now has another shape: PostgreSQL refuses the prepared plan (0A000).
         await sql`alter table devices add column added_later text`.execute(db);
         for (let n = 6; n < 12; n++) {
@@ -155,10 +177,13 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
         const read = (on: typeof db) => sql`select * from devices where id = ${0}`.execute(on);
         for (let n = 0; n < 3; n++) await read(db);
         await sql`alter table devices add column added_later_too text`.execute(db);
-        await assert.rejects(db.transaction().execute((trx) => read(trx)), (error: Error & { code?: string }) => {
-          assert.equal(error.code, '0A000', error.message);
-          return true;
-        });
+        await assert.rejects(
+          db.transaction().execute((trx) => read(trx)),
+          (error: Error & { code?: string }) => {
+            assert.equal(error.code, '0A000', error.message);
+            return true;
+          },
+        );
         assert.deepEqual((await read(db)).rows, [], 'and outside it, the statement is prepared afresh');
       } finally {
         await store.close();

@@ -25,7 +25,14 @@ describe('timestamptz text into the API form', () => {
       assert.equal((pg.types.getTypeParser(1184, 'text')(text) as Date).toISOString(), iso);
     });
   }
-  for (const text of ['2026-11-26 22:28:02+01', '2026-11-27 02:58:02+05:30', '10000-01-01 00:00:00+00', '0044-03-15 12:00:00+00 BC', 'infinity', '-infinity']) {
+  for (const text of [
+    '2026-11-26 22:28:02+01',
+    '2026-11-27 02:58:02+05:30',
+    '10000-01-01 00:00:00+00',
+    '0044-03-15 12:00:00+00 BC',
+    'infinity',
+    '-infinity',
+  ]) {
     it(`${text} is left to pg's parser`, () => assert.equal(isoFromUtcText(text), undefined));
   }
 });
@@ -44,7 +51,12 @@ describe('PostgreSQL timestamps through openKyselyStore', { skip: database.skip 
     await database.drop();
   });
 
-  const instants = ['2026-11-26T21:28:02.000Z', '2026-11-26T21:28:02.007Z', '1999-12-31T23:59:59.999Z', '2038-01-19T03:14:08.120Z'];
+  const instants = [
+    '2026-11-26T21:28:02.000Z',
+    '2026-11-26T21:28:02.007Z',
+    '1999-12-31T23:59:59.999Z',
+    '2038-01-19T03:14:08.120Z',
+  ];
 
   it('a UTC session reads each timestamptz as the API writes it', async () => {
     await sql`set time zone 'UTC'`.execute(opened.db);
@@ -68,7 +80,9 @@ describe('PostgreSQL timestamps through openKyselyStore', { skip: database.skip 
   });
 
   it('microseconds a Date cannot hold are cut to milliseconds', async () => {
-    const { rows } = await sql<{ at: unknown }>`select '2026-11-26 21:28:02.999999+00'::timestamptz as at`.execute(opened.db);
+    const { rows } = await sql<{ at: unknown }>`select '2026-11-26 21:28:02.999999+00'::timestamptz as at`.execute(
+      opened.db,
+    );
     assert.equal(rows[0]!.at, '2026-11-26T21:28:02.999Z');
   });
 });

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import type {
-  NewBlacklistMonitor, NewDevice, NewDnsblResult, NewDeviceProbeResult, Timestamp,
+  NewBlacklistMonitor,
+  NewDevice,
+  NewDnsblResult,
+  NewDeviceProbeResult,
+  Timestamp,
 } from '../../core/records.ts';
 import type { CreateResult } from '../../core/store.ts';
 
@@ -17,34 +21,80 @@ export function at(minutes: number): Timestamp {
 
 /** The engine's state of a record as a create leaves it: never checked, `paused` when disabled. */
 function uncheckedDevice(enabled: boolean) {
-  return { check_interval_s: 60, status: enabled ? 'pending' : 'paused', status_since: null, last_checked_at: null, last_results: {} } as const;
+  return {
+    check_interval_s: 60,
+    status: enabled ? 'pending' : 'paused',
+    status_since: null,
+    last_checked_at: null,
+    last_results: {},
+  } as const;
 }
 
 export function webDevice(overrides: Partial<NewDevice> = {}): NewDevice {
   return {
-    target_type: 'domain', target_value: 'example.com', service_type: 'web', scheme: 'https', port: 443,
-    host_header: 'www.example.com:8443', proxy_enabled: true, origin_host: 'origin.example.net',
-    origin_scheme: 'http', origin_port: 8080, check_public_http: false, check_public_https: true,
-    check_public_tls: true, check_origin_http: true, check_origin_tls: false, expect_status: 204,
-    location: 'Frankfurt, rack 7 ✓ "quoted"', is_enabled: false, created_at: T0, ...uncheckedDevice(false),
-    check_interval_s: 300, ...overrides,
+    target_type: 'domain',
+    target_value: 'example.com',
+    service_type: 'web',
+    scheme: 'https',
+    port: 443,
+    host_header: 'www.example.com:8443',
+    proxy_enabled: true,
+    origin_host: 'origin.example.net',
+    origin_scheme: 'http',
+    origin_port: 8080,
+    check_public_http: false,
+    check_public_https: true,
+    check_public_tls: true,
+    check_origin_http: true,
+    check_origin_tls: false,
+    expect_status: 204,
+    location: 'Frankfurt, rack 7 ✓ "quoted"',
+    is_enabled: false,
+    created_at: T0,
+    ...uncheckedDevice(false),
+    check_interval_s: 300,
+    ...overrides,
   };
 }
 
 export function sshDevice(overrides: Partial<NewDevice> = {}): NewDevice {
   return {
-    target_type: 'ip', target_value: '2001:4860:4860::8888', service_type: 'ssh', scheme: null, port: 22,
-    host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null,
-    check_public_http: false, check_public_https: false, check_public_tls: false, check_origin_http: false,
-    check_origin_tls: false, expect_status: null, location: null, is_enabled: true, created_at: at(1),
-    ...uncheckedDevice(true), ...overrides,
+    target_type: 'ip',
+    target_value: '2001:4860:4860::8888',
+    service_type: 'ssh',
+    scheme: null,
+    port: 22,
+    host_header: null,
+    proxy_enabled: false,
+    origin_host: null,
+    origin_scheme: null,
+    origin_port: null,
+    check_public_http: false,
+    check_public_https: false,
+    check_public_tls: false,
+    check_origin_http: false,
+    check_origin_tls: false,
+    expect_status: null,
+    location: null,
+    is_enabled: true,
+    created_at: at(1),
+    ...uncheckedDevice(true),
+    ...overrides,
   };
 }
 
 export function newMonitor(overrides: Partial<NewBlacklistMonitor> = {}): NewBlacklistMonitor {
   return {
-    target_type: 'ip', target_value: '8.8.8.8', is_enabled: true, last_status: null, last_checked_at: null,
-    listed_on: [], created_at: T0, check_interval_s: 3600, failed_zones: [], ...overrides,
+    target_type: 'ip',
+    target_value: '8.8.8.8',
+    is_enabled: true,
+    last_status: null,
+    last_checked_at: null,
+    listed_on: [],
+    created_at: T0,
+    check_interval_s: 3600,
+    failed_zones: [],
+    ...overrides,
   };
 }
 
@@ -55,15 +105,27 @@ export function createdOf<T>(result: CreateResult<T>): T {
 
 export function httpsResult(checkedAt: Timestamp, overrides: Partial<NewDeviceProbeResult> = {}): NewDeviceProbeResult {
   return {
-    checked_at: checkedAt, probe: 'public_https', ok: true, response_ms: 42, error: null, http_status: 301,
-    location: 'https://www.example.com/ "moved" ✓', ...overrides,
+    checked_at: checkedAt,
+    probe: 'public_https',
+    ok: true,
+    response_ms: 42,
+    error: null,
+    http_status: 301,
+    location: 'https://www.example.com/ "moved" ✓',
+    ...overrides,
   } as NewDeviceProbeResult;
 }
 
 export function tlsResult(checkedAt: Timestamp, ok = true): NewDeviceProbeResult {
   return {
-    checked_at: checkedAt, probe: 'public_tls', ok, response_ms: 7, error: ok ? null : 'CERT_HAS_EXPIRED',
-    tls_valid_to: '2027-01-01T00:00:00.000Z', tls_days_left: ok ? 40 : -3, tls_error: ok ? null : 'CERT_HAS_EXPIRED',
+    checked_at: checkedAt,
+    probe: 'public_tls',
+    ok,
+    response_ms: 7,
+    error: ok ? null : 'CERT_HAS_EXPIRED',
+    tls_valid_to: '2027-01-01T00:00:00.000Z',
+    tls_days_left: ok ? 40 : -3,
+    tls_error: ok ? null : 'CERT_HAS_EXPIRED',
   };
 }
 
@@ -75,7 +137,13 @@ export function serviceResult(checkedAt: Timestamp, ok: boolean): NewDeviceProbe
 
 export function dnsblResult(checkedAt: Timestamp, zone: string, listed: boolean): NewDnsblResult {
   return {
-    checked_at: checkedAt, probe: 'dnsbl', ok: true, response_ms: 5, error: null, zone, listed,
+    checked_at: checkedAt,
+    probe: 'dnsbl',
+    ok: true,
+    response_ms: 5,
+    error: null,
+    zone,
+    listed,
     answer: listed ? '127.0.0.2' : null,
   };
 }

@@ -35,7 +35,7 @@ describe('list answers reused on SQLite, never stale', () => {
   const targets = async (t: TestApi, key: string, path = '/v1/devices') =>
     ((await t.request(path, { key })).body.data as { target_value: string }[]).map((d) => d.target_value);
 
-  it('the marker moves with this store\'s writes and with another connection\'s commits, not with reads', async () => {
+  it("the marker moves with this store's writes and with another connection's commits, not with reads", async () => {
     const start = await one.store.changeMarker();
     assert.equal(typeof start, 'string');
     const user = await one.store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
@@ -56,7 +56,11 @@ describe('list answers reused on SQLite, never stale', () => {
     await two.store.createDevice(user.id, sshDevice({ target_type: 'domain', target_value: 'since.example.com' }));
     // Arrived before that read began: the read reflects every write it could have seen answered.
     assert.equal(await one.store.changeMarker(arrived), read, 'reused for a request that arrived before the read');
-    assert.notEqual(await one.store.changeMarker(performance.now()), read, 'read again for a request that arrived after it');
+    assert.notEqual(
+      await one.store.changeMarker(performance.now()),
+      read,
+      'read again for a request that arrived after it',
+    );
     await two.store.createDevice(user.id, sshDevice({ target_type: 'domain', target_value: 'since-2.example.com' }));
     const fresh = await one.store.changeMarker();
     assert.notEqual(fresh, read, 'without an arrival time, always read');
@@ -68,7 +72,10 @@ describe('list answers reused on SQLite, never stale', () => {
     // Three list requests read in one turn, and a create by another connection begun after the
     // first of them: better-sqlite3 runs it within the turn, before the shared read begins.
     const first = one.store.changeMarker(performance.now());
-    const createdBetween = two.store.createDevice(user.id, sshDevice({ target_type: 'domain', target_value: 'turn.example.com' }));
+    const createdBetween = two.store.createDevice(
+      user.id,
+      sshDevice({ target_type: 'domain', target_value: 'turn.example.com' }),
+    );
     const second = one.store.changeMarker(performance.now());
     const third = one.store.changeMarker(performance.now());
     assert.equal(first, second, 'one read for the turn');
@@ -81,7 +88,11 @@ describe('list answers reused on SQLite, never stale', () => {
     const key = await a.createKey();
     const keyB = key.token;
     const create = (t: TestApi, value: string) =>
-      t.request('/v1/devices/create', { method: 'POST', key: keyB, body: { target_type: 'domain', target_value: value } });
+      t.request('/v1/devices/create', {
+        method: 'POST',
+        key: keyB,
+        body: { target_type: 'domain', target_value: value },
+      });
     assert.deepEqual(await targets(a, keyB), []);
     assert.deepEqual(await targets(a, keyB), [], 'a second, cached answer');
     assert.equal((await create(b, 'one.example.com')).status, 201);
@@ -101,7 +112,11 @@ describe('list answers reused on SQLite, never stale', () => {
   it('each user and each query has its own answer', async () => {
     const k1 = await a.createKey();
     const k2 = await a.createKey();
-    await a.request('/v1/devices/create', { method: 'POST', key: k1, body: { target_type: 'domain', target_value: 'mine.example.com' } });
+    await a.request('/v1/devices/create', {
+      method: 'POST',
+      key: k1,
+      body: { target_type: 'domain', target_value: 'mine.example.com' },
+    });
     assert.deepEqual(await targets(a, k1.token), ['mine.example.com']);
     assert.deepEqual(await targets(a, k2.token), []);
     assert.deepEqual(await targets(a, k1.token, '/v1/devices?after_id=999999'), []);

@@ -43,7 +43,14 @@ describe('SQLite database URLs and migrations', () => {
     const { db, store, dialect } = await openKyselyStore(`sqlite:${nextFile()}`);
     try {
       assert.equal(dialect, 'sqlite');
-      assert.deepEqual(await migrateToLatest(db), ['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker', '0006_manage']);
+      assert.deepEqual(await migrateToLatest(db), [
+        '0001_initial',
+        '0002_safe_ids',
+        '0003_engine',
+        '0004_webhooks',
+        '0005_change_marker',
+        '0006_manage',
+      ]);
       assert.deepEqual(await migrateToLatest(db), []);
     } finally {
       await store.close();
@@ -54,9 +61,15 @@ describe('SQLite database URLs and migrations', () => {
     const { db, store } = await openKyselyStore(`sqlite:${nextFile()}`);
     try {
       await sql`create table users (id integer primary key)`.execute(db);
-      await assert.rejects(migrateToLatest(db), /^Error: database migration 0001_initial failed: table "users" already exists$/);
+      await assert.rejects(
+        migrateToLatest(db),
+        /^Error: database migration 0001_initial failed: table "users" already exists$/,
+      );
       const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db);
-      assert.deepEqual(rows.map(({ name }) => name), ['users']);
+      assert.deepEqual(
+        rows.map(({ name }) => name),
+        ['users'],
+      );
     } finally {
       await store.close();
     }
@@ -97,7 +110,7 @@ describe('SQLite database URLs and migrations', () => {
     await assert.rejects(openKyselyStore('sqlite:'), /names no file/);
   });
 
-  it('lets a second store on the same file see the first one\'s records', async () => {
+  it("lets a second store on the same file see the first one's records", async () => {
     const url = `sqlite:${nextFile()}`;
     const a = await openKyselyStore(url);
     const b = await openKyselyStore(url);
@@ -126,6 +139,11 @@ describe('SQLite database URLs and migrations', () => {
     const run = () => promisify(execFile)(process.execPath, args, { cwd: ROOT });
     const outputs = await Promise.all([run(), run(), run(), run()]);
     const applied = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]).sort((x, y) => y.length - x.length);
-    assert.deepEqual(applied, [['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker', '0006_manage'], [], [], []]);
+    assert.deepEqual(applied, [
+      ['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker', '0006_manage'],
+      [],
+      [],
+      [],
+    ]);
   });
 });

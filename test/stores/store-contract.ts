@@ -11,9 +11,15 @@ import { resultsContract } from './results-contract.ts';
 
 function newKey(userId: number, overrides: Partial<NewApiKey> = {}): NewApiKey {
   return {
-    user_id: userId, name: 'deploy', scopes: ['read', 'write'], allowed_ips: ['203.0.113.0/24', '2001:db8::/32'],
-    rate_limit: { limit: 5, windowSeconds: 60 }, created_at: T0, expires_at: at(60 * 24),
-    token_hash: randomBytes(32).toString('hex'), ...overrides,
+    user_id: userId,
+    name: 'deploy',
+    scopes: ['read', 'write'],
+    allowed_ips: ['203.0.113.0/24', '2001:db8::/32'],
+    rate_limit: { limit: 5, windowSeconds: 60 },
+    created_at: T0,
+    expires_at: at(60 * 24),
+    token_hash: randomBytes(32).toString('hex'),
+    ...overrides,
   };
 }
 
@@ -82,7 +88,7 @@ export function storeContract(
         await assert.rejects(store.createApiKey(newKey(MAX_ID)));
       });
 
-      it('lists only the user\'s keys, in ascending id order', async () => {
+      it("lists only the user's keys, in ascending id order", async () => {
         const [alice, bob] = [await newUser(), await newUser()];
         const first = await store.createApiKey(newKey(alice.id));
         await store.createApiKey(newKey(bob.id));
@@ -103,8 +109,19 @@ export function storeContract(
         const user = await newUser();
         const [a, b] = [await store.createApiKey(newKey(user.id)), await store.createApiKey(newKey(user.id))];
         await store.recordKeyUsage(new Map());
-        await store.recordKeyUsage(new Map([[a.id, at(30)], [b.id, at(5)], [MAX_ID, at(1)]]));
-        await store.recordKeyUsage(new Map([[a.id, at(10)], [b.id, at(6)]]));
+        await store.recordKeyUsage(
+          new Map([
+            [a.id, at(30)],
+            [b.id, at(5)],
+            [MAX_ID, at(1)],
+          ]),
+        );
+        await store.recordKeyUsage(
+          new Map([
+            [a.id, at(10)],
+            [b.id, at(6)],
+          ]),
+        );
         assert.equal((await store.getApiKey(a.id))?.last_used_at, at(30));
         assert.equal((await store.getApiKey(b.id))?.last_used_at, at(6));
         // Later by less than a second: compared as times, to the millisecond.
@@ -149,7 +166,7 @@ export function storeContract(
         assert.equal((await store.listDevices(alice.id, ALL)).length, 7);
       });
 
-      it('lists only the user\'s devices, in keyset pages of ascending id', async () => {
+      it("lists only the user's devices, in keyset pages of ascending id", async () => {
         const [alice, bob] = [await newUser(), await newUser()];
         const mine = [];
         for (let port = 1; port <= 5; port++) {
@@ -164,7 +181,7 @@ export function storeContract(
         assert.deepEqual(await store.listDevices(alice.id, { afterId: MAX_ID, limit: 10 }), []);
       });
 
-      it('deletes only the owner\'s device, once', async () => {
+      it("deletes only the owner's device, once", async () => {
         const [alice, bob] = [await newUser(), await newUser()];
         const device = createdOf(await store.createDevice(alice.id, webDevice()));
         assert.equal(await store.deleteDevice(bob.id, device.id), false);
@@ -190,7 +207,10 @@ export function storeContract(
         const results = await Promise.all(Array.from({ length: 20 }, () => store.createDevice(user.id, webDevice())));
         const created = results.flatMap((r) => ('created' in r ? [r.created] : []));
         assert.equal(created.length, 1);
-        assert.deepEqual(results.filter((r) => 'duplicateOf' in r), Array(19).fill({ duplicateOf: created[0]!.id }));
+        assert.deepEqual(
+          results.filter((r) => 'duplicateOf' in r),
+          Array(19).fill({ duplicateOf: created[0]!.id }),
+        );
       });
     });
 
@@ -198,7 +218,9 @@ export function storeContract(
       it('round-trips every field and answers duplicates with the existing id', async () => {
         const [alice, bob] = [await newUser(), await newUser()];
         const checked = newMonitor({
-          last_status: 'listed', last_checked_at: at(3), listed_on: ['zen.spamhaus.org', 'b.barracudacentral.org'],
+          last_status: 'listed',
+          last_checked_at: at(3),
+          listed_on: ['zen.spamhaus.org', 'b.barracudacentral.org'],
         });
         const monitor = createdOf(await store.createBlacklistMonitor(alice.id, checked));
         assert.deepEqual(monitor, { id: monitor.id, ...checked });
@@ -213,7 +235,7 @@ export function storeContract(
         assert.deepEqual(listed.slice(0, 2), [monitor, other]);
       });
 
-      it('lists only the user\'s monitors, in keyset pages, and deletes only the owner\'s, once', async () => {
+      it("lists only the user's monitors, in keyset pages, and deletes only the owner's, once", async () => {
         const [alice, bob] = [await newUser(), await newUser()];
         const mine = [];
         for (const value of ['1.1.1.1', '1.0.0.1', '9.9.9.9']) {
@@ -256,7 +278,10 @@ export function storeContract(
         const results = await Promise.all(creates);
         const created = results.flatMap((r) => ('created' in r ? [r.created] : []));
         assert.equal(created.length, 1);
-        assert.deepEqual(results.filter((r) => 'duplicateOf' in r), Array(19).fill({ duplicateOf: created[0]!.id }));
+        assert.deepEqual(
+          results.filter((r) => 'duplicateOf' in r),
+          Array(19).fill({ duplicateOf: created[0]!.id }),
+        );
       });
     });
 

@@ -58,7 +58,10 @@ export function runCli(args: string[], env: Record<string, string> = {}, killAft
 }
 
 /** Runs a command that must succeed and print one JSON object; returns it parsed. */
-export async function runCliJson<T = Record<string, unknown>>(args: string[], env: Record<string, string> = {}): Promise<T> {
+export async function runCliJson<T = Record<string, unknown>>(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<T> {
   const result = await runCli([...args, '--json'], env);
   if (result.code !== 0) throw new Error(`monitoring-api ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
@@ -89,7 +92,9 @@ export function bootstrapToken(server: ServerProcess): string | undefined {
 
 /** Starts `monitoring-api serve ARGS` (on a port the system picks) and resolves once it is listening. */
 export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = track(spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', ...args], { cwd: ROOT, env: childEnv(env) }));
+  const child = track(
+    spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', ...args], { cwd: ROOT, env: childEnv(env) }),
+  );
   const lines: string[] = [];
   const waiters: Array<() => void> = [];
   let stderr = '';
@@ -98,10 +103,12 @@ export async function startServe(args: string[], env: Record<string, string> = {
     lines.push(line);
     for (const wake of waiters.splice(0)) wake();
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-    for (const wake of waiters.splice(0)) wake();
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      for (const wake of waiters.splice(0)) wake();
+      resolve(code);
+    }),
+  );
   const waitForLine = async (pattern: RegExp, timeoutMs = 30_000): Promise<string> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -3,8 +3,14 @@
  * have no reader of their own yet), and records made the way a create makes them.
  */
 import {
-  MemoryStore, type BlacklistCheckOutcome, type BlacklistMonitor, type DeviceCheckOutcome, type NewDevice,
-  type NewMonitoringEvent, type RecordedCheck, type TargetType,
+  MemoryStore,
+  type BlacklistCheckOutcome,
+  type BlacklistMonitor,
+  type DeviceCheckOutcome,
+  type NewDevice,
+  type NewMonitoringEvent,
+  type RecordedCheck,
+  type TargetType,
 } from '../../core/index.ts';
 
 /** The memory store, keeping the events of every check it wrote and counting its writes. */
@@ -28,7 +34,10 @@ export class WatchedStore extends MemoryStore {
 }
 
 export async function addMonitor(
-  store: MemoryStore, userId: number, target: string, at: string,
+  store: MemoryStore,
+  userId: number,
+  target: string,
+  at: string,
   fields: { target_type?: TargetType; check_interval_s?: number; is_enabled?: boolean } = {},
 ): Promise<BlacklistMonitor> {
   const created = await store.createBlacklistMonitor(userId, {
@@ -48,11 +57,30 @@ export async function addMonitor(
 
 export async function addDevice(store: MemoryStore, userId: number, target: string, at: string): Promise<number> {
   const device: NewDevice = {
-    target_type: 'domain', target_value: target, service_type: 'ssh', scheme: null, port: 22, host_header: null,
-    proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null, check_public_http: false,
-    check_public_https: false, check_public_tls: false, check_origin_http: false, check_origin_tls: false,
-    expect_status: null, location: null, is_enabled: true, created_at: at, check_interval_s: 60, status: 'pending',
-    status_since: null, last_checked_at: null, last_results: {},
+    target_type: 'domain',
+    target_value: target,
+    service_type: 'ssh',
+    scheme: null,
+    port: 22,
+    host_header: null,
+    proxy_enabled: false,
+    origin_host: null,
+    origin_scheme: null,
+    origin_port: null,
+    check_public_http: false,
+    check_public_https: false,
+    check_public_tls: false,
+    check_origin_http: false,
+    check_origin_tls: false,
+    expect_status: null,
+    location: null,
+    is_enabled: true,
+    created_at: at,
+    check_interval_s: 60,
+    status: 'pending',
+    status_since: null,
+    last_checked_at: null,
+    last_results: {},
   };
   const created = await store.createDevice(userId, device);
   if (!('created' in created)) throw new Error(`duplicate device ${target}`);

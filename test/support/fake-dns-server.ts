@@ -94,7 +94,8 @@ export async function startFakeDnsServer(replies: Record<string, FakeReply> = {}
     const reply = table.get(question.name) ?? 'nxdomain';
     if (silent || reply === 'silent') return;
     let out: Buffer;
-    if (typeof reply === 'object') out = answer(message, question.end, RCODE.noerror, question.type === TYPE_A ? reply.a : []);
+    if (typeof reply === 'object')
+      out = answer(message, question.end, RCODE.noerror, question.type === TYPE_A ? reply.a : []);
     else if (reply === 'nodata') out = answer(message, question.end, RCODE.noerror, []);
     else out = answer(message, question.end, RCODE[reply], []);
     for (const [suffix, waiting] of held) {

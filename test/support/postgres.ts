@@ -4,9 +4,7 @@ import pg from 'pg';
 /** The server the tests use; TEST_POSTGRES_URL points them elsewhere (an admin login is needed). */
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-export type TestDatabase =
-  | { url: string; drop(): Promise<void>; skip?: undefined }
-  | { skip: string };
+export type TestDatabase = { url: string; drop(): Promise<void>; skip?: undefined } | { skip: string };
 
 function where(): string {
   const url = new URL(ADMIN_URL);
@@ -52,7 +50,9 @@ export async function probePostgres(): Promise<{ skip?: string }> {
   let canCreate: boolean;
   try {
     canCreate = await withAdmin(async (client) => {
-      const { rows } = await client.query<{ allowed: boolean }>('select rolcreatedb or rolsuper as allowed from pg_roles where rolname = current_user');
+      const { rows } = await client.query<{ allowed: boolean }>(
+        'select rolcreatedb or rolsuper as allowed from pg_roles where rolname = current_user',
+      );
       return rows[0]?.allowed === true;
     });
   } catch (error) {
@@ -77,7 +77,9 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   const name = `monitoring_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const template = options.migrated === true ? process.env[TEMPLATE_VARIABLE] : undefined;
   try {
-    await withAdmin((client) => client.query(`create database ${quote(name)}${template === undefined ? '' : ` template ${quote(template)}`}`));
+    await withAdmin((client) =>
+      client.query(`create database ${quote(name)}${template === undefined ? '' : ` template ${quote(template)}`}`),
+    );
   } catch (error) {
     return unusable(`PostgreSQL not reachable at ${where()}: ${reasonOf(error)}`, error);
   }

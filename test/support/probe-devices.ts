@@ -9,11 +9,31 @@ export const FIXTURE_NAME = 'www.probe-fixture.net';
 /** A web device on `FIXTURE_NAME` as a create with defaults would leave it, with `overrides`. */
 export function probeDevice(overrides: Partial<Device> = {}): Device {
   return {
-    id: 1, target_type: 'domain', target_value: FIXTURE_NAME, service_type: 'web', scheme: 'http', port: 80,
-    host_header: null, proxy_enabled: false, origin_host: null, origin_scheme: null, origin_port: null,
-    check_public_http: false, check_public_https: false, check_public_tls: false, check_origin_http: false,
-    check_origin_tls: false, expect_status: 200, location: null, is_enabled: true, created_at: '2026-01-01T00:00:00.000Z',
-    check_interval_s: 60, status: 'pending', status_since: null, last_checked_at: null, last_results: {},
+    id: 1,
+    target_type: 'domain',
+    target_value: FIXTURE_NAME,
+    service_type: 'web',
+    scheme: 'http',
+    port: 80,
+    host_header: null,
+    proxy_enabled: false,
+    origin_host: null,
+    origin_scheme: null,
+    origin_port: null,
+    check_public_http: false,
+    check_public_https: false,
+    check_public_tls: false,
+    check_origin_http: false,
+    check_origin_tls: false,
+    expect_status: 200,
+    location: null,
+    is_enabled: true,
+    created_at: '2026-01-01T00:00:00.000Z',
+    check_interval_s: 60,
+    status: 'pending',
+    status_since: null,
+    last_checked_at: null,
+    last_results: {},
     ...overrides,
   };
 }
@@ -34,7 +54,12 @@ export function probeHarness(overrides: Partial<ProbeOptions> & { allowPrivateTa
   const connector = createTestProbeConnector({ lookup: lookupAnswering('127.0.0.1'), allowPrivateTargets });
   const clock = new ManualClock('2026-06-01T00:00:00.000Z');
   const options: ProbeOptions = {
-    connector, clock, connectTimeoutMs: 30_000, probeTimeoutMs: 30_000, signal: new AbortController().signal, ...rest,
+    connector,
+    clock,
+    connectTimeoutMs: 30_000,
+    probeTimeoutMs: 30_000,
+    signal: new AbortController().signal,
+    ...rest,
   };
   return { options, connector, clock };
 }

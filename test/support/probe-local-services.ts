@@ -9,7 +9,10 @@ export async function localServiceSkip(name: string, port: number): Promise<stri
   const reachable = await new Promise<boolean>((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     socket.setTimeout(1_000, () => socket.destroy());
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('close', () => resolve(false));
     socket.once('error', () => undefined);
   });

@@ -40,11 +40,14 @@ async function listen(server: Server): Promise<LocalServer> {
   if (address === null || typeof address === 'string') throw new Error('no port');
   return {
     port: address.port,
-    get connections() { return connections; },
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    get connections() {
+      return connections;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -61,14 +64,19 @@ export function startHttpsServer(certificate: FixtureCertificate, handler: Reque
  * `onServername` hears each client's SNI while the handshake is under way (never when a client
  * sends none), so it has been heard by the time the client's handshake is done.
  */
-export function startTlsServer(certificate: FixtureCertificate, onServername?: (servername: string) => void): Promise<LocalServer> {
-  return listen(createTlsServer({
-    ...fixtureKeyPair(certificate),
-    SNICallback: (servername, done) => {
-      onServername?.(servername);
-      done(null, undefined);
-    },
-  }));
+export function startTlsServer(
+  certificate: FixtureCertificate,
+  onServername?: (servername: string) => void,
+): Promise<LocalServer> {
+  return listen(
+    createTlsServer({
+      ...fixtureKeyPair(certificate),
+      SNICallback: (servername, done) => {
+        onServername?.(servername);
+        done(null, undefined);
+      },
+    }),
+  );
 }
 
 /** A plain TCP server running `onConnection` for each client (a banner, an answer, or silence). */

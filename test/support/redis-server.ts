@@ -45,9 +45,11 @@ process.once('exit', killAll);
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'monitoring-api-redis-'));
   const port = await freePort();
-  const child = spawn(BINARY, [
-    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir,
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    BINARY,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   started.add(child);
   let output = '';
   await new Promise<void>((resolve, reject) => {

@@ -10,7 +10,10 @@ export async function redisSkipReason(): Promise<string | undefined> {
   // A generous connect timeout: a Redis that is not running refuses at once, while a running one
   // on a busy machine can take seconds to answer, and on CI a late answer would fail the run.
   const redis = new Redis(REDIS_URL, {
-    lazyConnect: true, connectTimeout: 10_000, maxRetriesPerRequest: 0, retryStrategy: () => null,
+    lazyConnect: true,
+    connectTimeout: 10_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
   });
   redis.on('error', () => {});
   try {

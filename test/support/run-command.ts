@@ -39,7 +39,10 @@ async function runNow(args: readonly string[], env: Record<string, string>): Pro
 }
 
 /** Runs a command that must succeed and print one JSON object; returns it parsed. */
-export async function runCommandJson<T = Record<string, unknown>>(args: readonly string[], env: Record<string, string> = {}): Promise<T> {
+export async function runCommandJson<T = Record<string, unknown>>(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<T> {
   const result = await runCommand([...args, '--json'], env);
   if (result.code !== 0) throw new Error(`monitoring-api ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout) as T;

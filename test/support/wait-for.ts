@@ -6,7 +6,10 @@ import { setTimeout as delay } from 'node:timers/promises';
  * the failure; as a function it is asked then, so it can say what the state had come to.
  */
 export async function waitFor(
-  what: string | (() => string), until: () => Promise<boolean> | boolean, timeoutMs = 30_000, everyMs = 50,
+  what: string | (() => string),
+  until: () => Promise<boolean> | boolean,
+  timeoutMs = 30_000,
+  everyMs = 50,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await until())) {

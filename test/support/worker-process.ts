@@ -38,16 +38,21 @@ const START_MS = 60_000;
 /** Starts a worker and resolves once it says it is checking. */
 export async function startWorker(args: readonly string[]): Promise<WorkerProcess> {
   // DATABASE_URL emptied: a developer's own must never be what a test worker claims from.
-  const child = spawn(process.execPath, [...CLI_ARGS, 'worker', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '' } });
+  const child = spawn(process.execPath, [...CLI_ARGS, 'worker', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: '' },
+  });
   running.add(child);
   const stdout: string[] = [];
   const stderr: string[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => stdout.push(line));
   createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    running.delete(child);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
   const deadline = Date.now() + START_MS;
   while (!stdout.some((line) => /^monitoring-api: worker \S+ checking/.test(line))) {
     if (child.exitCode !== null || Date.now() > deadline) {
@@ -55,9 +60,15 @@ export async function startWorker(args: readonly string[]): Promise<WorkerProces
     }
     await delay(25);
   }
-  const claimed = (kind: string) => stdout
-    .map((line) => (line.startsWith('{') ? JSON.parse(line) as { message?: string; kind?: string; claimed?: number } : {}))
-    .filter((entry) => entry.kind === kind && typeof entry.claimed === 'number' && /^claimed \d+ due/.test(entry.message ?? ''))
-    .reduce((sum, entry) => sum + entry.claimed!, 0);
+  const claimed = (kind: string) =>
+    stdout
+      .map((line) =>
+        line.startsWith('{') ? (JSON.parse(line) as { message?: string; kind?: string; claimed?: number }) : {},
+      )
+      .filter(
+        (entry) =>
+          entry.kind === kind && typeof entry.claimed === 'number' && /^claimed \d+ due/.test(entry.message ?? ''),
+      )
+      .reduce((sum, entry) => sum + entry.claimed!, 0);
   return { child, stdout, stderr, exited, claimed };
 }

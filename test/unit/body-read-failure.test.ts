@@ -14,9 +14,15 @@ it('a body stream that breaks is 400 invalid_json, not a 500', async () => {
       controller.error(new Error('aborted'));
     },
   });
-  const response = await t.api.fetch(new Request('http://api.test/v1/devices/create', {
-    method: 'POST', body, duplex: 'half', headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
-  } as RequestInit), { clientAddress: '127.0.0.1' });
+  const response = await t.api.fetch(
+    new Request('http://api.test/v1/devices/create', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+    } as RequestInit),
+    { clientAddress: '127.0.0.1' },
+  );
   assert.equal(response.status, 400);
   assert.equal((await response.json()).error.code, 'invalid_json');
   assert.deepEqual(logged, []);

@@ -56,12 +56,7 @@ describe('clientIp behind trusted proxies', () => {
     ['empty header: the proxy itself', '10.0.0.1', { 'X-Forwarded-For': ' ' }, '10.0.0.1'],
     ['one hop', '10.0.0.1', { 'X-Forwarded-For': '203.0.113.5' }, '203.0.113.5'],
     ['IPv4-mapped peer is trusted as IPv4', '::ffff:10.0.0.1', { 'X-Forwarded-For': '203.0.113.5' }, '203.0.113.5'],
-    [
-      'chain through two trusted proxies',
-      '10.0.0.1',
-      { 'X-Forwarded-For': '203.0.113.5, 10.0.0.2' },
-      '203.0.113.5',
-    ],
+    ['chain through two trusted proxies', '10.0.0.1', { 'X-Forwarded-For': '203.0.113.5, 10.0.0.2' }, '203.0.113.5'],
     [
       'chain through two trusted proxies across families',
       '2001:db8:cafe::1',

@@ -95,9 +95,12 @@ describe('each error factory carries the headers its answer needs', () => {
     assert.equal(errors.authThrottled(odd, authPolicy).headers['retry-after'], '17');
   });
 
-  it('shutdownDeadline is the API\'s own 500, closing', () => {
+  it("shutdownDeadline is the API's own 500, closing", () => {
     const { code, message, status } = protocolErrors.shutdownDeadline();
-    assert.deepEqual({ code, message, status }, { code: 'server_error', message: errors.serverError().message, status: 500 });
+    assert.deepEqual(
+      { code, message, status },
+      { code: 'server_error', message: errors.serverError().message, status: 500 },
+    );
   });
 });
 
@@ -111,10 +114,13 @@ describe('ApiError', () => {
       errorResponse(error).body,
       '{"success":false,"error":{"code":"duplicate_device","message":"Exists.","details":[{"field":"port","code":"missing","message":"port is required."}],"existing_id":3}}',
     );
-    assert.equal(errorResponse(new ApiError(404, 'x', 'No.')).body, '{"success":false,"error":{"code":"x","message":"No."}}');
+    assert.equal(
+      errorResponse(new ApiError(404, 'x', 'No.')).body,
+      '{"success":false,"error":{"code":"x","message":"No."}}',
+    );
   });
 
-  it('keeps header names lower-case and its headers frozen, since factories\' errors are shared', () => {
+  it("keeps header names lower-case and its headers frozen, since factories' errors are shared", () => {
     const error = new ApiError(405, 'method_not_allowed', 'No.', { headers: { Allow: 'GET', 'X-Custom': 'a' } });
     assert.deepEqual({ ...error.headers }, { allow: 'GET', 'x-custom': 'a' });
     assert.ok(Object.isFrozen(error.headers));
@@ -143,6 +149,9 @@ describe('toWebResponse', () => {
     assert.equal(web.status, 413);
     assert.equal(web.headers.get('connection'), null);
     assert.equal(web.headers.get('content-type'), JSON_CONTENT_TYPE);
-    assert.equal(toWebResponse(errorResponse(errors.invalidApiKey())).headers.get('www-authenticate'), 'Bearer realm="monitoring"');
+    assert.equal(
+      toWebResponse(errorResponse(errors.invalidApiKey())).headers.get('www-authenticate'),
+      'Bearer realm="monitoring"',
+    );
   });
 });

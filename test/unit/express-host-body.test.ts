@@ -12,9 +12,12 @@ import { bodyAfterParserError, serialiseParsed } from '../../adapters/express/ho
 
 describe('serialiseParsed', () => {
   it('writes what JSON.stringify writes, for any JSON value', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => {
-      assert.equal(serialiseParsed(value), JSON.stringify(value));
-    }), { numRuns: 2000, seed: 7 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        assert.equal(serialiseParsed(value), JSON.stringify(value));
+      }),
+      { numRuns: 2000, seed: 7 },
+    );
   });
 
   it('writes ±Infinity (an overflowing literal, parsed) back as such a literal', () => {
@@ -27,8 +30,21 @@ describe('serialiseParsed', () => {
   });
 
   it('treats what a host reviver made as JSON.stringify does', () => {
-    const self = { a: 1, toJSON() { return this; } };
-    const odd = { d: new Date(0), s: new String('x'), n: new Number(2), f: () => 1, u: undefined, list: [() => 1, undefined], self };
+    const self = {
+      a: 1,
+      toJSON() {
+        return this;
+      },
+    };
+    const odd = {
+      d: new Date(0),
+      s: new String('x'),
+      n: new Number(2),
+      f: () => 1,
+      u: undefined,
+      list: [() => 1, undefined],
+      self,
+    };
     assert.equal(serialiseParsed(odd), JSON.stringify(odd));
   });
 
@@ -46,7 +62,10 @@ describe('serialiseParsed', () => {
 
 describe('bodyAfterParserError', () => {
   const request = (encoding: string | undefined) =>
-    ({ headers: encoding === undefined ? {} : { 'content-encoding': encoding }, readableDidRead: true }) as unknown as IncomingMessage;
+    ({
+      headers: encoding === undefined ? {} : { 'content-encoding': encoding },
+      readableDidRead: true,
+    }) as unknown as IncomingMessage;
   /** As body-parser passes a failed inflate on: zlib's own error, given status 400. */
   const inflateFailure = (): Error => {
     try {
@@ -57,11 +76,11 @@ describe('bodyAfterParserError', () => {
     throw new Error('gunzip accepted a body that is not gzip');
   };
 
-  it('takes over the host parser\'s failed inflate', () => {
+  it("takes over the host parser's failed inflate", () => {
     assert.notEqual(bodyAfterParserError(inflateFailure(), request('gzip')), undefined);
   });
 
-  it('leaves any other 400 to the host\'s error handlers, whatever the request\'s Content-Encoding', () => {
+  it("leaves any other 400 to the host's error handlers, whatever the request's Content-Encoding", () => {
     const hostError = Object.assign(new Error('host says no'), { status: 400, statusCode: 400, expose: true });
     assert.equal(bodyAfterParserError(hostError, request('gzip')), undefined);
     assert.equal(bodyAfterParserError(inflateFailure(), request(undefined)), undefined);

@@ -24,29 +24,51 @@ describe('integer fields take JSON integers only (docs/contract.md §4)', () => 
       const t = createTestApi();
       const key = await t.createKey();
       const res = await t.request('/v1/devices/create', {
-        method: 'POST', key, headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        key,
+        headers: { 'content-type': 'application/json' },
         body: `{"target_type":"domain","target_value":"int.example.com","port":${literal}}`,
       });
       assert.equal(res.status, 400);
-      assert.deepEqual(res.body.error?.details?.map((d) => [d.field, d.code]), [['port', 'invalid_type']]);
+      assert.deepEqual(
+        res.body.error?.details?.map((d) => [d.field, d.code]),
+        [['port', 'invalid_type']],
+      );
     });
   }
   it('a flag written 1.0 is refused, 1 is accepted', async () => {
     const t = createTestApi();
     const key = await t.createKey();
-    const send = (flag: string) => t.request('/v1/blacklist-monitors/create', {
-      method: 'POST', key, headers: { 'content-type': 'application/json' },
-      body: `{"target_type":"domain","target_value":"flag.example.com","is_enabled":${flag}}`,
-    });
+    const send = (flag: string) =>
+      t.request('/v1/blacklist-monitors/create', {
+        method: 'POST',
+        key,
+        headers: { 'content-type': 'application/json' },
+        body: `{"target_type":"domain","target_value":"flag.example.com","is_enabled":${flag}}`,
+      });
     assert.equal((await send('1.0')).status, 400);
     assert.equal((await send('1')).status, 201);
   });
   it('localhost itself is forbidden_target, not merely invalid', async () => {
     const t = createTestApi();
     const key = await t.createKey();
-    const res = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'LocalHost.' } });
-    assert.deepEqual(res.body.error?.details?.map((d) => [d.field, d.code]), [['target_value', 'forbidden_target']]);
-    const ip = await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'ip', target_value: 'localhost' } });
-    assert.deepEqual(ip.body.error?.details?.map((d) => [d.field, d.code]), [['target_value', 'invalid_value']]);
+    const res = await t.request('/v1/devices/create', {
+      method: 'POST',
+      key,
+      body: { target_type: 'domain', target_value: 'LocalHost.' },
+    });
+    assert.deepEqual(
+      res.body.error?.details?.map((d) => [d.field, d.code]),
+      [['target_value', 'forbidden_target']],
+    );
+    const ip = await t.request('/v1/devices/create', {
+      method: 'POST',
+      key,
+      body: { target_type: 'ip', target_value: 'localhost' },
+    });
+    assert.deepEqual(
+      ip.body.error?.details?.map((d) => [d.field, d.code]),
+      [['target_value', 'invalid_value']],
+    );
   });
 });

@@ -66,11 +66,14 @@ describe('normalizeCidr', () => {
 
 describe('createIpMatcher', () => {
   test('throws a TypeError naming the bad entry', () => {
-    assert.throws(() => createIpMatcher(['10.0.0.0/8', '127.1']), (error: unknown) => {
-      assert.ok(error instanceof TypeError);
-      assert.match(error.message, /"127\.1"/);
-      return true;
-    });
+    assert.throws(
+      () => createIpMatcher(['10.0.0.0/8', '127.1']),
+      (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, /"127\.1"/);
+        return true;
+      },
+    );
   });
 
   test('exposes its entries in canonical form', () => {

@@ -4,7 +4,7 @@ import { createTestApi } from '../../core/testing/index.ts';
 
 // ip_not_allowed is an answer to an authenticated key: it shows the key's quota (docs/contract.md §3) but
 // does not spend it, since the pipeline stops before the rate-limit step (docs/contract.md §2).
-it('ip_not_allowed carries the key\'s rate-limit headers without counting the request', async () => {
+it("ip_not_allowed carries the key's rate-limit headers without counting the request", async () => {
   const t = createTestApi();
   const key = await t.createKey({ allowedIps: ['10.0.0.0/8'], rateLimit: { limit: 5, windowSeconds: 60 } });
   for (let i = 0; i < 3; i++) {

@@ -118,7 +118,11 @@ describe('normalizeDomain', () => {
       const stored = normalizeDomain(name);
       if (stored !== name) continue;
       accepted++;
-      assert.equal(domainToASCII(name), name, `${JSON.stringify(name)} is accepted as written, but IDNA makes it something else`);
+      assert.equal(
+        domainToASCII(name),
+        name,
+        `${JSON.stringify(name)} is accepted as written, but IDNA makes it something else`,
+      );
     }
     assert.ok(accepted > 1_000, `only ${accepted} generated names were accepted as written`);
   });

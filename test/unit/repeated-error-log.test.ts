@@ -39,13 +39,22 @@ describe('RepeatedErrorLog', () => {
       assert.equal(log.report('unexpected failure', outage(), `r${i}`), false);
     }
     // 9.99 s in: nothing but the first line yet.
-    assert.deepEqual(written.map((entry) => entry.repeats), [0]);
+    assert.deepEqual(
+      written.map((entry) => entry.repeats),
+      [0],
+    );
     assert.equal(written[0]!.requestId, 'r1');
     clock.advance(10);
     log.report('unexpected failure', outage());
-    assert.deepEqual(written.map((entry) => entry.repeats), [0, 999]);
+    assert.deepEqual(
+      written.map((entry) => entry.repeats),
+      [0, 999],
+    );
     log.close();
-    assert.deepEqual(written.map((entry) => entry.repeats), [0, 999, 1]);
+    assert.deepEqual(
+      written.map((entry) => entry.repeats),
+      [0, 999, 1],
+    );
   });
 
   it('writes different failures each in full', () => {
@@ -66,7 +75,10 @@ describe('RepeatedErrorLog', () => {
     log.flush();
     clock.advance(1);
     log.report('unexpected failure', outage());
-    assert.deepEqual(written.map((entry) => entry.repeats), [0, 0]);
+    assert.deepEqual(
+      written.map((entry) => entry.repeats),
+      [0, 0],
+    );
   });
 
   it('past maxKinds, new kinds are counted together after the first of them', () => {
@@ -74,7 +86,10 @@ describe('RepeatedErrorLog', () => {
     for (let i = 0; i < 1_000; i++) log.report('unexpected failure', new Error(`failure number ${i}`));
     assert.equal(written.length, 3);
     log.close();
-    assert.deepEqual(written.map((entry) => entry.repeats), [0, 0, 0, 997]);
+    assert.deepEqual(
+      written.map((entry) => entry.repeats),
+      [0, 0, 0, 997],
+    );
   });
 });
 
@@ -88,13 +103,20 @@ describe("the server's JSON log", () => {
       logger.error?.('unexpected failure', outage(), `request-${i}`);
     }
     logger.flush();
-    const lines = err.text().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = err
+      .text()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     assert.ok(err.text().length < 50_000, `${err.text().length} bytes`);
     assert.match(String((lines[0]!.error as { stack: string }).stack), /pg\/lib\/client\.js/);
     assert.equal(lines[0]!.request_id, 'request-0');
     const counted = lines.slice(1).reduce((sum, line) => sum + Number(line.repeated), 0);
     assert.equal(counted, 9_999, 'every failure is accounted for');
-    assert.ok(lines.slice(1).every((line) => !('stack' in (line.error as object))), 'count lines carry no stack');
+    assert.ok(
+      lines.slice(1).every((line) => !('stack' in (line.error as object))),
+      'count lines carry no stack',
+    );
     assert.ok(lines.length <= 12, `${lines.length} lines: one per interval`);
   });
 });

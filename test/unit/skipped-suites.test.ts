@@ -13,14 +13,18 @@ function runTests(file: string, env: Record<string, string>): { status: number |
   // The child is a runner of its own, not a file of this run (which NODE_TEST_CONTEXT would say).
   const { NODE_TEST_CONTEXT: _parent, ...inherited } = process.env;
   const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...nodeArgs(file)], {
-    cwd: ROOT, encoding: 'utf8', env: { ...inherited, ...env },
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...inherited, ...env },
   });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
 describe('skipped suites', () => {
   it('a suite skipped for a missing service is counted in the closing summary, with its reason', () => {
-    const { status, output } = runTests(join('test', 'fixtures', 'skipped-suite.ts'), { FIXTURE_SKIP: 'the service is not reachable' });
+    const { status, output } = runTests(join('test', 'fixtures', 'skipped-suite.ts'), {
+      FIXTURE_SKIP: 'the service is not reachable',
+    });
     assert.equal(status, 0, output);
     assert.match(output, /# the service is not reachable/);
     assert.match(output, /skipped 1\n/, output);
@@ -31,7 +35,8 @@ describe('skipped suites', () => {
 
   it('under CI=true a missing Redis fails its suites instead of skipping them', () => {
     const { status, output } = runTests(join('test', 'rate-limits', 'redis-rate-limiter.test.ts'), {
-      CI: 'true', TEST_REDIS_URL: 'redis://127.0.0.1:1',
+      CI: 'true',
+      TEST_REDIS_URL: 'redis://127.0.0.1:1',
     });
     assert.notEqual(status, 0, output);
     assert.match(output, /CI=true: Redis tests must run/);
@@ -39,7 +44,8 @@ describe('skipped suites', () => {
 
   it('under CI=true a missing PostgreSQL fails its suites instead of skipping them', () => {
     const { status, output } = runTests(join('test', 'cli', 'postgres.test.ts'), {
-      CI: 'true', TEST_POSTGRES_URL: 'postgres://postgres@127.0.0.1:1/test',
+      CI: 'true',
+      TEST_POSTGRES_URL: 'postgres://postgres@127.0.0.1:1/test',
     });
     assert.notEqual(status, 0, output);
     assert.match(output, /PostgreSQL not reachable/);

@@ -41,5 +41,9 @@ it('a reservation the limiter failed to take is not refunded', async () => {
   failReservation = true;
   assert.equal((await t.request('/v1/me', { key: guess(8), ...from })).status, 500);
   assert.equal((await t.request('/v1/me', { key: guess(9), ...from })).status, 401, 'the third failure');
-  assert.equal((await t.request('/v1/me', { key: guess(10), ...from })).status, 429, 'three counted: the address is throttled');
+  assert.equal(
+    (await t.request('/v1/me', { key: guess(10), ...from })).status,
+    429,
+    'three counted: the address is throttled',
+  );
 });

@@ -8,7 +8,8 @@ it('creates (with the secret), lists (without), pages, refuses duplicates and de
   const t = createTestApi();
   const key = await t.createKey();
   const api = createMonitoringClient({
-    baseUrl: 'http://monitoring.test/v1', token: key.token,
+    baseUrl: 'http://monitoring.test/v1',
+    token: key.token,
     fetch: (input, init) => t.api.fetch(new Request(input, init), { clientAddress: '127.0.0.1' }),
   });
   const created = await api.webhooks.create({ url: 'https://hooks.example.com/a', events: ['device.down'] });
@@ -20,8 +21,10 @@ it('creates (with the secret), lists (without), pages, refuses duplicates and de
   const all = [];
   for await (const w of api.webhooks.all({ pageSize: 1 })) all.push(w.url);
   assert.deepEqual(all, ['https://hooks.example.com/a', 'https://hooks.example.com/b']);
-  await assert.rejects(api.webhooks.create({ url: 'https://hooks.example.com/a' }),
-    (e) => isApiError(e, 'duplicate_webhook') && e.existingId === created.id);
+  await assert.rejects(
+    api.webhooks.create({ url: 'https://hooks.example.com/a' }),
+    (e) => isApiError(e, 'duplicate_webhook') && e.existingId === created.id,
+  );
   assert.deepEqual(await api.webhooks.delete(created.id), { id: created.id, deleted: true });
   await assert.rejects(api.webhooks.delete(created.id), (e) => isApiError(e, 'webhook_not_found'));
   await t.close();

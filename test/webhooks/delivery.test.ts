@@ -7,13 +7,25 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { ManualClock, MemoryStore, type Store } from '../../core/index.ts';
-import { createWebhookDispatcher, RETRY_DELAYS_MS, type WebhookDispatcherOptions } from '../../engine/webhooks/index.ts';
+import {
+  createWebhookDispatcher,
+  RETRY_DELAYS_MS,
+  type WebhookDispatcherOptions,
+} from '../../engine/webhooks/index.ts';
 import type { OpenedStore } from '../support/stores.ts';
 import { contextTrusting } from '../../engine/net/trusted-context.ts';
 import { FIXTURE_NAME } from '../support/probe-devices.ts';
 import { startHttpsServer, TEST_CA } from '../support/probe-servers.ts';
 import { createTestConnector } from '../support/webhook-connector.ts';
-import { createdWebhookId, emitterFor, newWebhook, SECRET, startReceiver, type Emit, type Receiver } from './support.ts';
+import {
+  createdWebhookId,
+  emitterFor,
+  newWebhook,
+  SECRET,
+  startReceiver,
+  type Emit,
+  type Receiver,
+} from './support.ts';
 
 const LOOPBACK = async () => ['127.0.0.1'];
 
@@ -41,16 +53,25 @@ describe('webhook delivery', () => {
   async function endpoint(path = '/hook'): Promise<{ receiver: Receiver; id: number }> {
     const receiver = await startReceiver();
     receivers.push(receiver);
-    const id = await createdWebhookId(store, userId, newWebhook(`http://hooks${receivers.length}.example.com:${receiver.port}${path}`, { created_at: new Date(0).toISOString() }));
+    const id = await createdWebhookId(
+      store,
+      userId,
+      newWebhook(`http://hooks${receivers.length}.example.com:${receiver.port}${path}`, {
+        created_at: new Date(0).toISOString(),
+      }),
+    );
     return { receiver, id };
   }
 
   function dispatcher(options: Partial<WebhookDispatcherOptions> = {}) {
     return createWebhookDispatcher({
-      store, clock, connector: createTestConnector({ lookup: LOOPBACK, allowPrivateTargets: true }),
+      store,
+      clock,
+      connector: createTestConnector({ lookup: LOOPBACK, allowPrivateTargets: true }),
       logger: { warn: (m) => warnings.push(m), error: (m, e) => warnings.push(`${m}: ${String(e)}`) },
       // No delivery here waits it out, except where a test sets its own.
-      requestTimeoutMs: 30_000, ...options,
+      requestTimeoutMs: 30_000,
+      ...options,
     });
   }
 
@@ -71,12 +92,22 @@ describe('webhook delivery', () => {
       'webhook-timestamp': String(request!.headers['webhook-timestamp']),
       'webhook-signature': String(request!.headers['webhook-signature']),
     };
-    const payload = new Verifier(SECRET).verify(request!.body, headers) as { type: string; timestamp: string; data: Record<string, unknown> };
+    const payload = new Verifier(SECRET).verify(request!.body, headers) as {
+      type: string;
+      timestamp: string;
+      data: Record<string, unknown>;
+    };
     assert.deepEqual(Object.keys(payload), ['type', 'timestamp', 'data']);
     assert.equal(payload.type, 'blacklist.listed');
     assert.equal(payload.timestamp, now());
-    assert.deepEqual([payload.data.previous_status, payload.data.status, payload.data.listed_on], ['clean', 'listed', ['zen.spamhaus.org']]);
-    assert.throws(() => new Verifier(`whsec_${Buffer.alloc(32, 8).toString('base64')}`).verify(request!.body, headers), 'another secret fails');
+    assert.deepEqual(
+      [payload.data.previous_status, payload.data.status, payload.data.listed_on],
+      ['clean', 'listed', ['zen.spamhaus.org']],
+    );
+    assert.throws(
+      () => new Verifier(`whsec_${Buffer.alloc(32, 8).toString('base64')}`).verify(request!.body, headers),
+      'another secret fails',
+    );
     const [listed] = await store.listWebhooks(userId, { afterId: 0, limit: 10 });
     assert.deepEqual([listed?.id, listed?.last_delivery_status, listed?.last_delivery_at], [id, 'delivered', now()]);
     await dispatcher().runOnce();
@@ -102,7 +133,11 @@ describe('webhook delivery', () => {
     assert.deepEqual([...ids], [String(eventId)]);
     // Each attempt is signed for its own time; the signature is what standardwebhooks computes.
     const last = receiver.received.at(-1)!;
-    const expected = new Verifier(SECRET).sign(String(eventId), new Date(Number(last.headers['webhook-timestamp']) * 1000), last.body);
+    const expected = new Verifier(SECRET).sign(
+      String(eventId),
+      new Date(Number(last.headers['webhook-timestamp']) * 1000),
+      last.body,
+    );
     assert.equal(last.headers['webhook-signature'], expected);
     assert.equal(last.headers['webhook-timestamp'], String(Math.floor(clock.now() / 1000)));
     assert.match(warnings.join('\n'), /gave up delivering event .* after 7 attempts; last error http_503/);
@@ -121,13 +156,19 @@ describe('webhook delivery', () => {
     const second = await emit(userId, 'blacklist.delisted', now());
     const d = dispatcher();
     await d.runOnce();
-    assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [String(first)]);
+    assert.deepEqual(
+      receiver.received.map((r) => r.headers['webhook-id']),
+      [String(first)],
+    );
     const [listed] = await store.listWebhooks(userId, { afterId: 0, limit: 10 });
     assert.equal(listed?.last_delivery_status, 'failing');
     failFirst = false;
     clock.advance(RETRY_DELAYS_MS[0]!);
     await d.runOnce();
-    assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), [String(first), String(first), String(second)]);
+    assert.deepEqual(
+      receiver.received.map((r) => r.headers['webhook-id']),
+      [String(first), String(first), String(second)],
+    );
   });
 
   it('refuses a webhook host that resolves to a private address, and counts it as failing', async () => {
@@ -156,7 +197,10 @@ describe('webhook delivery', () => {
     assert.ok(elapsed < 20_000, `the round ended after the timeout, not the endpoint (${Math.round(elapsed)} ms)`);
     assert.equal(fast.receiver.received.length, 2, 'both events reached the fast endpoint');
     const hooks = await store.listWebhooks(userId, { afterId: 0, limit: 10 });
-    assert.deepEqual(hooks.map((h) => h.last_delivery_status), ['failing', 'delivered']);
+    assert.deepEqual(
+      hooks.map((h) => h.last_delivery_status),
+      ['failing', 'delivered'],
+    );
   });
 
   it('several dispatchers deliver each event to each endpoint once', async () => {
@@ -164,7 +208,10 @@ describe('webhook delivery', () => {
     for (let i = 0; i < 4; i++) await emit(userId, i % 2 === 0 ? 'device.down' : 'device.up', now());
     await Promise.all([1, 2, 3].map((n) => dispatcher({ workerId: `w${n}` }).runOnce()));
     for (const { receiver } of endpoints) {
-      assert.deepEqual(receiver.received.map((r) => r.headers['webhook-id']), ['1', '2', '3', '4']);
+      assert.deepEqual(
+        receiver.received.map((r) => r.headers['webhook-id']),
+        ['1', '2', '3', '4'],
+      );
     }
   });
 
@@ -193,7 +240,11 @@ describe('webhook delivery', () => {
       });
     });
     try {
-      const id = await createdWebhookId(store, userId, newWebhook(`https://${FIXTURE_NAME}:${server.port}/hook`, { created_at: new Date(0).toISOString() }));
+      const id = await createdWebhookId(
+        store,
+        userId,
+        newWebhook(`https://${FIXTURE_NAME}:${server.port}/hook`, { created_at: new Date(0).toISOString() }),
+      );
       const eventId = await emit(userId, 'blacklist.listed', now());
       await dispatcher().runOnce();
       assert.deepEqual(received, [], 'delivered to a certificate no trusted authority signed');

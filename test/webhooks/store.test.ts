@@ -17,8 +17,20 @@ function claimAt(store: Store, seconds: number, limit = 10, owner = 'w1') {
   return store.claimDeliveries({ owner, now: at(seconds), limit, leaseUntil: at(seconds + 60) });
 }
 
-const delivered = (seconds: number): DeliveryOutcome => ({ attempted_at: at(seconds), state: 'delivered', next_attempt_at: null, response_status: 204, error: null });
-const retryAt = (seconds: number, next: number): DeliveryOutcome => ({ attempted_at: at(seconds), state: 'pending', next_attempt_at: at(next), response_status: 500, error: 'http_500' });
+const delivered = (seconds: number): DeliveryOutcome => ({
+  attempted_at: at(seconds),
+  state: 'delivered',
+  next_attempt_at: null,
+  response_status: 204,
+  error: null,
+});
+const retryAt = (seconds: number, next: number): DeliveryOutcome => ({
+  attempted_at: at(seconds),
+  state: 'pending',
+  next_attempt_at: at(next),
+  response_status: 500,
+  error: 'http_500',
+});
 
 for (const factory of await availableStores()) {
   describe(`WebhookStore (${factory.name})`, { skip: factory.skip ?? false, concurrency: 1 }, () => {
@@ -36,18 +48,30 @@ for (const factory of await availableStores()) {
 
     it('creates, lists without the secret, refuses duplicates with the existing id, deletes by owner only', async () => {
       const [a, b] = [await user(), await user()];
-      const first = await store.createWebhook(a, newWebhook('https://hooks.example.com/a', { events: ['device.down'] }));
+      const first = await store.createWebhook(
+        a,
+        newWebhook('https://hooks.example.com/a', { events: ['device.down'] }),
+      );
       assert.ok('created' in first);
       assert.equal(first.created.secret.startsWith('whsec_'), true);
       assert.deepEqual(first.created.events, ['device.down']);
-      assert.deepEqual(await store.createWebhook(a, newWebhook('https://hooks.example.com/a')), { duplicateOf: first.created.id });
+      assert.deepEqual(await store.createWebhook(a, newWebhook('https://hooks.example.com/a')), {
+        duplicateOf: first.created.id,
+      });
       const other = await store.createWebhook(b, newWebhook('https://hooks.example.com/a'));
       assert.ok('created' in other, 'the same url for another user is no duplicate');
       const listed = await store.listWebhooks(a, ALL);
-      assert.deepEqual(listed, [{
-        id: first.created.id, url: 'https://hooks.example.com/a', events: ['device.down'], is_enabled: true,
-        created_at: T0, last_delivery_at: null, last_delivery_status: null,
-      }]);
+      assert.deepEqual(listed, [
+        {
+          id: first.created.id,
+          url: 'https://hooks.example.com/a',
+          events: ['device.down'],
+          is_enabled: true,
+          created_at: T0,
+          last_delivery_at: null,
+          last_delivery_status: null,
+        },
+      ]);
       assert.equal(await store.deleteWebhook(b, first.created.id), false);
       assert.equal(await store.deleteWebhook(a, first.created.id), true);
       assert.equal(await store.deleteWebhook(a, first.created.id), false);
@@ -58,7 +82,10 @@ for (const factory of await availableStores()) {
       const u = await user();
       const ids = [];
       for (let i = 0; i < 5; i++) ids.push(await createdWebhookId(store, u, newWebhook(`https://h${i}.example.com/`)));
-      assert.deepEqual((await store.listWebhooks(u, { afterId: ids[1]!, limit: 2 })).map((w) => w.id), ids.slice(2, 4));
+      assert.deepEqual(
+        (await store.listWebhooks(u, { afterId: ids[1]!, limit: 2 })).map((w) => w.id),
+        ids.slice(2, 4),
+      );
     });
 
     it('fans each event out once, to the enabled, subscribed webhooks of its user that existed then', async () => {
@@ -72,7 +99,10 @@ for (const factory of await availableStores()) {
       assert.ok((await store.fanOutEvents(at(20), 100)) >= 1);
       assert.equal(await store.fanOutEvents(at(21), 100), 0, 'nothing is fanned out twice');
       const claimed = await claimAt(store, 20);
-      assert.deepEqual(claimed.map((c) => [c.webhook.id, c.event.id, c.event.type, c.attempts]), [[all, event, 'blacklist.listed', 0]]);
+      assert.deepEqual(
+        claimed.map((c) => [c.webhook.id, c.event.id, c.event.type, c.attempts]),
+        [[all, event, 'blacklist.listed', 0]],
+      );
       assert.equal(claimed[0]!.webhook.secret.startsWith('whsec_'), true);
       assert.equal(claimed[0]!.event.data.status, 'listed');
       assert.equal(await store.recordDeliveryAttempt(claimed[0]!.lease, delivered(21)), true);
@@ -94,7 +124,10 @@ for (const factory of await availableStores()) {
       assert.equal(await store.recordDeliveryAttempt(again!.lease, delivered(36)), true);
       const [next] = await claimAt(store, 36);
       assert.equal(next?.event.id, second);
-      assert.equal(await store.recordDeliveryAttempt(next!.lease, { ...retryAt(37, 0), state: 'failed', next_attempt_at: null }), true);
+      assert.equal(
+        await store.recordDeliveryAttempt(next!.lease, { ...retryAt(37, 0), state: 'failed', next_attempt_at: null }),
+        true,
+      );
       assert.deepEqual(await claimAt(store, 10_000), [], 'a given-up delivery is never claimed again');
       const [listed] = (await store.listWebhooks(u, ALL)).filter((w) => w.id === hook);
       assert.deepEqual([listed?.last_delivery_at, listed?.last_delivery_status], [at(37), 'failing']);
@@ -119,7 +152,11 @@ for (const factory of await availableStores()) {
       for (let i = 0; i < 6; i++) await createdWebhookId(store, u, newWebhook(`https://race${i}.example.com/`));
       await emit(u, 'device.up', at(1));
       await Promise.all([store.fanOutEvents(at(1), 100), store.fanOutEvents(at(1), 100)]);
-      const claims = await Promise.all([claimAt(store, 2, 4, 'a'), claimAt(store, 2, 4, 'b'), claimAt(store, 2, 4, 'c')]);
+      const claims = await Promise.all([
+        claimAt(store, 2, 4, 'a'),
+        claimAt(store, 2, 4, 'b'),
+        claimAt(store, 2, 4, 'c'),
+      ]);
       const ids = claims.flat().map((c) => c.lease.id);
       assert.equal(ids.length, 6, 'six endpoints, one delivery each');
       assert.equal(new Set(ids).size, 6);
@@ -128,7 +165,11 @@ for (const factory of await availableStores()) {
     it('fans out in batches, and the floor passes no event that is not fanned out yet', async () => {
       const u = await user();
       const hook = await createdWebhookId(store, u, newWebhook('https://batches.example.com/'));
-      const events = [await emit(u, 'device.down', at(1)), await emit(u, 'device.up', at(2)), await emit(u, 'device.down', at(3))];
+      const events = [
+        await emit(u, 'device.down', at(1)),
+        await emit(u, 'device.up', at(2)),
+        await emit(u, 'device.down', at(3)),
+      ];
       assert.equal(await store.fanOutEvents(at(4), 1), 1);
       // Hours later (past the floor's lag) the rest must still come out, one batch at a time.
       assert.equal(await store.fanOutEvents(at(4 + 7200), 1), 1);
@@ -148,7 +189,8 @@ for (const factory of await availableStores()) {
         const u = await user();
         const hook = await createdWebhookId(store, u, newWebhook('https://late.example.com/'));
         const data = `'{"status":"down","previous_status":"up"}'`;
-        const insert = (id: number) => opened.execute!(`insert into events (id, user_id, type, resource_kind, resource_id, created_at, data)
+        const insert = (id: number) =>
+          opened.execute!(`insert into events (id, user_id, type, resource_kind, resource_id, created_at, data)
           values (${id}, ${u}, 'device.down', 'device', 1, '${at(1)}', ${data})`);
         await insert(5001);
         await store.fanOutEvents(at(2), 100);
@@ -165,7 +207,10 @@ for (const factory of await availableStores()) {
       await emit(u, 'device.down', at(1));
       await store.fanOutEvents(at(1), 100);
       assert.equal(await store.deleteWebhook(u, hook), true);
-      assert.deepEqual((await claimAt(store, 2)).filter((c) => c.webhook.id === hook), []);
+      assert.deepEqual(
+        (await claimAt(store, 2)).filter((c) => c.webhook.id === hook),
+        [],
+      );
     });
   });
 }

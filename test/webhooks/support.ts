@@ -15,8 +15,14 @@ export const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
 export function newWebhook(url: string, overrides: Partial<NewWebhook> = {}): NewWebhook {
   return {
-    url, events: [...EVENT_TYPES], is_enabled: true, created_at: T0, last_delivery_at: null,
-    last_delivery_status: null, secret: SECRET, ...overrides,
+    url,
+    events: [...EVENT_TYPES],
+    is_enabled: true,
+    created_at: T0,
+    last_delivery_at: null,
+    last_delivery_status: null,
+    secret: SECRET,
+    ...overrides,
   };
 }
 
@@ -29,9 +35,18 @@ export async function createdWebhookId(store: Store, userId: number, webhook: Ne
 /** A blacklist monitor's state as an event carries it. */
 export function eventData(monitorId: number, previous: string | null, status: string): EventData {
   return {
-    id: monitorId, target_type: 'domain', target_value: 'listed.example.com', is_enabled: true,
-    last_status: status === 'listed' ? 'listed' : 'clean', last_checked_at: T0, listed_on: status === 'listed' ? ['zen.spamhaus.org'] : [],
-    created_at: T0, check_interval_s: 3600, failed_zones: [], previous_status: previous, status,
+    id: monitorId,
+    target_type: 'domain',
+    target_value: 'listed.example.com',
+    is_enabled: true,
+    last_status: status === 'listed' ? 'listed' : 'clean',
+    last_checked_at: T0,
+    listed_on: status === 'listed' ? ['zen.spamhaus.org'] : [],
+    created_at: T0,
+    check_interval_s: 3600,
+    failed_zones: [],
+    previous_status: previous,
+    status,
   };
 }
 
@@ -55,20 +70,38 @@ export function emitterFor(name: StoreName, opened: OpenedStore): Emit {
   let targets = 0;
   return async (userId, type, createdAt = T0) => {
     const created = await store.createBlacklistMonitor(userId, {
-      target_type: 'domain', target_value: `t${++targets}.example.com`, is_enabled: true, last_status: null,
-      last_checked_at: null, listed_on: [], created_at: T0, check_interval_s: 3600, failed_zones: [],
+      target_type: 'domain',
+      target_value: `t${++targets}.example.com`,
+      is_enabled: true,
+      last_status: null,
+      last_checked_at: null,
+      listed_on: [],
+      created_at: T0,
+      check_interval_s: 3600,
+      failed_zones: [],
     });
     assert.ok('created' in created);
-    const [claimed] = await store.claimDueBlacklistMonitors({ owner: 't', now: '2100-01-01T00:00:00.000Z', limit: 1, leaseUntil: '2100-01-02T00:00:00.000Z' });
+    const [claimed] = await store.claimDueBlacklistMonitors({
+      owner: 't',
+      now: '2100-01-01T00:00:00.000Z',
+      limit: 1,
+      leaseUntil: '2100-01-02T00:00:00.000Z',
+    });
     assert.ok(claimed);
-    const [written] = await store.recordBlacklistChecks([{
-      lease: claimed.lease,
-      outcome: {
-        checked_at: createdAt, last_status: 'listed', listed_on: ['zen.spamhaus.org'], failed_zones: [], results: [],
-        next_check_at: '2100-01-01T01:00:00.000Z',
-        events: [{ type, created_at: createdAt, data: eventData(claimed.record.id, 'clean', 'listed') }],
+    const [written] = await store.recordBlacklistChecks([
+      {
+        lease: claimed.lease,
+        outcome: {
+          checked_at: createdAt,
+          last_status: 'listed',
+          listed_on: ['zen.spamhaus.org'],
+          failed_zones: [],
+          results: [],
+          next_check_at: '2100-01-01T01:00:00.000Z',
+          events: [{ type, created_at: createdAt, data: eventData(claimed.record.id, 'clean', 'listed') }],
+        },
       },
-    }]);
+    ]);
     assert.equal(written, true);
     return ++events;
   };
@@ -105,9 +138,10 @@ export async function startReceiver(): Promise<Receiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.port = (server.address() as AddressInfo).port;
-  receiver.close = () => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  receiver.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return receiver;
 }

@@ -14,7 +14,9 @@ import Module, { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const typescript6 = require.resolve('typescript');
-const estree = createRequire(createRequire(require.resolve('typescript-eslint')).resolve('@typescript-eslint/typescript-estree'));
+const estree = createRequire(
+  createRequire(require.resolve('typescript-eslint')).resolve('@typescript-eslint/typescript-estree'),
+);
 const seenByUtils = createRequire(estree.resolve('ts-api-utils')).resolve('typescript');
 if (seenByUtils !== typescript6) {
   const substitute = new Module(seenByUtils);

@@ -92,15 +92,19 @@ function problem(file, specifier, typeOnly, { dependencies, publicEntries }) {
     if (targetArea === 'core' && area !== 'cli' && !CORE_ENTRIES.includes(target)) {
       return `${area}/ imports the core through ${CORE_ENTRIES.join(' or ')}, not ${target}: export what is missing there`;
     }
-    if (area === 'client' && !typeOnly) return `client/ imports the core as types only (import type): ${target} would ship the server`;
+    if (area === 'client' && !typeOnly)
+      return `client/ imports the core as types only (import type): ${target} would ship the server`;
     return null;
   }
   const builtin = isBuiltin(specifier);
   const name = builtin ? (specifier.startsWith('node:') ? specifier : `node:${specifier}`) : packageName(specifier);
   if (area === 'core') {
-    return CORE_LIBRARIES.has(name) ? null : `core/ may import only ${[...CORE_LIBRARIES].join(', ')} and its own files, not ${name}`;
+    return CORE_LIBRARIES.has(name)
+      ? null
+      : `core/ may import only ${[...CORE_LIBRARIES].join(', ')} and its own files, not ${name}`;
   }
-  if (area === 'client') return `client/ runs in browsers, Bun and Deno with no dependencies: it may not import ${name}`;
+  if (area === 'client')
+    return `client/ runs in browsers, Bun and Deno with no dependencies: it may not import ${name}`;
   if (SHIPPED.has(area) && !builtin && !dependencies.includes(name)) {
     return `${name} is not in package.json "dependencies", so a user's install of ${area}/ would not have it`;
   }
@@ -117,7 +121,8 @@ const importsRule = {
     const file = fromRoot(context.filename);
     if (file.startsWith('../')) return {};
     const settings = context.settings.layout;
-    if (settings === undefined) throw new Error('layout/imports needs the `layout` setting: layoutSettings(package.json)');
+    if (settings === undefined)
+      throw new Error('layout/imports needs the `layout` setting: layoutSettings(package.json)');
     function check(node, source, typeOnly) {
       if (typeof source !== 'string') return; // a computed specifier: nothing to check statically
       const message = problem(file, source, typeOnly, settings);
@@ -132,7 +137,8 @@ const importsRule = {
       ImportExpression: (node) => node.source.type === 'Literal' && check(node, node.source.value, false),
       // `import('x').T` in a type annotation (typescript-eslint 8 names its string `source`).
       TSImportType: (node) => check(node, node.source.value, true),
-      TSExternalModuleReference: (node) => node.expression.type === 'Literal' && check(node, node.expression.value, false),
+      TSExternalModuleReference: (node) =>
+        node.expression.type === 'Literal' && check(node, node.expression.value, false),
     };
   },
 };

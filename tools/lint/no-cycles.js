@@ -57,7 +57,7 @@ function chainBack(start, file) {
 export const noCyclesRule = {
   meta: {
     type: 'problem',
-    docs: { description: 'No import cycles between the repository\'s files' },
+    docs: { description: "No import cycles between the repository's files" },
     schema: [],
   },
   create(context) {

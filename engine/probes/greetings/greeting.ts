@@ -32,6 +32,8 @@ export function bannerOf(text: string): string | null {
   const end = text.search(/\r?\n/);
   const line = end === -1 ? text : text.slice(0, end);
   // eslint-disable-next-line no-control-regex -- the control characters are what it replaces
-  const printable = Array.from(line.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').trimEnd()).slice(0, MAX_BANNER_LENGTH).join('');
+  const printable = Array.from(line.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').trimEnd())
+    .slice(0, MAX_BANNER_LENGTH)
+    .join('');
   return printable === '' ? null : printable;
 }

@@ -17,7 +17,8 @@ export function mysqlGreeting(): Greeting {
       const length = received.readUIntLE(0, 3);
       const sequence = received[3];
       const kind = received[4];
-      if (sequence !== 0 || length === 0 || length > MAX_GREETING_BYTES) return { kind: 'bad', banner: bannerOf(received.toString('latin1')) };
+      if (sequence !== 0 || length === 0 || length > MAX_GREETING_BYTES)
+        return { kind: 'bad', banner: bannerOf(received.toString('latin1')) };
       if (received.length < 4 + length) return MORE;
       const payload = received.subarray(4, 4 + length);
       if (kind === PROTOCOL_10) {

@@ -8,13 +8,15 @@ export function initial(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
   return {
     async up(db) {
-      await db.schema.createTable('users')
+      await db.schema
+        .createTable('users')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
         .addColumn('name', 'text')
         .addColumn('created_at', t.stamp, (c) => c.notNull())
         .execute();
 
-      await db.schema.createTable('api_keys')
+      await db.schema
+        .createTable('api_keys')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
         .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('name', 'text')
@@ -29,7 +31,8 @@ export function initial(dialect: StoreDialect): Migration {
         .execute();
       await db.schema.createIndex('api_keys_user_id_id').on('api_keys').columns(['user_id', 'id']).execute();
 
-      await db.schema.createTable('devices')
+      await db.schema
+        .createTable('devices')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
         .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('target_type', 'text', (c) => c.notNull())
@@ -58,7 +61,8 @@ export function initial(dialect: StoreDialect): Migration {
         (user_id, target_type, target_value, service_type, port, (coalesce(scheme, '')))`.execute(db);
       await db.schema.createIndex('devices_user_id_id').on('devices').columns(['user_id', 'id']).execute();
 
-      await db.schema.createTable('blacklist_monitors')
+      await db.schema
+        .createTable('blacklist_monitors')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
         .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('target_type', 'text', (c) => c.notNull())
@@ -69,10 +73,17 @@ export function initial(dialect: StoreDialect): Migration {
         .addColumn('listed_on', 'text', (c) => c.notNull().defaultTo('[]'))
         .addColumn('created_at', t.stamp, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('blacklist_monitors_identity').unique().on('blacklist_monitors')
-        .columns(['user_id', 'target_type', 'target_value']).execute();
-      await db.schema.createIndex('blacklist_monitors_user_id_id').on('blacklist_monitors')
-        .columns(['user_id', 'id']).execute();
+      await db.schema
+        .createIndex('blacklist_monitors_identity')
+        .unique()
+        .on('blacklist_monitors')
+        .columns(['user_id', 'target_type', 'target_value'])
+        .execute();
+      await db.schema
+        .createIndex('blacklist_monitors_user_id_id')
+        .on('blacklist_monitors')
+        .columns(['user_id', 'id'])
+        .execute();
     },
 
     async down(db) {

@@ -9,7 +9,10 @@ const LEASE_COLUMNS = ['lease_owner', 'lease_token', 'lease_expires_at'] as cons
 
 /** One column per ALTER TABLE: SQLite adds no more at once. */
 function addColumn(
-  db: Kysely<unknown>, table: string, column: string, type: ColumnDataType,
+  db: Kysely<unknown>,
+  table: string,
+  column: string,
+  type: ColumnDataType,
   build: (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder = (c) => c,
 ): Promise<void> {
   return db.schema.alterTable(table).addColumn(column, type, build).execute();
@@ -33,8 +36,11 @@ export function engine(dialect: StoreDialect): Migration {
 
       // A NOT NULL column needs a default for the rows already there. `status` keeps its
       // default: every insert of the store names it anyway.
-      const devices = (column: string, type: ColumnDataType, build?: (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder) =>
-        addColumn(db, 'devices', column, type, build);
+      const devices = (
+        column: string,
+        type: ColumnDataType,
+        build?: (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder,
+      ) => addColumn(db, 'devices', column, type, build);
       await devices('check_interval_s', 'integer', (c) => c.notNull().defaultTo(60));
       await devices('status', 'text', (c) => c.notNull().defaultTo('pending'));
       await devices('status_since', t.stamp);
@@ -52,24 +58,34 @@ export function engine(dialect: StoreDialect): Migration {
       await sql`update devices set next_check_at = ${now} where is_enabled = ${flagTrue} and ${safe}`.execute(db);
       await sql`update devices set status = 'paused' where is_enabled <> ${flagTrue} and ${safe}`.execute(db);
 
-      const monitors = (column: string, type: ColumnDataType, build?: (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder) =>
-        addColumn(db, 'blacklist_monitors', column, type, build);
+      const monitors = (
+        column: string,
+        type: ColumnDataType,
+        build?: (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder,
+      ) => addColumn(db, 'blacklist_monitors', column, type, build);
       await monitors('check_interval_s', 'integer', (c) => c.notNull().defaultTo(3600));
       await monitors('failed_zones', 'text', (c) => c.notNull().defaultTo('[]'));
       await monitors('next_check_at', t.stamp);
       for (const column of LEASE_COLUMNS) {
         await monitors(column, column === 'lease_expires_at' ? t.stamp : 'text');
       }
-      await sql`update blacklist_monitors set next_check_at = ${now} where is_enabled = ${flagTrue} and ${safe}`.execute(db);
+      await sql`update blacklist_monitors set next_check_at = ${now} where is_enabled = ${flagTrue} and ${safe}`.execute(
+        db,
+      );
 
       // The claim reads the due records in (next_check_at, id) order; disabled ones (null) are
       // left out of the index altogether.
       for (const table of ['devices', 'blacklist_monitors']) {
-        await db.schema.createIndex(`${table}_due`).on(table).columns(['next_check_at', 'id'])
-          .where(sql.ref('next_check_at'), 'is not', null).execute();
+        await db.schema
+          .createIndex(`${table}_due`)
+          .on(table)
+          .columns(['next_check_at', 'id'])
+          .where(sql.ref('next_check_at'), 'is not', null)
+          .execute();
       }
 
-      await db.schema.createTable('check_results')
+      await db.schema
+        .createTable('check_results')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
         // 'device' | 'blacklist_monitor': one table for both, so no foreign key; the store
         // deletes a record's results with the record.
@@ -83,14 +99,18 @@ export function engine(dialect: StoreDialect): Migration {
         .addColumn('fields', 'text', (c) => c.notNull().defaultTo('{}'))
         .execute();
       // A record's results page newest first; the retention deletes by age.
-      await db.schema.createIndex('check_results_resource').on('check_results')
-        .columns(['resource_kind', 'resource_id', 'id']).execute();
+      await db.schema
+        .createIndex('check_results_resource')
+        .on('check_results')
+        .columns(['resource_kind', 'resource_id', 'id'])
+        .execute();
       await db.schema.createIndex('check_results_checked_at').on('check_results').columns(['checked_at']).execute();
       await addIdGuard(db, dialect, 'check_results');
 
       // The outbox. Deliveries (a later migration) refer to events by id; an event outlives the
       // record it is about, so a deleted device's last "down" is still announced.
-      await db.schema.createTable('events')
+      await db.schema
+        .createTable('events')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
         .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('type', 'text', (c) => c.notNull())

@@ -12,7 +12,8 @@ export function webhooks(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
   return {
     async up(db) {
-      await db.schema.createTable('webhooks')
+      await db.schema
+        .createTable('webhooks')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
         .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('url', 'text', (c) => c.notNull())
@@ -27,7 +28,8 @@ export function webhooks(dialect: StoreDialect): Migration {
       await db.schema.createIndex('webhooks_identity').unique().on('webhooks').columns(['user_id', 'url']).execute();
       await db.schema.createIndex('webhooks_user_id_id').on('webhooks').columns(['user_id', 'id']).execute();
 
-      await db.schema.createTable('webhook_deliveries')
+      await db.schema
+        .createTable('webhook_deliveries')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
         .addColumn('event_id', t.ref, (c) => c.notNull().references('events.id').onDelete('cascade'))
         .addColumn('webhook_id', t.ref, (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
@@ -43,18 +45,24 @@ export function webhooks(dialect: StoreDialect): Migration {
         .execute();
       // One delivery per event and endpoint (fan-out is idempotent through it); it also finds an
       // endpoint's oldest pending delivery, which is what keeps deliveries in event order.
-      await db.schema.createIndex('webhook_deliveries_identity').unique().on('webhook_deliveries')
-        .columns(['webhook_id', 'event_id']).execute();
+      await db.schema
+        .createIndex('webhook_deliveries_identity')
+        .unique()
+        .on('webhook_deliveries')
+        .columns(['webhook_id', 'event_id'])
+        .execute();
       // The claim looks at pending deliveries by due time only; delivered ones pile up beside them.
       await sql`create index webhook_deliveries_due on webhook_deliveries (next_attempt_at, id)
         where status = 'pending'`.execute(db);
       await db.schema.createIndex('webhook_deliveries_event_id').on('webhook_deliveries').column('event_id').execute();
 
-      await db.schema.createTable('webhook_event_fanouts')
+      await db.schema
+        .createTable('webhook_event_fanouts')
         .addColumn('event_id', t.ref, (c) => c.primaryKey().references('events.id').onDelete('cascade'))
         .addColumn('fanned_out_at', t.stamp, (c) => c.notNull())
         .execute();
-      await db.schema.createTable('webhook_fanout_floor')
+      await db.schema
+        .createTable('webhook_fanout_floor')
         .addColumn('id', 'integer', (c) => c.primaryKey().check(sql`id = 1`))
         .addColumn('event_id', t.ref, (c) => c.notNull())
         .execute();

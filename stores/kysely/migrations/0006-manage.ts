@@ -7,8 +7,13 @@ import { addIdGuard } from './id-guard.ts';
 /** Every event type before this migration, and after it, in the order webhooks store them. */
 const BEFORE = ['device.down', 'device.up', 'device.tls_expiring', 'blacklist.listed', 'blacklist.delisted'];
 const AFTER = [
-  ...BEFORE, 'device.paused', 'device.resumed', 'blacklist_monitor.paused', 'blacklist_monitor.resumed',
-  'device.maintenance_started', 'device.maintenance_ended',
+  ...BEFORE,
+  'device.paused',
+  'device.resumed',
+  'blacklist_monitor.paused',
+  'blacklist_monitor.resumed',
+  'device.maintenance_started',
+  'device.maintenance_ended',
 ];
 
 /**
@@ -21,7 +26,8 @@ export function manage(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
   return {
     async up(db) {
-      await db.schema.createTable('maintenance_windows')
+      await db.schema
+        .createTable('maintenance_windows')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
         .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('name', 'text', (c) => c.notNull())
@@ -35,17 +41,28 @@ export function manage(dialect: StoreDialect): Migration {
         .addColumn('all_blacklist_monitors', t.flag, (c) => c.notNull())
         .addColumn('created_at', t.stamp, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('maintenance_windows_user_id_id').on('maintenance_windows')
-        .columns(['user_id', 'id']).execute();
+      await db.schema
+        .createIndex('maintenance_windows_user_id_id')
+        .on('maintenance_windows')
+        .columns(['user_id', 'id'])
+        .execute();
       await addIdGuard(db, dialect, 'maintenance_windows');
       // The engine looks for devices in maintenance at every claim cycle: few, found by this index.
-      await db.schema.createIndex('devices_in_maintenance').on('devices').columns(['id'])
-        .where(sql.ref('status'), '=', 'maintenance').execute();
+      await db.schema
+        .createIndex('devices_in_maintenance')
+        .on('devices')
+        .columns(['id'])
+        .where(sql.ref('status'), '=', 'maintenance')
+        .execute();
       // A blacklist monitor's part in maintenance (docs/engine.md, "Maintenance windows").
       await db.schema.alterTable('blacklist_monitors').addColumn('maintenance_since', t.stamp).execute();
       await db.schema.alterTable('blacklist_monitors').addColumn('announced_listed_on', 'text').execute();
-      await db.schema.createIndex('blacklist_monitors_in_maintenance').on('blacklist_monitors').columns(['id'])
-        .where(sql.ref('maintenance_since'), 'is not', null).execute();
+      await db.schema
+        .createIndex('blacklist_monitors_in_maintenance')
+        .on('blacklist_monitors')
+        .columns(['id'])
+        .where(sql.ref('maintenance_since'), 'is not', null)
+        .execute();
       // A webhook that receives every event type receives the types added here too (a webhook
       // created without `events` holds them all).
       await sql`update webhooks set events = ${JSON.stringify(AFTER)}

@@ -20,7 +20,5 @@ export const TYPES: Record<StoreDialect, ColumnTypes> = {
 export function primaryKey(dialect: StoreDialect, c: ColumnDefinitionBuilder): ColumnDefinitionBuilder {
   // SQLite's AUTOINCREMENT keeps the ids of deleted newest rows from being handed out again;
   // an identity column never reuses ids anyway.
-  return dialect === 'postgres'
-    ? c.primaryKey().generatedByDefaultAsIdentity()
-    : c.primaryKey().autoIncrement();
+  return dialect === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement();
 }
