@@ -86,10 +86,10 @@ function startWorker(side: CycleSide, url: string, id: string, zones: number) {
 }
 
 /**
- * The claim-and-record cycle on PostgreSQL: `workers` processes (bench/engine-cycle-worker.ts, or its hand-written baseline)
- * start together on `count` due monitors and each runs `runOnce()` until nothing is left; the
- * time is from the go to the last worker's end. Then the table says whether any record was
- * checked twice (more result rows than zones, or a claim counted twice).
+ * The claim-and-record cycle on PostgreSQL: `workers` processes (bench/engine-cycle-worker.ts, or
+ * its hand-written baseline) start together on `count` due monitors and each runs `runOnce()` until
+ * nothing is left; the time is from the go to the last worker's end. Then the table says whether
+ * any record was checked twice (more result rows than zones, or a claim counted twice).
  */
 export async function benchCycle(
   opened: OpenedKyselyStore,

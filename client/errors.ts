@@ -23,7 +23,9 @@ export class MonitoringApiError extends Error {
   override readonly name = 'MonitoringApiError';
   /** HTTP status; 0 when no answer arrived. */
   readonly status: number;
-  /** The API's error code (`validation_failed`, `duplicate_device`, `rate_limit_exceeded`, ...) or a ClientErrorCode. */
+  /**
+   * The API's error code (`validation_failed`, `duplicate_device`, `rate_limit_exceeded`, ...) or a ClientErrorCode.
+   */
   readonly code: string;
   /** On validation_failed: every problem, one per field. Empty otherwise. */
   readonly details: ErrorDetail[];

@@ -4,7 +4,10 @@ import type { NewMonitoringEvent, Timestamp } from './records.ts';
 /** One page of a list, in ascending id order: records with `id > afterId`, at most `limit` of them. */
 export interface PageRequest {
   afterId: number;
-  /** A positive integer: the core asks for at most 1001 (a page of up to 1000 and one more, or a stream batch of up to 1000). */
+  /**
+   * A positive integer: the core asks for at most 1001 (a page of up to 1000 and one more, or a stream batch of up to
+   * 1000).
+   */
   limit: number;
 }
 

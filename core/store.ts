@@ -17,9 +17,10 @@ import type {
 export type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult };
 
 /**
- * Everything the API keeps. Implementations: `MemoryStore` (core) and `KyselyStore`
- * (PostgreSQL, SQLite). Timestamps go in and come out as ISO 8601 UTC with milliseconds. A store throws `MissingTableError` when its schema is not migrated;
- * any other error it throws is answered 500 `server_error` and never shown to the client.
+ * Everything the API keeps. Implementations: `MemoryStore` (core) and `KyselyStore` (PostgreSQL,
+ * SQLite). Timestamps go in and come out as ISO 8601 UTC with milliseconds. A store throws
+ * `MissingTableError` when its schema is not migrated; any other error it throws is answered 500
+ * `server_error` and never shown to the client.
  */
 export interface Store extends MonitoringStore, WebhookStore, MaintenanceStore {
   createUser(user: Omit<User, 'id'>): Promise<User>;

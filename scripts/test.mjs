@@ -19,7 +19,9 @@ function run(command, args, env = process.env, shell = false) {
 
 const SCRIPTS = JSON.parse(readFileSync('package.json', 'utf8')).scripts;
 
-/** Runs one of package.json's scripts as `npm run NAME` would: its words in a shell, node_modules/.bin first on PATH. */
+/**
+ * Runs one of package.json's scripts as `npm run NAME` would: its words in a shell, node_modules/.bin first on PATH.
+ */
 function runScript(name, env = process.env) {
   const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
   const path = `${resolve('node_modules', '.bin')}${delimiter}${env[pathKey] ?? ''}`;

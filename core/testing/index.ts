@@ -12,7 +12,8 @@
  *   const t = createTestApi();
  *   const engine = createMonitoringEngine({ store: t.store, clock: t.clock, ...probeOptions });
  *   const key = await t.createKey();
- *   await t.request('/v1/devices/create', { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } });
+ *   const body = { target_type: 'domain', target_value: 'example.com' };
+ *   await t.request('/v1/devices/create', { method: 'POST', key, body });
  *   await engine.runOnce();                        // the new device is due at once
  *   await t.request('/v1/devices/results?id=1', { key });
  *   t.clock.advance(60_000);                       // its interval: due again

@@ -26,7 +26,9 @@ export const TIMEOUT = 'timeout';
 
 const NOT_LISTED: ZoneVerdict = { ok: true, listed: false, answer: null, error: null };
 
-/** The answers that mean the zone refused or could not read the query (docs/engine.md, "Blacklist monitors (DNSBL)"). */
+/**
+ * The answers that mean the zone refused or could not read the query (docs/engine.md, "Blacklist monitors (DNSBL)").
+ */
 function isRefusalCode(zone: string, address: string): boolean {
   // 127.255.255.0/24: Spamhaus's (and others') "typo", "public resolver", "over quota" family.
   if (address.startsWith('127.255.255.')) return true;

@@ -61,7 +61,10 @@ export async function createDatabase(): Promise<TestDatabase> {
   return { url, keys: await seedDatabase(url), remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** A SQLite file made the way an operator makes it: `users create`, then `keys create`, by the CLI's commands (run in this process). */
+/**
+ * A SQLite file made the way an operator makes it: `users create`, then `keys create`, by the CLI's commands (run in
+ * this process).
+ */
 export async function createDatabaseWithCli(): Promise<{ url: string; token: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'monitoring-examples-cli-'));
   const url = `sqlite:${join(dir, 'monitoring.db')}`;

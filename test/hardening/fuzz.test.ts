@@ -184,10 +184,10 @@ function checkStored(
 }
 
 /**
- * One create through the handler, judged against an oracle that reads the same bytes itself:
- * wrong media type or a charset other than UTF-8 → 400 invalid_content_type, too big → 413, not UTF-8 JSON of an object →
- * 400 invalid_json, else 201 (safe record), 409, or 400 validation_failed naming only fields
- * the body had or the schema knows, every stranger as unknown_field.
+ * One create through the handler, judged against an oracle that reads the same bytes itself: wrong
+ * media type or a charset other than UTF-8 → 400 invalid_content_type, too big → 413, not UTF-8
+ * JSON of an object → 400 invalid_json, else 201 (safe record), 409, or 400 validation_failed
+ * naming only fields the body had or the schema knows, every stranger as unknown_field.
  */
 async function fuzzCreate(
   api: MonitoringApi,

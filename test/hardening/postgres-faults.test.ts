@@ -63,7 +63,9 @@ const TEST_TIMEOUT_MS = 120_000;
 let skip: string | undefined;
 let names = 0;
 
-/** A migrated database of its own, and a store and API whose every connection to it goes through a fresh fault proxy. */
+/**
+ * A migrated database of its own, and a store and API whose every connection to it goes through a fresh fault proxy.
+ */
 async function rig(timeouts: { queryTimeoutMs?: number; connectionTimeoutMs?: number } = {}): Promise<Rig> {
   const database = await postgresOrSkip({ migrated: true });
   if ('skip' in database) throw new Error(database.skip);

@@ -91,7 +91,9 @@ function assertRefused(answer: CheckedAnswer, where: Where, codes: readonly stri
   );
 }
 
-/** Accepted, stored as `stored`, and that stored text is read alike by every parser. 409 counts (same stored record). */
+/**
+ * Accepted, stored as `stored`, and that stored text is read alike by every parser. 409 counts (same stored record).
+ */
 function assertStored(answer: CheckedAnswer, where: Where, stored: string, allowPrivate: boolean, input: string): void {
   if (answer.status === 409) return;
   assert.equal(

@@ -12,12 +12,21 @@ import { dirname, relative, resolve } from 'node:path';
 /** Static imports and re-exports, type-only ones included: `from './x.ts'`, `import './x.ts'`. */
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]+)\1/g;
 
-/** Comments, and the string literals they must not be looked for in (a URL's `//`). */
+/** Comments and string literals, found together so that a `//` inside a string is no comment. */
 const COMMENT_OR_STRING = /('(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`)|\/\/[^\n]*|\/\*[\s\S]*?\*\//g;
 
-/** The text without its comments: an import named in a comment is not an import. */
+/** What comes right before an import's specifier. */
+const BEFORE_SPECIFIER = /(?:\bfrom\s*|\bimport\s+)$/;
+
+/**
+ * The text with only its import specifiers left of its comments and strings: an import named in a
+ * comment, or in a string that is not a specifier, is not an import.
+ */
 function withoutComments(text) {
-  return text.replace(COMMENT_OR_STRING, (match, literal) => literal ?? '');
+  return text.replace(COMMENT_OR_STRING, (match, literal, offset) => {
+    if (literal === undefined) return '';
+    return BEFORE_SPECIFIER.test(text.slice(Math.max(0, offset - 16), offset)) ? literal : "''";
+  });
 }
 
 /** The relative imports of each file read so far, by absolute path; one lint run reads each once. */
