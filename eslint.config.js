@@ -33,19 +33,7 @@ export default defineConfig(
   },
   {
     files: ['**/*.ts', '**/*.js', '**/*.mjs'],
-    extends: [
-      stylistic.configs.customize({
-        indent: 2,
-        quotes: 'single',
-        semi: true,
-        jsx: false,
-        braceStyle: '1tbs',
-        commaDangle: 'always-multiline',
-        arrowParens: true,
-        blockSpacing: true,
-        quoteProps: 'as-needed',
-      }),
-    ],
+    plugins: { '@stylistic': stylistic },
     rules: {
       // Prettier wraps code at 120 columns but leaves comments and strings as written: comments are
       // held to the same width here; a long string or template stays whole, so a search finds it.
