@@ -12,6 +12,7 @@ import type {
   AllResultsOptions,
   BlacklistMonitor,
   BlacklistMonitorInput,
+  Changes,
   CreatedWebhook,
   Deleted,
   Device,
@@ -19,6 +20,8 @@ import type {
   DeviceProbeResult,
   DnsblResult,
   ListOptions,
+  MaintenanceWindow,
+  MaintenanceWindowInput,
   Me,
   MonitoredResourceClient,
   MonitoringClient,
@@ -32,6 +35,7 @@ import type {
   Webhook,
   WebhookAttempt,
   WebhookClient,
+  WebhookChanges,
   WebhookInput,
   WebhookTestResult,
 } from './types.ts';
@@ -42,11 +46,11 @@ export type * from './types.ts';
 /** Records per request of `all()` unless told otherwise: a few round trips for typical accounts, small answers. */
 const DEFAULT_PAGE_SIZE = 100;
 
-function resource<T, Input, Created = T>(
+function resource<T, Input, Created = T, Update = Changes<Input>, Updated = T>(
   transport: Transport,
   base: URL,
   segment: string,
-): ResourceClient<T, Input, Created> {
+): ResourceClient<T, Input, Created, Update, Updated> {
   const listUrl = new URL(segment, base);
 
   async function list(options: ListOptions = {}): Promise<Page<T>> {
@@ -74,6 +78,16 @@ function resource<T, Input, Created = T>(
     all,
     async create(input, options) {
       return (await transport.send<Created>('POST', new URL(`${segment}/create`, base), input, options)).data;
+    },
+    async get(id, options) {
+      const url = new URL(`${segment}/get`, base);
+      url.searchParams.set('id', String(id));
+      return (await transport.send<T>('GET', url, undefined, options)).data;
+    },
+    async update(id, changes, options) {
+      const url = new URL(`${segment}/update`, base);
+      url.searchParams.set('id', String(id));
+      return (await transport.send<Updated>('PATCH', url, changes, options)).data;
     },
     async delete(id, options) {
       const url = new URL(`${segment}/delete`, base);
@@ -107,7 +121,11 @@ function webhooks(transport: Transport, base: URL): WebhookClient {
     url.searchParams.set('id', String(id));
     return (await transport.send<WebhookTestResult>('POST', url, undefined, options)).data;
   }
-  const webhookResource = resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks');
+  const webhookResource = resource<Webhook, WebhookInput, CreatedWebhook, WebhookChanges, Webhook | CreatedWebhook>(
+    transport,
+    base,
+    'webhooks',
+  );
   return { ...webhookResource, deliveries, allDeliveries, test };
 }
 
@@ -165,6 +183,7 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
       'blacklist-monitors',
     ),
     webhooks: webhooks(transport, base),
+    maintenanceWindows: resource<MaintenanceWindow, MaintenanceWindowInput>(transport, base, 'maintenance-windows'),
   };
 }
 

@@ -19,6 +19,8 @@ import type {
   ErrorDetail,
   EventType,
   HttpProbeResult,
+  MaintenanceRepeat,
+  MaintenanceWindow,
   Me,
   ProbeName,
   Scheme,
@@ -31,6 +33,7 @@ import type {
   WebhookAttempt,
   WebhookDeliveryStatus,
   WebhookTestResult,
+  Weekday,
 } from '../core/index.ts';
 
 export type {
@@ -50,6 +53,8 @@ export type {
   ErrorDetail,
   EventType,
   HttpProbeResult,
+  MaintenanceRepeat,
+  MaintenanceWindow,
   Me,
   ProbeName,
   Scheme,
@@ -62,6 +67,7 @@ export type {
   WebhookAttempt,
   WebhookDeliveryStatus,
   WebhookTestResult,
+  Weekday,
 };
 
 /** An int/bool field: the API accepts exactly these (docs/contract.md §4) and answers booleans. */
@@ -126,6 +132,22 @@ export interface WebhookInput {
   is_enabled?: Flag | null;
 }
 
+/**
+ * A maintenance window to create: one-off (`starts_at`, `ends_at`, RFC 3339, at most 31 days
+ * apart) or weekly (`repeat`), for chosen records or all of a kind.
+ */
+export interface MaintenanceWindowInput {
+  /** 1-200 characters. */
+  name: string;
+  starts_at?: string | null;
+  ends_at?: string | null;
+  repeat?: MaintenanceRepeat | null;
+  device_ids?: number[] | null;
+  all_devices?: Flag | null;
+  blacklist_monitor_ids?: number[] | null;
+  all_blacklist_monitors?: Flag | null;
+}
+
 /** Where the next page starts: pass it back to `list` as it is. */
 export interface PageCursor {
   limit: number;
@@ -187,7 +209,16 @@ export interface AllResultsOptions extends RequestOptions {
 }
 
 /** Create, list and delete for one kind of record; `Created` is what a create answers (webhooks add their secret). */
-export interface ResourceClient<T, Input, Created = T> {
+/**
+ * Changes to a record (`update`): any subset of the create's fields. `null` gives an optional
+ * field its default back; a required field cannot be null.
+ */
+export type Changes<Input> = { [K in keyof Input]?: Input[K] | null };
+
+/** Changes to a webhook: its create fields, and `rotate_secret: true` for a new signing secret. */
+export type WebhookChanges = Changes<WebhookInput> & { rotate_secret?: Flag | null };
+
+export interface ResourceClient<T, Input, Created = T, Update = Changes<Input>, Updated = T> {
   /** One page (with `limit`) and the cursor of the next, read from the Link header. */
   list(options?: ListOptions): Promise<Page<T>>;
   /** Every record, page by page, following the Link header until there is none: nothing is capped. */
@@ -197,6 +228,13 @@ export interface ResourceClient<T, Input, Created = T> {
    * duplicates: use it rather than creating again.
    */
   create(input: Input, options?: RequestOptions): Promise<Created>;
+  /** One record; a record that does not exist, or is another user's, is a 404. */
+  get(id: number, options?: RequestOptions): Promise<T>;
+  /**
+   * Changes the fields given, all or none, and answers the record as changed. On 409 the error
+   * carries `existingId`, the record the change would duplicate.
+   */
+  update(id: number, changes: Update, options?: RequestOptions): Promise<Updated>;
   delete(id: number, options?: RequestOptions): Promise<Deleted>;
 }
 
@@ -218,7 +256,13 @@ export interface MonitoredResourceClient<T, Input, R> extends ResourceClient<T, 
 }
 
 /** Webhooks: a resource client that also reads each webhook's delivery attempts. */
-export interface WebhookClient extends ResourceClient<Webhook, WebhookInput, CreatedWebhook> {
+export interface WebhookClient extends ResourceClient<
+  Webhook,
+  WebhookInput,
+  CreatedWebhook,
+  WebhookChanges,
+  Webhook | CreatedWebhook
+> {
   /** One page of a webhook's delivery attempts, newest first, and the cursor of the next (older) page. */
   deliveries(id: number, options?: ResultsOptions): Promise<ResultPage<WebhookAttempt>>;
   /** A webhook's delivery attempts, newest first, page by page until the oldest. */
@@ -253,6 +297,7 @@ export interface MonitoringClient {
   me(options?: RequestOptions): Promise<Me>;
   devices: MonitoredResourceClient<Device, DeviceInput, DeviceProbeResult>;
   blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
-  /** The create answer alone carries the signing secret: keep it then. */
+  /** Only the create answer, and an update with `rotate_secret`, carry the signing secret: keep it then. */
   webhooks: WebhookClient;
+  maintenanceWindows: ResourceClient<MaintenanceWindow, MaintenanceWindowInput>;
 }

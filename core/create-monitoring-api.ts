@@ -21,6 +21,7 @@ import { checkListBatchSize, DEFAULTS, normalizeBasePath, type MonitoringApiOpti
 import type { RequestLogEntry } from './logger.ts';
 import type { ApiKey } from './records.ts';
 import { ListCache } from './routes/list-cache.ts';
+import { RecentRecords } from './routes/recent-records.ts';
 import { createRouter } from './routes/router.ts';
 import { MissingTableError } from './store.ts';
 
@@ -71,6 +72,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const allowLists = new WeakMap<ApiKey, (ip: string | null) => boolean>();
   const route = createRouter();
   const listCache = new ListCache();
+  const recentRecords = new RecentRecords();
   const authenticate = createAuthenticator(keyCache, limiter, authPolicy);
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
 
@@ -143,6 +145,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
         dnsblZones,
         listCache,
         webhookSender,
+        recentRecords,
       });
     } catch (error) {
       const apiError = asApiError(error, id);

@@ -9,15 +9,19 @@ export type { ApiResponse, ApiResponseBody } from './http/api-response.ts';
 export type { DetailCode, ErrorDetail, HeaderFields } from './http/api-error.ts';
 export {
   MissingTableError,
+  type ChangeEffect,
   type CheckRequestResult,
   type CreateResult,
   type PageRequest,
+  type RecordChange,
   type Store,
+  type UpdateResult,
 } from './store.ts';
 export type {
   BlacklistCheckOutcome,
   ClaimRequest,
   Claimed,
+  ClaimedBlacklistMonitor,
   ClaimedDevice,
   DeviceCheckOutcome,
   Lease,
@@ -32,10 +36,12 @@ export type {
   DeliveryLease,
   DeliveryOutcome,
   DeliveryState,
+  WebhookChange,
   WebhookDeliveryStore,
   WebhookStore,
 } from './webhook-store.ts';
 export type { WebhookEndpoint, WebhookSender, WebhookTestResult } from './webhook-sender.ts';
+export type { ActiveMaintenance, MaintenanceStore, OwnedMaintenanceWindow } from './maintenance-store.ts';
 export { ManualClock, systemClock, type Clock } from './clock.ts';
 export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
 export { MemoryRateLimiter } from './memory-rate-limiter.ts';

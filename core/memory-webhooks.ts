@@ -1,6 +1,6 @@
 import type { ResultsPage } from './monitoring-store.ts';
 import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, WebhookAttempt } from './records.ts';
-import type { CreateResult, PageRequest } from './store.ts';
+import type { CreateResult, PageRequest, RecordChange, UpdateResult } from './store.ts';
 import type { WebhookEndpoint } from './webhook-sender.ts';
 import type {
   ClaimedDelivery,
@@ -8,6 +8,7 @@ import type {
   DeliveryLease,
   DeliveryOutcome,
   DeliveryState,
+  WebhookChange,
   WebhookStore,
 } from './webhook-store.ts';
 
@@ -29,6 +30,18 @@ interface Delivery {
 
 const ms = (at: Timestamp) => new Date(at).getTime();
 const iso = (at: Timestamp) => new Date(at).toISOString();
+
+/** Equal values; lists (a webhook's events) compared by value. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return (
+    typeof a === 'object' &&
+    a !== null &&
+    typeof b === 'object' &&
+    b !== null &&
+    JSON.stringify(a) === JSON.stringify(b)
+  );
+}
 
 function publicWebhook(record: CreatedWebhook): Webhook {
   const { secret: _secret, ...rest } = structuredClone(record);
@@ -74,6 +87,33 @@ export class MemoryWebhooks implements WebhookStore {
       if (out.length >= req.limit) break;
     }
     return out;
+  }
+
+  async getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
+    const row = this.#webhooks.get(id);
+    return row?.userId === userId ? publicWebhook(row.record) : undefined;
+  }
+
+  async updateWebhook(
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>> {
+    const row = this.#webhooks.get(id);
+    if (!row || row.userId !== userId) return undefined;
+    const from = change.from as unknown as Record<string, unknown>;
+    const now = row.record as unknown as Record<string, unknown>;
+    const unchanged = change.fields.every((name) => !Object.hasOwn(from, name) || sameValue(now[name], from[name]));
+    if (!unchanged) return { stale: true };
+    const next = structuredClone(row.record);
+    Object.assign(next, { url: change.to.url, events: [...change.to.events], is_enabled: change.to.is_enabled });
+    if (change.to.secret !== undefined) next.secret = change.to.secret;
+    const holder = this.#index.get(`${userId} ${next.url}`);
+    if (holder !== undefined && holder !== id) return { duplicateOf: holder };
+    this.#index.delete(`${userId} ${row.record.url}`);
+    this.#index.set(`${userId} ${next.url}`, id);
+    row.record = next;
+    return { updated: structuredClone(next) };
   }
 
   async deleteWebhook(userId: number, id: number): Promise<boolean> {

@@ -70,10 +70,11 @@ export interface Device {
  */
 export type NewDevice = Omit<Device, 'id'>;
 
-export const DEVICE_STATUSES = ['pending', 'up', 'validating', 'down', 'paused'] as const;
+export const DEVICE_STATUSES = ['pending', 'up', 'validating', 'down', 'paused', 'maintenance'] as const;
 /**
  * `pending`: never checked. `up`: the last check passed. `validating`: a check failed and is being
  * confirmed. `down`: enough consecutive checks failed. `paused`: disabled, not checked.
+ * `maintenance`: a maintenance window covers it; checked, never announced down or up.
  */
 export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
 
@@ -157,6 +158,8 @@ export interface CheckResultBase {
   response_ms: number | null;
   /** Why the probe failed (`timeout`, `forbidden_address`, `ECONNREFUSED`, ...); null when ok. */
   error: string | null;
+  /** Present, and true, on a result of a check made while a maintenance window covered the record. */
+  maintenance?: true;
 }
 
 /** One DNSBL zone's answer for a blacklist monitor's target (docs/engine.md, "Blacklist monitors (DNSBL)"). */
@@ -224,6 +227,12 @@ export const EVENT_TYPES = [
   'device.tls_expiring',
   'blacklist.listed',
   'blacklist.delisted',
+  'device.paused',
+  'device.resumed',
+  'blacklist_monitor.paused',
+  'blacklist_monitor.resumed',
+  'device.maintenance_started',
+  'device.maintenance_ended',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -347,3 +356,43 @@ export interface CreatedWebhook extends Webhook {
 
 /** A webhook as validated from a create request, secret included, before the store gives it an id. */
 export type NewWebhook = Omit<CreatedWebhook, 'id'>;
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/** A weekly window: on each of `days`, from `start` (local time in `time_zone`) for `duration_s`. */
+export interface MaintenanceRepeat {
+  days: Weekday[];
+  /** `HH:MM`, 24-hour, in `time_zone`. */
+  start: string;
+  duration_s: number;
+  /** An IANA zone (`Europe/Berlin`): the window follows its daylight-saving changes. */
+  time_zone: string;
+}
+
+/** A maintenance window as stored: one-off (`starts_at`, `ends_at`) or weekly (`repeat`). */
+export interface MaintenanceWindowSettings {
+  name: string;
+  starts_at: Timestamp | null;
+  ends_at: Timestamp | null;
+  repeat: MaintenanceRepeat | null;
+  device_ids: number[];
+  all_devices: boolean;
+  blacklist_monitor_ids: number[];
+  all_blacklist_monitors: boolean;
+}
+
+export interface StoredMaintenanceWindow extends MaintenanceWindowSettings {
+  id: number;
+  created_at: Timestamp;
+}
+
+/** What the API shows (docs/contract.md §6.10): the window, and when it is in force, from the clock. */
+export interface MaintenanceWindow extends StoredMaintenanceWindow {
+  active_now: boolean;
+  /** The start of the occurrence in force, or of the next one; null when none is left. */
+  next_start_at: Timestamp | null;
+  next_end_at: Timestamp | null;
+}
+
+export type NewMaintenanceWindow = Omit<StoredMaintenanceWindow, 'id'>;

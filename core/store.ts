@@ -1,6 +1,7 @@
 import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
-import type { CreateResult, PageRequest } from './store-calls.ts';
+import type { MaintenanceStore } from './maintenance-store.ts';
+import type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
 import type {
   ApiKey,
   BlacklistMonitor,
@@ -13,7 +14,7 @@ import type {
   User,
 } from './records.ts';
 
-export type { CreateResult, PageRequest };
+export type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult };
 
 /**
  * Everything the API keeps. Implementations: `MemoryStore` (core) and `KyselyStore` (PostgreSQL,
@@ -21,7 +22,7 @@ export type { CreateResult, PageRequest };
  * `MissingTableError` when its schema is not migrated; any other error it throws is answered 500
  * `server_error` and never shown to the client.
  */
-export interface Store extends MonitoringStore, WebhookStore {
+export interface Store extends MonitoringStore, WebhookStore, MaintenanceStore {
   createUser(user: Omit<User, 'id'>): Promise<User>;
   getUser(id: number): Promise<User | undefined>;
 
@@ -36,11 +37,24 @@ export interface Store extends MonitoringStore, WebhookStore {
 
   createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>>;
   listDevices(userId: number, page: PageRequest): Promise<Device[]>;
+  /** Undefined when the device does not exist or belongs to another user. */
+  getDevice(userId: number, id: number): Promise<Device | undefined>;
+  /**
+   * Changes a device (`PATCH /devices/update`) as `change` says: compare-and-set on its fields,
+   * duplicates decided by the unique index as for creates, the engine's state per `change.effect`.
+   */
+  updateDevice(userId: number, id: number, change: RecordChange<Device, NewDevice>): Promise<UpdateResult<Device>>;
   /** False when the device does not exist or belongs to another user. */
   deleteDevice(userId: number, id: number): Promise<boolean>;
 
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>>;
   listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]>;
+  getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined>;
+  updateBlacklistMonitor(
+    userId: number,
+    id: number,
+    change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
+  ): Promise<UpdateResult<BlacklistMonitor>>;
   deleteBlacklistMonitor(userId: number, id: number): Promise<boolean>;
 
   /**

@@ -1,7 +1,7 @@
 import type { ResultsPage } from './monitoring-store.ts';
-import type { CreatedWebhook, MonitoringEvent, Timestamp, Webhook, WebhookAttempt } from './records.ts';
+import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, WebhookAttempt } from './records.ts';
 import type { WebhookEndpoint } from './webhook-sender.ts';
-import type { CreateResult, PageRequest } from './store-calls.ts';
+import type { CreateResult, PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
 
 /**
  * What webhooks need of a store (docs/engine.md, "Events and webhooks"): the v1 resource, and the
@@ -17,6 +17,17 @@ export interface WebhookStore extends WebhookDeliveryStore {
   createWebhook(userId: number, webhook: Omit<CreatedWebhook, 'id'>): Promise<CreateResult<CreatedWebhook>>;
   /** Without secrets, ascending by id. */
   listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]>;
+  /** Without its secret; undefined when the webhook does not exist or belongs to another user. */
+  getWebhook(userId: number, id: number): Promise<Webhook | undefined>;
+  /**
+   * Changes a webhook as `updateDevice` changes a device (its effect is always `none`); a
+   * `to.secret` replaces the signing secret. The answer carries the secret.
+   */
+  updateWebhook(
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>>;
   /** False when the webhook does not exist or belongs to another user. Its deliveries go with it. */
   deleteWebhook(userId: number, id: number): Promise<boolean>;
   /**
@@ -27,6 +38,9 @@ export interface WebhookStore extends WebhookDeliveryStore {
   /** A user's webhook with its secret, to sign a test event with; undefined as for a list of attempts. */
   webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined>;
 }
+
+/** A webhook as a change leaves it: its secret only when the change replaces it. */
+export type WebhookChange = Omit<NewWebhook, 'secret'> & { secret?: string };
 
 /** The delivery queue: what the engine's webhook dispatcher needs of a store. */
 export interface WebhookDeliveryStore {

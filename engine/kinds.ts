@@ -1,8 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type {
   BlacklistCheckOutcome,
-  BlacklistMonitor,
-  Claimed,
+  ClaimedBlacklistMonitor,
   ClaimedDevice,
   DeviceCheckOutcome,
 } from '../core/index.ts';
@@ -18,7 +17,7 @@ import type { CheckKind } from './scheduler/kind-runner.ts';
 export function blacklistKind(
   resolved: ResolvedEngineOptions,
   dnsbl: DnsblCheckContext,
-): CheckKind<Claimed<BlacklistMonitor>, BlacklistCheckOutcome> {
+): CheckKind<ClaimedBlacklistMonitor, BlacklistCheckOutcome> {
   return {
     name: 'blacklist_monitor',
     claim: (request) => resolved.store.claimDueBlacklistMonitors(request),

@@ -12,6 +12,7 @@ import { KindRunner, type Runner, type RunnerSettings } from './scheduler/kind-r
 import { pruneResults } from './scheduler/retention.ts';
 import { Slots } from './scheduler/slots.ts';
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
+import { syncMaintenance } from './maintenance/maintenance-sync.ts';
 
 export interface MonitoringEngine {
   /** Checks what is due, again and again, until `stop()`. Calling it while started does nothing. */
@@ -191,6 +192,8 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       }
       let busy = false;
       try {
+        // Before the claims, so a device whose window began is claimed in maintenance.
+        await syncMaintenance(resolved.store, now);
         // Kinds take turns at going first, so a backlog of one cannot starve the other.
         for (let i = 0; i < runners.length && !stopping; i++) {
           const runner = runners[(turn + i) % runners.length]!;
@@ -243,6 +246,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       const now = clock.now();
       const pruning = sweep(now);
       try {
+        await syncMaintenance(resolved.store, now);
         for (const runner of runners) {
           for (;;) {
             await slots.waitUntil(() => hasRoom(runner));

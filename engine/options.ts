@@ -1,4 +1,10 @@
-import { systemClock, type Clock, type MonitoringStore, type WebhookDeliveryStore } from '../core/index.ts';
+import {
+  systemClock,
+  type Clock,
+  type MaintenanceStore,
+  type MonitoringStore,
+  type WebhookDeliveryStore,
+} from '../core/index.ts';
 import { hostname } from 'node:os';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
 import type { DnsblResolver } from './dnsbl/resolver.ts';
@@ -13,8 +19,13 @@ import type { DeviceCheck } from './devices/check-device.ts';
 
 /** What `createMonitoringEngine` takes (docs/engine.md, "Configuration"). Only `store` is required. */
 export interface MonitoringEngineOptions {
-  /** The records to check and the webhook deliveries to make: any `Store` will do. */
-  store: MonitoringStore & WebhookDeliveryStore;
+  /**
+   * The records to check and the webhook deliveries to make: any `Store` will do. A store without
+   * `allMaintenanceWindows` and `syncMaintenance` has no maintenance windows.
+   */
+  store: MonitoringStore &
+    WebhookDeliveryStore &
+    Partial<Pick<MaintenanceStore, 'allMaintenanceWindows' | 'syncMaintenance'>>;
   clock?: Clock;
   logger?: EngineLogger;
   /** Where the engine's counts go (docs/operations.md, "Metrics"); default nowhere. */

@@ -9,13 +9,15 @@ import { authThrottleHeaders, keyQuotaHeaders } from './rate-limit-headers.ts';
  * has to recognise a status to complete it.
  */
 
-export type NotFoundCode = 'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found';
+export type NotFoundCode =
+  'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found' | 'maintenance_window_not_found';
 export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
 
 const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
   device_not_found: 'No such device.',
   blacklist_monitor_not_found: 'No such blacklist monitor.',
   webhook_not_found: 'No such webhook.',
+  maintenance_window_not_found: 'No such maintenance window.',
 };
 
 const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {

@@ -28,7 +28,8 @@ export interface Resource {
   noun: string;
   tag: string;
   notFound: ApiError;
-  duplicate: ApiError;
+  /** Absent for a resource without duplicates. */
+  duplicate?: ApiError;
   /** The create answer's envelope when it differs from `${name}Envelope`. */
   createdEnvelope?: string;
   /** Whether the engine checks it, so it has a results route. */
@@ -55,6 +56,14 @@ export const RESOURCES: Resource[] = [
     notFound: errors.notFound('blacklist_monitor_not_found'),
     duplicate: errors.duplicate('duplicate_blacklist_monitor', 42),
     checked: true,
+  },
+  {
+    path: 'maintenance-windows',
+    name: 'MaintenanceWindow',
+    plural: 'MaintenanceWindows',
+    noun: 'maintenance window',
+    tag: 'maintenance-windows',
+    notFound: errors.notFound('maintenance_window_not_found'),
   },
   {
     path: 'webhooks',
@@ -124,7 +133,10 @@ export function drafts(): Map<string, Draft> {
     map.set(`POST /${r.path}/create`, {
       operationId: `create${r.name}`,
       summary: `Create a ${r.noun}`,
-      description: `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
+      description:
+        r.duplicate === undefined
+          ? "Fields not in the schema are refused (unknown_field); ids of records that are not the user's are invalid_value, naming the field and the id."
+          : `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
       tags: [r.tag],
       requestBody: {
         description: `The ${r.noun}. Content-Type must be application/json (a charset parameter is allowed).`,
@@ -143,11 +155,15 @@ export function drafts(): Map<string, Draft> {
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
         404: responseRef('UnknownRoute'),
-        409: errorResponseObject(
-          `An identical ${r.noun} exists already; existing_id names it.`,
-          [r.duplicate],
-          AFTER_RATE_LIMIT(),
-        ),
+        ...(r.duplicate === undefined
+          ? {}
+          : {
+              409: errorResponseObject(
+                `An identical ${r.noun} exists already; existing_id names it.`,
+                [r.duplicate],
+                AFTER_RATE_LIMIT(),
+              ),
+            }),
         413: responseRef('PayloadTooLarge'),
         429: responseRef('RateLimited'),
         500: responseRef('ServerError'),
@@ -296,6 +312,74 @@ export function drafts(): Map<string, Draft> {
           ...everyOperation(),
         },
       });
+    map.set(`GET /${r.path}/get`, {
+      operationId: `get${r.name}`,
+      summary: `One ${r.noun}`,
+      description: `One ${r.noun} of the key's user, as the list shows it. A ${r.noun} that does not exist and one of another user get the same 404.`,
+      tags: [r.tag],
+      parameters: [{ $ref: '#/components/parameters/Id' }],
+      responses: {
+        200: success(`The ${r.noun}.`, `${r.name}Envelope`),
+        400: badRequest(
+          'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
+          [
+            errors.invalidId(),
+            errors.validationFailed([
+              { field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' },
+            ]),
+          ],
+        ),
+        401: responseRef('Unauthorized'),
+        403: responseRef('Forbidden'),
+        404: notFound(r),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+        ...everyOperation(),
+      },
+    });
+    map.set(`PATCH /${r.path}/update`, {
+      operationId: `update${r.name}`,
+      summary: `Change a ${r.noun}`,
+      description: `Changes the fields given and no other, all or none. Each is judged as on create and the ${r.noun} that results as a whole; fields the server keeps are read_only_field. An unknown id, or another user's, is 404 whatever the body (its JSON form excepted).${r.duplicate === undefined ? '' : ` A change that makes it equal to another ${r.noun} of the user is 409 with \`existing_id\`.`}${r.checked ? ' `is_enabled: false` pauses it and `true` resumes it (each announced to webhooks); a change of what is checked makes it due at once, and a check in flight under the old settings is never recorded.' : ''}`,
+      tags: [r.tag],
+      parameters: [{ $ref: '#/components/parameters/Id' }],
+      requestBody: {
+        description: `The changes. Content-Type must be application/json (a charset parameter is allowed).`,
+        required: true,
+        content: { [JSON_MEDIA]: { schema: ref(`${r.name}Update`) } },
+      },
+      responses: {
+        200: success(
+          `The ${r.noun} as changed.`,
+          r.path === 'webhooks' ? 'UpdatedWebhookEnvelope' : `${r.name}Envelope`,
+        ),
+        400: badRequest(
+          'The id is not valid (invalid_id), the body is not JSON of the right media type, or it has invalid fields (every problem is listed in details).',
+          [
+            errors.invalidId(),
+            errors.invalidContentType(),
+            errors.invalidJson(),
+            errors.validationFailed(sampleDetails()),
+          ],
+        ),
+        401: responseRef('Unauthorized'),
+        403: responseRef('Forbidden'),
+        404: notFound(r),
+        ...(r.duplicate === undefined
+          ? {}
+          : {
+              409: errorResponseObject(
+                `The change would make it equal to another ${r.noun}; existing_id names it.`,
+                [r.duplicate],
+                AFTER_RATE_LIMIT(),
+              ),
+            }),
+        413: responseRef('PayloadTooLarge'),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+        ...everyOperation(),
+      },
+    });
     map.set(`DELETE /${r.path}/delete`, {
       operationId: `delete${r.name}`,
       summary: `Delete a ${r.noun}`,

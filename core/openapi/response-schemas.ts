@@ -36,6 +36,7 @@ export const DETAIL_CODES = exhaustive<DetailCode>()([
   'unknown_field',
   'forbidden_target',
   'not_applicable',
+  'read_only_field',
 ]);
 const TARGET_TYPES = exhaustive<TargetType>()(['domain', 'ip']);
 const SCHEMES = exhaustive<Scheme>()(['http', 'https']);

@@ -53,8 +53,15 @@ function base(probe: JsonSchema) {
     ok: BOOLEAN,
     response_ms: RESPONSE_MS,
     error: ERROR,
+    maintenance: described('Present (true) on a result of a check made during a maintenance window.', { const: true }),
   } as const;
 }
+
+/** `maintenance` is present only on results of checks made during a maintenance window. */
+const optionalMaintenance = (schema: JsonSchema): JsonSchema => ({
+  ...schema,
+  required: (schema.required ?? []).filter((name) => name !== 'maintenance'),
+});
 
 const probeEnum = (values: readonly string[]): JsonSchema =>
   values.length === 1 ? { const: values[0]! } : { type: 'string', enum: [...values] };
@@ -63,10 +70,15 @@ const probeEnum = (values: readonly string[]): JsonSchema =>
 function families(withId: boolean, prefix: string): Record<string, JsonSchema> {
   // `record` checks the keys against the result type; the id-less form is the same object without `id`.
   const strip = (schema: JsonSchema): JsonSchema => {
-    if (withId) return schema;
+    if (withId) return optionalMaintenance(schema);
     const { id: _id, check_id: _checkId, ...properties } = schema.properties as Record<string, JsonSchema>;
-    const required = (schema.required ?? []).filter((name) => name !== 'id' && name !== 'check_id');
-    return { ...schema, required, properties };
+    return {
+      ...schema,
+      required: (schema.required ?? []).filter(
+        (name) => name !== 'id' && name !== 'check_id' && name !== 'maintenance',
+      ),
+      properties,
+    };
   };
   return {
     [`${prefix}DnsblResult`]: strip(

@@ -137,6 +137,11 @@ export function webhookSchemas(): Record<string, JsonSchema> {
       properties: created,
     },
     CreatedWebhookEnvelope: envelope(ref('CreatedWebhook'), 'The new webhook, with its secret.'),
+    WebhookEnvelope: envelope(ref('Webhook'), 'One webhook, without its secret.'),
+    UpdatedWebhookEnvelope: envelope(
+      { anyOf: [ref('CreatedWebhook'), ref('Webhook')] },
+      'The webhook as changed: with its new secret after rotate_secret, without a secret otherwise.',
+    ),
     WebhookListEnvelope: envelope({ type: 'array', items: ref('Webhook') }, 'Webhooks, ascending by id.'),
     WebhookAttempt: {
       type: 'object',

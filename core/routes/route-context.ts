@@ -4,6 +4,7 @@ import type { ApiKey } from '../records.ts';
 import type { Store } from '../store.ts';
 import type { WebhookSender } from '../webhook-sender.ts';
 import type { ListCache } from './list-cache.ts';
+import type { RecentRecords } from './recent-records.ts';
 
 /** Everything a route handler may use: the request, its authenticated key and the API's parts. */
 export interface RouteContext {
@@ -23,4 +24,6 @@ export interface RouteContext {
   readonly dnsblZones: DnsblZoneLists;
   readonly listCache: ListCache;
   readonly webhookSender: WebhookSender | undefined;
+  /** The records last answered, a PATCH's first guess at its record (recent-records.ts). */
+  readonly recentRecords: RecentRecords;
 }

@@ -1,6 +1,8 @@
 /**
  * `monitoring-api/testing`: the API over a memory store and a manual clock, with helpers to make
- * users and keys and to call a route without a network. For the host's own unit tests.
+ * users and keys and to call a route without a network, any route and method included
+ * (`request('/v1/devices/update?id=1', { method: 'PATCH', key, body: { is_enabled: false } })`).
+ * For the host's own unit tests.
  *
  * Running the monitoring engine in a test: the engine (`monitoring-api/engine`) takes the same
  * store and clock, so hand it `t.store` and `t.clock`; what it records is then what the API shows,

@@ -80,6 +80,7 @@ export function deviceCheckOutcome(
   options: DeviceStatusOptions,
   random: () => number = Math.random,
 ): DeviceCheckOutcome {
+  if (input.device.status === 'maintenance') return maintenanceOutcome(input, random);
   const { device, results } = input;
   // toTimestamp: the probes stamped the same millisecond a moment ago, and it caches the text.
   const checkedAt = toTimestamp(input.checkedAt);
@@ -121,5 +122,26 @@ export function deviceCheckOutcome(
     results,
     next_check_at: new Date(nextCheckAt(device, status, input.checkedAt, options.retryDelayS, random)).toISOString(),
     events: deviceEvents({ before: device, status, after, results, checkedAt, tlsWarnDays: options.tlsWarnDays }),
+  };
+}
+
+/**
+ * A check of a device in maintenance (docs/engine.md, "Maintenance windows"): its results are
+ * kept, marked `maintenance`, and it stays in maintenance, unannounced, until its window ends
+ * (the engine's maintenance sync then makes it pending and due at once).
+ */
+function maintenanceOutcome(input: DeviceCheckInput, random: () => number): DeviceCheckOutcome {
+  const { device } = input;
+  const checkedAt = toTimestamp(input.checkedAt);
+  const results = input.results.map((result) => ({ ...result, maintenance: true as const }));
+  const intervalMs = device.check_interval_s * 1000;
+  return {
+    checked_at: checkedAt,
+    previous_status: 'maintenance',
+    status: 'maintenance',
+    consecutive_failures: 0,
+    results,
+    next_check_at: new Date(input.checkedAt + Math.round(intervalMs * (1 + (2 * random() - 1) * JITTER))).toISOString(),
+    events: [],
   };
 }

@@ -3,7 +3,7 @@ import {
   type BlacklistCheckOutcome,
   type BlacklistMonitor,
   type BlacklistStatus,
-  type Claimed,
+  type ClaimedBlacklistMonitor,
   type Clock,
   type DnsblListing,
   type NewDnsblResult,
@@ -50,7 +50,7 @@ interface ZoneOutcome {
  * Never rejects on DNS trouble: a zone that fails is an `error` row and a name in `failed_zones`.
  */
 export async function checkBlacklistMonitor(
-  claimed: Claimed<BlacklistMonitor>,
+  claimed: ClaimedBlacklistMonitor,
   context: DnsblCheckContext,
 ): Promise<BlacklistCheckOutcome> {
   const monitor = claimed.record;
@@ -130,6 +130,12 @@ export async function checkBlacklistMonitor(
     listings,
     rdns,
   };
+  // In a maintenance window nothing is announced and the results are marked; the first check after
+  // one announces what changed since the listings announced before it (docs/engine.md,
+  // "Maintenance windows").
+  const maintenanceSince = claimed.maintenance_since ?? null;
+  const announced = claimed.announced_listed_on ?? null;
+  const before = announced === null ? monitor : { ...monitor, listed_on: announced };
   return {
     checked_at: checkedAt,
     last_status: status,
@@ -137,13 +143,17 @@ export async function checkBlacklistMonitor(
     failed_zones: failedZones,
     listings,
     rdns,
-    results: outcomes.map(({ row }) => row),
+    results:
+      maintenanceSince === null
+        ? outcomes.map(({ row }) => row)
+        : outcomes.map(({ row }) => ({ ...row, maintenance: true as const })),
     next_check_at: new Date(
       resolverDown
         ? checkedMs + Math.min(context.retryDelayS, monitor.check_interval_s) * 1000
         : nextCheckAt(checkedMs, monitor.check_interval_s, context.random),
     ).toISOString(),
-    events: blacklistEvents(monitor, change, checkedAt),
+    events: maintenanceSince === null ? blacklistEvents(before, change, checkedAt) : [],
+    ...(maintenanceSince === null ? {} : { maintenance_since: maintenanceSince }),
   };
 }
 

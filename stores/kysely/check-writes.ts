@@ -36,6 +36,8 @@ export interface BlacklistWrite extends CheckWrite {
   failed_zones: string;
   listings: string;
   rdns: string | null;
+  /** The claim's maintenance_since: the write's fence, and whether it keeps the announced listings. */
+  maintenance_since: string | null;
 }
 
 /** What every kind of check writes: its lease, its times, its result rows and its events. */
@@ -71,6 +73,7 @@ export function blacklistWrite({ lease, outcome }: RecordedCheck<BlacklistCheckO
     failed_zones: JSON.stringify(outcome.failed_zones),
     listings: JSON.stringify(outcome.listings),
     rdns: outcome.rdns,
+    maintenance_since: outcome.maintenance_since == null ? null : stampText(outcome.maintenance_since),
   };
 }
 

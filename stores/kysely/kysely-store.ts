@@ -7,7 +7,6 @@ import {
   type BlacklistMonitor,
   type CheckRequestResult,
   type CheckResult,
-  type Claimed,
   type ClaimedDelivery,
   type ClaimedDevice,
   type ClaimRequest,
@@ -24,14 +23,22 @@ import {
   type NewDevice,
   type NewWebhook,
   type PageRequest,
+  type RecordChange,
   type RecordedCheck,
   type ResultsPage,
   type Store,
   type Timestamp,
+  type ClaimedBlacklistMonitor,
+  type ActiveMaintenance,
+  type NewMaintenanceWindow,
+  type OwnedMaintenanceWindow,
+  type StoredMaintenanceWindow,
+  type UpdateResult,
   type User,
   type Webhook,
   type WebhookAttempt,
   type WebhookEndpoint,
+  type WebhookChange,
 } from '../../core/index.ts';
 import {
   apiKeyFromRow,
@@ -42,6 +49,7 @@ import {
   monitorToRow,
   stampText,
   toId,
+  toStamp,
   userFromRow,
   userToRow,
 } from './rows.ts';
@@ -50,10 +58,12 @@ import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from '.
 import { FreshRead } from './fresh-read.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
 import { KyselyWebhooks } from './kysely-webhooks.ts';
+import { KyselyMaintenance } from './kysely-maintenance.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, requestCheck, setEnabled } from './schedule.ts';
 import { dialectOf } from './schema.ts';
 import type { BlacklistMonitorsTable, Database, DbInteger, DevicesTable, StoreDialect } from './schema.ts';
+import { isUniqueViolation, pickColumns, readOwnedRow, updateRow } from './update-record.ts';
 
 /**
  * How often a create retries when its insert hit a duplicate that was deleted before it could be
@@ -97,6 +107,7 @@ export class KyselyStore implements Store {
   readonly #insertDevice: InsertIfAbsent<'devices'>;
   readonly #insertMonitor: InsertIfAbsent<'blacklist_monitors'>;
   readonly #webhooks: KyselyWebhooks;
+  readonly #maintenance: KyselyMaintenance;
   /**
    * The change marker, read fresh for each caller (see changeMarker): on PostgreSQL the count the
    * triggers of migration 0005 keep; on SQLite `data_version` with this store's own writes.
@@ -110,6 +121,7 @@ export class KyselyStore implements Store {
     this.#insertDevice = new InsertIfAbsent('devices');
     this.#insertMonitor = new InsertIfAbsent('blacklist_monitors');
     this.#webhooks = new KyselyWebhooks(db, dialect);
+    this.#maintenance = new KyselyMaintenance(db, dialect);
     const { dataVersion } = options;
     if (dialect === 'postgres') this.#marker = new FreshRead(() => this.#readChangeCount());
     // data_version asks SQLite for a read transaction (two fcntl locks on the -shm file and an
@@ -279,19 +291,134 @@ export class KyselyStore implements Store {
       () => deviceToRow(this.#dialect, userId, device),
       (values) => this.#insertDevice.run(db, values),
       deviceFromRow,
-      () =>
-        db
-          .selectFrom('devices')
-          .select('id')
-          .where('user_id', '=', userId)
-          .where('target_type', '=', device.target_type)
-          .where('target_value', '=', device.target_value)
-          .where('service_type', '=', device.service_type)
-          .where('port', '=', device.port)
-          // The same expression as the unique index, so the index answers it.
-          .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
-          .executeTakeFirst(),
+      () => this.#findDevice(userId, device),
     );
+  }
+
+  /** The device of the user that the unique index says `device` would duplicate. */
+  #findDevice(userId: number, device: NewDevice): Promise<{ id: DbInteger } | undefined> {
+    return (
+      this.#db
+        .selectFrom('devices')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('target_type', '=', device.target_type)
+        .where('target_value', '=', device.target_value)
+        .where('service_type', '=', device.service_type)
+        .where('port', '=', device.port)
+        // The same expression as the unique index, so the index answers it.
+        .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
+        .executeTakeFirst()
+    );
+  }
+
+  #findMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<{ id: DbInteger } | undefined> {
+    return this.#db
+      .selectFrom('blacklist_monitors')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('target_type', '=', monitor.target_type)
+      .where('target_value', '=', monitor.target_value)
+      .executeTakeFirst();
+  }
+
+  getDevice(userId: number, id: number): Promise<Device | undefined> {
+    return this.#run(async (db) => {
+      const row = await readOwnedRow<Selectable<DevicesTable>>(db, this.#dialect, 'devices', userId, id);
+      return row && deviceFromRow(row);
+    });
+  }
+
+  updateDevice(userId: number, id: number, change: RecordChange<Device, NewDevice>): Promise<UpdateResult<Device>> {
+    const toRow = (device: NewDevice) => deviceToRow(this.#dialect, userId, device) as Record<string, unknown>;
+    return this.#update('devices', userId, id, change, toRow, deviceFromRow, () => this.#findDevice(userId, change.to));
+  }
+
+  getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
+    return this.#run(async (db) => {
+      const row = await readOwnedRow<Selectable<BlacklistMonitorsTable>>(
+        db,
+        this.#dialect,
+        'blacklist_monitors',
+        userId,
+        id,
+      );
+      return row && monitorFromRow(row);
+    });
+  }
+
+  updateBlacklistMonitor(
+    userId: number,
+    id: number,
+    change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
+  ): Promise<UpdateResult<BlacklistMonitor>> {
+    const toRow = (monitor: NewBlacklistMonitor) =>
+      monitorToRow(this.#dialect, userId, monitor) as Record<string, unknown>;
+    const existing = () => this.#findMonitor(userId, change.to);
+    return this.#update('blacklist_monitors', userId, id, change, toRow, monitorFromRow, existing);
+  }
+
+  /**
+   * A change as one compare-and-set UPDATE (update-record.ts): the create's fields from `to`, the
+   * engine's columns per its effect, and its events in the same transaction. When nothing was
+   * written, a second look says whether the record is gone (undefined) or changed since (stale);
+   * a unique index's refusal names the record it would duplicate.
+   */
+  async #update<T extends Device | BlacklistMonitor, New extends NewDevice | NewBlacklistMonitor, Row>(
+    table: 'devices' | 'blacklist_monitors',
+    userId: number,
+    id: number,
+    change: RecordChange<T, New>,
+    toRow: (record: New) => Record<string, unknown>,
+    fromRow: (row: Row) => T,
+    findExisting: () => Promise<{ id: DbInteger } | undefined>,
+  ): Promise<UpdateResult<T>> {
+    try {
+      const from = change.from as unknown as New;
+      const expect = pickColumns(
+        toRow(from),
+        change.fields.filter((name) => Object.hasOwn(change.from, name)),
+      );
+      const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
+      if (table === 'devices' && movesStatus) expect.status = (change.from as Device).status;
+      const set = pickColumns(toRow(change.to), change.fields);
+      const last = change.from.last_checked_at;
+      const latest =
+        last === null ? undefined : new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();
+      const kind = table === 'devices' ? 'device' : 'blacklist_monitor';
+      let row: Row | undefined;
+      try {
+        row = await updateRow<Row>(this.#db, this.#dialect, {
+          table,
+          userId,
+          id,
+          set,
+          expect,
+          effect: change.effect,
+          at: change.at,
+          ...(latest === undefined ? {} : { latest }),
+          events: change.events,
+          kind,
+        });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const existing = await findExisting();
+        // The record it collided with was deleted meanwhile: try again from a fresh read.
+        return existing === undefined ? { stale: true } : { duplicateOf: toId(existing.id) };
+      }
+      if (row !== undefined) return { updated: fromRow(row) };
+      const exists = await this.#db
+        .selectFrom(table)
+        .select('id')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return exists === undefined ? undefined : { stale: true };
+    } catch (error) {
+      throw storeError(error);
+    } finally {
+      this.#writes++;
+    }
   }
 
   listDevices(userId: number, page: PageRequest): Promise<Device[]> {
@@ -318,14 +445,7 @@ export class KyselyStore implements Store {
       () => monitorToRow(this.#dialect, userId, monitor),
       (values) => this.#insertMonitor.run(db, values),
       monitorFromRow,
-      () =>
-        db
-          .selectFrom('blacklist_monitors')
-          .select('id')
-          .where('user_id', '=', userId)
-          .where('target_type', '=', monitor.target_type)
-          .where('target_value', '=', monitor.target_value)
-          .executeTakeFirst(),
+      () => this.#findMonitor(userId, monitor),
     );
   }
 
@@ -392,12 +512,17 @@ export class KyselyStore implements Store {
     );
   }
 
-  claimDueBlacklistMonitors(claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]> {
+  claimDueBlacklistMonitors(claim: ClaimRequest): Promise<ClaimedBlacklistMonitor[]> {
     return this.#run(async (db) =>
       (await claimDue(db, this.#dialect, 'blacklist_monitors', claim)).map(({ row, lease, due_at }) => ({
         record: monitorFromRow(row),
         lease,
         due_at,
+        // Only when a window has a part in the check, so a claim outside one reads as before.
+        ...(row.maintenance_since == null ? {} : { maintenance_since: toStamp(row.maintenance_since) }),
+        ...(row.announced_listed_on == null
+          ? {}
+          : { announced_listed_on: JSON.parse(row.announced_listed_on) as string[] }),
       })),
     );
   }
@@ -426,6 +551,16 @@ export class KyselyStore implements Store {
   listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]> {
     return this.#run(() => this.#webhooks.listWebhooks(userId, page));
   }
+  getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
+    return this.#run(() => this.#webhooks.getWebhook(userId, id));
+  }
+  updateWebhook(
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>> {
+    return this.#write(() => this.#webhooks.updateWebhook(userId, id, change));
+  }
   deleteWebhook(userId: number, id: number): Promise<boolean> {
     return this.#write(() => this.#webhooks.deleteWebhook(userId, id));
   }
@@ -443,6 +578,37 @@ export class KyselyStore implements Store {
   }
   recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
     return this.#write(() => this.#webhooks.recordDeliveryAttempt(lease, outcome));
+  }
+
+  // Maintenance windows (kysely-maintenance.ts). Windows are never in a cached list; the flips
+  // change devices, so they count as writes.
+  createMaintenanceWindow(userId: number, window: NewMaintenanceWindow): Promise<StoredMaintenanceWindow> {
+    return this.#run(() => this.#maintenance.createMaintenanceWindow(userId, window));
+  }
+  listMaintenanceWindows(userId: number, page: PageRequest): Promise<StoredMaintenanceWindow[]> {
+    return this.#run(() => this.#maintenance.listMaintenanceWindows(userId, page));
+  }
+  getMaintenanceWindow(userId: number, id: number): Promise<StoredMaintenanceWindow | undefined> {
+    return this.#run(() => this.#maintenance.getMaintenanceWindow(userId, id));
+  }
+  updateMaintenanceWindow(
+    userId: number,
+    id: number,
+    change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
+  ): Promise<UpdateResult<StoredMaintenanceWindow>> {
+    return this.#run(() => this.#maintenance.updateMaintenanceWindow(userId, id, change));
+  }
+  deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
+    return this.#run(() => this.#maintenance.deleteMaintenanceWindow(userId, id));
+  }
+  ownedIds(userId: number, kind: MonitoredKind, ids: readonly number[]): Promise<number[]> {
+    return this.#run(() => this.#maintenance.ownedIds(userId, kind, ids));
+  }
+  allMaintenanceWindows(): Promise<OwnedMaintenanceWindow[]> {
+    return this.#run(() => this.#maintenance.allMaintenanceWindows());
+  }
+  syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
+    return this.#write(() => this.#maintenance.syncMaintenance(active, at));
   }
 
   close(): Promise<void> {

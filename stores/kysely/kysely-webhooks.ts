@@ -14,12 +14,16 @@ import {
   type NewWebhook,
   type PageRequest,
   type ResultsPage,
+  type RecordChange,
   type Timestamp,
+  type UpdateResult,
   type Webhook,
   type WebhookAttempt,
   type WebhookEndpoint,
+  type WebhookChange,
   type WebhookStore,
 } from '../../core/index.ts';
+import { isUniqueViolation, updateRow } from './update-record.ts';
 import { stampText, toId, toStamp } from './rows.ts';
 import type { Database, DbInteger, StoreDialect, WebhooksTable } from './schema.ts';
 
@@ -114,6 +118,60 @@ export class KyselyWebhooks implements WebhookStore {
       .$if(Number.isFinite(page.limit), (q) => q.limit(page.limit))
       .execute();
     return rows.map((row) => withoutSecret(webhookFromRow(row)));
+  }
+
+  async getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row && withoutSecret(webhookFromRow(row));
+  }
+
+  /** A compare-and-set UPDATE, as for devices (update-record.ts); a given secret replaces the old. */
+  async updateWebhook(
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>> {
+    const columns = (webhook: Omit<Webhook, 'id' | 'created_at' | 'last_delivery_at' | 'last_delivery_status'>) => ({
+      url: webhook.url,
+      events: JSON.stringify(webhook.events),
+      is_enabled: this.#flag(webhook.is_enabled),
+    });
+    const set = { ...columns(change.to), ...(change.to.secret === undefined ? {} : { secret: change.to.secret }) };
+    let row: Selectable<WebhooksTable> | undefined;
+    try {
+      row = await updateRow(this.db, this.dialect, {
+        table: 'webhooks',
+        userId,
+        id,
+        set,
+        expect: columns(change.from),
+        effect: 'none',
+        at: change.at,
+        events: [],
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const existing = await this.db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('url', '=', change.to.url)
+        .executeTakeFirst();
+      return existing === undefined ? { stale: true } : { duplicateOf: toId(existing.id) };
+    }
+    if (row !== undefined) return { updated: webhookFromRow(row) };
+    const exists = await this.db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return exists === undefined ? undefined : { stale: true };
   }
 
   async deleteWebhook(userId: number, id: number): Promise<boolean> {

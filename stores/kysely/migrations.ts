@@ -5,6 +5,7 @@ import { safeIds } from './migrations/0002-safe-ids.ts';
 import { engine } from './migrations/0003-engine.ts';
 import { webhooks } from './migrations/0004-webhooks.ts';
 import { changeMarker } from './migrations/0005-change-marker.ts';
+import { manage } from './migrations/0006-manage.ts';
 import { operations } from './migrations/0007-operations.ts';
 import { dnsblListings } from './migrations/0008-dnsbl-listings.ts';
 import { dialectOf } from './schema.ts';
@@ -18,6 +19,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0003_engine': engine(dialect),
     '0004_webhooks': webhooks(dialect),
     '0005_change_marker': changeMarker(dialect),
+    '0006_manage': manage(dialect),
     '0007_operations': operations(dialect),
     '0008_dnsbl_listings': dnsblListings(dialect),
   };

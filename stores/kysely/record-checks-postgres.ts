@@ -109,8 +109,9 @@ export function writeBlacklistChecksPostgres(
         cast(${input.map((w) => w.last_status)} as text[]), cast(${input.map((w) => w.checked_at)} as timestamptz[]),
         cast(${input.map((w) => w.listed_on)} as text[]), cast(${input.map((w) => w.failed_zones)} as text[]),
         cast(${input.map((w) => w.next_check_at)} as timestamptz[]),
-        cast(${input.map((w) => w.listings)} as text[]), cast(${input.map((w) => w.rdns)} as text[])
-      ) as i (id, token, last_status, checked_at, listed_on, failed_zones, next_check_at, listings, rdns)
+        cast(${input.map((w) => w.listings)} as text[]), cast(${input.map((w) => w.rdns)} as text[]),
+        cast(${input.map((w) => w.maintenance_since)} as timestamptz[])
+      ) as i (id, token, last_status, checked_at, listed_on, failed_zones, next_check_at, listings, rdns, maintenance_since)
     ),
     written as (
       update blacklist_monitors m set
@@ -121,9 +122,10 @@ export function writeBlacklistChecksPostgres(
         listings = i.listings,
         rdns = i.rdns,
         next_check_at = i.next_check_at,
+        announced_listed_on = case when m.maintenance_since is null then null else m.announced_listed_on end,
         lease_owner = null, lease_token = null, lease_expires_at = null
       from input i
-      where m.id = i.id and m.lease_token = i.token
+      where m.id = i.id and m.lease_token = i.token and m.maintenance_since is not distinct from i.maintenance_since
       returning m.id, m.user_id, nextval('check_ids') as check_id
     ),
     ${outbox('blacklist_monitor', writes)}

@@ -47,8 +47,9 @@ function blacklistUpdate(w: BlacklistWrite): RawBuilder<{ user_id: DbInteger }> 
       listings = ${w.listings},
       rdns = ${w.rdns},
       next_check_at = ${w.next_check_at},
+      announced_listed_on = case when maintenance_since is null then null else announced_listed_on end,
       lease_owner = null, lease_token = null, lease_expires_at = null
-    where id = ${w.id} and lease_token = ${w.token}
+    where id = ${w.id} and lease_token = ${w.token} and maintenance_since is ${w.maintenance_since}
     returning user_id`;
 }
 

@@ -114,6 +114,10 @@ export interface BlacklistMonitorsTable {
   /** JSON array of the zones whose lookup failed at the last check. */
   failed_zones: string;
   next_check_at: NullableStamp;
+  /** Migration 0006: when the maintenance window covering it began; null outside one. */
+  maintenance_since: NullableStamp;
+  /** Migration 0006: JSON array, the listings announced before a window; null otherwise. */
+  announced_listed_on: ColumnType<string | null, string | null | undefined, string | null>;
   lease_owner: string | null;
   lease_token: string | null;
   lease_expires_at: NullableStamp;
@@ -220,6 +224,23 @@ export interface WebhookFanoutFloorTable {
   event_id: ColumnType<DbInteger, number, number>;
 }
 
+/** Migration 0006_manage: maintenance windows. */
+export interface MaintenanceWindowsTable {
+  id: Id;
+  user_id: Ref;
+  name: string;
+  starts_at: NullableStamp;
+  ends_at: NullableStamp;
+  /** JSON {days, start, duration_s, time_zone}, or null for a one-off window. */
+  repeat: string | null;
+  /** JSON arrays of ids. */
+  device_ids: string;
+  all_devices: Flag;
+  blacklist_monitor_ids: string;
+  all_blacklist_monitors: Flag;
+  created_at: Stamp;
+}
+
 /** The tables of the store, as Kysely sees them. */
 export interface Database {
   users: UsersTable;
@@ -233,6 +254,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   webhook_event_fanouts: WebhookEventFanoutsTable;
   webhook_fanout_floor: WebhookFanoutFloorTable;
+  maintenance_windows: MaintenanceWindowsTable;
 }
 
 /**

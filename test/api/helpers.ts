@@ -90,6 +90,7 @@ export const DETAIL_CODES = [
   'unknown_field',
   'forbidden_target',
   'not_applicable',
+  'read_only_field',
 ] as const;
 
 /**
@@ -240,7 +241,7 @@ export function assertError(res: TestResponse, status: number, code: string): No
   assert.ok(error.message.trim().length > 0, 'the message is a human sentence');
   const allowed = ['code', 'message'];
   if (code === 'validation_failed') allowed.push('details');
-  if (code === 'duplicate_device' || code === 'duplicate_blacklist_monitor') allowed.push('existing_id');
+  if (code.startsWith('duplicate_')) allowed.push('existing_id');
   for (const name of Object.keys(error)) {
     assert.ok(allowed.includes(name), `unexpected error field ${name} on ${code}: ${describeResponse(res)}`);
   }

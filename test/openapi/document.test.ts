@@ -307,7 +307,7 @@ describe('OpenAPI document', () => {
     );
     assert.equal(validate({ ...common, probe: 'ping', banner: null }), false);
     const device = document.components.schemas.Device!.properties as Record<string, { enum?: unknown[] }>;
-    assert.deepEqual(device.status!.enum, ['pending', 'up', 'validating', 'down', 'paused']);
+    assert.deepEqual(device.status!.enum, ['pending', 'up', 'validating', 'down', 'paused', 'maintenance']);
     assert.deepEqual(Object.keys(document.components.schemas.DeviceLastResults!.properties ?? {}).sort(), [
       'origin_http',
       'origin_tls',

@@ -25,7 +25,9 @@ import type {
   Device,
   NewBlacklistMonitor,
   NewDevice,
+  NewMaintenanceWindow,
   NewWebhook,
+  StoredMaintenanceWindow,
   Webhook,
   WebhookAttempt,
 } from '../../core/records.ts';
@@ -132,6 +134,37 @@ class FailingStore extends MemoryStore {
   override async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
     this.fail();
     return super.webhookWithSecret(userId, id);
+  }
+  override async getDevice(userId: number, id: number): Promise<Device | undefined> {
+    this.fail();
+    return super.getDevice(userId, id);
+  }
+  override async getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
+    this.fail();
+    return super.getBlacklistMonitor(userId, id);
+  }
+  override async getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
+    this.fail();
+    return super.getWebhook(userId, id);
+  }
+  override async listMaintenanceWindows(userId: number, page: PageRequest): Promise<StoredMaintenanceWindow[]> {
+    this.fail();
+    return super.listMaintenanceWindows(userId, page);
+  }
+  override async createMaintenanceWindow(
+    userId: number,
+    window: NewMaintenanceWindow,
+  ): Promise<StoredMaintenanceWindow> {
+    this.fail();
+    return super.createMaintenanceWindow(userId, window);
+  }
+  override async getMaintenanceWindow(userId: number, id: number): Promise<StoredMaintenanceWindow | undefined> {
+    this.fail();
+    return super.getMaintenanceWindow(userId, id);
+  }
+  override async deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
+    this.fail();
+    return super.deleteMaintenanceWindow(userId, id);
   }
 }
 
@@ -639,6 +672,118 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     await call(bare, `/v1/webhooks/test?id=${bareHook.body.data!.id}`, { method: 'POST', key: bareKey }, 503);
   });
 
+  for (const resource of [
+    {
+      path: 'devices',
+      body: { target_type: 'domain', target_value: 'a.example.com' },
+      other: { target_type: 'domain', target_value: 'b.example.com' },
+      change: { location: 'rack 1' },
+    },
+    {
+      path: 'blacklist-monitors',
+      body: { target_type: 'domain', target_value: 'a.example.org' },
+      other: { target_type: 'domain', target_value: 'b.example.org' },
+      change: { is_enabled: false },
+    },
+    {
+      path: 'webhooks',
+      body: { url: 'https://hooks.example.com/a' },
+      other: { url: 'https://hooks.example.com/b' },
+      change: { rotate_secret: true },
+    },
+    {
+      path: 'maintenance-windows',
+      body: { name: 'a', starts_at: '2026-01-02T00:00:00Z', ends_at: '2026-01-02T02:00:00Z', all_devices: true },
+      other: {
+        name: 'b',
+        repeat: { days: ['mon'], start: '22:00', duration_s: 3600, time_zone: 'Europe/Berlin' },
+        all_devices: 1,
+      },
+      change: {
+        name: 'c',
+        starts_at: null,
+        ends_at: null,
+        repeat: { days: ['sun'], start: '01:30', duration_s: 600, time_zone: 'UTC' },
+      },
+    },
+  ]) {
+    test(`/${resource.path}: get and update, and their errors`, async () => {
+      const t = open({ bodyLimit: 1024 });
+      const key = await t.createKey();
+      const base = `/v1/${resource.path}`;
+      const a = (await call<{ id: number }>(t, `${base}/create`, { method: 'POST', key, body: resource.body }, 201))
+        .body.data!.id;
+      const b = (await call<{ id: number }>(t, `${base}/create`, { method: 'POST', key, body: resource.other }, 201))
+        .body.data!.id;
+      await call(t, `${base}/get?id=${a}`, { key }, 200);
+      await call(t, `${base}/get?id=${a}&x=1`, { key }, 400);
+      await call(t, `${base}/get?id=abc`, { key }, 400);
+      await call(t, `${base}/get?id=999999`, { key }, 404);
+      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: resource.change }, 200);
+      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: {} }, 200);
+      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: { id: 1, nonsense: true } }, 400);
+      await call(t, `${base}/update?id=abc`, { method: 'PATCH', key, body: {} }, 400);
+      await call(
+        t,
+        `${base}/update?id=${a}`,
+        { method: 'PATCH', key, body: '{"name":', headers: { 'content-type': 'application/json' } },
+        400,
+      );
+      await call(
+        t,
+        `${base}/update?id=${a}`,
+        { method: 'PATCH', key, body: 'x=1', headers: { 'content-type': 'text/plain' } },
+        400,
+      );
+      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: { name: 'x'.repeat(2000) } }, 413);
+      await call(t, `${base}/update?id=999999`, { method: 'PATCH', key, body: {} }, 404);
+      if (resource.path !== 'maintenance-windows') {
+        const duplicate = await call(t, `${base}/update?id=${b}`, { method: 'PATCH', key, body: resource.body }, 409);
+        assert.equal(duplicate.body.error?.existing_id, a);
+      }
+      const reader = await t.createKey({ scopes: ['read'] });
+      const writer = await t.createKey({ scopes: ['write'] });
+      const elsewhere = await t.createKey({ allowedIps: ['203.0.113.0/24'] });
+      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key: reader, body: {} }, 403);
+      await call(t, `${base}/get?id=${a}`, { key: writer }, 403);
+      for (const [method, path] of [
+        ['GET', `${base}/get?id=1`],
+        ['PATCH', `${base}/update?id=1`],
+      ] as const) {
+        await call(t, path, { method, key: elsewhere }, 403);
+        await call(t, path, { method }, 401);
+        await call(t, path, { method, key: 'mapi_not-a-real-key' }, 401);
+      }
+      if (resource.path === 'maintenance-windows') {
+        await call(t, base, { key }, 200);
+        await call(t, `${base}?limit=0`, { key }, 400);
+        await call(t, `${base}/create`, { method: 'POST', key, body: { name: '', device_ids: [999] } }, 400);
+        await call(
+          t,
+          `${base}/create`,
+          { method: 'POST', key, body: '{', headers: { 'content-type': 'application/json' } },
+          400,
+        );
+        await call(t, `${base}/create`, { method: 'POST', key, body: { name: 'x'.repeat(2000) } }, 413);
+        await call(t, `${base}/delete?id=${b}`, { method: 'DELETE', key }, 200);
+        await call(t, `${base}/delete?id=${b}`, { method: 'DELETE', key }, 404);
+        await call(t, `${base}/delete?id=abc`, { method: 'DELETE', key }, 400);
+        await call(t, `${base}/create`, { method: 'POST', key: reader, body: resource.body }, 403);
+        await call(t, `${base}/delete?id=1`, { method: 'DELETE', key: reader }, 403);
+        await call(t, base, { key: writer }, 403);
+        for (const [method, path] of [
+          ['GET', base],
+          ['POST', `${base}/create`],
+          ['DELETE', `${base}/delete?id=1`],
+        ] as const) {
+          await call(t, path, { method, key: elsewhere }, 403);
+          await call(t, path, { method }, 401);
+          await call(t, path, { method, key: 'mapi_not-a-real-key' }, 401);
+        }
+      }
+    });
+  }
+
   test('/me: success, a stray parameter, and every failure before the route', async () => {
     const t = open();
     const key = await t.createKey({ scopes: ['read'] });
@@ -675,11 +820,23 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['DELETE', '/v1/webhooks/delete?id=1'],
       ['GET', '/v1/webhooks/deliveries?id=1'],
       ['POST', '/v1/webhooks/test?id=1'],
+      ...['devices', 'blacklist-monitors', 'webhooks', 'maintenance-windows'].flatMap((r): [string, string][] => [
+        ['GET', `/v1/${r}/get?id=1`],
+        ['PATCH', `/v1/${r}/update?id=1`],
+      ]),
+      ['GET', '/v1/maintenance-windows'],
+      ['POST', '/v1/maintenance-windows/create'],
+      ['DELETE', '/v1/maintenance-windows/delete?id=1'],
     ];
     for (const [method, path] of requests) {
       const key = await t.createKey();
       await call(t, '/v1/me', { key }, 200);
-      const refused = await call(t, path, { method, key, body: method === 'POST' ? {} : undefined }, 429);
+      const refused = await call(
+        t,
+        path,
+        { method, key, body: method === 'POST' || method === 'PATCH' ? {} : undefined },
+        429,
+      );
       assert.equal(refused.headers.get('retry-after'), refused.headers.get('ratelimit')?.match(/t=(\d+)/)?.[1]);
     }
     const throttled = open({ authFailureLimit: { limit: 1, windowSeconds: 60 } });
@@ -707,6 +864,19 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['DELETE', '/v1/webhooks/delete?id=1', undefined],
       ['GET', '/v1/webhooks/deliveries?id=1', undefined],
       ['POST', '/v1/webhooks/test?id=1', undefined],
+      ...['devices', 'blacklist-monitors', 'webhooks', 'maintenance-windows'].flatMap(
+        (r): [string, string, unknown][] => [
+          ['GET', `/v1/${r}/get?id=1`, undefined],
+          ['PATCH', `/v1/${r}/update?id=1`, {}],
+        ],
+      ),
+      ['GET', '/v1/maintenance-windows', undefined],
+      ['DELETE', '/v1/maintenance-windows/delete?id=1', undefined],
+      [
+        'POST',
+        '/v1/maintenance-windows/create',
+        { name: 'w', starts_at: '2026-01-02T00:00:00Z', ends_at: '2026-01-02T01:00:00Z', all_devices: true },
+      ],
     ];
     for (const failure of [new Error('connection reset'), new MissingTableError()]) {
       store.failure = failure;
@@ -731,6 +901,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       '/v1',
       '/elsewhere',
       '/v1/webhooks/results',
+      '/v1/maintenance-windows/nope',
     ]) {
       await call(t, path, { key }, 404);
     }

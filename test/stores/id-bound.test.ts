@@ -130,6 +130,7 @@ describe('a database made before the id guard', () => {
           '0003_engine',
           '0004_webhooks',
           '0005_change_marker',
+          '0006_manage',
           '0007_operations',
           '0008_dnsbl_listings',
         ]);

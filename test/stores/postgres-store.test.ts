@@ -70,6 +70,7 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
             '0003_engine',
             '0004_webhooks',
             '0005_change_marker',
+            '0006_manage',
             '0007_operations',
             '0008_dnsbl_listings',
           ],

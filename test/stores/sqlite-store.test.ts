@@ -49,6 +49,7 @@ describe('SQLite database URLs and migrations', () => {
         '0003_engine',
         '0004_webhooks',
         '0005_change_marker',
+        '0006_manage',
         '0007_operations',
         '0008_dnsbl_listings',
       ]);
@@ -147,6 +148,7 @@ describe('SQLite database URLs and migrations', () => {
         '0003_engine',
         '0004_webhooks',
         '0005_change_marker',
+        '0006_manage',
         '0007_operations',
         '0008_dnsbl_listings',
       ],

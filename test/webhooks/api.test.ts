@@ -254,6 +254,9 @@ eachStore('webhooks API', (env) => {
     const wrong = await t.request(CREATE, { key: writer });
     errorOf(wrong, 405, 'method_not_allowed');
     assert.equal(wrong.headers.get('allow'), 'POST');
-    errorOf(await t.request('/v1/webhooks/update', { key: writer }), 404, 'unknown_webhooks_route');
+    const update = await t.request('/v1/webhooks/update', { key: writer });
+    errorOf(update, 405, 'method_not_allowed');
+    assert.equal(update.headers.get('allow'), 'PATCH');
+    errorOf(await t.request('/v1/webhooks/rename', { key: writer }), 404, 'unknown_webhooks_route');
   });
 });
