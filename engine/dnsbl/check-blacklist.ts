@@ -135,7 +135,15 @@ export async function checkBlacklistMonitor(
   // "Maintenance windows").
   const maintenanceSince = claimed.maintenance_since ?? null;
   const announced = claimed.announced_listed_on ?? null;
-  const before = announced === null ? monitor : { ...monitor, listed_on: announced };
+  // What was announced is what the events compare with: the listings a window kept quiet are not.
+  const before =
+    announced === null
+      ? monitor
+      : {
+          ...monitor,
+          listed_on: announced,
+          listings: monitor.listings.filter((listing) => announced.includes(listing.zone)),
+        };
   return {
     checked_at: checkedAt,
     last_status: status,
