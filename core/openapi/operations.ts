@@ -90,6 +90,35 @@ export type Draft = Omit<OperationObject, 'security' | 'x-required-scope' | 'res
   responses: Record<string, ResponseObject | Reference>;
 };
 
+/** What an operation on one record of the key's user answers when the key may not, or the record is not the user's. */
+function refusedForRecord(r: Resource): Record<401 | 403 | 404, ResponseObject | Reference> {
+  return { 401: responseRef('Unauthorized'), 403: responseRef('Forbidden'), 404: notFound(r) };
+}
+
+/** The 400 of an operation whose query holds only `id`. */
+function idOnlyQueryRefused(): ResponseObject {
+  return badRequest(
+    'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
+    [
+      errors.invalidId(),
+      errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }]),
+    ],
+  );
+}
+
+/** The 400 of a newest-first page of one record's rows (`id`, `limit`, `before_id`). */
+function pagedQueryRefused(): ResponseObject {
+  return badRequest(
+    'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
+    [
+      errors.invalidId(),
+      errors.validationFailed([
+        { field: 'limit', code: 'out_of_range', message: 'limit must be an integer from 1 to 1000, given once.' },
+      ]),
+    ],
+  );
+}
+
 /** What each route of ROUTES is, keyed `METHOD /path`. A route without an entry fails generation. */
 export function drafts(): Map<string, Draft> {
   const map = new Map<string, Draft>();
@@ -183,22 +212,8 @@ export function drafts(): Map<string, Draft> {
         ],
         responses: {
           200: success(`The ${r.noun}'s results, newest first.`, `${r.name}ResultListEnvelope`, headers([], ['Link'])),
-          400: badRequest(
-            'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
-            [
-              errors.invalidId(),
-              errors.validationFailed([
-                {
-                  field: 'limit',
-                  code: 'out_of_range',
-                  message: 'limit must be an integer from 1 to 1000, given once.',
-                },
-              ]),
-            ],
-          ),
-          401: responseRef('Unauthorized'),
-          403: responseRef('Forbidden'),
-          404: notFound(r),
+          400: pagedQueryRefused(),
+          ...refusedForRecord(r),
           429: responseRef('RateLimited'),
           500: responseRef('ServerError'),
           ...everyOperation(),
@@ -213,18 +228,8 @@ export function drafts(): Map<string, Draft> {
         parameters: [{ $ref: '#/components/parameters/Id' }],
         responses: {
           202: success(`The ${r.noun}, due now.`, `${r.name}Envelope`),
-          400: badRequest(
-            'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
-            [
-              errors.invalidId(),
-              errors.validationFailed([
-                { field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' },
-              ]),
-            ],
-          ),
-          401: responseRef('Unauthorized'),
-          403: responseRef('Forbidden'),
-          404: notFound(r),
+          400: idOnlyQueryRefused(),
+          ...refusedForRecord(r),
           409: errorResponseObject(
             `The ${r.noun} is disabled (is_enabled false).`,
             [errors.recordPaused()],
@@ -259,22 +264,8 @@ export function drafts(): Map<string, Draft> {
         ],
         responses: {
           200: success('The attempts, newest first.', 'WebhookAttemptListEnvelope', headers([], ['Link'])),
-          400: badRequest(
-            'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
-            [
-              errors.invalidId(),
-              errors.validationFailed([
-                {
-                  field: 'limit',
-                  code: 'out_of_range',
-                  message: 'limit must be an integer from 1 to 1000, given once.',
-                },
-              ]),
-            ],
-          ),
-          401: responseRef('Unauthorized'),
-          403: responseRef('Forbidden'),
-          404: notFound(r),
+          400: pagedQueryRefused(),
+          ...refusedForRecord(r),
           429: responseRef('RateLimited'),
           500: responseRef('ServerError'),
           ...everyOperation(),
@@ -290,18 +281,8 @@ export function drafts(): Map<string, Draft> {
         parameters: [{ $ref: '#/components/parameters/Id' }],
         responses: {
           200: success("The attempt's outcome.", 'WebhookTestResultEnvelope'),
-          400: badRequest(
-            'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
-            [
-              errors.invalidId(),
-              errors.validationFailed([
-                { field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' },
-              ]),
-            ],
-          ),
-          401: responseRef('Unauthorized'),
-          403: responseRef('Forbidden'),
-          404: notFound(r),
+          400: idOnlyQueryRefused(),
+          ...refusedForRecord(r),
           429: responseRef('RateLimited'),
           500: responseRef('ServerError'),
           503: errorResponseObject(
@@ -320,18 +301,8 @@ export function drafts(): Map<string, Draft> {
       parameters: [{ $ref: '#/components/parameters/Id' }],
       responses: {
         200: success(`The ${r.noun}.`, `${r.name}Envelope`),
-        400: badRequest(
-          'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
-          [
-            errors.invalidId(),
-            errors.validationFailed([
-              { field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' },
-            ]),
-          ],
-        ),
-        401: responseRef('Unauthorized'),
-        403: responseRef('Forbidden'),
-        404: notFound(r),
+        400: idOnlyQueryRefused(),
+        ...refusedForRecord(r),
         429: responseRef('RateLimited'),
         500: responseRef('ServerError'),
         ...everyOperation(),
@@ -362,9 +333,7 @@ export function drafts(): Map<string, Draft> {
             errors.validationFailed(sampleDetails()),
           ],
         ),
-        401: responseRef('Unauthorized'),
-        403: responseRef('Forbidden'),
-        404: notFound(r),
+        ...refusedForRecord(r),
         ...(r.duplicate === undefined
           ? {}
           : {
@@ -388,18 +357,8 @@ export function drafts(): Map<string, Draft> {
       parameters: [{ $ref: '#/components/parameters/Id' }],
       responses: {
         200: success('Deleted.', 'DeletedEnvelope'),
-        400: badRequest(
-          'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
-          [
-            errors.invalidId(),
-            errors.validationFailed([
-              { field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' },
-            ]),
-          ],
-        ),
-        401: responseRef('Unauthorized'),
-        403: responseRef('Forbidden'),
-        404: notFound(r),
+        400: idOnlyQueryRefused(),
+        ...refusedForRecord(r),
         429: responseRef('RateLimited'),
         500: responseRef('ServerError'),
         ...everyOperation(),

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { afterEach, it } from 'node:test';
 import type { BlacklistMonitor, Device, DeviceProbeResult, DnsblResult, MaintenanceWindow } from '../../core/index.ts';
 import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
-import { eachStore, openWorld, verifySigned, type World } from './harness.ts';
+import { createWebDevice, eachStore, openWorld, verifySigned, type World } from './harness.ts';
 import { startTargetServer, type TargetServer } from './target-server.ts';
 
 const INTERVAL_S = 60;
@@ -26,23 +26,8 @@ eachStore('maintenance windows in the engine', (opened) => {
     dns = undefined;
   });
 
-  async function webDevice(w: World, name: string, port: number): Promise<Device> {
-    return w.call<Device>(
-      '/devices/create',
-      {
-        method: 'POST',
-        body: {
-          target_type: 'domain',
-          target_value: name,
-          service_type: 'web',
-          scheme: 'http',
-          port,
-          check_interval_s: INTERVAL_S,
-        },
-      },
-      201,
-    );
-  }
+  const webDevice = (w: World, name: string, port: number): Promise<Device> =>
+    createWebDevice(w, name, port, INTERVAL_S);
 
   it('a window that starts while the target is down: no device.down, started and ended announced, down once after', async () => {
     const start = Date.parse('2026-05-04T10:00:00.000Z');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { afterEach, it } from 'node:test';
 import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { eachStore, openWorld, verifyNow, type World } from './harness.ts';
+import { createWebDevice, eachStore, openWorld, verifyNow, type World } from './harness.ts';
 import { startTargetServer, type TargetServer } from './target-server.ts';
 
 const INTERVAL_S = 30;
@@ -21,23 +21,8 @@ eachStore('changing records the engine checks', (opened) => {
     for (const target of targets.splice(0)) await target.close();
   });
 
-  async function webDevice(w: World, name: string, port: number): Promise<Device> {
-    return w.call<Device>(
-      '/devices/create',
-      {
-        method: 'POST',
-        body: {
-          target_type: 'domain',
-          target_value: name,
-          service_type: 'web',
-          scheme: 'http',
-          port,
-          check_interval_s: INTERVAL_S,
-        },
-      },
-      201,
-    );
-  }
+  const webDevice = (w: World, name: string, port: number): Promise<Device> =>
+    createWebDevice(w, name, port, INTERVAL_S);
 
   /** Holds the next request at `target` until the returned release is called; resolves once it arrived. */
   async function holdNext(target: TargetServer): Promise<() => void> {
