@@ -57,7 +57,16 @@ export class DnsHealth {
   silent(mark: number, error: string): void {
     if (mark !== this.#answers) return;
     this.#silentInARow++;
-    if (this.#downSince !== null || this.#silentInARow < SILENT_LOOKUPS_FOR_OUTAGE) return;
+    if (this.#silentInARow >= SILENT_LOOKUPS_FOR_OUTAGE) this.outage(mark, error);
+  }
+
+  /**
+   * The outage starts now, without waiting for three silent lookups: the canary
+   * (engine/net/resolver-canary.ts), asked at `mark`, got no answer either. Nothing starts if the
+   * servers answered anything since `mark`, or are already down.
+   */
+  outage(mark: number, error: string): void {
+    if (mark !== this.#answers || this.#downSince !== null) return;
     this.#downSince = this.#clock.now();
     this.#logger.warn?.(
       `DNS server ${this.#servers} does not answer (${error}): lookups fail with resolver_unavailable until it does`,
