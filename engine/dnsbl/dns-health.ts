@@ -9,9 +9,9 @@ const SILENT_LOOKUPS_FOR_OUTAGE = 3;
  * several in a row with no answer between them is the server, and so is one whose canary
  * (engine/net/resolver-canary.ts, the engine's own lookups only) got no answer either. The
  * warning goes out once when the outage starts and an info line once when any answer comes back:
- * a dead server behind thousands of checks must not write thousands of lines. DNSBL lookups and device name lookups report to
- * the same one, and while it is `down` their failures are `resolver_unavailable`
- * (engine/our-failures.ts).
+ * a dead server behind thousands of checks must not write thousands of lines. DNSBL lookups and
+ * device name lookups report to the same one, and while it is `down` their failures are
+ * `resolver_unavailable` (engine/our-failures.ts).
  */
 export class DnsHealth {
   readonly #servers: string;
