@@ -4,6 +4,7 @@ import { createDnsblResolver } from './dnsbl/resolver.ts';
 import { DnsHealth } from './dnsbl/dns-health.ts';
 import { blacklistKind, deviceKind } from './kinds.ts';
 import { createGuardedConnector } from './net/guarded-connector.ts';
+import { createCanaryResolver, ResolverCanary } from './net/resolver-canary.ts';
 import { systemLookup } from './net/system-lookup.ts';
 import { contextTrusting } from './net/trusted-context.ts';
 import { resolveEngineOptions, type MonitoringEngineOptions } from './options.ts';
@@ -82,9 +83,16 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     resolved.dnsServers.length > 0 ? resolved.dnsServers : (defaultResolver?.getServers() ?? ['(injected resolver)']);
   // One view of the resolver for DNSBL lookups and device name lookups alike.
   const health = new DnsHealth(servers.join(', '), logger, clock);
+  // The canary asks the servers the engine's own lookups go to, so it serves only those: a lookup
+  // or resolver of a host's own is asked nothing else (and a test's never reaches a real server).
+  const canary =
+    resolved.lookup === undefined || resolved.resolver === undefined
+      ? new ResolverCanary(createCanaryResolver(resolved.dnsServers, resolved.dnsTimeoutMs), health)
+      : undefined;
   const dnsbl = {
     resolver: resolved.resolver ?? defaultResolver!,
     health,
+    ...(resolved.resolver === undefined ? { canary } : {}),
     retryDelayS: resolved.retryDelayS,
     clock,
     zones: { ip: resolved.dnsblZones, domain: resolved.dnsblDomainZones },
@@ -98,6 +106,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     allowPrivateTargets: resolved.allowPrivateTargets,
     lookupTimeoutMs: resolved.dnsTimeoutMs,
     resolverHealth: health,
+    ...(resolved.lookup === undefined ? { resolverCanary: canary } : {}),
   });
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
   const webhooks = createWebhookDispatcher({

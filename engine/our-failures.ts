@@ -36,3 +36,9 @@ export const RESOLVER_FAILURE_CODES: ReadonlySet<string> = new Set([
  * (c-ares reports the port unreachable as a refused connection). No name can be the cause.
  */
 export const RESOLVER_UNREACHABLE = 'ECONNREFUSED';
+
+/**
+ * The lookup failures that say no answer came, and say nothing more: the resolver stopped, or
+ * the name's own servers did. The resolver canary tells them apart (engine/net/resolver-canary.ts).
+ */
+export const UNANSWERED_LOOKUP_CODES: ReadonlySet<string> = new Set(['timeout', 'ETIMEOUT', 'ECANCELLED', 'EAI_AGAIN']);

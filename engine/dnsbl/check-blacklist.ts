@@ -14,6 +14,7 @@ import { blacklistEvents, counts, type BlacklistCheckChange } from './blacklist-
 import { readListing, zoneInfo, type DnsblZoneInfo } from './catalogue.ts';
 import { classifyReply, type ZoneReply } from './classify.ts';
 import type { DnsHealth } from './dns-health.ts';
+import type { ResolverCanary } from '../net/resolver-canary.ts';
 import { queryPrefix, zonesFor } from './query-name.ts';
 import { RESOLVER_UNAVAILABLE, RESOLVER_UNREACHABLE } from '../our-failures.ts';
 import { askPtrWithDeadline, askWithDeadline, type DnsblResolver } from './resolver.ts';
@@ -22,6 +23,8 @@ import { askPtrWithDeadline, askWithDeadline, type DnsblResolver } from './resol
 export interface DnsblCheckContext {
   resolver: DnsblResolver;
   health: DnsHealth;
+  /** Asks `resolver`'s servers whether they answer at all; only when `resolver` is the engine's own. */
+  canary?: ResolverCanary;
   clock: Clock;
   zones: { ip: readonly string[]; domain: readonly string[] };
   /** The operator's descriptions of zones (`--dnsbl-zone-info`), before the catalogue's. */
@@ -64,7 +67,8 @@ export async function checkBlacklistMonitor(
       const index = next++;
       const zone = zones[index]!;
       const started = performance.now();
-      const reply = await askWithDeadline(context.resolver, `${prefix}.${zone}`, context.dnsTimeoutMs, context.health);
+      const name = `${prefix}.${zone}`;
+      const reply = await askWithDeadline(context.resolver, name, context.dnsTimeoutMs, context.health, context.canary);
       const verdict = classifyReply(zone, reply);
       outcomes[index] = {
         row: {
@@ -216,7 +220,13 @@ async function reverseName(
   if (resolvePtr === undefined) return null;
   // The reversed address a DNSBL is asked with is the reverse zone's name too.
   const name = `${prefix}.${prefix.split('.').length === 4 ? 'in-addr' : 'ip6'}.arpa`;
-  const reply: ZoneReply = await askPtrWithDeadline(resolvePtr, name, context.dnsTimeoutMs, context.health);
+  const reply: ZoneReply = await askPtrWithDeadline(
+    resolvePtr,
+    name,
+    context.dnsTimeoutMs,
+    context.health,
+    context.canary,
+  );
   if ('addresses' in reply) {
     const first = reply.addresses[0];
     return first === undefined ? null : first.toLowerCase().replace(/\.$/, '');

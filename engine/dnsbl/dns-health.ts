@@ -6,11 +6,12 @@ const SILENT_LOOKUPS_FOR_OUTAGE = 3;
 
 /**
  * Whether the DNS servers answer, told once per outage. One silent lookup may be one slow zone;
- * several in a row with no answer between them is the server. The warning goes out once when the
- * outage starts and an info line once when any answer comes back: a dead server behind thousands
- * of checks must not write thousands of lines. DNSBL lookups and device name lookups report to
- * the same one, and while it is `down` their failures are `resolver_unavailable`
- * (engine/our-failures.ts).
+ * several in a row with no answer between them is the server, and so is one whose canary
+ * (engine/net/resolver-canary.ts, the engine's own lookups only) got no answer either. The
+ * warning goes out once when the outage starts and an info line once when any answer comes back:
+ * a dead server behind thousands of checks must not write thousands of lines. DNSBL lookups and
+ * device name lookups report to the same one, and while it is `down` their failures are
+ * `resolver_unavailable` (engine/our-failures.ts).
  */
 export class DnsHealth {
   readonly #servers: string;
@@ -57,7 +58,16 @@ export class DnsHealth {
   silent(mark: number, error: string): void {
     if (mark !== this.#answers) return;
     this.#silentInARow++;
-    if (this.#downSince !== null || this.#silentInARow < SILENT_LOOKUPS_FOR_OUTAGE) return;
+    if (this.#silentInARow >= SILENT_LOOKUPS_FOR_OUTAGE) this.outage(mark, error);
+  }
+
+  /**
+   * The outage starts now, without waiting for three silent lookups: the canary
+   * (engine/net/resolver-canary.ts), asked at `mark`, got no answer either. Nothing starts if the
+   * servers answered anything since `mark`, or are already down.
+   */
+  outage(mark: number, error: string): void {
+    if (mark !== this.#answers || this.#downSince !== null) return;
     this.#downSince = this.#clock.now();
     this.#logger.warn?.(
       `DNS server ${this.#servers} does not answer (${error}): lookups fail with resolver_unavailable until it does`,

@@ -1,4 +1,5 @@
 import { promises as dns } from 'node:dns';
+import type { ResolverCanary } from '../net/resolver-canary.ts';
 import type { DnsHealth } from './dns-health.ts';
 import type { ZoneReply } from './classify.ts';
 
@@ -41,8 +42,9 @@ export function askWithDeadline(
   name: string,
   timeoutMs: number,
   health: DnsHealth,
+  canary?: ResolverCanary,
 ): Promise<ZoneReply> {
-  return withDeadline(() => resolver.resolve4(name), timeoutMs, health);
+  return withDeadline(() => resolver.resolve4(name), timeoutMs, health, canary);
 }
 
 /** Asks for a name's PTR records as `askWithDeadline` asks for A records: `addresses` holds the names. */
@@ -51,19 +53,45 @@ export function askPtrWithDeadline(
   name: string,
   timeoutMs: number,
   health: DnsHealth,
+  canary?: ResolverCanary,
 ): Promise<ZoneReply> {
-  return withDeadline(() => resolvePtr(name), timeoutMs, health);
+  return withDeadline(() => resolvePtr(name), timeoutMs, health, canary);
 }
 
-function withDeadline(ask: () => Promise<string[]>, timeoutMs: number, health: DnsHealth): Promise<ZoneReply> {
+/**
+ * With a canary (the engine's resolver, not one of a host's own), a lookup still unanswered
+ * half-way through its deadline has the canary asked, and one that ends unanswered waits for its
+ * verdict: the outage is then known before the check's rows are judged, so the first check of an
+ * outage is `resolver_unavailable` too (engine/net/resolver-canary.ts).
+ */
+function withDeadline(
+  ask: () => Promise<string[]>,
+  timeoutMs: number,
+  health: DnsHealth,
+  canary: ResolverCanary | undefined,
+): Promise<ZoneReply> {
   return new Promise<ZoneReply>((resolve) => {
     let settled = false;
     const mark = health.sent();
-    const timer = setTimeout(() => {
+    const canaryMs = Math.max(1, Math.ceil(timeoutMs / 2));
+    const unanswered = (code: string) => {
+      health.silent(mark, code === 'ECONNREFUSED' ? code : 'timeout');
+      if (canary === undefined || code === 'ECONNREFUSED') return resolve({ code });
+      void canary.check(mark, canaryMs).then(() => resolve({ code }));
+    };
+    const expire = () => {
       settled = true;
-      health.silent(mark, 'timeout');
-      resolve({ code: 'ETIMEOUT' });
-    }, timeoutMs);
+      unanswered('ETIMEOUT');
+    };
+    // One timer at a time: with a canary, the half-way one asks it and sets the one for the rest.
+    const half = Math.floor(timeoutMs / 2);
+    let timer =
+      canary === undefined
+        ? setTimeout(expire, timeoutMs)
+        : setTimeout(() => {
+            timer = setTimeout(expire, timeoutMs - half);
+            void canary.check(mark, canaryMs);
+          }, half);
     ask().then(
       (addresses) => {
         if (settled) return;
@@ -78,9 +106,11 @@ function withDeadline(ask: () => Promise<string[]>, timeoutMs: number, health: D
         clearTimeout(timer);
         const code = (error as { code?: unknown }).code;
         const text = typeof code === 'string' ? code : 'dns_error';
-        if (SILENT_CODES.has(text)) health.silent(mark, text === 'ECONNREFUSED' ? text : 'timeout');
-        else health.answered();
-        resolve({ code: text });
+        if (!SILENT_CODES.has(text)) {
+          health.answered();
+          return resolve({ code: text });
+        }
+        unanswered(text);
       },
     );
   });

@@ -1,8 +1,14 @@
 import net from 'node:net';
 import { canonicalIp, isForbiddenName, isPublicIp } from '../../core/internal.ts';
 import type { DnsHealth } from '../dnsbl/dns-health.ts';
-import { RESOLVER_FAILURE_CODES, RESOLVER_UNAVAILABLE, RESOLVER_UNREACHABLE } from '../our-failures.ts';
+import {
+  RESOLVER_FAILURE_CODES,
+  RESOLVER_UNAVAILABLE,
+  RESOLVER_UNREACHABLE,
+  UNANSWERED_LOOKUP_CODES,
+} from '../our-failures.ts';
 import { ProbeFailure, type Connection, type ConnectRequest, type Connector, type HostLookup } from './connector.ts';
+import type { ResolverCanary } from './resolver-canary.ts';
 
 export interface GuardedConnectorOptions {
   /** Answers host names; the default is `systemLookup`'s (see engine/net/system-lookup.ts). */
@@ -16,11 +22,27 @@ export interface GuardedConnectorOptions {
    * resolver's way fails with `resolver_unavailable` (engine/our-failures.ts).
    */
   resolverHealth?: DnsHealth;
+  /**
+   * Asks `lookup`'s own servers whether they answer at all before a lookup left unanswered counts
+   * as the name's failure (engine/net/resolver-canary.ts). Only with `resolverHealth`, and only
+   * when `lookup` goes to the servers the canary asks.
+   */
+  resolverCanary?: ResolverCanary;
 }
 
-function withDeadline<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
+/** `promise` within `ms`; `halfway`, when given, is called if it is still unsettled half-way through. */
+function withDeadline<T>(promise: Promise<T>, ms: number, signal?: AbortSignal, halfway?: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => finish(() => reject(new ProbeFailure('timeout', `no answer within ${ms} ms`))), ms);
+    const expire = () => finish(() => reject(new ProbeFailure('timeout', `no answer within ${ms} ms`)));
+    const half = Math.floor(ms / 2);
+    // One timer at a time: the half-way one sets the one for the rest.
+    let timer =
+      halfway === undefined
+        ? setTimeout(expire, ms)
+        : setTimeout(() => {
+            timer = setTimeout(expire, ms - half);
+            halfway();
+          }, half);
     const onAbort = () => finish(() => reject(new ProbeFailure('aborted')));
     const finish = (settle: () => void) => {
       clearTimeout(timer);
@@ -68,9 +90,13 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
       throw new ProbeFailure('forbidden_address', `${host} is a special-use name`);
     let addresses: string[];
     const health = options.resolverHealth;
+    const canary = health === undefined ? undefined : options.resolverCanary;
     const mark = health?.sent() ?? 0;
+    // Half the lookup's deadline: a canary sent half-way through is known by the time the lookup's is.
+    const canaryMs = Math.max(1, Math.ceil(timeoutMs / 2));
+    const askCanary = canary === undefined ? undefined : () => void canary.check(mark, canaryMs);
     try {
-      addresses = await withDeadline(options.lookup(host), timeoutMs, signal);
+      addresses = await withDeadline(options.lookup(host), timeoutMs, signal, askCanary);
       health?.answered();
     } catch (error) {
       const code =
@@ -79,6 +105,8 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
           : 'dns_error';
       if (health !== undefined && RESOLVER_FAILURE_CODES.has(code)) {
         health.silent(mark, code === 'ETIMEOUT' ? 'timeout' : code);
+        // No answer: the resolver's silence or the name's? The canary says, before it counts.
+        if (canary !== undefined && UNANSWERED_LOOKUP_CODES.has(code)) await canary.check(mark, canaryMs);
         if (health.down || code === RESOLVER_UNREACHABLE) {
           throw new ProbeFailure(RESOLVER_UNAVAILABLE, `cannot resolve ${host}: the resolver fails (${code})`, {
             cause: error,

@@ -150,6 +150,79 @@ it('a DNS server stopped and restarted: resolver_unavailable, nothing moves or i
   }
 });
 
+it('a DNS server that stops answering (drops queries): the first check of the outage is already resolver_unavailable, nothing goes down or is announced', async () => {
+  const name = 'stall.our-failures.net';
+  const dns = await startFakeDnsServer({ [name]: { a: ['127.0.0.1'] } });
+  const database = `sqlite:${join(dir, 'stall.db')}`;
+  // The waits below ask every 50 ms for seconds on end: more than the default rate limit allows.
+  const server = await startServe(['--database', database, '--allow-private-targets', '--rate-limit', '100000/60']);
+  const token = bootstrapToken(server)!;
+  await call(server, token, '/webhooks/create', { url: `http://127.0.0.1:${receiver.port}/stall` });
+  const before = receiver.received.length;
+  // One failure would make the device down: a check of the outage counted against it shows.
+  const worker = await startWorker([
+    '--database',
+    database,
+    '--dns-server',
+    dns.address,
+    '--allow-private-targets',
+    '--retry-delay',
+    '1',
+    '--failures-before-down',
+    '1',
+    '--poll-interval',
+    '200',
+    '--dns-timeout',
+    '2000',
+  ]);
+  try {
+    const device = await call<DeviceView>(server, token, '/devices/create', {
+      target_type: 'domain',
+      target_value: name,
+      service_type: 'tcp',
+      port: tcpPort,
+      check_interval_s: 600,
+    });
+    const deviceNow = async () => call<DeviceView>(server, token, `/devices/get?id=${device.id}`);
+    const results = async () => call<ResultView[]>(server, token, `/devices/results?id=${device.id}`);
+    await waitFor('the device to be up', async () => (await deviceNow()).status === 'up');
+    assert.equal((await results()).length, 1);
+
+    dns.silence(true);
+    // Due at once, not in ten minutes: a check on demand.
+    await call(server, token, `/devices/check?id=${device.id}`, {});
+    await waitFor('the first check of the outage', async () => (await results()).length >= 2);
+    let rows = await results();
+    assert.deepEqual(
+      rows.map((r) => r.error),
+      ['resolver_unavailable', null],
+    );
+    assert.equal((await deviceNow()).status, 'up');
+    // The outage, known from the canary's silence, is warned once, naming how the server failed.
+    await waitFor('the outage warning', () => worker.stderr.some((l) => /does not answer \(timeout\)/.test(l)));
+    // Checked again after the retry delay while it lasts, never counted against the device.
+    await waitFor('a second check of the outage', async () => (await results()).length >= 3);
+    rows = await results();
+    assert.ok(
+      rows.slice(0, -1).every((r) => r.error === 'resolver_unavailable'),
+      JSON.stringify(rows),
+    );
+    assert.equal((await deviceNow()).status, 'up');
+
+    dns.silence(false);
+    await waitFor('a check that passes again', async () => (await results())[0]!.error === null);
+    assert.equal((await deviceNow()).status, 'up');
+    assert.equal(worker.stderr.filter((l) => /does not answer/.test(l)).length, 1, worker.stderr.join('\n'));
+    const announced = receiver.received.slice(before).map((r) => (JSON.parse(r.body) as { type: string }).type);
+    assert.deepEqual(announced, []);
+  } finally {
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+    await dns.close();
+    assert.equal(await stopServe(server), 0);
+  }
+});
+
 it('a worker without --allow-private-targets beside an API with it: refused_by_policy, said once in full and once per device', async () => {
   const database = `sqlite:${join(dir, 'policy.db')}`;
   const server = await startServe(['--database', database, '--allow-private-targets']);

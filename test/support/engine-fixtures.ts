@@ -66,13 +66,19 @@ export async function addMonitor(
   return created.created;
 }
 
-export async function addDevice(store: MemoryStore, userId: number, target: string, at: string): Promise<number> {
+export async function addDevice(
+  store: MemoryStore,
+  userId: number,
+  target: string,
+  at: string,
+  service: Partial<Pick<NewDevice, 'service_type' | 'port'>> = {},
+): Promise<number> {
   const device: NewDevice = {
     target_type: 'domain',
     target_value: target,
-    service_type: 'ssh',
+    service_type: service.service_type ?? 'ssh',
     scheme: null,
-    port: 22,
+    port: service.port ?? 22,
     host_header: null,
     proxy_enabled: false,
     origin_host: null,
