@@ -29,7 +29,9 @@ export interface MaintenanceStore {
    * `maintenance` that none covers back to `pending` (due at once, failures counted afresh), each
    * flip a conditional UPDATE written with its event (`device.maintenance_started` /
    * `device.maintenance_ended`) in one transaction, so that several workers never announce one
-   * flip twice. A paused device is left alone. Likewise for blacklist monitors, without events:
+   * flip twice. Each is sent once per device and occurrence (`ActiveMaintenance.started_at`): a
+   * device entering again the occurrence it was announced for enters silently. A paused device
+   * is left alone. Likewise for blacklist monitors, without events:
    * one entering keeps the listings last announced (`announced_listed_on` of its claims), one
    * leaving is due at once. Answers how many records it moved.
    */

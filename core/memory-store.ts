@@ -59,6 +59,8 @@ interface Owned<T> {
   /** A blacklist monitor's part in maintenance (docs/engine.md, "Maintenance windows"). */
   maintenanceSince?: Timestamp | null;
   announced?: string[] | null;
+  /** A device's: the start of the occurrence its entering maintenance was announced for. */
+  maintenanceAnnounced?: Timestamp | null;
 }
 
 interface StoredResult {
@@ -530,10 +532,14 @@ export class MemoryStore implements Store {
       const windows = covering(row.userId, record.id);
       if (windows.length > 0 && record.status !== 'maintenance') {
         const since = windows.map((w) => iso(w.started_at)).sort()[0]!;
-        this.#flip(row, 'maintenance', since, 'device.maintenance_started', at);
+        // Entering the occurrence already announced (the device left it by a pause or an edit) is silent.
+        const announce = row.maintenanceAnnounced !== since;
+        this.#flip(row, 'maintenance', since, announce ? 'device.maintenance_started' : null, at);
+        row.maintenanceAnnounced = since;
         moved++;
       } else if (windows.length === 0 && record.status === 'maintenance') {
         this.#flip(row, 'pending', iso(at), 'device.maintenance_ended', at);
+        row.maintenanceAnnounced = null;
         row.schedule = { ...row.schedule, nextCheckAt: ms(at), lease: null, failures: 0 };
         moved++;
       }
@@ -565,11 +571,12 @@ export class MemoryStore implements Store {
     row: Owned<Device>,
     status: 'maintenance' | 'pending',
     since: Timestamp,
-    type: NewMonitoringEvent['type'],
+    type: NewMonitoringEvent['type'] | null,
     at: Timestamp,
   ): void {
     const previous = row.record.status;
     Object.assign(row.record, { status, status_since: since });
+    if (type === null) return;
     const data = { ...structuredClone(row.record), previous_status: previous, status };
     this.#keepEvents(row.userId, [{ type, created_at: iso(at), data }]);
   }

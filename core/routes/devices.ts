@@ -1,7 +1,7 @@
 import type { Device, NewDevice } from '../records.ts';
 import { deviceHints, deviceSchema, parseDeviceInput, rederivedDeviceFields } from '../validation/device-input.ts';
 import { parsePatch } from '../validation/patch-input.ts';
-import { changedFields, changeEvents, effectOf, recordAfter, type ChangeRules } from './record-change.ts';
+import { changedFields, changeEvents, effectOf, type ChangeRules } from './record-change.ts';
 import { resourceRoutes } from './resource-routes.ts';
 
 const FIELDS = Object.keys(deviceSchema.entries);
@@ -35,7 +35,7 @@ export const deviceRoutes = resourceRoutes<Device, NewDevice>({
     const changed = changedFields(from, to, FIELDS);
     if (changed.length === 0) return { change: null };
     const effect = effectOf(RULES, from, to, changed);
-    const events = changeEvents(RULES, from, recordAfter(from, to, FIELDS, effect, at), effect, at);
+    const events = changeEvents(RULES, from, { to, fields: FIELDS }, effect, at);
     return { change: { to, fields: FIELDS, effect, at, events } };
   },
   update: (store, userId, id, change) => store.updateDevice(userId, id, change),

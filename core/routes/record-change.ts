@@ -62,7 +62,7 @@ export function deviceStatusAfter(effect: ChangeEffect): 'paused' | 'pending' | 
  * The record as a change leaves it, as far as the API shows it: its fields from `to`, and for a
  * device the status the effect gives it (`status_since` moving only when the status does).
  */
-export function recordAfter<T extends object>(
+function recordAfter<T extends object>(
   from: T,
   to: object,
   fields: readonly string[],
@@ -81,19 +81,21 @@ export function recordAfter<T extends object>(
 }
 
 /**
- * The event a pause or resume announces (none for other changes): the record as changed, with
- * the status before and after. A device's statuses are its own; a blacklist monitor, which has no
- * status of its own beyond its last check, is `active` or `paused`.
+ * The event a pause or resume announces (none for other changes): the record as `changed` leaves
+ * it (`recordAfter`, worked out only for an event), with the status before and after. A device's
+ * statuses are its own; a blacklist monitor, which has no status of its own beyond its last
+ * check, is `active` or `paused`.
  */
 export function changeEvents<T extends Switchable>(
   rules: ChangeRules,
   from: T,
-  after: T,
+  changed: { to: object; fields: readonly string[] },
   effect: ChangeEffect,
   at: Timestamp,
 ): NewMonitoringEvent[] {
   if (rules.events === undefined || (effect !== 'pause' && effect !== 'resume')) return [];
   const type = effect === 'pause' ? rules.events.paused : rules.events.resumed;
+  const after = recordAfter(from, changed.to, changed.fields, effect, at);
   const statusOf = (record: T): string =>
     'status' in record && typeof record.status === 'string' ? record.status : record.is_enabled ? 'active' : 'paused';
   const data = {

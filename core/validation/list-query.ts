@@ -115,6 +115,7 @@ export function refuseQuery(query: string): void {
 }
 
 const DELETE_PARAMS = new Set(['id']);
+const ID_ALONE = /^id=[0-9]+$/;
 
 /**
  * The `id` query parameter of a route about one record: exactly once, decimal digits, 1 to 2^53-1;
@@ -132,6 +133,8 @@ export function parseRecordId(query: string): number {
 /** The `id` of a delete (see `parseRecordId`); any other parameter is refused. */
 export function parseDeleteId(query: string): number {
   const id = parseRecordId(query);
+  // The usual query, `id` alone and plain, has no other parameter to look for.
+  if (ID_ALONE.test(query)) return id;
   const { details } = queryValues(query, DELETE_PARAMS, {});
   if (details.length > 0) throw errors.validationFailed(details);
   return id;

@@ -26,7 +26,7 @@ import {
   toStamp,
 } from './rows.ts';
 import { TABLE_OF } from './schedule.ts';
-import type { Database, DbInteger, DevicesTable, MaintenanceWindowsTable, StoreDialect } from './schema.ts';
+import type { Database, DevicesTable, MaintenanceWindowsTable, StoreDialect } from './schema.ts';
 import { pickColumns, updateRow } from './update-record.ts';
 
 function parseIds(text: string): number[] {
@@ -162,21 +162,24 @@ export class KyselyMaintenance implements MaintenanceStore {
   /**
    * The flips of docs/engine.md, "Maintenance windows": the candidates are read (the users with a
    * window in force; the devices in maintenance, by a partial index), then each flip is a
-   * conditional UPDATE on the status read, with its event, in id order inside one transaction:
-   * two workers flipping at once lock rows in the same order, and the second finds the status
-   * moved and writes nothing.
+   * conditional UPDATE on the status and announced occurrence read, with its event, in id order
+   * inside one transaction: two workers flipping at once lock rows in the same order, and the
+   * second finds the row moved and writes nothing. A device entering the occurrence it was
+   * already announced for (it left it by a pause or an edit) enters silently.
    */
   async syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
     const covering = (userId: number, id: number) =>
       active.filter((a) => a.user_id === userId && (a.device_ids === null || a.device_ids.includes(id)));
+    type Candidate = Pick<Selectable<DevicesTable>, 'id' | 'user_id' | 'status' | 'maintenance_announced'>;
     // The devices each window in force covers that are not in maintenance yet: one query per
     // window, narrowed to its ids when it names them.
-    const enter = new Map<number, { id: DbInteger; user_id: DbInteger; status: string }>();
+    const enter = new Map<number, Candidate>();
+    const columns = ['id', 'user_id', 'status', 'maintenance_announced'] as const;
     for (const window of active) {
       if (window.device_ids !== null && window.device_ids.length === 0) continue;
       let query = this.db
         .selectFrom('devices')
-        .select(['id', 'user_id', 'status'])
+        .select(columns)
         .where('user_id', '=', window.user_id)
         .where('is_enabled', '=', flagFor(this.dialect, true))
         .where('status', '<>', 'maintenance');
@@ -185,20 +188,48 @@ export class KyselyMaintenance implements MaintenanceStore {
     }
     const inside = await this.db
       .selectFrom('devices')
-      .select(['id', 'user_id', 'status'])
+      .select(columns)
       .where('status', '=', 'maintenance')
       .orderBy('id')
       .execute();
-    const flips: { id: number; from: string; to: 'maintenance' | 'pending'; since: Timestamp }[] = [];
+    interface Flip {
+      id: number;
+      from: string;
+      to: 'maintenance' | 'pending';
+      since: string;
+      /** The announced occurrence read, and the one written. */
+      announcedFrom: string | null;
+      announcedTo: string | null;
+      announce: boolean;
+    }
+    const flips: Flip[] = [];
     for (const row of enter.values()) {
       const windows = covering(toId(row.user_id), toId(row.id));
       if (windows.length === 0) continue;
       const since = windows.map((w) => stampText(w.started_at)).sort()[0]!;
-      flips.push({ id: toId(row.id), from: row.status, to: 'maintenance', since });
+      const announcedFrom = nullableStampText(toNullableStamp(row.maintenance_announced));
+      flips.push({
+        id: toId(row.id),
+        from: row.status,
+        to: 'maintenance',
+        since,
+        announcedFrom,
+        announcedTo: since,
+        announce: announcedFrom !== since,
+      });
     }
     for (const row of inside) {
       if (covering(toId(row.user_id), toId(row.id)).length > 0) continue;
-      flips.push({ id: toId(row.id), from: row.status, to: 'pending', since: stampText(at) });
+      const announcedFrom = nullableStampText(toNullableStamp(row.maintenance_announced));
+      flips.push({
+        id: toId(row.id),
+        from: row.status,
+        to: 'pending',
+        since: stampText(at),
+        announcedFrom,
+        announcedTo: null,
+        announce: true,
+      });
     }
     const monitors = await this.#syncMonitors(active, at);
     if (flips.length === 0) return monitors;
@@ -218,13 +249,19 @@ export class KyselyMaintenance implements MaintenanceStore {
           : { consecutive_failures: 0 };
         const row = await trx
           .updateTable('devices')
-          .set({ status: flip.to, status_since: flip.since, ...schedule })
+          .set({ status: flip.to, status_since: flip.since, maintenance_announced: flip.announcedTo, ...schedule })
           .where('id', '=', flip.id)
           .where('status', '=', flip.from as Selectable<DevicesTable>['status'])
+          .where((eb) =>
+            flip.announcedFrom === null
+              ? eb('maintenance_announced', 'is', null)
+              : eb('maintenance_announced', '=', flip.announcedFrom),
+          )
           .returningAll()
           .executeTakeFirst();
         if (row === undefined) continue;
         moved++;
+        if (!flip.announce) continue;
         const event: NewMonitoringEvent = {
           type: ended ? 'device.maintenance_ended' : 'device.maintenance_started',
           created_at: at,

@@ -63,7 +63,14 @@ import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, requestCheck, setEnabled } from './schedule.ts';
 import { dialectOf } from './schema.ts';
 import type { BlacklistMonitorsTable, Database, DbInteger, DevicesTable, StoreDialect } from './schema.ts';
-import { isUniqueViolation, pickColumns, readOwnedRow, updateRow } from './update-record.ts';
+import {
+  changedColumns,
+  fieldColumns,
+  isUniqueViolation,
+  pickColumns,
+  readOwnedRow,
+  updateRow,
+} from './update-record.ts';
 
 /**
  * How often a create retries when its insert hit a duplicate that was deleted before it could be
@@ -330,8 +337,7 @@ export class KyselyStore implements Store {
   }
 
   updateDevice(userId: number, id: number, change: RecordChange<Device, NewDevice>): Promise<UpdateResult<Device>> {
-    const toRow = (device: NewDevice) => deviceToRow(this.#dialect, userId, device) as Record<string, unknown>;
-    return this.#update('devices', userId, id, change, toRow, deviceFromRow, () => this.#findDevice(userId, change.to));
+    return this.#update('devices', userId, id, change, deviceFromRow, () => this.#findDevice(userId, change.to));
   }
 
   getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
@@ -352,10 +358,8 @@ export class KyselyStore implements Store {
     id: number,
     change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
   ): Promise<UpdateResult<BlacklistMonitor>> {
-    const toRow = (monitor: NewBlacklistMonitor) =>
-      monitorToRow(this.#dialect, userId, monitor) as Record<string, unknown>;
     const existing = () => this.#findMonitor(userId, change.to);
-    return this.#update('blacklist_monitors', userId, id, change, toRow, monitorFromRow, existing);
+    return this.#update('blacklist_monitors', userId, id, change, monitorFromRow, existing);
   }
 
   /**
@@ -369,19 +373,19 @@ export class KyselyStore implements Store {
     userId: number,
     id: number,
     change: RecordChange<T, New>,
-    toRow: (record: New) => Record<string, unknown>,
     fromRow: (row: Row) => T,
     findExisting: () => Promise<{ id: DbInteger } | undefined>,
   ): Promise<UpdateResult<T>> {
     try {
-      const from = change.from as unknown as New;
+      const before = fieldColumns(this.#dialect, change.from, change.fields);
+      const after = fieldColumns(this.#dialect, change.to, change.fields);
       const expect = pickColumns(
-        toRow(from),
+        before,
         change.fields.filter((name) => Object.hasOwn(change.from, name)),
       );
       const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
       if (table === 'devices' && movesStatus) expect.status = (change.from as Device).status;
-      const set = pickColumns(toRow(change.to), change.fields);
+      const set = changedColumns(before, after, change.fields, expect);
       const last = change.from.last_checked_at;
       const latest =
         last === null ? undefined : new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();

@@ -97,6 +97,11 @@ export interface DevicesTable {
   lease_expires_at: NullableStamp;
   /** The last on-demand check request that took effect (`POST /devices/check`). */
   check_requested_at: NullableStamp;
+  /**
+   * The start of the maintenance window occurrence whose `device.maintenance_started` was sent
+   * (docs/engine.md, "Maintenance windows"): entering that occurrence again is silent.
+   */
+  maintenance_announced: NullableStamp;
 }
 
 export interface BlacklistMonitorsTable {

@@ -2,7 +2,7 @@ import { CompiledQuery } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { ChangeEffect, MonitoredKind, NewMonitoringEvent, Timestamp } from '../../core/index.ts';
 import { eventValues } from './result-rows.ts';
-import { stampText } from './rows.ts';
+import { flagFor, stampText } from './rows.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
 type ChangedTable = 'devices' | 'blacklist_monitors' | 'webhooks' | 'maintenance_windows';
@@ -157,6 +157,48 @@ export function pickColumns(
   const out: Record<string, unknown> = {};
   for (const name of names) if (Object.hasOwn(values, name)) out[name] = values[name];
   return out;
+}
+
+/**
+ * A record's create fields as the columns that hold them, under the same names and as
+ * `deviceToRow` and `monitorToRow` (rows.ts) write them: a flag as the dialect stores it, a list
+ * as JSON text, anything else as it is. Only the fields named are converted, so a change never
+ * serialises the rest of the record (its last results, say).
+ */
+export function fieldColumns(dialect: StoreDialect, record: object, names: readonly string[]): Record<string, unknown> {
+  const values = record as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    if (!Object.hasOwn(values, name)) continue;
+    const value = values[name];
+    if (typeof value === 'boolean') out[name] = flagFor(dialect, value);
+    else if (typeof value === 'object' && value !== null) out[name] = JSON.stringify(value);
+    else out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The columns of `names` to write: those whose value `after` changes. A column the row must still
+ * hold (`expect`) and that keeps its value is already as it is to be, so writing it would only
+ * lengthen the statement and its parameters. With nothing changed, every column of `names` (a
+ * statement needs one to set).
+ */
+export function changedColumns(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+  names: readonly string[],
+  expect: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let any = false;
+  for (const name of names) {
+    if (!Object.hasOwn(after, name)) continue;
+    if (Object.hasOwn(expect, name) && before[name] === after[name]) continue;
+    out[name] = after[name];
+    any = true;
+  }
+  return any ? out : pickColumns(after, names);
 }
 
 /** `select * from <table> where id = ? and user_id = ?`, built once per table and dialect. */

@@ -166,6 +166,73 @@ eachStore('maintenance windows in the engine', (opened) => {
     assert.equal(after?.maintenance, undefined);
   });
 
+  it('maintenance started and ended once per occurrence, through a pause and an edit; the next occurrence again', async () => {
+    const w = (world = await openWorld(opened().store, Date.parse('2026-05-04T10:00:00.000Z')));
+    target = await startTargetServer();
+    const moved = await startTargetServer();
+    try {
+      const { receiver, webhook } = await w.subscribe();
+      const engine = w.engine();
+      const device = await webDevice(w, 'edited.probe-fixture.net', target.port);
+      // Mondays 10:05 to 10:20 UTC.
+      await w.call(
+        '/maintenance-windows/create',
+        {
+          method: 'POST',
+          body: {
+            name: 'Weekly',
+            repeat: { days: ['mon'], start: '10:05', duration_s: 900, time_zone: 'Etc/UTC' },
+            device_ids: [device.id],
+          },
+        },
+        201,
+      );
+      const at = async (instant: string) => {
+        w.clock.set(Date.parse(instant));
+        await engine.runOnce();
+        return w.device(device.id);
+      };
+      const update = (body: Record<string, unknown>) =>
+        w.call<Device>(`/devices/update?id=${device.id}`, { method: 'PATCH', body });
+      assert.equal((await at('2026-05-04T10:00:00Z')).status, 'up');
+      assert.equal((await at('2026-05-04T10:05:00Z')).status, 'maintenance');
+
+      // Paused and resumed inside the window: back in maintenance for the same occurrence.
+      w.clock.set(Date.parse('2026-05-04T10:07:00Z'));
+      assert.equal((await update({ is_enabled: false })).status, 'paused');
+      assert.equal((await at('2026-05-04T10:08:00Z')).status, 'paused');
+      assert.equal((await update({ is_enabled: true })).status, 'pending');
+      const resumed = await at('2026-05-04T10:09:00Z');
+      assert.deepEqual([resumed.status, resumed.status_since], ['maintenance', '2026-05-04T10:05:00.000Z']);
+      // The port changed inside the window: pending, then in maintenance again.
+      assert.equal((await update({ port: moved.port })).status, 'pending');
+      const edited = await at('2026-05-04T10:10:00Z');
+      assert.deepEqual([edited.status, edited.status_since], ['maintenance', '2026-05-04T10:05:00.000Z']);
+      assert.equal((await at('2026-05-04T10:20:00Z')).status, 'up', 'pending at the end, checked at once');
+      assert.equal((await at('2026-05-04T10:21:00Z')).status, 'up');
+
+      // The next Monday's occurrence is announced again.
+      assert.equal((await at('2026-05-11T10:05:00Z')).status, 'maintenance');
+      assert.equal((await at('2026-05-11T10:20:00Z')).status, 'up');
+      assert.equal((await at('2026-05-11T10:21:00Z')).status, 'up');
+
+      const events = receiver.received
+        .map((request) => verifySigned(webhook.secret, request))
+        .filter((e) => e.type.startsWith('device.maintenance_'));
+      assert.deepEqual(
+        events.map((e) => [e.type, e.data.id, e.data.status_since]),
+        [
+          ['device.maintenance_started', device.id, '2026-05-04T10:05:00.000Z'],
+          ['device.maintenance_ended', device.id, '2026-05-04T10:20:00.000Z'],
+          ['device.maintenance_started', device.id, '2026-05-11T10:05:00.000Z'],
+          ['device.maintenance_ended', device.id, '2026-05-11T10:20:00.000Z'],
+        ],
+      );
+    } finally {
+      await moved.close();
+    }
+  });
+
   it('a weekly window across a daylight-saving change starts at the right UTC instants', async () => {
     // New York: EST (UTC-5) until Sunday 2026-03-08 02:00 local, EDT (UTC-4) after. 09:00 local
     // is 14:00 UTC on Saturday and 13:00 UTC on Sunday.

@@ -54,6 +54,9 @@ export function manage(dialect: StoreDialect): Migration {
         .columns(['id'])
         .where(sql.ref('status'), '=', 'maintenance')
         .execute();
+      // The occurrence a device's entering maintenance was announced for: a device that leaves
+      // maintenance by a pause or an edit and enters the same occurrence again is not announced twice.
+      await db.schema.alterTable('devices').addColumn('maintenance_announced', t.stamp).execute();
       // A blacklist monitor's part in maintenance (docs/engine.md, "Maintenance windows").
       await db.schema.alterTable('blacklist_monitors').addColumn('maintenance_since', t.stamp).execute();
       await db.schema.alterTable('blacklist_monitors').addColumn('announced_listed_on', 'text').execute();
