@@ -73,12 +73,11 @@ function claimDue<T extends { id: number }>(
   due.sort((a, b) => a.schedule.nextCheckAt! - b.schedule.nextCheckAt! || a.record.id - b.record.id);
   return due.slice(0, claim.limit).map((row) => {
     const lease: Lease = { id: row.record.id, token, owner: claim.owner, expires_at: iso(claim.leaseUntil) };
+    const dueAt = new Date(row.schedule.nextCheckAt!).toISOString();
     row.schedule.lease = lease;
-    return {
-      record: structuredClone(row.record),
-      lease: { ...lease },
-      due_at: new Date(row.schedule.nextCheckAt!).toISOString(),
-    };
+    // Due again when the lease runs out, as the SQL stores schedule it (docs/engine.md, "Scheduling").
+    row.schedule.nextCheckAt = ms(claim.leaseUntil);
+    return { record: structuredClone(row.record), lease: { ...lease }, due_at: dueAt };
   });
 }
 

@@ -5,6 +5,7 @@ import { safeIds } from './migrations/0002-safe-ids.ts';
 import { engine } from './migrations/0003-engine.ts';
 import { webhooks } from './migrations/0004-webhooks.ts';
 import { changeMarker } from './migrations/0005-change-marker.ts';
+import { locations } from './migrations/0010-locations.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
@@ -16,6 +17,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0003_engine': engine(dialect),
     '0004_webhooks': webhooks(dialect),
     '0005_change_marker': changeMarker(dialect),
+    '0010_locations': locations(dialect),
   };
 }
 

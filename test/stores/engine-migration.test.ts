@@ -56,7 +56,12 @@ for (const [name, make] of Object.entries(databases)) {
         );
       }
       const before = new Date().toISOString();
-      assert.deepEqual(await migrateToLatest(db), ['0003_engine', '0004_webhooks', '0005_change_marker']);
+      assert.deepEqual(await migrateToLatest(db), [
+        '0003_engine',
+        '0004_webhooks',
+        '0005_change_marker',
+        '0010_locations',
+      ]);
       const after = new Date().toISOString();
 
       const devices = await store.listDevices(user.id, { afterId: 0, limit: 10 });

@@ -130,6 +130,7 @@ describe('a database made before the id guard', () => {
           '0003_engine',
           '0004_webhooks',
           '0005_change_marker',
+          '0010_locations',
         ]);
         const { rows } = await sql<{ n: number | string }>`select count(*) as n from devices`.execute(db);
         assert.equal(Number(rows[0]!.n), 1);

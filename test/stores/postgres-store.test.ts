@@ -63,7 +63,7 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
     it('applied the migrations once when two processes migrated together; a third run is a no-op', async () => {
       assert.deepEqual(
         [...concurrentRuns].sort((x, y) => y.length - x.length),
-        [['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker'], []],
+        [['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker', '0010_locations'], []],
       );
       const { db, store, dialect } = await openKyselyStore(migrated.url);
       try {

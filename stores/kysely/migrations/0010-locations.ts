@@ -1,0 +1,51 @@
+import { sql } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
+import type { StoreDialect } from '../schema.ts';
+
+/**
+ * Migration 0010: claims that cost the same however many leases are held (docs/engine.md,
+ * "Scheduling"). A claim now moves a record's due time to its lease's expiry; a record leased
+ * when the migration runs gets the same, so it is not claimed again before its lease runs out and
+ * is due again when it does. Every other due time and status is kept as it was.
+ *
+ * On PostgreSQL the change marker's triggers (migration 0005) stop counting `next_check_at`, which
+ * no answer shows: a claim now writes it, and a claim must not make every list read afresh. Each
+ * trigger is made again on the columns it has now, less that one, so columns an earlier migration
+ * added to it stay.
+ */
+export function locations(dialect: StoreDialect): Migration {
+  return {
+    async up(db) {
+      if (dialect === 'postgres') await sql`set local lock_timeout = '2s'`.execute(db);
+      for (const table of ['devices', 'blacklist_monitors']) {
+        await sql`update ${sql.table(table)} set next_check_at = lease_expires_at
+          where lease_expires_at is not null and next_check_at is not null and next_check_at < lease_expires_at`.execute(
+          db,
+        );
+      }
+      if (dialect === 'postgres') {
+        for (const table of ['devices', 'blacklist_monitors']) await dropNextCheckFromTrigger(db, table);
+      }
+    },
+
+    async down() {
+      throw new Error('migration 0010_locations cannot be undone');
+    },
+  };
+}
+
+async function dropNextCheckFromTrigger(db: Kysely<unknown>, table: string): Promise<void> {
+  const trigger = `${table}_count_change`;
+  const { rows } = await sql<{ name: string }>`
+    select a.attname as name
+    from pg_trigger t
+    cross join lateral unnest(cast(t.tgattr as int2[])) with ordinality as c (attnum, n)
+    join pg_attribute a on a.attrelid = t.tgrelid and a.attnum = c.attnum
+    where t.tgname = ${trigger} and t.tgrelid = cast(${table} as regclass)
+    order by c.n`.execute(db);
+  const columns = rows.map((row) => row.name).filter((name) => name !== 'next_check_at');
+  if (columns.length === 0) return;
+  await sql`drop trigger ${sql.id(trigger)} on ${sql.table(table)}`.execute(db);
+  await sql`create trigger ${sql.id(trigger)} after insert or delete or update of ${sql.join(columns.map((c) => sql.id(c)))}
+    on ${sql.table(table)} for each statement execute function count_change()`.execute(db);
+}
