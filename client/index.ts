@@ -19,6 +19,7 @@ import type {
   DeviceProbeResult,
   DnsblResult,
   ListOptions,
+  LocationSummary,
   Me,
   MonitoredResourceClient,
   MonitoringClient,
@@ -132,6 +133,10 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
   return {
     async me(requestOptions?: RequestOptions) {
       return (await transport.send<Me>('GET', new URL('me', base), undefined, requestOptions)).data;
+    },
+    async locations(requestOptions?: RequestOptions) {
+      return (await transport.send<LocationSummary[]>('GET', new URL('locations', base), undefined, requestOptions))
+        .data;
     },
     devices: monitored<Device, DeviceInput, DeviceProbeResult>(transport, base, 'devices'),
     blacklistMonitors: monitored<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>(

@@ -18,6 +18,7 @@ import type {
   ErrorDetail,
   EventType,
   HttpProbeResult,
+  LocationSummary,
   Me,
   ProbeName,
   Scheme,
@@ -46,6 +47,7 @@ export type {
   ErrorDetail,
   EventType,
   HttpProbeResult,
+  LocationSummary,
   Me,
   ProbeName,
   Scheme,
@@ -225,6 +227,8 @@ export interface MonitoringClientOptions {
 
 export interface MonitoringClient {
   me(options?: RequestOptions): Promise<Me>;
+  /** `GET /locations`: where the monitoring engine checks from, by name (scope read). */
+  locations(options?: RequestOptions): Promise<LocationSummary[]>;
   devices: MonitoredResourceClient<Device, DeviceInput, DeviceProbeResult>;
   blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
   /** The create answer alone carries the signing secret: keep it then. */

@@ -15,3 +15,10 @@ export { ROUTES } from './routes/router.ts';
 // The target policy, for the engine's guarded connector: probes are held to what the API accepts.
 export { isForbiddenName, isPublicIp } from './targets/target-policy.ts';
 export { canonicalIp } from './net/ip-address.ts';
+export {
+  DEFAULT_LOCATION,
+  HEARTBEAT_INTERVAL_MS,
+  LISTED_LOCATION_MS,
+  LIVE_HEARTBEAT_MS,
+  LOCATION_NAME,
+} from './locations.ts';

@@ -23,10 +23,14 @@ import type {
   NewDevice,
   NewMonitoringEvent,
   NewWebhook,
+  LocationSummary,
   Timestamp,
   User,
   Webhook,
+  WorkerHeartbeat,
 } from './records.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { LISTED_LOCATION_MS, summarizeLocations, type StoredHeartbeat } from './locations.ts';
 import type { CreateResult, PageRequest, Store } from './store.ts';
 import { MemoryWebhooks } from './memory-webhooks.ts';
 import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome } from './webhook-store.ts';
@@ -122,6 +126,26 @@ export class MemoryStore implements Store {
   readonly #events: MonitoringEvent[] = [];
   /** Webhooks and their deliveries, over the outbox above. */
   readonly #webhooks = new MemoryWebhooks(() => this.#events);
+  /** Worker heartbeats by worker id. */
+  readonly #heartbeats = new Map<string, StoredHeartbeat>();
+  /** The store's own clock, which stamps heartbeats as a database's clock would. */
+  readonly #clock: Clock;
+
+  constructor(options: { clock?: Clock } = {}) {
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  async recordHeartbeat(heartbeat: WorkerHeartbeat): Promise<void> {
+    const now = this.#clock.now();
+    this.#heartbeats.set(heartbeat.worker_id, { ...heartbeat, last_seen_at: new Date(now).toISOString() });
+    for (const [id, beat] of this.#heartbeats) {
+      if (Date.parse(beat.last_seen_at) <= now - LISTED_LOCATION_MS) this.#heartbeats.delete(id);
+    }
+  }
+
+  async listLocations(): Promise<LocationSummary[]> {
+    return summarizeLocations(this.#heartbeats.values(), this.#clock.now());
+  }
 
   async createUser(user: Omit<User, 'id'>): Promise<User> {
     const record = { id: this.#nextId.user++, ...user };

@@ -7,6 +7,7 @@ import type {
   NewDnsblResult,
   NewMonitoringEvent,
   Timestamp,
+  WorkerHeartbeat,
 } from './records.ts';
 
 /**
@@ -42,6 +43,13 @@ export interface MonitoringStore {
 
   /** Deletes at most `limit` results checked before `before` and says how many it deleted. */
   deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number>;
+
+  /**
+   * Records that a worker is alive, stamped with the store's own clock (the database's), and
+   * forgets heartbeats older than a day (docs/engine.md, "Locations"). Optional: the engine on a
+   * store without it records no heartbeat, and its location is never listed as live.
+   */
+  recordHeartbeat?(heartbeat: WorkerHeartbeat): Promise<void>;
 }
 
 /** The two kinds of record the engine checks. */

@@ -10,6 +10,7 @@ import { KindRunner, type Runner, type RunnerSettings } from './scheduler/kind-r
 import { pruneResults } from './scheduler/retention.ts';
 import { Slots } from './scheduler/slots.ts';
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
+import { createHeartbeat } from './scheduler/heartbeat.ts';
 
 export interface MonitoringEngine {
   /** Checks what is due, again and again, until `stop()`. Calling it while started does nothing. */
@@ -70,11 +71,18 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     queriesPerCheck: resolved.dnsQueriesPerCheck,
     random: resolved.random,
   };
-  const connector = createGuardedConnector({
+  const connectorOptions = {
     lookup: resolved.lookup ?? systemLookup(resolved.dnsServers, resolved.dnsTimeoutMs),
     allowPrivateTargets: resolved.allowPrivateTargets,
     lookupTimeoutMs: resolved.dnsTimeoutMs,
-  });
+  };
+  const connector = createGuardedConnector(connectorOptions);
+  // Probes leave from the location's own address when told; webhooks go out as the host routes them.
+  const probeConnector =
+    resolved.probeSourceAddress === undefined
+      ? connector
+      : createGuardedConnector({ ...connectorOptions, localAddress: resolved.probeSourceAddress });
+  const heartbeat = createHeartbeat(resolved, logger);
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
   const webhooks = createWebhookDispatcher({
     store: resolved.store,
@@ -87,7 +95,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   });
   const runners: Runner[] = [
     new KindRunner(blacklistKind(resolved, dnsbl), settings),
-    new KindRunner(deviceKind(resolved, resolved.deviceCheck, connector), settings),
+    new KindRunner(deviceKind(resolved, resolved.deviceCheck, probeConnector), settings),
   ];
 
   const maxUnwritten = UNWRITTEN_BATCHES * resolved.writeBatchSize;
@@ -192,6 +200,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       started = true;
       stopping = false;
       looping = loop();
+      heartbeat.start();
       webhooks.start();
     },
 
@@ -200,7 +209,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       stopping = true;
       wakeSleep?.();
       slots.wake();
-      await Promise.all([looping, webhooks.stop()]);
+      await Promise.all([looping, webhooks.stop(), heartbeat.stop()]);
       logger.close();
       started = false;
     },
@@ -208,6 +217,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     async runOnce() {
       if (started) throw new Error('runOnce() cannot run while the engine is started');
       const before = { ...tally };
+      await heartbeat.beat();
       const now = clock.now();
       const pruning = sweep(now);
       try {

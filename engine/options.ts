@@ -1,4 +1,12 @@
-import { systemClock, type Clock, type MonitoringStore, type WebhookDeliveryStore } from '../core/index.ts';
+import {
+  DEFAULT_LOCATION,
+  LOCATION_NAME,
+  systemClock,
+  type Clock,
+  type MonitoringStore,
+  type WebhookDeliveryStore,
+} from '../core/internal.ts';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
 import type { DnsblResolver } from './dnsbl/resolver.ts';
@@ -47,6 +55,15 @@ export interface MonitoringEngineOptions {
   allowPrivateTargets?: boolean;
   /** Kept with each lease, for operators. Default `host:pid`. */
   workerId?: string;
+  /**
+   * The location this worker checks from (docs/engine.md, "Locations"): `[a-z0-9-]{1,32}`.
+   * Default `default`.
+   */
+  location?: string;
+  /** The local address probes connect from; the system's choice when absent. Webhooks keep it. */
+  probeSourceAddress?: string;
+  /** The version the worker's heartbeats report. Default `unknown`; the command gives its own. */
+  version?: string;
   /** How long a claim holds its records. Default 120000. */
   leaseMs?: number;
   /** Records claimed at most per claim. Default 100. */
@@ -72,8 +89,10 @@ export interface MonitoringEngineOptions {
 }
 
 /** The options with every default filled in and every value checked. */
-export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'logger'>> &
-  Pick<MonitoringEngineOptions, 'lookup' | 'resolver'> & { logger: EngineLogger };
+export type ResolvedEngineOptions = Required<
+  Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'logger' | 'probeSourceAddress'>
+> &
+  Pick<MonitoringEngineOptions, 'lookup' | 'resolver' | 'probeSourceAddress'> & { logger: EngineLogger };
 
 export const ENGINE_DEFAULTS = {
   concurrency: 100,
@@ -112,6 +131,18 @@ function workerId(given: string | undefined): string {
   return given;
 }
 
+function location(given: string | undefined): string {
+  if (given === undefined) return DEFAULT_LOCATION;
+  if (!LOCATION_NAME.test(given)) throw new RangeError(`location must be 1 to 32 of a-z, 0-9 and -, not "${given}"`);
+  return given;
+}
+
+function sourceAddress(given: string | undefined): string | undefined {
+  if (given === undefined) return undefined;
+  if (isIP(given) === 0) throw new RangeError(`probeSourceAddress must be an IP address, not "${given}"`);
+  return given;
+}
+
 /** Fills in the defaults; throws a RangeError naming the first bad value. */
 export function resolveEngineOptions(options: MonitoringEngineOptions): ResolvedEngineOptions {
   const d = ENGINE_DEFAULTS;
@@ -139,6 +170,9 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     resultRetentionDays: positive(options.resultRetentionDays, d.resultRetentionDays, 'resultRetentionDays'),
     allowPrivateTargets: options.allowPrivateTargets === true,
     workerId: workerId(options.workerId),
+    location: location(options.location),
+    probeSourceAddress: sourceAddress(options.probeSourceAddress),
+    version: options.version ?? 'unknown',
     leaseMs: positive(options.leaseMs, d.leaseMs, 'leaseMs'),
     batchSize: positive(options.batchSize, d.batchSize, 'batchSize'),
     writeBatchSize: positive(options.writeBatchSize, d.writeBatchSize, 'writeBatchSize'),

@@ -18,6 +18,7 @@ import type { CliIo } from '../io.ts';
 import { baseUrl, createApiServer, listen, SERVER_TIMEOUTS, type ServerTimeouts } from '../server/http-server.ts';
 import { checkRateLimitStore, rateLimiterFromUrl } from './rate-limiter-from-url.ts';
 import { jsonLogger } from '../server/request-log.ts';
+import { version } from '../version.ts';
 import { UsageError } from '../usage-error.ts';
 
 const SPEC = {
@@ -221,7 +222,12 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     if (!shutdown.stopping) io.stdout(`listening on ${baseUrl(address, api.basePath)}\n`);
     // With --worker, this process also checks what the API stores (docs/engine.md, "Shape and run modes").
     if (config.engine !== undefined && !shutdown.stopping) {
-      const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...config.engine });
+      const options = resolveEngineOptions({
+        store: opened.store,
+        logger: jsonEngineLogger(),
+        version: version(),
+        ...config.engine,
+      });
       engine = createMonitoringEngine(options);
       engine.start();
       io.stdout(describeEngine(options));

@@ -5,6 +5,7 @@ import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts
 import { jsonEngineLogger } from './engine-log.ts';
 import { positiveInt, readFlags, text } from '../flags.ts';
 import type { CliIo } from '../io.ts';
+import { version } from '../version.ts';
 
 const SPEC = {
   database: { type: 'string' },
@@ -48,7 +49,12 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   if (opened.applied.length > 0)
     io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
-  const options = resolveEngineOptions({ store: opened.store, logger: jsonEngineLogger(), ...engineFlags });
+  const options = resolveEngineOptions({
+    store: opened.store,
+    logger: jsonEngineLogger(),
+    version: version(),
+    ...engineFlags,
+  });
   const engine = createMonitoringEngine(options);
   engine.start();
   // The handlers first, then the line that says the worker runs: a SIGTERM sent on seeing that

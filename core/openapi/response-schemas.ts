@@ -128,6 +128,19 @@ function recordSchemas(): Record<string, JsonSchema> {
         expires_at: described('When the key stops working; null if it does not expire.', nullable(ref('Timestamp'))),
       },
     },
+    Location: {
+      type: 'object',
+      description: 'A location the monitoring engine checks from: a label its workers carry.',
+      required: ['name', 'live_workers', 'last_seen_at'],
+      properties: {
+        name: described('`[a-z0-9-]{1,32}`.', { type: 'string', pattern: '^[a-z0-9-]{1,32}$' }),
+        live_workers: described('Workers whose last heartbeat is younger than 30 s.', {
+          type: 'integer',
+          minimum: 0,
+        }),
+        last_seen_at: described("The last heartbeat of any of the location's workers.", ref('Timestamp')),
+      },
+    },
     Deleted: {
       type: 'object',
       description: 'The answer of a successful delete.',
@@ -162,6 +175,7 @@ function successEnvelopes(): Record<string, JsonSchema> {
   const list = (item: string) => ({ type: 'array', items: ref(item) }) satisfies JsonSchema;
   return {
     MeEnvelope: envelope(true, ref('Me'), 'The calling key and its user.'),
+    LocationListEnvelope: envelope(true, list('Location'), 'The locations, by name.'),
     DeviceEnvelope: envelope(true, ref('Device'), 'One device.'),
     DeviceListEnvelope: envelope(true, list('Device'), 'Devices, ascending by id.'),
     BlacklistMonitorEnvelope: envelope(true, ref('BlacklistMonitor'), 'One blacklist monitor.'),

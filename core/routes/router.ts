@@ -5,6 +5,7 @@ import type { Scope } from '../records.ts';
 import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
 import type { RouteContext } from './route-context.ts';
 import { deviceRoutes as devices } from './devices.ts';
+import { listLocations } from './locations.ts';
 import { getMe } from './me.ts';
 import { resultsRoute } from './results-routes.ts';
 import { webhookRoutes as webhooks } from './webhooks.ts';
@@ -39,6 +40,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/webhooks', scope: 'read', handler: webhooks.list },
   { method: 'POST', path: '/webhooks/create', scope: 'write', handler: webhooks.create },
   { method: 'DELETE', path: '/webhooks/delete', scope: 'write', handler: webhooks.remove },
+  { method: 'GET', path: '/locations', scope: 'read', handler: listLocations },
 ];
 
 const RESOURCES = new Set(ROUTES.map((route) => route.path.split('/')[1]!));

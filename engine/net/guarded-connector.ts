@@ -9,6 +9,11 @@ export interface GuardedConnectorOptions {
   allowPrivateTargets?: boolean;
   /** A lookup that takes longer fails with `timeout`. */
   lookupTimeoutMs: number;
+  /**
+   * The local address connections leave from (`--probe-source-address`), for targets of its
+   * family; the system's choice when absent, and for targets of the other family.
+   */
+  localAddress?: string;
 }
 
 function withDeadline<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
@@ -73,7 +78,12 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
   const connectTo = (address: string, port: number, request: ConnectRequest, timeoutMs: number): Promise<net.Socket> =>
     new Promise<net.Socket>((resolve, reject) => {
       const { signal } = request;
-      const socket = net.connect({ host: address, port });
+      const local = options.localAddress;
+      const socket = net.connect(
+        local !== undefined && net.isIP(local) === net.isIP(address)
+          ? { host: address, port, localAddress: local }
+          : { host: address, port },
+      );
       const fail = (failure: ProbeFailure) => {
         cleanup();
         socket.destroy();

@@ -17,6 +17,8 @@ import {
   type DeliveryOutcome,
   type Device,
   type DeviceCheckOutcome,
+  type LocationSummary,
+  type WorkerHeartbeat,
   type MonitoredKind,
   type NewApiKey,
   type NewBlacklistMonitor,
@@ -50,6 +52,7 @@ import { InsertIfAbsent } from './insert-if-absent.ts';
 import { KyselyWebhooks } from './kysely-webhooks.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, setEnabled } from './schedule.ts';
+import { listLocations, recordHeartbeat } from './worker-heartbeats.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, DbInteger, StoreDialect } from './schema.ts';
 
@@ -404,6 +407,15 @@ export class KyselyStore implements Store {
 
   deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number> {
     return this.#run((db) => deleteCheckResultsBefore(db, this.#dialect, before, limit));
+  }
+
+  // Heartbeats and locations (worker-heartbeats.ts): no answer a list shows, so no write counted.
+  recordHeartbeat(heartbeat: WorkerHeartbeat): Promise<void> {
+    return this.#run((db) => recordHeartbeat(db, this.#dialect, heartbeat));
+  }
+
+  listLocations(): Promise<LocationSummary[]> {
+    return this.#run((db) => listLocations(db, this.#dialect));
   }
 
   // Webhooks (kysely-webhooks.ts). Whatever a webhook list shows counts as a write, so a cached

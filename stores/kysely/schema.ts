@@ -192,6 +192,15 @@ export interface WebhookFanoutFloorTable {
 }
 
 /** The tables of the store, as Kysely sees them. */
+/** One row per worker id: its last heartbeat (docs/engine.md, "Locations"). */
+export interface WorkerHeartbeatsTable {
+  worker_id: string;
+  location: string;
+  version: string;
+  started_at: Stamp;
+  last_seen_at: Stamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -203,6 +212,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_event_fanouts: WebhookEventFanoutsTable;
   webhook_fanout_floor: WebhookFanoutFloorTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
 }
 
 /**

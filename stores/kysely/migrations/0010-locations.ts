@@ -1,12 +1,14 @@
 import { sql } from 'kysely';
 import type { Kysely, Migration } from 'kysely';
 import type { StoreDialect } from '../schema.ts';
+import { TYPES } from './column-types.ts';
 
 /**
- * Migration 0010: claims that cost the same however many leases are held (docs/engine.md,
- * "Scheduling"). A claim now moves a record's due time to its lease's expiry; a record leased
- * when the migration runs gets the same, so it is not claimed again before its lease runs out and
- * is due again when it does. Every other due time and status is kept as it was.
+ * Migration 0010: workers' heartbeats by location (docs/engine.md, "Locations"), and claims that
+ * cost the same however many leases are held ("Scheduling"). A claim now moves a record's due
+ * time to its lease's expiry; a record leased when the migration runs gets the same, so it is not
+ * claimed again before its lease runs out and is due again when it does. Every other due time and
+ * status is kept as it was.
  *
  * On PostgreSQL the change marker's triggers (migration 0005) stop counting `next_check_at`, which
  * no answer shows: a claim now writes it, and a claim must not make every list read afresh. Each
@@ -14,6 +16,7 @@ import type { StoreDialect } from '../schema.ts';
  * added to it stay.
  */
 export function locations(dialect: StoreDialect): Migration {
+  const t = TYPES[dialect];
   return {
     async up(db) {
       if (dialect === 'postgres') await sql`set local lock_timeout = '2s'`.execute(db);
@@ -26,6 +29,21 @@ export function locations(dialect: StoreDialect): Migration {
       if (dialect === 'postgres') {
         for (const table of ['devices', 'blacklist_monitors']) await dropNextCheckFromTrigger(db, table);
       }
+
+      // Worker heartbeats: one row per worker, its times by the database's clock.
+      await db.schema
+        .createTable('worker_heartbeats')
+        .addColumn('worker_id', 'text', (c) => c.primaryKey())
+        .addColumn('location', 'text', (c) => c.notNull())
+        .addColumn('version', 'text', (c) => c.notNull())
+        .addColumn('started_at', t.stamp, (c) => c.notNull())
+        .addColumn('last_seen_at', t.stamp, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('worker_heartbeats_last_seen')
+        .on('worker_heartbeats')
+        .columns(['last_seen_at'])
+        .execute();
     },
 
     async down() {
