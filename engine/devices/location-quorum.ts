@@ -2,9 +2,9 @@ import type { DeviceStatus } from '../../core/index.ts';
 
 // The quorum decision of a device checked from several locations (a device's `check_locations`
 // and `quorum`): from what each location last found, and whether it can still be heard, to the
-// device's status, its events and whether the other locations must look again at once. Pure: the
-// store runs it in the transaction that writes one location's result, with the device row locked,
-// so two locations' results never decide on the same state.
+// device's status, its events and whether the other locations must look again at once. Pure: its
+// caller must run it in the transaction that writes one location's result, with the device row
+// locked, so that two locations' results never decide on the same state.
 
 /** What a location says about a device: `stale` when it has no live worker or no recent result. */
 export type LocationVerdict = 'up' | 'failing' | 'stale' | 'unknown';
