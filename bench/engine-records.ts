@@ -45,6 +45,8 @@ export function benchDevice(id: number, kind: 'tcp' | 'http', port: number, inte
     is_enabled: true,
     created_at: CREATED,
     check_interval_s: intervalS,
+    check_locations: null,
+    quorum: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

@@ -47,6 +47,8 @@ function device(target: string): NewDevice {
     is_enabled: true,
     created_at: new Date().toISOString(),
     check_interval_s: 60,
+    check_locations: null,
+    quorum: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

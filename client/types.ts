@@ -98,6 +98,10 @@ export interface DeviceInput {
   is_enabled?: Flag | null;
   /** Seconds between checks, 30-86400; default 60. */
   check_interval_s?: number | null;
+  /** 1-16 distinct location names (`[a-z0-9-]{1,32}`); default null: any one location. */
+  check_locations?: string[] | null;
+  /** 1 to the number of check_locations; default floor(n / 2) + 1; only with check_locations. */
+  quorum?: number | null;
 }
 
 export interface BlacklistMonitorInput {

@@ -54,6 +54,13 @@ export interface Device {
   created_at: Timestamp;
   /** Seconds between checks (docs/engine.md, "What the API shows"): 30 to 86400, default 60. */
   check_interval_s: number;
+  /**
+   * The locations the device is checked from (docs/engine.md, "Locations"): 1 to 16 distinct
+   * names; null (the default) means any one location.
+   */
+  check_locations: string[] | null;
+  /** How many locations must agree to declare it down or up; null when `check_locations` is. */
+  quorum: number | null;
   /** Where the engine's checks have put the device (docs/engine.md, "Statuses and transitions"). */
   status: DeviceStatus;
   /** When the status last changed; null until the engine first changes it. */

@@ -85,6 +85,14 @@ function recordSchemas(): Record<string, JsonSchema> {
       is_enabled: BOOLEAN,
       created_at: ref('Timestamp'),
       check_interval_s: described('Seconds between checks.', { type: 'integer', minimum: 30, maximum: 86400 }),
+      check_locations: described(
+        'The locations the device is checked from; null: any one location.',
+        nullable({ type: 'array', items: { type: 'string', pattern: '^[a-z0-9-]{1,32}$' }, minItems: 1, maxItems: 16 }),
+      ),
+      quorum: described(
+        'How many of check_locations must agree to declare the device down or up; null when check_locations is null.',
+        nullable({ type: 'integer', minimum: 1, maximum: 16 }),
+      ),
       status: described(
         'pending: never checked; up: the last check passed; validating: a check failed and is being confirmed; down: enough checks in a row failed; paused: disabled, not checked.',
         { type: 'string', enum: [...STATUSES] },

@@ -84,6 +84,9 @@ export interface DevicesTable {
   is_enabled: Flag;
   created_at: Stamp;
   check_interval_s: number;
+  /** JSON array of location names; null: any one location. */
+  check_locations: string | null;
+  quorum: number | null;
   status: DeviceStatus;
   status_since: NullableStamp;
   last_checked_at: NullableStamp;

@@ -192,6 +192,8 @@ eachFactory('errors', (factory) => {
               is_enabled: true,
               created_at: '2026-01-01T00:00:00.000Z',
               check_interval_s: 60,
+              check_locations: null,
+              quorum: null,
               status: 'pending',
               status_since: null,
               last_checked_at: null,

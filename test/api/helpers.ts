@@ -47,6 +47,8 @@ export const DEVICE_FIELDS = [
   'is_enabled',
   'created_at',
   'check_interval_s',
+  'check_locations',
+  'quorum',
   'status',
   'status_since',
   'last_checked_at',
@@ -69,6 +71,8 @@ export const MONITOR_FIELDS = [
 /** The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"). */
 export const UNCHECKED = {
   check_interval_s: 60,
+  check_locations: null,
+  quorum: null,
   status: 'pending',
   status_since: null,
   last_checked_at: null,

@@ -49,6 +49,8 @@ function seedDevice(i: number): NewDevice {
     is_enabled: true,
     created_at: START,
     check_interval_s: 60,
+    check_locations: null,
+    quorum: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

@@ -40,6 +40,8 @@ async function tlsResultWith(trustedCa: readonly string[] | undefined) {
     is_enabled: true,
     created_at: START,
     check_interval_s: 60,
+    check_locations: null,
+    quorum: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

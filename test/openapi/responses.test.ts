@@ -323,6 +323,8 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
             is_enabled: true,
             created_at: '2026-01-01T00:00:00.000Z',
             check_interval_s: 300,
+            check_locations: null,
+            quorum: null,
             status: 'down',
             status_since: '2026-01-01T00:03:00.000Z',
             last_checked_at: '2026-01-01T00:05:00.000Z',

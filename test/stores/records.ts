@@ -23,6 +23,8 @@ export function at(minutes: number): Timestamp {
 function uncheckedDevice(enabled: boolean) {
   return {
     check_interval_s: 60,
+    check_locations: null,
+    quorum: null,
     status: enabled ? 'pending' : 'paused',
     status_since: null,
     last_checked_at: null,
@@ -53,6 +55,8 @@ export function webDevice(overrides: Partial<NewDevice> = {}): NewDevice {
     created_at: T0,
     ...uncheckedDevice(false),
     check_interval_s: 300,
+    check_locations: ['eu-west', 'us-east', 'ap-south'],
+    quorum: 3,
     ...overrides,
   };
 }

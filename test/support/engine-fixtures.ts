@@ -77,6 +77,8 @@ export async function addDevice(store: MemoryStore, userId: number, target: stri
     is_enabled: true,
     created_at: at,
     check_interval_s: 60,
+    check_locations: null,
+    quorum: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

@@ -30,6 +30,8 @@ export function probeDevice(overrides: Partial<Device> = {}): Device {
     is_enabled: true,
     created_at: '2026-01-01T00:00:00.000Z',
     check_interval_s: 60,
+    check_locations: null,
+    quorum: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

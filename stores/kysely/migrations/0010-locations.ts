@@ -13,7 +13,10 @@ import { TYPES } from './column-types.ts';
  * On PostgreSQL the change marker's triggers (migration 0005) stop counting `next_check_at`, which
  * no answer shows: a claim now writes it, and a claim must not make every list read afresh. Each
  * trigger is made again on the columns it has now, less that one, so columns an earlier migration
- * added to it stay.
+ * added to it stay, and the device columns this migration adds are counted.
+ *
+ * Devices gain `check_locations` and `quorum` (docs/contract.md §6.1), null for every existing
+ * device: checked from any one location, as before.
  */
 export function locations(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
@@ -26,8 +29,12 @@ export function locations(dialect: StoreDialect): Migration {
           db,
         );
       }
+      // What a device asks of locations: null is any one location (docs/contract.md §6.1).
+      await db.schema.alterTable('devices').addColumn('check_locations', 'text').execute();
+      await db.schema.alterTable('devices').addColumn('quorum', 'integer').execute();
       if (dialect === 'postgres') {
-        for (const table of ['devices', 'blacklist_monitors']) await dropNextCheckFromTrigger(db, table);
+        await rewriteTrigger(db, 'devices', ['check_locations', 'quorum']);
+        await rewriteTrigger(db, 'blacklist_monitors', []);
       }
 
       // Worker heartbeats: one row per worker, its times by the database's clock.
@@ -52,7 +59,8 @@ export function locations(dialect: StoreDialect): Migration {
   };
 }
 
-async function dropNextCheckFromTrigger(db: Kysely<unknown>, table: string): Promise<void> {
+/** Makes a change-marker trigger again without `next_check_at` and with the columns `added`. */
+async function rewriteTrigger(db: Kysely<unknown>, table: string, added: readonly string[]): Promise<void> {
   const trigger = `${table}_count_change`;
   const { rows } = await sql<{ name: string }>`
     select a.attname as name
@@ -61,7 +69,7 @@ async function dropNextCheckFromTrigger(db: Kysely<unknown>, table: string): Pro
     join pg_attribute a on a.attrelid = t.tgrelid and a.attnum = c.attnum
     where t.tgname = ${trigger} and t.tgrelid = cast(${table} as regclass)
     order by c.n`.execute(db);
-  const columns = rows.map((row) => row.name).filter((name) => name !== 'next_check_at');
+  const columns = [...rows.map((row) => row.name).filter((name) => name !== 'next_check_at'), ...added];
   if (columns.length === 0) return;
   await sql`drop trigger ${sql.id(trigger)} on ${sql.table(table)}`.execute(db);
   await sql`create trigger ${sql.id(trigger)} after insert or delete or update of ${sql.join(columns.map((c) => sql.id(c)))}
