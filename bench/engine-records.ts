@@ -47,6 +47,8 @@ export function benchDevice(id: number, kind: 'tcp' | 'http', port: number, inte
     check_interval_s: intervalS,
     check_locations: null,
     quorum: null,
+    quorum_state: null,
+    locations: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

@@ -49,6 +49,8 @@ function device(target: string): NewDevice {
     check_interval_s: 60,
     check_locations: null,
     quorum: null,
+    quorum_state: null,
+    locations: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

@@ -13,12 +13,18 @@ export type {
   ClaimRequest,
   Claimed,
   ClaimedDevice,
+  ClaimedLocationCheck,
   DeviceCheckOutcome,
   Lease,
+  LocationCheckOutcome,
+  LocationCheckWrite,
+  LocationClaimRequest,
+  LocationDecider,
   MonitoredKind,
   MonitoringStore,
   RecordedCheck,
   ResultsPage,
+  StoredLocation,
 } from './monitoring-store.ts';
 export type {
   ClaimedDelivery,

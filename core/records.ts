@@ -61,6 +61,13 @@ export interface Device {
   check_locations: string[] | null;
   /** How many locations must agree to declare it down or up; null when `check_locations` is. */
   quorum: number | null;
+  /**
+   * `insufficient` while fewer of its locations than the quorum can be heard (its status then
+   * holds), `met` otherwise; null when `check_locations` is null or before the first result.
+   */
+  quorum_state: QuorumState | null;
+  /** What each of `check_locations` last found, by name; null when `check_locations` is null. */
+  locations: Record<string, DeviceLocation> | null;
   /** Where the engine's checks have put the device (docs/engine.md, "Statuses and transitions"). */
   status: DeviceStatus;
   /** When the status last changed; null until the engine first changes it. */
@@ -76,6 +83,25 @@ export interface Device {
  * state starts as a create leaves it: `pending` (`paused` when disabled), never checked.
  */
 export type NewDevice = Omit<Device, 'id'>;
+
+export type QuorumState = 'met' | 'insufficient';
+
+/**
+ * What one location says about a device: `up` or `failing` from a recent result, `stale` when it
+ * has no live worker or no recent result, `unknown` before its first result.
+ */
+export type LocationVerdict = 'up' | 'failing' | 'stale' | 'unknown';
+
+/** One location of a device as the record shows it (`Device.locations`). */
+export interface DeviceLocation {
+  status: LocationVerdict;
+  /** When this location's last check ended; null before the first. */
+  last_checked_at: Timestamp | null;
+  /** The slowest probe of that check, in milliseconds; null when none connected. */
+  response_ms: number | null;
+  /** The first error of that check; null when it passed. */
+  error: string | null;
+}
 
 export const DEVICE_STATUSES = ['pending', 'up', 'validating', 'down', 'paused'] as const;
 /**
@@ -186,6 +212,7 @@ export const EVENT_TYPES = [
   'device.down',
   'device.up',
   'device.tls_expiring',
+  'device.location_failing',
   'blacklist.listed',
   'blacklist.delisted',
 ] as const;

@@ -1,7 +1,7 @@
 import { boundedLogger } from './bounded-logger.ts';
 import { createDnsblResolver } from './dnsbl/resolver.ts';
 import { DnsHealth } from './dnsbl/dns-health.ts';
-import { blacklistKind, deviceKind } from './kinds.ts';
+import { blacklistKind, deviceKind, hasLocationChecks, locationKind } from './kinds.ts';
 import { createGuardedConnector } from './net/guarded-connector.ts';
 import { systemLookup } from './net/system-lookup.ts';
 import { contextTrusting } from './net/trusted-context.ts';
@@ -97,6 +97,9 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     new KindRunner(blacklistKind(resolved, dnsbl), settings),
     new KindRunner(deviceKind(resolved, resolved.deviceCheck, probeConnector), settings),
   ];
+  // Devices with check_locations, on a store that schedules them per location.
+  const store = resolved.store;
+  if (hasLocationChecks(store)) runners.push(new KindRunner(locationKind(resolved, store, probeConnector), settings));
 
   const maxUnwritten = UNWRITTEN_BATCHES * resolved.writeBatchSize;
   // A claim waits until a quarter of the slots (or a batch) is open: claiming one record each time

@@ -93,6 +93,29 @@ function recordSchemas(): Record<string, JsonSchema> {
         'How many of check_locations must agree to declare the device down or up; null when check_locations is null.',
         nullable({ type: 'integer', minimum: 1, maximum: 16 }),
       ),
+      quorum_state: described(
+        'insufficient while fewer of its locations than the quorum can be heard (the status then holds), met otherwise; null when check_locations is null or before the first result.',
+        nullable({ type: 'string', enum: ['met', 'insufficient'] }),
+      ),
+      locations: described(
+        'What each of check_locations last found, by name; null when check_locations is null.',
+        nullable({
+          type: 'object',
+          additionalProperties: {
+            type: 'object',
+            required: ['status', 'last_checked_at', 'response_ms', 'error'],
+            properties: {
+              status: described(
+                'up or failing from a recent result; stale with no live worker or no recent result; unknown before the first result.',
+                { type: 'string', enum: ['up', 'failing', 'stale', 'unknown'] },
+              ),
+              last_checked_at: nullable(ref('Timestamp')),
+              response_ms: nullable({ type: 'integer', minimum: 0 }),
+              error: nullable(STRING),
+            },
+          },
+        }),
+      ),
       status: described(
         'pending: never checked; up: the last check passed; validating: a check failed and is being confirmed; down: enough checks in a row failed; paused: disabled, not checked.',
         { type: 'string', enum: [...STATUSES] },

@@ -103,6 +103,9 @@ const WEB_ONLY = [
   'expect_status',
 ] as const;
 
+/** A location before its first result. */
+const UNHEARD = { status: 'unknown', last_checked_at: null, response_ms: null, error: null } as const;
+
 export interface TargetOptions {
   allowPrivateTargets: boolean;
 }
@@ -187,6 +190,8 @@ export function parseDeviceInput(input: Record<string, unknown>, options: Target
     check_interval_s: f.check_interval_s ?? 60,
     check_locations: checkLocations,
     quorum,
+    quorum_state: null,
+    locations: checkLocations === null ? null : Object.fromEntries(checkLocations.map((name) => [name, UNHEARD])),
     status: (f.is_enabled ?? true) ? 'pending' : 'paused',
     status_since: null,
     last_checked_at: null,

@@ -1,4 +1,4 @@
-import type { DeviceStatus } from '../../core/index.ts';
+import type { DeviceStatus, LocationVerdict } from '../../core/index.ts';
 
 // The quorum decision of a device checked from several locations (a device's `check_locations`
 // and `quorum`): from what each location last found, and whether it can still be heard, to the
@@ -6,8 +6,7 @@ import type { DeviceStatus } from '../../core/index.ts';
 // caller must run it in the transaction that writes one location's result, with the device row
 // locked, so that two locations' results never decide on the same state.
 
-/** What a location says about a device: `stale` when it has no live worker or no recent result. */
-export type LocationVerdict = 'up' | 'failing' | 'stale' | 'unknown';
+export type { LocationVerdict };
 
 /** What the device holds about one of its locations. */
 export interface LocationState {

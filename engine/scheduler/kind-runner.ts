@@ -3,12 +3,15 @@ import type { EngineLogger } from '../logger.ts';
 import type { Slots } from './slots.ts';
 import { WriteBuffer, type WriteTally } from './write-buffer.ts';
 
+/** What a runner checks: a kind of record, or the (device, location) pairs of this worker's location. */
+export type RunnerName = MonitoredKind | 'device location';
+
 /**
  * One kind of record as the scheduler sees it: how it is claimed, checked and recorded. Devices
  * and blacklist monitors each plug in as one of these; the scheduling is the same for both.
  */
 export interface CheckKind<C extends Claimed<unknown>, O> {
-  readonly name: MonitoredKind;
+  readonly name: RunnerName;
   claim(request: ClaimRequest): Promise<C[]>;
   /**
    * Checks one claimed record. `leaseUntilMs` is when its lease runs out (the engine's clock): a
@@ -31,7 +34,7 @@ export interface RunnerSettings {
 
 /** What the engine drives, whatever the kind. */
 export interface Runner {
-  readonly name: MonitoredKind;
+  readonly name: RunnerName;
   readonly unwritten: number;
   claimAndStart(limit: number, dueByMs?: number): Promise<number>;
   drain(): Promise<void>;
@@ -39,7 +42,7 @@ export interface Runner {
 
 /** Claims, checks and records one kind; the engine drives it. */
 export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
-  readonly name: MonitoredKind;
+  readonly name: RunnerName;
   readonly #kind: CheckKind<C, O>;
   readonly #s: RunnerSettings;
   readonly #buffer: WriteBuffer<O>;

@@ -9,6 +9,10 @@ import {
   type Claimed,
   type ClaimedDelivery,
   type ClaimedDevice,
+  type ClaimedLocationCheck,
+  type LocationCheckOutcome,
+  type LocationClaimRequest,
+  type LocationDecider,
   type ClaimRequest,
   type CreatedWebhook,
   type CreateResult,
@@ -53,6 +57,12 @@ import { KyselyWebhooks } from './kysely-webhooks.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, setEnabled } from './schedule.ts';
 import { listLocations, recordHeartbeat } from './worker-heartbeats.ts';
+import {
+  claimDueLocationChecks,
+  insertLocationChecks,
+  recordLocationCheck,
+  setLocationsEnabled,
+} from './location-checks.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, DbInteger, StoreDialect } from './schema.ts';
 
@@ -293,7 +303,20 @@ export class KyselyStore implements Store {
     return this.#createUnique(
       'device',
       () => deviceToRow(this.#dialect, userId, device),
-      (values) => this.#insertDevice.run(db, values),
+      (values) =>
+        device.check_locations === null
+          ? this.#insertDevice.run(db, values)
+          : // With its locations' schedules, in one transaction: a device is never left unscheduled.
+            db.transaction().execute(async (trx) => {
+              const row = await trx
+                .insertInto('devices')
+                .values(values)
+                .onConflict((oc) => oc.doNothing())
+                .returningAll()
+                .executeTakeFirst();
+              if (row !== undefined) await insertLocationChecks(trx, this.#dialect, toId(row.id), device);
+              return row;
+            }),
       deviceFromRow,
       () =>
         db
@@ -402,7 +425,11 @@ export class KyselyStore implements Store {
   }
 
   setEnabled(kind: MonitoredKind, id: number, enabled: boolean, at: Timestamp): Promise<boolean> {
-    return this.#write((db) => setEnabled(db, this.#dialect, kind, id, enabled, at));
+    return this.#write(async (db) => {
+      const found = await setEnabled(db, this.#dialect, kind, id, enabled, at);
+      if (found && kind === 'device') await setLocationsEnabled(db, id, enabled, at);
+      return found;
+    });
   }
 
   deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number> {
@@ -410,6 +437,14 @@ export class KyselyStore implements Store {
   }
 
   // Heartbeats and locations (worker-heartbeats.ts): no answer a list shows, so no write counted.
+  claimDueLocationChecks(claim: LocationClaimRequest): Promise<ClaimedLocationCheck[]> {
+    return this.#run((db) => claimDueLocationChecks(db, this.#dialect, claim));
+  }
+
+  recordLocationCheck(check: RecordedCheck<LocationCheckOutcome>, decide: LocationDecider): Promise<boolean> {
+    return this.#write((db) => recordLocationCheck(db, this.#dialect, check, decide));
+  }
+
   recordHeartbeat(heartbeat: WorkerHeartbeat): Promise<void> {
     return this.#run((db) => recordHeartbeat(db, this.#dialect, heartbeat));
   }

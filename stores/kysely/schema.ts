@@ -87,6 +87,9 @@ export interface DevicesTable {
   /** JSON array of location names; null: any one location. */
   check_locations: string | null;
   quorum: number | null;
+  quorum_state: 'met' | 'insufficient' | null;
+  /** JSON object: the record's `locations`, written with each decision; null without check_locations. */
+  location_states: string | null;
   status: DeviceStatus;
   status_since: NullableStamp;
   last_checked_at: NullableStamp;
@@ -133,6 +136,30 @@ export interface CheckResultsTable {
   error: string | null;
   /** JSON object of the probe's own fields (`zone`, `http_status`, `tls_valid_to`, `banner`, ...). */
   fields: string;
+  /** The location that checked, for a device with `check_locations`; null otherwise. */
+  check_location: string | null;
+}
+
+/**
+ * One (device, location) pair of a device with `check_locations`: its own schedule and lease, as a
+ * device row has them, and what the location last found, which the quorum decision reads.
+ */
+export interface DeviceLocationChecksTable {
+  device_id: Ref;
+  location: string;
+  /** Null while the device is disabled. */
+  next_check_at: NullableStamp;
+  lease_owner: string | null;
+  lease_token: string | null;
+  lease_expires_at: NullableStamp;
+  last_ok: Flag | null;
+  last_checked_at: NullableStamp;
+  response_ms: number | null;
+  error: string | null;
+  /** When its current run of failures began; null while it passes. */
+  failing_since: NullableStamp;
+  /** Whether this failing episode was announced with `device.location_failing`. */
+  announced: Flag;
 }
 
 /** The outbox: status changes to announce, written with the check that caused them. */
@@ -216,6 +243,7 @@ export interface Database {
   webhook_event_fanouts: WebhookEventFanoutsTable;
   webhook_fanout_floor: WebhookFanoutFloorTable;
   worker_heartbeats: WorkerHeartbeatsTable;
+  device_location_checks: DeviceLocationChecksTable;
 }
 
 /**

@@ -194,6 +194,8 @@ eachFactory('errors', (factory) => {
               check_interval_s: 60,
               check_locations: null,
               quorum: null,
+              quorum_state: null,
+              locations: null,
               status: 'pending',
               status_since: null,
               last_checked_at: null,

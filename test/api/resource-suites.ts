@@ -51,6 +51,8 @@ function seedDevice(i: number): NewDevice {
     check_interval_s: 60,
     check_locations: null,
     quorum: null,
+    quorum_state: null,
+    locations: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

@@ -42,6 +42,8 @@ async function tlsResultWith(trustedCa: readonly string[] | undefined) {
     check_interval_s: 60,
     check_locations: null,
     quorum: null,
+    quorum_state: null,
+    locations: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

@@ -52,6 +52,10 @@ const DEVICE_KEYS = [
   'is_enabled',
   'created_at',
   'check_interval_s',
+  'check_locations',
+  'quorum',
+  'quorum_state',
+  'locations',
   'status',
   'status_since',
   'last_checked_at',
@@ -70,7 +74,16 @@ const MONITOR_KEYS = [
   'failed_zones',
 ].sort();
 /** Fields the server fills in itself: never part of a create body. */
-const READ_ONLY = new Set(['id', 'created_at', 'status', 'status_since', 'last_checked_at', 'last_results']);
+const READ_ONLY = new Set([
+  'id',
+  'created_at',
+  'status',
+  'status_since',
+  'last_checked_at',
+  'last_results',
+  'quorum_state',
+  'locations',
+]);
 const DEVICE_INPUT = new Set(DEVICE_KEYS.filter((k) => !READ_ONLY.has(k)));
 const MONITOR_INPUT = new Set(['target_type', 'target_value', 'is_enabled', 'check_interval_s']);
 // eslint-disable-next-line no-control-regex -- the control characters are what it looks for

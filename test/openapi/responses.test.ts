@@ -325,6 +325,8 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
             check_interval_s: 300,
             check_locations: null,
             quorum: null,
+            quorum_state: null,
+            locations: null,
             status: 'down',
             status_since: '2026-01-01T00:03:00.000Z',
             last_checked_at: '2026-01-01T00:05:00.000Z',

@@ -25,6 +25,8 @@ function uncheckedDevice(enabled: boolean) {
     check_interval_s: 60,
     check_locations: null,
     quorum: null,
+    quorum_state: null,
+    locations: null,
     status: enabled ? 'pending' : 'paused',
     status_since: null,
     last_checked_at: null,
@@ -55,8 +57,10 @@ export function webDevice(overrides: Partial<NewDevice> = {}): NewDevice {
     created_at: T0,
     ...uncheckedDevice(false),
     check_interval_s: 300,
-    check_locations: ['eu-west', 'us-east', 'ap-south'],
-    quorum: 3,
+    check_locations: null,
+    quorum: null,
+    quorum_state: null,
+    locations: null,
     ...overrides,
   };
 }

@@ -79,6 +79,8 @@ export async function addDevice(store: MemoryStore, userId: number, target: stri
     check_interval_s: 60,
     check_locations: null,
     quorum: null,
+    quorum_state: null,
+    locations: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

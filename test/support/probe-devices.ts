@@ -32,6 +32,8 @@ export function probeDevice(overrides: Partial<Device> = {}): Device {
     check_interval_s: 60,
     check_locations: null,
     quorum: null,
+    quorum_state: null,
+    locations: null,
     status: 'pending',
     status_since: null,
     last_checked_at: null,

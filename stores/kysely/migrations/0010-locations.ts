@@ -16,7 +16,10 @@ import { TYPES } from './column-types.ts';
  * added to it stay, and the device columns this migration adds are counted.
  *
  * Devices gain `check_locations` and `quorum` (docs/contract.md §6.1), null for every existing
- * device: checked from any one location, as before.
+ * device: checked from any one location, as before; `quorum_state` and `location_states` (the
+ * record's `locations`), written by the quorum decision. A device with `check_locations` has one
+ * row per location in `device_location_checks`, its schedule and lease, and no schedule of its
+ * own. Results carry the `check_location` that produced them.
  */
 export function locations(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
@@ -32,8 +35,33 @@ export function locations(dialect: StoreDialect): Migration {
       // What a device asks of locations: null is any one location (docs/contract.md §6.1).
       await db.schema.alterTable('devices').addColumn('check_locations', 'text').execute();
       await db.schema.alterTable('devices').addColumn('quorum', 'integer').execute();
+      await db.schema.alterTable('devices').addColumn('quorum_state', 'text').execute();
+      await db.schema.alterTable('devices').addColumn('location_states', 'text').execute();
+      await db.schema.alterTable('check_results').addColumn('check_location', 'text').execute();
+      // One schedule and lease per (device, location), claimed by location, earliest due first.
+      await db.schema
+        .createTable('device_location_checks')
+        .addColumn('device_id', t.ref, (c) => c.notNull().references('devices.id').onDelete('cascade'))
+        .addColumn('location', 'text', (c) => c.notNull())
+        .addColumn('next_check_at', t.stamp)
+        .addColumn('lease_owner', 'text')
+        .addColumn('lease_token', 'text')
+        .addColumn('lease_expires_at', t.stamp)
+        .addColumn('last_ok', t.flag)
+        .addColumn('last_checked_at', t.stamp)
+        .addColumn('response_ms', 'integer')
+        .addColumn('error', 'text')
+        .addColumn('failing_since', t.stamp)
+        .addColumn('announced', t.flag, (c) => c.notNull())
+        .addPrimaryKeyConstraint('device_location_checks_pkey', ['device_id', 'location'])
+        .execute();
+      await db.schema
+        .createIndex('device_location_checks_due')
+        .on('device_location_checks')
+        .columns(['location', 'next_check_at'])
+        .execute();
       if (dialect === 'postgres') {
-        await rewriteTrigger(db, 'devices', ['check_locations', 'quorum']);
+        await rewriteTrigger(db, 'devices', ['check_locations', 'quorum', 'quorum_state', 'location_states']);
         await rewriteTrigger(db, 'blacklist_monitors', []);
       }
 
