@@ -37,7 +37,7 @@ export async function insertLocationChecks(
   trx: Kysely<Database>,
   dialect: StoreDialect,
   id: number,
-  device: NewDevice,
+  device: Pick<NewDevice, 'check_locations' | 'is_enabled' | 'created_at'>,
 ) {
   if (device.check_locations === null) return;
   await trx
@@ -299,4 +299,51 @@ export function recordLocationCheck(
     }
     return true;
   });
+}
+
+/**
+ * Makes a device's schedules follow a change of its `check_locations` (for an update of the
+ * device): the pairs of locations it no longer names go, with their leases; a new location is due
+ * at `at` while the device is enabled, and keeps nothing of another's state. A device that gains
+ * its first locations gives up its own schedule and lease; one that loses them all is due at `at`
+ * again as a device of any one location. Run it in the transaction that writes the change.
+ */
+export async function replaceLocationChecks(
+  trx: Kysely<Database>,
+  dialect: StoreDialect,
+  id: number,
+  locations: readonly string[] | null,
+  at: Timestamp,
+): Promise<void> {
+  const device = await trx.selectFrom('devices').select(['is_enabled']).where('id', '=', id).executeTakeFirst();
+  if (device === undefined) return;
+  const enabled = toFlag(device.is_enabled);
+  let remove = trx.deleteFrom('device_location_checks').where('device_id', '=', id);
+  if (locations !== null && locations.length > 0) remove = remove.where('location', 'not in', [...locations]);
+  await remove.execute();
+  if (locations === null || locations.length === 0) {
+    await trx
+      .updateTable('devices')
+      .set({
+        next_check_at: enabled ? stampText(at) : null,
+        lease_owner: null,
+        lease_token: null,
+        lease_expires_at: null,
+      })
+      .where('id', '=', id)
+      .where('next_check_at', 'is', null)
+      .execute();
+    return;
+  }
+  const kept = await trx.selectFrom('device_location_checks').select('location').where('device_id', '=', id).execute();
+  const have = new Set(kept.map((row) => row.location));
+  const added = locations.filter((location) => !have.has(location));
+  if (added.length > 0) {
+    await insertLocationChecks(trx, dialect, id, { check_locations: added, is_enabled: enabled, created_at: at });
+  }
+  await trx
+    .updateTable('devices')
+    .set({ next_check_at: null, lease_owner: null, lease_token: null, lease_expires_at: null })
+    .where('id', '=', id)
+    .execute();
 }

@@ -7,6 +7,12 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { ClaimedLocationCheck, LocationDecider, NewDevice, Store } from '../../core/index.ts';
 import { locationDecider } from '../../engine/devices/location-check.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
+import { replaceLocationChecks } from '../../stores/kysely/location-checks.ts';
+import { createTestDatabase } from '../support/postgres.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';
 import { createdOf, sshDevice } from '../stores/records.ts';
 
@@ -92,6 +98,45 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
       await store.setEnabled('device', id, false, at(11));
       assert.equal(await record(ap2, true, 12), false);
       assert.deepEqual(await claim('ap', 100), []);
+    });
+
+    it('a change of check_locations moves the schedules with it (for an update)', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'monitoring-location-checks-'));
+      const pg = factory.name === 'postgres' ? await createTestDatabase() : undefined;
+      const url = pg !== undefined && pg.skip === undefined ? pg.url : `sqlite:${join(dir, 'test.db')}`;
+      const dialect = url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+      const { store, db } = await openKyselyStore(url);
+      try {
+        await migrateToLatest(db);
+        const user = await store.createUser({ name: null, created_at: at(0) });
+        const plain = createdOf(
+          await store.createDevice(user.id, located({ check_locations: null, quorum: null, locations: null })),
+        );
+        const many = createdOf(await store.createDevice(user.id, located({ port: 2 })));
+        const claimDevices = () => store.claimDueDevices({ owner: 'x', now: at(50), limit: 10, leaseUntil: at(150) });
+        const claimAt = (location: string) =>
+          store.claimDueLocationChecks!({ owner: 'x', location, now: at(50), limit: 10, leaseUntil: at(150) });
+        // The plain device gains locations: no longer claimed as a device, due at each location.
+        await db.transaction().execute((trx) => replaceLocationChecks(trx, dialect, plain.id, ['eu', 'zz'], at(40)));
+        // The other keeps eu, loses us and ap, gains zz.
+        await db.transaction().execute((trx) => replaceLocationChecks(trx, dialect, many.id, ['eu', 'zz'], at(40)));
+        assert.deepEqual(await claimDevices(), []);
+        assert.deepEqual((await claimAt('zz')).map((c) => c.record.id).sort(), [plain.id, many.id].sort());
+        assert.deepEqual(
+          (await claimAt('us')).map((c) => c.record.id),
+          [],
+        );
+        // Back to any one location: claimed as a device again, and never by location.
+        await db.transaction().execute((trx) => replaceLocationChecks(trx, dialect, many.id, null, at(40)));
+        assert.deepEqual(
+          (await claimDevices()).map((c) => c.record.id),
+          [many.id],
+        );
+      } finally {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+        if (pg !== undefined && pg.skip === undefined) await pg.drop();
+      }
     });
   });
 }

@@ -119,8 +119,11 @@ describe('three locations on PostgreSQL', { skip: database.skip }, () => {
     return { id: created.id, target };
   };
 
+  let oneRefused = 0;
+
   it('refused from one location only: the device is up with that location failing, and no device.down', async () => {
     const { id } = await watched([LOCATIONS['eu-west']]);
+    oneRefused = id;
     await waitFor('the device up with eu-west failing', async () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const d = await device(id);
@@ -180,5 +183,24 @@ describe('three locations on PostgreSQL', { skip: database.skip }, () => {
     ap.child.kill('SIGCONT');
     await waitFor('ap-south heard again', async () => (await device(id)).locations?.['ap-south']?.status === 'up');
     assert.deepEqual(eventsOf(id, 'device.down'), []);
+  });
+
+  it('a location failing below the quorum for a whole interval: one device.location_failing naming it', async () => {
+    // eu-west has refused the first device since it was created; its next check, an interval
+    // (30 s, give or take 10 %) after its first failure, announces it, once.
+    await waitFor(
+      'device.location_failing',
+      () => eventsOf(oneRefused, 'device.location_failing').length > 0,
+      90_000,
+      500,
+    );
+    const [failing, ...more] = eventsOf(oneRefused, 'device.location_failing');
+    assert.deepEqual(more, []);
+    const data = failing!.data as unknown as Device & { previous_status: string };
+    assert.equal(data.locations?.['eu-west']?.status, 'failing');
+    assert.equal(data.locations?.['us-east']?.status, 'up');
+    assert.equal(data.status, 'up');
+    assert.equal(data.previous_status, 'up');
+    assert.deepEqual(eventsOf(oneRefused, 'device.down'), []);
   });
 });
