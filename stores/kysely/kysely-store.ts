@@ -59,6 +59,7 @@ import { claimDue, setEnabled } from './schedule.ts';
 import { listLocations, recordHeartbeat } from './worker-heartbeats.ts';
 import {
   claimDueLocationChecks,
+  initialLocationStates,
   insertLocationChecks,
   recordLocationCheck,
   setLocationsEnabled,
@@ -308,9 +309,10 @@ export class KyselyStore implements Store {
           ? this.#insertDevice.run(db, values)
           : // With its locations' schedules, in one transaction: a device is never left unscheduled.
             db.transaction().execute(async (trx) => {
+              const locations = await initialLocationStates(trx, this.#dialect, device.check_locations!);
               const row = await trx
                 .insertInto('devices')
-                .values(values)
+                .values({ ...values, location_states: locations })
                 .onConflict((oc) => oc.doNothing())
                 .returningAll()
                 .executeTakeFirst();

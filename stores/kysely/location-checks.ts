@@ -144,6 +144,26 @@ export async function claimDueLocationChecks(
   return claimed.sort((a, b) => a.due_at.localeCompare(b.due_at) || a.lease.id - b.lease.id);
 }
 
+/**
+ * A new device's `locations` as the record shows them: `unknown` where a worker is live, `stale`
+ * where none is (a location may be named before its first worker starts).
+ */
+export async function initialLocationStates(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  names: readonly string[],
+): Promise<string> {
+  const live = await liveLocations(db, dialect, names);
+  return JSON.stringify(
+    Object.fromEntries(
+      names.map((name) => [
+        name,
+        { status: live.has(name) ? 'unknown' : 'stale', last_checked_at: null, response_ms: null, error: null },
+      ]),
+    ),
+  );
+}
+
 /** Which of `names` have a live worker, by the database's clock. */
 async function liveLocations(db: Kysely<Database>, dialect: StoreDialect, names: readonly string[]) {
   const ago =

@@ -50,7 +50,21 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
     it('claims per location, decides on a quorum, fences stale and expired leases', async () => {
       const store = await open();
       const user = await store.createUser({ name: null, created_at: at(0) });
+      // No worker yet: every location is stale; eu's worker live: eu is unknown until it answers.
+      const early = createdOf(await store.createDevice(user.id, located({ port: 99 })));
+      assert.deepEqual(
+        Object.values(early.locations!).map((l) => l.status),
+        ['stale', 'stale', 'stale'],
+      );
+      await store.recordHeartbeat!({ worker_id: 'w-eu', location: 'eu', version: 't', started_at: at(0) });
       const id = createdOf(await store.createDevice(user.id, located())).id;
+      const created = (await store.listDevices(user.id, { afterId: early.id, limit: 1 }))[0]!;
+      assert.deepEqual(created.locations, {
+        eu: { status: 'unknown', last_checked_at: null, response_ms: null, error: null },
+        us: { status: 'stale', last_checked_at: null, response_ms: null, error: null },
+        ap: { status: 'stale', last_checked_at: null, response_ms: null, error: null },
+      });
+      await store.setEnabled('device', early.id, false, at(0));
       for (const location of ['eu', 'us', 'ap']) {
         await store.recordHeartbeat!({ worker_id: `w-${location}`, location, version: 't', started_at: at(0) });
       }
@@ -74,12 +88,12 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
       // A token that is not the pair's writes nothing.
       assert.equal(await record({ ...eu!, lease: { ...eu!.lease, token: 'other' } }, false, 2), false);
       assert.equal(await record(eu, false, 2), true);
-      let device = (await store.listDevices(user.id, { afterId: 0, limit: 10 }))[0]!;
+      let device = (await store.listDevices(user.id, { afterId: early.id, limit: 10 }))[0]!;
       assert.equal(device.status, 'pending', 'one location heard of a quorum of 2: the status holds');
       assert.equal(device.quorum_state, 'insufficient');
       assert.equal(device.locations?.eu?.status, 'failing');
       assert.equal(await record(us, false, 3), true);
-      device = (await store.listDevices(user.id, { afterId: 0, limit: 10 }))[0]!;
+      device = (await store.listDevices(user.id, { afterId: early.id, limit: 10 }))[0]!;
       assert.equal(device.quorum_state, 'met');
       assert.equal(device.status, 'validating');
       // ap's lease ran out at 2 s: its result of 5 s is fenced.
@@ -88,7 +102,7 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
       const [eu2] = await claim('eu', 3);
       assert.ok(eu2 !== undefined, 'a second opinion: due at once');
       assert.equal(await record(eu2, false, 4), true);
-      device = (await store.listDevices(user.id, { afterId: 0, limit: 10 }))[0]!;
+      device = (await store.listDevices(user.id, { afterId: early.id, limit: 10 }))[0]!;
       assert.equal(device.status, 'down');
       assert.equal(device.locations?.ap?.status, 'unknown');
       const results = await store.listCheckResults(user.id, 'device', id, { limit: 10 });
