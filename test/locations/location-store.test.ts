@@ -146,6 +146,10 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
           (await claimDevices()).map((c) => c.record.id),
           [many.id],
         );
+        // A deleted device takes its schedules with it.
+        assert.equal(await store.deleteDevice(user.id, plain.id), true);
+        assert.deepEqual(await claimAt('eu'), []);
+        assert.deepEqual(await db.selectFrom('device_location_checks').select('device_id').execute(), []);
       } finally {
         await store.close();
         await rm(dir, { recursive: true, force: true });
