@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import {
   LIVE_HEARTBEAT_MS,
   type ClaimedLocationCheck,
@@ -24,7 +24,7 @@ import {
   toNullableStamp,
   toStamp,
 } from './rows.ts';
-import type { Database, DbTimestamp, StoreDialect } from './schema.ts';
+import type { Database, DbInteger, DbTimestamp, DevicesTable, StoreDialect } from './schema.ts';
 
 // The (device, location) pairs of devices with `check_locations` (docs/engine.md, "Locations"):
 // one schedule and lease per pair in `device_location_checks`, claimed by location, and the
@@ -86,7 +86,7 @@ export async function setLocationsEnabled(db: Kysely<Database>, id: number, enab
 }
 
 interface PickedRow {
-  device_id: number | string | bigint;
+  device_id: DbInteger;
   due_at: DbTimestamp;
 }
 
@@ -129,13 +129,13 @@ export async function claimDueLocationChecks(
     .where(
       'id',
       'in',
-      picked.map((row) => toId(row.device_id as never)),
+      picked.map((row) => toId(row.device_id)),
     )
     .execute();
   const byId = new Map(devices.map((row) => [toId(row.id), deviceFromRow(row)]));
   const claimed: ClaimedLocationCheck[] = [];
   for (const row of picked) {
-    const id = toId(row.device_id as never);
+    const id = toId(row.device_id);
     const record = byId.get(id);
     // Deleted between the claim and the read: its rows went with it.
     if (record === undefined) continue;
@@ -190,11 +190,11 @@ export function recordLocationCheck(
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const lock = dialect === 'postgres' ? sql`for update` : sql``;
-    const { rows: deviceRows } = await sql<Database['devices']>`
+    const { rows: deviceRows } = await sql<Selectable<DevicesTable>>`
       select * from devices where id = ${lease.id} ${lock}`.execute(trx);
     const deviceRow = deviceRows[0];
     if (deviceRow === undefined) return false;
-    const device: Device = deviceFromRow(deviceRow as never);
+    const device: Device = deviceFromRow(deviceRow);
     const rows = await trx
       .selectFrom('device_location_checks')
       .selectAll()
@@ -307,7 +307,7 @@ export function recordLocationCheck(
         .insertInto('events')
         .values(
           write.events.map((event) => ({
-            user_id: deviceRow.user_id as never,
+            user_id: toId(deviceRow.user_id),
             type: event.type,
             resource_kind: 'device' as const,
             resource_id: lease.id,
