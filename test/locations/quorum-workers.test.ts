@@ -5,7 +5,7 @@
  * source addresses; every event counted at a receiver that verifies it with `standardwebhooks`.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Device } from '../../core/index.ts';
@@ -27,6 +27,25 @@ async function startTarget(refused: Set<string>): Promise<{ server: Server; port
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as AddressInfo).port, refused };
+}
+
+/**
+ * An HTTP target that holds the requests from `held` unanswered until `release()`, which answers
+ * them 503; every other request, and every request after the release, is answered 200 at once.
+ */
+async function startHoldingTarget(held: string) {
+  const pending: ServerResponse[] = [];
+  let holding = true;
+  const server = createServer((req, res) => {
+    if (holding && req.socket.remoteAddress === held) pending.push(res);
+    else res.writeHead(200).end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const release = () => {
+    holding = false;
+    for (const res of pending.splice(0)) res.writeHead(503).end('late');
+  };
+  return { server, port: (server.address() as AddressInfo).port, pending, release };
 }
 
 describe('three locations on PostgreSQL', { skip: database.skip }, () => {
@@ -83,6 +102,9 @@ describe('three locations on PostgreSQL', { skip: database.skip }, () => {
         '100',
         '--retry-delay',
         '1',
+        // Shorter than a stop past the heartbeat limit: a stopped worker's leases run out.
+        '--lease',
+        '5000',
       ]);
       workers.set(location, worker);
     }
@@ -161,6 +183,19 @@ describe('three locations on PostgreSQL', { skip: database.skip }, () => {
 
   it('a stopped worker: its location goes stale and the quorum holds; it works again on SIGCONT', async () => {
     const ap = workers.get('ap-south')!;
+    // ap-south's check of this device is in flight when its worker stops.
+    const holding = await startHoldingTarget(LOCATIONS['ap-south']);
+    targets.push(holding.server);
+    const inFlight = (
+      await api<Device>('/devices/create', {
+        target_type: 'ip',
+        target_value: '127.0.0.1',
+        scheme: 'http',
+        port: holding.port,
+        check_locations: Object.keys(LOCATIONS),
+      })
+    ).id;
+    await waitFor('ap-south checking the held target', () => holding.pending.length > 0);
     ap.child.kill('SIGSTOP');
     // Past the heartbeat limit (30 s by the database's clock).
     await waitFor(
@@ -180,8 +215,22 @@ describe('three locations on PostgreSQL', { skip: database.skip }, () => {
     assert.equal(d.locations?.['ap-south']?.status, 'stale');
     assert.equal(d.locations?.['eu-west']?.status, 'failing');
     assert.equal(d.quorum_state, 'met');
+    // The answer to the check in flight arrives while the worker is stopped, long after its lease
+    // ran out: on SIGCONT that result is fenced, and its next check (answered 200) is written.
+    holding.release();
     ap.child.kill('SIGCONT');
     await waitFor('ap-south heard again', async () => (await device(id)).locations?.['ap-south']?.status === 'up');
+    await waitFor(
+      'ap-south checked the held device again',
+      async () => (await device(inFlight)).locations?.['ap-south']?.status === 'up',
+    );
+    const results = await api<{ http_status: number | null }[]>(`/devices/results?id=${inFlight}&limit=1000`);
+    assert.ok(results.length >= 3, JSON.stringify(results));
+    assert.deepEqual(
+      results.filter((r) => r.http_status !== 200),
+      [],
+      'the late 503 of the stopped worker was never written',
+    );
     assert.deepEqual(eventsOf(id, 'device.down'), []);
   });
 
