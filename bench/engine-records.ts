@@ -15,6 +15,10 @@ export function benchMonitor(id: number): BlacklistMonitor {
     created_at: CREATED,
     check_interval_s: 3600,
     failed_zones: [],
+    zones: null,
+    count_policy_listings: false,
+    listings: [],
+    rdns: null,
   };
 }
 

@@ -10,6 +10,7 @@ import { createTestDatabase } from '../test/support/postgres.ts';
 import { benchCycle, seedCycle } from './engine-cycle.ts';
 import { benchDnsbl } from './engine-dnsbl.ts';
 import { benchLag } from './engine-lag.ts';
+import { benchMetricsCost } from './engine-metrics.ts';
 import type { PairedResult } from './engine-pairs.ts';
 import { benchProbes } from './engine-probes.ts';
 import { startEngineTargets } from './engine-targets-process.ts';
@@ -55,8 +56,8 @@ export async function benchEngine({ smoke, rounds, report }: EngineBenchOptions)
   const targets = await startEngineTargets();
   try {
     pairRow(
-      `DNSBL lookups (${size.dnsbl}, one zone)`,
-      'lookups/s',
+      `DNSBL checks (${size.dnsbl}, one zone and the PTR)`,
+      'checks/s',
       await benchDnsbl(targets.dns, size.dnsbl, CONCURRENCY, pairs),
       'target >= 0.70',
     );
@@ -78,6 +79,13 @@ export async function benchEngine({ smoke, rounds, report }: EngineBenchOptions)
       await benchWebhooks(targets.receiver, size.webhooks, pairs),
       'reported',
     );
+    for (const kind of ['tcp', 'dnsbl'] as const) {
+      const r = await benchMetricsCost(kind, { port: targets.tcp, dns: targets.dns }, size.probes, CONCURRENCY, pairs);
+      const what = `${kind === 'tcp' ? 'TCP probes' : 'DNSBL checks, one zone'} (${size.probes}), metrics on against off`;
+      report(what, 'metrics off', `${Math.round(r.bare)} checks/s`, '1.00', `cpu ${r.bareCpu.toFixed(0)} us/op`);
+      const cpu = `cpu ${r.engineCpu.toFixed(0)} us/op (ratio ${r.cpuRatio.toFixed(2)})`;
+      report(what, 'metrics on', `${Math.round(r.engine)} checks/s`, r.ratio.toFixed(2), cpu, 'reported');
+    }
 
     const database = await createTestDatabase();
     if (database.skip !== undefined) {

@@ -4,7 +4,9 @@ export interface LoadOptions {
   url: string;
   seconds?: number;
   connections?: number;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH';
+  /** A new path (and query) for every request, e.g. to spread changes over many records. */
+  path?: () => string;
   headers?: Record<string, string>;
   /** A new body for every request (creates must not repeat, or they measure 409s). */
   body?: () => string;
@@ -31,6 +33,7 @@ export async function measure(options: LoadOptions): Promise<Measured> {
   let good = 0;
   let bad = 0;
   const makeBody = options.body;
+  const makePath = options.path;
   const result = await autocannon({
     url: options.url,
     connections: options.connections ?? 32,
@@ -41,7 +44,15 @@ export async function measure(options: LoadOptions): Promise<Measured> {
     ...(options.requests === undefined ? {} : { amount: options.requests }),
     requests: [
       {
-        ...(makeBody ? { setupRequest: (request: autocannon.Request) => ({ ...request, body: makeBody() }) } : {}),
+        ...(makeBody || makePath
+          ? {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                ...(makeBody ? { body: makeBody() } : {}),
+                ...(makePath ? { path: makePath() } : {}),
+              }),
+            }
+          : {}),
         onResponse: (status: number) => {
           if (status === expected) good++;
           else bad++;

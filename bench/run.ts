@@ -3,7 +3,7 @@
  * bytes, and Hono, each loaded in turn from this process (a second process to the servers) with
  * autocannon. Figures are ratios to bare node:http measured in the same run, median of rounds.
  *
- *   npm run bench -- [--rounds N] [--seconds S] [--only me,list,create,stream,engine,scale] [--smoke]
+ *   npm run bench -- [--rounds N] [--seconds S] [--only me,list,create,update,stream,engine,scale] [--smoke]
  *
  * `engine` (not in the default list: it takes a few minutes) measures the monitoring engine
  * (bench/engine.ts, docs/performance.md, "The engine"); `scale` (nor is it: it seeds a million rows)
@@ -42,7 +42,7 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '10' },
     seconds: { type: 'string', default: '1.5' },
     smoke: { type: 'boolean', default: false },
-    only: { type: 'string', default: 'me,list,create,stream' },
+    only: { type: 'string', default: 'me,list,create,update,stream' },
   },
 });
 const only = new Set(flags.only!.split(','));
@@ -419,6 +419,75 @@ async function benchCreateSqlite(): Promise<void> {
   });
 }
 
+/**
+ * 5. PATCH /v1/devices/update against POST /v1/devices/create on the same server and database, in
+ * turn: server CPU per request of each. Every PATCH changes the target of one of many devices (a
+ * write, and a restart of its checks, as a real change of what is checked would), so that 32
+ * connections seldom change one record at once; every create makes a new device.
+ */
+async function benchUpdate(database: string, url: string): Promise<void> {
+  const api = await serveApi(url);
+  try {
+    await compareUpdate(api, database);
+  } finally {
+    await api.server.stop();
+  }
+}
+
+async function compareUpdate(api: Api, database: string): Promise<void> {
+  const headers = { ...authOf(api), 'content-type': 'application/json' };
+  const ids: number[] = [];
+  for (let i = 0; i < (smoke ? 32 : 1000); i++) {
+    const answer = await fetch(`${api.server.url}/devices/create`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ target_type: 'domain', target_value: `seed-${i}.example.com` }),
+    });
+    ids.push(((await answer.json()) as { data: { id: number } }).data.id);
+  }
+  const base = new URL(api.server.url).pathname;
+  let created = 0;
+  let changed = 0;
+  const result = await compare(
+    {
+      create: {
+        url: `${api.server.url}/devices/create`,
+        method: 'POST',
+        headers,
+        expectStatus: 201,
+        pid: api.server.pid,
+        body: () => JSON.stringify({ target_type: 'domain', target_value: `new-${created++}.example.com` }),
+      },
+      update: {
+        url: `${api.server.url}/devices/update?id=${ids[0]}`,
+        method: 'PATCH',
+        headers,
+        pid: api.server.pid,
+        path: () => `${base}/devices/update?id=${ids[changed % ids.length]}`,
+        body: () => JSON.stringify({ target_value: `changed-${changed++}.example.com` }),
+      },
+    },
+    'create',
+  );
+  const label = `PATCH /v1/devices/update (${database}, c=32)`;
+  report(label, 'POST /v1/devices/create, same server', ...row('create', result));
+  report(label, 'PATCH vs create', ...row('update', result), 'target: cpu ratio >= 0.83 (PATCH <= 1.2x create)');
+}
+
+async function benchUpdates(): Promise<void> {
+  await benchUpdate('SQLite', `sqlite:${join(work, 'update.db')}`);
+  const pgDb = await createTestDatabase();
+  if ('skip' in pgDb) {
+    report('PATCH /v1/devices/update (PostgreSQL)', 'skipped', pgDb.skip ?? '');
+    return;
+  }
+  try {
+    await benchUpdate('PostgreSQL', pgDb.url);
+  } finally {
+    await pgDb.drop();
+  }
+}
+
 /** 4. A streamed list of 10k and 100k devices: peak RSS growth of the server, time. */
 async function benchStream(): Promise<void> {
   const big = smoke ? [200, 1_000] : [10_000, 100_000];
@@ -463,6 +532,7 @@ try {
   if (only.has('list')) await benchList(api!);
   if (only.has('create')) await benchCreate();
   if (only.has('create')) await benchCreateSqlite();
+  if (only.has('update')) await benchUpdates();
   if (only.has('stream')) await benchStream();
   if (only.has('engine')) {
     // Loaded only now: it runs the compiled engine (bench/compiled.ts), built just above.

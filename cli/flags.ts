@@ -86,6 +86,15 @@ export function port(value: string, what = '--port'): number {
   return Number(value);
 }
 
+/** `HOST:PORT` (`[V6]:PORT` for IPv6) of a listener; port 0 takes any free port. */
+export function hostPort(value: string, what: string): { host: string; port: number } {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(value);
+  if (match === null || Number(match[3]) > 65535) {
+    throw new UsageError(`${what} must be HOST:PORT (an IPv6 address in brackets), not "${value}"`);
+  }
+  return { host: match[1] ?? match[2]!, port: Number(match[3]) };
+}
+
 /** `N/S`: N requests per S seconds, both positive integers. */
 export function rateLimit(value: string, what = '--rate-limit'): RateLimitRule {
   const match = /^([0-9]{1,15})\/([0-9]{1,15})$/.exec(value);

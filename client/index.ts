@@ -12,6 +12,7 @@ import type {
   AllResultsOptions,
   BlacklistMonitor,
   BlacklistMonitorInput,
+  Changes,
   CreatedWebhook,
   Deleted,
   Device,
@@ -20,6 +21,8 @@ import type {
   DnsblResult,
   ListOptions,
   LocationSummary,
+  MaintenanceWindow,
+  MaintenanceWindowInput,
   Me,
   MonitoredResourceClient,
   MonitoringClient,
@@ -31,7 +34,11 @@ import type {
   ResultPage,
   ResultsOptions,
   Webhook,
+  WebhookAttempt,
+  WebhookClient,
+  WebhookChanges,
   WebhookInput,
+  WebhookTestResult,
 } from './types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
@@ -40,11 +47,11 @@ export type * from './types.ts';
 /** Records per request of `all()` unless told otherwise: a few round trips for typical accounts, small answers. */
 const DEFAULT_PAGE_SIZE = 100;
 
-function resource<T, Input, Created = T>(
+function resource<T, Input, Created = T, Update = Changes<Input>, Updated = T>(
   transport: Transport,
   base: URL,
   segment: string,
-): ResourceClient<T, Input, Created> {
+): ResourceClient<T, Input, Created, Update, Updated> {
   const listUrl = new URL(segment, base);
 
   async function list(options: ListOptions = {}): Promise<Page<T>> {
@@ -73,6 +80,16 @@ function resource<T, Input, Created = T>(
     async create(input, options) {
       return (await transport.send<Created>('POST', new URL(`${segment}/create`, base), input, options)).data;
     },
+    async get(id, options) {
+      const url = new URL(`${segment}/get`, base);
+      url.searchParams.set('id', String(id));
+      return (await transport.send<T>('GET', url, undefined, options)).data;
+    },
+    async update(id, changes, options) {
+      const url = new URL(`${segment}/update`, base);
+      url.searchParams.set('id', String(id));
+      return (await transport.send<Updated>('PATCH', url, changes, options)).data;
+    },
     async delete(id, options) {
       const url = new URL(`${segment}/delete`, base);
       url.searchParams.set('id', String(id));
@@ -87,8 +104,34 @@ function monitored<T, Input, R>(
   base: URL,
   segment: string,
 ): MonitoredResourceClient<T, Input, R> {
-  const resultsUrl = new URL(`${segment}/results`, base);
+  const { page: results, all: allResults } = newestFirst<R>(transport, new URL(`${segment}/results`, base));
+  async function check(id: number, options?: RequestOptions): Promise<T> {
+    const url = new URL(`${segment}/check`, base);
+    url.searchParams.set('id', String(id));
+    return (await transport.send<T>('POST', url, undefined, options)).data;
+  }
+  return { ...resource<T, Input>(transport, base, segment), results, allResults, check };
+}
 
+/** Webhooks: the resource client plus each one's delivery attempts, newest first. */
+function webhooks(transport: Transport, base: URL): WebhookClient {
+  const attempts = newestFirst<WebhookAttempt>(transport, new URL('webhooks/deliveries', base));
+  const { page: deliveries, all: allDeliveries } = attempts;
+  async function test(id: number, options?: RequestOptions): Promise<WebhookTestResult> {
+    const url = new URL('webhooks/test', base);
+    url.searchParams.set('id', String(id));
+    return (await transport.send<WebhookTestResult>('POST', url, undefined, options)).data;
+  }
+  const webhookResource = resource<Webhook, WebhookInput, CreatedWebhook, WebhookChanges, Webhook | CreatedWebhook>(
+    transport,
+    base,
+    'webhooks',
+  );
+  return { ...webhookResource, deliveries, allDeliveries, test };
+}
+
+/** One record's rows at `resultsUrl`, newest first: a page, and every page following the Link header. */
+function newestFirst<R>(transport: Transport, resultsUrl: URL) {
   async function results(id: number, options: ResultsOptions = {}): Promise<ResultPage<R>> {
     const url = new URL(resultsUrl);
     url.searchParams.set('id', String(id));
@@ -116,7 +159,7 @@ function monitored<T, Input, R>(
     }
   }
 
-  return { ...resource<T, Input>(transport, base, segment), results, allResults };
+  return { page: results, all: allResults };
 }
 
 export function createMonitoringClient(options: MonitoringClientOptions): MonitoringClient {
@@ -144,7 +187,8 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
       base,
       'blacklist-monitors',
     ),
-    webhooks: resource<Webhook, WebhookInput, CreatedWebhook>(transport, base, 'webhooks'),
+    webhooks: webhooks(transport, base),
+    maintenanceWindows: resource<MaintenanceWindow, MaintenanceWindowInput>(transport, base, 'maintenance-windows'),
   };
 }
 

@@ -6,7 +6,7 @@
 import { MonitoringApiError } from './errors.ts';
 import type { ErrorDetail, PageCursor, RequestOptions, ResultCursor, RetryOptions } from './types.ts';
 
-export type Method = 'GET' | 'POST' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export interface Answer<T> {
   data: T;

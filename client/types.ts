@@ -14,11 +14,14 @@ import type {
   DeviceProbe,
   DeviceProbeResult,
   DeviceStatus,
+  DnsblListing,
   DnsblResult,
   ErrorDetail,
   EventType,
   HttpProbeResult,
   LocationSummary,
+  MaintenanceRepeat,
+  MaintenanceWindow,
   Me,
   ProbeName,
   Scheme,
@@ -28,7 +31,10 @@ import type {
   TargetType,
   TlsProbeResult,
   Webhook,
+  WebhookAttempt,
   WebhookDeliveryStatus,
+  WebhookTestResult,
+  Weekday,
 } from '../core/index.ts';
 
 export type {
@@ -43,11 +49,14 @@ export type {
   DeviceProbe,
   DeviceProbeResult,
   DeviceStatus,
+  DnsblListing,
   DnsblResult,
   ErrorDetail,
   EventType,
   HttpProbeResult,
   LocationSummary,
+  MaintenanceRepeat,
+  MaintenanceWindow,
   Me,
   ProbeName,
   Scheme,
@@ -57,7 +66,10 @@ export type {
   TargetType,
   TlsProbeResult,
   Webhook,
+  WebhookAttempt,
   WebhookDeliveryStatus,
+  WebhookTestResult,
+  Weekday,
 };
 
 /** An int/bool field: the API accepts exactly these (docs/contract.md §4) and answers booleans. */
@@ -111,6 +123,10 @@ export interface BlacklistMonitorInput {
   is_enabled?: Flag | null;
   /** Seconds between checks, 300-86400; default 3600. */
   check_interval_s?: number | null;
+  /** Some of the installation's zones for the target's type; default null, every one of them. */
+  zones?: string[] | null;
+  /** Whether a policy listing (Spamhaus PBL) makes the monitor `listed`; default false. */
+  count_policy_listings?: Flag | null;
 }
 
 export interface WebhookInput {
@@ -120,6 +136,22 @@ export interface WebhookInput {
   events?: EventType[] | null;
   /** Default true. */
   is_enabled?: Flag | null;
+}
+
+/**
+ * A maintenance window to create: one-off (`starts_at`, `ends_at`, RFC 3339, at most 31 days
+ * apart) or weekly (`repeat`), for chosen records or all of a kind.
+ */
+export interface MaintenanceWindowInput {
+  /** 1-200 characters. */
+  name: string;
+  starts_at?: string | null;
+  ends_at?: string | null;
+  repeat?: MaintenanceRepeat | null;
+  device_ids?: number[] | null;
+  all_devices?: Flag | null;
+  blacklist_monitor_ids?: number[] | null;
+  all_blacklist_monitors?: Flag | null;
 }
 
 /** Where the next page starts: pass it back to `list` as it is. */
@@ -183,7 +215,16 @@ export interface AllResultsOptions extends RequestOptions {
 }
 
 /** Create, list and delete for one kind of record; `Created` is what a create answers (webhooks add their secret). */
-export interface ResourceClient<T, Input, Created = T> {
+/**
+ * Changes to a record (`update`): any subset of the create's fields. `null` gives an optional
+ * field its default back; a required field cannot be null.
+ */
+export type Changes<Input> = { [K in keyof Input]?: Input[K] | null };
+
+/** Changes to a webhook: its create fields, and `rotate_secret: true` for a new signing secret. */
+export type WebhookChanges = Changes<WebhookInput> & { rotate_secret?: Flag | null };
+
+export interface ResourceClient<T, Input, Created = T, Update = Changes<Input>, Updated = T> {
   /** One page (with `limit`) and the cursor of the next, read from the Link header. */
   list(options?: ListOptions): Promise<Page<T>>;
   /** Every record, page by page, following the Link header until there is none: nothing is capped. */
@@ -193,6 +234,13 @@ export interface ResourceClient<T, Input, Created = T> {
    * duplicates: use it rather than creating again.
    */
   create(input: Input, options?: RequestOptions): Promise<Created>;
+  /** One record; a record that does not exist, or is another user's, is a 404. */
+  get(id: number, options?: RequestOptions): Promise<T>;
+  /**
+   * Changes the fields given, all or none, and answers the record as changed. On 409 the error
+   * carries `existingId`, the record the change would duplicate.
+   */
+  update(id: number, changes: Update, options?: RequestOptions): Promise<Updated>;
   delete(id: number, options?: RequestOptions): Promise<Deleted>;
 }
 
@@ -205,6 +253,28 @@ export interface MonitoredResourceClient<T, Input, R> extends ResourceClient<T, 
   results(id: number, options?: ResultsOptions): Promise<ResultPage<R>>;
   /** The record's check results, newest first, page by page until the oldest kept. */
   allResults(id: number, options?: AllResultsOptions): AsyncIterableIterator<R>;
+  /**
+   * Asks for the record to be checked now (202): the answer is the record as it stands, and the
+   * check's results show in `results` once a worker has run it. At most once a minute per record
+   * (sooner: `check_too_soon`, with `retryAfterSeconds`); a disabled record is `record_paused`.
+   */
+  check(id: number, options?: RequestOptions): Promise<T>;
+}
+
+/** Webhooks: a resource client that also reads each webhook's delivery attempts. */
+export interface WebhookClient extends ResourceClient<
+  Webhook,
+  WebhookInput,
+  CreatedWebhook,
+  WebhookChanges,
+  Webhook | CreatedWebhook
+> {
+  /** One page of a webhook's delivery attempts, newest first, and the cursor of the next (older) page. */
+  deliveries(id: number, options?: ResultsOptions): Promise<ResultPage<WebhookAttempt>>;
+  /** A webhook's delivery attempts, newest first, page by page until the oldest. */
+  allDeliveries(id: number, options?: AllResultsOptions): AsyncIterableIterator<WebhookAttempt>;
+  /** Sends the webhook a signed `webhook.test` event at once and answers how the attempt went (write scope). */
+  test(id: number, options?: RequestOptions): Promise<WebhookTestResult>;
 }
 
 export interface RetryOptions {
@@ -235,6 +305,7 @@ export interface MonitoringClient {
   locations(options?: RequestOptions): Promise<LocationSummary[]>;
   devices: MonitoredResourceClient<Device, DeviceInput, DeviceProbeResult>;
   blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
-  /** The create answer alone carries the signing secret: keep it then. */
-  webhooks: ResourceClient<Webhook, WebhookInput, CreatedWebhook>;
+  /** Only the create answer, and an update with `rotate_secret`, carry the signing secret: keep it then. */
+  webhooks: WebhookClient;
+  maintenanceWindows: ResourceClient<MaintenanceWindow, MaintenanceWindowInput>;
 }

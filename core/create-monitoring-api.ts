@@ -1,3 +1,4 @@
+import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones, type DnsblZoneLists } from './dnsbl/zones.ts';
 import { KeyAdmin } from './admin/key-admin.ts';
 import { AuthThrottled, createAuthenticator, usable } from './auth/authenticator.ts';
 import { bearerToken } from './auth/bearer-token.ts';
@@ -20,6 +21,7 @@ import { checkListBatchSize, DEFAULTS, normalizeBasePath, type MonitoringApiOpti
 import type { RequestLogEntry } from './logger.ts';
 import type { ApiKey } from './records.ts';
 import { ListCache } from './routes/list-cache.ts';
+import { RecentRecords } from './routes/recent-records.ts';
 import { createRouter } from './routes/router.ts';
 import { MissingTableError } from './store.ts';
 
@@ -59,12 +61,18 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
   const listBatchSize = checkListBatchSize(options.listBatchSize ?? DEFAULTS.listBatchSize);
   const allowPrivateTargets = options.allowPrivateTargets ?? false;
+  const dnsblZones: DnsblZoneLists = {
+    ip: normalizeZones(options.dnsblZones ?? DEFAULT_DNSBL_ZONES, 'a DNSBL zone'),
+    domain: normalizeZones(options.dnsblDomainZones ?? DEFAULT_DNSBL_DOMAIN_ZONES, 'a DNSBL domain zone'),
+  };
+  const webhookSender = options.webhookSender;
   const trustedProxies = options.trustProxy?.length ? createIpMatcher(options.trustProxy) : null;
   const keyCache = new KeyCache(store, options.keyCacheTtlMs ?? DEFAULTS.keyCacheTtlMs);
   const usage = new KeyUsageRecorder(store, (error) => logger.error?.('recording key usage failed', error));
   const allowLists = new WeakMap<ApiKey, (ip: string | null) => boolean>();
   const route = createRouter();
   const listCache = new ListCache();
+  const recentRecords = new RecentRecords();
   const authenticate = createAuthenticator(keyCache, limiter, authPolicy);
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
 
@@ -134,7 +142,10 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
         bodyLimit,
         listBatchSize,
         allowPrivateTargets,
+        dnsblZones,
         listCache,
+        webhookSender,
+        recentRecords,
       });
     } catch (error) {
       const apiError = asApiError(error, id);

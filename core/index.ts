@@ -7,11 +7,21 @@ export { DEFAULTS, type MonitoringApiOptions } from './options.ts';
 export type { ApiRequest, HeaderReader, RequestContext } from './http/api-request.ts';
 export type { ApiResponse, ApiResponseBody } from './http/api-response.ts';
 export type { DetailCode, ErrorDetail, HeaderFields } from './http/api-error.ts';
-export { MissingTableError, type CreateResult, type PageRequest, type Store } from './store.ts';
+export {
+  MissingTableError,
+  type ChangeEffect,
+  type CheckRequestResult,
+  type CreateResult,
+  type PageRequest,
+  type RecordChange,
+  type Store,
+  type UpdateResult,
+} from './store.ts';
 export type {
   BlacklistCheckOutcome,
   ClaimRequest,
   Claimed,
+  ClaimedBlacklistMonitor,
   ClaimedDevice,
   ClaimedLocationCheck,
   DeviceCheckOutcome,
@@ -32,9 +42,12 @@ export type {
   DeliveryLease,
   DeliveryOutcome,
   DeliveryState,
+  WebhookChange,
   WebhookDeliveryStore,
   WebhookStore,
 } from './webhook-store.ts';
+export type { WebhookEndpoint, WebhookSender, WebhookTestResult } from './webhook-sender.ts';
+export type { ActiveMaintenance, MaintenanceStore, OwnedMaintenanceWindow } from './maintenance-store.ts';
 export { ManualClock, systemClock, type Clock } from './clock.ts';
 export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
 export { MemoryRateLimiter } from './memory-rate-limiter.ts';

@@ -9,6 +9,7 @@ export { ApiError, type ApiErrorOptions } from './http/api-error.ts';
 export { errors } from './http/errors.ts';
 export { WEBHOOK_SECRET_PREFIX } from './webhook-secret.ts';
 export { toTimestamp } from './clock.ts';
+export { occurrenceAt } from './maintenance/window-times.ts';
 export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';
 export { RepeatedErrorLog, type RepeatedError, type RepeatedErrorLogOptions } from './repeated-error-log.ts';
 export { ROUTES } from './routes/router.ts';
@@ -22,3 +23,10 @@ export {
   LIVE_HEARTBEAT_MS,
   LOCATION_NAME,
 } from './locations.ts';
+export {
+  DEFAULT_DNSBL_DOMAIN_ZONES,
+  DEFAULT_DNSBL_ZONES,
+  normalizeZone,
+  normalizeZones,
+  type DnsblZoneLists,
+} from './dnsbl/zones.ts';

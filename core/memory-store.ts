@@ -2,6 +2,7 @@ import type {
   BlacklistCheckOutcome,
   ClaimRequest,
   Claimed,
+  ClaimedBlacklistMonitor,
   ClaimedDevice,
   DeviceCheckOutcome,
   Lease,
@@ -27,13 +28,23 @@ import type {
   Timestamp,
   User,
   Webhook,
+  WebhookAttempt,
   WorkerHeartbeat,
 } from './records.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { LISTED_LOCATION_MS, summarizeLocations, type StoredHeartbeat } from './locations.ts';
-import type { CreateResult, PageRequest, Store } from './store.ts';
-import { MemoryWebhooks } from './memory-webhooks.ts';
-import type { ClaimedDelivery, DeliveryClaimRequest, DeliveryLease, DeliveryOutcome } from './webhook-store.ts';
+import type { CheckRequestResult, CreateResult, PageRequest, RecordChange, Store, UpdateResult } from './store.ts';
+import { MemoryWebhooks, sameValue } from './memory-webhooks.ts';
+import type { WebhookEndpoint } from './webhook-sender.ts';
+import type {
+  ClaimedDelivery,
+  DeliveryClaimRequest,
+  DeliveryLease,
+  DeliveryOutcome,
+  WebhookChange,
+} from './webhook-store.ts';
+import type { ActiveMaintenance, OwnedMaintenanceWindow } from './maintenance-store.ts';
+import type { NewMaintenanceWindow, StoredMaintenanceWindow } from './records.ts';
 
 /** The engine's bookkeeping for one record, which the API never shows. */
 interface Schedule {
@@ -41,12 +52,17 @@ interface Schedule {
   nextCheckAt: number | null;
   lease: Lease | null;
   failures: number;
+  /** Epoch ms of the last on-demand check request that took effect; null before any. */
+  checkRequestedAt: number | null;
 }
 
 interface Owned<T> {
   userId: number;
   record: T;
   schedule: Schedule;
+  /** A blacklist monitor's part in maintenance (docs/engine.md, "Maintenance windows"). */
+  maintenanceSince?: Timestamp | null;
+  announced?: string[] | null;
 }
 
 interface StoredResult {
@@ -60,7 +76,7 @@ const iso = (at: Timestamp) => new Date(at).toISOString();
 
 function newSchedule(enabled: boolean, createdAt: Timestamp): Schedule {
   // A new enabled record is due at once (docs/engine.md, "Scheduling").
-  return { nextCheckAt: enabled ? ms(createdAt) : null, lease: null, failures: 0 };
+  return { nextCheckAt: enabled ? ms(createdAt) : null, lease: null, failures: 0, checkRequestedAt: null };
 }
 
 /** Records due at `claim.now` and not leased, earliest due first (ties by id), leased to the caller. */
@@ -97,6 +113,38 @@ function monitorIdentity(userId: number, m: NewBlacklistMonitor): string {
   return JSON.stringify([userId, m.target_type, m.target_value]);
 }
 
+/** Whether the record still holds what the change was read from (docs/contract.md §6.9). */
+function unchangedSince(record: object, change: RecordChange<object, object>): boolean {
+  const now = record as Record<string, unknown>;
+  const from = change.from as Record<string, unknown>;
+  if (!change.fields.every((name) => !Object.hasOwn(from, name) || sameValue(now[name], from[name]))) return false;
+  // A change that moves a device's status is written only from the status it was read with.
+  const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
+  return !movesStatus || !('status' in from) || now.status === from.status;
+}
+
+/** Applies a change's engine effect to a record's schedule (and a device's status), as the SQL stores do. */
+function applyEffect(row: Owned<Device> | Owned<BlacklistMonitor>, change: RecordChange<object, object>): void {
+  const at = ms(change.at);
+  const { effect } = change;
+  if (effect === 'pause') row.schedule = { ...row.schedule, nextCheckAt: null, lease: null, failures: 0 };
+  if (effect === 'resume' || effect === 'restart')
+    row.schedule = { ...row.schedule, nextCheckAt: at, lease: null, failures: 0 };
+  if (effect === 'reschedule' && row.record.last_checked_at !== null && row.schedule.nextCheckAt !== null) {
+    const latest = ms(row.record.last_checked_at) + row.record.check_interval_s * 1000;
+    row.schedule.nextCheckAt = Math.min(row.schedule.nextCheckAt, latest);
+  }
+  if ('status' in row.record) {
+    const status = effect === 'pause' ? 'paused' : effect === 'resume' || effect === 'restart' ? 'pending' : null;
+    if (status !== null && row.record.status !== status) {
+      Object.assign(row.record, { status, status_since: iso(change.at) });
+    }
+  } else if (effect === 'restart') {
+    // Another target's listings say nothing of this one's.
+    Object.assign(row.record, { last_status: null, listed_on: [], failed_zones: [] });
+  }
+}
+
 function page<T extends { id: number }>(rows: Map<number, Owned<T>>, userId: number, req: PageRequest): T[] {
   const out: T[] = [];
   // Map iteration follows insertion order, which is ascending id order here.
@@ -113,7 +161,8 @@ function page<T extends { id: number }>(rows: Map<number, Owned<T>>, userId: num
  * It returns copies, so callers cannot change what it holds.
  */
 export class MemoryStore implements Store {
-  #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, lease: 1, event: 1 };
+  #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, check: 1, lease: 1, event: 1, window: 1 };
+  readonly #windows = new Map<number, Owned<StoredMaintenanceWindow>>();
   readonly #users = new Map<number, User>();
   readonly #keys = new Map<number, ApiKey & { token_hash: string }>();
   readonly #devices = new Map<number, Owned<Device>>();
@@ -207,6 +256,59 @@ export class MemoryStore implements Store {
     return page(this.#devices, userId, req);
   }
 
+  async getDevice(userId: number, id: number): Promise<Device | undefined> {
+    const row = this.#devices.get(id);
+    return row?.userId === userId ? structuredClone(row.record) : undefined;
+  }
+
+  async updateDevice(
+    userId: number,
+    id: number,
+    change: RecordChange<Device, NewDevice>,
+  ): Promise<UpdateResult<Device>> {
+    return this.#update(this.#devices, this.#deviceIndex, deviceIdentity, userId, id, change);
+  }
+
+  async getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
+    const row = this.#monitors.get(id);
+    return row?.userId === userId ? structuredClone(row.record) : undefined;
+  }
+
+  async updateBlacklistMonitor(
+    userId: number,
+    id: number,
+    change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
+  ): Promise<UpdateResult<BlacklistMonitor>> {
+    return this.#update(this.#monitors, this.#monitorIndex, monitorIdentity, userId, id, change);
+  }
+
+  /** A change, compare-and-set, with its duplicate rule, engine effect and events, all at once. */
+  #update<T extends Device | BlacklistMonitor, New extends object>(
+    rows: Map<number, Owned<T>>,
+    index: Map<string, number>,
+    identity: (userId: number, record: T) => string,
+    userId: number,
+    id: number,
+    change: RecordChange<T, New>,
+  ): UpdateResult<T> {
+    const row = rows.get(id);
+    if (!row || row.userId !== userId) return undefined;
+    if (!unchangedSince(row.record, change)) return { stale: true };
+    const next = { ...row.record } as Record<string, unknown>;
+    const to = change.to as Record<string, unknown>;
+    for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
+    const before = identity(userId, row.record);
+    const after = identity(userId, next as T);
+    const holder = index.get(after);
+    if (holder !== undefined && holder !== id) return { duplicateOf: holder };
+    row.record = next as T;
+    index.delete(before);
+    index.set(after, id);
+    applyEffect(row as Owned<Device> | Owned<BlacklistMonitor>, change);
+    this.#keepEvents(userId, change.events);
+    return { updated: structuredClone(row.record) };
+  }
+
   async deleteDevice(userId: number, id: number): Promise<boolean> {
     const row = this.#devices.get(id);
     if (!row || row.userId !== userId) return false;
@@ -239,6 +341,26 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  async requestCheck(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    at: Timestamp,
+    minGapMs: number,
+  ): Promise<CheckRequestResult> {
+    const row = kind === 'device' ? this.#devices.get(id) : this.#monitors.get(id);
+    if (!row || row.userId !== userId) return { outcome: 'not_found' };
+    if (!row.record.is_enabled) return { outcome: 'paused' };
+    const now = ms(at);
+    const last = row.schedule.checkRequestedAt;
+    if (last !== null && now - last < minGapMs) {
+      return { outcome: 'too_soon', retry_at: new Date(last + minGapMs).toISOString() };
+    }
+    row.schedule.checkRequestedAt = now;
+    row.schedule.nextCheckAt = now;
+    return { outcome: 'due', record: structuredClone(row.record) };
+  }
+
   async listCheckResults(
     userId: number,
     kind: MonitoredKind,
@@ -265,8 +387,15 @@ export class MemoryStore implements Store {
     }));
   }
 
-  async claimDueBlacklistMonitors(claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]> {
-    return claimDue(this.#monitors, claim, `m${this.#nextId.lease++}`);
+  async claimDueBlacklistMonitors(claim: ClaimRequest): Promise<ClaimedBlacklistMonitor[]> {
+    return claimDue(this.#monitors, claim, `m${this.#nextId.lease++}`).map((claimed) => {
+      const row = this.#monitors.get(claimed.record.id)!;
+      return {
+        ...claimed,
+        ...(row.maintenanceSince == null ? {} : { maintenance_since: row.maintenanceSince }),
+        ...(row.announced == null ? {} : { announced_listed_on: [...row.announced] }),
+      };
+    });
   }
 
   async recordDeviceChecks(checks: readonly RecordedCheck<DeviceCheckOutcome>[]): Promise<boolean[]> {
@@ -285,7 +414,12 @@ export class MemoryStore implements Store {
     for (const result of outcome.results) Object.assign(last, { [result.probe]: structuredClone(result) });
     if (outcome.status !== row.record.status) row.record.status_since = checkedAt;
     Object.assign(row.record, { status: outcome.status, last_checked_at: checkedAt, last_results: last });
-    row.schedule = { nextCheckAt: ms(outcome.next_check_at), lease: null, failures: outcome.consecutive_failures };
+    row.schedule = {
+      ...row.schedule,
+      nextCheckAt: ms(outcome.next_check_at),
+      lease: null,
+      failures: outcome.consecutive_failures,
+    };
     this.#keepResults('device', lease.id, outcome.results);
     this.#keepEvents(row.userId, outcome.events);
     return true;
@@ -294,14 +428,19 @@ export class MemoryStore implements Store {
   #recordBlacklistCheck(lease: Lease, outcome: BlacklistCheckOutcome): boolean {
     const row = this.#monitors.get(lease.id);
     if (!holds(row, lease)) return false;
+    const since = outcome.maintenance_since == null ? null : iso(outcome.maintenance_since);
+    if ((row.maintenanceSince ?? null) !== since) return false;
+    if (since === null) row.announced = null;
     Object.assign(row.record, {
       last_status: outcome.last_status,
       // Stored as every store answers timestamps: ISO 8601 UTC with milliseconds, whatever ISO form came in.
       last_checked_at: iso(outcome.checked_at),
       listed_on: [...outcome.listed_on],
       failed_zones: [...outcome.failed_zones],
+      listings: structuredClone(outcome.listings),
+      rdns: outcome.rdns,
     });
-    row.schedule = { nextCheckAt: ms(outcome.next_check_at), lease: null, failures: 0 };
+    row.schedule = { ...row.schedule, nextCheckAt: ms(outcome.next_check_at), lease: null, failures: 0 };
     this.#keepResults('blacklist_monitor', lease.id, outcome.results);
     this.#keepEvents(row.userId, outcome.events);
     return true;
@@ -313,7 +452,7 @@ export class MemoryStore implements Store {
     const wasEnabled = row.record.is_enabled;
     row.record.is_enabled = enabled;
     if (enabled === wasEnabled) return true;
-    row.schedule = newSchedule(enabled, at);
+    row.schedule = { ...newSchedule(enabled, at), checkRequestedAt: row.schedule.checkRequestedAt };
     if (kind === 'device') {
       Object.assign(row.record, { status: enabled ? 'pending' : 'paused', status_since: iso(at) });
     }
@@ -332,10 +471,12 @@ export class MemoryStore implements Store {
   }
 
   #keepResults(kind: MonitoredKind, resourceId: number, results: readonly NewCheckResult[]): void {
+    const checkId = this.#nextId.check++;
     for (const result of results) {
       const stored = {
         ...structuredClone(result),
         id: this.#nextId.result++,
+        check_id: checkId,
         checked_at: iso(result.checked_at),
       } as CheckResult;
       this.#results.push({ kind, resourceId, result: stored });
@@ -357,14 +498,129 @@ export class MemoryStore implements Store {
     this.#results = this.#results.filter((r) => r.kind !== kind || r.resourceId !== resourceId);
   }
 
+  async createMaintenanceWindow(userId: number, window: NewMaintenanceWindow): Promise<StoredMaintenanceWindow> {
+    const record: StoredMaintenanceWindow = { id: this.#nextId.window++, ...structuredClone(window) };
+    this.#windows.set(record.id, { userId, record, schedule: newSchedule(false, record.created_at) });
+    return structuredClone(record);
+  }
+
+  async listMaintenanceWindows(userId: number, req: PageRequest): Promise<StoredMaintenanceWindow[]> {
+    return page(this.#windows, userId, req);
+  }
+
+  async getMaintenanceWindow(userId: number, id: number): Promise<StoredMaintenanceWindow | undefined> {
+    const row = this.#windows.get(id);
+    return row?.userId === userId ? structuredClone(row.record) : undefined;
+  }
+
+  async updateMaintenanceWindow(
+    userId: number,
+    id: number,
+    change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
+  ): Promise<UpdateResult<StoredMaintenanceWindow>> {
+    const row = this.#windows.get(id);
+    if (!row || row.userId !== userId) return undefined;
+    if (!unchangedSince(row.record, change)) return { stale: true };
+    const next = { ...row.record } as Record<string, unknown>;
+    const to = change.to as unknown as Record<string, unknown>;
+    for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
+    row.record = next as unknown as StoredMaintenanceWindow;
+    return { updated: structuredClone(row.record) };
+  }
+
+  async deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
+    const row = this.#windows.get(id);
+    if (!row || row.userId !== userId) return false;
+    return this.#windows.delete(id);
+  }
+
+  async ownedIds(userId: number, kind: MonitoredKind, ids: readonly number[]): Promise<number[]> {
+    const rows: Map<number, Owned<unknown>> = kind === 'device' ? this.#devices : this.#monitors;
+    return ids.filter((id) => rows.get(id)?.userId === userId);
+  }
+
+  async allMaintenanceWindows(): Promise<OwnedMaintenanceWindow[]> {
+    return [...this.#windows.values()].map(({ userId, record }) => ({ ...structuredClone(record), user_id: userId }));
+  }
+
+  async syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
+    let moved = 0;
+    const covering = (userId: number, id: number) =>
+      active.filter((a) => a.user_id === userId && (a.device_ids === null || a.device_ids.includes(id)));
+    for (const row of this.#devices.values()) {
+      const { record } = row;
+      if (!record.is_enabled) continue;
+      const windows = covering(row.userId, record.id);
+      if (windows.length > 0 && record.status !== 'maintenance') {
+        const since = windows.map((w) => iso(w.started_at)).sort()[0]!;
+        this.#flip(row, 'maintenance', since, 'device.maintenance_started', at);
+        moved++;
+      } else if (windows.length === 0 && record.status === 'maintenance') {
+        this.#flip(row, 'pending', iso(at), 'device.maintenance_ended', at);
+        row.schedule = { ...row.schedule, nextCheckAt: ms(at), lease: null, failures: 0 };
+        moved++;
+      }
+    }
+    for (const row of this.#monitors.values()) {
+      const windows = active.filter(
+        (a) =>
+          a.user_id === row.userId &&
+          (a.blacklist_monitor_ids === null || a.blacklist_monitor_ids.includes(row.record.id)),
+      );
+      const covered = windows.length > 0;
+      if (covered && row.record.is_enabled && (row.maintenanceSince ?? null) === null) {
+        const since = windows.map((a) => iso(a.started_at)).sort()[0]!;
+        row.maintenanceSince = since;
+        row.announced ??= [...row.record.listed_on];
+        moved++;
+      } else if (!covered && (row.maintenanceSince ?? null) !== null) {
+        row.maintenanceSince = null;
+        if (row.record.is_enabled) {
+          row.schedule = { ...row.schedule, nextCheckAt: ms(at), lease: null, failures: 0 };
+          moved++;
+        }
+      }
+    }
+    return moved;
+  }
+
+  #flip(
+    row: Owned<Device>,
+    status: 'maintenance' | 'pending',
+    since: Timestamp,
+    type: NewMonitoringEvent['type'],
+    at: Timestamp,
+  ): void {
+    const previous = row.record.status;
+    Object.assign(row.record, { status, status_since: since });
+    const data = { ...structuredClone(row.record), previous_status: previous, status };
+    this.#keepEvents(row.userId, [{ type, created_at: iso(at), data }]);
+  }
+
   createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
     return this.#webhooks.createWebhook(userId, webhook);
   }
   listWebhooks(userId: number, req: PageRequest): Promise<Webhook[]> {
     return this.#webhooks.listWebhooks(userId, req);
   }
+  getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
+    return this.#webhooks.getWebhook(userId, id);
+  }
+  updateWebhook(
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>> {
+    return this.#webhooks.updateWebhook(userId, id, change);
+  }
   deleteWebhook(userId: number, id: number): Promise<boolean> {
     return this.#webhooks.deleteWebhook(userId, id);
+  }
+  listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
+    return this.#webhooks.listWebhookAttempts(userId, id, page);
+  }
+  webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
+    return this.#webhooks.webhookWithSecret(userId, id);
   }
   fanOutEvents(now: Timestamp, limit: number): Promise<number> {
     return this.#webhooks.fanOutEvents(now, limit);

@@ -1,11 +1,14 @@
-import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook } from './records.ts';
-import type { CreateResult, PageRequest } from './store.ts';
+import type { ResultsPage } from './monitoring-store.ts';
+import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, WebhookAttempt } from './records.ts';
+import type { CreateResult, PageRequest, RecordChange, UpdateResult } from './store.ts';
+import type { WebhookEndpoint } from './webhook-sender.ts';
 import type {
   ClaimedDelivery,
   DeliveryClaimRequest,
   DeliveryLease,
   DeliveryOutcome,
   DeliveryState,
+  WebhookChange,
   WebhookStore,
 } from './webhook-store.ts';
 
@@ -28,6 +31,18 @@ interface Delivery {
 const ms = (at: Timestamp) => new Date(at).getTime();
 const iso = (at: Timestamp) => new Date(at).toISOString();
 
+/** Equal values; lists (a webhook's events) compared by value. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return (
+    typeof a === 'object' &&
+    a !== null &&
+    typeof b === 'object' &&
+    b !== null &&
+    JSON.stringify(a) === JSON.stringify(b)
+  );
+}
+
 function publicWebhook(record: CreatedWebhook): Webhook {
   const { secret: _secret, ...rest } = structuredClone(record);
   return rest;
@@ -46,7 +61,9 @@ export class MemoryWebhooks implements WebhookStore {
   #deliveries: Delivery[] = [];
   /** How many outbox events were fanned out (the outbox only grows). */
   #fannedOut = 0;
-  #nextId = { webhook: 1, delivery: 1, lease: 1 };
+  /** Every attempt, in id order. */
+  #attempts: (WebhookAttempt & { webhookId: number })[] = [];
+  #nextId = { webhook: 1, delivery: 1, lease: 1, attempt: 1 };
 
   constructor(events: () => readonly MonitoringEvent[]) {
     this.#events = events;
@@ -72,13 +89,59 @@ export class MemoryWebhooks implements WebhookStore {
     return out;
   }
 
+  async getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
+    const row = this.#webhooks.get(id);
+    return row?.userId === userId ? publicWebhook(row.record) : undefined;
+  }
+
+  async updateWebhook(
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>> {
+    const row = this.#webhooks.get(id);
+    if (!row || row.userId !== userId) return undefined;
+    const from = change.from as unknown as Record<string, unknown>;
+    const now = row.record as unknown as Record<string, unknown>;
+    const unchanged = change.fields.every((name) => !Object.hasOwn(from, name) || sameValue(now[name], from[name]));
+    if (!unchanged) return { stale: true };
+    const next = structuredClone(row.record);
+    Object.assign(next, { url: change.to.url, events: [...change.to.events], is_enabled: change.to.is_enabled });
+    if (change.to.secret !== undefined) next.secret = change.to.secret;
+    const holder = this.#index.get(`${userId} ${next.url}`);
+    if (holder !== undefined && holder !== id) return { duplicateOf: holder };
+    this.#index.delete(`${userId} ${row.record.url}`);
+    this.#index.set(`${userId} ${next.url}`, id);
+    row.record = next;
+    return { updated: structuredClone(next) };
+  }
+
   async deleteWebhook(userId: number, id: number): Promise<boolean> {
     const row = this.#webhooks.get(id);
     if (!row || row.userId !== userId) return false;
     this.#webhooks.delete(id);
     this.#index.delete(`${userId} ${row.record.url}`);
     this.#deliveries = this.#deliveries.filter((d) => d.webhookId !== id);
+    this.#attempts = this.#attempts.filter((a) => a.webhookId !== id);
     return true;
+  }
+
+  async listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
+    const row = this.#webhooks.get(id);
+    if (!row || row.userId !== userId) return undefined;
+    const out: WebhookAttempt[] = [];
+    for (let i = this.#attempts.length - 1; i >= 0 && out.length < page.limit; i--) {
+      const { webhookId, ...attempt } = this.#attempts[i]!;
+      if (webhookId !== id || (page.beforeId !== undefined && attempt.id >= page.beforeId)) continue;
+      out.push({ ...attempt });
+    }
+    return out;
+  }
+
+  async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
+    const row = this.#webhooks.get(id);
+    if (!row || row.userId !== userId) return undefined;
+    return { id: row.record.id, url: row.record.url, secret: row.record.secret };
   }
 
   async fanOutEvents(now: Timestamp, limit: number): Promise<number> {
@@ -139,11 +202,26 @@ export class MemoryWebhooks implements WebhookStore {
     if (outcome.state === 'pending') d.nextAttemptAt = ms(outcome.next_attempt_at ?? outcome.attempted_at);
     const webhook = this.#webhooks.get(d.webhookId)?.record;
     const at = iso(outcome.attempted_at);
+    const event = this.#events().find((e) => e.id === d.eventId);
+    this.#attempts.push({
+      id: this.#nextId.attempt++,
+      webhookId: d.webhookId,
+      event_id: d.eventId,
+      event_type: event!.type,
+      attempt: d.attempts,
+      attempted_at: at,
+      http_status: outcome.response_status,
+      error: outcome.error,
+      duration_ms: outcome.duration_ms,
+    });
     // Attempts of one endpoint are sequential, but a worker whose lease was taken may still
     // finish late: the newest attempt wins.
     if (webhook && (webhook.last_delivery_at === null || webhook.last_delivery_at <= at)) {
+      const delivered = outcome.state === 'delivered';
       webhook.last_delivery_at = at;
-      webhook.last_delivery_status = outcome.state === 'delivered' ? 'delivered' : 'failing';
+      webhook.last_delivery_status = delivered ? 'delivered' : 'failing';
+      webhook.last_delivery_error = outcome.error;
+      webhook.failing_since = delivered ? null : (webhook.failing_since ?? at);
     }
     return true;
   }

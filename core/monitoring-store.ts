@@ -3,6 +3,7 @@ import type {
   BlacklistStatus,
   Device,
   DeviceLocation,
+  DnsblListing,
   DeviceStatus,
   NewDeviceProbeResult,
   NewDnsblResult,
@@ -23,7 +24,7 @@ export interface MonitoringStore {
    * lease (if any) has run out, earliest due first. No two concurrent claims get the same record.
    */
   claimDueDevices(claim: ClaimRequest): Promise<ClaimedDevice[]>;
-  claimDueBlacklistMonitors(claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]>;
+  claimDueBlacklistMonitors(claim: ClaimRequest): Promise<ClaimedBlacklistMonitor[]>;
 
   /**
    * Writes device checks, in one batch: for each, its results, the device's `last_results` and
@@ -150,6 +151,21 @@ export interface Claimed<T> {
   due_at: Timestamp;
 }
 
+/**
+ * A claimed blacklist monitor, with what a maintenance window (docs/engine.md, "Maintenance
+ * windows") changes about its check: whether one covers it, and the listings last announced
+ * before one held its announcements back.
+ */
+export interface ClaimedBlacklistMonitor extends Claimed<BlacklistMonitor> {
+  /** When the window covering it began; null or absent outside a window. */
+  maintenance_since?: Timestamp | null;
+  /**
+   * The listings announced before a window began, kept until the first check after it: that
+   * check announces what changed since them. Null or absent otherwise.
+   */
+  announced_listed_on?: string[] | null;
+}
+
 export interface ClaimedDevice extends Claimed<Device> {
   /** Failed checks in a row before this one (0 after a passed check). */
   consecutive_failures: number;
@@ -182,11 +198,19 @@ export interface BlacklistCheckOutcome {
   listed_on: string[];
   /** Sorted. */
   failed_zones: string[];
+  /** Every listing known after this check, sorted by zone. */
+  listings: DnsblListing[];
+  rdns: string | null;
   /** One result per zone asked. */
   results: NewDnsblResult[];
   next_check_at: Timestamp;
   /** The events this check causes, written to the outbox only if the check itself is written. */
   events: NewMonitoringEvent[];
+  /**
+   * The claim's `maintenance_since`: the check is written only while the monitor's is still
+   * this (a window that began or ended meanwhile fences it). Absent: null.
+   */
+  maintenance_since?: Timestamp | null;
 }
 
 /** One page of a record's results, newest first: ids below `beforeId` (all when absent). */

@@ -2,6 +2,7 @@ import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import type { RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
 import type { Store } from './store.ts';
+import type { WebhookSender } from './webhook-sender.ts';
 
 export interface MonitoringApiOptions {
   store: Store;
@@ -32,6 +33,19 @@ export interface MonitoringApiOptions {
    * page, so a store never sees a larger `limit` than a page's); default 500.
    */
   listBatchSize?: number;
+  /**
+   * The DNSBL zones the engine asks for IP targets, and for domain targets: a monitor's `zones`
+   * must be among them. Give the engine's own `dnsblZones` and `dnsblDomainZones` when they are
+   * not the defaults (DEFAULT_DNSBL_ZONES, DEFAULT_DNSBL_DOMAIN_ZONES).
+   */
+  dnsblZones?: readonly string[];
+  dnsblDomainZones?: readonly string[];
+  /**
+   * Sends the signed `webhook.test` event of `POST /webhooks/test`. Without it that route
+   * answers 503 `webhook_test_unavailable`. `createWebhookSender` of monitoring-api/engine makes
+   * one; give it the same `allowPrivateTargets` as the API.
+   */
+  webhookSender?: WebhookSender;
 }
 
 export const DEFAULTS = {

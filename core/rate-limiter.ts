@@ -26,8 +26,9 @@ export interface RateLimiter {
    * The same decision made at once, offered by a limiter that needs no I/O to make it
    * (`MemoryRateLimiter`). The core calls it instead of `consume` on every request's two checks
    * (the address's failures, then the key's quota), where a promise each was a measurable share of
-   * a request (docs/performance.md, "Where the time goes"), but only when the same class or object
-   * defines both methods: a subclass that overrides `consume` alone keeps every decision.
+   * a request (docs/performance.md, "What stands between these figures and the targets"), but
+   * only when the same class or object defines both methods: a subclass that overrides `consume`
+   * alone keeps every decision.
    */
   consumeNow?(bucket: string, policy: RateLimitPolicy, cost?: number): RateLimitDecision;
   close?(): Promise<void>;

@@ -103,10 +103,11 @@ export interface DeviceLocation {
   error: string | null;
 }
 
-export const DEVICE_STATUSES = ['pending', 'up', 'validating', 'down', 'paused'] as const;
+export const DEVICE_STATUSES = ['pending', 'up', 'validating', 'down', 'paused', 'maintenance'] as const;
 /**
  * `pending`: never checked. `up`: the last check passed. `validating`: a check failed and is being
  * confirmed. `down`: enough consecutive checks failed. `paused`: disabled, not checked.
+ * `maintenance`: a maintenance window covers it; checked, never announced down or up.
  */
 export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
 
@@ -126,6 +127,36 @@ export interface BlacklistMonitor {
   check_interval_s: number;
   /** The zones whose lookup failed at the last check, sorted; [] otherwise. */
   failed_zones: string[];
+  /**
+   * The zones asked for this target, sorted: a subset of the operator's zones of its kind; null
+   * asks every one of them (docs/engine.md, "Blacklist monitors (DNSBL)"). A create field.
+   */
+  zones: string[] | null;
+  /**
+   * Whether a policy listing (Spamhaus PBL: an address range its owner says should not send mail
+   * directly) makes the monitor `listed`. A create field, default false: such a listing is shown
+   * in `listings` and leaves the status `clean`.
+   */
+  count_policy_listings: boolean;
+  /** Every zone that lists the target, by zone name; [] when none does. */
+  listings: DnsblListing[];
+  /** The reverse DNS (PTR) name of an IP target at the last check that got an answer; null when it has none. */
+  rdns: string | null;
+}
+
+/** One zone's listing of a target (docs/engine.md, "Blacklist monitors (DNSBL)"). */
+export interface DnsblListing {
+  zone: string;
+  /** The A records the zone answered, comma-joined (e.g. `127.0.0.2`). */
+  answer: string;
+  /** What the answer means, from the list's own documentation; null when the code is not known. */
+  meaning: string | null;
+  /** True when every code of the answer is a policy listing (Spamhaus PBL), which need not mean spam. */
+  policy: boolean;
+  /** Where to look the listing up and ask for its removal; null when not known. */
+  delist_url: string | null;
+  /** The first check that saw this zone list the target, counting from its last delisting. */
+  since: Timestamp;
 }
 
 export type NewBlacklistMonitor = Omit<BlacklistMonitor, 'id'>;
@@ -147,6 +178,11 @@ export type ProbeName = DeviceProbe | 'dnsbl';
 export interface CheckResultBase {
   /** Ids grow with time: a larger id is a later result. */
   id: number;
+  /**
+   * The check the result belongs to: every result of one check (a device's probes, a monitor's
+   * zones) has the same; a later check has a larger one.
+   */
+  check_id: number;
   /** When the probe finished. */
   checked_at: Timestamp;
   probe: ProbeName;
@@ -155,6 +191,8 @@ export interface CheckResultBase {
   response_ms: number | null;
   /** Why the probe failed (`timeout`, `forbidden_address`, `ECONNREFUSED`, ...); null when ok. */
   error: string | null;
+  /** Present, and true, on a result of a check made while a maintenance window covered the record. */
+  maintenance?: true;
 }
 
 /** One DNSBL zone's answer for a blacklist monitor's target (docs/engine.md, "Blacklist monitors (DNSBL)"). */
@@ -165,6 +203,14 @@ export interface DnsblResult extends CheckResultBase {
   listed: boolean;
   /** The A records the zone answered, comma-joined (e.g. `127.0.0.2`); null for NXDOMAIN or a failure. */
   answer: string | null;
+  /** What a listing's answer means (as in `listings`); null when not listed or not known. */
+  meaning: string | null;
+  /** True for a policy listing; false otherwise, and when not listed. */
+  policy: boolean;
+  /** Where to look up or remove the listing; null when not listed or not known. */
+  delist_url: string | null;
+  /** The first check that saw the listing; null when not listed. */
+  since: Timestamp | null;
 }
 
 /** `public_http`, `public_https`, `origin_http`: one GET of `/`, redirects not followed. */
@@ -196,11 +242,11 @@ export type DeviceProbeResult = HttpProbeResult | TlsProbeResult | ServiceProbeR
 /** A stored check result, as `GET /devices/results` and `GET /blacklist-monitors/results` show it. */
 export type CheckResult = DnsblResult | DeviceProbeResult;
 
-type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
-/** A check result as the engine hands it to the store, before the store gives it an id. */
+type WithoutId<T> = T extends unknown ? Omit<T, 'id' | 'check_id'> : never;
+/** A check result as the engine hands it to the store, before the store gives it its ids. */
 export type NewCheckResult = WithoutId<CheckResult>;
 export type NewDeviceProbeResult = WithoutId<DeviceProbeResult>;
-export type NewDnsblResult = Omit<DnsblResult, 'id'>;
+export type NewDnsblResult = Omit<DnsblResult, 'id' | 'check_id'>;
 
 // `Extract<..., { probe: P }>` was never for the TLS and HTTP probes, whose result types each
 // cover several probe names: the intersection keeps the result type of the probe P names.
@@ -215,6 +261,12 @@ export const EVENT_TYPES = [
   'device.location_failing',
   'blacklist.listed',
   'blacklist.delisted',
+  'device.paused',
+  'device.resumed',
+  'blacklist_monitor.paused',
+  'blacklist_monitor.resumed',
+  'device.maintenance_started',
+  'device.maintenance_ended',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -324,6 +376,32 @@ export interface Webhook {
   /** When the last delivery attempt ended; null before the first. */
   last_delivery_at: Timestamp | null;
   last_delivery_status: WebhookDeliveryStatus | null;
+  /**
+   * Why the last attempt failed (`timeout`, `http_500`, `ECONNREFUSED`, ...); null when it
+   * succeeded, or before any.
+   */
+  last_delivery_error: string | null;
+  /** When the current run of failed attempts began; null while deliveries succeed. */
+  failing_since: Timestamp | null;
+}
+
+/** One delivery attempt to a webhook, as `GET /webhooks/deliveries` lists it. */
+export interface WebhookAttempt {
+  /** Larger ids are later attempts. */
+  id: number;
+  /** The event delivered: the `webhook-id` header the endpoint received. */
+  event_id: number;
+  event_type: EventType;
+  /** 1 for the first attempt at this event, 2 for its first retry, ... */
+  attempt: number;
+  /** When the attempt ended. */
+  attempted_at: Timestamp;
+  /** The HTTP status the endpoint answered; null when it never answered. */
+  http_status: number | null;
+  /** Why the attempt failed; null when it was delivered (a 2xx). */
+  error: string | null;
+  /** How long the attempt took, connecting included, in whole milliseconds. */
+  duration_ms: number | null;
 }
 
 /** The answer of `POST /webhooks/create`: the only time the signing secret is shown. */
@@ -334,3 +412,43 @@ export interface CreatedWebhook extends Webhook {
 
 /** A webhook as validated from a create request, secret included, before the store gives it an id. */
 export type NewWebhook = Omit<CreatedWebhook, 'id'>;
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/** A weekly window: on each of `days`, from `start` (local time in `time_zone`) for `duration_s`. */
+export interface MaintenanceRepeat {
+  days: Weekday[];
+  /** `HH:MM`, 24-hour, in `time_zone`. */
+  start: string;
+  duration_s: number;
+  /** An IANA zone (`Europe/Berlin`): the window follows its daylight-saving changes. */
+  time_zone: string;
+}
+
+/** A maintenance window as stored: one-off (`starts_at`, `ends_at`) or weekly (`repeat`). */
+export interface MaintenanceWindowSettings {
+  name: string;
+  starts_at: Timestamp | null;
+  ends_at: Timestamp | null;
+  repeat: MaintenanceRepeat | null;
+  device_ids: number[];
+  all_devices: boolean;
+  blacklist_monitor_ids: number[];
+  all_blacklist_monitors: boolean;
+}
+
+export interface StoredMaintenanceWindow extends MaintenanceWindowSettings {
+  id: number;
+  created_at: Timestamp;
+}
+
+/** What the API shows (docs/contract.md §6.10): the window, and when it is in force, from the clock. */
+export interface MaintenanceWindow extends StoredMaintenanceWindow {
+  active_now: boolean;
+  /** The start of the occurrence in force, or of the next one; null when none is left. */
+  next_start_at: Timestamp | null;
+  next_end_at: Timestamp | null;
+}
+
+export type NewMaintenanceWindow = Omit<StoredMaintenanceWindow, 'id'>;

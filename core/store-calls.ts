@@ -1,4 +1,5 @@
 /** The request and answer shapes that the `Store` interfaces (store.ts, webhook-store.ts) share. */
+import type { NewMonitoringEvent, Timestamp } from './records.ts';
 
 /** One page of a list, in ascending id order: records with `id > afterId`, at most `limit` of them. */
 export interface PageRequest {
@@ -15,3 +16,38 @@ export interface PageRequest {
  * decided by the store itself (a unique index), so concurrent identical creates yield one record.
  */
 export type CreateResult<T> = { created: T } | { duplicateOf: number };
+
+/**
+ * What a change (PATCH) means for the engine (docs/engine.md, "Changing a record"): `restart`
+ * when what is checked changed (due at once, a device back to `pending`, the lease dropped so a
+ * check in flight is not written), `reschedule` when only the interval changed (the next check at
+ * most one new interval after the last), `pause` and `resume` when `is_enabled` flips, `none`
+ * otherwise.
+ */
+export type ChangeEffect = 'none' | 'reschedule' | 'restart' | 'pause' | 'resume';
+
+/**
+ * A change to one record of a user, as the API hands it to the store. The store writes `to`'s
+ * `fields` only if the record still holds `from`'s values in those fields (and, when the effect
+ * changes a device's status, still has `from`'s status): otherwise someone else changed it since it
+ * was read, and the answer is `stale` (the API reads it again and re-applies the request). The
+ * events are written with the change, in one transaction, or not at all.
+ */
+export interface RecordChange<T, New> {
+  /** The record as read. */
+  from: T;
+  /** The record as it is to be: `from` with the request applied, validated as a create is. */
+  to: New;
+  /** The names of the fields a request may change (the create's fields); the store writes these. */
+  fields: readonly string[];
+  effect: ChangeEffect;
+  /** When the change happens: the new status's `status_since`, the due time after a restart. */
+  at: Timestamp;
+  events: readonly NewMonitoringEvent[];
+}
+
+/**
+ * The answer to a change: the record as changed, the id of the record it would duplicate (nothing
+ * changed), `stale` (nothing changed; read again), or undefined when no such record is the user's.
+ */
+export type UpdateResult<T> = { updated: T } | { duplicateOf: number } | { stale: true } | undefined;

@@ -1,6 +1,7 @@
 import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
-import type { CreateResult, PageRequest } from './store-calls.ts';
+import type { MaintenanceStore } from './maintenance-store.ts';
+import type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
 import type {
   ApiKey,
   BlacklistMonitor,
@@ -14,7 +15,7 @@ import type {
   User,
 } from './records.ts';
 
-export type { CreateResult, PageRequest };
+export type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult };
 
 /**
  * Everything the API keeps. Implementations: `MemoryStore` (core) and `KyselyStore` (PostgreSQL,
@@ -22,7 +23,7 @@ export type { CreateResult, PageRequest };
  * `MissingTableError` when its schema is not migrated; any other error it throws is answered 500
  * `server_error` and never shown to the client.
  */
-export interface Store extends MonitoringStore, WebhookStore {
+export interface Store extends MonitoringStore, WebhookStore, MaintenanceStore {
   createUser(user: Omit<User, 'id'>): Promise<User>;
   getUser(id: number): Promise<User | undefined>;
 
@@ -37,12 +38,40 @@ export interface Store extends MonitoringStore, WebhookStore {
 
   createDevice(userId: number, device: NewDevice): Promise<CreateResult<Device>>;
   listDevices(userId: number, page: PageRequest): Promise<Device[]>;
+  /** Undefined when the device does not exist or belongs to another user. */
+  getDevice(userId: number, id: number): Promise<Device | undefined>;
+  /**
+   * Changes a device (`PATCH /devices/update`) as `change` says: compare-and-set on its fields,
+   * duplicates decided by the unique index as for creates, the engine's state per `change.effect`.
+   */
+  updateDevice(userId: number, id: number, change: RecordChange<Device, NewDevice>): Promise<UpdateResult<Device>>;
   /** False when the device does not exist or belongs to another user. */
   deleteDevice(userId: number, id: number): Promise<boolean>;
 
   createBlacklistMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<CreateResult<BlacklistMonitor>>;
   listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]>;
+  getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined>;
+  updateBlacklistMonitor(
+    userId: number,
+    id: number,
+    change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
+  ): Promise<UpdateResult<BlacklistMonitor>>;
   deleteBlacklistMonitor(userId: number, id: number): Promise<boolean>;
+
+  /**
+   * Makes an enabled record of the user due at `at` (`POST /devices/check`, `POST
+   * /blacklist-monitors/check`), at most once per `minGapMs` per record: a request within
+   * `minGapMs` of the last one that took effect changes nothing and says when the next may. The
+   * check and the gap are one atomic step, so concurrent requests (other instances included) make
+   * the record due once.
+   */
+  requestCheck(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    at: Timestamp,
+    minGapMs: number,
+  ): Promise<CheckRequestResult>;
 
   /**
    * A record's check results, newest first (`GET /devices/results`, `GET /blacklist-monitors/results`);
@@ -78,6 +107,16 @@ export interface Store extends MonitoringStore, WebhookStore {
   /** Releases connections; calling it again is harmless. */
   close(): Promise<void>;
 }
+
+/** What `Store.requestCheck` did. */
+export type CheckRequestResult =
+  | { outcome: 'due'; record: Device | BlacklistMonitor }
+  /** No such record of the user's. */
+  | { outcome: 'not_found' }
+  /** The record is disabled: nothing is checked until it is enabled. */
+  | { outcome: 'paused' }
+  /** The last request that took effect was less than `minGapMs` ago; `retry_at` is when the next may. */
+  | { outcome: 'too_soon'; retry_at: Timestamp };
 
 /** Thrown by a store whose tables do not exist (the schema was never migrated). */
 export class MissingTableError extends Error {

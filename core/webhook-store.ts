@@ -1,5 +1,7 @@
-import type { CreatedWebhook, MonitoringEvent, Timestamp, Webhook } from './records.ts';
-import type { CreateResult, PageRequest } from './store-calls.ts';
+import type { ResultsPage } from './monitoring-store.ts';
+import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, WebhookAttempt } from './records.ts';
+import type { WebhookEndpoint } from './webhook-sender.ts';
+import type { CreateResult, PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
 
 /**
  * What webhooks need of a store (docs/engine.md, "Events and webhooks"): the v1 resource, and the
@@ -15,9 +17,30 @@ export interface WebhookStore extends WebhookDeliveryStore {
   createWebhook(userId: number, webhook: Omit<CreatedWebhook, 'id'>): Promise<CreateResult<CreatedWebhook>>;
   /** Without secrets, ascending by id. */
   listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]>;
+  /** Without its secret; undefined when the webhook does not exist or belongs to another user. */
+  getWebhook(userId: number, id: number): Promise<Webhook | undefined>;
+  /**
+   * Changes a webhook as `updateDevice` changes a device (its effect is always `none`); a
+   * `to.secret` replaces the signing secret. The answer carries the secret.
+   */
+  updateWebhook(
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>>;
   /** False when the webhook does not exist or belongs to another user. Its deliveries go with it. */
   deleteWebhook(userId: number, id: number): Promise<boolean>;
+  /**
+   * A webhook's delivery attempts, newest first, below `beforeId` when given; undefined when the
+   * webhook does not exist or is another user's.
+   */
+  listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined>;
+  /** A user's webhook with its secret, to sign a test event with; undefined as for a list of attempts. */
+  webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined>;
 }
+
+/** A webhook as a change leaves it: its secret only when the change replaces it. */
+export type WebhookChange = Omit<NewWebhook, 'secret'> & { secret?: string };
 
 /** The delivery queue: what the engine's webhook dispatcher needs of a store. */
 export interface WebhookDeliveryStore {
@@ -37,8 +60,8 @@ export interface WebhookDeliveryStore {
   claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]>;
 
   /**
-   * Writes an attempt's outcome, and the endpoint's `last_delivery_*`, only while `lease` is
-   * still the delivery's; false (nothing written) otherwise.
+   * Writes an attempt's outcome, a row of its attempts, and the endpoint's `last_delivery_*` and
+   * `failing_since`, only while `lease` is still the delivery's; false (nothing written) otherwise.
    */
   recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean>;
 }
@@ -81,4 +104,6 @@ export interface DeliveryOutcome {
   response_status: number | null;
   /** Why it failed (`timeout`, `forbidden_address`, `http_500`, `ECONNREFUSED`, ...); null when delivered. */
   error: string | null;
+  /** How long the attempt took, connecting included, in whole milliseconds. */
+  duration_ms: number;
 }

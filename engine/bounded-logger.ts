@@ -21,6 +21,7 @@ export function boundedLogger(logger: EngineLogger, clock: Clock): BoundedLogger
     },
   });
   return {
+    ...(logger.debug === undefined ? {} : { debug: logger.debug.bind(logger) }),
     ...(logger.info === undefined ? {} : { info: logger.info.bind(logger) }),
     ...(logger.warn === undefined ? {} : { warn: logger.warn.bind(logger) }),
     error: (message, error) => void errors.report(message, error),

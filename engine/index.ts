@@ -9,6 +9,7 @@
 export { createMonitoringEngine, type EngineRunSummary, type MonitoringEngine } from './monitoring-engine.ts';
 export { ENGINE_DEFAULTS, type MonitoringEngineOptions } from './options.ts';
 export type { EngineLogger } from './logger.ts';
+export type { CheckVerdict, EngineGauges, EngineMetrics, ProbeVerdict } from './metrics.ts';
 export {
   checkDevice,
   type DeviceCheck,
@@ -17,6 +18,7 @@ export {
 } from './devices/check-device.ts';
 export { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES } from './dnsbl/zones.ts';
 export type { DnsblResolver } from './dnsbl/resolver.ts';
+export type { DnsblCode, DnsblZoneInfo } from './dnsbl/catalogue.ts';
 export {
   ProbeFailure,
   type Connection,
@@ -24,3 +26,4 @@ export {
   type Connector,
   type HostLookup,
 } from './net/connector.ts';
+export { createWebhookSender, type WebhookSenderOptions } from './webhooks/webhook-sender.ts';

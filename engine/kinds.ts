@@ -1,8 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type {
   BlacklistCheckOutcome,
-  BlacklistMonitor,
-  Claimed,
+  ClaimedBlacklistMonitor,
   ClaimedDevice,
   ClaimedLocationCheck,
   DeviceCheckOutcome,
@@ -13,6 +12,8 @@ import { checkBlacklistMonitor, type DnsblCheckContext } from './dnsbl/check-bla
 import type { Connector } from './net/connector.ts';
 import type { ResolvedEngineOptions } from './options.ts';
 import type { DeviceCheck } from './devices/check-device.ts';
+import type { PolicyRefusals } from './devices/policy-refusals.ts';
+import { REFUSED_BY_POLICY } from './our-failures.ts';
 import type { CheckKind } from './scheduler/kind-runner.ts';
 import { checkFromLocation, locationDecider } from './devices/location-check.ts';
 
@@ -20,7 +21,7 @@ import { checkFromLocation, locationDecider } from './devices/location-check.ts'
 export function blacklistKind(
   resolved: ResolvedEngineOptions,
   dnsbl: DnsblCheckContext,
-): CheckKind<Claimed<BlacklistMonitor>, BlacklistCheckOutcome> {
+): CheckKind<ClaimedBlacklistMonitor, BlacklistCheckOutcome> {
   return {
     name: 'blacklist_monitor',
     claim: (request) => resolved.store.claimDueBlacklistMonitors(request),
@@ -34,6 +35,7 @@ export function deviceKind(
   resolved: ResolvedEngineOptions,
   deviceCheck: DeviceCheck,
   connector: Connector,
+  refusals: PolicyRefusals,
 ): CheckKind<ClaimedDevice, DeviceCheckOutcome> {
   const options = {
     probeTimeoutMs: resolved.probeTimeoutMs,
@@ -66,14 +68,23 @@ export function deviceKind(
   return {
     name: 'device',
     claim: (request) => resolved.store.claimDueDevices(request),
-    check: (claimed, leaseUntilMs) =>
-      deviceCheck(claimed, {
+    check: async (claimed, leaseUntilMs) => {
+      const context = {
         connector,
         clock: resolved.clock,
         options,
         signal: signal(leaseUntilMs),
         random: resolved.random,
-      }),
+      };
+      const outcome = await deviceCheck(claimed, context);
+      for (const result of outcome.results) {
+        if (result.error === REFUSED_BY_POLICY) {
+          refusals.refused(claimed.record.id);
+          break;
+        }
+      }
+      return outcome;
+    },
     record: (checks) => resolved.store.recordDeviceChecks(checks),
   };
 }

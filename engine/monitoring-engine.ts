@@ -1,4 +1,5 @@
 import { boundedLogger } from './bounded-logger.ts';
+import { PolicyRefusals } from './devices/policy-refusals.ts';
 import { createDnsblResolver } from './dnsbl/resolver.ts';
 import { DnsHealth } from './dnsbl/dns-health.ts';
 import { blacklistKind, deviceKind, hasLocationChecks, locationKind } from './kinds.ts';
@@ -6,11 +7,13 @@ import { createGuardedConnector } from './net/guarded-connector.ts';
 import { systemLookup } from './net/system-lookup.ts';
 import { contextTrusting } from './net/trusted-context.ts';
 import { resolveEngineOptions, type MonitoringEngineOptions } from './options.ts';
+import { CheckSummary } from './scheduler/check-summary.ts';
 import { KindRunner, type Runner, type RunnerSettings } from './scheduler/kind-runner.ts';
 import { pruneResults } from './scheduler/retention.ts';
 import { Slots } from './scheduler/slots.ts';
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
 import { createHeartbeat } from './scheduler/heartbeat.ts';
+import { syncMaintenance } from './maintenance/maintenance-sync.ts';
 
 export interface MonitoringEngine {
   /** Checks what is due, again and again, until `stop()`. Calling it while started does nothing. */
@@ -34,6 +37,9 @@ export interface EngineRunSummary {
   pruned: number;
 }
 
+/** How often a worker writes its summary line (docs/operations.md, "Logs"). */
+const SUMMARY_INTERVAL_MS = 60_000;
+
 /** Finished checks waiting to be written, per write batch, beyond which claiming waits. */
 const UNWRITTEN_BATCHES = 4;
 
@@ -47,6 +53,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   const logger = boundedLogger(resolved.logger, clock);
   const slots = new Slots(resolved.concurrency);
   const tally: RunnerSettings['tally'] = { claimed: 0, written: 0, fenced: 0, failed: 0, crashed: 0 };
+  const summary = new CheckSummary(clock.now());
   const settings: RunnerSettings = {
     owner: resolved.workerId,
     clock,
@@ -56,17 +63,33 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     slots,
     logger,
     tally,
+    summary,
+    metrics: resolved.metrics,
+  };
+  /** One info line per minute per worker: what it checked, what failed, how late it started checks. */
+  const summarize = (nowMs: number) => {
+    if (nowMs - summary.since < SUMMARY_INTERVAL_MS) return;
+    const line = summary.take(nowMs);
+    const said = `${line.failed} found failing, ${line.ours} failed on this worker's side, ${line.lost} lost`;
+    logger.info?.(`checked ${line.checks} records in ${line.period_s} s: ${said}`, {
+      worker_id: resolved.workerId,
+      ...line,
+    });
   };
 
   const defaultResolver =
     resolved.resolver === undefined ? createDnsblResolver(resolved.dnsServers, resolved.dnsTimeoutMs) : undefined;
   const servers =
     resolved.dnsServers.length > 0 ? resolved.dnsServers : (defaultResolver?.getServers() ?? ['(injected resolver)']);
+  // One view of the resolver for DNSBL lookups and device name lookups alike.
+  const health = new DnsHealth(servers.join(', '), logger, clock);
   const dnsbl = {
     resolver: resolved.resolver ?? defaultResolver!,
-    health: new DnsHealth(servers.join(', '), logger, clock),
+    health,
+    retryDelayS: resolved.retryDelayS,
     clock,
     zones: { ip: resolved.dnsblZones, domain: resolved.dnsblDomainZones },
+    zoneInfo: resolved.dnsblZoneInfo,
     dnsTimeoutMs: resolved.dnsTimeoutMs,
     queriesPerCheck: resolved.dnsQueriesPerCheck,
     random: resolved.random,
@@ -75,6 +98,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     lookup: resolved.lookup ?? systemLookup(resolved.dnsServers, resolved.dnsTimeoutMs),
     allowPrivateTargets: resolved.allowPrivateTargets,
     lookupTimeoutMs: resolved.dnsTimeoutMs,
+    resolverHealth: health,
   };
   const connector = createGuardedConnector(connectorOptions);
   // Probes leave from the location's own address when told; webhooks go out as the host routes them.
@@ -91,15 +115,23 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     logger,
     workerId: resolved.workerId,
     pollIntervalMs: resolved.pollIntervalMs,
+    ...(resolved.metrics.delivery === undefined ? {} : { observe: resolved.metrics.delivery.bind(resolved.metrics) }),
     ...(resolved.trustedCa.length > 0 ? { tls: { secureContext: contextTrusting(resolved.trustedCa) } } : {}),
   });
+  const refusals = new PolicyRefusals(logger, resolved.allowPrivateTargets);
   const runners: Runner[] = [
     new KindRunner(blacklistKind(resolved, dnsbl), settings),
-    new KindRunner(deviceKind(resolved, resolved.deviceCheck, probeConnector), settings),
+    new KindRunner(deviceKind(resolved, resolved.deviceCheck, probeConnector, refusals), settings),
   ];
   // Devices with check_locations, on a store that schedules them per location.
   const store = resolved.store;
   if (hasLocationChecks(store)) runners.push(new KindRunner(locationKind(resolved, store, probeConnector), settings));
+
+  resolved.metrics.gauges?.({
+    checksInFlight: () => slots.used,
+    leasesHeld: (kind) => runners.reduce((sum, runner) => sum + (runner.kind === kind ? runner.held : 0), 0),
+    resolverUp: () => !health.down,
+  });
 
   const maxUnwritten = UNWRITTEN_BATCHES * resolved.writeBatchSize;
   // A claim waits until a quarter of the slots (or a batch) is open: claiming one record each time
@@ -165,11 +197,14 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     let claimsFailing = false;
     while (!stopping) {
       const now = clock.now();
+      summarize(now);
       if (sweeping === undefined && now - lastSweepMs >= resolved.retentionSweepMs) {
         sweeping = sweep(now).finally(() => (sweeping = undefined));
       }
       let busy = false;
       try {
+        // Before the claims, so a device whose window began is claimed in maintenance.
+        await syncMaintenance(resolved.store, now);
         // Kinds take turns at going first, so a backlog of one cannot starve the other.
         for (let i = 0; i < runners.length && !stopping; i++) {
           const runner = runners[(turn + i) % runners.length]!;
@@ -224,6 +259,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       const now = clock.now();
       const pruning = sweep(now);
       try {
+        await syncMaintenance(resolved.store, now);
         for (const runner of runners) {
           for (;;) {
             await slots.waitUntil(() => hasRoom(runner));
@@ -239,6 +275,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       }
       // After the checks, so the events they wrote are delivered in the same run.
       await webhooks.runOnce();
+      summarize(clock.now());
       return {
         claimed: tally.claimed - before.claimed,
         written: tally.written - before.written,

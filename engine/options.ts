@@ -3,6 +3,7 @@ import {
   LOCATION_NAME,
   systemClock,
   type Clock,
+  type MaintenanceStore,
   type MonitoringStore,
   type WebhookDeliveryStore,
 } from '../core/internal.ts';
@@ -10,7 +11,10 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
 import type { DnsblResolver } from './dnsbl/resolver.ts';
+import type { DnsblZoneInfo } from './dnsbl/catalogue.ts';
+import { parseZoneInfo } from './dnsbl/zone-info.ts';
 import type { EngineLogger } from './logger.ts';
+import type { EngineMetrics } from './metrics.ts';
 import type { HostLookup } from './net/connector.ts';
 import { normalizeDnsServers } from './net/dns-servers.ts';
 import { checkDevice } from './devices/check-device.ts';
@@ -18,10 +22,17 @@ import type { DeviceCheck } from './devices/check-device.ts';
 
 /** What `createMonitoringEngine` takes (docs/engine.md, "Configuration"). Only `store` is required. */
 export interface MonitoringEngineOptions {
-  /** The records to check and the webhook deliveries to make: any `Store` will do. */
-  store: MonitoringStore & WebhookDeliveryStore;
+  /**
+   * The records to check and the webhook deliveries to make: any `Store` will do. A store without
+   * `allMaintenanceWindows` and `syncMaintenance` has no maintenance windows.
+   */
+  store: MonitoringStore &
+    WebhookDeliveryStore &
+    Partial<Pick<MaintenanceStore, 'allMaintenanceWindows' | 'syncMaintenance'>>;
   clock?: Clock;
   logger?: EngineLogger;
+  /** Where the engine's counts go (docs/operations.md, "Metrics"); default nowhere. */
+  metrics?: EngineMetrics;
   /** Checks in flight at once in this worker. Default 100. */
   concurrency?: number;
   /** `HOST[:PORT]` servers asked for every name the engine resolves; default the system's. */
@@ -30,6 +41,11 @@ export interface MonitoringEngineOptions {
   dnsblZones?: readonly string[];
   /** Zones asked for domain targets; replaces the defaults. */
   dnsblDomainZones?: readonly string[];
+  /**
+   * What zones' answers mean, by zone name, before the built-in catalogue's (docs/engine.md,
+   * "What a listing means"): for the operator's own zones, or to correct an entry. Default none.
+   */
+  dnsblZoneInfo?: Readonly<Record<string, DnsblZoneInfo>>;
   /** Deadline of one DNS lookup (a DNSBL query, or a probe's host name). Default 5000. */
   dnsTimeoutMs?: number;
   /** DNSBL lookups in flight for one check. Default 6. */
@@ -38,7 +54,10 @@ export interface MonitoringEngineOptions {
   probeTimeoutMs?: number;
   /** Deadline of a TCP connect. Default 10000, and never more than `probeTimeoutMs`. */
   connectTimeoutMs?: number;
-  /** Seconds to the re-check of a device whose check failed. Default 30. */
+  /**
+   * Seconds to the re-check of a device whose check failed, and of any record whose check failed
+   * on the worker's side. Default 30.
+   */
   retryDelayS?: number;
   /** Failed checks in a row that make a device `down`. Default 2. */
   failuresBeforeDown?: number;
@@ -89,10 +108,12 @@ export interface MonitoringEngineOptions {
 }
 
 /** The options with every default filled in and every value checked. */
-export type ResolvedEngineOptions = Required<
-  Omit<MonitoringEngineOptions, 'lookup' | 'resolver' | 'logger' | 'probeSourceAddress'>
-> &
-  Pick<MonitoringEngineOptions, 'lookup' | 'resolver' | 'probeSourceAddress'> & { logger: EngineLogger };
+type Optional = 'lookup' | 'resolver' | 'logger' | 'metrics' | 'probeSourceAddress';
+export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, Optional>> &
+  Pick<MonitoringEngineOptions, 'lookup' | 'resolver' | 'probeSourceAddress'> & {
+    logger: EngineLogger;
+    metrics: EngineMetrics;
+  };
 
 export const ENGINE_DEFAULTS = {
   concurrency: 100,
@@ -143,6 +164,15 @@ function sourceAddress(given: string | undefined): string | undefined {
   return given;
 }
 
+/** The operator's zone descriptions, checked and keyed by each zone's normal form, as zones are asked and reported. */
+function zoneInfo(info: Readonly<Record<string, DnsblZoneInfo>>): Readonly<Record<string, DnsblZoneInfo>> {
+  try {
+    return parseZoneInfo(info);
+  } catch (error) {
+    throw error instanceof RangeError ? new RangeError(`dnsblZoneInfo: ${error.message}`) : error;
+  }
+}
+
 /** Fills in the defaults; throws a RangeError naming the first bad value. */
 export function resolveEngineOptions(options: MonitoringEngineOptions): ResolvedEngineOptions {
   const d = ENGINE_DEFAULTS;
@@ -151,10 +181,12 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     store: options.store,
     clock: options.clock ?? systemClock,
     logger: options.logger ?? {},
+    metrics: options.metrics ?? {},
     concurrency: positive(options.concurrency, d.concurrency, 'concurrency'),
     dnsServers: normalizeDnsServers(options.dnsServers ?? []),
     dnsblZones: normalizeZones(options.dnsblZones ?? DEFAULT_DNSBL_ZONES, 'a DNSBL zone'),
     dnsblDomainZones: normalizeZones(options.dnsblDomainZones ?? DEFAULT_DNSBL_DOMAIN_ZONES, 'a DNSBL domain zone'),
+    dnsblZoneInfo: zoneInfo(options.dnsblZoneInfo ?? {}),
     dnsTimeoutMs: positive(options.dnsTimeoutMs, d.dnsTimeoutMs, 'dnsTimeoutMs'),
     dnsQueriesPerCheck: positive(options.dnsQueriesPerCheck, d.dnsQueriesPerCheck, 'dnsQueriesPerCheck'),
     probeTimeoutMs,

@@ -5,6 +5,7 @@ import type { MonitoringEngineOptions } from '../../engine/index.ts';
 import type { ResolvedEngineOptions } from '../../engine/options.ts';
 import { normalizeDnsServers } from '../../engine/net/dns-servers.ts';
 import { normalizeZones } from '../../engine/dnsbl/zones.ts';
+import { parseZoneInfo } from '../../engine/dnsbl/zone-info.ts';
 import { list, positiveInt, text } from '../flags.ts';
 import { UsageError } from '../usage-error.ts';
 
@@ -14,6 +15,7 @@ export const ENGINE_FLAGS = {
   'dns-server': { type: 'string', multiple: true },
   'dnsbl-zone': { type: 'string', multiple: true },
   'dnsbl-domain-zone': { type: 'string', multiple: true },
+  'dnsbl-zone-info': { type: 'string' },
   'probe-timeout': { type: 'string' },
   'dns-timeout': { type: 'string' },
   lease: { type: 'string' },
@@ -74,9 +76,52 @@ const MIN_POLL_INTERVAL_MS = 100;
 /** The longest: a record that falls due waits up to this long on an idle worker. */
 const MAX_POLL_INTERVAL_MS = 3_600_000;
 
-/** Whether any engine flag was given: `serve` takes them only with `--worker`. */
+/**
+ * The zone flags `serve` takes without `--worker` too: the API holds a monitor's `zones` to them,
+ * so an API instance must be told the zones its workers ask (docs/engine.md, "Configuration").
+ */
+const API_ZONE_FLAGS: ReadonlySet<string> = new Set(['dnsbl-zone', 'dnsbl-domain-zone']);
+
+/** Whether any engine flag was given: `serve` takes them only with `--worker` (the zone lists excepted). */
 export function firstEngineFlag(flags: FlagValues): string | undefined {
-  return Object.keys(ENGINE_FLAGS).find((name) => flags[name] !== undefined);
+  return Object.keys(ENGINE_FLAGS).find((name) => flags[name] !== undefined && !API_ZONE_FLAGS.has(name));
+}
+
+/** `--dnsbl-zone` and `--dnsbl-domain-zone`, checked; a list not given is left to the defaults. */
+export function readZoneFlags(flags: FlagValues): Pick<EngineFlagOptions, 'dnsblZones' | 'dnsblDomainZones'> {
+  const options: Pick<EngineFlagOptions, 'dnsblZones' | 'dnsblDomainZones'> = {};
+  const zones = list(flags, 'dnsbl-zone');
+  if (zones.length > 0) options.dnsblZones = usage(() => normalizeZones(zones, '--dnsbl-zone'));
+  const domainZones = list(flags, 'dnsbl-domain-zone');
+  if (domainZones.length > 0) {
+    options.dnsblDomainZones = usage(() => normalizeZones(domainZones, '--dnsbl-domain-zone'));
+  }
+  return options;
+}
+
+/**
+ * `--dnsbl-zone-info FILE`: what the operator's zones' answers mean, read and checked at start
+ * (engine/dnsbl/zone-info.ts), so a wrong file is one line naming what is wrong and exit 2.
+ */
+function readZoneInfo(path: string): EngineFlagOptions['dnsblZoneInfo'] {
+  let source: string;
+  try {
+    source = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--dnsbl-zone-info ${path}: ${(error as NodeJS.ErrnoException).code ?? 'cannot be read'}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch (error) {
+    throw new UsageError(`--dnsbl-zone-info ${path} is not JSON: ${(error as Error).message}`);
+  }
+  try {
+    return parseZoneInfo(value);
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(`--dnsbl-zone-info ${path}: ${error.message}`);
+    throw error;
+  }
 }
 
 /** Reads and checks the engine flags; every bad value is a UsageError (exit 2). */
@@ -106,11 +151,9 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
   if (caFiles.length > 0) options.trustedCa = caFiles.map(readCertificates);
   const servers = list(flags, 'dns-server');
   if (servers.length > 0) options.dnsServers = usage(() => normalizeDnsServers(servers));
-  const zones = list(flags, 'dnsbl-zone');
-  if (zones.length > 0) options.dnsblZones = usage(() => normalizeZones(zones, '--dnsbl-zone'));
-  const domainZones = list(flags, 'dnsbl-domain-zone');
-  if (domainZones.length > 0)
-    options.dnsblDomainZones = usage(() => normalizeZones(domainZones, '--dnsbl-domain-zone'));
+  Object.assign(options, readZoneFlags(flags));
+  const zoneInfo = text(flags, 'dnsbl-zone-info');
+  if (zoneInfo !== undefined) options.dnsblZoneInfo = readZoneInfo(zoneInfo);
   const workerId = text(flags, 'worker-id');
   if (workerId !== undefined) {
     if (!/^[\x21-\x7e]{1,200}$/.test(workerId))
@@ -135,5 +178,7 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
 export function describeEngine(o: ResolvedEngineOptions): string {
   const dns = o.dnsServers.length > 0 ? o.dnsServers.join(',') : 'the system resolver';
   const source = o.probeSourceAddress === undefined ? '' : `, probes from ${o.probeSourceAddress}`;
-  return `monitoring-api: worker ${o.workerId} checking devices and blacklist monitors from location ${o.location}${source} (concurrency ${o.concurrency}, polling every ${o.pollIntervalMs} ms when idle, DNS ${dns})\n`;
+  const policy = o.allowPrivateTargets ? 'private targets allowed' : 'private targets refused';
+  const settings = `concurrency ${o.concurrency}, polling every ${o.pollIntervalMs} ms when idle, DNS ${dns}, ${policy}`;
+  return `monitoring-api: worker ${o.workerId} checking devices and blacklist monitors from location ${o.location}${source} (${settings})\n`;
 }

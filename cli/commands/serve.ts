@@ -1,5 +1,5 @@
 import { createMonitoringApi, DEFAULTS, type RateLimiter, type RateLimitRule } from '../../core/index.ts';
-import { createMonitoringEngine, type MonitoringEngine } from '../../engine/index.ts';
+import { createMonitoringEngine, createWebhookSender, type MonitoringEngine } from '../../engine/index.ts';
 import { resolveEngineOptions } from '../../engine/options.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
 import { POSTGRES_TIMEOUTS } from '../../stores/kysely/index.ts';
@@ -9,14 +9,32 @@ import {
   ENGINE_FLAGS,
   firstEngineFlag,
   readEngineFlags,
+  readZoneFlags,
   type EngineFlagOptions,
 } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
-import { cidrs, env, list, port, positiveInt, rateLimit, readFlags, text, type FlagValues } from '../flags.ts';
+import { readLogLevel, type LogLevel } from '../log-level.ts';
+import {
+  cidrs,
+  env,
+  hostPort,
+  list,
+  port,
+  positiveInt,
+  rateLimit,
+  readFlags,
+  text,
+  type FlagValues,
+} from '../flags.ts';
+import { loadMetrics } from '../metrics/load-metrics.ts';
+import { startMetricsListener } from '../metrics/metrics-listener.ts';
+import type { SideListener } from '../server/side-listener.ts';
+import { listenerUrl } from '../server/side-listener.ts';
 import { exitGracefullyOnSignals } from '../server/graceful-shutdown.ts';
 import type { CliIo } from '../io.ts';
 import { baseUrl, createApiServer, listen, SERVER_TIMEOUTS, type ServerTimeouts } from '../server/http-server.ts';
 import { checkRateLimitStore, rateLimiterFromUrl } from './rate-limiter-from-url.ts';
+import { databaseReadiness } from './readiness.ts';
 import { jsonLogger } from '../server/request-log.ts';
 import { version } from '../version.ts';
 import { UsageError } from '../usage-error.ts';
@@ -30,6 +48,8 @@ const SPEC = {
   'rate-limit-fail': { type: 'string' },
   'trust-proxy': { type: 'string', multiple: true },
   'allow-private-targets': { type: 'boolean' },
+  'log-level': { type: 'string' },
+  'metrics-address': { type: 'string' },
   'body-limit': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
   worker: { type: 'boolean' },
@@ -60,10 +80,15 @@ interface ServeConfig {
   preparedStatements: boolean;
   /** The engine's settings with `--worker`: the checks then run in this process. */
   engine: EngineFlagOptions | undefined;
+  /** The DNSBL zones a monitor's `zones` may name: the workers' (`--dnsbl-zone`, `--dnsbl-domain-zone`). */
+  zones: Pick<EngineFlagOptions, 'dnsblZones' | 'dnsblDomainZones'>;
   queryTimeoutMs: number;
   shutdownTimeoutMs: number;
   /** The client timeouts given as flags; the others stay at SERVER_TIMEOUTS. */
   serverTimeouts: ServerTimeouts;
+  logLevel: LogLevel;
+  /** `--metrics-address`: the Prometheus listener's, never the API's port. */
+  metricsAddress: { host: string; port: number } | undefined;
 }
 
 /** --header-timeout, --request-timeout and --keep-alive-timeout, checked as node:http would take them. */
@@ -112,13 +137,14 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
   if (flags['worker'] !== true && engineFlag !== undefined) throw new UsageError(`--${engineFlag} needs --worker`);
   const queryTimeout = text(flags, 'query-timeout');
   const shutdownTimeout = text(flags, 'shutdown-timeout');
+  const apiPort = portFlag !== undefined ? port(portFlag) : port(env(variables, 'PORT') ?? '8080', 'PORT');
   const queryTimeoutMs =
     queryTimeout === undefined
       ? POSTGRES_TIMEOUTS.queryTimeoutMs
       : positiveInt(queryTimeout, '--query-timeout', MAX_TIMEOUT_MS);
   return {
     host: text(flags, 'host') ?? env(variables, 'HOST') ?? '127.0.0.1',
-    port: portFlag !== undefined ? port(portFlag) : port(env(variables, 'PORT') ?? '8080', 'PORT'),
+    port: apiPort,
     database: databaseUrl(text(flags, 'database'), variables),
     rateLimit: limit === undefined ? DEFAULTS.rateLimit : rateLimit(limit),
     rateLimitStore:
@@ -131,6 +157,7 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
     allowPrivateTargets,
     preparedStatements: flags['no-prepared-statements'] !== true,
     engine: flags['worker'] === true ? readEngineFlags(flags, allowPrivateTargets) : undefined,
+    zones: readZoneFlags(flags),
     queryTimeoutMs,
     // Longer than a request can wait on the database (a connection, then a query), so that one in
     // flight at SIGTERM gets the store's own answer, a 500 at worst, before the deadline.
@@ -139,7 +166,20 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
         ? POSTGRES_TIMEOUTS.connectionTimeoutMs + queryTimeoutMs + 3_000
         : positiveInt(shutdownTimeout, '--shutdown-timeout', MAX_TIMEOUT_MS),
     serverTimeouts: readServerTimeouts(flags),
+    logLevel: readLogLevel(flags),
+    metricsAddress: readMetricsAddress(flags, apiPort),
   };
+}
+
+/** `--metrics-address HOST:PORT`, refused on the API's own port: the API never serves metrics. */
+function readMetricsAddress(flags: FlagValues, apiPort: number): { host: string; port: number } | undefined {
+  const value = text(flags, 'metrics-address');
+  if (value === undefined) return undefined;
+  const address = hostPort(value, '--metrics-address');
+  if (address.port !== 0 && address.port === apiPort) {
+    throw new UsageError("--metrics-address must not be the API's port: metrics have a listener of their own");
+  }
+  return address;
 }
 
 function printBootstrapBanner({ user, created }: Bootstrapped, io: CliIo): void {
@@ -158,7 +198,7 @@ function printBootstrapBanner({ user, created }: Bootstrapped, io: CliIo): void 
 /** `monitoring-api serve`: the API on node:http until SIGTERM or SIGINT. */
 export async function serve(args: readonly string[], io: CliIo): Promise<void> {
   const config = readConfig(args, io.env);
-  const logger = jsonLogger();
+  const logger = jsonLogger(process.stdout, process.stderr, { level: config.logLevel });
   // Whatever ends the process, an uncaught exception included, the request lines it gathered go out.
   process.once('exit', () => void logger.flush());
   const opened = await openMigrated(config.database, {
@@ -169,27 +209,50 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
   let rateLimiter: RateLimiter | undefined;
   let engine: MonitoringEngine | undefined;
+  // prom-client is loaded only when metrics are asked for: every other start is spared it.
+  const metrics = config.metricsAddress === undefined ? undefined : await loadMetrics(DEFAULTS.basePath);
+  let metricsListener: SideListener | undefined;
   // Whatever was opened is closed again when starting fails, or Redis or the pool would keep
   // the process alive after its error line.
   const release = async () => {
     // The checks in flight finish and are written before the store closes.
     await engine?.stop();
     await rateLimiter?.close?.();
+    await metricsListener?.close();
     await opened.store.close();
   };
   try {
     rateLimiter = await rateLimiterFromUrl(config.rateLimitStore, logger, config.failOpen);
 
+    if (metrics !== undefined) {
+      metricsListener = await startMetricsListener(config.metricsAddress!.host, config.metricsAddress!.port, metrics);
+    }
     const api = createMonitoringApi({
       store: opened.store,
-      rateLimiter,
+      rateLimiter: metrics === undefined ? rateLimiter : metrics.countingLimiter(rateLimiter),
       rateLimit: config.rateLimit,
       trustProxy: config.trustProxy,
       bodyLimit: config.bodyLimit,
       allowPrivateTargets: config.allowPrivateTargets,
-      logger,
+      ...config.zones,
+      logger:
+        metrics === undefined
+          ? logger
+          : {
+              ...logger,
+              request(entry) {
+                logger.request!(entry);
+                metrics.request(entry);
+              },
+            },
+      // Test deliveries go out under the API's own target policy, through the engine's DNS servers when it has some.
+      webhookSender: createWebhookSender({
+        allowPrivateTargets: config.allowPrivateTargets,
+        dnsServers: config.engine?.dnsServers ?? [],
+        trustedCa: config.engine?.trustedCa ?? [],
+      }),
     });
-    const apiServer = createApiServer(api, config.serverTimeouts);
+    const apiServer = createApiServer(api, config.serverTimeouts, databaseReadiness(opened));
     const address = await listen(apiServer.server, config.port, config.host);
     // Only once the address is ours: a first key printed just before "address in use" is easily
     // missed, and it is never printed again.
@@ -220,13 +283,17 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     // A key made is shown, even when a signal came meanwhile: it is never shown again.
     if (bootstrapped !== undefined) printBootstrapBanner(bootstrapped, io);
     if (!shutdown.stopping) io.stdout(`listening on ${baseUrl(address, api.basePath)}\n`);
+    if (metricsListener !== undefined && !shutdown.stopping) {
+      io.stdout(`monitoring-api: metrics on ${listenerUrl(metricsListener.address)}/metrics\n`);
+    }
     // With --worker, this process also checks what the API stores (docs/engine.md, "Shape and run modes").
     if (config.engine !== undefined && !shutdown.stopping) {
       const options = resolveEngineOptions({
         store: opened.store,
-        logger: jsonEngineLogger(),
+        logger: jsonEngineLogger(config.logLevel),
         version: version(),
         ...config.engine,
+        ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
       });
       engine = createMonitoringEngine(options);
       engine.start();

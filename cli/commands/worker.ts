@@ -3,13 +3,23 @@ import { resolveEngineOptions } from '../../engine/options.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
-import { positiveInt, readFlags, text } from '../flags.ts';
+import { readLogLevel, type LogLevel } from '../log-level.ts';
+import { hostPort, positiveInt, readFlags, text } from '../flags.ts';
+import { answerHealth } from '../server/health.ts';
+import { listenerUrl, startSideListener, type SideListener } from '../server/side-listener.ts';
+import { databaseReadiness } from './readiness.ts';
+import { loadMetrics } from '../metrics/load-metrics.ts';
+import { startMetricsListener } from '../metrics/metrics-listener.ts';
+import { UsageError } from '../usage-error.ts';
 import type { CliIo } from '../io.ts';
 import { version } from '../version.ts';
 
 const SPEC = {
   database: { type: 'string' },
   'allow-private-targets': { type: 'boolean' },
+  'log-level': { type: 'string' },
+  'health-address': { type: 'string' },
+  'metrics-address': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
   'query-timeout': { type: 'string' },
   'stop-timeout': { type: 'string' },
@@ -37,6 +47,16 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   const stopDeadlineMs =
     stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
   const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
+  const logLevel: LogLevel = readLogLevel(flags);
+  const healthFlag = text(flags, 'health-address');
+  const healthAddress = healthFlag === undefined ? undefined : hostPort(healthFlag, '--health-address');
+  const metricsFlag = text(flags, 'metrics-address');
+  const metricsAddress = metricsFlag === undefined ? undefined : hostPort(metricsFlag, '--metrics-address');
+  const samePort =
+    metricsAddress !== undefined && metricsAddress.port !== 0 && metricsAddress.port === healthAddress?.port;
+  if (samePort) {
+    throw new UsageError('--metrics-address and --health-address need ports of their own');
+  }
   const database = databaseUrl(text(flags, 'database'), io.env);
   const queryTimeout = text(flags, 'query-timeout');
   // As for serve: how long a PostgreSQL query may take before it is given up (12 s by default).
@@ -49,11 +69,31 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   if (opened.applied.length > 0)
     io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
+  const ready = databaseReadiness(opened);
+  // prom-client is loaded only when metrics are asked for: every other start is spared it.
+  const metrics = metricsAddress === undefined ? undefined : await loadMetrics('');
+  let health: SideListener | undefined;
+  let metricsListener: SideListener | undefined;
+  try {
+    health =
+      healthAddress === undefined
+        ? undefined
+        : await startSideListener(healthAddress.host, healthAddress.port, (req, res) => answerHealth(req, res, ready));
+    metricsListener =
+      metricsAddress === undefined
+        ? undefined
+        : await startMetricsListener(metricsAddress.host, metricsAddress.port, metrics!);
+  } catch (error) {
+    await health?.close();
+    await opened.store.close();
+    throw error;
+  }
   const options = resolveEngineOptions({
     store: opened.store,
-    logger: jsonEngineLogger(),
+    logger: jsonEngineLogger(logLevel),
     version: version(),
     ...engineFlags,
+    ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
   });
   const engine = createMonitoringEngine(options);
   engine.start();
@@ -61,8 +101,15 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   // line must find them, not the default action that kills the process without its exit code.
   stopOnSignals(async () => {
     await engine.stop();
+    await health?.close();
+    await metricsListener?.close();
     await opened.store.close();
   }, stopDeadlineMs);
+  if (health !== undefined) {
+    io.stdout(`monitoring-api: health checks on ${listenerUrl(health.address)}/healthz and /readyz\n`);
+  }
+  if (metricsListener !== undefined)
+    io.stdout(`monitoring-api: metrics on ${listenerUrl(metricsListener.address)}/metrics\n`);
   io.stdout(describeEngine(options));
 }
 

@@ -5,6 +5,7 @@ import { createNodeHandler } from '../../adapters/node/index.ts';
 import type { MonitoringApi } from '../../core/index.ts';
 import { AnswersInFlight } from './answers-in-flight.ts';
 import { ConnectionDrain } from './connection-drain.ts';
+import { answerHealth, type ReadinessCheck } from './health.ts';
 import { answerClientError, answerConnect, answerExpectation, answeredMissingHost } from './protocol-errors.ts';
 import { UsageError } from '../usage-error.ts';
 
@@ -31,9 +32,10 @@ export interface ServerTimeouts {
 
 /**
  * The API on a node:http server whose timeouts keep slow or stalled clients from holding sockets.
- * `timeouts` replaces SERVER_TIMEOUTS, for tests that must not wait real seconds.
+ * `timeouts` replaces SERVER_TIMEOUTS, for tests that must not wait real seconds. With `ready`,
+ * `/healthz` and `/readyz` are answered beside the API, outside its base path (health.ts).
  */
-export function createApiServer(api: MonitoringApi, timeouts: ServerTimeouts = {}): ApiServer {
+export function createApiServer(api: MonitoringApi, timeouts: ServerTimeouts = {}, ready?: ReadinessCheck): ApiServer {
   const handle = createNodeHandler(api);
   // Node enforces the header and request timeouts only when it checks its connections, every
   // 30 s unless told otherwise: every second here, or more often when a timeout is shorter than
@@ -49,6 +51,7 @@ export function createApiServer(api: MonitoringApi, timeouts: ServerTimeouts = {
   const server = createServer(options, (req, res) => {
     if (!drain.admit(req, res) || answeredMissingHost(req, res)) return;
     inFlight.track(res);
+    if (ready !== undefined && answerHealth(req, res, ready)) return;
     handle(req, res);
   });
   const drain = new ConnectionDrain(server);

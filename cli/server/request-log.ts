@@ -5,6 +5,7 @@ import {
   type RepeatedError,
   type RequestLogEntry,
 } from '../../core/internal.ts';
+import { logs, type LogLevel } from '../log-level.ts';
 
 const text = JSON.stringify;
 
@@ -44,6 +45,8 @@ export interface JsonLoggerOptions {
   requestFlushMs?: number;
   /** Gathered lines are written at once when they reach this many characters (default 64 KiB). */
   requestFlushChars?: number;
+  /** Request lines are info, warnings warn: below `level` they are not written (default info). */
+  level?: LogLevel;
 }
 
 /** See JsonLoggerOptions: at most this late, and in writes of at most about this size. */
@@ -92,6 +95,9 @@ export function jsonLogger(
   });
   const flushMs = options.requestFlushMs ?? REQUEST_LOG_FLUSH.ms;
   const flushChars = options.requestFlushChars ?? REQUEST_LOG_FLUSH.chars;
+  const level = options.level ?? 'info';
+  const requests = logs(level, 'info');
+  const warnings = logs(level, 'warn');
   let pending = '';
   let timer: NodeJS.Timeout | undefined;
   /** Settles once the output has taken the last write, and so every one before it. */
@@ -106,6 +112,7 @@ export function jsonLogger(
   };
   return {
     request(entry) {
+      if (!requests) return;
       pending += `${requestLine(entry)}\n`;
       if (pending.length >= flushChars) flush();
       // Unreferenced: gathered lines never keep a server alive, and its exit writes them.
@@ -115,6 +122,7 @@ export function jsonLogger(
       errors.report(message, error, requestId);
     },
     warn(message) {
+      if (!warnings) return;
       err.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', message })}\n`);
     },
     flush() {

@@ -7,7 +7,8 @@ export type DetailCode =
   | 'too_long'
   | 'unknown_field'
   | 'forbidden_target'
-  | 'not_applicable';
+  | 'not_applicable'
+  | 'read_only_field';
 
 export interface ErrorDetail {
   field: string;

@@ -9,13 +9,15 @@ import { authThrottleHeaders, keyQuotaHeaders } from './rate-limit-headers.ts';
  * has to recognise a status to complete it.
  */
 
-export type NotFoundCode = 'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found';
+export type NotFoundCode =
+  'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found' | 'maintenance_window_not_found';
 export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
 
 const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
   device_not_found: 'No such device.',
   blacklist_monitor_not_found: 'No such blacklist monitor.',
   webhook_not_found: 'No such webhook.',
+  maintenance_window_not_found: 'No such maintenance window.',
 };
 
 const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {
@@ -103,7 +105,28 @@ export const errors = {
   notFound: (code: NotFoundCode) => new ApiError(404, code, NOT_FOUND_MESSAGES[code]),
   duplicate: (code: DuplicateCode, existingId: number) =>
     new ApiError(409, code, DUPLICATE_MESSAGES[code], { existingId }),
+  /** An on-demand check asked again within its minimum gap (docs/engine.md, "Checks on demand"). */
+  checkTooSoon: (retryAfterSeconds: number) =>
+    new ApiError(
+      429,
+      'check_too_soon',
+      'This record was asked to be checked less than a minute ago: ask again after the time given in Retry-After.',
+      { headers: { 'retry-after': String(retryAfterSeconds) } },
+    ),
+  /** An on-demand check of a disabled record, which is never checked while disabled. */
+  recordPaused: () =>
+    new ApiError(
+      409,
+      'record_paused',
+      'This record is disabled (is_enabled is false): it is not checked until it is enabled.',
+    ),
   serverError: () => new ApiError(500, 'server_error', 'The server failed to handle the request.'),
+  webhookTestUnavailable: () =>
+    new ApiError(
+      503,
+      'webhook_test_unavailable',
+      'This server cannot send test deliveries: it was set up without a webhook sender.',
+    ),
   missingTable: () =>
     new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),
 } as const;

@@ -8,6 +8,7 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import { DEFAULTS, normalizeBasePath } from '../options.ts';
 import { ROUTES } from '../routes/router.ts';
 import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
+import { maintenanceSchemas } from './maintenance-schemas.ts';
 import {
   blacklistMonitorInputSchema,
   deviceInputSchema,
@@ -127,7 +128,15 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     DeviceInput: deviceInputSchema(),
     BlacklistMonitorInput: blacklistMonitorInputSchema(),
   });
-  Object.assign(schemas, webhookSchemas());
+  Object.assign(schemas, webhookSchemas(), maintenanceSchemas());
+  schemas.DeviceUpdate = updateSchema(schemas.DeviceInput!, 'device');
+  schemas.BlacklistMonitorUpdate = updateSchema(schemas.BlacklistMonitorInput!, 'blacklist monitor');
+  schemas.WebhookUpdate = updateSchema(schemas.WebhookInput!, 'webhook', {
+    rotate_secret: {
+      description: 'true: replace the signing secret; the answer shows the new one, once.',
+      anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }, { type: 'null' }],
+    },
+  });
 
   return {
     openapi: '3.1.0',
@@ -148,6 +157,11 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       { name: 'me', description: 'The calling key.' },
       { name: 'devices', description: 'Monitored endpoints: a domain or IP address and the checks to run on it.' },
       { name: 'blacklist-monitors', description: 'Domains and IP addresses watched for DNS blacklisting.' },
+      {
+        name: 'maintenance-windows',
+        description:
+          'Planned work: while a window is in force its devices are in maintenance, checked but never announced down or up.',
+      },
       {
         name: 'webhooks',
         description:
@@ -182,6 +196,19 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       431: responseRef('HeadersTooLarge'),
       500: responseRef('ServerError'),
     },
+  };
+}
+
+/**
+ * A PATCH body: any subset of the create's fields (the create's schema without its required
+ * list), judged as on create and then as a whole record.
+ */
+function updateSchema(input: JsonSchema, noun: string, extra: Record<string, JsonSchema> = {}): JsonSchema {
+  const { required: _required, description: _description, properties, ...rest } = input;
+  return {
+    ...rest,
+    description: `Changes to a ${noun}: any subset of the create's fields, each judged as on create, the ${noun} that results judged as a whole. null gives an optional field its default back; a required field cannot be null. Fields the server keeps are refused (read_only_field), others unknown_field.`,
+    properties: { ...properties, ...extra },
   };
 }
 

@@ -5,6 +5,7 @@ import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
 import { ref } from './schema-helpers.ts';
 import { AFTER_RATE_LIMIT, headers, RATE_LIMIT_HEADERS } from './headers.ts';
 import type { OperationObject, Reference, ResponseObject } from './types.ts';
+import { DEFAULTS } from '../options.ts';
 import {
   JSON_MEDIA,
   badRequest,
@@ -12,6 +13,7 @@ import {
   everyOperation,
   responseRef,
   sampleDetails,
+  spentQuota,
   success,
   unknownRouteErrors,
 } from './response-objects.ts';
@@ -26,7 +28,8 @@ export interface Resource {
   noun: string;
   tag: string;
   notFound: ApiError;
-  duplicate: ApiError;
+  /** Absent for a resource without duplicates. */
+  duplicate?: ApiError;
   /** The create answer's envelope when it differs from `${name}Envelope`. */
   createdEnvelope?: string;
   /** Whether the engine checks it, so it has a results route. */
@@ -55,6 +58,14 @@ export const RESOURCES: Resource[] = [
     checked: true,
   },
   {
+    path: 'maintenance-windows',
+    name: 'MaintenanceWindow',
+    plural: 'MaintenanceWindows',
+    noun: 'maintenance window',
+    tag: 'maintenance-windows',
+    notFound: errors.notFound('maintenance_window_not_found'),
+  },
+  {
     path: 'webhooks',
     name: 'Webhook',
     plural: 'Webhooks',
@@ -78,6 +89,35 @@ function notFound(r: Resource): ResponseObject {
 export type Draft = Omit<OperationObject, 'security' | 'x-required-scope' | 'responses'> & {
   responses: Record<string, ResponseObject | Reference>;
 };
+
+/** What an operation on one record of the key's user answers when the key may not, or the record is not the user's. */
+function refusedForRecord(r: Resource): Record<401 | 403 | 404, ResponseObject | Reference> {
+  return { 401: responseRef('Unauthorized'), 403: responseRef('Forbidden'), 404: notFound(r) };
+}
+
+/** The 400 of an operation whose query holds only `id`. */
+function idOnlyQueryRefused(): ResponseObject {
+  return badRequest(
+    'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
+    [
+      errors.invalidId(),
+      errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }]),
+    ],
+  );
+}
+
+/** The 400 of a newest-first page of one record's rows (`id`, `limit`, `before_id`). */
+function pagedQueryRefused(): ResponseObject {
+  return badRequest(
+    'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
+    [
+      errors.invalidId(),
+      errors.validationFailed([
+        { field: 'limit', code: 'out_of_range', message: 'limit must be an integer from 1 to 1000, given once.' },
+      ]),
+    ],
+  );
+}
 
 /** What each route of ROUTES is, keyed `METHOD /path`. A route without an entry fails generation. */
 export function drafts(): Map<string, Draft> {
@@ -141,7 +181,10 @@ export function drafts(): Map<string, Draft> {
     map.set(`POST /${r.path}/create`, {
       operationId: `create${r.name}`,
       summary: `Create a ${r.noun}`,
-      description: `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
+      description:
+        r.duplicate === undefined
+          ? "Fields not in the schema are refused (unknown_field); ids of records that are not the user's are invalid_value, naming the field and the id."
+          : `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
       tags: [r.tag],
       requestBody: {
         description: `The ${r.noun}. Content-Type must be application/json (a charset parameter is allowed).`,
@@ -160,11 +203,15 @@ export function drafts(): Map<string, Draft> {
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
         404: responseRef('UnknownRoute'),
-        409: errorResponseObject(
-          `An identical ${r.noun} exists already; existing_id names it.`,
-          [r.duplicate],
-          AFTER_RATE_LIMIT(),
-        ),
+        ...(r.duplicate === undefined
+          ? {}
+          : {
+              409: errorResponseObject(
+                `An identical ${r.noun} exists already; existing_id names it.`,
+                [r.duplicate],
+                AFTER_RATE_LIMIT(),
+              ),
+            }),
         413: responseRef('PayloadTooLarge'),
         429: responseRef('RateLimited'),
         500: responseRef('ServerError'),
@@ -184,27 +231,143 @@ export function drafts(): Map<string, Draft> {
         ],
         responses: {
           200: success(`The ${r.noun}'s results, newest first.`, `${r.name}ResultListEnvelope`, headers([], ['Link'])),
-          400: badRequest(
-            'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
-            [
-              errors.invalidId(),
-              errors.validationFailed([
-                {
-                  field: 'limit',
-                  code: 'out_of_range',
-                  message: 'limit must be an integer from 1 to 1000, given once.',
-                },
-              ]),
-            ],
-          ),
-          401: responseRef('Unauthorized'),
-          403: responseRef('Forbidden'),
-          404: notFound(r),
+          400: pagedQueryRefused(),
+          ...refusedForRecord(r),
           429: responseRef('RateLimited'),
           500: responseRef('ServerError'),
           ...everyOperation(),
         },
       });
+    if (r.checked)
+      map.set(`POST /${r.path}/check`, {
+        operationId: `check${r.name}`,
+        summary: `Check one ${r.noun} now`,
+        description: `Makes one ${r.noun} of the key's user due at once: a running monitoring engine checks it at its next claim (within seconds), and the results route shows what it found. The answer, 202, is the ${r.noun} as it stands, before that check. At most once a minute per ${r.noun}: sooner is 429 check_too_soon with Retry-After. A disabled ${r.noun} is never checked: 409 record_paused. Takes no body.`,
+        tags: [r.tag],
+        parameters: [{ $ref: '#/components/parameters/Id' }],
+        responses: {
+          202: success(`The ${r.noun}, due now.`, `${r.name}Envelope`),
+          400: idOnlyQueryRefused(),
+          ...refusedForRecord(r),
+          409: errorResponseObject(
+            `The ${r.noun} is disabled (is_enabled false).`,
+            [errors.recordPaused()],
+            AFTER_RATE_LIMIT(),
+          ),
+          429: errorResponseObject(
+            `This ${r.noun} was asked to be checked less than a minute ago (check_too_soon), or the key's quota or the address's failed-authentication throttle is spent (rate_limit_exceeded). Nothing was done: ask again after Retry-After seconds.`,
+            [
+              errors.checkTooSoon(60),
+              errors.rateLimited(spentQuota(DEFAULTS.rateLimit), DEFAULTS.rateLimit),
+              errors.authThrottled(spentQuota(DEFAULTS.authFailureLimit), DEFAULTS.authFailureLimit),
+            ],
+            headers(
+              ['X-Request-Id', 'Retry-After'],
+              ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+            ),
+          ),
+          500: responseRef('ServerError'),
+          ...everyOperation(),
+        },
+      });
+    if (r.path === 'webhooks')
+      map.set('GET /webhooks/deliveries', {
+        operationId: 'listWebhookDeliveries',
+        summary: 'The delivery attempts of one webhook, newest first',
+        description: `Every attempt to deliver an event to one webhook of the key's user: the event, which attempt it was, when it ended, the HTTP status answered, why it failed and how long it took; newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}), paged as results are (\`before_id\`, \`Link: <...>; rel="next"\`). A webhook that does not exist and one of another user get the same 404.`,
+        tags: [r.tag],
+        parameters: [
+          { $ref: '#/components/parameters/Id' },
+          { $ref: '#/components/parameters/ResultsLimit' },
+          { $ref: '#/components/parameters/BeforeId' },
+        ],
+        responses: {
+          200: success('The attempts, newest first.', 'WebhookAttemptListEnvelope', headers([], ['Link'])),
+          400: pagedQueryRefused(),
+          ...refusedForRecord(r),
+          429: responseRef('RateLimited'),
+          500: responseRef('ServerError'),
+          ...everyOperation(),
+        },
+      });
+    if (r.path === 'webhooks')
+      map.set('POST /webhooks/test', {
+        operationId: 'testWebhook',
+        summary: 'Send a webhook a test event now',
+        description:
+          'Sends one signed `webhook.test` event (`{"type":"webhook.test","timestamp":...,"data":{"webhook_id":N}}`, with a `webhook-id` of its own starting `test_`) to one webhook of the key\'s user at once, under the target policy of deliveries, and answers how that one attempt went: a failed attempt is a 200 whose `delivered` is false. Nothing is retried or stored. Takes no body. A webhook that does not exist and one of another user get the same 404.',
+        tags: [r.tag],
+        parameters: [{ $ref: '#/components/parameters/Id' }],
+        responses: {
+          200: success("The attempt's outcome.", 'WebhookTestResultEnvelope'),
+          400: idOnlyQueryRefused(),
+          ...refusedForRecord(r),
+          429: responseRef('RateLimited'),
+          500: responseRef('ServerError'),
+          503: errorResponseObject(
+            'This server sends no test deliveries (an embedding host gave no webhookSender).',
+            [errors.webhookTestUnavailable()],
+            AFTER_RATE_LIMIT(),
+          ),
+          ...everyOperation(),
+        },
+      });
+    map.set(`GET /${r.path}/get`, {
+      operationId: `get${r.name}`,
+      summary: `One ${r.noun}`,
+      description: `One ${r.noun} of the key's user, as the list shows it. A ${r.noun} that does not exist and one of another user get the same 404.`,
+      tags: [r.tag],
+      parameters: [{ $ref: '#/components/parameters/Id' }],
+      responses: {
+        200: success(`The ${r.noun}.`, `${r.name}Envelope`),
+        400: idOnlyQueryRefused(),
+        ...refusedForRecord(r),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+        ...everyOperation(),
+      },
+    });
+    map.set(`PATCH /${r.path}/update`, {
+      operationId: `update${r.name}`,
+      summary: `Change a ${r.noun}`,
+      description: `Changes the fields given and no other, all or none. Each is judged as on create and the ${r.noun} that results as a whole; fields the server keeps are read_only_field. An unknown id, or another user's, is 404 whatever the body (its JSON form excepted).${r.duplicate === undefined ? '' : ` A change that makes it equal to another ${r.noun} of the user is 409 with \`existing_id\`.`}${r.checked ? ' `is_enabled: false` pauses it and `true` resumes it (each announced to webhooks); a change of what is checked makes it due at once, and a check in flight under the old settings is never recorded.' : ''}`,
+      tags: [r.tag],
+      parameters: [{ $ref: '#/components/parameters/Id' }],
+      requestBody: {
+        description: `The changes. Content-Type must be application/json (a charset parameter is allowed).`,
+        required: true,
+        content: { [JSON_MEDIA]: { schema: ref(`${r.name}Update`) } },
+      },
+      responses: {
+        200: success(
+          `The ${r.noun} as changed.`,
+          r.path === 'webhooks' ? 'UpdatedWebhookEnvelope' : `${r.name}Envelope`,
+        ),
+        400: badRequest(
+          'The id is not valid (invalid_id), the body is not JSON of the right media type, or it has invalid fields (every problem is listed in details).',
+          [
+            errors.invalidId(),
+            errors.invalidContentType(),
+            errors.invalidJson(),
+            errors.validationFailed(sampleDetails()),
+          ],
+        ),
+        ...refusedForRecord(r),
+        ...(r.duplicate === undefined
+          ? {}
+          : {
+              409: errorResponseObject(
+                `The change would make it equal to another ${r.noun}; existing_id names it.`,
+                [r.duplicate],
+                AFTER_RATE_LIMIT(),
+              ),
+            }),
+        413: responseRef('PayloadTooLarge'),
+        429: responseRef('RateLimited'),
+        500: responseRef('ServerError'),
+        ...everyOperation(),
+      },
+    });
     map.set(`DELETE /${r.path}/delete`, {
       operationId: `delete${r.name}`,
       summary: `Delete a ${r.noun}`,
@@ -213,18 +376,8 @@ export function drafts(): Map<string, Draft> {
       parameters: [{ $ref: '#/components/parameters/Id' }],
       responses: {
         200: success('Deleted.', 'DeletedEnvelope'),
-        400: badRequest(
-          'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
-          [
-            errors.invalidId(),
-            errors.validationFailed([
-              { field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' },
-            ]),
-          ],
-        ),
-        401: responseRef('Unauthorized'),
-        403: responseRef('Forbidden'),
-        404: notFound(r),
+        400: idOnlyQueryRefused(),
+        ...refusedForRecord(r),
         429: responseRef('RateLimited'),
         500: responseRef('ServerError'),
         ...everyOperation(),

@@ -182,6 +182,10 @@ const MONITOR_NOTES: Readonly<Record<string, string>> = {
   target_value: DEVICE_NOTES.target_value!,
   is_enabled: 'Default true.',
   check_interval_s: 'Default 3600.',
+  zones:
+    "Default null: every zone the installation asks for the target's type (its defaults: zen.spamhaus.org, bl.spamcop.net, bl.mailspike.net, psbl.surriel.com, ix.dnsbl.manitu.net, bl.spameatingmonkey.net for IPs; dbl.spamhaus.org, multi.uribl.com, multi.surbl.org for domains). A zone it does not ask is refused (invalid_value, naming it). Stored lower-case, sorted, without repeats.",
+  count_policy_listings:
+    'Default false: a listing whose every code is a policy one (Spamhaus PBL) is shown in listings but leaves the status clean.',
 };
 
 export function deviceInputSchema(): JsonSchema {

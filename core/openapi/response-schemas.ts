@@ -20,6 +20,7 @@ import {
   type BlacklistStatus,
   type Device,
   type DeviceStatus,
+  type DnsblListing,
   type Scheme,
   type TargetType,
 } from '../records.ts';
@@ -35,6 +36,7 @@ export const DETAIL_CODES = exhaustive<DetailCode>()([
   'unknown_field',
   'forbidden_target',
   'not_applicable',
+  'read_only_field',
 ]);
 const TARGET_TYPES = exhaustive<TargetType>()(['domain', 'ip']);
 const SCHEMES = exhaustive<Scheme>()(['http', 'https']);
@@ -147,6 +149,39 @@ function recordSchemas(): Record<string, JsonSchema> {
         type: 'array',
         items: STRING,
       }),
+      zones: described(
+        "The zones asked for the target, sorted: some of the installation's zones for its type; null asks every one of them.",
+        nullable({ type: 'array', items: STRING, minItems: 1 }),
+      ),
+      count_policy_listings: described(
+        'Whether a policy listing (Spamhaus PBL) makes the monitor listed; when false such a listing is shown in listings and the status stays clean.',
+        BOOLEAN,
+      ),
+      listings: described('Every zone that lists the target, sorted by zone; [] when none does.', {
+        type: 'array',
+        items: ref('DnsblListing'),
+      }),
+      rdns: described(
+        'The reverse DNS (PTR) name of an IP target; null when it has none, and for a domain.',
+        nullable(STRING),
+      ),
+    }),
+    DnsblListing: record<DnsblListing>("One zone's listing of a target, read against what the list documents.", {
+      zone: STRING,
+      answer: described('The A records the zone answered, comma-joined (e.g. 127.0.0.2).', STRING),
+      meaning: described(
+        "What the answer means, from the list's documentation; null when the code is not known.",
+        nullable(STRING),
+      ),
+      policy: described(
+        'True when every code of the answer is a policy listing (an address range that should not send mail directly), not a sign of spam.',
+        BOOLEAN,
+      ),
+      delist_url: described(
+        'Where to look the listing up and ask for its removal; null when not known.',
+        nullable(STRING),
+      ),
+      since: described('The first check that saw this zone list the target.', ref('Timestamp')),
     }),
     Me: {
       type: 'object',

@@ -44,13 +44,24 @@ const ERROR = described(
 function base(probe: JsonSchema) {
   return {
     id: described('Larger ids are later results.', ref('Id')),
+    check_id: described(
+      'The check the result belongs to: every result of one check has the same; a later check has a larger one.',
+      ref('Id'),
+    ),
     checked_at: described('When the probe finished.', ref('Timestamp')),
     probe,
     ok: BOOLEAN,
     response_ms: RESPONSE_MS,
     error: ERROR,
+    maintenance: described('Present (true) on a result of a check made during a maintenance window.', { const: true }),
   } as const;
 }
+
+/** `maintenance` is present only on results of checks made during a maintenance window. */
+const optionalMaintenance = (schema: JsonSchema): JsonSchema => ({
+  ...schema,
+  required: (schema.required ?? []).filter((name) => name !== 'maintenance'),
+});
 
 const probeEnum = (values: readonly string[]): JsonSchema =>
   values.length === 1 ? { const: values[0]! } : { type: 'string', enum: [...values] };
@@ -59,9 +70,15 @@ const probeEnum = (values: readonly string[]): JsonSchema =>
 function families(withId: boolean, prefix: string): Record<string, JsonSchema> {
   // `record` checks the keys against the result type; the id-less form is the same object without `id`.
   const strip = (schema: JsonSchema): JsonSchema => {
-    if (withId) return schema;
-    const { id: _id, ...properties } = schema.properties as Record<string, JsonSchema>;
-    return { ...schema, required: (schema.required ?? []).filter((name) => name !== 'id'), properties };
+    if (withId) return optionalMaintenance(schema);
+    const { id: _id, check_id: _checkId, ...properties } = schema.properties as Record<string, JsonSchema>;
+    return {
+      ...schema,
+      required: (schema.required ?? []).filter(
+        (name) => name !== 'id' && name !== 'check_id' && name !== 'maintenance',
+      ),
+      properties,
+    };
   };
   return {
     [`${prefix}DnsblResult`]: strip(
@@ -76,6 +93,16 @@ function families(withId: boolean, prefix: string): Record<string, JsonSchema> {
           'The A records the zone answered, comma-joined (e.g. 127.0.0.2); null for NXDOMAIN or a failure.',
           nullable(STRING),
         ),
+        meaning: described(
+          "What a listing's answer means, as in the monitor's listings; null when not listed or not known.",
+          nullable(STRING),
+        ),
+        policy: described('True for a policy listing; false otherwise, and when not listed.', BOOLEAN),
+        delist_url: described(
+          'Where to look up or remove the listing; null when not listed or not known.',
+          nullable(STRING),
+        ),
+        since: described('The first check that saw the listing; null when not listed.', nullable(ref('Timestamp'))),
       }),
     ),
     [`${prefix}HttpProbeResult`]: strip(

@@ -3,7 +3,14 @@
  * its record, the create answer with the secret, and their envelopes.
  */
 import type { JsonSchema } from '@valibot/to-json-schema';
-import { EVENT_TYPES, WEBHOOK_DELIVERY_STATUSES, type CreatedWebhook, type Webhook } from '../records.ts';
+import {
+  EVENT_TYPES,
+  WEBHOOK_DELIVERY_STATUSES,
+  type CreatedWebhook,
+  type Webhook,
+  type WebhookAttempt,
+} from '../records.ts';
+import type { WebhookTestResult } from '../webhook-sender.ts';
 import { nullable, ref } from './schema-helpers.ts';
 
 /** Written by hand: the converter has no rule for the `events` checks (non-empty, distinct). */
@@ -50,8 +57,54 @@ function webhookProperties(): { [K in keyof Webhook]-?: JsonSchema } {
       description: 'delivered, or failing from a failed attempt until one succeeds; null before the first.',
       ...nullable({ type: 'string', enum: [...WEBHOOK_DELIVERY_STATUSES] }),
     },
+    last_delivery_error: {
+      description:
+        'Why the last attempt failed (timeout, http_500, ECONNREFUSED, ...); null when it succeeded, or before any.',
+      ...nullable({ type: 'string' }),
+    },
+    failing_since: {
+      description: 'When the current run of failed attempts began; null while deliveries succeed.',
+      ...nullable(ref('Timestamp')),
+    },
   };
 }
+
+const attempt: { [K in keyof WebhookAttempt]-?: JsonSchema } = {
+  id: { description: 'Larger ids are later attempts.', ...ref('Id') },
+  event_id: { description: 'The event delivered: the webhook-id header the endpoint received.', ...ref('Id') },
+  event_type: { type: 'string', enum: [...EVENT_TYPES] },
+  attempt: {
+    type: 'integer',
+    minimum: 1,
+    description: '1 for the first attempt at this event, 2 for its first retry, ...',
+  },
+  attempted_at: { description: 'When the attempt ended.', ...ref('Timestamp') },
+  http_status: {
+    description: 'The HTTP status the endpoint answered; null when it never answered.',
+    ...nullable({ type: 'integer' }),
+  },
+  error: {
+    description:
+      'Why the attempt failed (timeout, http_500, ECONNREFUSED, forbidden_address, ...); null when delivered (a 2xx).',
+    ...nullable({ type: 'string' }),
+  },
+  duration_ms: {
+    description: 'How long the attempt took, connecting included, in whole milliseconds.',
+    ...nullable({ type: 'integer', minimum: 0 }),
+  },
+};
+
+const testResult: { [K in keyof WebhookTestResult]-?: JsonSchema } = {
+  delivered: { type: 'boolean', description: 'True when the endpoint answered a 2xx.' },
+  http_status: attempt.http_status!,
+  error: attempt.error!,
+  duration_ms: {
+    type: 'integer',
+    minimum: 0,
+    description: 'How long the attempt took, connecting included, in whole milliseconds.',
+  },
+  attempted_at: attempt.attempted_at!,
+};
 
 export function webhookSchemas(): Record<string, JsonSchema> {
   const properties = webhookProperties();
@@ -84,6 +137,28 @@ export function webhookSchemas(): Record<string, JsonSchema> {
       properties: created,
     },
     CreatedWebhookEnvelope: envelope(ref('CreatedWebhook'), 'The new webhook, with its secret.'),
+    WebhookEnvelope: envelope(ref('Webhook'), 'One webhook, without its secret.'),
+    UpdatedWebhookEnvelope: envelope(
+      { anyOf: [ref('CreatedWebhook'), ref('Webhook')] },
+      'The webhook as changed: with its new secret after rotate_secret, without a secret otherwise.',
+    ),
     WebhookListEnvelope: envelope({ type: 'array', items: ref('Webhook') }, 'Webhooks, ascending by id.'),
+    WebhookAttempt: {
+      type: 'object',
+      description: 'One delivery attempt to a webhook.',
+      required: Object.keys(attempt),
+      properties: attempt,
+    },
+    WebhookTestResult: {
+      type: 'object',
+      description: 'How the one attempt of a test delivery went.',
+      required: Object.keys(testResult),
+      properties: testResult,
+    },
+    WebhookTestResultEnvelope: envelope(ref('WebhookTestResult'), 'The outcome of the test delivery.'),
+    WebhookAttemptListEnvelope: envelope(
+      { type: 'array', items: ref('WebhookAttempt') },
+      "A webhook's delivery attempts, newest first.",
+    ),
   };
 }

@@ -1,15 +1,47 @@
-import { parseBlacklistMonitorInput } from '../validation/blacklist-monitor-input.ts';
+import type { BlacklistMonitor, NewBlacklistMonitor } from '../records.ts';
+import {
+  blacklistMonitorHints,
+  blacklistMonitorSchema,
+  parseBlacklistMonitorInput,
+} from '../validation/blacklist-monitor-input.ts';
+import { parsePatch } from '../validation/patch-input.ts';
+import { changedFields, changeEvents, effectOf, recordAfter, type ChangeRules } from './record-change.ts';
 import { resourceRoutes } from './resource-routes.ts';
 
+const FIELDS = Object.keys(blacklistMonitorSchema.entries);
+
+const RULES: ChangeRules = {
+  unchecked: new Set(['is_enabled', 'check_interval_s']),
+  events: { paused: 'blacklist_monitor.paused', resumed: 'blacklist_monitor.resumed' },
+};
+
 /**
- * GET /blacklist-monitors, POST /blacklist-monitors/create, DELETE /blacklist-monitors/delete (docs/contract.md
- * §6.2-§6.4).
+ * GET /blacklist-monitors, POST .../create, GET .../get, PATCH .../update, DELETE .../delete
+ * (docs/contract.md §6.2-§6.4 and "Changing a record").
  */
-export const blacklistMonitorRoutes = resourceRoutes({
+export const blacklistMonitorRoutes = resourceRoutes<BlacklistMonitor, NewBlacklistMonitor>({
   parse: parseBlacklistMonitorInput,
   list: (store, userId, page) => store.listBlacklistMonitors(userId, page),
   create: (store, userId, monitor) => store.createBlacklistMonitor(userId, monitor),
   remove: (store, userId, id) => store.deleteBlacklistMonitor(userId, id),
+  get: (store, userId, id) => store.getBlacklistMonitor(userId, id),
+  prepare(from, body, options, at) {
+    const to = parsePatch<BlacklistMonitor, NewBlacklistMonitor>(
+      {
+        schema: blacklistMonitorSchema,
+        hints: blacklistMonitorHints,
+        parse: (input) => parseBlacklistMonitorInput(input, options, from.created_at),
+      },
+      from,
+      body,
+    );
+    const changed = changedFields(from, to, FIELDS);
+    if (changed.length === 0) return { change: null };
+    const effect = effectOf(RULES, from, to, changed);
+    const events = changeEvents(RULES, from, recordAfter(from, to, FIELDS, effect, at), effect, at);
+    return { change: { to, fields: FIELDS, effect, at, events } };
+  },
+  update: (store, userId, id, change) => store.updateBlacklistMonitor(userId, id, change),
   duplicate: 'duplicate_blacklist_monitor',
   notFound: 'blacklist_monitor_not_found',
 });

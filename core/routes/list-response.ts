@@ -14,9 +14,11 @@ type FetchPage<T> = (page: PageRequest) => Promise<T[]>;
 export async function listResponse<T extends { id: number }>(
   call: RouteContext,
   fetchPage: FetchPage<T>,
+  cacheable = true,
 ): Promise<ApiResponse> {
   const { limit, afterId } = parseListQuery(call.url.query);
-  const asked = call.store.changeMarker?.(call.arrivedAt);
+  // A list whose records change with the clock (a maintenance window's `active_now`) is never kept.
+  const asked = cacheable ? call.store.changeMarker?.(call.arrivedAt) : undefined;
   // Awaited only when it is a promise: a store that knows its marker at once spares the list a turn.
   const marker = typeof asked === 'object' ? await asked : asked;
   if (marker === undefined) return readList(call, fetchPage, limit, afterId);

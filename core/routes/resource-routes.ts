@@ -2,19 +2,40 @@ import { toTimestamp } from '../clock.ts';
 import { errors, type DuplicateCode, type NotFoundCode } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { readJsonObject } from '../http/read-json-body.ts';
-import type { Deleted } from '../records.ts';
-import type { CreateResult, PageRequest, Store } from '../store.ts';
-import type { TargetOptions } from '../validation/device-input.ts';
+import type { Deleted, Timestamp } from '../records.ts';
+import type { CreateResult, PageRequest, RecordChange, Store, UpdateResult } from '../store.ts';
 import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
 import type { RouteContext } from './route-context.ts';
 import { listResponse } from './list-response.ts';
 
+/**
+ * How often a PATCH is applied again after finding its record changed by someone else between its
+ * read and its write (compare-and-set). Each retry needs another concurrent change of the same
+ * record in that short time, so a few suffice.
+ */
+const UPDATE_ATTEMPTS = 8;
+
+/** A PATCH as the store is to write it, and what the answer shows. */
+export interface PreparedChange<T, New> {
+  change: Omit<RecordChange<T, New>, 'from'> | null;
+  /** Turns the store's record into the answer (a webhook's secret shown only when rotated). */
+  answer?: (record: T) => unknown;
+}
+
 /** What differs between the API's resources; list, create and delete work alike for all. */
 export interface ResourceSpec<T extends { id: number }, New> {
-  parse(input: Record<string, unknown>, options: TargetOptions, createdAt: string): New;
+  /** `options` is the call itself: the target policy and the installation's DNSBL zones. */
+  parse(input: Record<string, unknown>, options: RouteContext, createdAt: string): New;
   list(store: Store, userId: number, page: PageRequest): Promise<T[]>;
   create(store: Store, userId: number, record: New): Promise<CreateResult<T>>;
   remove(store: Store, userId: number, id: number): Promise<boolean>;
+  get(store: Store, userId: number, id: number): Promise<T | undefined>;
+  /**
+   * Judges a PATCH body against the record as read (throws the 400) and says what to write:
+   * null when the record would not change.
+   */
+  prepare(record: T, body: Record<string, unknown>, options: RouteContext, at: Timestamp): PreparedChange<T, New>;
+  update(store: Store, userId: number, id: number, change: RecordChange<T, New>): Promise<UpdateResult<T>>;
   duplicate: DuplicateCode;
   notFound: NotFoundCode;
 }
@@ -23,6 +44,32 @@ export interface ResourceRoutes {
   list(call: RouteContext): Promise<ApiResponse>;
   create(call: RouteContext): Promise<ApiResponse>;
   remove(call: RouteContext): Promise<ApiResponse>;
+  get(call: RouteContext): Promise<ApiResponse>;
+  update(call: RouteContext): Promise<ApiResponse>;
+}
+
+/**
+ * A PATCH judged against a guessed record (RecentRecords), or undefined when the guess cannot
+ * settle it and the record must be read: a refusal (the guess may be out of date), no change (the
+ * answer must be the record as stored now), or a change that writes events or reads the engine's
+ * state (their payload and schedule come from the record as read).
+ */
+function prepareGuessed<T extends { id: number }, New>(
+  spec: ResourceSpec<T, New>,
+  guess: T,
+  body: Record<string, unknown>,
+  options: RouteContext,
+  at: Timestamp,
+): PreparedChange<T, New> | undefined {
+  let prepared: PreparedChange<T, New>;
+  try {
+    prepared = spec.prepare(guess, body, options, at);
+  } catch {
+    return undefined;
+  }
+  const { change } = prepared;
+  if (change === null || change.events.length > 0 || change.effect === 'reschedule') return undefined;
+  return prepared;
 }
 
 export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec<T, New>): ResourceRoutes {
@@ -34,13 +81,53 @@ export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec
       const record = spec.parse(body, call, toTimestamp(call.now));
       const result = await spec.create(call.store, call.key.user_id, record);
       if ('duplicateOf' in result) throw errors.duplicate(spec.duplicate, result.duplicateOf);
+      call.recentRecords.set(spec.notFound, call.key.user_id, result.created.id, result.created);
       return successResponse(201, result.created);
     },
     async remove(call) {
       const id = parseDeleteId(call.url.query);
+      call.recentRecords.forget(spec.notFound, id);
       if (!(await spec.remove(call.store, call.key.user_id, id))) throw errors.notFound(spec.notFound);
       const deleted: Deleted = { id, deleted: true };
       return successResponse(200, deleted);
+    },
+    async get(call) {
+      const id = parseDeleteId(call.url.query);
+      const record = await spec.get(call.store, call.key.user_id, id);
+      if (record === undefined) throw errors.notFound(spec.notFound);
+      call.recentRecords.set(spec.notFound, call.key.user_id, id, record);
+      return successResponse(200, record);
+    },
+    async update(call) {
+      // The id and the body's form are judged first; its fields are judged against the record.
+      const id = parseDeleteId(call.url.query);
+      const body = await readJsonObject(call.request, call.bodyLimit);
+      const userId = call.key.user_id;
+      const at = toTimestamp(call.now);
+      const recent = call.recentRecords;
+      for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+        // The first attempt starts from the record last answered, when there is one (a guess the
+        // compare-and-set checks); every other decision is made on the record as read.
+        const guess = attempt === 0 ? recent.get<T>(spec.notFound, userId, id) : undefined;
+        const prepared = guess === undefined ? undefined : prepareGuessed(spec, guess, body, call, at);
+        const from = prepared === undefined ? await spec.get(call.store, userId, id) : guess!;
+        if (from === undefined) throw errors.notFound(spec.notFound);
+        const { change, answer = (record: T) => record } = prepared ?? spec.prepare(from, body, call, at);
+        if (change === null) return successResponse(200, answer(from));
+        const result = await spec.update(call.store, userId, id, { ...change, from });
+        if (result === undefined) {
+          recent.forget(spec.notFound, id);
+          throw errors.notFound(spec.notFound);
+        }
+        if ('duplicateOf' in result) throw errors.duplicate(spec.duplicate, result.duplicateOf);
+        if ('updated' in result) {
+          recent.set(spec.notFound, userId, id, result.updated);
+          return successResponse(200, answer(result.updated));
+        }
+        // Changed by someone else since it was read: read it again and apply the body to that.
+        recent.forget(spec.notFound, id);
+      }
+      throw new Error(`updating a record: it kept changing under ${UPDATE_ATTEMPTS} attempts; giving up`);
     },
   };
 }

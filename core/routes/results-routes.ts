@@ -1,6 +1,6 @@
-import { errors } from '../http/errors.ts';
+import { errors, type NotFoundCode } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
-import type { MonitoredKind } from '../monitoring-store.ts';
+import type { MonitoredKind, ResultsPage } from '../monitoring-store.ts';
 import { parseResultsQuery } from '../validation/results-query.ts';
 import type { RouteContext } from './route-context.ts';
 
@@ -17,10 +17,22 @@ import type { RouteContext } from './route-context.ts';
  * devices and monitors, and a check result is not promised to move it.
  */
 export function resultsRoute(kind: MonitoredKind, notFound: 'device_not_found' | 'blacklist_monitor_not_found') {
+  return newestFirstRoute((call, id, page) => call.store.listCheckResults(call.key.user_id, kind, id, page), notFound);
+}
+
+/**
+ * A route that pages one record's rows newest first by id, as the results routes do (and
+ * `GET /webhooks/deliveries`): `read` answers undefined for a record that is missing or another
+ * user's.
+ */
+export function newestFirstRoute<T extends { id: number }>(
+  read: (call: RouteContext, id: number, page: ResultsPage) => Promise<T[] | undefined>,
+  notFound: NotFoundCode,
+) {
   return async (call: RouteContext): Promise<ApiResponse> => {
     const { id, limit, beforeId } = parseResultsQuery(call.url.query);
     const page = beforeId === undefined ? { limit: limit + 1 } : { limit: limit + 1, beforeId };
-    const rows = await call.store.listCheckResults(call.key.user_id, kind, id, page);
+    const rows = await read(call, id, page);
     // Missing and another user's record are the same 404: nobody learns whether an id exists.
     if (rows === undefined) throw errors.notFound(notFound);
     const headers: Record<string, string> = {};

@@ -1,7 +1,10 @@
 import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
+import type { DnsblZoneLists } from '../dnsbl/zones.ts';
 import type { ApiKey } from '../records.ts';
 import type { Store } from '../store.ts';
+import type { WebhookSender } from '../webhook-sender.ts';
 import type { ListCache } from './list-cache.ts';
+import type { RecentRecords } from './recent-records.ts';
 
 /** Everything a route handler may use: the request, its authenticated key and the API's parts. */
 export interface RouteContext {
@@ -17,5 +20,10 @@ export interface RouteContext {
   /** Records a streamed list reads from the store per query (MonitoringApiOptions.listBatchSize). */
   readonly listBatchSize: number;
   readonly allowPrivateTargets: boolean;
+  /** The DNSBL zones the operator configured (MonitoringApiOptions.dnsblZones, dnsblDomainZones). */
+  readonly dnsblZones: DnsblZoneLists;
   readonly listCache: ListCache;
+  readonly webhookSender: WebhookSender | undefined;
+  /** The records last answered, a PATCH's first guess at its record (recent-records.ts). */
+  readonly recentRecords: RecentRecords;
 }

@@ -7,10 +7,12 @@ import type { RouteContext } from './route-context.ts';
 import { deviceRoutes as devices } from './devices.ts';
 import { listLocations } from './locations.ts';
 import { getMe } from './me.ts';
-import { resultsRoute } from './results-routes.ts';
-import { webhookRoutes as webhooks } from './webhooks.ts';
+import { checkRoute } from './check-route.ts';
+import { maintenanceWindowRoutes as windows } from './maintenance-windows.ts';
+import { newestFirstRoute, resultsRoute } from './results-routes.ts';
+import { testWebhook, webhookRoutes as webhooks } from './webhooks.ts';
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 type Handler = (call: RouteContext) => Promise<ApiResponse>;
 
 interface Route {
@@ -26,10 +28,15 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/me', scope: null, handler: getMe },
   { method: 'GET', path: '/devices', scope: 'read', handler: devices.list },
   { method: 'POST', path: '/devices/create', scope: 'write', handler: devices.create },
+  { method: 'GET', path: '/devices/get', scope: 'read', handler: devices.get },
+  { method: 'PATCH', path: '/devices/update', scope: 'write', handler: devices.update },
   { method: 'DELETE', path: '/devices/delete', scope: 'write', handler: devices.remove },
   { method: 'GET', path: '/devices/results', scope: 'read', handler: resultsRoute('device', 'device_not_found') },
+  { method: 'POST', path: '/devices/check', scope: 'write', handler: checkRoute('device', 'device_not_found') },
   { method: 'GET', path: '/blacklist-monitors', scope: 'read', handler: monitors.list },
   { method: 'POST', path: '/blacklist-monitors/create', scope: 'write', handler: monitors.create },
+  { method: 'GET', path: '/blacklist-monitors/get', scope: 'read', handler: monitors.get },
+  { method: 'PATCH', path: '/blacklist-monitors/update', scope: 'write', handler: monitors.update },
   { method: 'DELETE', path: '/blacklist-monitors/delete', scope: 'write', handler: monitors.remove },
   {
     method: 'GET',
@@ -37,10 +44,33 @@ export const ROUTES: readonly Route[] = [
     scope: 'read',
     handler: resultsRoute('blacklist_monitor', 'blacklist_monitor_not_found'),
   },
+  {
+    method: 'POST',
+    path: '/blacklist-monitors/check',
+    scope: 'write',
+    handler: checkRoute('blacklist_monitor', 'blacklist_monitor_not_found'),
+  },
   { method: 'GET', path: '/webhooks', scope: 'read', handler: webhooks.list },
   { method: 'POST', path: '/webhooks/create', scope: 'write', handler: webhooks.create },
+  { method: 'GET', path: '/webhooks/get', scope: 'read', handler: webhooks.get },
+  { method: 'PATCH', path: '/webhooks/update', scope: 'write', handler: webhooks.update },
   { method: 'DELETE', path: '/webhooks/delete', scope: 'write', handler: webhooks.remove },
   { method: 'GET', path: '/locations', scope: 'read', handler: listLocations },
+  {
+    method: 'GET',
+    path: '/webhooks/deliveries',
+    scope: 'read',
+    handler: newestFirstRoute(
+      (call, id, page) => call.store.listWebhookAttempts(call.key.user_id, id, page),
+      'webhook_not_found',
+    ),
+  },
+  { method: 'POST', path: '/webhooks/test', scope: 'write', handler: testWebhook },
+  { method: 'GET', path: '/maintenance-windows', scope: 'read', handler: windows.list },
+  { method: 'POST', path: '/maintenance-windows/create', scope: 'write', handler: windows.create },
+  { method: 'GET', path: '/maintenance-windows/get', scope: 'read', handler: windows.get },
+  { method: 'PATCH', path: '/maintenance-windows/update', scope: 'write', handler: windows.update },
+  { method: 'DELETE', path: '/maintenance-windows/delete', scope: 'write', handler: windows.remove },
 ];
 
 const RESOURCES = new Set(ROUTES.map((route) => route.path.split('/')[1]!));
@@ -71,7 +101,7 @@ export function createRouter(): (path: string, call: RouteContext) => Promise<Ap
   const router = Router<RoutedRequest, []>();
   const allowed = new Map<string, Method[]>();
   for (const route of ROUTES) {
-    const verb = route.method.toLowerCase() as 'get' | 'post' | 'delete';
+    const verb = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
     const run: Resolved = (call) => {
       if (route.scope !== null && !call.key.scopes.includes(route.scope)) throw errors.insufficientScope(route.scope);
       return route.handler(call);

@@ -35,7 +35,7 @@ export function normalizeDomain(input: string): string | null {
   // A name already in its stored form is its own IDNA result: UTS #46 maps lower-case ASCII
   // letters, digits, hyphens and dots to themselves, and only an `xn--` label leaves IDNA anything
   // to check. Most creates name such a host, and domainToASCII was the largest single cost of
-  // normalising it (docs/performance.md, "Where the time goes").
+  // normalising it (docs/performance.md, "What stands between these figures and the targets").
   if (!input.includes('xn--') && hasStoredSyntax(input)) return input;
 
   // IDNA maps case itself, and differently from toLowerCase (`ẞ` becomes `ss`, not `ß`), so only

@@ -1,6 +1,8 @@
 /**
  * `monitoring-api/testing`: the API over a memory store and a manual clock, with helpers to make
- * users and keys and to call a route without a network. For the host's own unit tests.
+ * users and keys and to call a route without a network, any route and method included
+ * (`request('/v1/devices/update?id=1', { method: 'PATCH', key, body: { is_enabled: false } })`).
+ * For the host's own unit tests.
  *
  * Running the monitoring engine in a test: the engine (`monitoring-api/engine`) takes the same
  * store and clock, so hand it `t.store` and `t.clock`; what it records is then what the API shows,
@@ -16,6 +18,13 @@
  *   await t.request('/v1/devices/results?id=1', { key });
  *   t.clock.advance(60_000);                       // its interval: due again
  *   await engine.runOnce();
+ *   await t.request('/v1/devices/check?id=1', { method: 'POST', key }); // 202: due now, whatever its interval
+ *   await engine.runOnce();                        // checked at once; a second request within 60 s is 429
+ *
+ * Blacklist monitors are asked through DNS: point the engine's `dnsServers` at a DNS server the
+ * test runs on loopback, or inject a `resolver` (`resolve4`, and `resolvePtr` for `rdns`). A
+ * monitor's `zones` are held to the API's `dnsblZones` and `dnsblDomainZones` options: give the
+ * API the zones the engine asks.
  *
  * Probes must reach only what the test serves on loopback (see the engine's options for the
  * lookup, the DNS servers and `allowPrivateTargets`).

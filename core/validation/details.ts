@@ -15,6 +15,7 @@ export function detail(field: string, code: DetailCode, hints: FieldHints): Erro
     unknown_field: `${field} is not a field of this request.`,
     forbidden_target: `${field} is not a publicly routable target.`,
     not_applicable: `${field} applies to web services only.`,
+    read_only_field: `${field} is kept by the server and cannot be changed.`,
   };
   return { field, code, message: message[code] };
 }

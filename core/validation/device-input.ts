@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { ErrorDetail } from '../http/api-error.ts';
-import { SERVICE_TYPES, type NewDevice, type Scheme, type ServiceType } from '../records.ts';
+import { SERVICE_TYPES, type Device, type NewDevice, type Scheme, type ServiceType } from '../records.ts';
 import { isValidHostHeader, normalizeHost, normalizeTarget } from '../targets/normalize-target.ts';
 import { detail, type FieldHints } from './details.ts';
 import { LOCATION_NAME } from '../locations.ts';
@@ -197,4 +197,51 @@ export function parseDeviceInput(input: Record<string, unknown>, options: Target
     last_checked_at: null,
     last_results: {},
   };
+}
+
+/** Fields a create derives from others when they are left out (docs/contract.md §6.1's defaults). */
+const DERIVED = [
+  'port',
+  'origin_scheme',
+  'origin_port',
+  'check_public_http',
+  'check_public_https',
+  'check_public_tls',
+  'expect_status',
+] as const;
+/** The fields the derived ones follow. */
+const DRIVERS = ['service_type', 'scheme', 'origin_scheme'] as const;
+
+/**
+ * The fields of a device that a PATCH makes derive again (docs/contract.md §6.9):
+ * when the body changes the service, the scheme or the origin scheme, each derived field the body
+ * leaves out and that still holds the default of the device as it was follows the change (a port
+ * of 443 becomes 80 with `scheme: "http"`; an explicit 8443 stays); leaving web clears the web-only
+ * fields to their defaults.
+ */
+export function rederivedDeviceFields(device: Device, body: Record<string, unknown>, options: TargetOptions): string[] {
+  if (!DRIVERS.some((name) => Object.hasOwn(body, name))) return [];
+  const again: string[] = [];
+  const service = Object.hasOwn(body, 'service_type') ? (body.service_type ?? 'web') : device.service_type;
+  if (service !== 'web') again.push(...WEB_ONLY);
+  const stored = device as unknown as Record<string, unknown>;
+  const base: Record<string, unknown> = {};
+  for (const name of Object.keys(deviceSchema.entries)) {
+    if (!(DERIVED as readonly string[]).includes(name) && stored[name] !== null) base[name] = stored[name];
+  }
+  if (device.service_type === 'tcp') base.port = device.port;
+  let defaults: NewDevice;
+  try {
+    defaults = parseDeviceInput(base, options, device.created_at);
+  } catch {
+    return again;
+  }
+  for (const name of DERIVED) {
+    if (Object.hasOwn(body, name)) continue;
+    // An origin port follows the origin scheme it was given with, explicit or not.
+    const fallback =
+      name === 'origin_port' && device.origin_scheme !== null ? webPort(device.origin_scheme) : defaults[name];
+    if (stored[name] === fallback) again.push(name);
+  }
+  return again;
 }

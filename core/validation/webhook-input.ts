@@ -81,5 +81,7 @@ export function parseWebhookInput(
     created_at: createdAt,
     last_delivery_at: null,
     last_delivery_status: null,
+    last_delivery_error: null,
+    failing_since: null,
   };
 }

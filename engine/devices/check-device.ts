@@ -1,7 +1,8 @@
-import type { ClaimedDevice, Clock, DeviceCheckOutcome } from '../../core/index.ts';
+import type { ClaimedDevice, Clock, DeviceCheckOutcome, NewDeviceProbeResult } from '../../core/index.ts';
 import type { Connector } from '../net/connector.ts';
 import type { ProbeOptions } from '../probes/probe-options.ts';
 import { probesOf, runProbe } from './device-probes.ts';
+import { REFUSED_BY_POLICY, WORKER_OVERLOADED } from '../our-failures.ts';
 import { deviceCheckOutcome } from './device-status.ts';
 
 /** The settings a device check reads (docs/engine.md, "Device probes" and "Statuses and transitions"). */
@@ -33,10 +34,23 @@ export interface DeviceCheckContext {
 export type DeviceCheck = (claimed: ClaimedDevice, context: DeviceCheckContext) => Promise<DeviceCheckOutcome>;
 
 /**
+ * What a failed probe says once the worker's own part is told apart (docs/engine.md, "Our
+ * failures are not the target's"): the target policy refusing the target is `refused_by_policy`,
+ * and a probe cut short because the check's lease was running out (the worker was too busy to
+ * get to it in time) is `worker_overloaded`.
+ */
+function ours(result: NewDeviceProbeResult, aborted: boolean): NewDeviceProbeResult {
+  if (result.ok) return result;
+  if (result.error === 'forbidden_address') return { ...result, error: REFUSED_BY_POLICY };
+  if (aborted) return { ...result, error: WORKER_OVERLOADED };
+  return result;
+}
+
+/**
  * One check of a claimed device: every probe it has on, at once, then the status, schedule and
- * events they lead to, as the store is to write them. Probes never throw (a failure is a result);
- * the check rejects only when `signal` aborted it, for an interrupted check says nothing about
- * the device and must not be recorded as a failure.
+ * events they lead to, as the store is to write them. Probes never throw (a failure is a result).
+ * A check that `signal` interrupted says nothing about the device: its failed probes are
+ * `worker_overloaded`, which moves the device nowhere and brings it back after the retry delay.
  */
 export async function checkDevice(claimed: ClaimedDevice, context: DeviceCheckContext): Promise<DeviceCheckOutcome> {
   const { connector, clock, options, signal, random } = context;
@@ -49,8 +63,8 @@ export async function checkDevice(claimed: ClaimedDevice, context: DeviceCheckCo
     probeTimeoutMs: options.probeTimeoutMs,
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   };
-  const results = await Promise.all(probesOf(device).map((probe) => runProbe(probe, device, probeOptions)));
-  signal.throwIfAborted();
+  const probed = await Promise.all(probesOf(device).map((probe) => runProbe(probe, device, probeOptions)));
+  const results = probed.map((result) => ours(result, signal.aborted));
   return deviceCheckOutcome(
     { device, consecutiveFailures: claimed.consecutive_failures, results, checkedAt: clock.now() },
     {

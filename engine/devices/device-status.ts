@@ -6,6 +6,7 @@ import {
   type DeviceStatus,
   type NewDeviceProbeResult,
 } from '../../core/internal.ts';
+import { isOurFailure } from '../our-failures.ts';
 import { deviceEvents } from './device-events.ts';
 
 export interface DeviceStatusOptions {
@@ -79,9 +80,24 @@ export function deviceCheckOutcome(
   options: DeviceStatusOptions,
   random: () => number = Math.random,
 ): DeviceCheckOutcome {
+  if (input.device.status === 'maintenance') return maintenanceOutcome(input, random);
   const { device, results } = input;
   // toTimestamp: the probes stamped the same millisecond a moment ago, and it caches the text.
   const checkedAt = toTimestamp(input.checkedAt);
+  if (results.some((result) => isOurFailure(result.error))) {
+    // The worker's failure, not the device's: it stays as it was, its count of failures too,
+    // nothing is announced, and it is checked again after the retry delay.
+    const intervalMs = device.check_interval_s * 1000;
+    return {
+      checked_at: checkedAt,
+      previous_status: device.status,
+      status: device.status,
+      consecutive_failures: input.consecutiveFailures,
+      results,
+      next_check_at: new Date(input.checkedAt + Math.min(options.retryDelayS * 1000, intervalMs)).toISOString(),
+      events: [],
+    };
+  }
   const consecutiveFailures = failuresAfter(device, input.consecutiveFailures, results);
   const status = statusAfter(device, consecutiveFailures, results, options.failuresBeforeDown);
   // The device as the check leaves it, built only for an event to carry: copying every device at
@@ -106,5 +122,26 @@ export function deviceCheckOutcome(
     results,
     next_check_at: new Date(nextCheckAt(device, status, input.checkedAt, options.retryDelayS, random)).toISOString(),
     events: deviceEvents({ before: device, status, after, results, checkedAt, tlsWarnDays: options.tlsWarnDays }),
+  };
+}
+
+/**
+ * A check of a device in maintenance (docs/engine.md, "Maintenance windows"): its results are
+ * kept, marked `maintenance`, and it stays in maintenance, unannounced, until its window ends
+ * (the engine's maintenance sync then makes it pending and due at once).
+ */
+function maintenanceOutcome(input: DeviceCheckInput, random: () => number): DeviceCheckOutcome {
+  const { device } = input;
+  const checkedAt = toTimestamp(input.checkedAt);
+  const results = input.results.map((result) => ({ ...result, maintenance: true as const }));
+  const intervalMs = device.check_interval_s * 1000;
+  return {
+    checked_at: checkedAt,
+    previous_status: 'maintenance',
+    status: 'maintenance',
+    consecutive_failures: 0,
+    results,
+    next_check_at: new Date(input.checkedAt + Math.round(intervalMs * (1 + (2 * random() - 1) * JITTER))).toISOString(),
+    events: [],
   };
 }

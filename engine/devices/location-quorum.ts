@@ -146,5 +146,8 @@ export function decideQuorum(
       return decision(passing >= q ? 'up' : 'down', passing >= q ? 'device.up' : null);
     case 'paused':
       return decision('paused');
+    // A maintenance window holds the status, and nothing is announced, until it ends.
+    case 'maintenance':
+      return decision('maintenance');
   }
 }

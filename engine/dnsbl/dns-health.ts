@@ -8,7 +8,9 @@ const SILENT_LOOKUPS_FOR_OUTAGE = 3;
  * Whether the DNS servers answer, told once per outage. One silent lookup may be one slow zone;
  * several in a row with no answer between them is the server. The warning goes out once when the
  * outage starts and an info line once when any answer comes back: a dead server behind thousands
- * of checks must not write thousands of lines.
+ * of checks must not write thousands of lines. DNSBL lookups and device name lookups report to
+ * the same one, and while it is `down` their failures are `resolver_unavailable`
+ * (engine/our-failures.ts).
  */
 export class DnsHealth {
   readonly #servers: string;
@@ -49,15 +51,17 @@ export class DnsHealth {
    * `mark` is what `sent()` said when it went out: a lookup the server answered others during
    * (one sent in an outage, timing out just after the server came back) says nothing about the
    * server now, and counting it would log a second outage a moment after the recovery.
+   * `error` is how the lookup failed (`timeout`, `ECONNREFUSED`, ...): the warning names the one
+   * that started the outage.
    */
-  silent(mark: number): void {
+  silent(mark: number, error: string): void {
     if (mark !== this.#answers) return;
     this.#silentInARow++;
     if (this.#downSince !== null || this.#silentInARow < SILENT_LOOKUPS_FOR_OUTAGE) return;
     this.#downSince = this.#clock.now();
     this.#logger.warn?.(
-      `DNS server ${this.#servers} does not answer: DNSBL lookups fail with "timeout" until it does`,
-      { dns_servers: this.#servers },
+      `DNS server ${this.#servers} does not answer (${error}): lookups fail with resolver_unavailable until it does`,
+      { dns_servers: this.#servers, error },
     );
   }
 }

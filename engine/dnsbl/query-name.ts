@@ -23,10 +23,17 @@ export function queryPrefix(target: Pick<BlacklistMonitor, 'target_type' | 'targ
   return nibbles.reverse().join('.');
 }
 
-/** Which zones a target is asked in: domains in the domain zones only, IPs in the IP zones only. */
+/**
+ * Which zones a target is asked in: domains in the domain zones only, IPs in the IP zones only,
+ * and of those only the monitor's own `zones` when it names some (a zone the operator no longer
+ * configures is not asked).
+ */
 export function zonesFor(
-  target: Pick<BlacklistMonitor, 'target_type'>,
+  target: Pick<BlacklistMonitor, 'target_type' | 'zones'>,
   zones: { ip: readonly string[]; domain: readonly string[] },
 ): readonly string[] {
-  return target.target_type === 'domain' ? zones.domain : zones.ip;
+  const configured = target.target_type === 'domain' ? zones.domain : zones.ip;
+  if (target.zones === null) return configured;
+  const chosen = new Set(target.zones);
+  return configured.filter((zone) => chosen.has(zone));
 }

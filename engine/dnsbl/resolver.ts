@@ -9,6 +9,13 @@ import type { ZoneReply } from './classify.ts';
  */
 export interface DnsblResolver {
   resolve4(name: string): Promise<string[]>;
+  /**
+   * The PTR records of a name (`4.3.2.1.in-addr.arpa`, `...ip6.arpa`): an IP target's reverse
+   * DNS, shown as `rdns`. Optional: a resolver without it leaves `rdns` null. (A node:dns
+   * Resolver's `reverse` is not used: it also reads the hosts file, and turns a timeout into
+   * ENOTFOUND, which would read as "no name".)
+   */
+  resolvePtr?(name: string): Promise<string[]>;
 }
 
 /**
@@ -35,15 +42,29 @@ export function askWithDeadline(
   timeoutMs: number,
   health: DnsHealth,
 ): Promise<ZoneReply> {
+  return withDeadline(() => resolver.resolve4(name), timeoutMs, health);
+}
+
+/** Asks for a name's PTR records as `askWithDeadline` asks for A records: `addresses` holds the names. */
+export function askPtrWithDeadline(
+  resolvePtr: (name: string) => Promise<string[]>,
+  name: string,
+  timeoutMs: number,
+  health: DnsHealth,
+): Promise<ZoneReply> {
+  return withDeadline(() => resolvePtr(name), timeoutMs, health);
+}
+
+function withDeadline(ask: () => Promise<string[]>, timeoutMs: number, health: DnsHealth): Promise<ZoneReply> {
   return new Promise<ZoneReply>((resolve) => {
     let settled = false;
     const mark = health.sent();
     const timer = setTimeout(() => {
       settled = true;
-      health.silent(mark);
+      health.silent(mark, 'timeout');
       resolve({ code: 'ETIMEOUT' });
     }, timeoutMs);
-    resolver.resolve4(name).then(
+    ask().then(
       (addresses) => {
         if (settled) return;
         settled = true;
@@ -57,7 +78,7 @@ export function askWithDeadline(
         clearTimeout(timer);
         const code = (error as { code?: unknown }).code;
         const text = typeof code === 'string' ? code : 'dns_error';
-        if (SILENT_CODES.has(text)) health.silent(mark);
+        if (SILENT_CODES.has(text)) health.silent(mark, text === 'ECONNREFUSED' ? text : 'timeout');
         else health.answered();
         resolve({ code: text });
       },

@@ -1,5 +1,7 @@
 import net from 'node:net';
 import { canonicalIp, isForbiddenName, isPublicIp } from '../../core/internal.ts';
+import type { DnsHealth } from '../dnsbl/dns-health.ts';
+import { RESOLVER_FAILURE_CODES, RESOLVER_UNAVAILABLE, RESOLVER_UNREACHABLE } from '../our-failures.ts';
 import { ProbeFailure, type Connection, type ConnectRequest, type Connector, type HostLookup } from './connector.ts';
 
 export interface GuardedConnectorOptions {
@@ -14,6 +16,11 @@ export interface GuardedConnectorOptions {
    * family; the system's choice when absent, and for targets of the other family.
    */
   localAddress?: string;
+  /**
+   * Told of each lookup's outcome; while it says the resolver is down, a lookup that fails the
+   * resolver's way fails with `resolver_unavailable` (engine/our-failures.ts).
+   */
+  resolverHealth?: DnsHealth;
 }
 
 function withDeadline<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
@@ -65,9 +72,26 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
     if (!allowPrivate && isForbiddenName(host))
       throw new ProbeFailure('forbidden_address', `${host} is a special-use name`);
     let addresses: string[];
+    const health = options.resolverHealth;
+    const mark = health?.sent() ?? 0;
     try {
       addresses = await withDeadline(options.lookup(host), timeoutMs, signal);
+      health?.answered();
     } catch (error) {
+      const code =
+        error instanceof ProbeFailure || typeof (error as { code?: unknown }).code === 'string'
+          ? (error as { code: string }).code
+          : 'dns_error';
+      if (health !== undefined && RESOLVER_FAILURE_CODES.has(code)) {
+        health.silent(mark, code === 'ETIMEOUT' ? 'timeout' : code);
+        if (health.down || code === RESOLVER_UNREACHABLE) {
+          throw new ProbeFailure(RESOLVER_UNAVAILABLE, `cannot resolve ${host}: the resolver fails (${code})`, {
+            cause: error,
+          });
+        }
+      } else if (health !== undefined && code !== 'aborted') {
+        health.answered();
+      }
       if (error instanceof ProbeFailure) throw error;
       throw new ProbeFailure('dns_error', `cannot resolve ${host}: ${(error as Error).message}`, { cause: error });
     }

@@ -1,5 +1,8 @@
 import type { Claimed, ClaimRequest, Clock, MonitoredKind, RecordedCheck } from '../../core/index.ts';
 import type { EngineLogger } from '../logger.ts';
+import type { CheckVerdict, EngineMetrics } from '../metrics.ts';
+import { isOurFailure } from '../our-failures.ts';
+import type { CheckSummary } from './check-summary.ts';
 import type { Slots } from './slots.ts';
 import { WriteBuffer, type WriteTally } from './write-buffer.ts';
 
@@ -10,7 +13,29 @@ export type RunnerName = MonitoredKind | 'device location';
  * One kind of record as the scheduler sees it: how it is claimed, checked and recorded. Devices
  * and blacklist monitors each plug in as one of these; the scheduling is the same for both.
  */
-export interface CheckKind<C extends Claimed<unknown>, O> {
+/** What the scheduler reads of any check's outcome: one result per probe or zone. */
+export interface CheckOutcomeLike {
+  results: readonly { probe: string; ok: boolean; error: string | null }[];
+}
+
+/** A result's verdict: passed, failed on the target's side, or on the worker's own. */
+function verdictOf(result: { ok: boolean; error: string | null }): CheckVerdict {
+  if (result.ok) return 'ok';
+  return isOurFailure(result.error) ? 'ours' : 'failed';
+}
+
+/** A check's verdict: the worker's when any result is, else failed when any result failed. */
+function checkVerdict(outcome: CheckOutcomeLike): CheckVerdict {
+  let verdict: CheckVerdict = 'ok';
+  for (const result of outcome.results) {
+    const one = verdictOf(result);
+    if (one === 'ours') return 'ours';
+    if (one === 'failed') verdict = 'failed';
+  }
+  return verdict;
+}
+
+export interface CheckKind<C extends Claimed<unknown>, O extends CheckOutcomeLike> {
   readonly name: RunnerName;
   claim(request: ClaimRequest): Promise<C[]>;
   /**
@@ -30,36 +55,81 @@ export interface RunnerSettings {
   slots: Slots;
   logger: EngineLogger;
   tally: WriteTally & { claimed: number; crashed: number };
+  /** The period's counts, for the worker's summary line. */
+  summary: CheckSummary;
+  metrics: EngineMetrics;
 }
 
 /** What the engine drives, whatever the kind. */
 export interface Runner {
   readonly name: RunnerName;
+  readonly kind: MonitoredKind;
   readonly unwritten: number;
+  readonly held: number;
   claimAndStart(limit: number, dueByMs?: number): Promise<number>;
   drain(): Promise<void>;
 }
 
 /** Claims, checks and records one kind; the engine drives it. */
-export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
+export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> implements Runner {
   readonly name: RunnerName;
+  /** The kind of record checked, as metrics and the summary count it: a location's check is a device's. */
+  readonly kind: MonitoredKind;
   readonly #kind: CheckKind<C, O>;
   readonly #s: RunnerSettings;
   readonly #buffer: WriteBuffer<O>;
+  /** Records claimed and not yet written, fenced or given up. */
+  #held = 0;
 
   constructor(kind: CheckKind<C, O>, settings: RunnerSettings) {
     this.name = kind.name;
+    this.kind = kind.name === 'device location' ? 'device' : kind.name;
     this.#kind = kind;
     this.#s = settings;
+    const { metrics } = settings;
     this.#buffer = new WriteBuffer<O>({
       kind: kind.name,
-      write: (checks) => kind.record(checks),
+      write:
+        metrics.written === undefined
+          ? (checks) => kind.record(checks)
+          : async (checks) => {
+              const started = performance.now();
+              try {
+                const written = await kind.record(checks);
+                metrics.written!(this.kind, checks.length, performance.now() - started, false);
+                return written;
+              } catch (error) {
+                metrics.written!(this.kind, checks.length, performance.now() - started, true);
+                throw error;
+              }
+            },
       size: settings.writeBatchSize,
       delayMs: settings.writeDelayMs,
       logger: settings.logger,
       tally: settings.tally,
       onWritten: () => settings.slots.wake(),
+      onOutcome: (batch, written) => {
+        this.#held -= batch.length;
+        if (written instanceof Error) return settings.summary.lost(batch.length);
+        for (let i = 0; i < batch.length; i++) {
+          if (written[i] !== true) continue;
+          const { outcome } = batch[i]!;
+          const verdict = checkVerdict(outcome);
+          settings.summary.written(this.kind, verdict);
+          if (metrics.checked === undefined) continue;
+          metrics.checked(
+            this.kind,
+            verdict,
+            outcome.results.map((r) => ({ probe: r.probe, verdict: verdictOf(r) })),
+          );
+        }
+      },
     });
+  }
+
+  /** Records claimed and not yet written or given up: the leases this runner holds. */
+  get held(): number {
+    return this.#held;
   }
 
   /** Finished checks not yet written: the claim loop holds back while the store lags behind. */
@@ -75,14 +145,17 @@ export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
   async claimAndStart(limit: number, dueByMs?: number): Promise<number> {
     const nowMs = this.#s.clock.now();
     const leaseUntilMs = nowMs + this.#s.leaseMs;
+    const started = performance.now();
     const claimed = await this.#kind.claim({
       owner: this.#s.owner,
       now: new Date(Math.min(dueByMs ?? nowMs, nowMs)).toISOString(),
       limit,
       leaseUntil: new Date(leaseUntilMs).toISOString(),
     });
+    this.#s.metrics.claimed?.(this.kind, claimed.length, performance.now() - started);
     if (claimed.length === 0) return 0;
     this.#s.tally.claimed += claimed.length;
+    this.#held += claimed.length;
     this.#logLag(nowMs, claimed);
     // Each starts now if a slot is free, else as soon as one is (slots.ts).
     for (const record of claimed) this.#s.slots.run(() => this.#start(record, leaseUntilMs));
@@ -110,6 +183,8 @@ export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
         (outcome) => this.#buffer.add({ lease: claimed.lease, outcome }),
         (error: unknown) => {
           this.#s.tally.crashed++;
+          this.#held--;
+          this.#s.summary.lost(1);
           // The id stays out of the message, so that one failure repeated is logged once (bounded-logger.ts).
           this.#s.logger.error?.(`checking a ${this.name} failed unexpectedly`, error);
         },
@@ -117,18 +192,23 @@ export class KindRunner<C extends Claimed<unknown>, O> implements Runner {
       .finally(() => slots.release());
   }
 
-  /** Scheduling lag: how late each claimed check starts, logged per batch. */
+  /**
+   * Scheduling lag: how late each claimed check starts, counted for the summary and logged per
+   * batch at debug level (a busy worker claims many batches a second).
+   */
   #logLag(nowMs: number, claimed: readonly C[]): void {
-    const log = this.#s.logger.info;
-    if (log === undefined) return;
+    const log = this.#s.logger.debug;
+    const observe = this.#s.metrics.lag;
     let max = 0;
     let sum = 0;
     for (const { due_at } of claimed) {
       const lag = Math.max(0, nowMs - Date.parse(due_at));
+      this.#s.summary.claimed(lag);
+      observe?.(this.kind, lag);
       sum += lag;
       if (lag > max) max = lag;
     }
-    log(`claimed ${claimed.length} due ${this.name} checks`, {
+    log?.(`claimed ${claimed.length} due ${this.name} checks`, {
       kind: this.name,
       claimed: claimed.length,
       lag_ms_max: max,

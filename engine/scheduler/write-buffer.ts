@@ -19,6 +19,8 @@ export interface WriteBufferOptions<O> {
   tally: WriteTally;
   /** Called after each write, so a claim loop held back by unwritten checks can go on. */
   onWritten(): void;
+  /** Told of each batch's fate: which checks were written, or the error that lost them all. */
+  onOutcome?(batch: readonly RecordedCheck<O>[], written: readonly boolean[] | Error): void;
 }
 
 /**
@@ -93,8 +95,10 @@ export class WriteBuffer<O> {
         if (ok) tally.written++;
         else tally.fenced++;
       }
+      this.#options.onOutcome?.(batch, written);
     } catch (error) {
       tally.failed += batch.length;
+      this.#options.onOutcome?.(batch, error instanceof Error ? error : new Error(String(error)));
       this.#options.logger.error?.(
         `writing ${this.#options.kind} checks failed; they are checked again once their leases lapse`,
         error,

@@ -11,14 +11,16 @@ import {
 import type { Connector } from '../net/connector.ts';
 import { nextAttemptAt, RETRY_DELAYS_MS } from './backoff.ts';
 import { webhookRequest } from './payload.ts';
-import { postWebhook, type PostOptions } from './post.ts';
+import { sendWebhook, type PostOptions } from './post.ts';
 
 export interface WebhookDispatcherOptions {
   store: WebhookDeliveryStore;
   /** Every delivery connects through it: the guarded connector of docs/engine.md, "Outbound safety". */
   connector: Connector;
   clock?: Clock;
-  logger?: Pick<Logger, 'warn' | 'error'>;
+  logger?: Pick<Logger, 'warn' | 'error'> & { info?(message: string): void };
+  /** Told of every attempt's outcome once it is recorded (the metrics count them). */
+  observe?(outcome: DeliveryOutcome): void;
   /** Kept with each lease, for operators. Default `host:pid`. */
   workerId?: string;
   /** Deliveries in flight at once (each to a different endpoint). Default 20. */
@@ -65,48 +67,63 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   if (!Number.isSafeInteger(concurrency) || concurrency < 1)
     throw new RangeError('concurrency must be a positive integer');
   const stopping = new AbortController();
+  /**
+   * The endpoints this worker saw failing, with the error first seen: each outage of an endpoint
+   * is logged once when it starts and once when a delivery succeeds again, not once per attempt.
+   */
+  const failing = new Map<number, string>();
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
     const { webhook, event } = delivery;
-    let outcome: DeliveryOutcome;
-    try {
-      const answer = await postWebhook(webhook.url, webhookRequest(delivery, clock.now()), {
-        connector,
-        timeoutMs,
-        tls: options.tls,
-      });
-      outcome =
-        answer.status >= 200 && answer.status < 300
-          ? finished('delivered', answer.status, null)
-          : failed(delivery, answer.status, `http_${answer.status}`);
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      outcome = failed(delivery, null, typeof code === 'string' ? code : 'request_failed');
-    }
+    const started = performance.now();
+    const request = webhookRequest(delivery, clock.now());
+    const answered = await sendWebhook(webhook.url, request, { connector, timeoutMs, tls: options.tls });
+    const duration = Math.round(performance.now() - started);
+    const outcome =
+      answered.error === null
+        ? finished('delivered', answered.status, null, duration)
+        : failed(delivery, answered.status, answered.error, duration);
     const written = await store.recordDeliveryAttempt(delivery.lease, outcome);
+    options.observe?.(outcome);
     if (!written) {
       logger.warn?.(`webhook ${webhook.id}: the lease on event ${event.id} was lost; another worker delivers it`);
-    } else if (outcome.state === 'failed') {
+      return;
+    }
+    if (outcome.error === null) {
+      if (failing.delete(webhook.id)) logger.info?.(`webhook ${webhook.id}: delivering again`);
+    } else if (!failing.has(webhook.id)) {
+      failing.set(webhook.id, outcome.error);
+      const said = `delivery failed (${outcome.error}); retrying, and saying nothing more until it delivers again`;
+      logger.warn?.(`webhook ${webhook.id}: ${said}`);
+    }
+    if (outcome.state === 'failed') {
       logger.warn?.(
         `webhook ${webhook.id}: gave up delivering event ${event.id} (${event.type}) after ${delivery.attempts + 1} attempts; last error ${outcome.error}`,
       );
     }
   }
 
-  function finished(state: 'delivered' | 'failed', status: number | null, error: string | null): DeliveryOutcome {
-    return { attempted_at: toTimestamp(clock.now()), state, next_attempt_at: null, response_status: status, error };
+  function finished(
+    state: 'delivered' | 'failed',
+    status: number | null,
+    error: string | null,
+    duration: number,
+  ): DeliveryOutcome {
+    const at = toTimestamp(clock.now());
+    return { attempted_at: at, state, next_attempt_at: null, response_status: status, error, duration_ms: duration };
   }
 
-  function failed(delivery: ClaimedDelivery, status: number | null, error: string): DeliveryOutcome {
+  function failed(delivery: ClaimedDelivery, status: number | null, error: string, duration: number): DeliveryOutcome {
     const now = clock.now();
     const next = nextAttemptAt(delivery.attempts + 1, now, delays);
-    if (next === null) return finished('failed', status, error);
+    if (next === null) return finished('failed', status, error, duration);
     return {
       attempted_at: toTimestamp(now),
       state: 'pending',
       next_attempt_at: toTimestamp(next),
       response_status: status,
       error,
+      duration_ms: duration,
     };
   }
 

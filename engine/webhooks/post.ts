@@ -57,6 +57,23 @@ export async function postWebhook(url: string, req: WebhookRequest, options: Pos
   }
 }
 
+/** An attempt's answer: the endpoint's status when it answered, and why it failed (null for a 2xx). */
+export interface SentWebhook {
+  status: number | null;
+  error: string | null;
+}
+
+/** POSTs one webhook request and says how it went; never rejects (see postWebhook). */
+export async function sendWebhook(url: string, req: WebhookRequest, options: PostOptions): Promise<SentWebhook> {
+  try {
+    const { status } = await postWebhook(url, req, options);
+    return { status, error: status >= 200 && status < 300 ? null : `http_${status}` };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return { status: null, error: typeof code === 'string' ? code : 'request_failed' };
+  }
+}
+
 function startTls(raw: Socket, host: string, extra: PostOptions['tls']): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const secure = tlsConnect({

@@ -34,6 +34,10 @@ export interface BlacklistWrite extends CheckWrite {
   /** JSON arrays, as the columns hold them. */
   listed_on: string;
   failed_zones: string;
+  listings: string;
+  rdns: string | null;
+  /** The claim's maintenance_since: the write's fence, and whether it keeps the announced listings. */
+  maintenance_since: string | null;
 }
 
 /** What every kind of check writes: its lease, its times, its result rows and its events. */
@@ -67,6 +71,9 @@ export function blacklistWrite({ lease, outcome }: RecordedCheck<BlacklistCheckO
     last_status: outcome.last_status,
     listed_on: JSON.stringify(outcome.listed_on),
     failed_zones: JSON.stringify(outcome.failed_zones),
+    listings: JSON.stringify(outcome.listings),
+    rdns: outcome.rdns,
+    maintenance_since: outcome.maintenance_since == null ? null : stampText(outcome.maintenance_since),
   };
 }
 

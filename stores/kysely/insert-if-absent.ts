@@ -1,7 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.ts';
-import type { DirectQuery } from './direct-query.ts';
 
 type Table = 'devices' | 'blacklist_monitors';
 
@@ -11,19 +10,13 @@ type Table = 'devices' | 'blacklist_monitors';
  * parameters in column order; building and compiling the query anew for each create was a tenth
  * of a create's CPU. The first compilation is checked against that assumption, and a row that
  * does not fit it (a column left undefined, so omitted) is compiled the ordinary way.
- *
- * With `direct` (PostgreSQL, from openKyselyStore) the compiled text goes to the driver without
- * Kysely's executor: for a text already compiled, that executor only wraps it (a query id, a
- * connection provider, a copy of the parameters, a result object), several promises deep.
  */
 export class InsertIfAbsent<T extends Table> {
   #compiled: { sql: string; columns: readonly string[] } | null | undefined;
 
   private readonly table: T;
-  private readonly direct: DirectQuery | undefined;
-  constructor(table: T, direct?: DirectQuery) {
+  constructor(table: T) {
     this.table = table;
-    this.direct = direct;
   }
 
   #build(db: Kysely<Database>, values: Insertable<Database[T]>) {
@@ -51,8 +44,6 @@ export class InsertIfAbsent<T extends Table> {
     if (this.#compiled === null || !sameNames(this.#compiled.columns, columns) || !complete) {
       return (await this.#build(db, values).executeTakeFirst()) as Selectable<Database[T]> | undefined;
     }
-    if (this.direct !== undefined)
-      return (await this.direct(this.#compiled.sql, parameters)).rows[0] as Selectable<Database[T]> | undefined;
     const result = await db.executeQuery<Selectable<Database[T]>>(CompiledQuery.raw(this.#compiled.sql, parameters));
     return result.rows[0];
   }

@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
-import type { Kysely, RawBuilder } from 'kysely';
+import type { Kysely, RawBuilder, Selectable } from 'kysely';
 import {
   MissingTableError,
   type ApiKey,
   type BlacklistCheckOutcome,
   type BlacklistMonitor,
+  type CheckRequestResult,
   type CheckResult,
-  type Claimed,
   type ClaimedDelivery,
   type ClaimedDevice,
   type ClaimedLocationCheck,
@@ -29,12 +29,22 @@ import {
   type NewDevice,
   type NewWebhook,
   type PageRequest,
+  type RecordChange,
   type RecordedCheck,
   type ResultsPage,
   type Store,
   type Timestamp,
+  type ClaimedBlacklistMonitor,
+  type ActiveMaintenance,
+  type NewMaintenanceWindow,
+  type OwnedMaintenanceWindow,
+  type StoredMaintenanceWindow,
+  type UpdateResult,
   type User,
   type Webhook,
+  type WebhookAttempt,
+  type WebhookEndpoint,
+  type WebhookChange,
 } from '../../core/index.ts';
 import {
   apiKeyFromRow,
@@ -45,27 +55,32 @@ import {
   monitorToRow,
   stampText,
   toId,
+  toStamp,
   userFromRow,
   userToRow,
 } from './rows.ts';
 import { CHANGE_COUNT_SQL } from './change-count.ts';
 import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
 import { FreshRead } from './fresh-read.ts';
-import type { DirectQuery } from './direct-query.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
 import { KyselyWebhooks } from './kysely-webhooks.ts';
+import { KyselyMaintenance } from './kysely-maintenance.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
-import { claimDue, setEnabled } from './schedule.ts';
+import { claimDue, requestCheck, setEnabled } from './schedule.ts';
 import { listLocations, recordHeartbeat } from './worker-heartbeats.ts';
 import {
   claimDueLocationChecks,
   initialLocationStates,
   insertLocationChecks,
   recordLocationCheck,
+  replaceLocationChecks,
+  requestLocationChecks,
+  rescheduleLocationChecks,
   setLocationsEnabled,
 } from './location-checks.ts';
 import { dialectOf } from './schema.ts';
-import type { Database, DbInteger, StoreDialect } from './schema.ts';
+import type { BlacklistMonitorsTable, Database, DbInteger, DevicesTable, StoreDialect } from './schema.ts';
+import { isUniqueViolation, pickColumns, readOwnedRow, updateRow } from './update-record.ts';
 
 /**
  * How often a create retries when its insert hit a duplicate that was deleted before it could be
@@ -84,12 +99,6 @@ export interface KyselyStoreOptions {
    * With it the store can say cheaply whether anything changed, so list answers can be reused.
    */
   dataVersion?: () => number;
-  /**
-   * PostgreSQL: runs a statement on the pool behind `db` directly (openKyselyStore supplies it).
-   * Creates send their one precompiled INSERT, and lists their change-count read, through it
-   * rather than through Kysely's executor.
-   */
-  query?: DirectQuery;
 }
 
 function isMissingTable(error: unknown): boolean {
@@ -115,22 +124,21 @@ export class KyselyStore implements Store {
   readonly #insertDevice: InsertIfAbsent<'devices'>;
   readonly #insertMonitor: InsertIfAbsent<'blacklist_monitors'>;
   readonly #webhooks: KyselyWebhooks;
+  readonly #maintenance: KyselyMaintenance;
   /**
    * The change marker, read fresh for each caller (see changeMarker): on PostgreSQL the count the
    * triggers of migration 0005 keep; on SQLite `data_version` with this store's own writes.
    */
   readonly #marker: FreshRead<string | undefined> | undefined;
-  /** PostgreSQL: a statement straight to the pool (openKyselyStore supplies it), past Kysely's executor. */
-  readonly #query: DirectQuery | undefined;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db), options: KyselyStoreOptions = {}) {
     this.#db = db;
     this.#dialect = dialect;
     this.#destroyOnClose = options.destroyOnClose ?? true;
-    this.#insertDevice = new InsertIfAbsent('devices', options.query);
-    this.#insertMonitor = new InsertIfAbsent('blacklist_monitors', options.query);
+    this.#insertDevice = new InsertIfAbsent('devices');
+    this.#insertMonitor = new InsertIfAbsent('blacklist_monitors');
     this.#webhooks = new KyselyWebhooks(db, dialect);
-    this.#query = options.query;
+    this.#maintenance = new KyselyMaintenance(db, dialect);
     const { dataVersion } = options;
     if (dialect === 'postgres') this.#marker = new FreshRead(() => this.#readChangeCount());
     // data_version asks SQLite for a read transaction (two fcntl locks on the -shm file and an
@@ -156,14 +164,8 @@ export class KyselyStore implements Store {
    */
   async #readChangeCount(): Promise<string | undefined> {
     try {
-      // Straight to the pool where openKyselyStore gave one: the read runs for every batch of list
-      // requests, and Kysely's building and result copying cost more than the query's own work
-      // (docs/performance.md, "List answers, and why they are never stale").
-      const { rows } =
-        this.#query !== undefined
-          ? await this.#query(CHANGE_COUNT_SQL, [])
-          : await sql.raw<{ marker: string }>(CHANGE_COUNT_SQL).execute(this.#db);
-      return (rows[0] as { marker?: string } | undefined)?.marker;
+      const { rows } = await sql.raw<{ marker: string }>(CHANGE_COUNT_SQL).execute(this.#db);
+      return rows[0]?.marker;
     } catch {
       return undefined;
     }
@@ -320,19 +322,192 @@ export class KyselyStore implements Store {
               return row;
             }),
       deviceFromRow,
-      () =>
-        db
-          .selectFrom('devices')
-          .select('id')
-          .where('user_id', '=', userId)
-          .where('target_type', '=', device.target_type)
-          .where('target_value', '=', device.target_value)
-          .where('service_type', '=', device.service_type)
-          .where('port', '=', device.port)
-          // The same expression as the unique index, so the index answers it.
-          .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
-          .executeTakeFirst(),
+      () => this.#findDevice(userId, device),
     );
+  }
+
+  /** The device of the user that the unique index says `device` would duplicate. */
+  #findDevice(userId: number, device: NewDevice): Promise<{ id: DbInteger } | undefined> {
+    return (
+      this.#db
+        .selectFrom('devices')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('target_type', '=', device.target_type)
+        .where('target_value', '=', device.target_value)
+        .where('service_type', '=', device.service_type)
+        .where('port', '=', device.port)
+        // The same expression as the unique index, so the index answers it.
+        .where(sql<string>`coalesce(scheme, '')`, '=', device.scheme ?? '')
+        .executeTakeFirst()
+    );
+  }
+
+  #findMonitor(userId: number, monitor: NewBlacklistMonitor): Promise<{ id: DbInteger } | undefined> {
+    return this.#db
+      .selectFrom('blacklist_monitors')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('target_type', '=', monitor.target_type)
+      .where('target_value', '=', monitor.target_value)
+      .executeTakeFirst();
+  }
+
+  getDevice(userId: number, id: number): Promise<Device | undefined> {
+    return this.#run(async (db) => {
+      const row = await readOwnedRow<Selectable<DevicesTable>>(db, this.#dialect, 'devices', userId, id);
+      return row && deviceFromRow(row);
+    });
+  }
+
+  updateDevice(userId: number, id: number, change: RecordChange<Device, NewDevice>): Promise<UpdateResult<Device>> {
+    const toRow = (device: NewDevice) => deviceToRow(this.#dialect, userId, device) as Record<string, unknown>;
+    const follow = this.#followLocations(id, change);
+    return this.#update(
+      'devices',
+      userId,
+      id,
+      change,
+      toRow,
+      deviceFromRow,
+      () => this.#findDevice(userId, change.to),
+      follow,
+    );
+  }
+
+  /**
+   * What a device's change does to its per-location schedules, in the change's transaction: a new
+   * `check_locations` or quorum replaces the pairs (replaceLocationChecks), a pause stops them, a
+   * resume or a restart makes each due at once without its lease (so a check in flight under the
+   * old settings is never written) and, for a restart, without what it found before; a new interval
+   * brings each to at most one interval after the last check. Undefined for a device of any one
+   * location before and after.
+   */
+  #followLocations(
+    id: number,
+    change: RecordChange<Device, NewDevice>,
+  ): ((trx: Kysely<Database>) => Promise<void>) | undefined {
+    const before = change.from.check_locations;
+    const after = change.to.check_locations ?? null;
+    const has = (locations: readonly string[] | null | undefined) => locations !== null && locations !== undefined;
+    if (!has(before) && !has(after)) return undefined;
+    const moved =
+      JSON.stringify(before) !== JSON.stringify(after) ||
+      change.from.quorum !== (change.to.quorum ?? change.from.quorum);
+    const { effect, at } = change;
+    const last = change.from.last_checked_at;
+    const dialect = this.#dialect;
+    return async (trx) => {
+      if (moved) {
+        await replaceLocationChecks(trx, dialect, id, after, at);
+        // The record's locations start afresh from its new list, and say nothing without one.
+        const states = after === null ? null : await initialLocationStates(trx, dialect, after);
+        await trx
+          .updateTable('devices')
+          .set({ location_states: states, quorum_state: null })
+          .where('id', '=', id)
+          .execute();
+      }
+      if (after === null) return;
+      if (effect === 'pause') await setLocationsEnabled(trx, id, false, at);
+      else if (effect === 'restart') {
+        await setLocationsEnabled(trx, id, false, at);
+        await setLocationsEnabled(trx, id, true, at);
+      } else if (effect === 'resume') await setLocationsEnabled(trx, id, true, at);
+      else if (effect === 'reschedule' && last !== null) {
+        const latest = new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();
+        await rescheduleLocationChecks(trx, id, latest);
+      }
+    };
+  }
+
+  getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
+    return this.#run(async (db) => {
+      const row = await readOwnedRow<Selectable<BlacklistMonitorsTable>>(
+        db,
+        this.#dialect,
+        'blacklist_monitors',
+        userId,
+        id,
+      );
+      return row && monitorFromRow(row);
+    });
+  }
+
+  updateBlacklistMonitor(
+    userId: number,
+    id: number,
+    change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
+  ): Promise<UpdateResult<BlacklistMonitor>> {
+    const toRow = (monitor: NewBlacklistMonitor) =>
+      monitorToRow(this.#dialect, userId, monitor) as Record<string, unknown>;
+    const existing = () => this.#findMonitor(userId, change.to);
+    return this.#update('blacklist_monitors', userId, id, change, toRow, monitorFromRow, existing);
+  }
+
+  /**
+   * A change as one compare-and-set UPDATE (update-record.ts): the create's fields from `to`, the
+   * engine's columns per its effect, and its events in the same transaction. When nothing was
+   * written, a second look says whether the record is gone (undefined) or changed since (stale);
+   * a unique index's refusal names the record it would duplicate.
+   */
+  async #update<T extends Device | BlacklistMonitor, New extends NewDevice | NewBlacklistMonitor, Row>(
+    table: 'devices' | 'blacklist_monitors',
+    userId: number,
+    id: number,
+    change: RecordChange<T, New>,
+    toRow: (record: New) => Record<string, unknown>,
+    fromRow: (row: Row) => T,
+    findExisting: () => Promise<{ id: DbInteger } | undefined>,
+    follow?: (trx: Kysely<Database>) => Promise<void>,
+  ): Promise<UpdateResult<T>> {
+    try {
+      const from = change.from as unknown as New;
+      const expect = pickColumns(
+        toRow(from),
+        change.fields.filter((name) => Object.hasOwn(change.from, name)),
+      );
+      const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
+      if (table === 'devices' && movesStatus) expect.status = (change.from as Device).status;
+      const set = pickColumns(toRow(change.to), change.fields);
+      const last = change.from.last_checked_at;
+      const latest =
+        last === null ? undefined : new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();
+      const kind = table === 'devices' ? 'device' : 'blacklist_monitor';
+      let row: Row | undefined;
+      try {
+        row = await updateRow<Row>(this.#db, this.#dialect, {
+          table,
+          userId,
+          id,
+          set,
+          expect,
+          effect: change.effect,
+          at: change.at,
+          ...(latest === undefined ? {} : { latest }),
+          events: change.events,
+          kind,
+          ...(follow === undefined ? {} : { follow }),
+        });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const existing = await findExisting();
+        // The record it collided with was deleted meanwhile: try again from a fresh read.
+        return existing === undefined ? { stale: true } : { duplicateOf: toId(existing.id) };
+      }
+      if (row !== undefined) return { updated: fromRow(row) };
+      const exists = await this.#db
+        .selectFrom(table)
+        .select('id')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return exists === undefined ? undefined : { stale: true };
+    } catch (error) {
+      throw storeError(error);
+    } finally {
+      this.#writes++;
+    }
   }
 
   listDevices(userId: number, page: PageRequest): Promise<Device[]> {
@@ -359,14 +534,7 @@ export class KyselyStore implements Store {
       () => monitorToRow(this.#dialect, userId, monitor),
       (values) => this.#insertMonitor.run(db, values),
       monitorFromRow,
-      () =>
-        db
-          .selectFrom('blacklist_monitors')
-          .select('id')
-          .where('user_id', '=', userId)
-          .where('target_type', '=', monitor.target_type)
-          .where('target_value', '=', monitor.target_value)
-          .executeTakeFirst(),
+      () => this.#findMonitor(userId, monitor),
     );
   }
 
@@ -385,6 +553,38 @@ export class KyselyStore implements Store {
 
   deleteBlacklistMonitor(userId: number, id: number): Promise<boolean> {
     return this.#write((db) => deleteWithResults(db, 'blacklist_monitor', userId, id));
+  }
+
+  // A request moves next_check_at, which no list shows; the marker moves anyway (the trigger
+  // names the column), which costs a list a fresh read, not a stale answer.
+  requestCheck(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    at: Timestamp,
+    minGapMs: number,
+  ): Promise<CheckRequestResult> {
+    return this.#write(async (db) => {
+      // A device checked per location is due at each of its locations, its own row at none.
+      const found =
+        kind === 'device'
+          ? await db.transaction().execute(async (trx) => {
+              const asked = await requestCheck(trx, this.#dialect, 'devices', userId, id, at, minGapMs);
+              if (asked.outcome === 'due' && asked.row.check_locations !== null) {
+                await requestLocationChecks(trx, id, at);
+              }
+              return asked;
+            })
+          : await requestCheck(db, this.#dialect, 'blacklist_monitors', userId, id, at, minGapMs);
+      if (found.outcome !== 'due') return found;
+      return {
+        outcome: 'due',
+        record:
+          kind === 'device'
+            ? deviceFromRow(found.row as Selectable<DevicesTable>)
+            : monitorFromRow(found.row as Selectable<BlacklistMonitorsTable>),
+      };
+    });
   }
 
   listCheckResults(
@@ -408,12 +608,17 @@ export class KyselyStore implements Store {
     );
   }
 
-  claimDueBlacklistMonitors(claim: ClaimRequest): Promise<Claimed<BlacklistMonitor>[]> {
+  claimDueBlacklistMonitors(claim: ClaimRequest): Promise<ClaimedBlacklistMonitor[]> {
     return this.#run(async (db) =>
       (await claimDue(db, this.#dialect, 'blacklist_monitors', claim)).map(({ row, lease, due_at }) => ({
         record: monitorFromRow(row),
         lease,
         due_at,
+        // Only when a window has a part in the check, so a claim outside one reads as before.
+        ...(row.maintenance_since == null ? {} : { maintenance_since: toStamp(row.maintenance_since) }),
+        ...(row.announced_listed_on == null
+          ? {}
+          : { announced_listed_on: JSON.parse(row.announced_listed_on) as string[] }),
       })),
     );
   }
@@ -463,8 +668,24 @@ export class KyselyStore implements Store {
   listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]> {
     return this.#run(() => this.#webhooks.listWebhooks(userId, page));
   }
+  getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
+    return this.#run(() => this.#webhooks.getWebhook(userId, id));
+  }
+  updateWebhook(
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>> {
+    return this.#write(() => this.#webhooks.updateWebhook(userId, id, change));
+  }
   deleteWebhook(userId: number, id: number): Promise<boolean> {
     return this.#write(() => this.#webhooks.deleteWebhook(userId, id));
+  }
+  listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
+    return this.#run(() => this.#webhooks.listWebhookAttempts(userId, id, page));
+  }
+  webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
+    return this.#run(() => this.#webhooks.webhookWithSecret(userId, id));
   }
   fanOutEvents(now: Timestamp, limit: number): Promise<number> {
     return this.#run(() => this.#webhooks.fanOutEvents(now, limit));
@@ -474,6 +695,37 @@ export class KyselyStore implements Store {
   }
   recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
     return this.#write(() => this.#webhooks.recordDeliveryAttempt(lease, outcome));
+  }
+
+  // Maintenance windows (kysely-maintenance.ts). Windows are never in a cached list; the flips
+  // change devices, so they count as writes.
+  createMaintenanceWindow(userId: number, window: NewMaintenanceWindow): Promise<StoredMaintenanceWindow> {
+    return this.#run(() => this.#maintenance.createMaintenanceWindow(userId, window));
+  }
+  listMaintenanceWindows(userId: number, page: PageRequest): Promise<StoredMaintenanceWindow[]> {
+    return this.#run(() => this.#maintenance.listMaintenanceWindows(userId, page));
+  }
+  getMaintenanceWindow(userId: number, id: number): Promise<StoredMaintenanceWindow | undefined> {
+    return this.#run(() => this.#maintenance.getMaintenanceWindow(userId, id));
+  }
+  updateMaintenanceWindow(
+    userId: number,
+    id: number,
+    change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
+  ): Promise<UpdateResult<StoredMaintenanceWindow>> {
+    return this.#run(() => this.#maintenance.updateMaintenanceWindow(userId, id, change));
+  }
+  deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
+    return this.#run(() => this.#maintenance.deleteMaintenanceWindow(userId, id));
+  }
+  ownedIds(userId: number, kind: MonitoredKind, ids: readonly number[]): Promise<number[]> {
+    return this.#run(() => this.#maintenance.ownedIds(userId, kind, ids));
+  }
+  allMaintenanceWindows(): Promise<OwnedMaintenanceWindow[]> {
+    return this.#run(() => this.#maintenance.allMaintenanceWindows());
+  }
+  syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
+    return this.#write(() => this.#maintenance.syncMaintenance(active, at));
   }
 
   close(): Promise<void> {

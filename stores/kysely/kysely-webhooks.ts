@@ -13,10 +13,17 @@ import {
   type EventType,
   type NewWebhook,
   type PageRequest,
+  type ResultsPage,
+  type RecordChange,
   type Timestamp,
+  type UpdateResult,
   type Webhook,
+  type WebhookAttempt,
+  type WebhookEndpoint,
+  type WebhookChange,
   type WebhookStore,
 } from '../../core/index.ts';
+import { isUniqueViolation, updateRow } from './update-record.ts';
 import { stampText, toId, toStamp } from './rows.ts';
 import type { Database, DbInteger, StoreDialect, WebhooksTable } from './schema.ts';
 
@@ -44,6 +51,8 @@ function webhookFromRow(row: Selectable<WebhooksTable>): CreatedWebhook {
     created_at: toStamp(row.created_at),
     last_delivery_at: row.last_delivery_at === null ? null : toStamp(row.last_delivery_at),
     last_delivery_status: row.last_delivery_status,
+    last_delivery_error: row.last_delivery_error,
+    failing_since: row.failing_since === null ? null : toStamp(row.failing_since),
     secret: row.secret,
   };
 }
@@ -111,6 +120,60 @@ export class KyselyWebhooks implements WebhookStore {
     return rows.map((row) => withoutSecret(webhookFromRow(row)));
   }
 
+  async getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row && withoutSecret(webhookFromRow(row));
+  }
+
+  /** A compare-and-set UPDATE, as for devices (update-record.ts); a given secret replaces the old. */
+  async updateWebhook(
+    userId: number,
+    id: number,
+    change: RecordChange<Webhook, WebhookChange>,
+  ): Promise<UpdateResult<CreatedWebhook>> {
+    const columns = (webhook: Omit<Webhook, 'id' | 'created_at' | 'last_delivery_at' | 'last_delivery_status'>) => ({
+      url: webhook.url,
+      events: JSON.stringify(webhook.events),
+      is_enabled: this.#flag(webhook.is_enabled),
+    });
+    const set = { ...columns(change.to), ...(change.to.secret === undefined ? {} : { secret: change.to.secret }) };
+    let row: Selectable<WebhooksTable> | undefined;
+    try {
+      row = await updateRow(this.db, this.dialect, {
+        table: 'webhooks',
+        userId,
+        id,
+        set,
+        expect: columns(change.from),
+        effect: 'none',
+        at: change.at,
+        events: [],
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const existing = await this.db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('url', '=', change.to.url)
+        .executeTakeFirst();
+      return existing === undefined ? { stale: true } : { duplicateOf: toId(existing.id) };
+    }
+    if (row !== undefined) return { updated: webhookFromRow(row) };
+    const exists = await this.db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return exists === undefined ? undefined : { stale: true };
+  }
+
   async deleteWebhook(userId: number, id: number): Promise<boolean> {
     const result = await this.db
       .deleteFrom('webhooks')
@@ -118,6 +181,44 @@ export class KyselyWebhooks implements WebhookStore {
       .where('user_id', '=', userId)
       .executeTakeFirst();
     return result.numDeletedRows > 0n;
+  }
+
+  async listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
+    const owned = await this.db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (owned === undefined) return undefined;
+    const rows = await this.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('webhook_id', '=', id)
+      .$if(page.beforeId !== undefined, (q) => q.where('id', '<', page.beforeId!))
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .execute();
+    return rows.map((row) => ({
+      id: toId(row.id),
+      event_id: toId(row.event_id),
+      event_type: row.event_type as EventType,
+      attempt: Number(row.attempt),
+      attempted_at: toStamp(row.attempted_at),
+      http_status: row.http_status,
+      error: row.error,
+      duration_ms: row.duration_ms,
+    }));
+  }
+
+  async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .select(['id', 'url', 'secret'])
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : { id: toId(row.id), url: row.url, secret: row.secret };
   }
 
   fanOutEvents(now: Timestamp, limit: number): Promise<number> {
@@ -286,13 +387,38 @@ export class KyselyWebhooks implements WebhookStore {
         .where('id', '=', lease.id)
         .where('lease_token', '=', lease.token)
         .where('status', '=', 'pending')
-        .returning('webhook_id')
+        .returning(['webhook_id', 'event_id', 'attempts'])
         .executeTakeFirst();
       if (row === undefined) return false;
-      // The newest attempt wins, should a worker that lost its lease finish late.
+      const event = await trx
+        .selectFrom('events')
+        .select('type')
+        .where('id', '=', toId(row.event_id))
+        .executeTakeFirst();
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          webhook_id: toId(row.webhook_id),
+          event_id: toId(row.event_id),
+          event_type: event?.type ?? 'unknown',
+          attempt: Number(row.attempts),
+          attempted_at: at,
+          http_status: outcome.response_status,
+          error: outcome.error,
+          duration_ms: outcome.duration_ms,
+        })
+        .execute();
+      const delivered = outcome.state === 'delivered';
+      // The newest attempt wins, should a worker that lost its lease finish late. A failure keeps
+      // the failing_since of the run it continues.
       await trx
         .updateTable('webhooks')
-        .set({ last_delivery_at: at, last_delivery_status: outcome.state === 'delivered' ? 'delivered' : 'failing' })
+        .set({
+          last_delivery_at: at,
+          last_delivery_status: delivered ? 'delivered' : 'failing',
+          last_delivery_error: outcome.error,
+          failing_since: delivered ? null : sql<string>`coalesce(failing_since, ${this.#stamp(at)})`,
+        })
         .where('id', '=', toId(row.webhook_id))
         .where((eb) => eb.or([eb('last_delivery_at', 'is', null), eb('last_delivery_at', '<=', at)]))
         .execute();

@@ -367,3 +367,33 @@ export async function replaceLocationChecks(
     .where('id', '=', id)
     .execute();
 }
+
+/**
+ * A new interval for a device checked per location: each location is due at most at `latest`
+ * (one new interval after the device's last check), as the device row is for a device of one.
+ */
+export async function rescheduleLocationChecks(trx: Kysely<Database>, id: number, latest: Timestamp): Promise<void> {
+  const stamp = stampText(latest);
+  await trx
+    .updateTable('device_location_checks')
+    .set({ next_check_at: stamp })
+    .where('device_id', '=', id)
+    .where('next_check_at', '>', stamp)
+    .execute();
+}
+
+/**
+ * A check asked for (`requestCheck`) on a device checked per location: each location is due at
+ * `at` and the device row keeps no schedule of its own. A lease in flight is left alone, as a
+ * device's is. False when the device has no locations (its own row was made due).
+ */
+export async function requestLocationChecks(db: Kysely<Database>, id: number, at: Timestamp): Promise<boolean> {
+  const pairs = await db
+    .updateTable('device_location_checks')
+    .set({ next_check_at: stampText(at) })
+    .where('device_id', '=', id)
+    .executeTakeFirst();
+  if (pairs.numUpdatedRows === 0n) return false;
+  await db.updateTable('devices').set({ next_check_at: null }).where('id', '=', id).execute();
+  return true;
+}

@@ -5,6 +5,9 @@ import { safeIds } from './migrations/0002-safe-ids.ts';
 import { engine } from './migrations/0003-engine.ts';
 import { webhooks } from './migrations/0004-webhooks.ts';
 import { changeMarker } from './migrations/0005-change-marker.ts';
+import { manage } from './migrations/0006-manage.ts';
+import { operations } from './migrations/0007-operations.ts';
+import { dnsblListings } from './migrations/0008-dnsbl-listings.ts';
 import { locations } from './migrations/0010-locations.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
@@ -17,6 +20,9 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0003_engine': engine(dialect),
     '0004_webhooks': webhooks(dialect),
     '0005_change_marker': changeMarker(dialect),
+    '0006_manage': manage(dialect),
+    '0007_operations': operations(dialect),
+    '0008_dnsbl_listings': dnsblListings(dialect),
     '0010_locations': locations(dialect),
   };
 }
@@ -58,6 +64,20 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: StoreDialec
       throw error;
     }
   });
+}
+
+/**
+ * The migrations of this package the database has not applied, by name ([] when its schema is
+ * current). Reads Kysely's migration table only, and never creates it: a readiness probe must
+ * not write. Throws when the database cannot be asked (unreachable, or never migrated at all).
+ */
+export async function pendingMigrations(
+  db: Kysely<Database>,
+  dialect: StoreDialect = dialectOf(db),
+): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  const done = new Set(rows.map((row) => row.name));
+  return Object.keys(migrations(dialect)).filter((name) => !done.has(name));
 }
 
 function applied(result: MigrationResultSet): string[] {

@@ -1,12 +1,9 @@
 import { dirname, resolve } from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import type { Dialect } from 'kysely';
 import { KyselyStore } from './kysely-store.ts';
 import { makeDirectories } from './make-directories.ts';
-import { poolQuery, type DirectQuery } from './direct-query.ts';
 import { apiTimestampTypes } from './pg-timestamps.ts';
-import { PreparedStatements } from './prepared-statements.ts';
-import { QueryWatchdog } from './query-watchdog.ts';
 import type { Database, StoreDialect } from './schema.ts';
 import type { OpenedSqlite } from './sqlite-pragmas.ts';
 
@@ -79,10 +76,7 @@ function postgresLabel(url: string): string {
   }
 }
 
-async function postgresDialect(
-  url: string,
-  options: OpenKyselyStoreOptions,
-): Promise<{ dialect: Dialect; query: DirectQuery }> {
+async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Promise<Dialect> {
   const poolSize = options.poolSize ?? 10;
   if (!Number.isSafeInteger(poolSize) || poolSize < 1) {
     throw new Error(`poolSize must be a positive integer, not ${poolSize}`);
@@ -94,15 +88,19 @@ async function postgresDialect(
     'connectionTimeoutMs',
   );
   // Imported on demand so a SQLite-only deployment never loads the PostgreSQL driver.
-  const { default: pg } = await import('pg');
+  const [{ default: pg }, { PgDialect }] = await Promise.all([import('pg'), import('./pg-dialect.ts')]);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     // An unreachable or overloaded server must produce an error, never a request that hangs.
     connectionTimeoutMillis: connectionTimeoutMs,
-    // The server-side bound cancels cleanly; the watchdog below, at the full time, also covers a
-    // server that stopped answering altogether.
+    // Two bounds, both pg's documented settings. The server's statement_timeout, at five sixths,
+    // cancels a slow statement cleanly and keeps the connection. pg's query_timeout, at the full
+    // time, is the client's own: it also ends the wait on a server that stopped answering
+    // altogether, where no server-side bound can help; the connection whose answer it gave up on
+    // is then closed and replaced (PgConnection).
     statement_timeout: Math.max(1, Math.floor((queryTimeoutMs * 5) / 6)),
+    query_timeout: queryTimeoutMs,
     application_name: 'monitoring-api',
     types: apiTimestampTypes(pg.types),
   });
@@ -117,16 +115,13 @@ async function postgresDialect(
   // listener, which would end the process (test/hardening/postgres-faults.test.ts). That error
   // has been handed to the client's queries already (a 500 for the request) and the pool discards
   // the client on release, so the event only needs a listener; idle errors still reach onPoolError.
-  const prepared = options.preparedStatements === false ? undefined : new PreparedStatements();
-  const watchdog = new QueryWatchdog(queryTimeoutMs);
   pool.on('connect', (client) => {
     client.on('error', () => {});
-    // Innermost, so that every query is watched, a prepared statement's retry included.
-    watchdog.attach(client);
-    prepared?.attach(client);
   });
-  pool.on('remove', (client) => watchdog.detach(client));
-  return { dialect: new PostgresDialect({ pool }), query: poolQuery(pool) };
+  return new PgDialect(pool, {
+    preparedStatements: options.preparedStatements !== false,
+    serverError: pg.DatabaseError,
+  });
 }
 
 /**
@@ -172,9 +167,8 @@ export async function openKyselyStore(url: string, options: OpenKyselyStoreOptio
   const target = parseDatabaseUrl(url);
   let dialect: Dialect;
   let dataVersion: (() => number) | undefined;
-  let query: DirectQuery | undefined;
   if (target.dialect === 'postgres') {
-    ({ dialect, query } = await postgresDialect(target.url, options));
+    dialect = await postgresDialect(target.url, options);
   } else {
     try {
       if (target.path !== ':memory:') makeDirectories(dirname(target.path));
@@ -190,5 +184,5 @@ export async function openKyselyStore(url: string, options: OpenKyselyStoreOptio
     await db.destroy().catch(() => undefined);
     throw error;
   }
-  return { store: new KyselyStore(db, target.dialect, { dataVersion, query }), db, dialect: target.dialect };
+  return { store: new KyselyStore(db, target.dialect, { dataVersion }), db, dialect: target.dialect };
 }

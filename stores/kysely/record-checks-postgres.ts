@@ -20,7 +20,8 @@ function byId<T extends CheckWrite>(writes: readonly T[]): T[] {
 
 /**
  * The results and events of the checks the `written` CTE wrote, inserted in input order (ids grow
- * with it); those of checks it did not write are dropped.
+ * with it); those of checks it did not write are dropped. Each written check takes one number of
+ * the `check_ids` sequence, which every result row of it carries as `check_id`.
  */
 function outbox(kind: MonitoredKind, writes: readonly CheckWrite[]): RawBuilder<unknown> {
   const results = writes.flatMap((w) => w.results.map((r) => ({ id: w.id, ...r })));
@@ -28,15 +29,15 @@ function outbox(kind: MonitoredKind, writes: readonly CheckWrite[]): RawBuilder<
   const kindName = sql.lit(kind);
   return sql`
     results as (
-      insert into check_results (resource_kind, resource_id, checked_at, probe, ok, response_ms, error, fields)
-      select ${kindName}, r.resource_id, r.checked_at, r.probe, r.ok, r.response_ms, r.error, r.fields
+      insert into check_results (resource_kind, resource_id, checked_at, probe, ok, response_ms, error, fields, check_id)
+      select ${kindName}, r.resource_id, r.checked_at, r.probe, r.ok, r.response_ms, r.error, r.fields, w.check_id
       from unnest(
         cast(${results.map((r) => r.id)} as bigint[]), cast(${results.map((r) => r.checked_at)} as timestamptz[]),
         cast(${results.map((r) => r.probe)} as text[]), cast(${results.map((r) => r.ok)} as boolean[]),
         cast(${results.map((r) => r.response_ms)} as integer[]), cast(${results.map((r) => r.error)} as text[]),
         cast(${results.map((r) => r.fields)} as text[])
       ) with ordinality as r (resource_id, checked_at, probe, ok, response_ms, error, fields, n)
-      where r.resource_id in (select id from written)
+      join written w on w.id = r.resource_id
       order by r.n
     ),
     events as (
@@ -86,7 +87,7 @@ export function writeDeviceChecksPostgres(db: Kysely<Database>, writes: readonly
         lease_owner = null, lease_token = null, lease_expires_at = null
       from input i
       where d.id = i.id and d.lease_token = i.token and d.status = i.previous_status
-      returning d.id, d.user_id
+      returning d.id, d.user_id, nextval('check_ids') as check_id
     ),
     ${outbox('device', writes)}
     select id from written`,
@@ -107,8 +108,10 @@ export function writeBlacklistChecksPostgres(
         cast(${input.map((w) => w.id)} as bigint[]), cast(${input.map((w) => w.token)} as text[]),
         cast(${input.map((w) => w.last_status)} as text[]), cast(${input.map((w) => w.checked_at)} as timestamptz[]),
         cast(${input.map((w) => w.listed_on)} as text[]), cast(${input.map((w) => w.failed_zones)} as text[]),
-        cast(${input.map((w) => w.next_check_at)} as timestamptz[])
-      ) as i (id, token, last_status, checked_at, listed_on, failed_zones, next_check_at)
+        cast(${input.map((w) => w.next_check_at)} as timestamptz[]),
+        cast(${input.map((w) => w.listings)} as text[]), cast(${input.map((w) => w.rdns)} as text[]),
+        cast(${input.map((w) => w.maintenance_since)} as timestamptz[])
+      ) as i (id, token, last_status, checked_at, listed_on, failed_zones, next_check_at, listings, rdns, maintenance_since)
     ),
     written as (
       update blacklist_monitors m set
@@ -116,11 +119,14 @@ export function writeBlacklistChecksPostgres(
         last_checked_at = i.checked_at,
         listed_on = i.listed_on,
         failed_zones = i.failed_zones,
+        listings = i.listings,
+        rdns = i.rdns,
         next_check_at = i.next_check_at,
+        announced_listed_on = case when m.maintenance_since is null then null else m.announced_listed_on end,
         lease_owner = null, lease_token = null, lease_expires_at = null
       from input i
-      where m.id = i.id and m.lease_token = i.token
-      returning m.id, m.user_id
+      where m.id = i.id and m.lease_token = i.token and m.maintenance_since is not distinct from i.maintenance_since
+      returning m.id, m.user_id, nextval('check_ids') as check_id
     ),
     ${outbox('blacklist_monitor', writes)}
     select id from written`,

@@ -9,7 +9,7 @@ import type { CheckResultsTable, Database, DbInteger, EventsTable } from './sche
 // check is one fenced UPDATE in input order (statements cost no round trip here), so a record named
 // twice in a batch sees the first write. Results and events of the written checks follow in bulk.
 
-/** Rows per INSERT: eight parameters each stays under the 999 of older SQLite builds. */
+/** Rows per INSERT: nine parameters each stays under the 999 of older SQLite builds. */
 const INSERT_ROWS = 100;
 
 /** `last_results` with the probes that ran replaced and the others kept. */
@@ -44,9 +44,12 @@ function blacklistUpdate(w: BlacklistWrite): RawBuilder<{ user_id: DbInteger }> 
       last_checked_at = ${w.checked_at},
       listed_on = ${w.listed_on},
       failed_zones = ${w.failed_zones},
+      listings = ${w.listings},
+      rdns = ${w.rdns},
       next_check_at = ${w.next_check_at},
+      announced_listed_on = case when maintenance_since is null then null else announced_listed_on end,
       lease_owner = null, lease_token = null, lease_expires_at = null
-    where id = ${w.id} and lease_token = ${w.token}
+    where id = ${w.id} and lease_token = ${w.token} and maintenance_since is ${w.maintenance_since}
     returning user_id`;
 }
 
@@ -73,14 +76,24 @@ async function writeChecks<W extends CheckWrite>(
   const written: boolean[] = [];
   const results: Insertable<CheckResultsTable>[] = [];
   const events: Insertable<EventsTable>[] = [];
+  let checks = 0;
   for (const w of writes) {
     const { rows } = await update(w).execute(trx);
     const row = rows[0];
     written.push(row !== undefined);
     if (row === undefined) continue;
-    for (const r of w.results)
-      results.push({ resource_kind: kind, resource_id: w.id, ...r, ok: flagFor('sqlite', r.ok) });
+    // Numbered once the count is known: the counter moves once per batch.
+    const check = checks++;
+    for (const r of w.results) {
+      results.push({ resource_kind: kind, resource_id: w.id, ...r, ok: flagFor('sqlite', r.ok), check_id: check });
+    }
     for (const e of w.events) events.push({ user_id: toId(row.user_id), resource_kind: kind, resource_id: w.id, ...e });
+  }
+  if (checks > 0) {
+    const { rows } = await sql<{ last: DbInteger }>`
+      update check_id_counter set last = last + ${checks} where id = 1 returning last`.execute(trx);
+    const first = toId(rows[0]!.last) - checks + 1;
+    for (const r of results) r.check_id = first + r.check_id!;
   }
   await insertChunked(trx, 'check_results', results);
   await insertChunked(trx, 'events', events);

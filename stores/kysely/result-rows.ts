@@ -47,6 +47,7 @@ export function checkResultFromRow(row: Selectable<CheckResultsTable>): CheckRes
   return {
     ...parseFields(row.fields),
     id: toId(row.id),
+    check_id: toId(row.check_id ?? row.id),
     checked_at: toStamp(row.checked_at),
     probe: row.probe,
     ok: toFlag(row.ok),

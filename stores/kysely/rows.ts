@@ -8,6 +8,7 @@ import {
   type Device,
   type DeviceLastResults,
   type DeviceStatus,
+  type DnsblListing,
   type NewApiKey,
   type NewBlacklistMonitor,
   type NewDevice,
@@ -275,7 +276,27 @@ export function monitorFromRow(row: Selectable<BlacklistMonitorsTable>): Blackli
     created_at: toStamp(row.created_at),
     check_interval_s: row.check_interval_s,
     failed_zones: parseStrings(row.failed_zones, 'blacklist_monitors.failed_zones'),
+    zones: row.zones === null ? null : parseStrings(row.zones, 'blacklist_monitors.zones'),
+    count_policy_listings: toFlag(row.count_policy_listings),
+    listings: parseListings(row.listings),
+    rdns: row.rdns,
   };
+}
+
+/**
+ * Reads `blacklist_monitors.listings`: an array the engine's checks wrote through this store, so
+ * only its shape is checked, not every field of every listing.
+ */
+function parseListings(text: string): DnsblListing[] {
+  // Nearly every monitor is listed nowhere.
+  if (text === '[]') return [];
+  const value: unknown = JSON.parse(text);
+  const isListing = (item: unknown) =>
+    typeof item === 'object' && item !== null && typeof (item as { zone?: unknown }).zone === 'string';
+  if (!Array.isArray(value) || !value.every(isListing)) {
+    throw new Error('column blacklist_monitors.listings does not hold an array of listings');
+  }
+  return value as DnsblListing[];
 }
 
 export function monitorToRow(
@@ -294,6 +315,10 @@ export function monitorToRow(
     created_at: stampText(m.created_at),
     check_interval_s: m.check_interval_s,
     failed_zones: JSON.stringify(m.failed_zones),
+    zones: m.zones === null ? null : JSON.stringify(m.zones),
+    count_policy_listings: flagFor(dialect, m.count_policy_listings),
+    listings: JSON.stringify(m.listings),
+    rdns: m.rdns,
     ...newSchedule(m.is_enabled, m.created_at),
   };
 }

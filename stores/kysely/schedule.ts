@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import type { ClaimRequest, Lease, MonitoredKind, Timestamp } from '../../core/index.ts';
-import { flagFor, stampText, toId, toStamp } from './rows.ts';
-import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
+import { flagFor, stampText, toFlag, toId, toStamp } from './rows.ts';
+import type { Database, DbFlag, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
 
 /** The tables whose records the engine checks. */
 export type CheckedTable = 'devices' | 'blacklist_monitors';
@@ -129,4 +129,46 @@ export async function setEnabled(
   if (changed.numUpdatedRows > 0n) return true;
   const exists = await db.selectFrom(table).select('id').where('id', '=', id).executeTakeFirst();
   return exists !== undefined;
+}
+
+/** What `requestCheck` found: the row it made due, or why it did not. */
+export type CheckRequestRow<T extends CheckedTable> =
+  | { outcome: 'due'; row: Selectable<Database[T]> }
+  | { outcome: 'not_found' }
+  | { outcome: 'paused' }
+  | { outcome: 'too_soon'; retry_at: Timestamp };
+
+/**
+ * Makes an enabled record of the user due at `at`, unless its last request that took effect was
+ * less than `minGapMs` before (docs/engine.md, "Checks on demand"). The test and the change are
+ * one UPDATE, so two instances asked at once make the record due once and the other is told to
+ * wait. A lease in flight is left alone: its check started before the request and is recorded.
+ */
+export async function requestCheck<T extends CheckedTable>(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  table: T,
+  userId: number,
+  id: number,
+  at: Timestamp,
+  minGapMs: number,
+): Promise<CheckRequestRow<T>> {
+  const now = stampText(at);
+  const earliest = stampText(new Date(new Date(at).getTime() - minGapMs).toISOString());
+  const enabled = flagFor(dialect, true);
+  const { rows } = await sql<Selectable<Database[T]>>`
+    update ${sql.table(table)} set next_check_at = ${now}, check_requested_at = ${now}
+    where id = ${id} and user_id = ${userId} and is_enabled = ${enabled}
+      and (check_requested_at is null or check_requested_at <= ${earliest})
+    returning *`.execute(db);
+  if (rows[0] !== undefined) return { outcome: 'due', row: rows[0] };
+  const { rows: found } = await sql<{ is_enabled: DbFlag; check_requested_at: DbTimestamp | null }>`
+    select is_enabled, check_requested_at from ${sql.table(table)}
+    where id = ${id} and user_id = ${userId}`.execute(db);
+  const current = found[0];
+  if (current === undefined) return { outcome: 'not_found' };
+  if (!toFlag(current.is_enabled)) return { outcome: 'paused' };
+  // Refused for the gap: the request that took effect is there (a concurrent one, at the latest).
+  const last = current.check_requested_at === null ? at : toStamp(current.check_requested_at);
+  return { outcome: 'too_soon', retry_at: new Date(new Date(last).getTime() + minGapMs).toISOString() };
 }

@@ -101,6 +101,8 @@ export interface DevicesTable {
   lease_owner: string | null;
   lease_token: string | null;
   lease_expires_at: NullableStamp;
+  /** The last on-demand check request that took effect (`POST /devices/check`). */
+  check_requested_at: NullableStamp;
 }
 
 export interface BlacklistMonitorsTable {
@@ -118,9 +120,21 @@ export interface BlacklistMonitorsTable {
   /** JSON array of the zones whose lookup failed at the last check. */
   failed_zones: string;
   next_check_at: NullableStamp;
+  /** Migration 0006: when the maintenance window covering it began; null outside one. */
+  maintenance_since: NullableStamp;
+  /** Migration 0006: JSON array, the listings announced before a window; null otherwise. */
+  announced_listed_on: ColumnType<string | null, string | null | undefined, string | null>;
   lease_owner: string | null;
   lease_token: string | null;
   lease_expires_at: NullableStamp;
+  /** JSON array of the zones asked, sorted; null asks every configured zone of the target's type. */
+  zones: string | null;
+  count_policy_listings: Flag;
+  /** JSON array of the listings (core DnsblListing), sorted by zone. */
+  listings: string;
+  rdns: string | null;
+  /** The last on-demand check request that took effect (`POST /blacklist-monitors/check`). */
+  check_requested_at: NullableStamp;
 }
 
 /** One probe's result (one DNSBL zone's, for a monitor). Rows go with their record. */
@@ -136,6 +150,8 @@ export interface CheckResultsTable {
   error: string | null;
   /** JSON object of the probe's own fields (`zone`, `http_status`, `tls_valid_to`, `banner`, ...). */
   fields: string;
+  /** Migration 0007: the check the row belongs to; null for rows written before it (their own id stands in). */
+  check_id: ColumnType<DbInteger | null, number | undefined, number>;
   /** The location that checked, for a device with `check_locations`; null otherwise. */
   check_location: string | null;
 }
@@ -191,6 +207,23 @@ export interface WebhooksTable {
     WebhookDeliveryStatus | null | undefined,
     WebhookDeliveryStatus | null
   >;
+  /** Migration 0007. */
+  last_delivery_error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0007. */
+  failing_since: NullableStamp;
+}
+
+/** Migration 0007: one row per delivery attempt. */
+export interface WebhookAttemptsTable {
+  id: Id;
+  webhook_id: Ref;
+  event_id: Ref;
+  event_type: string;
+  attempt: number;
+  attempted_at: Stamp;
+  http_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
 }
 
 /** Migration 0004_webhooks: one row per event and endpoint. */
@@ -221,6 +254,23 @@ export interface WebhookFanoutFloorTable {
   event_id: ColumnType<DbInteger, number, number>;
 }
 
+/** Migration 0006_manage: maintenance windows. */
+export interface MaintenanceWindowsTable {
+  id: Id;
+  user_id: Ref;
+  name: string;
+  starts_at: NullableStamp;
+  ends_at: NullableStamp;
+  /** JSON {days, start, duration_s, time_zone}, or null for a one-off window. */
+  repeat: string | null;
+  /** JSON arrays of ids. */
+  device_ids: string;
+  all_devices: Flag;
+  blacklist_monitor_ids: string;
+  all_blacklist_monitors: Flag;
+  created_at: Stamp;
+}
+
 /** The tables of the store, as Kysely sees them. */
 /** One row per worker id: its last heartbeat (docs/engine.md, "Locations"). */
 export interface WorkerHeartbeatsTable {
@@ -240,10 +290,12 @@ export interface Database {
   events: EventsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   webhook_event_fanouts: WebhookEventFanoutsTable;
   webhook_fanout_floor: WebhookFanoutFloorTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   device_location_checks: DeviceLocationChecksTable;
+  maintenance_windows: MaintenanceWindowsTable;
 }
 
 /**

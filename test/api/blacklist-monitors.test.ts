@@ -55,6 +55,10 @@ eachStore('blacklist monitors', (env) => {
       created_at: START,
       check_interval_s: 3600,
       failed_zones: [],
+      zones: null,
+      count_policy_listings: false,
+      listings: [],
+      rdns: null,
     });
     assert.deepEqual(assertSuccess(await t.request('/v1/blacklist-monitors', { key }), 200), [record]);
   });
@@ -99,15 +103,14 @@ eachStore('blacklist monitors', (env) => {
         'failed_zones',
         'status',
         'last_results',
+        'listings',
+        'rdns',
       ]) {
+        const list = field === 'listed_on' || field === 'failed_zones' || field === 'listings';
         const res = await t.request('/v1/blacklist-monitors/create', {
           method: 'POST',
           key,
-          body: {
-            target_type: 'domain',
-            target_value: 'example.com',
-            [field]: field === 'listed_on' || field === 'failed_zones' ? [] : 'clean',
-          },
+          body: { target_type: 'domain', target_value: 'example.com', [field]: list ? [] : 'clean' },
         });
         assertValidation(res, [[field, 'unknown_field']]);
       }
@@ -193,6 +196,8 @@ eachStore('blacklist monitors', (env) => {
       results: [],
       next_check_at: '2026-02-05T01:00:00.000Z',
       events: [],
+      listings: [],
+      rdns: null,
     };
     assert.deepEqual(await env.store.recordBlacklistChecks([{ lease: claimed.lease, outcome }]), [false]);
     assert.deepEqual(
@@ -222,6 +227,89 @@ eachStore('blacklist monitors', (env) => {
       }[];
       assert.equal(listed?.last_checked_at, answered, `reported ${reported}`);
     }
+  });
+
+  test("zones: some of the installation's zones for the target's type, stored sorted; an unknown zone is 400 naming it", async () => {
+    const { t, key } = await env.setup();
+    const post = (body: Record<string, unknown>) =>
+      t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', { method: 'POST', key, body });
+    const ip = assertSuccess(
+      await post({
+        target_type: 'ip',
+        target_value: '8.8.4.4',
+        zones: ['ZEN.spamhaus.org.', 'bl.spamcop.net', 'zen.spamhaus.org'],
+      }),
+      201,
+    );
+    assert.deepEqual(ip.zones, ['bl.spamcop.net', 'zen.spamhaus.org'], 'lower-cased, repeats dropped, sorted');
+    const domain = assertSuccess(
+      await post({ target_type: 'domain', target_value: 'zones.example.com', zones: ['multi.surbl.org'] }),
+      201,
+    );
+    assert.deepEqual(domain.zones, ['multi.surbl.org']);
+    assert.equal(
+      assertSuccess(await post({ target_type: 'domain', target_value: 'all.example.com', zones: null }), 201).zones,
+      null,
+      'null: every zone',
+    );
+    // A domain zone for an IP target, a zone nobody configured: refused, naming it, nothing created.
+    for (const [body, named] of [
+      [
+        { target_type: 'ip', target_value: '8.8.8.9', zones: ['zen.spamhaus.org', 'dbl.spamhaus.org'] },
+        'dbl.spamhaus.org',
+      ],
+      [{ target_type: 'domain', target_value: 'x.example.com', zones: ['bl.example.net'] }, 'bl.example.net'],
+    ] as const) {
+      const error = assertError(await post(body), 400, 'validation_failed');
+      assert.deepEqual(
+        error.details?.map((d) => [d.field, d.code]),
+        [['zones', 'invalid_value']],
+      );
+      assert.match(
+        error.details![0]!.message,
+        new RegExp(`"${named.replaceAll('.', '\\.')}"`),
+        'the message names the zone',
+      );
+    }
+    for (const zones of [[], 'zen.spamhaus.org', [1], {}]) {
+      assertValidation(await post({ target_type: 'ip', target_value: '8.8.8.9', zones }), [
+        ['zones', Array.isArray(zones) && zones.length === 0 ? 'invalid_value' : 'invalid_type'],
+      ]);
+    }
+    assert.equal(assertSuccess(await t.request<BlacklistMonitor[]>('/v1/blacklist-monitors', { key }), 200).length, 3);
+  });
+
+  test('count_policy_listings: a flag, default false', async () => {
+    const { t, key } = await env.setup();
+    const post = (body: Record<string, unknown>) =>
+      t.request<BlacklistMonitor>('/v1/blacklist-monitors/create', {
+        method: 'POST',
+        key,
+        body: { target_type: 'ip', ...body },
+      });
+    for (const [i, [given, stored]] of (
+      [
+        [true, true],
+        [1, true],
+        [false, false],
+        [0, false],
+        [null, false],
+        [undefined, false],
+      ] as const
+    ).entries()) {
+      assert.equal(
+        assertSuccess(await post({ target_value: `9.9.9.${i + 1}`, count_policy_listings: given }), 201)
+          .count_policy_listings,
+        stored,
+        String(given),
+      );
+    }
+    assertValidation(await post({ target_value: '9.9.9.20', count_policy_listings: 'yes' }), [
+      ['count_policy_listings', 'invalid_type'],
+    ]);
+    assertValidation(await post({ target_value: '9.9.9.20', count_policy_listings: 2 }), [
+      ['count_policy_listings', 'invalid_value'],
+    ]);
   });
 
   test('check_interval_s: 300 to 86400 seconds, default 3600; else out_of_range or invalid_type', async () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type {
   BlacklistCheckOutcome,
   DeviceCheckOutcome,
+  DnsblListing,
   DeviceLastResults,
   DeviceStatus,
   HttpProbeResult,
@@ -34,6 +35,8 @@ export interface BlacklistCheck {
   listed_on?: string[];
   failed_zones?: string[];
   results?: NewDnsblResult[];
+  listings?: DnsblListing[];
+  rdns?: string | null;
 }
 
 /**
@@ -55,6 +58,8 @@ export async function recordBlacklistCheck(
     results: check.results ?? [],
     next_check_at: check.checked_at,
     events: [],
+    listings: check.listings ?? [],
+    rdns: check.rdns ?? null,
   };
   const [written] = await store.recordBlacklistChecks([{ lease: claimed.lease, outcome }]);
   return written === true;
@@ -91,24 +96,51 @@ export async function mustRecord(written: Promise<boolean>): Promise<void> {
 
 // ---- results as the probes report them -----------------------------------------------------
 
+/** The listing fields of a row: an SBL listing seen first at the check itself, or none. */
+function listingFields(checkedAt: Timestamp, listed: boolean) {
+  return listed
+    ? { meaning: 'SBL: a spam source', policy: false, delist_url: 'https://check.spamhaus.org/', since: checkedAt }
+    : { meaning: null, policy: false, delist_url: null, since: null };
+}
+
 export function dnsbl(
   checked_at: Timestamp,
   zone: string,
   listed: boolean,
   answer: string | null = listed ? '127.0.0.2' : null,
 ): NewDnsblResult {
-  return { checked_at, probe: 'dnsbl', ok: true, response_ms: 12, error: null, zone, listed, answer };
+  return {
+    checked_at,
+    probe: 'dnsbl',
+    ok: true,
+    response_ms: 12,
+    error: null,
+    zone,
+    listed,
+    answer,
+    ...listingFields(checked_at, listed),
+  };
 }
 
 export function dnsblFailure(checked_at: Timestamp, zone: string, error = 'timeout'): NewDnsblResult {
-  return { checked_at, probe: 'dnsbl', ok: false, response_ms: null, error, zone, listed: false, answer: null };
+  return {
+    checked_at,
+    probe: 'dnsbl',
+    ok: false,
+    response_ms: null,
+    error,
+    zone,
+    listed: false,
+    answer: null,
+    ...listingFields(checked_at, false),
+  };
 }
 
 export function http(
   checked_at: Timestamp,
   status: number | null,
   probe: HttpProbeResult['probe'] = 'public_https',
-): Omit<HttpProbeResult, 'id'> {
+): Omit<HttpProbeResult, 'id' | 'check_id'> {
   const ok = status === 200;
   return {
     checked_at,
@@ -125,7 +157,7 @@ export function tls(
   checked_at: Timestamp,
   daysLeft: number,
   probe: TlsProbeResult['probe'] = 'public_tls',
-): Omit<TlsProbeResult, 'id'> {
+): Omit<TlsProbeResult, 'id' | 'check_id'> {
   const validTo = new Date(new Date(checked_at).getTime() + daysLeft * 86_400_000).toISOString();
   return {
     checked_at,
@@ -139,7 +171,7 @@ export function tls(
   };
 }
 
-export function service(checked_at: Timestamp, banner: string | null): Omit<ServiceProbeResult, 'id'> {
+export function service(checked_at: Timestamp, banner: string | null): Omit<ServiceProbeResult, 'id' | 'check_id'> {
   return {
     checked_at,
     probe: 'service',

@@ -68,6 +68,10 @@ export const MONITOR_FIELDS = [
   'created_at',
   'check_interval_s',
   'failed_zones',
+  'zones',
+  'count_policy_listings',
+  'listings',
+  'rdns',
 ] as const;
 
 /** The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"). */
@@ -94,6 +98,7 @@ export const DETAIL_CODES = [
   'unknown_field',
   'forbidden_target',
   'not_applicable',
+  'read_only_field',
 ] as const;
 
 /**
@@ -244,7 +249,7 @@ export function assertError(res: TestResponse, status: number, code: string): No
   assert.ok(error.message.trim().length > 0, 'the message is a human sentence');
   const allowed = ['code', 'message'];
   if (code === 'validation_failed') allowed.push('details');
-  if (code === 'duplicate_device' || code === 'duplicate_blacklist_monitor') allowed.push('existing_id');
+  if (code.startsWith('duplicate_')) allowed.push('existing_id');
   for (const name of Object.keys(error)) {
     assert.ok(allowed.includes(name), `unexpected error field ${name} on ${code}: ${describeResponse(res)}`);
   }

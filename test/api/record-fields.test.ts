@@ -136,7 +136,14 @@ describe('record fields on every answer path', { concurrency: 1 }, () => {
       'last_checked_at',
       'last_results',
     ]);
-    assert.deepEqual(Object.keys(monitor.body.data!).slice(-2), ['check_interval_s', 'failed_zones']);
+    assert.deepEqual(Object.keys(monitor.body.data!).slice(-6), [
+      'check_interval_s',
+      'failed_zones',
+      'zones',
+      'count_policy_listings',
+      'listings',
+      'rdns',
+    ]);
   });
 
   test('the list cache keeps the fields, and a recorded check is seen at once', async () => {

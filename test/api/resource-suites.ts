@@ -71,6 +71,10 @@ function seedMonitor(i: number): NewBlacklistMonitor {
     created_at: START,
     check_interval_s: 3600,
     failed_zones: [],
+    zones: null,
+    count_policy_listings: false,
+    listings: [],
+    rdns: null,
   };
 }
 

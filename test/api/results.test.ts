@@ -95,7 +95,7 @@ describe('check results', { concurrency: 1 }, () => {
     const data = assertSuccess(res, 200);
     assert.equal(res.headers.get('link'), null);
     // Newest first: the later check's rows, then the earlier's, each row with its id.
-    const rows = data.map(({ id: _id, ...rest }) => rest);
+    const rows = data.map(({ id: _id, check_id: _checkId, ...rest }) => rest);
     assert.deepEqual(rows, [...second].reverse().concat([...first].reverse()));
     const rowIds = data.map((r) => r.id);
     assert.deepEqual(
@@ -103,6 +103,11 @@ describe('check results', { concurrency: 1 }, () => {
       [...rowIds].sort((a, b) => b - a),
     );
     assert.equal(new Set(rowIds).size, 5);
+    // The rows of one check share its check_id; the later check's is larger.
+    const checkIds = data.map((r) => r.check_id);
+    assert.equal(checkIds[0], checkIds[1]);
+    assert.deepEqual(checkIds.slice(2), [checkIds[2], checkIds[2], checkIds[2]]);
+    assert.ok(checkIds[0]! > checkIds[2]!, `${checkIds[0]} > ${checkIds[2]}`);
     // The answer is the store's page, field for field and in its order.
     assert.equal(
       res.text,
@@ -169,9 +174,14 @@ describe('check results', { concurrency: 1 }, () => {
       200,
     );
     assert.deepEqual(
-      data.map(({ id: _id, ...rest }) => rest),
+      data.map(({ id: _id, check_id: _checkId, ...rest }) => rest),
       [dnsbl(at(61), 'zen.spamhaus.org', false), ...[...zones].reverse()],
     );
+    assert.deepEqual(
+      data.slice(2).map((r) => r.check_id),
+      [data[1]!.check_id, data[1]!.check_id],
+    );
+    assert.notEqual(data[0]!.check_id, data[1]!.check_id);
   });
 
   test('limit and before_id page backwards; Link rel="next" exactly when older results follow', async () => {

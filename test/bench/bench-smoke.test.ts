@@ -21,7 +21,7 @@ function runBench(args: string[]): Promise<{ code: number | null; out: string; e
 // of the script, its build check and its servers again.
 let run: Promise<{ code: number | null; out: string; err: string }>;
 before(() => {
-  run = runBench(['--only', 'me,list,create,stream,engine,scale']);
+  run = runBench(['--only', 'me,list,create,update,stream,engine,scale']);
 });
 
 it('the benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {
@@ -32,6 +32,8 @@ it('the benchmark runs end to end and prints every figure', { timeout: 240_000 }
     /^GET \/v1\/me {2}hono/m,
     /^GET \/v1\/devices \(50, SQLite\) {2}monitoring-api {2}\d+/m,
     /^POST \/v1\/devices\/create \(PostgreSQL.*monitoring-api {2}\d+|^POST \/v1\/devices\/create \(PostgreSQL\) {2}skipped/m,
+    /^PATCH \/v1\/devices\/update \(SQLite, c=32\) {2}PATCH vs create {2}\d+/m,
+    /^PATCH \/v1\/devices\/update \(PostgreSQL, c=32\) {2}PATCH vs create {2}\d+|^PATCH \/v1\/devices\/update \(PostgreSQL\) {2}skipped/m,
     /^GET \/v1\/devices \(\d+ records, streamed\) {2}\d+ ms {2}peak RSS growth [\d.]+ MB/m,
   ])
     assert.match(output.out, line);
@@ -43,7 +45,7 @@ it('the benchmark runs end to end and prints every figure', { timeout: 240_000 }
 it('the engine benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {
   const output = await run;
   assert.equal(output.code, 0, output.err);
-  for (const what of ['DNSBL lookups', 'TCP probes', 'HTTP probes', 'webhook deliveries']) {
+  for (const what of ['DNSBL checks', 'TCP probes', 'HTTP probes', 'webhook deliveries']) {
     assert.match(
       output.out,
       new RegExp(`^${what} \\([^)]*\\) {2}bare loop {2}\\d+ \\S+/s {2}1\\.00 {2}cpu \\d+ us/op$`, 'm'),

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -73,8 +73,38 @@ const BAD_CALLS: [string, string[], RegExp][] = [
     /--ca-file package\.json holds no PEM certificate/,
   ],
   ['a query timeout of 0', ['worker', '--query-timeout', '0'], /--query-timeout/],
+  [
+    'an unknown log level',
+    ['worker', '--log-level', 'loud'],
+    /--log-level must be debug, info, warn or error, not "loud"/,
+  ],
+  [
+    'an unknown log level on serve',
+    ['serve', '--log-level', 'trace'],
+    /--log-level must be debug, info, warn or error/,
+  ],
   ['engine flags on serve without --worker', ['serve', '--concurrency', '5'], /--concurrency needs --worker/],
-  ['a zone on serve without --worker', ['serve', '--dnsbl-zone', 'zen.spamhaus.org'], /--dnsbl-zone needs --worker/],
+  [
+    'zone descriptions on serve without --worker',
+    ['serve', '--dnsbl-zone-info', 'zones.json'],
+    /--dnsbl-zone-info needs --worker/,
+  ],
+  // The zone lists are the API's too (a monitor's zones must be among them): checked on serve alone.
+  [
+    'a bad zone on serve without --worker',
+    ['serve', '--dnsbl-zone', 'not a zone'],
+    /--dnsbl-zone must be a DNS zone name/,
+  ],
+  [
+    'a zone descriptions file that does not exist',
+    ['worker', '--dnsbl-zone-info', '/nonexistent/zones.json'],
+    /--dnsbl-zone-info \/nonexistent\/zones\.json: ENOENT/,
+  ],
+  [
+    'a zone descriptions file that is not JSON',
+    ['worker', '--dnsbl-zone-info', 'README.md'],
+    /--dnsbl-zone-info README\.md is not JSON/,
+  ],
   ['a bad engine flag on serve --worker', ['serve', '--worker', '--dns-server', 'resolver'], /--dns-server/],
   ['a bad zone on serve --worker', ['serve', '--worker', '--dnsbl-domain-zone', '-x.org'], /--dnsbl-domain-zone/],
 ];
@@ -102,11 +132,90 @@ describe('bad engine flags: one line on stderr, exit 2, no database touched', { 
   }
 });
 
+/** Zone description files that are JSON but wrong, and the part of the line that names what is wrong. */
+const BAD_ZONE_INFO: [string, unknown, RegExp][] = [
+  ['an array', [], /must be a JSON object keyed by zone name/],
+  ['a key that is no zone', { 'not a zone': {} }, /"not a zone" is no DNS zone name/],
+  [
+    'an entry without codes',
+    { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: null } },
+    /"bl\.example\.net"\.codes must be an object/,
+  ],
+  [
+    'a code that is no return code',
+    {
+      'bl.example.net': {
+        name: 'X',
+        operator: 'Y',
+        delist_url: null,
+        codes: { '10.0.0.2': { meaning: 'm', policy: false } },
+      },
+    },
+    /"10\.0\.0\.2", which is no return code/,
+  ],
+  [
+    'a policy that is no flag',
+    {
+      'bl.example.net': {
+        name: 'X',
+        operator: 'Y',
+        delist_url: null,
+        codes: { '127.0.0.2': { meaning: 'm', policy: 'no' } },
+      },
+    },
+    /codes\["127\.0\.0\.2"\]\.policy must be true or false/,
+  ],
+  [
+    'a meaning that is empty',
+    {
+      'bl.example.net': {
+        name: 'X',
+        operator: 'Y',
+        delist_url: null,
+        codes: { '127.0.0.2': { meaning: '', policy: false } },
+      },
+    },
+    /\.meaning must be a non-empty string/,
+  ],
+  [
+    'a delist URL that is no URL',
+    { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: 'ftp://x', codes: {} } },
+    /\.delist_url must be an http or https URL, or null/,
+  ],
+  [
+    'a missing name',
+    { 'bl.example.net': { operator: 'Y', delist_url: null, codes: {} } },
+    /"bl\.example\.net"\.name must be a non-empty string/,
+  ],
+  [
+    'an unknown field',
+    { 'bl.example.net': { name: 'X', operator: 'Y', delist_url: null, codes: {}, url: 'x' } },
+    /unknown field "url"/,
+  ],
+];
+
+describe('a bad --dnsbl-zone-info file: one line naming what is wrong, exit 2', { concurrency: 4 }, () => {
+  for (const [what, content, pattern] of BAD_ZONE_INFO) {
+    it(what, async () => {
+      const file = join(dir, `${what.replaceAll(' ', '-')}.json`);
+      await writeFile(file, JSON.stringify(content));
+      const database = join(dir, `${what.replaceAll(' ', '-')}.db`);
+      const result = await runCommand(['worker', '--dnsbl-zone-info', file, '--database', `sqlite:${database}`]);
+      assert.equal(result.code, 2, `exit code: ${result.stdout}${result.stderr}`);
+      assert.equal(result.stderr.split('\n').length, 2, `one line: ${JSON.stringify(result.stderr)}`);
+      assert.match(result.stderr, /^monitoring-api: --dnsbl-zone-info \S+: /);
+      assert.match(result.stderr, pattern);
+      assert.ok(!existsSync(database), 'the database was not touched');
+    });
+  }
+});
+
 it('--help shows the worker command and the engine flags', async () => {
   const result = await runCommand(['worker', '--help']);
   assert.equal(result.code, 0);
   assert.match(result.stdout, /^ {2}worker \[--database URL\]/m);
   assert.match(result.stdout, /--dnsbl-zone ZONE/);
+  assert.match(result.stdout, /--dnsbl-zone-info FILE/);
   assert.match(result.stdout, /--dns-server HOST\[:PORT\]/);
   assert.match(result.stdout, /--lease MS/);
   assert.match(result.stdout, /--poll-interval MS/);

@@ -88,7 +88,7 @@ describe('monitoring-api worker, then serve beside it', () => {
       worker.stdout.some(
         (l) =>
           l ===
-          `monitoring-api: worker w-test checking devices and blacklist monitors from location default (concurrency 100, polling every 250 ms when idle, DNS ${dns.address})`,
+          `monitoring-api: worker w-test checking devices and blacklist monitors from location default (concurrency 100, polling every 250 ms when idle, DNS ${dns.address}, private targets refused)`,
       ),
       worker.stdout.join('\n'),
     );
@@ -105,6 +105,8 @@ describe('monitoring-api worker, then serve beside it', () => {
     const monitor = await statusOf(server.url, token, id);
     assert.equal(monitor.last_status, 'listed');
     assert.deepEqual(monitor.listed_on, ['zen.spamhaus.org']);
+    // At the default level (info) a claimed batch is no line of its own: that is debug.
+    assert.ok(!worker.stdout.some((l) => /"claimed \d+ due/.test(l)), worker.stdout.join('\n'));
   });
 
   it('exits 0 on SIGTERM', async () => {
@@ -183,6 +185,43 @@ describe('monitoring-api serve --worker', () => {
     const id = await createMonitor(server.url, token);
     const monitor = await statusOf(server.url, token, id);
     assert.equal(monitor.last_status, 'listed');
+    assert.ok(
+      server.lines.some((l) => /"path":"\/v1\/blacklist-monitors"/.test(l)),
+      'request lines are info',
+    );
     assert.equal(await stopServe(server), 0);
+  });
+
+  it('--log-level warn writes no request line, and debug writes each claimed batch', async () => {
+    const quiet = await startServe([
+      '--database',
+      `sqlite:${join(dir, 'quiet.db')}`,
+      '--worker',
+      '--log-level',
+      'warn',
+      ...ENGINE(),
+    ]);
+    const token = bootstrapToken(quiet)!;
+    const id = await createMonitor(quiet.url, token);
+    assert.equal((await statusOf(quiet.url, token, id)).last_status, 'listed');
+    assert.deepEqual(
+      quiet.lines.filter((l) => l.startsWith('{')),
+      [],
+      'no JSON line on stdout',
+    );
+    assert.equal(await stopServe(quiet), 0);
+
+    const chatty = await startServe([
+      '--database',
+      `sqlite:${join(dir, 'quiet.db')}`,
+      '--worker',
+      '--log-level',
+      'debug',
+      ...ENGINE(),
+    ]);
+    await createMonitor(chatty.url, token, '93.184.215.16');
+    const line = await chatty.waitForLine(/"claimed \d+ due blacklist_monitor checks"/);
+    assert.equal((JSON.parse(line) as { level: string }).level, 'debug');
+    assert.equal(await stopServe(chatty), 0);
   });
 });

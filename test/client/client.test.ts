@@ -178,6 +178,69 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
     await expectApiError(api.blacklistMonitors.delete(monitor.id), 404, 'blacklist_monitor_not_found');
   });
 
+  test('check(id): 202 with the record; again within a minute a typed check_too_soon with retryAfterSeconds; paused is record_paused', async () => {
+    const { api } = client(recordsKey);
+    const monitor = await api.blacklistMonitors.create({
+      target_type: 'ip',
+      target_value: '1.0.0.1',
+      zones: ['zen.spamhaus.org'],
+      count_policy_listings: 1,
+    });
+    assert.deepEqual(
+      [monitor.zones, monitor.count_policy_listings, monitor.listings, monitor.rdns],
+      [['zen.spamhaus.org'], true, [], null],
+    );
+    const asked: BlacklistMonitor = await api.blacklistMonitors.check(monitor.id);
+    assert.equal(asked.id, monitor.id);
+    const tooSoon = await expectApiError(api.blacklistMonitors.check(monitor.id), 429, 'check_too_soon');
+    assert.ok(
+      tooSoon.retryAfterSeconds !== undefined && tooSoon.retryAfterSeconds > 0 && tooSoon.retryAfterSeconds <= 60,
+    );
+    const device = await api.devices.create({
+      target_type: 'ip',
+      target_value: '1.0.0.2',
+      service_type: 'ssh',
+      is_enabled: false,
+    });
+    await expectApiError(api.devices.check(device.id), 409, 'record_paused');
+    await api.blacklistMonitors.delete(monitor.id);
+    await api.devices.delete(device.id);
+  });
+
+  test('get and update on every resource, and maintenance windows, through the typed client', async () => {
+    const { api } = client(recordsKey);
+    const device = await api.devices.create({ target_type: 'domain', target_value: 'typed-update.example.com' });
+    assert.deepEqual(await api.devices.get(device.id), device);
+    const moved = await api.devices.update(device.id, { scheme: 'http', location: 'rack 9' });
+    assert.deepEqual([moved.port, moved.location, moved.status], [80, 'rack 9', 'pending']);
+    const paused = await api.devices.update(device.id, { is_enabled: false });
+    assert.equal(paused.status, 'paused');
+    await expectApiError(api.devices.update(device.id, { status: 'up' } as never), 400, 'validation_failed');
+    const monitor = await api.blacklistMonitors.create({ target_type: 'ip', target_value: '9.9.9.9' });
+    assert.equal((await api.blacklistMonitors.update(monitor.id, { check_interval_s: 900 })).check_interval_s, 900);
+    const hook = await api.webhooks.create({ url: 'https://hooks.example.com/typed' });
+    const rotated = await api.webhooks.update(hook.id, { rotate_secret: true });
+    assert.ok('secret' in rotated && rotated.secret !== hook.secret);
+    assert.equal('secret' in (await api.webhooks.get(hook.id)), false);
+    const window = await api.maintenanceWindows.create({
+      name: 'Typed',
+      repeat: { days: ['mon'], start: '03:00', duration_s: 3600, time_zone: 'Europe/Paris' },
+      device_ids: [device.id],
+    });
+    assert.equal(window.active_now, false);
+    assert.deepEqual((await api.maintenanceWindows.update(window.id, { name: 'Renamed' })).name, 'Renamed');
+    assert.deepEqual(
+      (await api.maintenanceWindows.list()).data.map((w) => w.id),
+      [window.id],
+    );
+    await expectApiError(api.maintenanceWindows.create({ name: 'x', device_ids: [999_999] }), 400, 'validation_failed');
+    assert.deepEqual(await api.maintenanceWindows.delete(window.id), { id: window.id, deleted: true });
+    await expectApiError(api.maintenanceWindows.get(window.id), 404, 'maintenance_window_not_found');
+    for (const id of [device.id]) await api.devices.delete(id);
+    await api.blacklistMonitors.delete(monitor.id);
+    await api.webhooks.delete(hook.id);
+  });
+
   test('a duplicate is a typed 409 carrying existingId and the request id', async () => {
     const { api } = client(server.bootstrapToken);
     const first = await api.devices.create(WEB);

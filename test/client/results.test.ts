@@ -10,13 +10,16 @@ import { after, before, describe, test } from 'node:test';
 import { createNodeHandler } from '../../adapters/node/index.ts';
 import {
   createMonitoringClient,
+  isApiError,
   MonitoringApiError,
   type DeviceProbeResult,
   type DnsblResult,
   type MonitoringClient,
+  type WebhookAttempt,
 } from '../../client/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 import { dnsbl, http, mustRecord, recordBlacklistCheck, recordDeviceCheck, tls } from '../api/checks.ts';
+import { emitterFor } from '../webhooks/support.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
 
@@ -163,5 +166,56 @@ describe('client results() and allResults() against the API over node:http', { c
         (error: unknown) => error instanceof MonitoringApiError && error.status === status && error.code === code,
       );
     }
+  });
+
+  test("a webhook's delivery attempts: newest first, one page and its cursor, then every page", async () => {
+    const webhook = await api.webhooks.create({ url: 'https://hooks.example.com/attempts' });
+    const userId = (await api.me()).user_id;
+    const emit = emitterFor('memory', { store: t.store, cleanup: async () => {} });
+    // After the webhook was made, whatever the test API's clock says: only then is it announced to it.
+    await emit(userId, 'blacklist.listed', '2100-01-01T00:00:00.000Z');
+    await t.store.fanOutEvents(at(1), 10);
+    for (const [minute, status] of [
+      [2, 500],
+      [3, 502],
+      [4, 204],
+    ] as const) {
+      const [claimed] = await t.store.claimDeliveries({
+        owner: 'c',
+        now: at(minute),
+        limit: 1,
+        leaseUntil: at(minute + 1),
+      });
+      assert.ok(claimed, `a delivery due at minute ${minute}`);
+      const delivered = status === 204;
+      assert.equal(
+        await t.store.recordDeliveryAttempt(claimed.lease, {
+          attempted_at: at(minute),
+          state: delivered ? 'delivered' : 'pending',
+          next_attempt_at: delivered ? null : at(minute),
+          response_status: status,
+          error: delivered ? null : `http_${status}`,
+          duration_ms: minute,
+        }),
+        true,
+      );
+    }
+    const page = await api.webhooks.deliveries(webhook.id, { limit: 2 });
+    const attempts: WebhookAttempt[] = page.data;
+    assert.deepEqual(
+      attempts.map((a) => [a.attempt, a.http_status, a.error, a.duration_ms]),
+      [
+        [3, 204, null, 4],
+        [2, 502, 'http_502', 3],
+      ],
+    );
+    assert.deepEqual(page.next, { limit: 2, beforeId: attempts[1]!.id });
+    assert.deepEqual(
+      (await collect(api.webhooks.allDeliveries(webhook.id, { pageSize: 2 }))).map((a) => a.attempt),
+      [3, 2, 1],
+    );
+    await assert.rejects(api.webhooks.deliveries(webhook.id + 1000), (error: unknown) =>
+      isApiError(error, 'webhook_not_found'),
+    );
   });
 });

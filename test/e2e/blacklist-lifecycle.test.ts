@@ -56,7 +56,11 @@ eachStore('a blacklist monitor through the API, the engine, the fake DNS server 
       [monitor.last_status, monitor.listed_on, monitor.failed_zones, monitor.last_checked_at],
       ['clean', [], [], iso()],
     );
-    assert.deepEqual(dns.queries.toSorted(), [a, b]);
+    assert.deepEqual(
+      dns.queries.toSorted(),
+      ['10.2.0.192.in-addr.arpa', a, b],
+      'each zone, and the reverse DNS of the IP',
+    );
     assert.equal(receiver.received.length, 0);
 
     dns.set(a, { a: ['127.0.0.2'] });
@@ -74,6 +78,10 @@ eachStore('a blacklist monitor through the API, the engine, the fake DNS server 
     );
     const { previous_status: _, status: __, ...record } = listed.data;
     assert.deepEqual(record, monitor, 'the data is the monitor as the API shows it after the check');
+    // What the listing means travels with it: nothing is known of these zones but the answer and since.
+    assert.deepEqual(listed.data.listings, [
+      { zone: ZONE_A, answer: '127.0.0.2', meaning: null, policy: false, delist_url: null, since: iso() },
+    ]);
 
     // The same listing again: nothing new.
     assert.deepEqual((await step()).listed_on, [ZONE_A]);
@@ -128,5 +136,9 @@ eachStore('a blacklist monitor through the API, the engine, the fake DNS server 
       results.slice(0, 2).map((r) => r.checked_at),
       [iso(), iso()],
     );
+    // The two zones of one check share its check_id; the check before has a smaller one.
+    const checkIds = results.map((r) => r.check_id);
+    assert.deepEqual([checkIds[0], checkIds[2]], [checkIds[1], checkIds[3]]);
+    assert.ok(checkIds[0]! > checkIds[2]!, `check ids ${checkIds.join(', ')}`);
   });
 });

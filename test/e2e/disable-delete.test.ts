@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, it } from 'node:test';
 import type { Device } from '../../core/index.ts';
-import { eachStore, openWorld, type World } from './harness.ts';
+import { createWebDevice, eachStore, openWorld, type World } from './harness.ts';
 import { startTargetServer, type TargetServer } from './target-server.ts';
 
 const START = '2026-07-01T00:00:00.000Z';
@@ -22,23 +22,8 @@ eachStore('disabling and deleting records the engine checks', (opened) => {
     await target?.close();
   });
 
-  async function webDevice(w: World, name: string, port: number): Promise<Device> {
-    return w.call<Device>(
-      '/devices/create',
-      {
-        method: 'POST',
-        body: {
-          target_type: 'domain',
-          target_value: name,
-          service_type: 'web',
-          scheme: 'http',
-          port,
-          check_interval_s: INTERVAL_MS / 1000,
-        },
-      },
-      201,
-    );
-  }
+  const webDevice = (w: World, name: string, port: number): Promise<Device> =>
+    createWebDevice(w, name, port, INTERVAL_MS / 1000);
 
   it('a disabled device is paused and no longer checked; enabled again, it is pending and due at once', async () => {
     const w = (world = await openWorld(opened().store, START));

@@ -149,6 +149,25 @@ export async function openWorld(
   };
 }
 
+/** A web device on plain HTTP to a local target, created through the API. */
+export async function createWebDevice(w: World, name: string, port: number, intervalS: number): Promise<Device> {
+  return w.call<Device>(
+    '/devices/create',
+    {
+      method: 'POST',
+      body: {
+        target_type: 'domain',
+        target_value: name,
+        service_type: 'web',
+        scheme: 'http',
+        port,
+        check_interval_s: intervalS,
+      },
+    },
+    201,
+  );
+}
+
 /** A delivered event, as its receiver parsed it. */
 export interface DeliveredEvent {
   id: string;

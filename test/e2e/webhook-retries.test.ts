@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, it } from 'node:test';
-import type { BlacklistMonitor } from '../../core/index.ts';
+import type { BlacklistMonitor, WebhookAttempt } from '../../core/index.ts';
 import type { DnsblResolver } from '../../engine/index.ts';
 import { eachStore, openWorld, verifySigned, type World } from './harness.ts';
 
@@ -50,6 +50,7 @@ eachStore('webhook retries and refusals through the engine', (opened) => {
     assert.equal(verifySigned(webhook.secret, receiver.received[0]!).data.id, first.id, 'the older event goes first');
     let [hook] = await w.webhooks();
     assert.deepEqual([hook?.last_delivery_status, hook?.last_delivery_at], ['failing', START]);
+    assert.deepEqual([hook?.last_delivery_error, hook?.failing_since], ['http_500', START]);
 
     failing = false;
     w.clock.advance(FIRST_RETRY_MS - 1);
@@ -75,6 +76,26 @@ eachStore('webhook retries and refusals through the engine', (opened) => {
     assert.deepEqual(
       [hook?.last_delivery_status, hook?.last_delivery_at],
       ['delivered', new Date(w.clock.now()).toISOString()],
+    );
+    assert.deepEqual([hook?.last_delivery_error, hook?.failing_since], [null, null]);
+    // Every attempt, newest first, with its event, number, status and error.
+    const attempts = await w.call<WebhookAttempt[]>(`/webhooks/deliveries?id=${webhook.id}`);
+    assert.deepEqual(
+      attempts.map((a) => [a.event_id, a.event_type, a.attempt, a.http_status, a.error]),
+      [
+        [Number(ids()[2]), 'blacklist.listed', 1, 200, null],
+        [Number(firstId), 'blacklist.listed', 2, 200, null],
+        [Number(firstId), 'blacklist.listed', 1, 500, 'http_500'],
+      ],
+    );
+    assert.ok(attempts.every((a) => typeof a.duration_ms === 'number' && a.duration_ms >= 0));
+    assert.equal(attempts[2]!.attempted_at, START);
+    const page = await w.call<WebhookAttempt[]>(
+      `/webhooks/deliveries?id=${webhook.id}&limit=1&before_id=${attempts[0]!.id}`,
+    );
+    assert.deepEqual(
+      page.map((a) => a.id),
+      [attempts[1]!.id],
     );
 
     // Delivered events are not sent again, however long the engine runs.

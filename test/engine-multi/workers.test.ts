@@ -111,6 +111,8 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
       '10',
       '--dns-timeout',
       '60000',
+      '--log-level',
+      'debug',
     ];
     const workers = await Promise.all([1, 2, 3].map((n) => startWorker(args(n))));
     // Slow enough answers that one worker alone would need longer than a poll interval: the
@@ -154,7 +156,19 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     const lease = 1_500;
     // A DNS timeout beyond the test: c-ares would otherwise ask again at half of it, and the
     // count of queries per name below would depend on how fast this machine is.
-    const common = ['--database', db.url, '--dns-server', dns.address, '--dnsbl-zone', zone, '--dns-timeout', '60000'];
+    // Debug: the claimed batches are counted from their log lines.
+    const common = [
+      '--database',
+      db.url,
+      '--dns-server',
+      dns.address,
+      '--dnsbl-zone',
+      zone,
+      '--dns-timeout',
+      '60000',
+      '--log-level',
+      'debug',
+    ];
     // Its checks hang: the server keeps every answer in this zone until released.
     const release = dns.hold(zone);
     // The monitors are there before the victim starts, so its first claim, made at once, takes

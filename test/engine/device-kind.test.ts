@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ManualClock, type DeviceCheckOutcome } from '../../core/index.ts';
-import { createMonitoringEngine, ProbeFailure, type DeviceCheckContext } from '../../engine/index.ts';
+import { checkDevice, createMonitoringEngine, ProbeFailure, type DeviceCheckContext } from '../../engine/index.ts';
+import { freePort } from '../support/ports.ts';
 import { addDevice, WatchedStore } from '../support/engine-fixtures.ts';
 
 const START = '2026-08-01T00:00:00.000Z';
@@ -24,8 +25,9 @@ it("by default, devices are checked by the engine's own probes, through the guar
   });
   assert.equal((await engine.runOnce()).written, 1);
   const [device] = await store.listDevices(user.id, { afterId: 0, limit: 10 });
-  assert.equal(device?.status, 'validating');
-  assert.equal(device?.last_results.service?.error, 'forbidden_address');
+  // Refused by the worker's own policy: the worker's failure, so the device stays as it was.
+  assert.equal(device?.status, 'pending');
+  assert.equal(device?.last_results.service?.error, 'refused_by_policy');
 });
 
 it("with one, each due device is checked with the engine's settings and its outcome recorded", async () => {
@@ -119,8 +121,8 @@ it("the engine's `random` draws the devices' jitter too, as it does the blacklis
   const user = await store.createUser({ name: null, created_at: START });
   await addDevice(store, user.id, 'a.example.com', START);
   const clock = new ManualClock(START);
-  // Refused without connecting (loopback, no allowPrivateTargets), and down at once: a down
-  // device's next check is its interval (60 s) with jitter, here the lowest (-10 %).
+  // Nothing listens on the port, and down at once: a down device's next check is its interval
+  // (60 s) with jitter, here the lowest (-10 %).
   const engine = createMonitoringEngine({
     store,
     clock,
@@ -128,6 +130,11 @@ it("the engine's `random` draws the devices' jitter too, as it does the blacklis
     lookup: async () => ['127.0.0.1'],
     failuresBeforeDown: 1,
     random: () => 0,
+    allowPrivateTargets: true,
+    deviceCheck: async (claimed, context) => {
+      const device = { ...claimed.record, port: await freePort() };
+      return checkDevice({ ...claimed, record: device }, context);
+    },
   });
   assert.equal((await engine.runOnce()).written, 1);
   const [device] = await store.listDevices(user.id, { afterId: 0, limit: 10 });

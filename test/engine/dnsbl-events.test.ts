@@ -83,6 +83,16 @@ it('listings and delistings are announced, errors and unchanged listings are not
       last_checked_at: last.created_at,
       listed_on: ['zen.spamhaus.org'],
       failed_zones: [],
+      listings: [
+        {
+          zone: 'zen.spamhaus.org',
+          answer: '127.0.0.2',
+          meaning: 'SBL: a spam source or spam operation verified by Spamhaus',
+          policy: false,
+          delist_url: 'https://check.spamhaus.org/',
+          since: last.created_at,
+        },
+      ],
       previous_status: 'error',
       status: 'listed',
     },
@@ -90,19 +100,31 @@ it('listings and delistings are announced, errors and unchanged listings are not
   );
 
   // A zone that does not answer lists nothing at this check (spec 4.1, docs/engine.md, "Blacklist
-  // monitors (DNSBL)"): with another zone answering, the check is clean, and the delisting is
-  // announced; `failed_zones` says which zone could not be asked.
+  // monitors (DNSBL)"): with another zone answering, the check is clean, and `failed_zones` says
+  // which zone could not be asked. Its listing stays in `listings`, since unchanged, so the
+  // transient error announces nothing: not as it starts, nor as the zone lists the target again.
+  const since = last.created_at;
   assert.deepEqual(
     await step('silent', 'nxdomain'),
-    ['blacklist.delisted(listed→clean: )'],
-    'the listing zone timed out, the other answered: clean',
+    [],
+    'the listing zone timed out, the other answered: clean, not announced',
   );
   const [shown] = await store.listBlacklistMonitors(user.id, { afterId: 0, limit: 1 });
   assert.deepEqual([shown?.last_status, shown?.listed_on, shown?.failed_zones], ['clean', [], ['zen.spamhaus.org']]);
   assert.deepEqual(
+    shown?.listings.map((l) => [l.zone, l.since]),
+    [['zen.spamhaus.org', since]],
+    'the listing last known is kept',
+  );
+  assert.deepEqual(
     await step(listed, 'nxdomain'),
-    ['blacklist.listed(clean→listed: zen.spamhaus.org)'],
-    'listed again',
+    [],
+    'listed again by the same zone: the same listing, not announced again',
+  );
+  const [again] = await store.listBlacklistMonitors(user.id, { afterId: 0, limit: 1 });
+  assert.deepEqual(
+    [again?.last_status, again?.listed_on, again?.listings.map((l) => l.since)],
+    ['listed', ['zen.spamhaus.org'], [since]],
   );
   // When no zone answers the check is an error and the last known listing stays in `listed_on`,
   // so a delisting that spans an outage is still announced.

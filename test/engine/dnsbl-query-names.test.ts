@@ -44,8 +44,8 @@ describe('query names', () => {
 
   it('domains go to the domain zones only, IPs to the IP zones only', () => {
     const zones = { ip: ['zen.spamhaus.org'], domain: ['dbl.spamhaus.org'] };
-    assert.deepEqual(zonesFor({ target_type: 'ip' }, zones), ['zen.spamhaus.org']);
-    assert.deepEqual(zonesFor({ target_type: 'domain' }, zones), ['dbl.spamhaus.org']);
+    assert.deepEqual(zonesFor({ target_type: 'ip', zones: null }, zones), ['zen.spamhaus.org']);
+    assert.deepEqual(zonesFor({ target_type: 'domain', zones: null }, zones), ['dbl.spamhaus.org']);
   });
 });
 

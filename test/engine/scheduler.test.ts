@@ -107,6 +107,8 @@ describe('scheduling', () => {
           results: [],
           next_check_at: START,
           events: [],
+          listings: [],
+          rdns: null,
         },
       },
     ]);
@@ -137,12 +139,16 @@ describe('scheduling', () => {
     assert.equal(store.events.length, 0, 'no event for a check that was not written');
   });
 
-  it('scheduling lag is logged per claimed batch', async () => {
+  it('scheduling lag is logged per claimed batch, at debug level', async () => {
     const logger = keepingLogger();
     const { engine, clock } = await setUp(3, { logger, batchSize: 2 });
     clock.advance(90_000);
     await engine.runOnce();
     const batches = logger.lines.filter((l) => /^claimed \d+ due blacklist_monitor checks$/.test(l.message));
+    assert.deepEqual(
+      batches.map((l) => l.level),
+      ['debug', 'debug'],
+    );
     assert.deepEqual(
       batches.map((l) => l.fields?.['claimed']),
       [2, 1],
@@ -152,6 +158,39 @@ describe('scheduling', () => {
       [90_000, 90_000],
     );
     assert.equal(batches[0]!.fields?.['lag_ms_mean'], 90_000);
+  });
+
+  it('info carries one summary per minute: checks, failures and the lag p99', async () => {
+    const logger = keepingLogger();
+    const { engine, clock } = await setUp(3, { logger });
+    clock.advance(2_000);
+    await engine.runOnce();
+    const summaries = () => logger.lines.filter((l) => /^checked \d+ records in/.test(l.message));
+    assert.equal(summaries().length, 0, 'not before a minute has passed');
+    clock.advance(60_000);
+    await engine.runOnce();
+    assert.equal(summaries().length, 1);
+    const [line] = summaries();
+    assert.equal(line!.level, 'info');
+    // Three monitors checked at the first run (2 s late), none due at the second.
+    assert.deepEqual(
+      { ...line!.fields, worker_id: undefined },
+      {
+        worker_id: undefined,
+        period_s: 62,
+        claimed: 3,
+        checks: 3,
+        failed: 0,
+        ours: 0,
+        lost: 0,
+        lag_ms_p99: 2_500,
+        by_kind: { device: { checks: 0, failed: 0, ours: 0 }, blacklist_monitor: { checks: 3, failed: 0, ours: 0 } },
+      },
+    );
+    assert.ok(
+      logger.lines.every((l) => l.level !== 'info' || !/^claimed/.test(l.message)),
+      'no per-claim line at info',
+    );
   });
 
   it('results older than the retention are deleted, in small batches', async () => {

@@ -72,6 +72,10 @@ const MONITOR_KEYS = [
   'created_at',
   'check_interval_s',
   'failed_zones',
+  'zones',
+  'count_policy_listings',
+  'listings',
+  'rdns',
 ].sort();
 /** Fields the server fills in itself: never part of a create body. */
 const READ_ONLY = new Set([
@@ -85,7 +89,14 @@ const READ_ONLY = new Set([
   'locations',
 ]);
 const DEVICE_INPUT = new Set(DEVICE_KEYS.filter((k) => !READ_ONLY.has(k)));
-const MONITOR_INPUT = new Set(['target_type', 'target_value', 'is_enabled', 'check_interval_s']);
+const MONITOR_INPUT = new Set([
+  'target_type',
+  'target_value',
+  'is_enabled',
+  'check_interval_s',
+  'zones',
+  'count_policy_listings',
+]);
 // eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
@@ -167,6 +178,9 @@ function checkStored(
     assert.equal(data.last_status, null);
     assert.deepEqual(data.listed_on, []);
     assert.deepEqual(data.failed_zones, []);
+    assert.deepEqual([data.listings, data.rdns], [[], null]);
+    assert.equal(typeof data.count_policy_listings, 'boolean');
+    assert.ok(data.zones === null || (Array.isArray(data.zones) && data.zones.length > 0), 'zones');
     return;
   }
   // Never checked yet: the engine's fields as a create leaves them.

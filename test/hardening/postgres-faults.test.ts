@@ -2,7 +2,7 @@
  * Issue 6, item 4 (PostgreSQL half): the real PostgreSQL, reached through a TCP proxy the test
  * controls, taken away in the ways networks and databases fail. Every request meanwhile gets a fast
  * 500 server_error with nothing internal in it, bounded by the pool's connect timeout, the
- * server's statement_timeout and the store's query watchdog (5, 10 and 12 s by default; the tests
+ * server's statement_timeout and the client's query_timeout (5, 10 and 12 s by default; the tests
  * that wait them out set their own through the store's options); when the database comes
  * back the same process serves again without a restart; an idle connection dying never crashes the
  * process; a database without the schema answers missing_table.
@@ -250,14 +250,14 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
       const results = await Promise.all(Array.from({ length: 3 }, () => timed(() => list(r))));
       for (const { res, ms } of results) {
         assertServerError(res);
-        // The watchdog ends a stalled connection at the query timeout; a list's next query then
-        // waits for a new connection, which the stalled server never completes.
+        // The query timeout gives up on a stalled connection, which is then closed; a list's next
+        // query waits for a new connection, which the stalled server never completes.
         assert.ok(
           ms < QUERY_MS + 2 * CONNECT_MS + 5_000,
           `bounded by the query timeout (${QUERY_MS} ms), took ${Math.round(ms)} ms`,
         );
       }
-      // The client gave up (the watchdog, then the connect timeout): the stalled server could not
+      // The client gave up (the query timeout, then the connect timeout): the stalled server could not
       // have cancelled anything. A connect timeout reads "connection timeout" when the new
       // connection's handshake stalls, and "timeout exceeded when trying to connect" when a query
       // waited that long for the pool to hand it a connection (seen once in a full run).
@@ -281,8 +281,8 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
 
   test('a statement blocked by a lock: 500 at the statement_timeout, and the next one works', async (t) => {
     if (skip !== undefined) return t.skip(skip);
-    // The default query timeout: the server cancels at five sixths of it, and the store's watchdog,
-    // which must not get there first, gives up at the full time, 2 s later.
+    // The default query timeout: the server cancels at five sixths of it, and the client's
+    // query_timeout, which must not get there first, gives up at the full time, 2 s later.
     const queryTimeoutMs = 12_000;
     const statementMs = (queryTimeoutMs * 5) / 6;
     const r = await rig({ queryTimeoutMs });

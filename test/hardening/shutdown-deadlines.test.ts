@@ -175,7 +175,7 @@ describe('shutdown deadlines', { concurrency: true }, () => {
     if ('skip' in result) return t.skip(result.skip);
     assert.equal(result.status, 500);
     assert.equal(result.code, 'server_error');
-    // Ended by the query timeout (the store's watchdog) ...
+    // Ended by the query timeout (pg's query_timeout) ...
     assert.match(result.stderr, /Query read timeout/);
     // ... within the drain deadline (5 + 2 + 3 s here): at the deadline the process would exit 1.
     assert.equal(result.exit, 0, result.stderr);

@@ -93,6 +93,7 @@ export const DETAIL_CODES: ReadonlySet<string> = new Set([
   'unknown_field',
   'forbidden_target',
   'not_applicable',
+  'read_only_field',
 ]);
 
 /** Every status the contract can answer with, and the codes allowed under it. 500 is not here. */

@@ -55,6 +55,12 @@ interface Row {
 
 const ROWS: Row[] = [
   {
+    name: 'in a maintenance window, a quorum failing: the status stays maintenance, nothing announced',
+    device: device('maintenance', [at('a', 'fail', { ago: 2, failingFor: 300 }), at('b', 'fail', { failingFor: 300 })]),
+    result: result('b', false),
+    expect: { status: 'maintenance', event: null, locationFailing: [], quorumState: 'met' },
+  },
+  {
     name: 'up, one of three fails: validating, the others asked at once, nothing announced',
     device: device('up', [at('a', 'up'), at('b', 'up'), at('c', 'up')]),
     result: result('a', false),

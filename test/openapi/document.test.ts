@@ -272,8 +272,28 @@ describe('OpenAPI document', () => {
     const validate = conformance.validator({
       oneOf: [{ $ref: '#/components/schemas/DnsblResult' }, { $ref: '#/components/schemas/DeviceProbeResult' }],
     });
-    const common = { id: 1, checked_at: '2026-01-01T00:00:00.000Z', ok: true, response_ms: 3, error: null };
-    assert.equal(validate({ ...common, probe: 'dnsbl', zone: 'zen.spamhaus.org', listed: false, answer: null }), true);
+    const common = {
+      id: 1,
+      check_id: 1,
+      checked_at: '2026-01-01T00:00:00.000Z',
+      ok: true,
+      response_ms: 3,
+      error: null,
+    };
+    assert.equal(
+      validate({
+        ...common,
+        probe: 'dnsbl',
+        zone: 'zen.spamhaus.org',
+        listed: false,
+        answer: null,
+        meaning: null,
+        policy: false,
+        delist_url: null,
+        since: null,
+      }),
+      true,
+    );
     assert.equal(validate({ ...common, probe: 'origin_http', http_status: 200, location: null }), true);
     assert.equal(
       validate({ ...common, probe: 'public_tls', tls_valid_to: null, tls_days_left: null, tls_error: null }),
@@ -287,7 +307,7 @@ describe('OpenAPI document', () => {
     );
     assert.equal(validate({ ...common, probe: 'ping', banner: null }), false);
     const device = document.components.schemas.Device!.properties as Record<string, { enum?: unknown[] }>;
-    assert.deepEqual(device.status!.enum, ['pending', 'up', 'validating', 'down', 'paused']);
+    assert.deepEqual(device.status!.enum, ['pending', 'up', 'validating', 'down', 'paused', 'maintenance']);
     assert.deepEqual(Object.keys(document.components.schemas.DeviceLastResults!.properties ?? {}).sort(), [
       'origin_http',
       'origin_tls',
@@ -346,7 +366,10 @@ describe('OpenAPI document', () => {
         `${schema} ${JSON.stringify(body).slice(0, 120)}: document ${documentSays}, server ${serverSays} ${JSON.stringify(validate.errors)}`,
       );
     };
-    const options = { allowPrivateTargets: false };
+    const options = {
+      allowPrivateTargets: false,
+      dnsblZones: { ip: ['zen.spamhaus.org'], domain: ['dbl.spamhaus.org'] },
+    };
     const device = (body: Record<string, unknown>) => parseDeviceInput(body, options, '2026-01-01T00:00:00.000Z');
     const monitor = (body: Record<string, unknown>) =>
       parseBlacklistMonitorInput(body, options, '2026-01-01T00:00:00.000Z');

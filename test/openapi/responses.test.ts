@@ -13,6 +13,7 @@ import { after, describe, test } from 'node:test';
 import {
   MemoryStore,
   MissingTableError,
+  type CheckRequestResult,
   type MonitoredKind,
   type PageRequest,
   type ResultsPage,
@@ -24,9 +25,14 @@ import type {
   Device,
   NewBlacklistMonitor,
   NewDevice,
+  NewMaintenanceWindow,
   NewWebhook,
+  StoredMaintenanceWindow,
   Webhook,
+  WebhookAttempt,
 } from '../../core/records.ts';
+import { emitterFor } from '../webhooks/support.ts';
+import type { WebhookEndpoint } from '../../core/index.ts';
 import {
   dnsbl,
   dnsblFailure,
@@ -90,6 +96,16 @@ class FailingStore extends MemoryStore {
     this.fail();
     return super.deleteBlacklistMonitor(userId, id);
   }
+  override async requestCheck(
+    userId: number,
+    kind: MonitoredKind,
+    id: number,
+    at: string,
+    minGapMs: number,
+  ): Promise<CheckRequestResult> {
+    this.fail();
+    return super.requestCheck(userId, kind, id, at, minGapMs);
+  }
   override async listCheckResults(
     userId: number,
     kind: MonitoredKind,
@@ -110,6 +126,49 @@ class FailingStore extends MemoryStore {
   override async deleteWebhook(userId: number, id: number): Promise<boolean> {
     this.fail();
     return super.deleteWebhook(userId, id);
+  }
+  override async listWebhookAttempts(
+    userId: number,
+    id: number,
+    page: ResultsPage,
+  ): Promise<WebhookAttempt[] | undefined> {
+    this.fail();
+    return super.listWebhookAttempts(userId, id, page);
+  }
+  override async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
+    this.fail();
+    return super.webhookWithSecret(userId, id);
+  }
+  override async getDevice(userId: number, id: number): Promise<Device | undefined> {
+    this.fail();
+    return super.getDevice(userId, id);
+  }
+  override async getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
+    this.fail();
+    return super.getBlacklistMonitor(userId, id);
+  }
+  override async getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
+    this.fail();
+    return super.getWebhook(userId, id);
+  }
+  override async listMaintenanceWindows(userId: number, page: PageRequest): Promise<StoredMaintenanceWindow[]> {
+    this.fail();
+    return super.listMaintenanceWindows(userId, page);
+  }
+  override async createMaintenanceWindow(
+    userId: number,
+    window: NewMaintenanceWindow,
+  ): Promise<StoredMaintenanceWindow> {
+    this.fail();
+    return super.createMaintenanceWindow(userId, window);
+  }
+  override async getMaintenanceWindow(userId: number, id: number): Promise<StoredMaintenanceWindow | undefined> {
+    this.fail();
+    return super.getMaintenanceWindow(userId, id);
+  }
+  override async deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
+    this.fail();
+    return super.deleteMaintenanceWindow(userId, id);
   }
 }
 
@@ -340,6 +399,8 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
             created_at: '2026-01-01T00:00:00.000Z',
             last_delivery_at: '2026-01-01T00:05:00.000Z',
             last_delivery_status: 'failing',
+            last_delivery_error: 'http_503',
+            failing_since: '2026-01-01T00:04:00.000Z',
             secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2U=',
           });
         } else {
@@ -353,6 +414,19 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
             created_at: '2026-01-01T00:00:00.000Z',
             check_interval_s: 3600,
             failed_zones: ['bl.spamcop.net'],
+            zones: null,
+            count_policy_listings: false,
+            rdns: null,
+            listings: [
+              {
+                zone: 'zen.spamhaus.org',
+                answer: '127.0.0.2',
+                meaning: 'SBL',
+                policy: false,
+                delist_url: 'https://check.spamhaus.org/',
+                since: '2026-01-01T00:05:00.000Z',
+              },
+            ],
           });
         }
       }
@@ -468,6 +542,256 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     }
   });
 
+  test('/devices/check and /blacklist-monitors/check: 202, too soon, paused, and their errors', async () => {
+    const t = open();
+    const key = await t.createKey();
+    const device = await call<Device>(
+      t,
+      '/v1/devices/create',
+      { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8', service_type: 'ssh' } },
+      201,
+    );
+    const paused = await call<Device>(
+      t,
+      '/v1/devices/create',
+      {
+        method: 'POST',
+        key,
+        body: { target_type: 'ip', target_value: '8.8.4.4', service_type: 'ssh', is_enabled: false },
+      },
+      201,
+    );
+    const monitor = await call<BlacklistMonitor>(
+      t,
+      '/v1/blacklist-monitors/create',
+      { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } },
+      201,
+    );
+    const pausedMonitor = await call<BlacklistMonitor>(
+      t,
+      '/v1/blacklist-monitors/create',
+      { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.4.4', is_enabled: 0 } },
+      201,
+    );
+    const reader = await t.createKey({ userId: key.key.user_id, scopes: ['read'] });
+    for (const [path, id, pausedId] of [
+      ['/v1/devices/check', device.body.data!.id, paused.body.data!.id],
+      ['/v1/blacklist-monitors/check', monitor.body.data!.id, pausedMonitor.body.data!.id],
+    ] as const) {
+      await call(t, `${path}?id=${id}`, { method: 'POST', key }, 202);
+      const tooSoon = await call(t, `${path}?id=${id}`, { method: 'POST', key }, 429);
+      assert.equal(tooSoon.headers.get('retry-after'), '60');
+      await call(t, `${path}?id=${pausedId}`, { method: 'POST', key }, 409);
+      await call(t, path, { method: 'POST', key }, 400);
+      await call(t, `${path}?id=${id}&now=1`, { method: 'POST', key }, 400);
+      await call(t, `${path}?id=9007199254740991`, { method: 'POST', key }, 404);
+      await call(t, `${path}?id=${id}`, { method: 'POST', key: reader }, 403);
+      await call(t, `${path}?id=${id}`, { method: 'POST' }, 401);
+      await call(t, `${path}?id=${id}`, { key }, 405);
+    }
+  });
+
+  test('/webhooks/deliveries and /webhooks/test: attempts, a test outcome, and their errors', async () => {
+    const sent: number[] = [];
+    const t = open({
+      webhookSender: async (webhook) => {
+        sent.push(webhook.id);
+        return {
+          delivered: false,
+          http_status: 500,
+          error: 'http_500',
+          duration_ms: 12,
+          attempted_at: '2026-01-01T00:00:01.000Z',
+        };
+      },
+    });
+    const key = await t.createKey();
+    const hook = await call<CreatedWebhook>(
+      t,
+      '/v1/webhooks/create',
+      { method: 'POST', key, body: { url: 'https://hooks.example.com/t' } },
+      201,
+    );
+    const id = hook.body.data!.id;
+    // Two attempts, so that a page of one has a Link.
+    await emitterFor('memory', { store: t.store, cleanup: async () => {} })(
+      key.key.user_id,
+      'device.down',
+      '2027-01-01T00:00:00.000Z',
+    );
+    await t.store.fanOutEvents('2027-01-01T00:00:00.000Z', 10);
+    for (const second of [1, 2]) {
+      const now = `2027-01-01T00:00:0${second}.000Z`;
+      const [claimed] = await t.store.claimDeliveries({
+        owner: 'o',
+        now,
+        limit: 1,
+        leaseUntil: '2027-01-01T00:01:00.000Z',
+      });
+      await t.store.recordDeliveryAttempt(claimed!.lease, {
+        attempted_at: now,
+        state: 'pending',
+        next_attempt_at: now,
+        response_status: null,
+        error: 'ECONNREFUSED',
+        duration_ms: 1,
+      });
+    }
+    const attempts = await call<WebhookAttempt[]>(t, `/v1/webhooks/deliveries?id=${id}`, { key }, 200);
+    assert.equal(attempts.body.data!.length, 2);
+    assert.match(
+      (await call(t, `/v1/webhooks/deliveries?id=${id}&limit=1`, { key }, 200)).headers.get('link') ?? '',
+      /rel="next"/,
+    );
+    const tested = await call(t, `/v1/webhooks/test?id=${id}`, { method: 'POST', key }, 200);
+    assert.deepEqual(tested.body.data, {
+      delivered: false,
+      http_status: 500,
+      error: 'http_500',
+      duration_ms: 12,
+      attempted_at: '2026-01-01T00:00:01.000Z',
+    });
+    assert.deepEqual(sent, [id]);
+
+    const reader = await t.createKey({ userId: key.key.user_id, scopes: ['read'] });
+    const writer = await t.createKey({ userId: key.key.user_id, scopes: ['write'] });
+    const elsewhere = await t.createKey({ allowedIps: ['203.0.113.0/24'] });
+    for (const [method, path, needs] of [
+      ['GET', '/v1/webhooks/deliveries', writer],
+      ['POST', '/v1/webhooks/test', reader],
+    ] as const) {
+      await call(t, path, { method, key }, 400);
+      await call(t, `${path}?id=${id}&sort=asc`, { method, key }, 400);
+      await call(t, `${path}?id=9007199254740991`, { method, key }, 404);
+      await call(t, `${path}?id=${id}`, { method, key: needs }, 403);
+      await call(t, `${path}?id=${id}`, { method, key: elsewhere }, 403);
+      await call(t, `${path}?id=${id}`, { method }, 401);
+      await call(t, `${path}?id=${id}`, { method: 'PUT', key }, 405);
+    }
+    // Without a sender the route says so, after the webhook was found.
+    const bare = open();
+    const bareKey = await bare.createKey();
+    const bareHook = await call<CreatedWebhook>(
+      bare,
+      '/v1/webhooks/create',
+      { method: 'POST', key: bareKey, body: { url: 'https://hooks.example.com/u' } },
+      201,
+    );
+    await call(bare, `/v1/webhooks/test?id=${bareHook.body.data!.id}`, { method: 'POST', key: bareKey }, 503);
+  });
+
+  for (const resource of [
+    {
+      path: 'devices',
+      body: { target_type: 'domain', target_value: 'a.example.com' },
+      other: { target_type: 'domain', target_value: 'b.example.com' },
+      change: { location: 'rack 1' },
+    },
+    {
+      path: 'blacklist-monitors',
+      body: { target_type: 'domain', target_value: 'a.example.org' },
+      other: { target_type: 'domain', target_value: 'b.example.org' },
+      change: { is_enabled: false },
+    },
+    {
+      path: 'webhooks',
+      body: { url: 'https://hooks.example.com/a' },
+      other: { url: 'https://hooks.example.com/b' },
+      change: { rotate_secret: true },
+    },
+    {
+      path: 'maintenance-windows',
+      body: { name: 'a', starts_at: '2026-01-02T00:00:00Z', ends_at: '2026-01-02T02:00:00Z', all_devices: true },
+      other: {
+        name: 'b',
+        repeat: { days: ['mon'], start: '22:00', duration_s: 3600, time_zone: 'Europe/Berlin' },
+        all_devices: 1,
+      },
+      change: {
+        name: 'c',
+        starts_at: null,
+        ends_at: null,
+        repeat: { days: ['sun'], start: '01:30', duration_s: 600, time_zone: 'UTC' },
+      },
+    },
+  ]) {
+    test(`/${resource.path}: get and update, and their errors`, async () => {
+      const t = open({ bodyLimit: 1024 });
+      const key = await t.createKey();
+      const base = `/v1/${resource.path}`;
+      const a = (await call<{ id: number }>(t, `${base}/create`, { method: 'POST', key, body: resource.body }, 201))
+        .body.data!.id;
+      const b = (await call<{ id: number }>(t, `${base}/create`, { method: 'POST', key, body: resource.other }, 201))
+        .body.data!.id;
+      await call(t, `${base}/get?id=${a}`, { key }, 200);
+      await call(t, `${base}/get?id=${a}&x=1`, { key }, 400);
+      await call(t, `${base}/get?id=abc`, { key }, 400);
+      await call(t, `${base}/get?id=999999`, { key }, 404);
+      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: resource.change }, 200);
+      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: {} }, 200);
+      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: { id: 1, nonsense: true } }, 400);
+      await call(t, `${base}/update?id=abc`, { method: 'PATCH', key, body: {} }, 400);
+      await call(
+        t,
+        `${base}/update?id=${a}`,
+        { method: 'PATCH', key, body: '{"name":', headers: { 'content-type': 'application/json' } },
+        400,
+      );
+      await call(
+        t,
+        `${base}/update?id=${a}`,
+        { method: 'PATCH', key, body: 'x=1', headers: { 'content-type': 'text/plain' } },
+        400,
+      );
+      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: { name: 'x'.repeat(2000) } }, 413);
+      await call(t, `${base}/update?id=999999`, { method: 'PATCH', key, body: {} }, 404);
+      if (resource.path !== 'maintenance-windows') {
+        const duplicate = await call(t, `${base}/update?id=${b}`, { method: 'PATCH', key, body: resource.body }, 409);
+        assert.equal(duplicate.body.error?.existing_id, a);
+      }
+      const reader = await t.createKey({ scopes: ['read'] });
+      const writer = await t.createKey({ scopes: ['write'] });
+      const elsewhere = await t.createKey({ allowedIps: ['203.0.113.0/24'] });
+      await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key: reader, body: {} }, 403);
+      await call(t, `${base}/get?id=${a}`, { key: writer }, 403);
+      for (const [method, path] of [
+        ['GET', `${base}/get?id=1`],
+        ['PATCH', `${base}/update?id=1`],
+      ] as const) {
+        await call(t, path, { method, key: elsewhere }, 403);
+        await call(t, path, { method }, 401);
+        await call(t, path, { method, key: 'mapi_not-a-real-key' }, 401);
+      }
+      if (resource.path === 'maintenance-windows') {
+        await call(t, base, { key }, 200);
+        await call(t, `${base}?limit=0`, { key }, 400);
+        await call(t, `${base}/create`, { method: 'POST', key, body: { name: '', device_ids: [999] } }, 400);
+        await call(
+          t,
+          `${base}/create`,
+          { method: 'POST', key, body: '{', headers: { 'content-type': 'application/json' } },
+          400,
+        );
+        await call(t, `${base}/create`, { method: 'POST', key, body: { name: 'x'.repeat(2000) } }, 413);
+        await call(t, `${base}/delete?id=${b}`, { method: 'DELETE', key }, 200);
+        await call(t, `${base}/delete?id=${b}`, { method: 'DELETE', key }, 404);
+        await call(t, `${base}/delete?id=abc`, { method: 'DELETE', key }, 400);
+        await call(t, `${base}/create`, { method: 'POST', key: reader, body: resource.body }, 403);
+        await call(t, `${base}/delete?id=1`, { method: 'DELETE', key: reader }, 403);
+        await call(t, base, { key: writer }, 403);
+        for (const [method, path] of [
+          ['GET', base],
+          ['POST', `${base}/create`],
+          ['DELETE', `${base}/delete?id=1`],
+        ] as const) {
+          await call(t, path, { method, key: elsewhere }, 403);
+          await call(t, path, { method }, 401);
+          await call(t, path, { method, key: 'mapi_not-a-real-key' }, 401);
+        }
+      }
+    });
+  }
+
   test('/me: success, a stray parameter, and every failure before the route', async () => {
     const t = open();
     const key = await t.createKey({ scopes: ['read'] });
@@ -516,15 +840,31 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/devices/results?id=1'],
       ['GET', '/v1/blacklist-monitors/results?id=1'],
       ['GET', '/v1/nowhere'],
+      ['POST', '/v1/devices/check?id=1'],
+      ['POST', '/v1/blacklist-monitors/check?id=1'],
       ['GET', '/v1/webhooks'],
       ['POST', '/v1/webhooks/create'],
       ['DELETE', '/v1/webhooks/delete?id=1'],
       ['GET', '/v1/locations'],
+      ['GET', '/v1/webhooks/deliveries?id=1'],
+      ['POST', '/v1/webhooks/test?id=1'],
+      ...['devices', 'blacklist-monitors', 'webhooks', 'maintenance-windows'].flatMap((r): [string, string][] => [
+        ['GET', `/v1/${r}/get?id=1`],
+        ['PATCH', `/v1/${r}/update?id=1`],
+      ]),
+      ['GET', '/v1/maintenance-windows'],
+      ['POST', '/v1/maintenance-windows/create'],
+      ['DELETE', '/v1/maintenance-windows/delete?id=1'],
     ];
     for (const [method, path] of requests) {
       const key = await t.createKey();
       await call(t, '/v1/me', { key }, 200);
-      const refused = await call(t, path, { method, key, body: method === 'POST' ? {} : undefined }, 429);
+      const refused = await call(
+        t,
+        path,
+        { method, key, body: method === 'POST' || method === 'PATCH' ? {} : undefined },
+        429,
+      );
       assert.equal(refused.headers.get('retry-after'), refused.headers.get('ratelimit')?.match(/t=(\d+)/)?.[1]);
     }
     const throttled = open({ authFailureLimit: { limit: 1, windowSeconds: 60 } });
@@ -545,10 +885,27 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['DELETE', '/v1/blacklist-monitors/delete?id=1', undefined],
       ['GET', '/v1/devices/results?id=1', undefined],
       ['GET', '/v1/blacklist-monitors/results?id=1', undefined],
+      ['POST', '/v1/devices/check?id=1', undefined],
+      ['POST', '/v1/blacklist-monitors/check?id=1', undefined],
       ['GET', '/v1/webhooks', undefined],
       ['POST', '/v1/webhooks/create', { url: 'https://hooks.example.com/' }],
       ['DELETE', '/v1/webhooks/delete?id=1', undefined],
       ['GET', '/v1/locations', undefined],
+      ['GET', '/v1/webhooks/deliveries?id=1', undefined],
+      ['POST', '/v1/webhooks/test?id=1', undefined],
+      ...['devices', 'blacklist-monitors', 'webhooks', 'maintenance-windows'].flatMap(
+        (r): [string, string, unknown][] => [
+          ['GET', `/v1/${r}/get?id=1`, undefined],
+          ['PATCH', `/v1/${r}/update?id=1`, {}],
+        ],
+      ),
+      ['GET', '/v1/maintenance-windows', undefined],
+      ['DELETE', '/v1/maintenance-windows/delete?id=1', undefined],
+      [
+        'POST',
+        '/v1/maintenance-windows/create',
+        { name: 'w', starts_at: '2026-01-02T00:00:00Z', ends_at: '2026-01-02T01:00:00Z', all_devices: true },
+      ],
     ];
     for (const failure of [new Error('connection reset'), new MissingTableError()]) {
       store.failure = failure;
@@ -573,6 +930,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       '/v1',
       '/elsewhere',
       '/v1/webhooks/results',
+      '/v1/maintenance-windows/nope',
     ]) {
       await call(t, path, { key }, 404);
     }

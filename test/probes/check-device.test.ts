@@ -187,25 +187,32 @@ describe('checkDevice', () => {
     assert.ok(took >= 290, `took ${took} ms`);
   });
 
-  it('rejects when the engine aborts it, so no false failure is recorded', async () => {
+  it('cut short by the engine (its lease running out): worker_overloaded, the device unchanged, back after the retry delay', async () => {
     const server = await startTcpServer();
     servers.push(server);
     const controller = new AbortController();
     const clock = new ManualClock();
     const device = probeDevice({ port: server.port, check_public_http: true, status: 'up' });
     setTimeout(() => controller.abort(), 30);
-    await assert.rejects(
-      checkDevice(
-        {
-          record: device,
-          lease: { id: 1, token: 't', owner: 'o', expires_at: '2026-06-01T00:01:00.000Z' },
-          due_at: '2026-06-01T00:00:00.000Z',
-          consecutive_failures: 0,
-        },
-        context(clock, { signal: controller.signal }),
-      ),
-      { name: 'AbortError' },
+    const outcome = await checkDevice(
+      {
+        record: device,
+        lease: { id: 1, token: 't', owner: 'o', expires_at: '2026-06-01T00:01:00.000Z' },
+        due_at: '2026-06-01T00:00:00.000Z',
+        consecutive_failures: 2,
+      },
+      context(clock, { signal: controller.signal }),
     );
+    assert.deepEqual(
+      outcome.results.map((r) => [r.ok, r.error]),
+      [[false, 'worker_overloaded']],
+    );
+    assert.deepEqual(
+      [outcome.previous_status, outcome.status, outcome.consecutive_failures, outcome.events],
+      ['up', 'up', 2, []],
+    );
+    const retryS = context(clock, { signal: controller.signal }).options.retryDelayS;
+    assert.equal(Date.parse(outcome.next_check_at) - Date.parse(outcome.checked_at), retryS * 1000);
   });
 });
 

@@ -217,6 +217,8 @@ export function claimsContract(ctx: ContractContext): void {
         failed_zones: ['bad.example'],
         next_check_at: at(67),
         events: [],
+        listings: [],
+        rdns: null,
         results: [
           dnsblResult(at(7), 'zen.example', true),
           dnsblResult(at(7), 'b.example', true),
@@ -270,6 +272,8 @@ export function claimsContract(ctx: ContractContext): void {
           results: [],
           next_check_at: at(3),
           events: [],
+          listings: [],
+          rdns: null,
         },
       };
       assert.deepEqual(await store.recordBlacklistChecks([monitorCheck]), [false]);
@@ -291,5 +295,142 @@ export function claimsContract(ctx: ContractContext): void {
       assert.equal(await store.setEnabled('device', MAX_ID, true, at(70)), false);
       assert.equal(await store.setEnabled('blacklist_monitor', MAX_ID, false, at(70)), false);
     });
+
+    it("keeps a monitor's zones, count_policy_listings, listings and rdns as created and as a check writes them", async () => {
+      const store = ctx.store();
+      const user = await ctx.newUser();
+      const monitor = createdOf(
+        await store.createBlacklistMonitor(
+          user.id,
+          newMonitor({ zones: ['b.example', 'zen.example'], count_policy_listings: true }),
+        ),
+      );
+      assert.deepEqual(
+        [monitor.zones, monitor.count_policy_listings, monitor.listings, monitor.rdns],
+        [['b.example', 'zen.example'], true, [], null],
+      );
+      const [claimed] = await store.claimDueBlacklistMonitors(claimAt(0));
+      assert.ok(claimed);
+      const listings = [
+        { zone: 'b.example', answer: '127.0.0.2', meaning: null, policy: false, delist_url: null, since: at(0) },
+        {
+          zone: 'zen.example',
+          answer: '127.0.0.2,127.0.0.10',
+          meaning: 'SBL: "spam" ✓; PBL',
+          policy: false,
+          delist_url: 'https://check.example/',
+          since: '2026-11-01T00:00:00.000Z',
+        },
+      ];
+      const outcome: BlacklistCheckOutcome = {
+        checked_at: at(1),
+        last_status: 'listed',
+        listed_on: ['b.example', 'zen.example'],
+        failed_zones: [],
+        results: [],
+        next_check_at: at(61),
+        events: [],
+        listings,
+        rdns: 'mail.example.net',
+      };
+      assert.deepEqual(await store.recordBlacklistChecks([{ lease: claimed.lease, outcome }]), [true]);
+      const [shown] = await store.listBlacklistMonitors(user.id, ALL);
+      assert.deepEqual(shown, {
+        ...monitor,
+        last_status: 'listed',
+        last_checked_at: at(1),
+        listed_on: outcome.listed_on,
+        listings,
+        rdns: 'mail.example.net',
+      });
+    });
+
+    it('requestCheck: makes an enabled record due at once, at most once per gap, never a paused or foreign one', async () => {
+      const store = ctx.store();
+      const user = await ctx.newUser();
+      const other = await ctx.newUser();
+      const device = createdOf(await store.createDevice(user.id, sshDevice({ created_at: at(0) })));
+      const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor({ created_at: at(0) })));
+      const paused = createdOf(await store.createDevice(user.id, webDevice({ is_enabled: false })));
+      // Checked once: the next checks are due an hour later.
+      const [claimedDevice] = await store.claimDueDevices(claimAt(0));
+      assert.deepEqual(await store.recordDeviceChecks([deviceCheck(claimedDevice!, 1, { next_check_at: at(61) })]), [
+        true,
+      ]);
+      const [claimedMonitor] = await store.claimDueBlacklistMonitors(claimAt(0));
+      const outcome: BlacklistCheckOutcome = {
+        checked_at: at(1),
+        last_status: 'clean',
+        listed_on: [],
+        failed_zones: [],
+        results: [],
+        next_check_at: at(61),
+        events: [],
+        listings: [],
+        rdns: null,
+      };
+      assert.deepEqual(await store.recordBlacklistChecks([{ lease: claimedMonitor!.lease, outcome }]), [true]);
+      assert.deepEqual(await store.claimDueDevices(claimAt(10)), []);
+      const GAP = 60_000;
+
+      const due = await store.requestCheck(user.id, 'device', device.id, at(10), GAP);
+      assert.equal(due.outcome, 'due');
+      assert.deepEqual(
+        due.outcome === 'due' ? due.record : null,
+        (await store.listDevices(user.id, ALL)).find((d) => d.id === device.id),
+      );
+      const monitorDue = await store.requestCheck(user.id, 'blacklist_monitor', monitor.id, at(10), GAP);
+      assert.equal(monitorDue.outcome, 'due');
+      assert.equal(monitorDue.outcome === 'due' ? monitorDue.record.id : 0, monitor.id);
+      assert.deepEqual(
+        (await store.claimDueDevices(claimAt(10))).map((c) => [c.record.id, c.due_at]),
+        [[device.id, at(10)]],
+        'due at the request',
+      );
+      assert.deepEqual(
+        (await store.claimDueBlacklistMonitors(claimAt(10))).map((c) => [c.record.id, c.due_at]),
+        [[monitor.id, at(10)]],
+      );
+
+      // Within the gap: refused, with when the next may come; the gap counts from the request that took effect.
+      const halfMinute = new Date(Date.parse(at(10)) + 30_000).toISOString();
+      assert.deepEqual(await store.requestCheck(user.id, 'device', device.id, halfMinute, GAP), {
+        outcome: 'too_soon',
+        retry_at: at(11),
+      });
+      assert.deepEqual(await store.requestCheck(user.id, 'blacklist_monitor', monitor.id, halfMinute, GAP), {
+        outcome: 'too_soon',
+        retry_at: at(11),
+      });
+      assert.equal(
+        (await store.requestCheck(user.id, 'device', device.id, at(11), GAP)).outcome,
+        'due',
+        'a gap later it takes effect again',
+      );
+
+      assert.deepEqual(await store.requestCheck(user.id, 'device', paused.id, at(20), GAP), { outcome: 'paused' });
+      assert.deepEqual(
+        await store.requestCheck(other.id, 'device', device.id, at(20), GAP),
+        { outcome: 'not_found' },
+        "another user's record",
+      );
+      assert.deepEqual(await store.requestCheck(user.id, 'blacklist_monitor', MAX_ID, at(20), GAP), {
+        outcome: 'not_found',
+      });
+      assert.deepEqual(await store.requestCheck(user.id, 'device', MAX_ID, at(20), GAP), { outcome: 'not_found' });
+
+      // Disabling and enabling keeps the gap: a request just after enabling is judged by the last one.
+      assert.equal(await store.setEnabled('device', device.id, false, at(11)), true);
+      assert.deepEqual(await store.requestCheck(user.id, 'device', device.id, at(11), GAP), { outcome: 'paused' });
+      assert.equal(await store.setEnabled('device', device.id, true, at(11)), true);
+      assert.deepEqual(await store.requestCheck(user.id, 'device', device.id, halfMinuteAfter(at(11)), GAP), {
+        outcome: 'too_soon',
+        retry_at: at(12),
+      });
+    });
   });
+}
+
+function halfMinuteAfter(stamp: string): string {
+  return new Date(Date.parse(stamp) + 30_000).toISOString();
 }

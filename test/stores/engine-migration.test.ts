@@ -60,6 +60,9 @@ for (const [name, make] of Object.entries(databases)) {
         '0003_engine',
         '0004_webhooks',
         '0005_change_marker',
+        '0006_manage',
+        '0007_operations',
+        '0008_dnsbl_listings',
         '0010_locations',
       ]);
       const after = new Date().toISOString();

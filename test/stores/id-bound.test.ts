@@ -130,6 +130,9 @@ describe('a database made before the id guard', () => {
           '0003_engine',
           '0004_webhooks',
           '0005_change_marker',
+          '0006_manage',
+          '0007_operations',
+          '0008_dnsbl_listings',
           '0010_locations',
         ]);
         const { rows } = await sql<{ n: number | string }>`select count(*) as n from devices`.execute(db);

@@ -39,6 +39,8 @@ export async function assertRecordedCheckShows(
     results: [],
     next_check_at: '2026-01-02T01:00:00.000Z',
     events: [],
+    listings: [],
+    rdns: null,
   };
   assert.deepEqual(await writer.recordBlacklistChecks([{ lease: claims[0]!.lease, outcome }]), [true]);
   assert.equal(await status(), 'listed');

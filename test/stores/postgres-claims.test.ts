@@ -57,6 +57,8 @@ if (database.skip !== undefined) {
               failed_zones: [],
               next_check_at: at(61),
               events: [],
+              listings: [],
+              rdns: null,
               results: ['a.example', 'b.example', 'c.example'].map((zone) => dnsblResult(checkedAt, zone, false)),
             });
             const written = await store.recordBlacklistChecks(

@@ -63,7 +63,20 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
     it('applied the migrations once when two processes migrated together; a third run is a no-op', async () => {
       assert.deepEqual(
         [...concurrentRuns].sort((x, y) => y.length - x.length),
-        [['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker', '0010_locations'], []],
+        [
+          [
+            '0001_initial',
+            '0002_safe_ids',
+            '0003_engine',
+            '0004_webhooks',
+            '0005_change_marker',
+            '0006_manage',
+            '0007_operations',
+            '0008_dnsbl_listings',
+            '0010_locations',
+          ],
+          [],
+        ],
       );
       const { db, store, dialect } = await openKyselyStore(migrated.url);
       try {
@@ -136,8 +149,8 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
       }
     });
 
-    // openKyselyStore hands the store the pool for its precompiled INSERTs; a store made over a
-    // host's own Kysely has no pool to use and sends the same statement through Kysely.
+    // A store a host makes over a Kysely instance it holds, beside the one openKyselyStore made: the
+    // two agree on records and duplicates, the unique index deciding for both.
     it("a store over a host's own Kysely creates and finds duplicates as one opened by URL", async () => {
       const opened = await openKyselyStore(migrated.url, { poolSize: 1 });
       const hosted = new KyselyStore(opened.db, 'postgres', { destroyOnClose: false });
@@ -155,6 +168,58 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
       } finally {
         await hosted.close();
         await opened.store.close();
+      }
+    });
+
+    // The `db` openKyselyStore returns runs on the store's own dialect (stores/kysely/pg-dialect.ts):
+    // what a host does with Kysely there works as on Kysely's PostgresDialect.
+    it('the returned db: affected rows, transaction settings, savepoints and rollbacks', async () => {
+      const { db, store } = await openKyselyStore(migrated.url, { poolSize: 2 });
+      try {
+        const name = 'savepoint-user';
+        const updated = await db.updateTable('users').set({ name }).where('id', '=', -1).executeTakeFirst();
+        assert.equal(updated.numUpdatedRows, 0n);
+        const level = await db
+          .transaction()
+          .setIsolationLevel('serializable')
+          .setAccessMode('read only')
+          .execute(
+            async (trx) =>
+              (
+                await sql<{ level: string; ro: string }>`
+            select current_setting('transaction_isolation') as level, current_setting('transaction_read_only') as ro`.execute(
+                  trx,
+                )
+              ).rows[0],
+          );
+        assert.deepEqual(level, { level: 'serializable', ro: 'on' });
+        const trx = await db.startTransaction().execute();
+        const kept = await trx
+          .insertInto('users')
+          .values({ name, created_at: '2026-01-01T00:00:00.000Z' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const point = await trx.savepoint('before "second"').execute();
+        await point.insertInto('users').values({ name, created_at: '2026-01-01T00:00:00.000Z' }).execute();
+        const back = await point.rollbackToSavepoint('before "second"').execute();
+        await back.releaseSavepoint('before "second"').execute();
+        await back.commit().execute();
+        const rows = await db.selectFrom('users').select('id').where('name', '=', name).execute();
+        assert.deepEqual(
+          rows.map((row) => String(row.id)),
+          [String(kept.id)],
+        );
+        await assert.rejects(
+          db.transaction().execute(async (inner) => {
+            await inner.deleteFrom('users').where('name', '=', name).execute();
+            throw new Error('changed my mind');
+          }),
+          /changed my mind/,
+        );
+        assert.equal((await db.selectFrom('users').select('id').where('name', '=', name).execute()).length, 1);
+        await db.deleteFrom('users').where('name', '=', name).execute();
+      } finally {
+        await store.close();
       }
     });
 

@@ -102,6 +102,10 @@ export function newMonitor(overrides: Partial<NewBlacklistMonitor> = {}): NewBla
     created_at: T0,
     check_interval_s: 3600,
     failed_zones: [],
+    zones: null,
+    count_policy_listings: false,
+    listings: [],
+    rdns: null,
     ...overrides,
   };
 }
@@ -153,5 +157,9 @@ export function dnsblResult(checkedAt: Timestamp, zone: string, listed: boolean)
     zone,
     listed,
     answer: listed ? '127.0.0.2' : null,
+    meaning: listed ? 'SBL' : null,
+    policy: false,
+    delist_url: listed ? 'https://check.spamhaus.org/' : null,
+    since: listed ? checkedAt : null,
   };
 }

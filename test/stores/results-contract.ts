@@ -17,9 +17,11 @@ import {
 } from './records.ts';
 
 /** Drops the ids the store gave, to compare results with what the engine handed over. */
-function withoutIds<T extends { id: number }>(rows: readonly T[] | undefined): Omit<T, 'id'>[] {
+function withoutIds<T extends { id: number; check_id: number }>(
+  rows: readonly T[] | undefined,
+): Omit<T, 'id' | 'check_id'>[] {
   assert.ok(rows !== undefined, 'expected results, got undefined');
-  return rows.map(({ id: _id, ...rest }) => rest);
+  return rows.map(({ id: _id, check_id: _checkId, ...rest }) => rest);
 }
 
 /** Check results, their retention and the event outbox, through the public store surface. */
@@ -50,6 +52,15 @@ export function resultsContract(ctx: ContractContext): void {
         ids,
         'ids descend',
       );
+      // Two rows per check, newest first: each pair shares a check id, and later checks have larger ones.
+      const checkIds = all!.map((r) => r.check_id);
+      for (let i = 0; i < checkIds.length; i += 2) assert.equal(checkIds[i], checkIds[i + 1], `rows ${i} and ${i + 1}`);
+      assert.ok(
+        checkIds[0]! > checkIds[2]! && checkIds[2]! > checkIds[4]!,
+        `check ids descend: ${checkIds.join(', ')}`,
+      );
+      const neighbours = await store.listCheckResults(alice.id, 'device', neighbour.id, { limit: 100 });
+      assert.equal(new Set([...checkIds, ...neighbours!.map((r) => r.check_id)]).size, 6, 'every check has its own id');
       const page = await store.listCheckResults(alice.id, 'device', device.id, { limit: 2, beforeId: ids[1] });
       assert.deepEqual(
         page?.map((r) => r.id),
@@ -76,6 +87,8 @@ export function resultsContract(ctx: ContractContext): void {
         results,
         next_check_at: at(61),
         events: [],
+        listings: [],
+        rdns: null,
       };
       assert.deepEqual(await store.recordBlacklistChecks([{ lease: claimed!.lease, outcome }]), [true]);
       assert.deepEqual(
@@ -110,6 +123,8 @@ export function resultsContract(ctx: ContractContext): void {
         results: [dnsblResult(at(2), 'zen.example', false)],
         next_check_at: at(62),
         events: [],
+        listings: [],
+        rdns: null,
       };
       assert.deepEqual(await store.recordBlacklistChecks([{ lease: monitorClaim!.lease, outcome: monitorOutcome }]), [
         true,
@@ -181,6 +196,8 @@ export function resultsContract(ctx: ContractContext): void {
         results: [],
         next_check_at: at(68),
         events: [listed],
+        listings: [],
+        rdns: null,
       };
       assert.deepEqual(await store.recordBlacklistChecks([{ lease: monitorClaim!.lease, outcome }]), [true]);
       assert.deepEqual(await read(), [

@@ -49,6 +49,9 @@ describe('SQLite database URLs and migrations', () => {
         '0003_engine',
         '0004_webhooks',
         '0005_change_marker',
+        '0006_manage',
+        '0007_operations',
+        '0008_dnsbl_listings',
         '0010_locations',
       ]);
       assert.deepEqual(await migrateToLatest(db), []);
@@ -140,7 +143,17 @@ describe('SQLite database URLs and migrations', () => {
     const outputs = await Promise.all([run(), run(), run(), run()]);
     const applied = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]).sort((x, y) => y.length - x.length);
     assert.deepEqual(applied, [
-      ['0001_initial', '0002_safe_ids', '0003_engine', '0004_webhooks', '0005_change_marker', '0010_locations'],
+      [
+        '0001_initial',
+        '0002_safe_ids',
+        '0003_engine',
+        '0004_webhooks',
+        '0005_change_marker',
+        '0006_manage',
+        '0007_operations',
+        '0008_dnsbl_listings',
+        '0010_locations',
+      ],
       [],
       [],
       [],

@@ -10,6 +10,7 @@ import {
   type NewDevice,
   type NewMonitoringEvent,
   type RecordedCheck,
+  type Store,
   type TargetType,
 } from '../../core/index.ts';
 
@@ -34,11 +35,17 @@ export class WatchedStore extends MemoryStore {
 }
 
 export async function addMonitor(
-  store: MemoryStore,
+  store: Store,
   userId: number,
   target: string,
   at: string,
-  fields: { target_type?: TargetType; check_interval_s?: number; is_enabled?: boolean } = {},
+  fields: {
+    target_type?: TargetType;
+    check_interval_s?: number;
+    is_enabled?: boolean;
+    zones?: string[] | null;
+    count_policy_listings?: boolean;
+  } = {},
 ): Promise<BlacklistMonitor> {
   const created = await store.createBlacklistMonitor(userId, {
     target_type: fields.target_type ?? (target.includes(':') || /^[0-9.]+$/.test(target) ? 'ip' : 'domain'),
@@ -50,6 +57,10 @@ export async function addMonitor(
     created_at: at,
     check_interval_s: fields.check_interval_s ?? 3600,
     failed_zones: [],
+    zones: fields.zones ?? null,
+    count_policy_listings: fields.count_policy_listings ?? false,
+    listings: [],
+    rdns: null,
   });
   if (!('created' in created)) throw new Error(`duplicate monitor ${target}`);
   return created.created;
@@ -92,7 +103,7 @@ export async function addDevice(store: MemoryStore, userId: number, target: stri
 }
 
 /** The one monitor of a user, as the API would list it now. */
-export async function monitorOf(store: MemoryStore, userId: number, id: number): Promise<BlacklistMonitor> {
+export async function monitorOf(store: Store, userId: number, id: number): Promise<BlacklistMonitor> {
   const found = (await store.listBlacklistMonitors(userId, { afterId: 0, limit: 1000 })).find((m) => m.id === id);
   if (found === undefined) throw new Error(`no monitor ${id}`);
   return found;
@@ -100,14 +111,16 @@ export async function monitorOf(store: MemoryStore, userId: number, id: number):
 
 /** A logger that keeps what it is told, for asserting on what an operator would read. */
 export function keepingLogger(): {
-  lines: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }[];
+  lines: { level: 'debug' | 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }[];
+  debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, error: unknown): void;
 } {
-  const lines: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }[] = [];
+  const lines: { level: 'debug' | 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }[] = [];
   return {
     lines,
+    debug: (message, fields) => void lines.push({ level: 'debug', message, fields }),
     info: (message, fields) => void lines.push({ level: 'info', message, fields }),
     warn: (message, fields) => void lines.push({ level: 'warn', message, fields }),
     error: (message, error) => void lines.push({ level: 'error', message, fields: { error: String(error) } }),

@@ -17,7 +17,7 @@ export interface WorkerProcess {
   stderr: string[];
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
-  /** Records claimed so far, from the `claimed N due <kind> checks` log lines. */
+  /** Records claimed so far, from the `claimed N due <kind> checks` log lines (`--log-level debug`). */
   claimed(kind: 'blacklist_monitor' | 'device'): number;
 }
 

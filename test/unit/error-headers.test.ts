@@ -39,6 +39,9 @@ const errorCases: Record<keyof typeof errors, Case> = {
     errors.insufficientScope('write'),
     { 'www-authenticate': 'Bearer realm="monitoring", error="insufficient_scope", scope="write"' },
   ],
+  // docs/engine.md, "Checks on demand": the wait, in whole seconds; the pipeline adds the key's quota.
+  checkTooSoon: [errors.checkTooSoon(42), { 'retry-after': '42' }],
+  recordPaused: [errors.recordPaused(), {}],
   // docs/contract.md §8: the quota, and Retry-After equal to t.
   rateLimited: [errors.rateLimited(spent, policy), { ...keyQuota(0), 'retry-after': '17' }],
   // docs/decisions.md §2: the address's throttle, the draft's fields only, and Retry-After.
@@ -58,6 +61,7 @@ const errorCases: Record<keyof typeof errors, Case> = {
   invalidId: [errors.invalidId(), {}],
   notFound: [errors.notFound('device_not_found'), {}],
   duplicate: [errors.duplicate('duplicate_device', 7), {}],
+  webhookTestUnavailable: [errors.webhookTestUnavailable(), {}],
   serverError: [errors.serverError(), {}],
   missingTable: [errors.missingTable(), {}],
 };

@@ -9,7 +9,17 @@ import type { TestResponse } from '../../core/testing/index.ts';
 import { assertSuccess, eachStore } from '../api/helpers.ts';
 
 const CREATE = '/v1/webhooks/create';
-const WEBHOOK_FIELDS = ['id', 'url', 'events', 'is_enabled', 'created_at', 'last_delivery_at', 'last_delivery_status'];
+const WEBHOOK_FIELDS = [
+  'id',
+  'url',
+  'events',
+  'is_enabled',
+  'created_at',
+  'last_delivery_at',
+  'last_delivery_status',
+  'last_delivery_error',
+  'failing_since',
+];
 
 function errorOf(res: TestResponse, status: number, code: string) {
   assert.equal(res.status, status, res.text);
@@ -203,6 +213,32 @@ eachStore('webhooks API', (env) => {
     ]);
   });
 
+  it('GET /webhooks/deliveries: [] before any attempt, to the owner only (read scope); invalid ids and parameters refused', async () => {
+    const { t, key } = await env.setup();
+    const created = assertSuccess(
+      await t.request<Webhook>(CREATE, { method: 'POST', key, body: { url: 'https://hooks.example.com/l' } }),
+      201,
+    );
+    assert.deepEqual([created.last_delivery_error, created.failing_since], [null, null]);
+    const reader = await t.createKey({ scopes: ['read'], userId: key.key.user_id });
+    const answer = await t.request(`/v1/webhooks/deliveries?id=${created.id}`, { key: reader });
+    assert.deepEqual(assertSuccess(answer, 200), []);
+    assert.equal(answer.headers.get('link'), null);
+    errorOf(
+      await t.request(`/v1/webhooks/deliveries?id=${created.id}`, { key: await t.createKey() }),
+      404,
+      'webhook_not_found',
+    );
+    errorOf(await t.request('/v1/webhooks/deliveries?id=0', { key }), 400, 'invalid_id');
+    assert.deepEqual(
+      details(await t.request(`/v1/webhooks/deliveries?id=${created.id}&limit=1001&after_id=1`, { key })).sort(),
+      [
+        ['after_id', 'unknown_field'],
+        ['limit', 'out_of_range'],
+      ],
+    );
+  });
+
   it('scopes, methods and unknown routes', async () => {
     const { t } = await env.setup();
     const reader = await t.createKey({ scopes: ['read'] });
@@ -218,6 +254,9 @@ eachStore('webhooks API', (env) => {
     const wrong = await t.request(CREATE, { key: writer });
     errorOf(wrong, 405, 'method_not_allowed');
     assert.equal(wrong.headers.get('allow'), 'POST');
-    errorOf(await t.request('/v1/webhooks/update', { key: writer }), 404, 'unknown_webhooks_route');
+    const update = await t.request('/v1/webhooks/update', { key: writer });
+    errorOf(update, 405, 'method_not_allowed');
+    assert.equal(update.headers.get('allow'), 'PATCH');
+    errorOf(await t.request('/v1/webhooks/rename', { key: writer }), 404, 'unknown_webhooks_route');
   });
 });

@@ -141,6 +141,8 @@ describe('webhook delivery', () => {
     assert.equal(last.headers['webhook-signature'], expected);
     assert.equal(last.headers['webhook-timestamp'], String(Math.floor(clock.now() / 1000)));
     assert.match(warnings.join('\n'), /gave up delivering event .* after 7 attempts; last error http_503/);
+    // Seven failed attempts, one outage: one line when it started, one when it was given up.
+    assert.equal(warnings.filter((w) => /delivery failed \(http_503\)/.test(w)).length, 1, warnings.join('\n'));
     clock.advance(365 * 24 * 3600_000);
     await d.runOnce();
     assert.equal(receiver.received.length, 7, 'nothing after giving up');

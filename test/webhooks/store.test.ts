@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Store } from '../../core/index.ts';
 import type { DeliveryOutcome } from '../../core/webhook-store.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';
-import { createdWebhookId, emitterFor, newWebhook, T0, type Emit } from './support.ts';
+import { createdWebhookId, emitterFor, newWebhook, SECRET, T0, type Emit } from './support.ts';
 
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
 const ALL = { afterId: 0, limit: 1000 };
@@ -23,6 +23,7 @@ const delivered = (seconds: number): DeliveryOutcome => ({
   next_attempt_at: null,
   response_status: 204,
   error: null,
+  duration_ms: 3,
 });
 const retryAt = (seconds: number, next: number): DeliveryOutcome => ({
   attempted_at: at(seconds),
@@ -30,6 +31,7 @@ const retryAt = (seconds: number, next: number): DeliveryOutcome => ({
   next_attempt_at: at(next),
   response_status: 500,
   error: 'http_500',
+  duration_ms: 7,
 });
 
 for (const factory of await availableStores()) {
@@ -70,6 +72,8 @@ for (const factory of await availableStores()) {
           created_at: T0,
           last_delivery_at: null,
           last_delivery_status: null,
+          last_delivery_error: null,
+          failing_since: null,
         },
       ]);
       assert.equal(await store.deleteWebhook(b, first.created.id), false);
@@ -131,6 +135,90 @@ for (const factory of await availableStores()) {
       assert.deepEqual(await claimAt(store, 10_000), [], 'a given-up delivery is never claimed again');
       const [listed] = (await store.listWebhooks(u, ALL)).filter((w) => w.id === hook);
       assert.deepEqual([listed?.last_delivery_at, listed?.last_delivery_status], [at(37), 'failing']);
+      assert.deepEqual([listed?.last_delivery_error, listed?.failing_since], ['http_500', at(37)]);
+    });
+
+    it('keeps every attempt, newest first, paged below an id, to the owner only; failing_since spans a run of failures', async () => {
+      const [u, stranger] = [await user(), await user()];
+      const hook = await createdWebhookId(store, u, newWebhook('https://attempts.example.com/'));
+      const event = await emit(u, 'device.down', at(1));
+      await store.fanOutEvents(at(1), 100);
+      const [first] = await claimAt(store, 1);
+      assert.equal(await store.recordDeliveryAttempt(first!.lease, retryAt(2, 10)), true);
+      const [second] = await claimAt(store, 10);
+      assert.equal(
+        await store.recordDeliveryAttempt(second!.lease, {
+          ...retryAt(11, 20),
+          response_status: null,
+          error: 'ECONNREFUSED',
+        }),
+        true,
+      );
+      let [listed] = (await store.listWebhooks(u, ALL)).filter((w) => w.id === hook);
+      assert.deepEqual(
+        [listed?.last_delivery_status, listed?.last_delivery_error, listed?.failing_since],
+        ['failing', 'ECONNREFUSED', at(2)],
+        'failing since the first failure of the run',
+      );
+      const [third] = await claimAt(store, 20);
+      assert.equal(await store.recordDeliveryAttempt(third!.lease, delivered(21)), true);
+      [listed] = (await store.listWebhooks(u, ALL)).filter((w) => w.id === hook);
+      assert.deepEqual(
+        [listed?.last_delivery_status, listed?.last_delivery_error, listed?.failing_since],
+        ['delivered', null, null],
+      );
+
+      const attempts = await store.listWebhookAttempts(u, hook, { limit: 10 });
+      assert.deepEqual(
+        attempts?.map(({ id: _id, ...rest }) => rest),
+        [
+          {
+            event_id: event,
+            event_type: 'device.down',
+            attempt: 3,
+            attempted_at: at(21),
+            http_status: 204,
+            error: null,
+            duration_ms: 3,
+          },
+          {
+            event_id: event,
+            event_type: 'device.down',
+            attempt: 2,
+            attempted_at: at(11),
+            http_status: null,
+            error: 'ECONNREFUSED',
+            duration_ms: 7,
+          },
+          {
+            event_id: event,
+            event_type: 'device.down',
+            attempt: 1,
+            attempted_at: at(2),
+            http_status: 500,
+            error: 'http_500',
+            duration_ms: 7,
+          },
+        ],
+      );
+      const ids = attempts!.map((a) => a.id);
+      assert.deepEqual(
+        [...ids].sort((x, y) => y - x),
+        ids,
+        'newest first',
+      );
+      assert.deepEqual(
+        (await store.listWebhookAttempts(u, hook, { limit: 1, beforeId: ids[0]! }))?.map((a) => a.id),
+        [ids[1]],
+      );
+      assert.equal(await store.listWebhookAttempts(stranger, hook, { limit: 10 }), undefined);
+      assert.equal(await store.listWebhookAttempts(u, hook + 1000, { limit: 10 }), undefined);
+      assert.deepEqual(await store.webhookWithSecret(u, hook), {
+        id: hook,
+        url: 'https://attempts.example.com/',
+        secret: SECRET,
+      });
+      assert.equal(await store.webhookWithSecret(stranger, hook), undefined);
     });
 
     it('fences writes by the lease: an expired lease, claimed again, cannot be written', async () => {

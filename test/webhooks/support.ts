@@ -21,6 +21,8 @@ export function newWebhook(url: string, overrides: Partial<NewWebhook> = {}): Ne
     created_at: T0,
     last_delivery_at: null,
     last_delivery_status: null,
+    last_delivery_error: null,
+    failing_since: null,
     secret: SECRET,
     ...overrides,
   };
@@ -45,6 +47,10 @@ export function eventData(monitorId: number, previous: string | null, status: st
     created_at: T0,
     check_interval_s: 3600,
     failed_zones: [],
+    zones: null,
+    count_policy_listings: false,
+    listings: [],
+    rdns: null,
     previous_status: previous,
     status,
   };
@@ -79,6 +85,10 @@ export function emitterFor(name: StoreName, opened: OpenedStore): Emit {
       created_at: T0,
       check_interval_s: 3600,
       failed_zones: [],
+      zones: null,
+      count_policy_listings: false,
+      listings: [],
+      rdns: null,
     });
     assert.ok('created' in created);
     const [claimed] = await store.claimDueBlacklistMonitors({
@@ -98,6 +108,8 @@ export function emitterFor(name: StoreName, opened: OpenedStore): Emit {
           failed_zones: [],
           results: [],
           next_check_at: '2100-01-01T01:00:00.000Z',
+          listings: [],
+          rdns: null,
           events: [{ type, created_at: createdAt, data: eventData(claimed.record.id, 'clean', 'listed') }],
         },
       },

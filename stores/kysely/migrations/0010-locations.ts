@@ -21,11 +21,31 @@ import { TYPES } from './column-types.ts';
  * row per location in `device_location_checks`, its schedule and lease, and no schedule of its
  * own. Results carry the `check_location` that produced them.
  */
+/** Every event type before this migration, and after it, in the order webhooks store them. */
+const EVERY_BEFORE = [
+  'device.down',
+  'device.up',
+  'device.tls_expiring',
+  'blacklist.listed',
+  'blacklist.delisted',
+  'device.paused',
+  'device.resumed',
+  'blacklist_monitor.paused',
+  'blacklist_monitor.resumed',
+  'device.maintenance_started',
+  'device.maintenance_ended',
+];
+const EVERY_AFTER = [...EVERY_BEFORE.slice(0, 3), 'device.location_failing', ...EVERY_BEFORE.slice(3)];
+
 export function locations(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
   return {
     async up(db) {
       if (dialect === 'postgres') await sql`set local lock_timeout = '2s'`.execute(db);
+      // A webhook that receives every event type receives device.location_failing too (one
+      // created without `events` holds them all), in the order webhooks store the types.
+      await sql`update webhooks set events = ${JSON.stringify(EVERY_AFTER)}
+        where events = ${JSON.stringify(EVERY_BEFORE)}`.execute(db);
       for (const table of ['devices', 'blacklist_monitors']) {
         await sql`update ${sql.table(table)} set next_check_at = lease_expires_at
           where lease_expires_at is not null and next_check_at is not null and next_check_at < lease_expires_at`.execute(

@@ -1,0 +1,190 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ROUTES, type RateLimiter, type RequestLogEntry } from '../../core/internal.ts';
+import type { EngineGauges, EngineMetrics } from '../../engine/index.ts';
+
+/** Seconds: from a fast local answer to a request that waited on a slow database. */
+const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Seconds: on time to an hour late, as the summary line's buckets. */
+const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600];
+/** Seconds: a store round trip, from a local SQLite to a busy PostgreSQL. */
+const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
+
+/**
+ * The command's Prometheus metrics (docs/operations.md, "Metrics"), through prom-client. The core
+ * and the engine know nothing of it: the API is observed through its request log and its rate
+ * limiter, the engine through its `metrics` seam. Label values are bounded: a route of the route
+ * table (or `other`), a status, a kind, a probe, a verdict; never a target, an id or a path.
+ */
+export class PrometheusMetrics {
+  readonly registry = new Registry();
+  readonly #routes: Map<string, string>;
+  readonly #requests: Counter<'method' | 'route' | 'status'>;
+  readonly #requestSeconds: Histogram<'method' | 'route'>;
+  readonly #rateLimit: Counter<'limit' | 'decision'>;
+
+  constructor(basePath: string) {
+    const registry = this.registry;
+    collectDefaultMetrics({ register: registry });
+    this.#routes = new Map(ROUTES.map((route) => [`${basePath}${route.path}`, route.path]));
+    this.#requests = new Counter({
+      name: 'monitoring_api_requests_total',
+      help: 'API requests answered, by route of the route table (other: none) and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    });
+    this.#requestSeconds = new Histogram({
+      name: 'monitoring_api_request_duration_seconds',
+      help: 'How long API requests took to answer, by route.',
+      labelNames: ['method', 'route'],
+      buckets: REQUEST_BUCKETS,
+      registers: [registry],
+    });
+    this.#rateLimit = new Counter({
+      name: 'monitoring_api_rate_limit_decisions_total',
+      help: "Rate-limit decisions: a key's quota (allowed or refused), the failed-authentication throttle (refused).",
+      labelNames: ['limit', 'decision'],
+      registers: [registry],
+    });
+  }
+
+  /** One answered request, from the request log. */
+  request(entry: RequestLogEntry): void {
+    const route = this.#routes.get(entry.path) ?? 'other';
+    const method = route === 'other' ? 'other' : entry.method;
+    this.#requests.inc({ method, route, status: String(entry.status) });
+    this.#requestSeconds.observe({ method, route }, entry.duration_ms / 1000);
+  }
+
+  /** The limiter the API is given: the same decisions, counted. */
+  countingLimiter(inner: RateLimiter): RateLimiter {
+    const count = (bucket: string, cost: number, allowed: boolean) => {
+      const limit = bucket.startsWith('key:') ? 'key' : 'failed_auth';
+      // A key's quota is decided by its cost-1 consume; the rest are looks (cost 0) or undos.
+      const decided = limit === 'key' ? cost === 1 : cost === 0 && !allowed;
+      if (decided) this.#rateLimit.inc({ limit, decision: allowed ? 'allowed' : 'refused' });
+    };
+    const limiter: RateLimiter = {
+      async consume(bucket, policy, cost = 1) {
+        const decision = await inner.consume(bucket, policy, cost);
+        count(bucket, cost, decision.allowed);
+        return decision;
+      },
+    };
+    if (inner.consumeNow !== undefined) {
+      const now = inner.consumeNow.bind(inner);
+      limiter.consumeNow = (bucket, policy, cost = 1) => {
+        const decision = now(bucket, policy, cost);
+        count(bucket, cost, decision.allowed);
+        return decision;
+      };
+    }
+    if (inner.close !== undefined) limiter.close = () => inner.close!();
+    return limiter;
+  }
+
+  /** The engine's seam, filled with this registry's metrics. */
+  engine(): EngineMetrics {
+    const registry = this.registry;
+    const checks = new Counter({
+      name: 'monitoring_checks_total',
+      help: "Checks written, by kind and verdict (ok, failed: the target's, ours: the worker's).",
+      labelNames: ['kind', 'verdict'],
+      registers: [registry],
+    });
+    const probes = new Counter({
+      name: 'monitoring_probe_results_total',
+      help: 'Probe results written (a DNSBL zone is probe dnsbl), by kind, probe and verdict.',
+      labelNames: ['kind', 'probe', 'verdict'],
+      registers: [registry],
+    });
+    const lag = new Histogram({
+      name: 'monitoring_scheduling_lag_seconds',
+      help: 'How late claimed checks started, by kind.',
+      labelNames: ['kind'],
+      buckets: LAG_BUCKETS,
+      registers: [registry],
+    });
+    const claimSeconds = new Histogram({
+      name: 'monitoring_claim_duration_seconds',
+      help: 'How long a claim of due records took the store, by kind.',
+      labelNames: ['kind'],
+      buckets: STORE_BUCKETS,
+      registers: [registry],
+    });
+    const writeSeconds = new Histogram({
+      name: 'monitoring_write_duration_seconds',
+      help: 'How long a batched write of checks took the store, by kind and outcome.',
+      labelNames: ['kind', 'outcome'],
+      buckets: STORE_BUCKETS,
+      registers: [registry],
+    });
+    const writeFailures = new Counter({
+      name: 'monitoring_lost_checks_total',
+      help: 'Checks lost to a failed write (checked again once their leases lapse), by kind.',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
+    const deliveries = new Counter({
+      name: 'monitoring_webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by outcome (delivered, retrying, given_up).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    const deliverySeconds = new Histogram({
+      name: 'monitoring_webhook_delivery_duration_seconds',
+      help: 'How long webhook delivery attempts took.',
+      buckets: REQUEST_BUCKETS,
+      registers: [registry],
+    });
+    let gauges: EngineGauges | undefined;
+    new Gauge({
+      name: 'monitoring_checks_in_flight',
+      help: 'Checks running now.',
+      registers: [registry],
+      collect() {
+        this.set(gauges?.checksInFlight() ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'monitoring_leases_held',
+      help: 'Records claimed and not yet written, by kind.',
+      labelNames: ['kind'],
+      registers: [registry],
+      collect() {
+        for (const kind of ['device', 'blacklist_monitor'] as const) this.set({ kind }, gauges?.leasesHeld(kind) ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'monitoring_resolver_up',
+      help: "1 while the workers' DNS server answers, 0 during an outage.",
+      registers: [registry],
+      collect() {
+        this.set(gauges === undefined || gauges.resolverUp() ? 1 : 0);
+      },
+    });
+    return {
+      gauges: (given) => void (gauges = given),
+      claimed: (kind, _count, durationMs) => claimSeconds.observe({ kind }, durationMs / 1000),
+      lag: (kind, lagMs) => lag.observe({ kind }, lagMs / 1000),
+      checked(kind, verdict, results) {
+        checks.inc({ kind, verdict });
+        for (const result of results) probes.inc({ kind, probe: result.probe, verdict: result.verdict });
+      },
+      written(kind, count, durationMs, failed) {
+        writeSeconds.observe({ kind, outcome: failed ? 'failed' : 'written' }, durationMs / 1000);
+        if (failed) writeFailures.inc({ kind }, count);
+      },
+      delivery(outcome) {
+        const counted =
+          outcome.state === 'delivered' ? 'delivered' : outcome.state === 'pending' ? 'retrying' : 'given_up';
+        deliveries.inc({ outcome: counted });
+        deliverySeconds.observe(outcome.duration_ms / 1000);
+      },
+    };
+  }
+
+  /** The text a scrape answers, and its content type. */
+  async scrape(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}
