@@ -1,10 +1,11 @@
 // The baseline of the claim-and-record benchmark (bench/engine-cycle.ts): one worker process, as
 // bench/engine-cycle-worker.ts is, that does the database's part of the cycle alone, by hand,
 // through `pg` with the same pool of 10: the same claim statement (100 due monitors under a
-// lease, FOR UPDATE SKIP LOCKED) and the same fenced, set-based write of each batch (the record's
-// new state and one `clean` result row per zone, in one statement), with no engine, no Kysely
-// and no scheduling around them. Four claim-and-write loops run at once, so claims and writes
-// overlap as the engine's do. Same protocol as the engine's worker: `ready`, `go`, a JSON summary.
+// lease, FOR UPDATE SKIP LOCKED, the due time moved to the lease's expiry) and the same fenced,
+// set-based write of each batch (the record's new state and one `clean` result row per zone, in
+// one statement), with no engine, no Kysely and no scheduling around them. Four claim-and-write
+// loops run at once, so claims and writes overlap as the engine's do. Same protocol as the
+// engine's worker: `ready`, `go`, a JSON summary.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { serveCycleWorker } from './engine-cycle-protocol.ts';
@@ -17,13 +18,13 @@ const LOOPS = 4;
 const INTERVAL_MS = 3_600_000;
 const LEASE_MS = 120_000;
 
-const CLAIM = `update blacklist_monitors
-  set lease_owner = $1, lease_token = $2, lease_expires_at = $3
-  where id in (
+const CLAIM = `with picked as (
     select id from blacklist_monitors
     where next_check_at <= $4 and (lease_expires_at is null or lease_expires_at <= $4)
     order by next_check_at, id limit $5 for update skip locked)
-  returning id, user_id`;
+  update blacklist_monitors t set lease_owner = $1, lease_token = $2, lease_expires_at = $3, next_check_at = $3
+  from picked where t.id = picked.id
+  returning t.id, t.user_id`;
 
 const WRITE = `with input as (
     select * from unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::timestamptz[])

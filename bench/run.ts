@@ -3,10 +3,11 @@
  * bytes, and Hono, each loaded in turn from this process (a second process to the servers) with
  * autocannon. Figures are ratios to bare node:http measured in the same run, median of rounds.
  *
- *   npm run bench -- [--rounds N] [--seconds S] [--only me,list,create,update,stream,engine] [--smoke]
+ *   npm run bench -- [--rounds N] [--seconds S] [--only me,list,create,update,stream,engine,scale] [--smoke]
  *
  * `engine` (not in the default list: it takes a few minutes) measures the monitoring engine
- * (bench/engine.ts, docs/performance.md, "The engine").
+ * (bench/engine.ts, docs/performance.md, "The engine"); `scale` (nor is it: it seeds a million rows)
+ * the engine at 1,000,000 devices (bench/scale.ts, docs/performance.md, "Scale").
  *
  * `--smoke` runs every step for a fraction of a second, so the test suite can keep this script
  * from rotting without timing anything.
@@ -537,6 +538,10 @@ try {
     // Loaded only now: it runs the compiled engine (bench/compiled.ts), built just above.
     const { benchEngine } = await import('./engine.ts');
     await benchEngine({ smoke, rounds, report });
+  }
+  if (only.has('scale')) {
+    const { benchScale } = await import('./scale.ts');
+    await benchScale({ smoke, report });
   }
 } finally {
   await Promise.all(started.map((server) => server.stop()));

@@ -4,7 +4,7 @@
  * `runCommandLine` does both, writing where its CliIo says. Apart from the process wiring, so
  * that tests can call the commands in process, with output and environment of their own.
  */
-import { readFileSync } from 'node:fs';
+import { version } from './version.ts';
 import { processIo, type CliIo } from './io.ts';
 import { UnreachableError } from './unreachable-error.ts';
 import { UsageError } from './usage-error.ts';
@@ -26,6 +26,7 @@ export const USAGE = `usage: monitoring-api <command> [flags]
 ENGINE FLAGS: [--concurrency N] [--dns-server HOST[:PORT]]... [--dnsbl-zone ZONE]... [--dnsbl-domain-zone ZONE]...
         [--dnsbl-zone-info FILE] [--probe-timeout MS] [--dns-timeout MS] [--retry-delay S] [--failures-before-down N] [--result-retention DAYS]
         [--lease MS] [--poll-interval MS] [--worker-id NAME] [--ca-file PEM]...
+        [--location NAME] [--probe-source-address ADDR]
 
 serve --worker checks what the API stores in the same process; worker runs the checks alone (any
 number of workers may share one PostgreSQL database). Neither the API without --worker nor any
@@ -42,22 +43,6 @@ Environment: DATABASE_URL, HOST, PORT, RATE_LIMIT_STORE, RATE_LIMIT_FAIL (flags 
 Exit codes: 0 done; 1 the operation failed (no such user or key); 2 bad flags, or the database,
 Redis or address cannot be used.
 `;
-
-function version(): string {
-  // The same file sits one level deeper once compiled (dist/cli/main.js).
-  for (const path of ['../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as {
-        name?: string;
-        version?: string;
-      };
-      if (pkg.name === 'monitoring-api') return pkg.version ?? 'unknown';
-    } catch {
-      // not this one
-    }
-  }
-  return 'unknown';
-}
 
 /** Whether the caller asked for help anywhere among a command's flags (before a `--`). */
 function wantsHelp(args: readonly string[]): boolean {

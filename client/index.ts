@@ -20,6 +20,7 @@ import type {
   DeviceProbeResult,
   DnsblResult,
   ListOptions,
+  LocationSummary,
   MaintenanceWindow,
   MaintenanceWindowInput,
   Me,
@@ -175,6 +176,10 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
   return {
     async me(requestOptions?: RequestOptions) {
       return (await transport.send<Me>('GET', new URL('me', base), undefined, requestOptions)).data;
+    },
+    async locations(requestOptions?: RequestOptions) {
+      return (await transport.send<LocationSummary[]>('GET', new URL('locations', base), undefined, requestOptions))
+        .data;
     },
     devices: monitored<Device, DeviceInput, DeviceProbeResult>(transport, base, 'devices'),
     blacklistMonitors: monitored<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>(

@@ -19,6 +19,7 @@ import type {
   ErrorDetail,
   EventType,
   HttpProbeResult,
+  LocationSummary,
   MaintenanceRepeat,
   MaintenanceWindow,
   Me,
@@ -53,6 +54,7 @@ export type {
   ErrorDetail,
   EventType,
   HttpProbeResult,
+  LocationSummary,
   MaintenanceRepeat,
   MaintenanceWindow,
   Me,
@@ -108,6 +110,10 @@ export interface DeviceInput {
   is_enabled?: Flag | null;
   /** Seconds between checks, 30-86400; default 60. */
   check_interval_s?: number | null;
+  /** 1-16 distinct location names (`[a-z0-9-]{1,32}`); default null: any one location. */
+  check_locations?: string[] | null;
+  /** 1 to the number of check_locations; default floor(n / 2) + 1; only with check_locations. */
+  quorum?: number | null;
 }
 
 export interface BlacklistMonitorInput {
@@ -295,6 +301,8 @@ export interface MonitoringClientOptions {
 
 export interface MonitoringClient {
   me(options?: RequestOptions): Promise<Me>;
+  /** `GET /locations`: where the monitoring engine checks from, by name (scope read). */
+  locations(options?: RequestOptions): Promise<LocationSummary[]>;
   devices: MonitoredResourceClient<Device, DeviceInput, DeviceProbeResult>;
   blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
   /** Only the create answer, and an update with `rotate_secret`, carry the signing secret: keep it then. */

@@ -23,12 +23,18 @@ export type {
   Claimed,
   ClaimedBlacklistMonitor,
   ClaimedDevice,
+  ClaimedLocationCheck,
   DeviceCheckOutcome,
   Lease,
+  LocationCheckOutcome,
+  LocationCheckWrite,
+  LocationClaimRequest,
+  LocationDecider,
   MonitoredKind,
   MonitoringStore,
   RecordedCheck,
   ResultsPage,
+  StoredLocation,
 } from './monitoring-store.ts';
 export type {
   ClaimedDelivery,

@@ -17,6 +17,13 @@ export { ROUTES } from './routes/router.ts';
 export { isForbiddenName, isPublicIp } from './targets/target-policy.ts';
 export { canonicalIp } from './net/ip-address.ts';
 export {
+  DEFAULT_LOCATION,
+  HEARTBEAT_INTERVAL_MS,
+  LISTED_LOCATION_MS,
+  LIVE_HEARTBEAT_MS,
+  LOCATION_NAME,
+} from './locations.ts';
+export {
   DEFAULT_DNSBL_DOMAIN_ZONES,
   DEFAULT_DNSBL_ZONES,
   normalizeZone,

@@ -24,11 +24,15 @@ import type {
   NewDevice,
   NewMonitoringEvent,
   NewWebhook,
+  LocationSummary,
   Timestamp,
   User,
   Webhook,
   WebhookAttempt,
+  WorkerHeartbeat,
 } from './records.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { LISTED_LOCATION_MS, summarizeLocations, type StoredHeartbeat } from './locations.ts';
 import type { CheckRequestResult, CreateResult, PageRequest, RecordChange, Store, UpdateResult } from './store.ts';
 import { MemoryWebhooks, sameValue } from './memory-webhooks.ts';
 import type { WebhookEndpoint } from './webhook-sender.ts';
@@ -91,12 +95,11 @@ function claimDue<T extends { id: number }>(
   due.sort((a, b) => a.schedule.nextCheckAt! - b.schedule.nextCheckAt! || a.record.id - b.record.id);
   return due.slice(0, claim.limit).map((row) => {
     const lease: Lease = { id: row.record.id, token, owner: claim.owner, expires_at: iso(claim.leaseUntil) };
+    const dueAt = new Date(row.schedule.nextCheckAt!).toISOString();
     row.schedule.lease = lease;
-    return {
-      record: structuredClone(row.record),
-      lease: { ...lease },
-      due_at: new Date(row.schedule.nextCheckAt!).toISOString(),
-    };
+    // Due again when the lease runs out, as the SQL stores schedule it (docs/engine.md, "Scheduling").
+    row.schedule.nextCheckAt = ms(claim.leaseUntil);
+    return { record: structuredClone(row.record), lease: { ...lease }, due_at: dueAt };
   });
 }
 
@@ -174,6 +177,26 @@ export class MemoryStore implements Store {
   readonly #events: MonitoringEvent[] = [];
   /** Webhooks and their deliveries, over the outbox above. */
   readonly #webhooks = new MemoryWebhooks(() => this.#events);
+  /** Worker heartbeats by worker id. */
+  readonly #heartbeats = new Map<string, StoredHeartbeat>();
+  /** The store's own clock, which stamps heartbeats as a database's clock would. */
+  readonly #clock: Clock;
+
+  constructor(options: { clock?: Clock } = {}) {
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  async recordHeartbeat(heartbeat: WorkerHeartbeat): Promise<void> {
+    const now = this.#clock.now();
+    this.#heartbeats.set(heartbeat.worker_id, { ...heartbeat, last_seen_at: new Date(now).toISOString() });
+    for (const [id, beat] of this.#heartbeats) {
+      if (Date.parse(beat.last_seen_at) <= now - LISTED_LOCATION_MS) this.#heartbeats.delete(id);
+    }
+  }
+
+  async listLocations(): Promise<LocationSummary[]> {
+    return summarizeLocations(this.#heartbeats.values(), this.#clock.now());
+  }
 
   async createUser(user: Omit<User, 'id'>): Promise<User> {
     const record = { id: this.#nextId.user++, ...user };

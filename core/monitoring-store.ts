@@ -2,12 +2,15 @@ import type {
   BlacklistMonitor,
   BlacklistStatus,
   Device,
+  DeviceLocation,
   DnsblListing,
   DeviceStatus,
   NewDeviceProbeResult,
   NewDnsblResult,
   NewMonitoringEvent,
+  QuorumState,
   Timestamp,
+  WorkerHeartbeat,
 } from './records.ts';
 
 /**
@@ -43,7 +46,79 @@ export interface MonitoringStore {
 
   /** Deletes at most `limit` results checked before `before` and says how many it deleted. */
   deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number>;
+
+  /**
+   * Records that a worker is alive, stamped with the store's own clock (the database's), and
+   * forgets heartbeats older than a day (docs/engine.md, "Locations"). Optional: the engine on a
+   * store without it records no heartbeat, and its location is never listed as live.
+   */
+  recordHeartbeat?(heartbeat: WorkerHeartbeat): Promise<void>;
+
+  /**
+   * Leases up to `claim.limit` due (device, location) pairs of `claim.location`, for devices with
+   * `check_locations` (docs/engine.md, "Locations"), as `claimDueDevices` leases devices. Optional
+   * with `recordLocationCheck`: on a store without them such devices are checked from any one
+   * location, as if `check_locations` were null.
+   */
+  claimDueLocationChecks?(claim: LocationClaimRequest): Promise<ClaimedLocationCheck[]>;
+
+  /**
+   * Writes one location's check of a device: in one transaction with the device locked, reads
+   * its locations (which have a live worker, by the store's clock), asks `decide`, and writes what
+   * it answers (the location's result and schedule, the device's status, `quorum_state`,
+   * `locations` and `last_results`, the other locations' state, results and events). Nothing is
+   * written when `decide` answers null (a fenced result). Says whether it wrote.
+   */
+  recordLocationCheck?(check: RecordedCheck<LocationCheckOutcome>, decide: LocationDecider): Promise<boolean>;
 }
+
+export interface LocationClaimRequest extends ClaimRequest {
+  /** Only pairs of this location are claimed. */
+  location: string;
+}
+
+export interface ClaimedLocationCheck extends Claimed<Device> {
+  location: string;
+}
+
+/** One location's finished check of a device, as the engine hands it to the store. */
+export interface LocationCheckOutcome {
+  location: string;
+  checked_at: Timestamp;
+  /** One result per probe that ran. */
+  results: NewDeviceProbeResult[];
+}
+
+/** A location of a device as the store holds it, for the quorum decision. */
+export interface StoredLocation {
+  name: string;
+  /** Whether the location has a live worker, by the store's clock. */
+  live: boolean;
+  leaseToken: string | null;
+  last: { ok: boolean; checkedAtMs: number } | null;
+  failingSinceMs: number | null;
+  announced: boolean;
+  response_ms: number | null;
+  error: string | null;
+}
+
+/** What the store writes for one location's check, as the decision says. */
+export interface LocationCheckWrite {
+  status: DeviceStatus;
+  quorum_state: QuorumState;
+  /** Every location of the device as the decision leaves it (the checked one included). */
+  locations: { name: string; failingSinceMs: number | null; announced: boolean }[];
+  /** The record's `locations`. */
+  record_locations: Record<string, DeviceLocation>;
+  /** When the checked location is due again. */
+  next_check_at: Timestamp;
+  /** The other locations are due at once. */
+  second_opinion: boolean;
+  events: NewMonitoringEvent[];
+}
+
+/** The quorum decision as the engine gives it to the store: null when the result is fenced. */
+export type LocationDecider = (device: Device, locations: readonly StoredLocation[]) => LocationCheckWrite | null;
 
 /** The two kinds of record the engine checks. */
 export type MonitoredKind = 'device' | 'blacklist_monitor';

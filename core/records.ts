@@ -54,6 +54,20 @@ export interface Device {
   created_at: Timestamp;
   /** Seconds between checks (docs/engine.md, "What the API shows"): 30 to 86400, default 60. */
   check_interval_s: number;
+  /**
+   * The locations the device is checked from (docs/engine.md, "Locations"): 1 to 16 distinct
+   * names; null (the default) means any one location.
+   */
+  check_locations: string[] | null;
+  /** How many locations must agree to declare it down or up; null when `check_locations` is. */
+  quorum: number | null;
+  /**
+   * `insufficient` while fewer of its locations than the quorum can be heard (its status then
+   * holds), `met` otherwise; null when `check_locations` is null or before the first result.
+   */
+  quorum_state: QuorumState | null;
+  /** What each of `check_locations` last found, by name; null when `check_locations` is null. */
+  locations: Record<string, DeviceLocation> | null;
   /** Where the engine's checks have put the device (docs/engine.md, "Statuses and transitions"). */
   status: DeviceStatus;
   /** When the status last changed; null until the engine first changes it. */
@@ -69,6 +83,25 @@ export interface Device {
  * state starts as a create leaves it: `pending` (`paused` when disabled), never checked.
  */
 export type NewDevice = Omit<Device, 'id'>;
+
+export type QuorumState = 'met' | 'insufficient';
+
+/**
+ * What one location says about a device: `up` or `failing` from a recent result, `stale` when it
+ * has no live worker or no recent result, `unknown` before its first result.
+ */
+export type LocationVerdict = 'up' | 'failing' | 'stale' | 'unknown';
+
+/** One location of a device as the record shows it (`Device.locations`). */
+export interface DeviceLocation {
+  status: LocationVerdict;
+  /** When this location's last check ended; null before the first. */
+  last_checked_at: Timestamp | null;
+  /** The slowest probe of that check, in milliseconds; null when none connected. */
+  response_ms: number | null;
+  /** The first error of that check; null when it passed. */
+  error: string | null;
+}
 
 export const DEVICE_STATUSES = ['pending', 'up', 'validating', 'down', 'paused', 'maintenance'] as const;
 /**
@@ -225,6 +258,7 @@ export const EVENT_TYPES = [
   'device.down',
   'device.up',
   'device.tls_expiring',
+  'device.location_failing',
   'blacklist.listed',
   'blacklist.delisted',
   'device.paused',
@@ -293,6 +327,28 @@ export interface Me {
   key_id: number;
   scopes: Scope[];
   expires_at: Timestamp | null;
+}
+
+/**
+ * A monitoring engine worker's sign of life (docs/engine.md, "Locations"): written every 10 s, its
+ * time by the store's own clock, so workers whose clocks differ still agree on who is live.
+ */
+export interface WorkerHeartbeat {
+  worker_id: string;
+  /** The location the worker checks from: `[a-z0-9-]{1,32}`, `default` unless told. */
+  location: string;
+  /** The package version the worker runs. */
+  version: string;
+  started_at: Timestamp;
+}
+
+/** One location as `GET /locations` shows it. */
+export interface LocationSummary {
+  name: string;
+  /** Workers of this location whose last heartbeat is younger than 30 s. */
+  live_workers: number;
+  /** The last heartbeat of any of its workers. */
+  last_seen_at: Timestamp;
 }
 
 /** A delete's data. */

@@ -7,6 +7,7 @@ import type {
   BlacklistMonitor,
   CheckResult,
   Device,
+  LocationSummary,
   NewApiKey,
   NewBlacklistMonitor,
   NewDevice,
@@ -83,6 +84,12 @@ export interface Store extends MonitoringStore, WebhookStore, MaintenanceStore {
     id: number,
     page: ResultsPage,
   ): Promise<CheckResult[] | undefined>;
+
+  /**
+   * Every location with a heartbeat in the last 24 hours, by name, with how many of its workers
+   * are live (a heartbeat younger than 30 s), both by the store's own clock (`GET /locations`).
+   */
+  listLocations(): Promise<LocationSummary[]>;
 
   /**
    * Optional: a value that differs whenever any device, monitor or webhook may have changed since

@@ -3,7 +3,10 @@ import type {
   BlacklistCheckOutcome,
   ClaimedBlacklistMonitor,
   ClaimedDevice,
+  ClaimedLocationCheck,
   DeviceCheckOutcome,
+  LocationCheckOutcome,
+  MonitoringStore,
 } from '../core/index.ts';
 import { checkBlacklistMonitor, type DnsblCheckContext } from './dnsbl/check-blacklist.ts';
 import type { Connector } from './net/connector.ts';
@@ -12,6 +15,7 @@ import type { DeviceCheck } from './devices/check-device.ts';
 import type { PolicyRefusals } from './devices/policy-refusals.ts';
 import { REFUSED_BY_POLICY } from './our-failures.ts';
 import type { CheckKind } from './scheduler/kind-runner.ts';
+import { checkFromLocation, locationDecider } from './devices/location-check.ts';
 
 /** Blacklist monitors: claimed, checked against the DNSBL zones, recorded in batches. */
 export function blacklistKind(
@@ -82,5 +86,54 @@ export function deviceKind(
       return outcome;
     },
     record: (checks) => resolved.store.recordDeviceChecks(checks),
+  };
+}
+
+/** A store that keeps a schedule per (device, location): what checking from several locations needs. */
+type LocationStore = Required<Pick<MonitoringStore, 'claimDueLocationChecks' | 'recordLocationCheck'>>;
+
+export function hasLocationChecks(store: MonitoringStore): store is MonitoringStore & LocationStore {
+  return store.claimDueLocationChecks !== undefined && store.recordLocationCheck !== undefined;
+}
+
+/**
+ * Devices with `check_locations`: the pairs of this worker's location, each checked by its probes
+ * and written one at a time with the quorum decision (location-check.ts).
+ */
+export function locationKind(
+  resolved: ResolvedEngineOptions,
+  store: LocationStore,
+  connector: Connector,
+): CheckKind<ClaimedLocationCheck, LocationCheckOutcome> {
+  const marginMs = resolved.leaseMs - Math.max(1, Math.floor(resolved.leaseMs * 0.9));
+  const settings = {
+    retryDelayS: resolved.retryDelayS,
+    probeTimeoutMs: resolved.probeTimeoutMs,
+    random: resolved.random ?? Math.random,
+  };
+  return {
+    name: 'device location',
+    claim: (request) => store.claimDueLocationChecks({ ...request, location: resolved.location }),
+    check: (claimed, leaseUntilMs) =>
+      checkFromLocation(
+        claimed,
+        {
+          connector,
+          clock: resolved.clock,
+          connectTimeoutMs: resolved.connectTimeoutMs,
+          probeTimeoutMs: resolved.probeTimeoutMs,
+          signal: AbortSignal.timeout(Math.max(1, leaseUntilMs - marginMs - resolved.clock.now())),
+          ...(resolved.trustedCa.length > 0 ? { ca: resolved.trustedCa } : {}),
+        },
+        resolved.clock,
+      ),
+    // One transaction per check: each locks its device for its decision.
+    record: async (checks) => {
+      const written: boolean[] = [];
+      for (const check of checks) {
+        written.push(await store.recordLocationCheck(check, locationDecider(check.lease, check.outcome, settings)));
+      }
+      return written;
+    },
   };
 }

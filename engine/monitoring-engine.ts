@@ -2,7 +2,7 @@ import { boundedLogger } from './bounded-logger.ts';
 import { PolicyRefusals } from './devices/policy-refusals.ts';
 import { createDnsblResolver } from './dnsbl/resolver.ts';
 import { DnsHealth } from './dnsbl/dns-health.ts';
-import { blacklistKind, deviceKind } from './kinds.ts';
+import { blacklistKind, deviceKind, hasLocationChecks, locationKind } from './kinds.ts';
 import { createGuardedConnector } from './net/guarded-connector.ts';
 import { createCanaryResolver, ResolverCanary } from './net/resolver-canary.ts';
 import { systemLookup } from './net/system-lookup.ts';
@@ -13,6 +13,7 @@ import { KindRunner, type Runner, type RunnerSettings } from './scheduler/kind-r
 import { pruneResults } from './scheduler/retention.ts';
 import { Slots } from './scheduler/slots.ts';
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
+import { createHeartbeat } from './scheduler/heartbeat.ts';
 import { syncMaintenance } from './maintenance/maintenance-sync.ts';
 
 export interface MonitoringEngine {
@@ -101,13 +102,20 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     queriesPerCheck: resolved.dnsQueriesPerCheck,
     random: resolved.random,
   };
-  const connector = createGuardedConnector({
+  const connectorOptions = {
     lookup: resolved.lookup ?? systemLookup(resolved.dnsServers, resolved.dnsTimeoutMs),
     allowPrivateTargets: resolved.allowPrivateTargets,
     lookupTimeoutMs: resolved.dnsTimeoutMs,
     resolverHealth: health,
     ...(resolved.lookup === undefined ? { resolverCanary: canary } : {}),
-  });
+  };
+  const connector = createGuardedConnector(connectorOptions);
+  // Probes leave from the location's own address when told; webhooks go out as the host routes them.
+  const probeConnector =
+    resolved.probeSourceAddress === undefined
+      ? connector
+      : createGuardedConnector({ ...connectorOptions, localAddress: resolved.probeSourceAddress });
+  const heartbeat = createHeartbeat(resolved, logger);
   // Deliveries run in their own loop with their own bound, so a slow endpoint never holds a check.
   const webhooks = createWebhookDispatcher({
     store: resolved.store,
@@ -122,12 +130,15 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   const refusals = new PolicyRefusals(logger, resolved.allowPrivateTargets);
   const runners: Runner[] = [
     new KindRunner(blacklistKind(resolved, dnsbl), settings),
-    new KindRunner(deviceKind(resolved, resolved.deviceCheck, connector, refusals), settings),
+    new KindRunner(deviceKind(resolved, resolved.deviceCheck, probeConnector, refusals), settings),
   ];
+  // Devices with check_locations, on a store that schedules them per location.
+  const store = resolved.store;
+  if (hasLocationChecks(store)) runners.push(new KindRunner(locationKind(resolved, store, probeConnector), settings));
 
   resolved.metrics.gauges?.({
     checksInFlight: () => slots.used,
-    leasesHeld: (kind) => runners.find((runner) => runner.name === kind)?.held ?? 0,
+    leasesHeld: (kind) => runners.reduce((sum, runner) => sum + (runner.kind === kind ? runner.held : 0), 0),
     resolverUp: () => !health.down,
   });
 
@@ -236,6 +247,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       started = true;
       stopping = false;
       looping = loop();
+      heartbeat.start();
       webhooks.start();
     },
 
@@ -244,7 +256,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       stopping = true;
       wakeSleep?.();
       slots.wake();
-      await Promise.all([looping, webhooks.stop()]);
+      await Promise.all([looping, webhooks.stop(), heartbeat.stop()]);
       logger.close();
       started = false;
     },
@@ -252,6 +264,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
     async runOnce() {
       if (started) throw new Error('runOnce() cannot run while the engine is started');
       const before = { ...tally };
+      await heartbeat.beat();
       const now = clock.now();
       const pruning = sweep(now);
       try {

@@ -1,10 +1,13 @@
 import {
+  DEFAULT_LOCATION,
+  LOCATION_NAME,
   systemClock,
   type Clock,
   type MaintenanceStore,
   type MonitoringStore,
   type WebhookDeliveryStore,
-} from '../core/index.ts';
+} from '../core/internal.ts';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
 import type { DnsblResolver } from './dnsbl/resolver.ts';
@@ -71,6 +74,15 @@ export interface MonitoringEngineOptions {
   allowPrivateTargets?: boolean;
   /** Kept with each lease, for operators. Default `host:pid`. */
   workerId?: string;
+  /**
+   * The location this worker checks from (docs/engine.md, "Locations"): `[a-z0-9-]{1,32}`.
+   * Default `default`.
+   */
+  location?: string;
+  /** The local address probes connect from; the system's choice when absent. Webhooks keep it. */
+  probeSourceAddress?: string;
+  /** The version the worker's heartbeats report. Default `unknown`; the command gives its own. */
+  version?: string;
   /** How long a claim holds its records. Default 120000. */
   leaseMs?: number;
   /** Records claimed at most per claim. Default 100. */
@@ -96,9 +108,12 @@ export interface MonitoringEngineOptions {
 }
 
 /** The options with every default filled in and every value checked. */
-type Optional = 'lookup' | 'resolver' | 'logger' | 'metrics';
+type Optional = 'lookup' | 'resolver' | 'logger' | 'metrics' | 'probeSourceAddress';
 export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, Optional>> &
-  Pick<MonitoringEngineOptions, 'lookup' | 'resolver'> & { logger: EngineLogger; metrics: EngineMetrics };
+  Pick<MonitoringEngineOptions, 'lookup' | 'resolver' | 'probeSourceAddress'> & {
+    logger: EngineLogger;
+    metrics: EngineMetrics;
+  };
 
 export const ENGINE_DEFAULTS = {
   concurrency: 100,
@@ -134,6 +149,18 @@ function workerId(given: string | undefined): string {
   if (given === undefined) return `${hostname()}:${process.pid}`;
   if (given.trim() === '' || given.length > 200)
     throw new RangeError(`workerId must be 1 to 200 characters, not "${given}"`);
+  return given;
+}
+
+function location(given: string | undefined): string {
+  if (given === undefined) return DEFAULT_LOCATION;
+  if (!LOCATION_NAME.test(given)) throw new RangeError(`location must be 1 to 32 of a-z, 0-9 and -, not "${given}"`);
+  return given;
+}
+
+function sourceAddress(given: string | undefined): string | undefined {
+  if (given === undefined) return undefined;
+  if (isIP(given) === 0) throw new RangeError(`probeSourceAddress must be an IP address, not "${given}"`);
   return given;
 }
 
@@ -175,6 +202,9 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     resultRetentionDays: positive(options.resultRetentionDays, d.resultRetentionDays, 'resultRetentionDays'),
     allowPrivateTargets: options.allowPrivateTargets === true,
     workerId: workerId(options.workerId),
+    location: location(options.location),
+    probeSourceAddress: sourceAddress(options.probeSourceAddress),
+    version: options.version ?? 'unknown',
     leaseMs: positive(options.leaseMs, d.leaseMs, 'leaseMs'),
     batchSize: positive(options.batchSize, d.batchSize, 'batchSize'),
     writeBatchSize: positive(options.writeBatchSize, d.writeBatchSize, 'writeBatchSize'),

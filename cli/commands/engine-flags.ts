@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { LOCATION_NAME } from '../../core/internal.ts';
 import type { MonitoringEngineOptions } from '../../engine/index.ts';
 import type { ResolvedEngineOptions } from '../../engine/options.ts';
 import { normalizeDnsServers } from '../../engine/net/dns-servers.ts';
@@ -22,6 +24,8 @@ export const ENGINE_FLAGS = {
   'failures-before-down': { type: 'string' },
   'result-retention': { type: 'string' },
   'worker-id': { type: 'string' },
+  location: { type: 'string' },
+  'probe-source-address': { type: 'string' },
   'ca-file': { type: 'string', multiple: true },
 } as const;
 
@@ -156,13 +160,25 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
       throw new UsageError(`--worker-id must be 1 to 200 printable characters without spaces, not "${workerId}"`);
     options.workerId = workerId;
   }
+  const location = text(flags, 'location');
+  if (location !== undefined) {
+    if (!LOCATION_NAME.test(location))
+      throw new UsageError(`--location must be 1 to 32 of a-z, 0-9 and -, not "${location}"`);
+    options.location = location;
+  }
+  const source = text(flags, 'probe-source-address');
+  if (source !== undefined) {
+    if (isIP(source) === 0) throw new UsageError(`--probe-source-address must be an IP address, not "${source}"`);
+    options.probeSourceAddress = source;
+  }
   return options;
 }
 
 /** One line saying what the engine runs with, for the operator reading the start-up output. */
 export function describeEngine(o: ResolvedEngineOptions): string {
   const dns = o.dnsServers.length > 0 ? o.dnsServers.join(',') : 'the system resolver';
+  const source = o.probeSourceAddress === undefined ? '' : `, probes from ${o.probeSourceAddress}`;
   const policy = o.allowPrivateTargets ? 'private targets allowed' : 'private targets refused';
   const settings = `concurrency ${o.concurrency}, polling every ${o.pollIntervalMs} ms when idle, DNS ${dns}, ${policy}`;
-  return `monitoring-api: worker ${o.workerId} checking devices and blacklist monitors (${settings})\n`;
+  return `monitoring-api: worker ${o.workerId} checking devices and blacklist monitors from location ${o.location}${source} (${settings})\n`;
 }

@@ -36,6 +36,7 @@ import { baseUrl, createApiServer, listen, SERVER_TIMEOUTS, type ServerTimeouts 
 import { checkRateLimitStore, rateLimiterFromUrl } from './rate-limiter-from-url.ts';
 import { databaseReadiness } from './readiness.ts';
 import { jsonLogger } from '../server/request-log.ts';
+import { version } from '../version.ts';
 import { UsageError } from '../usage-error.ts';
 
 const SPEC = {
@@ -290,6 +291,7 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
       const options = resolveEngineOptions({
         store: opened.store,
         logger: jsonEngineLogger(config.logLevel),
+        version: version(),
         ...config.engine,
         ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
       });

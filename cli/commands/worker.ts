@@ -12,6 +12,7 @@ import { loadMetrics } from '../metrics/load-metrics.ts';
 import { startMetricsListener } from '../metrics/metrics-listener.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliIo } from '../io.ts';
+import { version } from '../version.ts';
 
 const SPEC = {
   database: { type: 'string' },
@@ -90,6 +91,7 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   const options = resolveEngineOptions({
     store: opened.store,
     logger: jsonEngineLogger(logLevel),
+    version: version(),
     ...engineFlags,
     ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
   });

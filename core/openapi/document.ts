@@ -167,6 +167,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
         description:
           'Endpoints that receive status-change events, signed per Standard Webhooks (the secret is shown once, at creation).',
       },
+      { name: 'locations', description: 'Where the monitoring engine checks from: its workers, by location.' },
     ],
     paths,
     components: {

@@ -141,6 +141,25 @@ export function drafts(): Map<string, Draft> {
       ...everyOperation(),
     },
   });
+  map.set('GET /locations', {
+    operationId: 'listLocations',
+    summary: 'The locations the monitoring engine checks from',
+    description:
+      'Every location with a worker heartbeat in the last 24 hours, by name: how many of its workers are live (a heartbeat younger than 30 s, by the database clock) and when one was last seen. A location whose workers all stopped stays listed with `live_workers: 0`. The same for every user. Takes no query parameters.',
+    tags: ['locations'],
+    responses: {
+      200: success('The locations, by name.', 'LocationListEnvelope'),
+      400: badRequest('A query parameter was given (this operation takes none).', [
+        errors.validationFailed([{ field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' }]),
+      ]),
+      401: responseRef('Unauthorized'),
+      403: responseRef('Forbidden'),
+      404: responseRef('UnknownRoute'),
+      429: responseRef('RateLimited'),
+      500: responseRef('ServerError'),
+      ...everyOperation(),
+    },
+  });
   for (const r of RESOURCES) {
     map.set(`GET /${r.path}`, {
       operationId: `list${r.plural}`,

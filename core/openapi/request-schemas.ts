@@ -84,6 +84,11 @@ function overrideAction(context: OverrideActionContext): JsonSchema | null {
       if (!accepted || !refused) fail('a union check that is not the int/bool flag rule');
       return { anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }] };
     }
+    if (jsonSchema.type === 'array' && message === 'invalid_value') {
+      // A list of distinct names (a device's check_locations).
+      if (!accepts(['a', 'b']) || accepts(['a', 'a'])) fail('an array check that is not the distinct-items rule');
+      return { ...jsonSchema, uniqueItems: true };
+    }
     fail(`a check with message ${String(message)} on ${JSON.stringify(jsonSchema)}`);
   }
   if (action.type === 'transform') {
@@ -168,6 +173,9 @@ const DEVICE_NOTES: Readonly<Record<string, string>> = {
   location: 'Default null.',
   is_enabled: 'Default true.',
   check_interval_s: 'Any service. Default 60.',
+  check_locations:
+    'Any service. Default null: any one location. A name with no live worker is accepted (its location may start later).',
+  quorum: 'Default floor(n / 2) + 1 for n check_locations; null when check_locations is null.',
 };
 
 const MONITOR_NOTES: Readonly<Record<string, string>> = {

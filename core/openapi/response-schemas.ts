@@ -87,6 +87,37 @@ function recordSchemas(): Record<string, JsonSchema> {
       is_enabled: BOOLEAN,
       created_at: ref('Timestamp'),
       check_interval_s: described('Seconds between checks.', { type: 'integer', minimum: 30, maximum: 86400 }),
+      check_locations: described(
+        'The locations the device is checked from; null: any one location.',
+        nullable({ type: 'array', items: { type: 'string', pattern: '^[a-z0-9-]{1,32}$' }, minItems: 1, maxItems: 16 }),
+      ),
+      quorum: described(
+        'How many of check_locations must agree to declare the device down or up; null when check_locations is null.',
+        nullable({ type: 'integer', minimum: 1, maximum: 16 }),
+      ),
+      quorum_state: described(
+        'insufficient while fewer of its locations than the quorum can be heard (the status then holds), met otherwise; null when check_locations is null or before the first result.',
+        nullable({ type: 'string', enum: ['met', 'insufficient'] }),
+      ),
+      locations: described(
+        'What each of check_locations last found, by name; null when check_locations is null.',
+        nullable({
+          type: 'object',
+          additionalProperties: {
+            type: 'object',
+            required: ['status', 'last_checked_at', 'response_ms', 'error'],
+            properties: {
+              status: described(
+                'up or failing from a recent result; stale with no live worker or no recent result; unknown before the first result.',
+                { type: 'string', enum: ['up', 'failing', 'stale', 'unknown'] },
+              ),
+              last_checked_at: nullable(ref('Timestamp')),
+              response_ms: nullable({ type: 'integer', minimum: 0 }),
+              error: nullable(STRING),
+            },
+          },
+        }),
+      ),
       status: described(
         'pending: never checked; up: the last check passed; validating: a check failed and is being confirmed; down: enough checks in a row failed; paused: disabled, not checked.',
         { type: 'string', enum: [...STATUSES] },
@@ -163,6 +194,19 @@ function recordSchemas(): Record<string, JsonSchema> {
         expires_at: described('When the key stops working; null if it does not expire.', nullable(ref('Timestamp'))),
       },
     },
+    Location: {
+      type: 'object',
+      description: 'A location the monitoring engine checks from: a label its workers carry.',
+      required: ['name', 'live_workers', 'last_seen_at'],
+      properties: {
+        name: described('`[a-z0-9-]{1,32}`.', { type: 'string', pattern: '^[a-z0-9-]{1,32}$' }),
+        live_workers: described('Workers whose last heartbeat is younger than 30 s.', {
+          type: 'integer',
+          minimum: 0,
+        }),
+        last_seen_at: described("The last heartbeat of any of the location's workers.", ref('Timestamp')),
+      },
+    },
     Deleted: {
       type: 'object',
       description: 'The answer of a successful delete.',
@@ -197,6 +241,7 @@ function successEnvelopes(): Record<string, JsonSchema> {
   const list = (item: string) => ({ type: 'array', items: ref(item) }) satisfies JsonSchema;
   return {
     MeEnvelope: envelope(true, ref('Me'), 'The calling key and its user.'),
+    LocationListEnvelope: envelope(true, list('Location'), 'The locations, by name.'),
     DeviceEnvelope: envelope(true, ref('Device'), 'One device.'),
     DeviceListEnvelope: envelope(true, list('Device'), 'Devices, ascending by id.'),
     BlacklistMonitorEnvelope: envelope(true, ref('BlacklistMonitor'), 'One blacklist monitor.'),

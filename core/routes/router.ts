@@ -5,6 +5,7 @@ import type { Scope } from '../records.ts';
 import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
 import type { RouteContext } from './route-context.ts';
 import { deviceRoutes as devices } from './devices.ts';
+import { listLocations } from './locations.ts';
 import { getMe } from './me.ts';
 import { checkRoute } from './check-route.ts';
 import { maintenanceWindowRoutes as windows } from './maintenance-windows.ts';
@@ -54,6 +55,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/webhooks/get', scope: 'read', handler: webhooks.get },
   { method: 'PATCH', path: '/webhooks/update', scope: 'write', handler: webhooks.update },
   { method: 'DELETE', path: '/webhooks/delete', scope: 'write', handler: webhooks.remove },
+  { method: 'GET', path: '/locations', scope: 'read', handler: listLocations },
   {
     method: 'GET',
     path: '/webhooks/deliveries',

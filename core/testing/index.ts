@@ -88,7 +88,7 @@ export interface TestApi {
 export function createTestApi(options: TestApiOptions = {}): TestApi {
   const { start, ...apiOptions } = options;
   const clock = options.clock instanceof ManualClock ? options.clock : new ManualClock(start);
-  const store = options.store ?? new MemoryStore();
+  const store = options.store ?? new MemoryStore({ clock });
   const api = createMonitoringApi({ ...apiOptions, store, clock });
 
   async function request<T = unknown>(path: string, init: TestRequestInit = {}): Promise<TestResponse<T>> {

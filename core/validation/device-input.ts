@@ -3,10 +3,13 @@ import type { ErrorDetail } from '../http/api-error.ts';
 import { SERVICE_TYPES, type Device, type NewDevice, type Scheme, type ServiceType } from '../records.ts';
 import { isValidHostHeader, normalizeHost, normalizeTarget } from '../targets/normalize-target.ts';
 import { detail, type FieldHints } from './details.ts';
+import { LOCATION_NAME } from '../locations.ts';
 import { flag, integer, oneOf, optional, text } from './field-schemas.ts';
 import { failIfAny, parseFields } from './parse-fields.ts';
 
 const SCHEMES = ['http', 'https'] as const;
+/** The most locations one device may be checked from. */
+const MAX_CHECK_LOCATIONS = 16;
 
 export const deviceSchema = v.object(
   {
@@ -29,6 +32,15 @@ export const deviceSchema = v.object(
     location: optional(text(255)),
     is_enabled: optional(flag()),
     check_interval_s: optional(integer(30, 86400)),
+    check_locations: optional(
+      v.pipe(
+        v.array(v.pipe(v.string('invalid_type'), v.regex(LOCATION_NAME, 'invalid_value')), 'invalid_type'),
+        v.minLength(1, 'out_of_range'),
+        v.maxLength(MAX_CHECK_LOCATIONS, 'out_of_range'),
+        v.check((names) => new Set(names).size === names.length, 'invalid_value'),
+      ),
+    ),
+    quorum: optional(integer(1, MAX_CHECK_LOCATIONS)),
   },
   'invalid_type',
 );
@@ -54,6 +66,8 @@ export const deviceHints: FieldHints = {
   location: 'text of at most 255 characters without control characters',
   is_enabled: FLAG,
   check_interval_s: 'an integer from 30 to 86400 (seconds)',
+  check_locations: `a list of 1 to ${MAX_CHECK_LOCATIONS} distinct location names, each of 1 to 32 of a-z, 0-9 and -`,
+  quorum: 'an integer from 1 to the number of check_locations, given only with check_locations',
 };
 
 export const DEFAULT_PORTS: Readonly<Record<Exclude<ServiceType, 'web' | 'tcp'>, number>> = {
@@ -88,6 +102,9 @@ const WEB_ONLY = [
   'check_origin_tls',
   'expect_status',
 ] as const;
+
+/** A location before its first result. */
+const UNHEARD = { status: 'unknown', last_checked_at: null, response_ms: null, error: null } as const;
 
 export interface TargetOptions {
   allowPrivateTargets: boolean;
@@ -141,6 +158,14 @@ export function parseDeviceInput(input: Record<string, unknown>, options: Target
   }
   const originScheme: Scheme | null = web ? (f.origin_scheme ?? scheme) : null;
 
+  const checkLocations = f.check_locations ?? null;
+  let quorum: number | null = null;
+  if (checkLocations !== null) quorum = f.quorum ?? Math.floor(checkLocations.length / 2) + 1;
+  if (f.quorum != null && !bad.has('check_locations')) {
+    if (checkLocations === null) problem('quorum', 'invalid_value');
+    else if (f.quorum > checkLocations.length) problem('quorum', 'out_of_range');
+  }
+
   failIfAny(details);
   return {
     target_type: f.target_type!,
@@ -163,6 +188,10 @@ export function parseDeviceInput(input: Record<string, unknown>, options: Target
     is_enabled: f.is_enabled ?? true,
     created_at: createdAt,
     check_interval_s: f.check_interval_s ?? 60,
+    check_locations: checkLocations,
+    quorum,
+    quorum_state: null,
+    locations: checkLocations === null ? null : Object.fromEntries(checkLocations.map((name) => [name, UNHEARD])),
     status: (f.is_enabled ?? true) ? 'pending' : 'paused',
     status_since: null,
     last_checked_at: null,

@@ -18,6 +18,11 @@ export interface GuardedConnectorOptions {
   /** A lookup that takes longer fails with `timeout`. */
   lookupTimeoutMs: number;
   /**
+   * The local address connections leave from (`--probe-source-address`), for targets of its
+   * family; the system's choice when absent, and for targets of the other family.
+   */
+  localAddress?: string;
+  /**
    * Told of each lookup's outcome; while it says the resolver is down, a lookup that fails the
    * resolver's way fails with `resolver_unavailable` (engine/our-failures.ts).
    */
@@ -125,7 +130,12 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Connec
   const connectTo = (address: string, port: number, request: ConnectRequest, timeoutMs: number): Promise<net.Socket> =>
     new Promise<net.Socket>((resolve, reject) => {
       const { signal } = request;
-      const socket = net.connect({ host: address, port });
+      const local = options.localAddress;
+      const socket = net.connect(
+        local !== undefined && net.isIP(local) === net.isIP(address)
+          ? { host: address, port, localAddress: local }
+          : { host: address, port },
+      );
       const fail = (failure: ProbeFailure) => {
         cleanup();
         socket.destroy();

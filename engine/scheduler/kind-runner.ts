@@ -6,6 +6,9 @@ import type { CheckSummary } from './check-summary.ts';
 import type { Slots } from './slots.ts';
 import { WriteBuffer, type WriteTally } from './write-buffer.ts';
 
+/** What a runner checks: a kind of record, or the (device, location) pairs of this worker's location. */
+export type RunnerName = MonitoredKind | 'device location';
+
 /**
  * One kind of record as the scheduler sees it: how it is claimed, checked and recorded. Devices
  * and blacklist monitors each plug in as one of these; the scheduling is the same for both.
@@ -33,7 +36,7 @@ function checkVerdict(outcome: CheckOutcomeLike): CheckVerdict {
 }
 
 export interface CheckKind<C extends Claimed<unknown>, O extends CheckOutcomeLike> {
-  readonly name: MonitoredKind;
+  readonly name: RunnerName;
   claim(request: ClaimRequest): Promise<C[]>;
   /**
    * Checks one claimed record. `leaseUntilMs` is when its lease runs out (the engine's clock): a
@@ -59,7 +62,8 @@ export interface RunnerSettings {
 
 /** What the engine drives, whatever the kind. */
 export interface Runner {
-  readonly name: MonitoredKind;
+  readonly name: RunnerName;
+  readonly kind: MonitoredKind;
   readonly unwritten: number;
   readonly held: number;
   claimAndStart(limit: number, dueByMs?: number): Promise<number>;
@@ -68,7 +72,9 @@ export interface Runner {
 
 /** Claims, checks and records one kind; the engine drives it. */
 export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> implements Runner {
-  readonly name: MonitoredKind;
+  readonly name: RunnerName;
+  /** The kind of record checked, as metrics and the summary count it: a location's check is a device's. */
+  readonly kind: MonitoredKind;
   readonly #kind: CheckKind<C, O>;
   readonly #s: RunnerSettings;
   readonly #buffer: WriteBuffer<O>;
@@ -77,6 +83,7 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
 
   constructor(kind: CheckKind<C, O>, settings: RunnerSettings) {
     this.name = kind.name;
+    this.kind = kind.name === 'device location' ? 'device' : kind.name;
     this.#kind = kind;
     this.#s = settings;
     const { metrics } = settings;
@@ -89,10 +96,10 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
               const started = performance.now();
               try {
                 const written = await kind.record(checks);
-                metrics.written!(kind.name, checks.length, performance.now() - started, false);
+                metrics.written!(this.kind, checks.length, performance.now() - started, false);
                 return written;
               } catch (error) {
-                metrics.written!(kind.name, checks.length, performance.now() - started, true);
+                metrics.written!(this.kind, checks.length, performance.now() - started, true);
                 throw error;
               }
             },
@@ -108,10 +115,10 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
           if (written[i] !== true) continue;
           const { outcome } = batch[i]!;
           const verdict = checkVerdict(outcome);
-          settings.summary.written(kind.name, verdict);
+          settings.summary.written(this.kind, verdict);
           if (metrics.checked === undefined) continue;
           metrics.checked(
-            kind.name,
+            this.kind,
             verdict,
             outcome.results.map((r) => ({ probe: r.probe, verdict: verdictOf(r) })),
           );
@@ -145,7 +152,7 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
       limit,
       leaseUntil: new Date(leaseUntilMs).toISOString(),
     });
-    this.#s.metrics.claimed?.(this.name, claimed.length, performance.now() - started);
+    this.#s.metrics.claimed?.(this.kind, claimed.length, performance.now() - started);
     if (claimed.length === 0) return 0;
     this.#s.tally.claimed += claimed.length;
     this.#held += claimed.length;
@@ -197,7 +204,7 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
     for (const { due_at } of claimed) {
       const lag = Math.max(0, nowMs - Date.parse(due_at));
       this.#s.summary.claimed(lag);
-      observe?.(this.name, lag);
+      observe?.(this.kind, lag);
       sum += lag;
       if (lag > max) max = lag;
     }

@@ -28,6 +28,7 @@ import {
 import { TABLE_OF } from './schedule.ts';
 import type { Database, DevicesTable, MaintenanceWindowsTable, StoreDialect } from './schema.ts';
 import { pickColumns, updateRow } from './update-record.ts';
+import { setLocationsEnabled } from './location-checks.ts';
 
 function parseIds(text: string): number[] {
   const value: unknown = JSON.parse(text);
@@ -260,6 +261,8 @@ export class KyselyMaintenance implements MaintenanceStore {
           .returningAll()
           .executeTakeFirst();
         if (row === undefined) continue;
+        // A device checked per location is due again at each of its locations, not as a device of one.
+        if (ended && row.check_locations !== null) await setLocationsEnabled(trx, flip.id, true, at);
         moved++;
         if (!flip.announce) continue;
         const event: NewMonitoringEvent = {

@@ -9,6 +9,10 @@ import {
   type CheckResult,
   type ClaimedDelivery,
   type ClaimedDevice,
+  type ClaimedLocationCheck,
+  type LocationCheckOutcome,
+  type LocationClaimRequest,
+  type LocationDecider,
   type ClaimRequest,
   type CreatedWebhook,
   type CreateResult,
@@ -17,6 +21,8 @@ import {
   type DeliveryOutcome,
   type Device,
   type DeviceCheckOutcome,
+  type LocationSummary,
+  type WorkerHeartbeat,
   type MonitoredKind,
   type NewApiKey,
   type NewBlacklistMonitor,
@@ -61,6 +67,17 @@ import { KyselyWebhooks } from './kysely-webhooks.ts';
 import { KyselyMaintenance } from './kysely-maintenance.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, requestCheck, setEnabled } from './schedule.ts';
+import { listLocations, recordHeartbeat } from './worker-heartbeats.ts';
+import {
+  claimDueLocationChecks,
+  initialLocationStates,
+  insertLocationChecks,
+  recordLocationCheck,
+  replaceLocationChecks,
+  requestLocationChecks,
+  rescheduleLocationChecks,
+  setLocationsEnabled,
+} from './location-checks.ts';
 import { dialectOf } from './schema.ts';
 import type { BlacklistMonitorsTable, Database, DbInteger, DevicesTable, StoreDialect } from './schema.ts';
 import {
@@ -296,7 +313,21 @@ export class KyselyStore implements Store {
     return this.#createUnique(
       'device',
       () => deviceToRow(this.#dialect, userId, device),
-      (values) => this.#insertDevice.run(db, values),
+      (values) =>
+        device.check_locations === null
+          ? this.#insertDevice.run(db, values)
+          : // With its locations' schedules, in one transaction: a device is never left unscheduled.
+            db.transaction().execute(async (trx) => {
+              const locations = await initialLocationStates(trx, this.#dialect, device.check_locations!);
+              const row = await trx
+                .insertInto('devices')
+                .values({ ...values, location_states: locations })
+                .onConflict((oc) => oc.doNothing())
+                .returningAll()
+                .executeTakeFirst();
+              if (row !== undefined) await insertLocationChecks(trx, this.#dialect, toId(row.id), device);
+              return row;
+            }),
       deviceFromRow,
       () => this.#findDevice(userId, device),
     );
@@ -337,7 +368,62 @@ export class KyselyStore implements Store {
   }
 
   updateDevice(userId: number, id: number, change: RecordChange<Device, NewDevice>): Promise<UpdateResult<Device>> {
-    return this.#update('devices', userId, id, change, deviceFromRow, () => this.#findDevice(userId, change.to));
+    const follow = this.#followLocations(id, change);
+    return this.#update(
+      'devices',
+      userId,
+      id,
+      change,
+      deviceFromRow,
+      () => this.#findDevice(userId, change.to),
+      follow,
+    );
+  }
+
+  /**
+   * What a device's change does to its per-location schedules, in the change's transaction: a new
+   * `check_locations` or quorum replaces the pairs (replaceLocationChecks), a pause stops them, a
+   * resume or a restart makes each due at once without its lease (so a check in flight under the
+   * old settings is never written) and, for a restart, without what it found before; a new interval
+   * brings each to at most one interval after the last check. Undefined for a device of any one
+   * location before and after.
+   */
+  #followLocations(
+    id: number,
+    change: RecordChange<Device, NewDevice>,
+  ): ((trx: Kysely<Database>) => Promise<void>) | undefined {
+    const before = change.from.check_locations;
+    const after = change.to.check_locations ?? null;
+    const has = (locations: readonly string[] | null | undefined) => locations !== null && locations !== undefined;
+    if (!has(before) && !has(after)) return undefined;
+    const moved =
+      JSON.stringify(before) !== JSON.stringify(after) ||
+      change.from.quorum !== (change.to.quorum ?? change.from.quorum);
+    const { effect, at } = change;
+    const last = change.from.last_checked_at;
+    const dialect = this.#dialect;
+    return async (trx) => {
+      if (moved) {
+        await replaceLocationChecks(trx, dialect, id, after, at);
+        // The record's locations start afresh from its new list, and say nothing without one.
+        const states = after === null ? null : await initialLocationStates(trx, dialect, after);
+        await trx
+          .updateTable('devices')
+          .set({ location_states: states, quorum_state: null })
+          .where('id', '=', id)
+          .execute();
+      }
+      if (after === null) return;
+      if (effect === 'pause') await setLocationsEnabled(trx, id, false, at);
+      else if (effect === 'restart') {
+        await setLocationsEnabled(trx, id, false, at);
+        await setLocationsEnabled(trx, id, true, at);
+      } else if (effect === 'resume') await setLocationsEnabled(trx, id, true, at);
+      else if (effect === 'reschedule' && last !== null) {
+        const latest = new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();
+        await rescheduleLocationChecks(trx, id, latest);
+      }
+    };
   }
 
   getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
@@ -375,6 +461,7 @@ export class KyselyStore implements Store {
     change: RecordChange<T, New>,
     fromRow: (row: Row) => T,
     findExisting: () => Promise<{ id: DbInteger } | undefined>,
+    follow?: (trx: Kysely<Database>) => Promise<void>,
   ): Promise<UpdateResult<T>> {
     try {
       const before = fieldColumns(this.#dialect, change.from, change.fields);
@@ -403,6 +490,7 @@ export class KyselyStore implements Store {
           ...(latest === undefined ? {} : { latest }),
           events: change.events,
           kind,
+          ...(follow === undefined ? {} : { follow }),
         });
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
@@ -480,9 +568,16 @@ export class KyselyStore implements Store {
     minGapMs: number,
   ): Promise<CheckRequestResult> {
     return this.#write(async (db) => {
+      // A device checked per location is due at each of its locations, its own row at none.
       const found =
         kind === 'device'
-          ? await requestCheck(db, this.#dialect, 'devices', userId, id, at, minGapMs)
+          ? await db.transaction().execute(async (trx) => {
+              const asked = await requestCheck(trx, this.#dialect, 'devices', userId, id, at, minGapMs);
+              if (asked.outcome === 'due' && asked.row.check_locations !== null) {
+                await requestLocationChecks(trx, id, at);
+              }
+              return asked;
+            })
           : await requestCheck(db, this.#dialect, 'blacklist_monitors', userId, id, at, minGapMs);
       if (found.outcome !== 'due') return found;
       return {
@@ -540,11 +635,32 @@ export class KyselyStore implements Store {
   }
 
   setEnabled(kind: MonitoredKind, id: number, enabled: boolean, at: Timestamp): Promise<boolean> {
-    return this.#write((db) => setEnabled(db, this.#dialect, kind, id, enabled, at));
+    return this.#write(async (db) => {
+      const found = await setEnabled(db, this.#dialect, kind, id, enabled, at);
+      if (found && kind === 'device') await setLocationsEnabled(db, id, enabled, at);
+      return found;
+    });
   }
 
   deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number> {
     return this.#run((db) => deleteCheckResultsBefore(db, this.#dialect, before, limit));
+  }
+
+  // Heartbeats and locations (worker-heartbeats.ts): no answer a list shows, so no write counted.
+  claimDueLocationChecks(claim: LocationClaimRequest): Promise<ClaimedLocationCheck[]> {
+    return this.#run((db) => claimDueLocationChecks(db, this.#dialect, claim));
+  }
+
+  recordLocationCheck(check: RecordedCheck<LocationCheckOutcome>, decide: LocationDecider): Promise<boolean> {
+    return this.#write((db) => recordLocationCheck(db, this.#dialect, check, decide));
+  }
+
+  recordHeartbeat(heartbeat: WorkerHeartbeat): Promise<void> {
+    return this.#run((db) => recordHeartbeat(db, this.#dialect, heartbeat));
+  }
+
+  listLocations(): Promise<LocationSummary[]> {
+    return this.#run((db) => listLocations(db, this.#dialect));
   }
 
   // Webhooks (kysely-webhooks.ts). Whatever a webhook list shows counts as a write, so a cached

@@ -8,6 +8,7 @@ import { changeMarker } from './migrations/0005-change-marker.ts';
 import { manage } from './migrations/0006-manage.ts';
 import { operations } from './migrations/0007-operations.ts';
 import { dnsblListings } from './migrations/0008-dnsbl-listings.ts';
+import { locations } from './migrations/0010-locations.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
@@ -22,6 +23,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0006_manage': manage(dialect),
     '0007_operations': operations(dialect),
     '0008_dnsbl_listings': dnsblListings(dialect),
+    '0010_locations': locations(dialect),
   };
 }
 

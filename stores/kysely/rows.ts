@@ -215,6 +215,10 @@ export function deviceFromRow(row: Selectable<DevicesTable>): Device {
     is_enabled: toFlag(row.is_enabled),
     created_at: toStamp(row.created_at),
     check_interval_s: row.check_interval_s,
+    check_locations: row.check_locations === null ? null : parseStrings(row.check_locations, 'devices.check_locations'),
+    quorum: row.quorum,
+    quorum_state: row.quorum_state,
+    locations: row.location_states === null ? null : (JSON.parse(row.location_states) as Device['locations']),
     status: parseStatus(row.status),
     status_since: toNullableStamp(row.status_since),
     last_checked_at: toNullableStamp(row.last_checked_at),
@@ -246,12 +250,17 @@ export function deviceToRow(dialect: StoreDialect, userId: number, d: NewDevice)
     is_enabled: flag(d.is_enabled),
     created_at: stampText(d.created_at),
     check_interval_s: d.check_interval_s,
+    check_locations: d.check_locations === null ? null : JSON.stringify(d.check_locations),
+    quorum: d.quorum,
+    quorum_state: d.quorum_state,
+    location_states: d.locations === null ? null : JSON.stringify(d.locations),
     status: d.status,
     status_since: nullableStampText(d.status_since),
     last_checked_at: nullableStampText(d.last_checked_at),
     last_results: JSON.stringify(d.last_results),
     consecutive_failures: 0,
-    ...newSchedule(d.is_enabled, d.created_at),
+    // A device checked from several locations is scheduled per location (location-checks.ts).
+    ...newSchedule(d.is_enabled && d.check_locations === null, d.created_at),
   };
 }
 

@@ -84,6 +84,12 @@ export interface DevicesTable {
   is_enabled: Flag;
   created_at: Stamp;
   check_interval_s: number;
+  /** JSON array of location names; null: any one location. */
+  check_locations: string | null;
+  quorum: number | null;
+  quorum_state: 'met' | 'insufficient' | null;
+  /** JSON object: the record's `locations`, written with each decision; null without check_locations. */
+  location_states: string | null;
   status: DeviceStatus;
   status_since: NullableStamp;
   last_checked_at: NullableStamp;
@@ -151,6 +157,30 @@ export interface CheckResultsTable {
   fields: string;
   /** Migration 0007: the check the row belongs to; null for rows written before it (their own id stands in). */
   check_id: ColumnType<DbInteger | null, number | undefined, number>;
+  /** The location that checked, for a device with `check_locations`; null otherwise. */
+  check_location: string | null;
+}
+
+/**
+ * One (device, location) pair of a device with `check_locations`: its own schedule and lease, as a
+ * device row has them, and what the location last found, which the quorum decision reads.
+ */
+export interface DeviceLocationChecksTable {
+  device_id: Ref;
+  location: string;
+  /** Null while the device is disabled. */
+  next_check_at: NullableStamp;
+  lease_owner: string | null;
+  lease_token: string | null;
+  lease_expires_at: NullableStamp;
+  last_ok: Flag | null;
+  last_checked_at: NullableStamp;
+  response_ms: number | null;
+  error: string | null;
+  /** When its current run of failures began; null while it passes. */
+  failing_since: NullableStamp;
+  /** Whether this failing episode was announced with `device.location_failing`. */
+  announced: Flag;
 }
 
 /** The outbox: status changes to announce, written with the check that caused them. */
@@ -247,6 +277,15 @@ export interface MaintenanceWindowsTable {
 }
 
 /** The tables of the store, as Kysely sees them. */
+/** One row per worker id: its last heartbeat (docs/engine.md, "Locations"). */
+export interface WorkerHeartbeatsTable {
+  worker_id: string;
+  location: string;
+  version: string;
+  started_at: Stamp;
+  last_seen_at: Stamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -259,6 +298,8 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   webhook_event_fanouts: WebhookEventFanoutsTable;
   webhook_fanout_floor: WebhookFanoutFloorTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
+  device_location_checks: DeviceLocationChecksTable;
   maintenance_windows: MaintenanceWindowsTable;
 }
 

@@ -24,6 +24,8 @@ export interface RowChange {
   /** Written with the change, in the same transaction; never without it. */
   events: readonly NewMonitoringEvent[];
   kind?: MonitoredKind;
+  /** Run in the change's transaction once the row is written (a device's location schedules). */
+  follow?: (trx: Kysely<Database>) => Promise<void>;
 }
 
 /** A unique index refused the row: PostgreSQL's unique_violation, SQLite's UNIQUE constraint. */
@@ -117,7 +119,7 @@ function parametersOf(change: RowChange, order: readonly Slot[]): unknown[] {
  * Writes a change if the row still holds `expect` (null-safe comparison: `IS` on SQLite, `IS NOT
  * DISTINCT FROM` on PostgreSQL) and answers the row as written; undefined when it did not (gone,
  * another user's, or changed since it was read: the caller tells which). A unique index's refusal
- * is thrown (see isUniqueViolation). With events, one transaction; without, one statement, whose
+ * is thrown (see isUniqueViolation). With events or `follow`, one transaction; without, one statement, whose
  * text is built once per shape (and prepared once per connection on PostgreSQL).
  */
 export async function updateRow<Row>(
@@ -128,12 +130,17 @@ export async function updateRow<Row>(
   if (change.effect === 'reschedule' && change.latest === undefined) change = { ...change, effect: 'none' };
   const { text, order } = statementFor(dialect, change);
   const parameters = parametersOf(change, order);
-  if (change.events.length === 0) {
+  if (change.events.length === 0 && change.follow === undefined) {
     return (await db.executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows[0];
   }
   return db.transaction().execute(async (trx) => {
-    const row = (await trx.executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows[0];
+    let row = (await trx.executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows[0];
     if (row === undefined) return undefined;
+    if (change.follow !== undefined) {
+      await change.follow(trx);
+      row = await readOwnedRow<Row>(trx, dialect, change.table, change.userId, change.id);
+    }
+    if (change.events.length === 0) return row;
     await trx
       .insertInto('events')
       .values(

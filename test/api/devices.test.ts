@@ -367,6 +367,91 @@ eachStore('devices', (env) => {
     });
   });
 
+  test('check_locations and quorum: null by default; the quorum defaults to a majority; stored as given', async () => {
+    const { t, key } = await env.setup();
+    const post = (n: number, fields: Record<string, unknown>) =>
+      t.request<Device>('/v1/devices/create', {
+        method: 'POST',
+        key,
+        body: { target_type: 'domain', target_value: `q${n}.example.com`, ...fields },
+      });
+    const cases: [Record<string, unknown>, string[] | null, number | null][] = [
+      [{}, null, null],
+      [{ check_locations: null, quorum: null }, null, null],
+      [{ check_locations: ['eu'] }, ['eu'], 1],
+      [{ check_locations: ['eu', 'us'] }, ['eu', 'us'], 2],
+      [{ check_locations: ['eu', 'us', 'ap-1'] }, ['eu', 'us', 'ap-1'], 2],
+      [{ check_locations: ['a', 'b', 'c', 'd'] }, ['a', 'b', 'c', 'd'], 3],
+      [{ check_locations: ['eu', 'us', 'ap-1'], quorum: 1 }, ['eu', 'us', 'ap-1'], 1],
+      [{ check_locations: ['eu', 'us', 'ap-1'], quorum: 3 }, ['eu', 'us', 'ap-1'], 3],
+      // A location no worker has ever named is accepted: it may be started later.
+      [{ check_locations: ['never-seen'], quorum: null, service_type: 'ssh' }, ['never-seen'], 1],
+    ];
+    for (const [i, [fields, locations, quorum]] of cases.entries()) {
+      const record = assertSuccess(await post(i, fields), 201);
+      assertDeviceRecord(record);
+      assert.deepEqual([record.check_locations, record.quorum], [locations, quorum], JSON.stringify(fields));
+    }
+    const listed = assertSuccess(await t.request<Device[]>('/v1/devices', { key }), 200);
+    assert.deepEqual(
+      listed.map((d) => [d.check_locations, d.quorum]),
+      cases.map(([, locations, quorum]) => [locations, quorum]),
+    );
+  });
+
+  validationOnly(env, () => {
+    test('check_locations: 1 to 16 distinct names of [a-z0-9-]{1,32}; quorum: 1 to their number, only with them', async () => {
+      const { t, key } = await env.setup();
+      const post = (fields: Record<string, unknown>) =>
+        t.request('/v1/devices/create', {
+          method: 'POST',
+          key,
+          body: { target_type: 'domain', target_value: 'example.com', ...fields },
+        });
+      const seventeen = Array.from({ length: 17 }, (_, i) => `l${i}`);
+      for (const [value, code] of [
+        [[], 'out_of_range'],
+        [seventeen, 'out_of_range'],
+        [['eu', 'eu'], 'invalid_value'],
+        [['EU'], 'invalid_value'],
+        [['eu west'], 'invalid_value'],
+        [['a'.repeat(33)], 'invalid_value'],
+        [[''], 'invalid_value'],
+        [[1], 'invalid_type'],
+        ['eu', 'invalid_type'],
+        [{ eu: true }, 'invalid_type'],
+        [true, 'invalid_type'],
+      ] as const) {
+        assertValidation(await post({ check_locations: value }), [['check_locations', code]]);
+      }
+      assertSuccess(await post({ check_locations: seventeen.slice(0, 16), target_value: 'sixteen.example.com' }), 201);
+      for (const [fields, code] of [
+        [{ check_locations: ['eu', 'us'], quorum: 3 }, 'out_of_range'],
+        [{ check_locations: ['eu', 'us'], quorum: 0 }, 'out_of_range'],
+        [{ check_locations: ['eu', 'us'], quorum: 1.5 }, 'invalid_type'],
+        [{ check_locations: ['eu', 'us'], quorum: '2' }, 'invalid_type'],
+        [{ quorum: 1 }, 'invalid_value'],
+        [{ check_locations: null, quorum: 1 }, 'invalid_value'],
+      ] as const) {
+        assertValidation(await post(fields), [['quorum', code]]);
+      }
+      // A bad list is the only problem named: the quorum is not judged against it.
+      assertValidation(await post({ check_locations: ['eu', 'eu'], quorum: 2 }), [
+        ['check_locations', 'invalid_value'],
+      ]);
+      const error = assertError(await post({ quorum: 1 }), 400, 'validation_failed');
+      assert.equal(
+        error.details?.[0]?.message,
+        'quorum must be an integer from 1 to the number of check_locations, given only with check_locations.',
+      );
+      const listed = assertSuccess(await t.request<Device[]>('/v1/devices', { key }), 200);
+      assert.deepEqual(
+        listed.map((d) => d.target_value),
+        ['sixteen.example.com'],
+      );
+    });
+  });
+
   test('check_interval_s does not make a device distinct: same target, other interval is a duplicate', async () => {
     const { t, key } = await env.setup();
     const first = assertSuccess(

@@ -47,6 +47,10 @@ export const DEVICE_FIELDS = [
   'is_enabled',
   'created_at',
   'check_interval_s',
+  'check_locations',
+  'quorum',
+  'quorum_state',
+  'locations',
   'status',
   'status_since',
   'last_checked_at',
@@ -73,6 +77,10 @@ export const MONITOR_FIELDS = [
 /** The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"). */
 export const UNCHECKED = {
   check_interval_s: 60,
+  check_locations: null,
+  quorum: null,
+  quorum_state: null,
+  locations: null,
   status: 'pending',
   status_since: null,
   last_checked_at: null,

@@ -67,6 +67,10 @@ function device(i: number): NewDevice {
     is_enabled: i % 7 !== 0,
     created_at: START,
     check_interval_s: 30 + i,
+    check_locations: null,
+    quorum: null,
+    quorum_state: null,
+    locations: null,
     status: i % 7 === 0 ? 'paused' : i % 3 === 0 ? 'down' : 'up',
     status_since: i % 2 === 0 ? null : '2026-01-01T00:01:00.000Z',
     last_checked_at: '2026-01-01T00:02:00.000Z',
@@ -121,8 +125,12 @@ describe('record fields on every answer path', { concurrency: 1 }, () => {
       monitor.text,
       body((await t.store.listBlacklistMonitors(key.key.user_id, { afterId: 0, limit: 10 }))[0]),
     );
-    assert.deepEqual(Object.keys(created.body.data!).slice(-5), [
+    assert.deepEqual(Object.keys(created.body.data!).slice(-9), [
       'check_interval_s',
+      'check_locations',
+      'quorum',
+      'quorum_state',
+      'locations',
       'status',
       'status_since',
       'last_checked_at',

@@ -21,7 +21,7 @@ function runBench(args: string[]): Promise<{ code: number | null; out: string; e
 // of the script, its build check and its servers again.
 let run: Promise<{ code: number | null; out: string; err: string }>;
 before(() => {
-  run = runBench(['--only', 'me,list,create,update,stream,engine']);
+  run = runBench(['--only', 'me,list,create,update,stream,engine,scale']);
 });
 
 it('the benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {

@@ -88,7 +88,7 @@ describe('monitoring-api worker, then serve beside it', () => {
       worker.stdout.some(
         (l) =>
           l ===
-          `monitoring-api: worker w-test checking devices and blacklist monitors (concurrency 100, polling every 250 ms when idle, DNS ${dns.address}, private targets refused)`,
+          `monitoring-api: worker w-test checking devices and blacklist monitors from location default (concurrency 100, polling every 250 ms when idle, DNS ${dns.address}, private targets refused)`,
       ),
       worker.stdout.join('\n'),
     );

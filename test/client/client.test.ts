@@ -12,9 +12,11 @@ import {
   type BlacklistMonitor,
   type Device,
   type DeviceInput,
+  type LocationSummary,
   type MonitoringClient,
   type MonitoringClientOptions,
 } from '../../client/index.ts';
+import { openKyselyStore } from '../../stores/kysely/index.ts';
 import { startServer, type StandaloneServer } from './standalone-server.ts';
 
 interface Sent {
@@ -111,6 +113,29 @@ describe('client against the standalone server', { concurrency: 1 }, () => {
     assert.equal(mine.user_id, reader.userId);
     assert.notEqual(mine.key_id, me.key_id);
     assert.deepEqual(mine.scopes, ['read']);
+  });
+
+  test('locations(): the locations of the workers that sent a heartbeat, by name', async () => {
+    const { api } = client(reader.token);
+    assert.deepEqual(await api.locations(), []);
+    // A worker's heartbeat, written as a worker on the same database writes it.
+    const opened = await openKyselyStore(server.database);
+    try {
+      await opened.store.recordHeartbeat({
+        worker_id: 'w1',
+        location: 'eu-west',
+        version: '1.0.0',
+        started_at: new Date().toISOString(),
+      });
+    } finally {
+      await opened.store.close();
+    }
+    const locations: LocationSummary[] = await api.locations();
+    assert.deepEqual(
+      locations.map((l) => [l.name, l.live_workers]),
+      [['eu-west', 1]],
+    );
+    await expectApiError(client('mapi_not-a-real-key').api.locations(), 401, 'invalid_api_key');
   });
 
   test('devices: create (typed, normalised, defaults filled), list, delete, then 404', async () => {

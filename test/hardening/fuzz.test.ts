@@ -52,6 +52,10 @@ const DEVICE_KEYS = [
   'is_enabled',
   'created_at',
   'check_interval_s',
+  'check_locations',
+  'quorum',
+  'quorum_state',
+  'locations',
   'status',
   'status_since',
   'last_checked_at',
@@ -74,7 +78,16 @@ const MONITOR_KEYS = [
   'rdns',
 ].sort();
 /** Fields the server fills in itself: never part of a create body. */
-const READ_ONLY = new Set(['id', 'created_at', 'status', 'status_since', 'last_checked_at', 'last_results']);
+const READ_ONLY = new Set([
+  'id',
+  'created_at',
+  'status',
+  'status_since',
+  'last_checked_at',
+  'last_results',
+  'quorum_state',
+  'locations',
+]);
 const DEVICE_INPUT = new Set(DEVICE_KEYS.filter((k) => !READ_ONLY.has(k)));
 const MONITOR_INPUT = new Set([
   'target_type',

@@ -386,7 +386,8 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
       assert.equal(checkAnswer(await callRaw(live, { url: '/v1/devices', headers: headers(key) })).status, 200);
       const admin = new pg.Client({ connectionString: empty.url });
       await admin.connect();
-      await admin.query('drop table devices');
+      // CASCADE: device_location_checks refers to it.
+      await admin.query('drop table devices cascade');
       await admin.end();
       assertServerError(await callRaw(live, { url: '/v1/devices', headers: headers(key) }), 'missing_table');
       assert.equal(

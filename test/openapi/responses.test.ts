@@ -61,6 +61,10 @@ class FailingStore extends MemoryStore {
   private fail(): void {
     if (this.failure !== null) throw this.failure;
   }
+  override async listLocations() {
+    this.fail();
+    return super.listLocations();
+  }
   override async findApiKeyByHash(tokenHash: string) {
     if (this.failKeys) this.fail();
     return super.findApiKeyByHash(tokenHash);
@@ -378,6 +382,10 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
             is_enabled: true,
             created_at: '2026-01-01T00:00:00.000Z',
             check_interval_s: 300,
+            check_locations: null,
+            quorum: null,
+            quorum_state: null,
+            locations: null,
             status: 'down',
             status_since: '2026-01-01T00:03:00.000Z',
             last_checked_at: '2026-01-01T00:05:00.000Z',
@@ -800,6 +808,25 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     await call(t, '/v1/me', { key: await t.createKey({ allowedIps: ['2001:db8::/32'] }) }, 403);
   });
 
+  test('/locations: success, a stray parameter, and every failure before the route', async () => {
+    const t = open();
+    const key = await t.createKey({ scopes: ['read'] });
+    await call(t, '/v1/locations', { key }, 200);
+    await t.store.recordHeartbeat!({
+      worker_id: 'w1',
+      location: 'eu-west',
+      version: '1.0.0',
+      started_at: '2026-01-01T00:00:00.000Z',
+    });
+    await call(t, '/v1/locations', { key }, 200);
+    await call(t, '/v1/locations?name=eu-west', { key }, 400);
+    await call(t, '/v1/locations', {}, 401);
+    await call(t, '/v1/locations', { key: await t.createKey({ scopes: ['write'] }) }, 403);
+    await call(t, '/v1/locations', { key: await t.createKey({ allowedIps: ['2001:db8::/32'] }) }, 403);
+    await call(t, '/v1/locations/eu-west', { key }, 404);
+    await call(t, '/v1/locations', { method: 'POST', key }, 405);
+  });
+
   test('429: the key quota and the failed-authentication throttle, on every operation', async () => {
     const t = open({ rateLimit: { limit: 1, windowSeconds: 30 }, authFailureLimit: { limit: 1, windowSeconds: 60 } });
     const requests: [string, string][] = [
@@ -818,6 +845,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/webhooks'],
       ['POST', '/v1/webhooks/create'],
       ['DELETE', '/v1/webhooks/delete?id=1'],
+      ['GET', '/v1/locations'],
       ['GET', '/v1/webhooks/deliveries?id=1'],
       ['POST', '/v1/webhooks/test?id=1'],
       ...['devices', 'blacklist-monitors', 'webhooks', 'maintenance-windows'].flatMap((r): [string, string][] => [
@@ -862,6 +890,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/webhooks', undefined],
       ['POST', '/v1/webhooks/create', { url: 'https://hooks.example.com/' }],
       ['DELETE', '/v1/webhooks/delete?id=1', undefined],
+      ['GET', '/v1/locations', undefined],
       ['GET', '/v1/webhooks/deliveries?id=1', undefined],
       ['POST', '/v1/webhooks/test?id=1', undefined],
       ...['devices', 'blacklist-monitors', 'webhooks', 'maintenance-windows'].flatMap(

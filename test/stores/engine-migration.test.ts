@@ -63,6 +63,7 @@ for (const [name, make] of Object.entries(databases)) {
         '0006_manage',
         '0007_operations',
         '0008_dnsbl_listings',
+        '0010_locations',
       ]);
       const after = new Date().toISOString();
 

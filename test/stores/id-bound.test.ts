@@ -133,6 +133,7 @@ describe('a database made before the id guard', () => {
           '0006_manage',
           '0007_operations',
           '0008_dnsbl_listings',
+          '0010_locations',
         ]);
         const { rows } = await sql<{ n: number | string }>`select count(*) as n from devices`.execute(db);
         assert.equal(Number(rows[0]!.n), 1);

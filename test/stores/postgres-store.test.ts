@@ -73,6 +73,7 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
             '0006_manage',
             '0007_operations',
             '0008_dnsbl_listings',
+            '0010_locations',
           ],
           [],
         ],

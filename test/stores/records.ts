@@ -23,6 +23,10 @@ export function at(minutes: number): Timestamp {
 function uncheckedDevice(enabled: boolean) {
   return {
     check_interval_s: 60,
+    check_locations: null,
+    quorum: null,
+    quorum_state: null,
+    locations: null,
     status: enabled ? 'pending' : 'paused',
     status_since: null,
     last_checked_at: null,
@@ -53,6 +57,10 @@ export function webDevice(overrides: Partial<NewDevice> = {}): NewDevice {
     created_at: T0,
     ...uncheckedDevice(false),
     check_interval_s: 300,
+    check_locations: null,
+    quorum: null,
+    quorum_state: null,
+    locations: null,
     ...overrides,
   };
 }

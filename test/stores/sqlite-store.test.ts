@@ -52,6 +52,7 @@ describe('SQLite database URLs and migrations', () => {
         '0006_manage',
         '0007_operations',
         '0008_dnsbl_listings',
+        '0010_locations',
       ]);
       assert.deepEqual(await migrateToLatest(db), []);
     } finally {
@@ -151,6 +152,7 @@ describe('SQLite database URLs and migrations', () => {
         '0006_manage',
         '0007_operations',
         '0008_dnsbl_listings',
+        '0010_locations',
       ],
       [],
       [],

@@ -1,0 +1,129 @@
+import {
+  toTimestamp,
+  type ClaimedLocationCheck,
+  type Device,
+  type DeviceLocation,
+  type LocationCheckOutcome,
+  type LocationCheckWrite,
+  type LocationDecider,
+  type Lease,
+  type NewMonitoringEvent,
+  type StoredLocation,
+} from '../../core/internal.ts';
+import type { ProbeOptions } from '../probes/probe-options.ts';
+import { probesOf, runProbe } from './device-probes.ts';
+import { decideQuorum, type QuorumSettings } from './location-quorum.ts';
+
+// A device checked from several locations (docs/engine.md, "Locations"): each location's worker
+// runs the device's probes, and the store writes the result with the quorum decision, which this
+// file turns into the writes and events the store makes.
+
+/** The share of the interval a next check may move either way, as for a device's own schedule. */
+const JITTER = 0.1;
+
+/** Runs every probe of the claimed device from this worker's location. */
+export async function checkFromLocation(
+  claimed: ClaimedLocationCheck,
+  options: ProbeOptions,
+  clock: { now(): number },
+): Promise<LocationCheckOutcome> {
+  const device = claimed.record;
+  const results = await Promise.all(probesOf(device).map((probe) => runProbe(probe, device, options)));
+  options.signal.throwIfAborted();
+  return { location: claimed.location, checked_at: toTimestamp(clock.now()), results };
+}
+
+export interface LocationDecisionSettings extends QuorumSettings {
+  /** Jitter source in [0, 1). */
+  random: () => number;
+}
+
+/**
+ * The decider the store calls with the device locked: the quorum decision of one location's
+ * result (location-quorum.ts), as the writes and events it leads to. Null when the result is
+ * fenced (its lease is no longer the location's), so nothing is written.
+ */
+export function locationDecider(
+  lease: Lease,
+  outcome: LocationCheckOutcome,
+  settings: LocationDecisionSettings,
+): LocationDecider {
+  return (device: Device, stored: readonly StoredLocation[]): LocationCheckWrite | null => {
+    const checkedAtMs = Date.parse(outcome.checked_at);
+    const ok = outcome.results.every((result) => result.ok);
+    const decision = decideQuorum(
+      {
+        status: device.status,
+        validatingSinceMs:
+          device.status === 'validating' && device.status_since !== null ? Date.parse(device.status_since) : null,
+        quorum: device.quorum ?? Math.floor(stored.length / 2) + 1,
+        intervalS: device.check_interval_s,
+        locations: stored,
+      },
+      { location: outcome.location, leaseToken: lease.token, ok, checkedAtMs },
+      settings,
+    );
+    if (decision === null) return null;
+
+    const recordLocations: Record<string, DeviceLocation> = {};
+    for (const location of decision.locations) {
+      const before = stored.find((l) => l.name === location.name)!;
+      const mine = location.name === outcome.location;
+      recordLocations[location.name] = {
+        status: decision.verdicts[location.name] ?? 'unknown',
+        last_checked_at: location.last === null ? null : toTimestamp(location.last.checkedAtMs),
+        response_ms: mine ? slowest(outcome) : before.response_ms,
+        error: mine ? (outcome.results.find((r) => !r.ok)?.error ?? null) : before.error,
+      };
+    }
+    const intervalMs = device.check_interval_s * 1000;
+    const nextMs =
+      decision.status === 'validating' && !ok
+        ? checkedAtMs + Math.min(settings.retryDelayS * 1000, intervalMs)
+        : checkedAtMs + Math.round(intervalMs * (1 + (2 * settings.random() - 1) * JITTER));
+
+    const lastResults = { ...device.last_results } as Record<string, unknown>;
+    for (const result of outcome.results) lastResults[result.probe] = result;
+    const after: Device = {
+      ...device,
+      status: decision.status,
+      status_since: decision.status === device.status ? device.status_since : outcome.checked_at,
+      last_checked_at: outcome.checked_at,
+      last_results: lastResults as Device['last_results'],
+      quorum_state: decision.quorumState,
+      locations: recordLocations,
+    };
+    const events: NewMonitoringEvent[] = [];
+    const announce = (type: NewMonitoringEvent['type']) =>
+      events.push({
+        type,
+        created_at: outcome.checked_at,
+        data: { ...after, previous_status: device.status, status: decision.status },
+      });
+    if (decision.event !== null) announce(decision.event);
+    if (decision.locationFailing.length > 0) announce('device.location_failing');
+
+    return {
+      status: decision.status,
+      quorum_state: decision.quorumState,
+      locations: decision.locations.map((l) => ({
+        name: l.name,
+        failingSinceMs: l.failingSinceMs,
+        announced: l.announced,
+      })),
+      record_locations: recordLocations,
+      next_check_at: toTimestamp(nextMs),
+      second_opinion: decision.secondOpinion,
+      events,
+    };
+  };
+}
+
+/** The slowest probe of a check that connected, as the location's `response_ms`. */
+function slowest(outcome: LocationCheckOutcome): number | null {
+  let max: number | null = null;
+  for (const result of outcome.results) {
+    if (result.response_ms !== null) max = Math.max(max ?? 0, result.response_ms);
+  }
+  return max;
+}

@@ -1,0 +1,153 @@
+import type { DeviceStatus, LocationVerdict } from '../../core/index.ts';
+
+// The quorum decision of a device checked from several locations (a device's `check_locations`
+// and `quorum`): from what each location last found, and whether it can still be heard, to the
+// device's status, its events and whether the other locations must look again at once. Pure: its
+// caller must run it in the transaction that writes one location's result, with the device row
+// locked, so that two locations' results never decide on the same state.
+
+export type { LocationVerdict };
+
+/** What the device holds about one of its locations. */
+export interface LocationState {
+  name: string;
+  /** Whether the location has a live worker (a heartbeat younger than 30 s). */
+  live: boolean;
+  /** The lease of the location's check in flight; a result under another is fenced. */
+  leaseToken: string | null;
+  /** The last result written for this location. */
+  last: { ok: boolean; checkedAtMs: number } | null;
+  /** When its current run of failures began; null while it passes. */
+  failingSinceMs: number | null;
+  /** Whether this failing episode was announced with `device.location_failing`. */
+  announced: boolean;
+}
+
+export interface QuorumDevice {
+  status: DeviceStatus;
+  /** When the device became `validating`; null in any other status. */
+  validatingSinceMs: number | null;
+  quorum: number;
+  intervalS: number;
+  locations: readonly LocationState[];
+}
+
+export interface QuorumSettings {
+  retryDelayS: number;
+  probeTimeoutMs: number;
+}
+
+/** One location's finished check, as its worker hands it over. */
+export interface LocationResult {
+  location: string;
+  leaseToken: string;
+  ok: boolean;
+  checkedAtMs: number;
+}
+
+export interface QuorumDecision {
+  status: DeviceStatus;
+  /** `insufficient` when fewer locations than the quorum can be heard: the status then holds. */
+  quorumState: 'met' | 'insufficient';
+  verdicts: Record<string, LocationVerdict>;
+  /** `device.down` or `device.up` when the status change is announced. */
+  event: 'device.down' | 'device.up' | null;
+  /** Locations to announce with `device.location_failing`, each once per episode. */
+  locationFailing: string[];
+  /** The other locations are due at once: a second opinion now, not at their next interval. */
+  secondOpinion: boolean;
+  /** The locations as the decision leaves them, to be written with it. */
+  locations: LocationState[];
+}
+
+/** How old a location's last result may be and still count: two intervals, or a retry and a probe. */
+export function freshnessMs(intervalS: number, settings: QuorumSettings): number {
+  return Math.max(2 * intervalS * 1000, settings.retryDelayS * 1000 + settings.probeTimeoutMs);
+}
+
+/**
+ * Applies one location's result and decides. Null when the result is fenced: its lease is not the
+ * location's (a worker that lost it, to a stop, a later claim or a disable), or the location is
+ * not one of the device's; nothing of it is then written.
+ */
+export function decideQuorum(
+  device: QuorumDevice,
+  result: LocationResult,
+  settings: QuorumSettings,
+): QuorumDecision | null {
+  const current = device.locations.find((l) => l.name === result.location);
+  if (current === undefined || current.leaseToken !== result.leaseToken) return null;
+  const now = result.checkedAtMs;
+  const locations = device.locations.map((l): LocationState => {
+    if (l !== current) return { ...l };
+    return {
+      ...l,
+      leaseToken: null,
+      last: { ok: result.ok, checkedAtMs: now },
+      failingSinceMs: result.ok ? null : (l.failingSinceMs ?? now),
+      announced: result.ok ? false : l.announced,
+    };
+  });
+  const fresh = freshnessMs(device.intervalS, settings);
+  const eligible = (l: LocationState) => l.live && l.last !== null && now - l.last.checkedAtMs < fresh;
+  const verdicts: Record<string, LocationVerdict> = {};
+  for (const l of locations) {
+    verdicts[l.name] = eligible(l) ? (l.last!.ok ? 'up' : 'failing') : l.live && l.last === null ? 'unknown' : 'stale';
+  }
+  const heard = locations.filter(eligible);
+  const failing = heard.filter((l) => !l.last!.ok).length;
+  const passing = heard.length - failing;
+  const q = device.quorum;
+  const decision = (
+    status: DeviceStatus,
+    event: QuorumDecision['event'] = null,
+    secondOpinion = false,
+  ): QuorumDecision => {
+    if (status === 'down') for (const l of locations) l.announced = false;
+    const locationFailing: string[] = [];
+    if (status === 'up') {
+      // One location failing below the quorum for a whole interval while the device stays up.
+      for (const l of heard) {
+        if (!l.last!.ok && !l.announced && now - l.failingSinceMs! >= device.intervalS * 1000) {
+          l.announced = true;
+          locationFailing.push(l.name);
+        }
+      }
+    }
+    return {
+      status,
+      quorumState: heard.length < q ? 'insufficient' : 'met',
+      verdicts,
+      event,
+      locationFailing,
+      secondOpinion,
+      locations,
+    };
+  };
+
+  // Fewer vantage points than the quorum: nothing is declared either way.
+  if (heard.length < q) return decision(device.status);
+  switch (device.status) {
+    case 'pending':
+    case 'up':
+      // A location that starts failing asks the others at once; one already failing below the
+      // quorum (its episode under way) does not, or it would ask them at every interval.
+      if (!result.ok && current.failingSinceMs === null) return decision('validating', null, true);
+      if (failing >= q) return decision('validating', null, true);
+      if (device.status === 'pending') return decision(failing === 0 ? 'up' : 'validating', null, failing > 0);
+      return decision('up');
+    case 'validating': {
+      if (failing >= q) return decision('down', 'device.down');
+      const since = device.validatingSinceMs ?? now;
+      const allAnswered = heard.every((l) => l.last!.checkedAtMs >= since);
+      return decision(allAnswered ? 'up' : 'validating');
+    }
+    case 'down':
+      return decision(passing >= q ? 'up' : 'down', passing >= q ? 'device.up' : null);
+    case 'paused':
+      return decision('paused');
+    // A maintenance window holds the status, and nothing is announced, until it ends.
+    case 'maintenance':
+      return decision('maintenance');
+  }
+}
