@@ -156,7 +156,7 @@ export class KyselyStore implements Store {
   /**
    * One read serves every caller that arrived before it began, and the next read waits for the end
    * of the turn's I/O, so the list requests read from many connections in one turn share it
-   * (FreshRead; docs/performance.md, "List answers, and why they are never stale").
+   * (FreshRead; docs/decisions.md, "List answers, and why they are never stale").
    */
   changeMarker(arrivedAt?: number): Promise<string | undefined> | undefined {
     return this.#marker?.get(arrivedAt);

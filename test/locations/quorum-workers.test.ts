@@ -146,10 +146,16 @@ describe('three locations on PostgreSQL', { skip: database.skip }, () => {
   it('refused from one location only: the device is up with that location failing, and no device.down', async () => {
     const { id } = await watched([LOCATIONS['eu-west']]);
     oneRefused = id;
-    await waitFor('the device up with eu-west failing', async () => {
+    // The device may be up before every location has reported: wait until all three have.
+    await waitFor('the device up with eu-west failing and the others heard', async () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const d = await device(id);
-      return d.status === 'up' && d.locations?.['eu-west']?.status === 'failing';
+      return (
+        d.status === 'up' &&
+        d.locations?.['eu-west']?.status === 'failing' &&
+        d.locations?.['us-east']?.status !== 'unknown' &&
+        d.locations?.['ap-south']?.status !== 'unknown'
+      );
     });
     const d = await device(id);
     assert.equal(d.quorum_state, 'met');
