@@ -6,6 +6,7 @@ import { createTestDatabase } from '../support/postgres.ts';
 import { readEvents } from './outbox.ts';
 import { webDevice } from './records.ts';
 import { storeContract } from './store-contract.ts';
+import { MIGRATION_NAMES } from './migration-names.ts';
 
 /** The tables a test may write, children before their parents. */
 const EVERY_TABLE = [
@@ -63,20 +64,7 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
     it('applied the migrations once when two processes migrated together; a third run is a no-op', async () => {
       assert.deepEqual(
         [...concurrentRuns].sort((x, y) => y.length - x.length),
-        [
-          [
-            '0001_initial',
-            '0002_safe_ids',
-            '0003_engine',
-            '0004_webhooks',
-            '0005_change_marker',
-            '0006_manage',
-            '0007_operations',
-            '0008_dnsbl_listings',
-            '0010_locations',
-          ],
-          [],
-        ],
+        [[...MIGRATION_NAMES], []],
       );
       const { db, store, dialect } = await openKyselyStore(migrated.url);
       try {

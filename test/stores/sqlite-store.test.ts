@@ -12,6 +12,7 @@ import { ROOT } from '../support/root.ts';
 import { readEvents } from './outbox.ts';
 import { newMonitor } from './records.ts';
 import { storeContract } from './store-contract.ts';
+import { MIGRATION_NAMES } from './migration-names.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'monitoring-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,17 +44,7 @@ describe('SQLite database URLs and migrations', () => {
     const { db, store, dialect } = await openKyselyStore(`sqlite:${nextFile()}`);
     try {
       assert.equal(dialect, 'sqlite');
-      assert.deepEqual(await migrateToLatest(db), [
-        '0001_initial',
-        '0002_safe_ids',
-        '0003_engine',
-        '0004_webhooks',
-        '0005_change_marker',
-        '0006_manage',
-        '0007_operations',
-        '0008_dnsbl_listings',
-        '0010_locations',
-      ]);
+      assert.deepEqual(await migrateToLatest(db), [...MIGRATION_NAMES]);
       assert.deepEqual(await migrateToLatest(db), []);
     } finally {
       await store.close();
@@ -142,21 +133,6 @@ describe('SQLite database URLs and migrations', () => {
     const run = () => promisify(execFile)(process.execPath, args, { cwd: ROOT });
     const outputs = await Promise.all([run(), run(), run(), run()]);
     const applied = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]).sort((x, y) => y.length - x.length);
-    assert.deepEqual(applied, [
-      [
-        '0001_initial',
-        '0002_safe_ids',
-        '0003_engine',
-        '0004_webhooks',
-        '0005_change_marker',
-        '0006_manage',
-        '0007_operations',
-        '0008_dnsbl_listings',
-        '0010_locations',
-      ],
-      [],
-      [],
-      [],
-    ]);
+    assert.deepEqual(applied, [[...MIGRATION_NAMES], [], [], []]);
   });
 });

@@ -1,0 +1,21 @@
+/**
+ * Every migration the package ships, in the order they apply: the store tests assert what a
+ * migration run applied against this list (or the part of it after a starting point), so a new
+ * migration is one line here.
+ */
+export const MIGRATION_NAMES: readonly string[] = [
+  '0001_initial',
+  '0002_safe_ids',
+  '0003_engine',
+  '0004_webhooks',
+  '0005_change_marker',
+  '0006_manage',
+  '0007_operations',
+  '0008_dnsbl_listings',
+  '0010_locations',
+];
+
+/** The migrations from `first` on, as a database migrated up to the one before it applies them. */
+export function migrationsFrom(first: string): string[] {
+  return MIGRATION_NAMES.slice(MIGRATION_NAMES.indexOf(first));
+}
