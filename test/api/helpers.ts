@@ -18,61 +18,14 @@ import { checkAnswersAgainstDocument } from '../openapi/conforming-api.ts';
 import { availableStores, type OpenedStore, type StoreFactory, type StoreName } from '../support/stores.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
 
+export { DEVICE_FIELDS, MONITOR_FIELDS } from '../support/record-fields.ts';
+
 export const STORES: StoreFactory[] = await availableStores();
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const START = '2026-01-01T00:00:00.000Z';
-
-export const DEVICE_FIELDS = [
-  'id',
-  'target_type',
-  'target_value',
-  'service_type',
-  'scheme',
-  'port',
-  'host_header',
-  'proxy_enabled',
-  'origin_host',
-  'origin_scheme',
-  'origin_port',
-  'check_public_http',
-  'check_public_https',
-  'check_public_tls',
-  'check_origin_http',
-  'check_origin_tls',
-  'expect_status',
-  'location',
-  'is_enabled',
-  'created_at',
-  'check_interval_s',
-  'check_locations',
-  'quorum',
-  'quorum_state',
-  'locations',
-  'status',
-  'status_since',
-  'last_checked_at',
-  'last_results',
-] as const;
-
-export const MONITOR_FIELDS = [
-  'id',
-  'target_type',
-  'target_value',
-  'is_enabled',
-  'last_status',
-  'last_checked_at',
-  'listed_on',
-  'created_at',
-  'check_interval_s',
-  'failed_zones',
-  'zones',
-  'count_policy_listings',
-  'listings',
-  'rdns',
-] as const;
 
 /** The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"). */
 export const UNCHECKED = {

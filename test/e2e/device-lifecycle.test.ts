@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, it } from 'node:test';
 import type { CheckResult, Device } from '../../core/index.ts';
-import { DEVICE_RECORD_FIELDS, eachStore, openWorld, verifyNow, type World } from './harness.ts';
+import { DEVICE_FIELDS } from '../support/record-fields.ts';
+import { eachStore, openWorld, verifyNow, type World } from './harness.ts';
 import { startTargetServer, type TargetServer } from './target-server.ts';
 
 const INTERVAL_S = 30;
@@ -94,7 +95,7 @@ eachStore('a device through the API, the engine and a webhook', (opened) => {
     assert.equal(downEvent.type, 'device.down');
     assert.equal(downEvent.timestamp, iso(), 'the event happened at the check');
     // The record's own `status` keeps its place among its fields; `previous_status` is added.
-    assert.deepEqual(Object.keys(downEvent.data), [...DEVICE_RECORD_FIELDS, 'previous_status']);
+    assert.deepEqual(Object.keys(downEvent.data), [...DEVICE_FIELDS, 'previous_status']);
     const { previous_status: previous, ...record } = downEvent.data;
     assert.deepEqual([previous, record.status], ['validating', 'down']);
     assert.deepEqual(record, down, 'the data is the record as the API shows it after the check');

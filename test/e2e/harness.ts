@@ -216,36 +216,3 @@ export function verifySigned(secret: string, request: Received): DeliveredEvent 
   assert.equal(headers['webhook-signature'], expected, 'signed with the secret of the create answer');
   return parsed(headers['webhook-id']!, JSON.parse(request.body));
 }
-
-/** The device fields of docs/engine.md §2, as the API lists them (an event's data carries the same). */
-export const DEVICE_RECORD_FIELDS = [
-  'id',
-  'target_type',
-  'target_value',
-  'service_type',
-  'scheme',
-  'port',
-  'host_header',
-  'proxy_enabled',
-  'origin_host',
-  'origin_scheme',
-  'origin_port',
-  'check_public_http',
-  'check_public_https',
-  'check_public_tls',
-  'check_origin_http',
-  'check_origin_tls',
-  'expect_status',
-  'location',
-  'is_enabled',
-  'created_at',
-  'check_interval_s',
-  'check_locations',
-  'quorum',
-  'quorum_state',
-  'locations',
-  'status',
-  'status_since',
-  'last_checked_at',
-  'last_results',
-] as const;

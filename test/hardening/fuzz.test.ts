@@ -22,6 +22,7 @@ import {
   type CheckedAnswer,
   type RawResponse,
 } from './support.ts';
+import { DEVICE_FIELDS, MONITOR_FIELDS } from '../support/record-fields.ts';
 
 const { seed, runs } = fuzzParameters(100);
 console.log(`[fuzz] seed=${seed} runs=${runs} (replay with FUZZ_SEED=${seed} FUZZ_RUNS=${runs})`);
@@ -30,53 +31,8 @@ console.log(`[fuzz] seed=${seed} runs=${runs} (replay with FUZZ_SEED=${seed} FUZ
 const dbRuns = Math.max(10, Math.ceil(runs / 4));
 
 const BODY_LIMIT = 16 * 1024;
-const DEVICE_KEYS = [
-  'id',
-  'target_type',
-  'target_value',
-  'service_type',
-  'scheme',
-  'port',
-  'host_header',
-  'proxy_enabled',
-  'origin_host',
-  'origin_scheme',
-  'origin_port',
-  'check_public_http',
-  'check_public_https',
-  'check_public_tls',
-  'check_origin_http',
-  'check_origin_tls',
-  'expect_status',
-  'location',
-  'is_enabled',
-  'created_at',
-  'check_interval_s',
-  'check_locations',
-  'quorum',
-  'quorum_state',
-  'locations',
-  'status',
-  'status_since',
-  'last_checked_at',
-  'last_results',
-].sort();
-const MONITOR_KEYS = [
-  'id',
-  'target_type',
-  'target_value',
-  'is_enabled',
-  'last_status',
-  'last_checked_at',
-  'listed_on',
-  'created_at',
-  'check_interval_s',
-  'failed_zones',
-  'zones',
-  'count_policy_listings',
-  'listings',
-  'rdns',
-].sort();
+const DEVICE_KEYS = [...DEVICE_FIELDS].sort();
+const MONITOR_KEYS = [...MONITOR_FIELDS].sort();
 /** Fields the server fills in itself: never part of a create body. */
 const READ_ONLY = new Set([
   'id',

@@ -1,0 +1,52 @@
+/**
+ * The fields of a device and of a blacklist monitor as the API answers them, in the order it
+ * answers them (docs/contract.md §6.1, §6.2); an event's data carries the same.
+ */
+export const DEVICE_FIELDS = [
+  'id',
+  'target_type',
+  'target_value',
+  'service_type',
+  'scheme',
+  'port',
+  'host_header',
+  'proxy_enabled',
+  'origin_host',
+  'origin_scheme',
+  'origin_port',
+  'check_public_http',
+  'check_public_https',
+  'check_public_tls',
+  'check_origin_http',
+  'check_origin_tls',
+  'expect_status',
+  'location',
+  'is_enabled',
+  'created_at',
+  'check_interval_s',
+  'check_locations',
+  'quorum',
+  'quorum_state',
+  'locations',
+  'status',
+  'status_since',
+  'last_checked_at',
+  'last_results',
+] as const;
+
+export const MONITOR_FIELDS = [
+  'id',
+  'target_type',
+  'target_value',
+  'is_enabled',
+  'last_status',
+  'last_checked_at',
+  'listed_on',
+  'created_at',
+  'check_interval_s',
+  'failed_zones',
+  'zones',
+  'count_policy_listings',
+  'listings',
+  'rdns',
+] as const;
