@@ -13,6 +13,7 @@ import {
   type StoredLocation,
   type Timestamp,
 } from '../../core/internal.ts';
+import { nextCheckId } from './check-results.ts';
 import { resultValues } from './result-rows.ts';
 import {
   deviceFromRow,
@@ -106,22 +107,34 @@ export async function claimDueLocationChecks(
     and (lease_expires_at is null or lease_expires_at <= ${now})`;
   const set = sql`lease_owner = ${lease.owner}, lease_token = ${lease.token}, lease_expires_at = ${lease.expires_at},
     next_check_at = ${lease.expires_at}`;
-  const run = async (trx: Kysely<Database>): Promise<PickedRow[]> => {
-    const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-    const picked = await sql<PickedRow>`
-      select device_id, next_check_at as due_at from device_location_checks
-      where ${due}
-      order by next_check_at, device_id
-      limit ${claim.limit}
-      ${lock}`.execute(trx);
-    if (picked.rows.length === 0) return [];
-    await sql`update device_location_checks set ${set}
-      where location = ${claim.location} and device_id in (${sql.join(picked.rows.map((r) => r.device_id))})`.execute(
-      trx,
-    );
-    return picked.rows;
-  };
-  const picked = await db.transaction().execute(run);
+  let picked: PickedRow[];
+  if (dialect === 'postgres') {
+    // One statement, as `claimDue` claims devices: an empty claim costs one round trip.
+    ({ rows: picked } = await sql<PickedRow>`
+      with picked as (
+        select device_id, next_check_at as due_at from device_location_checks
+        where ${due}
+        order by next_check_at, device_id
+        limit ${claim.limit}
+        for update skip locked
+      )
+      update device_location_checks t set ${set}
+      from picked
+      where t.location = ${claim.location} and t.device_id = picked.device_id
+      returning picked.device_id, picked.due_at`.execute(db));
+  } else {
+    picked = await db.transaction().execute(async (trx) => {
+      const { rows } = await sql<PickedRow>`
+        select device_id, next_check_at as due_at from device_location_checks
+        where ${due}
+        order by next_check_at, device_id
+        limit ${claim.limit}`.execute(trx);
+      if (rows.length === 0) return [];
+      await sql`update device_location_checks set ${set}
+        where location = ${claim.location} and device_id in (${sql.join(rows.map((r) => r.device_id))})`.execute(trx);
+      return rows;
+    });
+  }
   if (picked.length === 0) return [];
   const devices = await db
     .selectFrom('devices')
@@ -229,12 +242,7 @@ export function recordLocationCheck(
     if (write === null) return false;
 
     const checkedAt = stampText(outcome.checked_at);
-    const ok = outcome.results.every((result) => result.ok);
-    const responseMs = outcome.results.reduce<number | null>(
-      (max, result) => (result.response_ms === null ? max : Math.max(max ?? 0, result.response_ms)),
-      null,
-    );
-    const error = outcome.results.find((result) => !result.ok)?.error ?? null;
+    const last = write.last;
     for (const state of write.locations) {
       const mine = state.name === outcome.location;
       await trx
@@ -249,10 +257,15 @@ export function recordLocationCheck(
                 lease_owner: null,
                 lease_token: null,
                 lease_expires_at: null,
-                last_ok: flagFor(dialect, ok),
-                last_checked_at: checkedAt,
-                response_ms: responseMs,
-                error,
+                // A check that failed on the worker's side leaves the location's last result as it was.
+                ...(last === null
+                  ? {}
+                  : {
+                      last_ok: flagFor(dialect, last.ok),
+                      last_checked_at: checkedAt,
+                      response_ms: last.response_ms,
+                      error: last.error,
+                    }),
                 next_check_at: stampText(write.next_check_at),
               }
             : {}),
@@ -281,11 +294,13 @@ export function recordLocationCheck(
       })
       .where('id', '=', lease.id)
       .execute();
-    if (outcome.results.length > 0) {
+    if (write.results.length > 0) {
+      // One check id for the results of one check, as the devices' own writes give them.
+      const checkId = await nextCheckId(trx, dialect);
       await trx
         .insertInto('check_results')
         .values(
-          outcome.results.map((result) => {
+          write.results.map((result) => {
             const v = resultValues(result);
             return {
               resource_kind: 'device' as const,
@@ -296,6 +311,7 @@ export function recordLocationCheck(
               response_ms: v.response_ms,
               error: v.error,
               fields: v.fields,
+              check_id: checkId,
               check_location: outcome.location,
             };
           }),
