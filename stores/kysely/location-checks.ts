@@ -1,12 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import {
   LIVE_HEARTBEAT_MS,
-  type ClaimedLocationCheck,
   type Device,
   type LocationCheckOutcome,
-  type LocationClaimRequest,
   type LocationDecider,
   type NewDevice,
   type RecordedCheck,
@@ -15,20 +12,12 @@ import {
 } from '../../core/internal.ts';
 import { nextCheckId } from './check-results.ts';
 import { resultValues } from './result-rows.ts';
-import {
-  deviceFromRow,
-  flagFor,
-  nullableStampText,
-  stampText,
-  toFlag,
-  toId,
-  toNullableStamp,
-  toStamp,
-} from './rows.ts';
-import type { Database, DbInteger, DbTimestamp, DevicesTable, StoreDialect } from './schema.ts';
+import { deviceFromRow, flagFor, nullableStampText, stampText, toFlag, toId, toNullableStamp } from './rows.ts';
+import type { Database, DbTimestamp, DevicesTable, StoreDialect } from './schema.ts';
 
 // The (device, location) pairs of devices with `check_locations` (docs/engine.md, "Locations"):
-// one schedule and lease per pair in `device_location_checks`, claimed by location, and the
+// one schedule and lease per pair in `device_location_checks`, claimed by location
+// (location-claims.ts), and the
 // quorum decision written in the transaction that writes a location's result, with the device
 // row locked (FOR UPDATE on PostgreSQL; on SQLite the transaction holds the database's one write
 // lock from its start). Devices without `check_locations` never touch this table.
@@ -84,77 +73,6 @@ export async function setLocationsEnabled(db: Kysely<Database>, id: number, enab
       .where('check_locations', 'is not', null)
       .execute();
   }
-}
-
-interface PickedRow {
-  device_id: DbInteger;
-  due_at: DbTimestamp;
-}
-
-/**
- * Leases due pairs of one location, earliest due first, moving each one's due time to its
- * lease's expiry (as `claimDue` does for devices), and answers them with their devices.
- */
-export async function claimDueLocationChecks(
-  db: Kysely<Database>,
-  dialect: StoreDialect,
-  claim: LocationClaimRequest,
-): Promise<ClaimedLocationCheck[]> {
-  if (claim.limit <= 0) return [];
-  const lease = { token: randomUUID(), owner: claim.owner, expires_at: stampText(claim.leaseUntil) };
-  const now = stampText(claim.now);
-  const due = sql`location = ${claim.location} and next_check_at <= ${now}
-    and (lease_expires_at is null or lease_expires_at <= ${now})`;
-  const set = sql`lease_owner = ${lease.owner}, lease_token = ${lease.token}, lease_expires_at = ${lease.expires_at},
-    next_check_at = ${lease.expires_at}`;
-  let picked: PickedRow[];
-  if (dialect === 'postgres') {
-    // One statement, as `claimDue` claims devices: an empty claim costs one round trip.
-    ({ rows: picked } = await sql<PickedRow>`
-      with picked as (
-        select device_id, next_check_at as due_at from device_location_checks
-        where ${due}
-        order by next_check_at, device_id
-        limit ${claim.limit}
-        for update skip locked
-      )
-      update device_location_checks t set ${set}
-      from picked
-      where t.location = ${claim.location} and t.device_id = picked.device_id
-      returning picked.device_id, picked.due_at`.execute(db));
-  } else {
-    picked = await db.transaction().execute(async (trx) => {
-      const { rows } = await sql<PickedRow>`
-        select device_id, next_check_at as due_at from device_location_checks
-        where ${due}
-        order by next_check_at, device_id
-        limit ${claim.limit}`.execute(trx);
-      if (rows.length === 0) return [];
-      await sql`update device_location_checks set ${set}
-        where location = ${claim.location} and device_id in (${sql.join(rows.map((r) => r.device_id))})`.execute(trx);
-      return rows;
-    });
-  }
-  if (picked.length === 0) return [];
-  const devices = await db
-    .selectFrom('devices')
-    .selectAll()
-    .where(
-      'id',
-      'in',
-      picked.map((row) => toId(row.device_id)),
-    )
-    .execute();
-  const byId = new Map(devices.map((row) => [toId(row.id), deviceFromRow(row)]));
-  const claimed: ClaimedLocationCheck[] = [];
-  for (const row of picked) {
-    const id = toId(row.device_id);
-    const record = byId.get(id);
-    // Deleted between the claim and the read: its rows went with it.
-    if (record === undefined) continue;
-    claimed.push({ record, lease: { id, ...lease }, due_at: toStamp(row.due_at), location: claim.location });
-  }
-  return claimed.sort((a, b) => a.due_at.localeCompare(b.due_at) || a.lease.id - b.lease.id);
 }
 
 /**
