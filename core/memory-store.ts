@@ -480,6 +480,8 @@ export class MemoryStore implements Store {
         id: this.#nextId.result++,
         check_id: checkId,
         checked_at: iso(result.checked_at),
+        // This store keeps no schedule per location: every check is from any one location.
+        check_location: null,
       } as CheckResult;
       this.#results.push({ kind, resourceId, result: stored });
     }

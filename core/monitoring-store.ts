@@ -114,6 +114,13 @@ export interface LocationCheckWrite {
   next_check_at: Timestamp;
   /** The other locations are due at once. */
   second_opinion: boolean;
+  /**
+   * What the checked location keeps as its last result; null when the check failed on the
+   * worker's side (docs/engine.md, "Locations"), so the location keeps the one it had.
+   */
+  last: { ok: boolean; response_ms: number | null; error: string | null } | null;
+  /** The results to store: the check's own, marked `maintenance` when made in a window. */
+  results: NewDeviceProbeResult[];
   events: NewMonitoringEvent[];
 }
 

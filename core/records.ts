@@ -193,6 +193,11 @@ export interface CheckResultBase {
   error: string | null;
   /** Present, and true, on a result of a check made while a maintenance window covered the record. */
   maintenance?: true;
+  /**
+   * The location whose worker made the check, for a device with `check_locations`; null for a
+   * device checked from any one location, and for a blacklist monitor.
+   */
+  check_location: string | null;
 }
 
 /** One DNSBL zone's answer for a blacklist monitor's target (docs/engine.md, "Blacklist monitors (DNSBL)"). */
@@ -242,11 +247,11 @@ export type DeviceProbeResult = HttpProbeResult | TlsProbeResult | ServiceProbeR
 /** A stored check result, as `GET /devices/results` and `GET /blacklist-monitors/results` show it. */
 export type CheckResult = DnsblResult | DeviceProbeResult;
 
-type WithoutId<T> = T extends unknown ? Omit<T, 'id' | 'check_id'> : never;
+type WithoutId<T> = T extends unknown ? Omit<T, 'id' | 'check_id' | 'check_location'> : never;
 /** A check result as the engine hands it to the store, before the store gives it its ids. */
 export type NewCheckResult = WithoutId<CheckResult>;
 export type NewDeviceProbeResult = WithoutId<DeviceProbeResult>;
-export type NewDnsblResult = Omit<DnsblResult, 'id' | 'check_id'>;
+export type NewDnsblResult = Omit<DnsblResult, 'id' | 'check_id' | 'check_location'>;
 
 // `Extract<..., { probe: P }>` was never for the TLS and HTTP probes, whose result types each
 // cover several probe names: the intersection keeps the result type of the probe P names.

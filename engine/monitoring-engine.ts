@@ -204,6 +204,11 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   async function loop(): Promise<void> {
     let turn = 0;
     let claimsFailing = false;
+    // While the worker is busy, an empty claim of this location's pairs is not repeated before the
+    // engine's clock has moved one poll interval on (docs/engine.md, "Locations"): a worker whose
+    // devices have no check_locations would otherwise pay a claim per turn for nothing.
+    let locationsQuietUntil = Number.NEGATIVE_INFINITY;
+    let wasBusy = false;
     while (!stopping) {
       const now = clock.now();
       summarize(now);
@@ -217,10 +222,15 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
         // Kinds take turns at going first, so a backlog of one cannot starve the other.
         for (let i = 0; i < runners.length && !stopping; i++) {
           const runner = runners[(turn + i) % runners.length]!;
+          const locations = runner.name === 'device location';
+          if (locations && wasBusy && clock.now() < locationsQuietUntil) continue;
           await slots.waitUntil(() => stopping || hasRoom(runner));
           if (stopping) break;
           const limit = Math.min(resolved.batchSize, open());
-          if ((await runner.claimAndStart(limit)) === limit) busy = true;
+          const claimed = await runner.claimAndStart(limit);
+          if (claimed === limit) busy = true;
+          if (locations)
+            locationsQuietUntil = claimed === 0 ? clock.now() + resolved.pollIntervalMs : Number.NEGATIVE_INFINITY;
           await checksStarted();
         }
         if (claimsFailing) {
@@ -235,6 +245,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
         busy = false;
       }
       turn++;
+      wasBusy = busy;
       if (!busy && !stopping) await sleep(resolved.pollIntervalMs);
     }
     await finishInFlight();

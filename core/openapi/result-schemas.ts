@@ -54,6 +54,10 @@ function base(probe: JsonSchema) {
     response_ms: RESPONSE_MS,
     error: ERROR,
     maintenance: described('Present (true) on a result of a check made during a maintenance window.', { const: true }),
+    check_location: described(
+      "The location whose worker made the check, for a device with check_locations; null for a device checked from any one location, and for a blacklist monitor. Not named `location`: an HTTP probe's result has a `location` of its own (a 3xx answer's Location header).",
+      nullable(STRING),
+    ),
   } as const;
 }
 
@@ -71,11 +75,16 @@ function families(withId: boolean, prefix: string): Record<string, JsonSchema> {
   // `record` checks the keys against the result type; the id-less form is the same object without `id`.
   const strip = (schema: JsonSchema): JsonSchema => {
     if (withId) return optionalMaintenance(schema);
-    const { id: _id, check_id: _checkId, ...properties } = schema.properties as Record<string, JsonSchema>;
+    const {
+      id: _id,
+      check_id: _checkId,
+      check_location: _checkLocation,
+      ...properties
+    } = schema.properties as Record<string, JsonSchema>;
     return {
       ...schema,
       required: (schema.required ?? []).filter(
-        (name) => name !== 'id' && name !== 'check_id' && name !== 'maintenance',
+        (name) => name !== 'id' && name !== 'check_id' && name !== 'check_location' && name !== 'maintenance',
       ),
       properties,
     };

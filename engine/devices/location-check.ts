@@ -10,6 +10,7 @@ import {
   type NewMonitoringEvent,
   type StoredLocation,
 } from '../../core/internal.ts';
+import { isOurFailure } from '../our-failures.ts';
 import type { ProbeOptions } from '../probes/probe-options.ts';
 import { probesOf, runProbe } from './device-probes.ts';
 import { decideQuorum, type QuorumSettings } from './location-quorum.ts';
@@ -51,6 +52,7 @@ export function locationDecider(
   return (device: Device, stored: readonly StoredLocation[]): LocationCheckWrite | null => {
     const checkedAtMs = Date.parse(outcome.checked_at);
     const ok = outcome.results.every((result) => result.ok);
+    const ours = outcome.results.some((result) => isOurFailure(result.error));
     const decision = decideQuorum(
       {
         status: device.status,
@@ -60,7 +62,7 @@ export function locationDecider(
         intervalS: device.check_interval_s,
         locations: stored,
       },
-      { location: outcome.location, leaseToken: lease.token, ok, checkedAtMs },
+      { location: outcome.location, leaseToken: lease.token, ok, ours, checkedAtMs },
       settings,
     );
     if (decision === null) return null;
@@ -77,8 +79,9 @@ export function locationDecider(
       };
     }
     const intervalMs = device.check_interval_s * 1000;
+    // A failure being confirmed, or one on the worker's side, is checked again after the retry delay.
     const nextMs =
-      decision.status === 'validating' && !ok
+      ours || (decision.status === 'validating' && !ok)
         ? checkedAtMs + Math.min(settings.retryDelayS * 1000, intervalMs)
         : checkedAtMs + Math.round(intervalMs * (1 + (2 * settings.random() - 1) * JITTER));
 
@@ -114,6 +117,14 @@ export function locationDecider(
       record_locations: recordLocations,
       next_check_at: toTimestamp(nextMs),
       second_opinion: decision.secondOpinion,
+      last: ours
+        ? null
+        : { ok, response_ms: slowest(outcome), error: outcome.results.find((r) => !r.ok)?.error ?? null },
+      // A check in a maintenance window is kept, marked, as for a device of one location.
+      results:
+        device.status === 'maintenance'
+          ? outcome.results.map((result) => ({ ...result, maintenance: true as const }))
+          : outcome.results,
       events,
     };
   };

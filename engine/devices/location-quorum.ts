@@ -42,6 +42,11 @@ export interface LocationResult {
   location: string;
   leaseToken: string;
   ok: boolean;
+  /**
+   * The check failed on the worker's side (engine/our-failures.ts), not the target's: it says
+   * nothing about the target, so the location keeps its last result and sits this decision out.
+   */
+  ours: boolean;
   checkedAtMs: number;
 }
 
@@ -78,21 +83,26 @@ export function decideQuorum(
   const current = device.locations.find((l) => l.name === result.location);
   if (current === undefined || current.leaseToken !== result.leaseToken) return null;
   const now = result.checkedAtMs;
+  // In a maintenance window no failing episode begins: each starts afresh once the window ends.
+  const passes = result.ok || device.status === 'maintenance';
   const locations = device.locations.map((l): LocationState => {
     if (l !== current) return { ...l };
+    if (result.ours) return { ...l, leaseToken: null };
     return {
       ...l,
       leaseToken: null,
       last: { ok: result.ok, checkedAtMs: now },
-      failingSinceMs: result.ok ? null : (l.failingSinceMs ?? now),
-      announced: result.ok ? false : l.announced,
+      failingSinceMs: passes ? null : (l.failingSinceMs ?? now),
+      announced: passes ? false : l.announced,
     };
   });
   const fresh = freshnessMs(device.intervalS, settings);
-  const eligible = (l: LocationState) => l.live && l.last !== null && now - l.last.checkedAtMs < fresh;
+  const eligible = (l: LocationState) =>
+    !(result.ours && l.name === current.name) && l.live && l.last !== null && now - l.last.checkedAtMs < fresh;
   const verdicts: Record<string, LocationVerdict> = {};
   for (const l of locations) {
-    verdicts[l.name] = eligible(l) ? (l.last!.ok ? 'up' : 'failing') : l.live && l.last === null ? 'unknown' : 'stale';
+    const unheard = l.live && l.last === null && !(result.ours && l.name === current.name);
+    verdicts[l.name] = eligible(l) ? (l.last!.ok ? 'up' : 'failing') : unheard ? 'unknown' : 'stale';
   }
   const heard = locations.filter(eligible);
   const failing = heard.filter((l) => !l.last!.ok).length;
@@ -105,7 +115,7 @@ export function decideQuorum(
   ): QuorumDecision => {
     if (status === 'down') for (const l of locations) l.announced = false;
     const locationFailing: string[] = [];
-    if (status === 'up') {
+    if (status === 'up' && !result.ours) {
       // One location failing below the quorum for a whole interval while the device stays up.
       for (const l of heard) {
         if (!l.last!.ok && !l.announced && now - l.failingSinceMs! >= device.intervalS * 1000) {
@@ -125,8 +135,9 @@ export function decideQuorum(
     };
   };
 
-  // Fewer vantage points than the quorum: nothing is declared either way.
-  if (heard.length < q) return decision(device.status);
+  // Fewer vantage points than the quorum: nothing is declared either way. A check that failed on
+  // the worker's side holds the status too, and announces nothing, as for a device of one location.
+  if (heard.length < q || result.ours) return decision(device.status);
   switch (device.status) {
     case 'pending':
     case 'up':

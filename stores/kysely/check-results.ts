@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { CheckResult, MonitoredKind, ResultsPage, Timestamp } from '../../core/index.ts';
 import { checkResultFromRow } from './result-rows.ts';
-import { stampText } from './rows.ts';
+import { stampText, toId } from './rows.ts';
 import { TABLE_OF } from './schedule.ts';
-import type { Database, StoreDialect } from './schema.ts';
+import type { Database, DbInteger, StoreDialect } from './schema.ts';
 
 /**
  * A record's results, newest first, below `beforeId` when given; undefined when the record does
@@ -77,4 +77,15 @@ export async function deleteWithResults(
     await trx.deleteFrom('check_results').where('resource_kind', '=', kind).where('resource_id', '=', id).execute();
     return true;
   });
+}
+
+/** The next check id: from the `check_ids` sequence on PostgreSQL, the `check_id_counter` row on SQLite. */
+export async function nextCheckId(trx: Kysely<Database>, dialect: StoreDialect): Promise<number> {
+  const { rows } =
+    dialect === 'postgres'
+      ? await sql<{ last: DbInteger }>`select nextval('check_ids') as last`.execute(trx)
+      : await sql<{ last: DbInteger }>`update check_id_counter set last = last + 1 where id = 1 returning last`.execute(
+          trx,
+        );
+  return toId(rows[0]!.last);
 }

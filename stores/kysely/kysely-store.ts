@@ -68,8 +68,8 @@ import { KyselyMaintenance } from './kysely-maintenance.ts';
 import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
 import { claimDue, requestCheck, setEnabled } from './schedule.ts';
 import { listLocations, recordHeartbeat } from './worker-heartbeats.ts';
+import { claimDueLocationChecks } from './location-claims.ts';
 import {
-  claimDueLocationChecks,
   initialLocationStates,
   insertLocationChecks,
   recordLocationCheck,

@@ -1,33 +1,23 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import {
   LIVE_HEARTBEAT_MS,
-  type ClaimedLocationCheck,
   type Device,
   type LocationCheckOutcome,
-  type LocationClaimRequest,
   type LocationDecider,
   type NewDevice,
   type RecordedCheck,
   type StoredLocation,
   type Timestamp,
 } from '../../core/internal.ts';
+import { nextCheckId } from './check-results.ts';
 import { resultValues } from './result-rows.ts';
-import {
-  deviceFromRow,
-  flagFor,
-  nullableStampText,
-  stampText,
-  toFlag,
-  toId,
-  toNullableStamp,
-  toStamp,
-} from './rows.ts';
-import type { Database, DbInteger, DbTimestamp, DevicesTable, StoreDialect } from './schema.ts';
+import { deviceFromRow, flagFor, nullableStampText, stampText, toFlag, toId, toNullableStamp } from './rows.ts';
+import type { Database, DbTimestamp, DevicesTable, StoreDialect } from './schema.ts';
 
 // The (device, location) pairs of devices with `check_locations` (docs/engine.md, "Locations"):
-// one schedule and lease per pair in `device_location_checks`, claimed by location, and the
+// one schedule and lease per pair in `device_location_checks`, claimed by location
+// (location-claims.ts), and the
 // quorum decision written in the transaction that writes a location's result, with the device
 // row locked (FOR UPDATE on PostgreSQL; on SQLite the transaction holds the database's one write
 // lock from its start). Devices without `check_locations` never touch this table.
@@ -83,65 +73,6 @@ export async function setLocationsEnabled(db: Kysely<Database>, id: number, enab
       .where('check_locations', 'is not', null)
       .execute();
   }
-}
-
-interface PickedRow {
-  device_id: DbInteger;
-  due_at: DbTimestamp;
-}
-
-/**
- * Leases due pairs of one location, earliest due first, moving each one's due time to its
- * lease's expiry (as `claimDue` does for devices), and answers them with their devices.
- */
-export async function claimDueLocationChecks(
-  db: Kysely<Database>,
-  dialect: StoreDialect,
-  claim: LocationClaimRequest,
-): Promise<ClaimedLocationCheck[]> {
-  if (claim.limit <= 0) return [];
-  const lease = { token: randomUUID(), owner: claim.owner, expires_at: stampText(claim.leaseUntil) };
-  const now = stampText(claim.now);
-  const due = sql`location = ${claim.location} and next_check_at <= ${now}
-    and (lease_expires_at is null or lease_expires_at <= ${now})`;
-  const set = sql`lease_owner = ${lease.owner}, lease_token = ${lease.token}, lease_expires_at = ${lease.expires_at},
-    next_check_at = ${lease.expires_at}`;
-  const run = async (trx: Kysely<Database>): Promise<PickedRow[]> => {
-    const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-    const picked = await sql<PickedRow>`
-      select device_id, next_check_at as due_at from device_location_checks
-      where ${due}
-      order by next_check_at, device_id
-      limit ${claim.limit}
-      ${lock}`.execute(trx);
-    if (picked.rows.length === 0) return [];
-    await sql`update device_location_checks set ${set}
-      where location = ${claim.location} and device_id in (${sql.join(picked.rows.map((r) => r.device_id))})`.execute(
-      trx,
-    );
-    return picked.rows;
-  };
-  const picked = await db.transaction().execute(run);
-  if (picked.length === 0) return [];
-  const devices = await db
-    .selectFrom('devices')
-    .selectAll()
-    .where(
-      'id',
-      'in',
-      picked.map((row) => toId(row.device_id)),
-    )
-    .execute();
-  const byId = new Map(devices.map((row) => [toId(row.id), deviceFromRow(row)]));
-  const claimed: ClaimedLocationCheck[] = [];
-  for (const row of picked) {
-    const id = toId(row.device_id);
-    const record = byId.get(id);
-    // Deleted between the claim and the read: its rows went with it.
-    if (record === undefined) continue;
-    claimed.push({ record, lease: { id, ...lease }, due_at: toStamp(row.due_at), location: claim.location });
-  }
-  return claimed.sort((a, b) => a.due_at.localeCompare(b.due_at) || a.lease.id - b.lease.id);
 }
 
 /**
@@ -229,12 +160,7 @@ export function recordLocationCheck(
     if (write === null) return false;
 
     const checkedAt = stampText(outcome.checked_at);
-    const ok = outcome.results.every((result) => result.ok);
-    const responseMs = outcome.results.reduce<number | null>(
-      (max, result) => (result.response_ms === null ? max : Math.max(max ?? 0, result.response_ms)),
-      null,
-    );
-    const error = outcome.results.find((result) => !result.ok)?.error ?? null;
+    const last = write.last;
     for (const state of write.locations) {
       const mine = state.name === outcome.location;
       await trx
@@ -249,10 +175,15 @@ export function recordLocationCheck(
                 lease_owner: null,
                 lease_token: null,
                 lease_expires_at: null,
-                last_ok: flagFor(dialect, ok),
-                last_checked_at: checkedAt,
-                response_ms: responseMs,
-                error,
+                // A check that failed on the worker's side leaves the location's last result as it was.
+                ...(last === null
+                  ? {}
+                  : {
+                      last_ok: flagFor(dialect, last.ok),
+                      last_checked_at: checkedAt,
+                      response_ms: last.response_ms,
+                      error: last.error,
+                    }),
                 next_check_at: stampText(write.next_check_at),
               }
             : {}),
@@ -281,11 +212,13 @@ export function recordLocationCheck(
       })
       .where('id', '=', lease.id)
       .execute();
-    if (outcome.results.length > 0) {
+    if (write.results.length > 0) {
+      // One check id for the results of one check, as the devices' own writes give them.
+      const checkId = await nextCheckId(trx, dialect);
       await trx
         .insertInto('check_results')
         .values(
-          outcome.results.map((result) => {
+          write.results.map((result) => {
             const v = resultValues(result);
             return {
               resource_kind: 'device' as const,
@@ -296,6 +229,7 @@ export function recordLocationCheck(
               response_ms: v.response_ms,
               error: v.error,
               fields: v.fields,
+              check_id: checkId,
               check_location: outcome.location,
             };
           }),

@@ -53,6 +53,7 @@ export function checkResultFromRow(row: Selectable<CheckResultsTable>): CheckRes
     ok: toFlag(row.ok),
     response_ms: row.response_ms,
     error: row.error,
+    check_location: row.check_location,
   } as CheckResult;
 }
 

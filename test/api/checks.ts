@@ -140,7 +140,7 @@ export function http(
   checked_at: Timestamp,
   status: number | null,
   probe: HttpProbeResult['probe'] = 'public_https',
-): Omit<HttpProbeResult, 'id' | 'check_id'> {
+): Omit<HttpProbeResult, 'id' | 'check_id' | 'check_location'> {
   const ok = status === 200;
   return {
     checked_at,
@@ -157,7 +157,7 @@ export function tls(
   checked_at: Timestamp,
   daysLeft: number,
   probe: TlsProbeResult['probe'] = 'public_tls',
-): Omit<TlsProbeResult, 'id' | 'check_id'> {
+): Omit<TlsProbeResult, 'id' | 'check_id' | 'check_location'> {
   const validTo = new Date(new Date(checked_at).getTime() + daysLeft * 86_400_000).toISOString();
   return {
     checked_at,
@@ -171,7 +171,10 @@ export function tls(
   };
 }
 
-export function service(checked_at: Timestamp, banner: string | null): Omit<ServiceProbeResult, 'id' | 'check_id'> {
+export function service(
+  checked_at: Timestamp,
+  banner: string | null,
+): Omit<ServiceProbeResult, 'id' | 'check_id' | 'check_location'> {
   return {
     checked_at,
     probe: 'service',

@@ -114,6 +114,91 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
       assert.deepEqual(await claim('ap', 100), []);
     });
 
+    it("a check that failed on the worker's side does not count toward the quorum; results carry their location", async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'monitoring-location-ours-'));
+      const pg = factory.name === 'postgres' ? await createTestDatabase() : undefined;
+      const url = pg !== undefined && pg.skip === undefined ? pg.url : `sqlite:${join(dir, 'test.db')}`;
+      const { store, db } = await openKyselyStore(url);
+      try {
+        await migrateToLatest(db);
+        const user = await store.createUser({ name: null, created_at: at(0) });
+        const id = createdOf(await store.createDevice(user.id, located())).id;
+        for (const location of ['eu', 'us', 'ap']) {
+          await store.recordHeartbeat!({ worker_id: `w-${location}`, location, version: 't', started_at: at(0) });
+        }
+        const claim = async (location: string, s: number) => {
+          const [claimed] = await store.claimDueLocationChecks!({
+            owner: location,
+            location,
+            now: at(s),
+            limit: 10,
+            leaseUntil: at(s + 100),
+          });
+          assert.ok(claimed !== undefined, `${location} due at ${s} s`);
+          return claimed;
+        };
+        const record = async (location: string, s: number, error: string | null, probes = 1) => {
+          const c = await claim(location, s);
+          const one = { ...result(error === null, s), error, response_ms: null };
+          const outcome = { location, checked_at: at(s), results: Array.from({ length: probes }, () => one) };
+          assert.equal(
+            await store.recordLocationCheck!({ lease: c.lease, outcome }, locationDecider(c.lease, outcome, SETTINGS)),
+            true,
+          );
+          return (await store.listDevices(user.id, { afterId: 0, limit: 10 }))[0]!;
+        };
+        for (const [i, location] of ['eu', 'us', 'ap'].entries()) await record(location, 1 + i, null);
+        assert.equal((await store.listDevices(user.id, { afterId: 0, limit: 10 }))[0]!.status, 'up');
+        // us fails: validating, and the others are asked at once.
+        assert.equal((await record('us', 62, 'ECONNREFUSED')).status, 'validating');
+        // ap's resolver is down: a second failure would be a quorum of 2, but this one is ours.
+        const device = await record('ap', 63, 'resolver_unavailable');
+        assert.equal(device.status, 'validating', "not down: our failure is not the target's");
+        assert.equal(device.quorum_state, 'met');
+        assert.deepEqual(device.locations?.ap, {
+          status: 'stale',
+          last_checked_at: at(3),
+          response_ms: null,
+          error: 'resolver_unavailable',
+        });
+        // eu passes; ap has not answered since the failure (its last real result is older): validating.
+        assert.equal((await record('eu', 64, null, 2)).status, 'validating');
+        // ap kept its last result and is asked again after the retry delay, not at its interval.
+        await assert.rejects(claim('ap', 63 + SETTINGS.retryDelayS - 1), /ap due at/);
+        // It passes: 1 failing of 3 once every location answered: up again, never down.
+        assert.equal((await record('ap', 63 + SETTINGS.retryDelayS, null)).status, 'up');
+        const events = await db.selectFrom('events').select('type').where('resource_id', '=', id).execute();
+        assert.deepEqual(events, [], 'nothing announced');
+        // Results name the location that made them, and the rows of one check share its check id.
+        const results = (await store.listCheckResults(user.id, 'device', id, { limit: 10 }))!;
+        assert.deepEqual(
+          results.map((r) => [r.check_location, r.error]),
+          [
+            ['ap', null],
+            ['eu', null],
+            ['eu', null],
+            ['ap', 'resolver_unavailable'],
+            ['us', 'ECONNREFUSED'],
+            ['ap', null],
+            ['us', null],
+            ['eu', null],
+          ],
+        );
+        const checkIds = results.map((r) => r.check_id);
+        assert.equal(checkIds[1], checkIds[2], 'the two results of one check share its check id');
+        assert.equal(new Set(checkIds).size, checkIds.length - 1, 'each other check has its own');
+        assert.deepEqual(
+          checkIds,
+          [...checkIds].sort((a, b) => b - a),
+          'later checks have larger ones',
+        );
+      } finally {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+        if (pg !== undefined && pg.skip === undefined) await pg.drop();
+      }
+    });
+
     it('a change of check_locations moves the schedules with it (for an update)', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'monitoring-location-checks-'));
       const pg = factory.name === 'postgres' ? await createTestDatabase() : undefined;

@@ -37,12 +37,15 @@ function device(status: QuorumDevice['status'], locations: LocationState[], extr
   return { status, validatingSinceMs: null, quorum: 2, intervalS: 60, locations, ...extra };
 }
 
-const result = (location: string, ok: boolean, token = `lease-${location}`): LocationResult => ({
+const result = (location: string, ok: boolean, token = `lease-${location}`, ours = false): LocationResult => ({
   location,
   leaseToken: token,
   ok,
+  ours,
   checkedAtMs: T,
 });
+/** A check that failed on the worker's side (engine/our-failures.ts), not the target's. */
+const ours = (location: string) => result(location, false, `lease-${location}`, true);
 
 interface Row {
   name: string;
@@ -175,6 +178,68 @@ const ROWS: Row[] = [
     expect: { status: 'down', event: 'device.down' },
   },
   {
+    name: 'our failure while up: the location sits the decision out (stale), nothing moves, nothing is asked',
+    device: device('up', [at('a', 'up'), at('b', 'up'), at('c', 'up')]),
+    result: ours('a'),
+    expect: {
+      status: 'up',
+      event: null,
+      secondOpinion: false,
+      locationFailing: [],
+      quorumState: 'met',
+      verdicts: { a: 'stale', b: 'up', c: 'up' },
+    },
+  },
+  {
+    name: 'our failure while validating: not counted toward the quorum, no down',
+    device: device('validating', [at('a', 'fail', { ago: 2 }), at('b', 'up', { ago: 1 }), at('c', 'up', { ago: 40 })], {
+      validatingSinceMs: T - 2 * S,
+    }),
+    result: ours('c'),
+    expect: { status: 'validating', event: null, verdicts: { a: 'failing', b: 'up', c: 'stale' } },
+  },
+  {
+    name: 'our failure where a failing target would be down: the status holds',
+    device: device(
+      'validating',
+      [at('a', 'fail', { ago: 2 }), at('b', 'up', { ago: 40 }), at('c', 'up', { ago: 40 })],
+      {
+        validatingSinceMs: T - 2 * S,
+      },
+    ),
+    result: ours('b'),
+    expect: { status: 'validating', event: null, quorumState: 'met' },
+  },
+  {
+    name: 'our failure leaves fewer eligible locations than the quorum: insufficient, the status holds',
+    device: device('down', [at('a', 'fail'), at('b', 'fail', { live: false }), at('c', 'fail')]),
+    result: ours('c'),
+    expect: {
+      status: 'down',
+      event: null,
+      quorumState: 'insufficient',
+      verdicts: { a: 'failing', b: 'stale', c: 'stale' },
+    },
+  },
+  {
+    name: 'our failure while up with a location failing a whole interval: nothing announced at this write',
+    device: device('up', [at('a', 'fail', { ago: 30, failingFor: 60 }), at('b', 'up'), at('c', 'up', { ago: 30 })]),
+    result: ours('b'),
+    expect: { status: 'up', locationFailing: [], event: null },
+  },
+  {
+    name: 'in maintenance, a location fails: no failing episode begins, nothing announced',
+    device: device('maintenance', [at('a', 'up'), at('b', 'up'), at('c', 'up')]),
+    result: result('a', false),
+    expect: {
+      status: 'maintenance',
+      event: null,
+      locationFailing: [],
+      secondOpinion: false,
+      verdicts: { a: 'failing', b: 'up', c: 'up' },
+    },
+  },
+  {
     name: 'pending, first location passes: up',
     device: device('pending', [at('a', 'none'), at('b', 'up'), at('c', 'none')]),
     result: result('a', true),
@@ -199,6 +264,27 @@ describe('the quorum decision, table-driven', () => {
     });
     assert.equal(decideQuorum(d, result('c', false, 'an-old-lease'), SETTINGS), null);
     assert.equal(decideQuorum(d, result('elsewhere', false), SETTINGS), null, 'not one of its locations');
+  });
+
+  it("our failure keeps the location's last result and its episode, and frees its lease", () => {
+    const d = device('up', [
+      at('a', 'fail', { ago: 30, failingFor: 90, announced: true }),
+      at('b', 'up'),
+      at('c', 'up'),
+    ]);
+    const decided = decideQuorum(d, ours('a'), SETTINGS)!;
+    const a = decided.locations.find((l) => l.name === 'a')!;
+    assert.deepEqual(a, { ...d.locations[0]!, leaseToken: null });
+  });
+
+  it('a maintenance window ends a failing episode: it starts afresh after the window', () => {
+    const d = device('maintenance', [
+      at('a', 'fail', { failingFor: 600, announced: true }),
+      at('b', 'up'),
+      at('c', 'up'),
+    ]);
+    const a = decideQuorum(d, result('a', false), SETTINGS)!.locations.find((l) => l.name === 'a')!;
+    assert.deepEqual([a.last?.ok, a.failingSinceMs, a.announced], [false, null, false]);
   });
 
   it('a location passing again ends its episode: a later failure may be announced afresh', () => {

@@ -279,6 +279,7 @@ describe('OpenAPI document', () => {
       ok: true,
       response_ms: 3,
       error: null,
+      check_location: null,
     };
     assert.equal(
       validate({
@@ -295,6 +296,11 @@ describe('OpenAPI document', () => {
       true,
     );
     assert.equal(validate({ ...common, probe: 'origin_http', http_status: 200, location: null }), true);
+    // A result from a location: its check_location beside the HTTP probe's own Location header.
+    assert.equal(
+      validate({ ...common, check_location: 'eu-west', probe: 'public_http', http_status: 301, location: '/x' }),
+      true,
+    );
     assert.equal(
       validate({ ...common, probe: 'public_tls', tls_valid_to: null, tls_days_left: null, tls_error: null }),
       true,

@@ -16,12 +16,18 @@ import {
   webDevice,
 } from './records.ts';
 
-/** Drops the ids the store gave, to compare results with what the engine handed over. */
-function withoutIds<T extends { id: number; check_id: number }>(
+/**
+ * Drops the ids the store gave, to compare results with what the engine handed over, and the
+ * location, null for every record checked here (none has check_locations).
+ */
+function withoutIds<T extends { id: number; check_id: number; check_location: string | null }>(
   rows: readonly T[] | undefined,
-): Omit<T, 'id' | 'check_id'>[] {
+): Omit<T, 'id' | 'check_id' | 'check_location'>[] {
   assert.ok(rows !== undefined, 'expected results, got undefined');
-  return rows.map(({ id: _id, check_id: _checkId, ...rest }) => rest);
+  return rows.map(({ id: _id, check_id: _checkId, check_location, ...rest }) => {
+    assert.equal(check_location, null, 'a record checked from any one location');
+    return rest;
+  });
 }
 
 /** Check results, their retention and the event outbox, through the public store surface. */
