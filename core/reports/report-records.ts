@@ -1,4 +1,3 @@
-import type { MonitoredKind } from '../monitoring-store.ts';
 import type { DeviceStatus, ProbeName, Timestamp } from '../records.ts';
 
 // What the reports read and answer (docs/engine.md, "Reports"): incidents, listing periods, the
@@ -80,12 +79,11 @@ export interface AvailabilityReport {
 export type ReportBucket = 'hour' | 'day';
 
 /**
- * One probe's (and location's) checks in one hour or day, as stored: counts, response-time
+ * One device probe's (and location's) checks in one hour or day, as stored: counts, response-time
  * extremes and sum, and a histogram for quantiles (core/reports/latency-histogram.ts).
  */
 export interface LatencyRollup {
-  kind: MonitoredKind;
-  record_id: number;
+  device_id: number;
   probe: string;
   /** The location the checks ran from; null for a device without `check_locations`. */
   location: string | null;

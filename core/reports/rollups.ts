@@ -1,4 +1,3 @@
-import type { MonitoredKind } from '../monitoring-store.ts';
 import type { Timestamp } from '../records.ts';
 import { addHistogram, bucketOf, quantile } from './latency-histogram.ts';
 import type { LatencyRollup, ResponseTimePoint } from './report-records.ts';
@@ -11,8 +10,7 @@ export const DAY_MS = 86_400_000;
 
 /** The raw result fields a rollup reads. */
 export interface RollupInput {
-  kind: MonitoredKind;
-  record_id: number;
+  device_id: number;
   probe: string;
   location: string | null;
   checked_at: Timestamp;
@@ -32,8 +30,8 @@ export function dayStart(at: Timestamp | number): Timestamp {
   return new Date(ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS)).toISOString();
 }
 
-function rollupKey(kind: string, id: number, probe: string, location: string | null, start: string): string {
-  return `${kind}\u0000${id}\u0000${probe}\u0000${location ?? ''}\u0000${start}`;
+function rollupKey(id: number, probe: string, location: string | null, start: string): string {
+  return `${id}\u0000${probe}\u0000${location ?? ''}\u0000${start}`;
 }
 
 function emptyRollup(
@@ -42,7 +40,7 @@ function emptyRollup(
   return { ...from, checks: 0, failures: 0, timed: 0, sum_ms: 0, min_ms: null, max_ms: null, histogram: {} };
 }
 
-/** Adds `source` into `target` (same record, probe and location). */
+/** Adds `source` into `target` (same device, probe and location). */
 export function addRollup(target: LatencyRollup, source: LatencyRollup): void {
   target.checks += source.checks;
   target.failures += source.failures;
@@ -56,17 +54,17 @@ export function addRollup(target: LatencyRollup, source: LatencyRollup): void {
 }
 
 /**
- * Raw results rolled up into one row per record, probe, location and hour. Response times count
+ * Raw device results rolled up into one row per device, probe, location and hour. Response times count
  * every result that has one, passed or failed: a slow failure is still a measured answer.
  */
 export function rollUpResults(results: Iterable<RollupInput>): LatencyRollup[] {
   const rows = new Map<string, LatencyRollup>();
   for (const r of results) {
     const start = hourStart(r.checked_at);
-    const key = rollupKey(r.kind, r.record_id, r.probe, r.location, start);
+    const key = rollupKey(r.device_id, r.probe, r.location, start);
     let row = rows.get(key);
     if (row === undefined) {
-      row = emptyRollup({ kind: r.kind, record_id: r.record_id, probe: r.probe, location: r.location, start });
+      row = emptyRollup({ device_id: r.device_id, probe: r.probe, location: r.location, start });
       rows.set(key, row);
     }
     row.checks += 1;
@@ -86,18 +84,17 @@ export function rollUpResults(results: Iterable<RollupInput>): LatencyRollup[] {
 
 /**
  * Rollups merged into buckets: `startOf` names the bucket each row's start falls in (a UTC day,
- * or a day in a time zone). Rows of one record, probe and location in one bucket become one.
+ * or a day in a time zone). Rows of one device, probe and location in one bucket become one.
  */
 export function mergeRollups(rows: Iterable<LatencyRollup>, startOf: (start: Timestamp) => Timestamp): LatencyRollup[] {
   const merged = new Map<string, LatencyRollup>();
   for (const row of rows) {
     const start = startOf(row.start);
-    const key = rollupKey(row.kind, row.record_id, row.probe, row.location, start);
+    const key = rollupKey(row.device_id, row.probe, row.location, start);
     let target = merged.get(key);
     if (target === undefined) {
       target = emptyRollup({
-        kind: row.kind,
-        record_id: row.record_id,
+        device_id: row.device_id,
         probe: row.probe,
         location: row.location,
         start,
