@@ -155,7 +155,7 @@ export function reportDrafts(): [string, Draft][] {
       {
         operationId: 'listIncidents',
         summary: "The incidents of the key's user, newest first",
-        description: `Every \`down\` period of the user\'s devices (or of \`device_id\`) that overlaps the range, newest first (by id), one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}). When older incidents follow, a \`Link: <...>; rel="next"\` header gives the next page: the same range as this page resolved it, the same \`limit\`, \`before_id\` = the last id of this page. An open incident has \`resolved_at\` null.`,
+        description: `Every \`down\` period of the user's devices (or of \`device_id\`) that overlaps the range, newest first (by id), one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}). When older incidents follow, a \`Link: <...>; rel="next"\` header gives the next page: the same range as this page resolved it, the same \`limit\`, \`before_id\` = the last id of this page. An open incident has \`resolved_at\` null.`,
         tags: ['reports'],
         parameters: [param('DeviceId'), param('From'), param('To'), param('IncidentLimit'), param('IncidentBeforeId')],
         responses: {

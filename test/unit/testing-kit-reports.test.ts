@@ -12,7 +12,7 @@ const START = '2026-03-01T12:00:00.000Z';
 const T0 = Date.parse(START);
 const HOUR = 3_600_000;
 
-test('a pause made through the API shows in availability at the clock's times', async () => {
+test("a pause made through the API shows in availability at the clock's times", async () => {
   const t = createTestApi({ start: START });
   try {
     const key = await t.createKey();
