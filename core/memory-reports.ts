@@ -1,4 +1,4 @@
-import type { BlacklistMonitor, Device, DeviceStatus, Timestamp } from './records.ts';
+import type { BlacklistMonitor, CheckResult, Device, DeviceStatus, Timestamp } from './records.ts';
 import type {
   Incident,
   IncidentCause,
@@ -40,13 +40,25 @@ interface StoredPeriod extends ListingPeriod {
   monitorId: number;
 }
 
-/** The first failing probe of a device's last results, by probe name. */
+/** The failing location that checked last (the one whose result made the device `down`). */
+function failingLocation(device: Device): string | undefined {
+  let found: [string, string] | undefined;
+  for (const [name, state] of Object.entries(device.locations ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (state.status !== 'failing') continue;
+    const at = state.last_checked_at ?? '';
+    if (found === undefined || at > found[1]) found = [name, at];
+  }
+  return found?.[0];
+}
+
+/** The first failing probe of a device's last results, by probe name (report-triggers.ts does the same). */
 function causeOf(device: Device): IncidentCause | null {
-  const results = device.last_results as Record<string, { ok: boolean; error: string | null; location?: string }>;
+  const results = device.last_results as Record<string, { ok: boolean; error: string | null }>;
   for (const probe of Object.keys(results).sort()) {
     const result = results[probe]!;
     if (result.ok) continue;
-    return { probe, error: result.error, ...(result.location === undefined ? {} : { location: result.location }) };
+    const location = failingLocation(device);
+    return { probe, error: result.error, ...(location === undefined ? {} : { location }) };
   }
   return null;
 }
@@ -54,6 +66,31 @@ function causeOf(device: Device): IncidentCause | null {
 function locationVerdicts(device: Device): Record<string, string> | null {
   if (device.locations === null) return null;
   return Object.fromEntries(Object.entries(device.locations).map(([name, state]) => [name, state.status]));
+}
+
+/** The raw device results a rollup reads, checked in [from, to), of one device or of all. */
+export function rollupInputOf(
+  results: Iterable<{ kind: string; resourceId: number; result: CheckResult }>,
+  range: { from: Timestamp; to: Timestamp },
+  deviceId?: number,
+): RollupInput[] {
+  const [from, to] = [Date.parse(range.from), Date.parse(range.to)];
+  const out: RollupInput[] = [];
+  for (const { kind, resourceId, result } of results) {
+    if (kind !== 'device' || (deviceId !== undefined && resourceId !== deviceId)) continue;
+    const at = Date.parse(result.checked_at);
+    if (at < from || at >= to) continue;
+    // The memory store checks devices from one location: none is named.
+    out.push({
+      device_id: resourceId,
+      probe: result.probe,
+      location: null,
+      checked_at: result.checked_at,
+      ok: result.ok,
+      response_ms: result.response_ms,
+    });
+  }
+  return out;
 }
 
 const rollupKey = (row: LatencyRollup) =>
@@ -73,10 +110,14 @@ export class MemoryReports {
     this.#rolledUntil = Date.parse(hourStart(startMs));
   }
 
-  /** A device's status became `device.status` (from `from`, null when it was created). */
-  statusChanged(userId: number, device: Device, from: DeviceStatus | null): void {
+  /**
+   * A device's status became `device.status` (from `from`, null when it was created), at its
+   * `status_since`, never before `fromSince`, the previous status's (as the SQL triggers date it).
+   */
+  statusChanged(userId: number, device: Device, from: DeviceStatus | null, fromSince: Timestamp | null = null): void {
     if (from === device.status) return;
-    const at = device.status_since ?? device.created_at;
+    const since = device.status_since ?? device.created_at;
+    const at = fromSince !== null && Date.parse(fromSince) > Date.parse(since) ? fromSince : since;
     this.#changes.push({ id: this.#nextId.change++, deviceId: device.id, to: device.status, at: Date.parse(at) });
     if (from === 'down') {
       for (const incident of this.#incidents) {

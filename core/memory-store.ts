@@ -45,7 +45,7 @@ import type {
 } from './webhook-store.ts';
 import type { ActiveMaintenance, OwnedMaintenanceWindow } from './maintenance-store.ts';
 import type { NewMaintenanceWindow, StoredMaintenanceWindow } from './records.ts';
-import { MemoryReports } from './memory-reports.ts';
+import { MemoryReports, rollupInputOf } from './memory-reports.ts';
 import type { RollupInput } from './reports/rollups.ts';
 import type {
   Incident,
@@ -208,23 +208,7 @@ export class MemoryStore implements Store {
 
   /** The raw device results a rollup reads, checked in [from, to), of one device or all. */
   #rollupInput(range: { from: Timestamp; to: Timestamp }, deviceId?: number): RollupInput[] {
-    const [from, to] = [ms(range.from), ms(range.to)];
-    const out: RollupInput[] = [];
-    for (const { kind, resourceId, result } of this.#results) {
-      if (kind !== 'device' || (deviceId !== undefined && resourceId !== deviceId)) continue;
-      const at = ms(result.checked_at);
-      if (at < from || at >= to) continue;
-      const location = (result as { location?: string }).location;
-      out.push({
-        device_id: resourceId,
-        probe: result.probe,
-        location: location ?? null,
-        checked_at: result.checked_at,
-        ok: result.ok,
-        response_ms: result.response_ms,
-      });
-    }
-    return out;
+    return rollupInputOf(this.#results, range, deviceId);
   }
 
   #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, check: 1, lease: 1, event: 1, window: 1 };
@@ -485,10 +469,10 @@ export class MemoryStore implements Store {
     const checkedAt = iso(outcome.checked_at);
     const last: DeviceLastResults = { ...row.record.last_results };
     for (const result of outcome.results) Object.assign(last, { [result.probe]: structuredClone(result) });
-    const previous = row.record.status;
+    const { status: previous, status_since: previousSince } = row.record;
     if (outcome.status !== row.record.status) row.record.status_since = checkedAt;
     Object.assign(row.record, { status: outcome.status, last_checked_at: checkedAt, last_results: last });
-    this.#reports.statusChanged(row.userId, row.record, previous);
+    this.#reports.statusChanged(row.userId, row.record, previous, previousSince);
     row.schedule = {
       ...row.schedule,
       nextCheckAt: ms(outcome.next_check_at),
@@ -531,9 +515,9 @@ export class MemoryStore implements Store {
     row.schedule = { ...newSchedule(enabled, at), checkRequestedAt: row.schedule.checkRequestedAt };
     if (kind === 'device') {
       const device = row.record as Device;
-      const previous = device.status;
+      const { status: previous, status_since: previousSince } = device;
       Object.assign(device, { status: enabled ? 'pending' : 'paused', status_since: iso(at) });
-      this.#reports.statusChanged(row.userId, device, previous);
+      this.#reports.statusChanged(row.userId, device, previous, previousSince);
     }
     return true;
   }
@@ -674,9 +658,9 @@ export class MemoryStore implements Store {
     type: NewMonitoringEvent['type'] | null,
     at: Timestamp,
   ): void {
-    const previous = row.record.status;
+    const { status: previous, status_since: previousSince } = row.record;
     Object.assign(row.record, { status, status_since: since });
-    this.#reports.statusChanged(row.userId, row.record, previous);
+    this.#reports.statusChanged(row.userId, row.record, previous, previousSince);
     if (type === null) return;
     const data = { ...structuredClone(row.record), previous_status: previous, status };
     this.#keepEvents(row.userId, [{ type, created_at: iso(at), data }]);
@@ -684,8 +668,9 @@ export class MemoryStore implements Store {
 
   /** Tells the reports what an update changed: a device's status, a monitor's listings. */
   #noteChange(userId: number, before: Device | BlacklistMonitor, after: Device | BlacklistMonitor): void {
-    if ('status' in before && 'status' in after) this.#reports.statusChanged(userId, after, before.status);
-    else if ('listings' in after && !sameValue((before as BlacklistMonitor).listings, after.listings)) {
+    if ('status' in before && 'status' in after) {
+      this.#reports.statusChanged(userId, after, before.status, before.status_since);
+    } else if ('listings' in after && !sameValue((before as BlacklistMonitor).listings, after.listings)) {
       this.#reports.listingsChanged(after);
     }
   }

@@ -54,9 +54,10 @@ export async function ensureDayPartition<DB>(db: Kysely<DB>, dayMs: number, exis
 
 /**
  * Drops the day partitions that end at or before `before`, and makes those of the days from
- * `today` to DAYS_AHEAD after it; says how many rows the dropped partitions held. Workers doing it
- * at once take turns (an advisory lock), and a worker that cannot have the table's lock soon gives
- * up until its next sweep rather than hold up the checks' writes.
+ * `today` to DAYS_AHEAD after it that end after `before`; says how many rows the dropped
+ * partitions held. Workers doing it at once take turns (an advisory lock), and a worker that
+ * cannot have the table's lock soon gives up until its next sweep rather than hold up the
+ * checks' writes.
  */
 export async function maintainPartitions<DB>(db: Kysely<DB>, before: number, today: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
@@ -79,7 +80,11 @@ export async function maintainPartitions<DB>(db: Kysely<DB>, before: number, tod
       existing.delete(day);
       dropped += count;
     }
-    for (let i = 0; i <= DAYS_AHEAD; i++) await ensureDayPartition(trx, today + i * DAY_MS, existing);
+    for (let i = 0; i <= DAYS_AHEAD; i++) {
+      const day = today + i * DAY_MS;
+      // A day that has ended before `before` gets no partition: its rows would be expired already.
+      if (day + DAY_MS > before) await ensureDayPartition(trx, day, existing);
+    }
     return dropped;
   });
 }

@@ -38,7 +38,8 @@ for (const [name, make] of Object.entries(databases)) {
     if ('skip' in database) return t.skip(database.skip);
     const { db, store, dialect } = await openKyselyStore(database.url);
     try {
-      const { '0010_locations': _, ...before } = migrations(dialect);
+      // The migrations before 0010: those after it need its columns.
+      const before = Object.fromEntries(Object.entries(migrations(dialect)).filter(([name]) => name < '0010'));
       const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
       assert.equal((await migrator.migrateToLatest()).error, undefined);
       const user = await store.createUser({ name: null, created_at: CREATED });

@@ -10,7 +10,14 @@ import type { StoreDialect } from '../schema.ts';
 // `down` change update the row once, and the trigger opens one incident.
 //
 // A change's time is the new `status_since`, which every path sets to the time of the change;
-// the statement's own clock stands in only if a path ever left it null.
+// the statement's own clock stands in only if a path ever left it null. A change is never put
+// before the one it follows (the old `status_since`): entering a maintenance window dates the
+// status from the window's start, which may lie before the device's last change.
+//
+// An incident's cause is the first failing probe of the device's last results, by probe name;
+// its `location`, for a device with `check_locations`, is the failing location that checked
+// last, whose result made the quorum decide `down`. (A result's own `location` field is an HTTP
+// redirect's header, not where it ran.)
 
 const PG_FUNCTIONS = [
   sql`create function report_device_status() returns trigger language plpgsql as $$
@@ -22,7 +29,7 @@ begin
     insert into status_changes (device_id, from_status, to_status, at)
       values (new.id, null, new.status, changed_at);
   else
-    changed_at := coalesce(new.status_since, now());
+    changed_at := greatest(coalesce(new.status_since, now()), old.status_since);
     insert into status_changes (device_id, from_status, to_status, at)
       values (new.id, old.status, new.status, changed_at);
     if old.status = 'down' then
@@ -34,8 +41,10 @@ begin
     values (
       new.user_id, new.id, changed_at,
       (select cast(jsonb_build_object('probe', r.key, 'error', r.value -> 'error')
-          || case when r.value ? 'location' then jsonb_build_object('location', r.value -> 'location')
-             else '{}'::jsonb end as text)
+          || coalesce((select jsonb_build_object('location', l.key)
+              from jsonb_each(cast(new.location_states as jsonb)) l
+              where l.value ->> 'status' = 'failing'
+              order by l.value ->> 'last_checked_at' desc nulls last, l.key limit 1), '{}'::jsonb) as text)
         from jsonb_each(cast(new.last_results as jsonb)) r
         where r.value ->> 'ok' = 'false'
         order by r.key limit 1),
@@ -73,15 +82,22 @@ end $$`,
 
 /** SQLite's clock in the store's timestamp form. */
 const SQLITE_NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+/** The time of an update's change, in SQLite: the new `status_since`, not before the old one. */
+const SQLITE_CHANGED_AT = `max(coalesce(new.status_since, ${SQLITE_NOW}), coalesce(old.status_since, ''))`;
+
+/** The location whose failing check was the latest (the one that made the device `down`); null without locations. */
+const SQLITE_FAILING_LOCATION = `(select l.key from json_each(coalesce(new.location_states, '{}')) l
+  where json_extract(l.value, '$.status') = 'failing'
+  order by json_extract(l.value, '$.last_checked_at') desc, l.key limit 1)`;
 
 /** The incident a device entering `down` opens, as SQLite trigger SQL; `at` is the change's time. */
 function sqliteOpenIncident(at: string): string {
   return `insert into incidents (user_id, device_id, started_at, cause, locations)
     select new.user_id, new.id, ${at},
-      (select case when json_type(r.value, '$.location') is null
+      (select case when ${SQLITE_FAILING_LOCATION} is null
           then json_object('probe', r.key, 'error', json_extract(r.value, '$.error'))
           else json_object('probe', r.key, 'error', json_extract(r.value, '$.error'),
-            'location', json_extract(r.value, '$.location')) end
+            'location', ${SQLITE_FAILING_LOCATION}) end
         from json_each(new.last_results) r
         where json_type(r.value, '$.ok') = 'false'
         order by r.key limit 1),
@@ -100,10 +116,10 @@ const SQLITE_TRIGGERS = [
   `create trigger devices_status_changed after update of status on devices
     when old.status is not new.status begin
     insert into status_changes (device_id, from_status, to_status, at)
-      values (new.id, old.status, new.status, coalesce(new.status_since, ${SQLITE_NOW}));
-    update incidents set resolved_at = coalesce(new.status_since, ${SQLITE_NOW})
+      values (new.id, old.status, new.status, ${SQLITE_CHANGED_AT});
+    update incidents set resolved_at = ${SQLITE_CHANGED_AT}
       where device_id = new.id and resolved_at is null and old.status = 'down';
-    ${sqliteOpenIncident(`coalesce(new.status_since, ${SQLITE_NOW})`)}
+    ${sqliteOpenIncident(SQLITE_CHANGED_AT)}
   end`,
   `create trigger blacklist_monitors_listings_changed after update of listings on blacklist_monitors
     when old.listings is not new.listings begin
