@@ -208,7 +208,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   let rollupsFailing = false;
   const rollUp = (nowMs: number): Promise<number> => {
     lastRollupMs = nowMs;
-    return rollUpHours(resolved.store, nowMs, graceMs, () => stopping).then(
+    return rollUpHours(resolved.store, nowMs, graceMs).then(
       (rolled) => {
         if (rollupsFailing) logger.info?.('rolling up finished hours works again');
         rollupsFailing = false;

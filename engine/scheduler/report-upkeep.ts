@@ -6,7 +6,7 @@ import type { MonitoringStore } from '../../core/index.ts';
 
 /** How often a running engine asks the store to roll up finished hours. */
 export const ROLLUP_INTERVAL_MS = 60_000;
-/** Hours rolled per store call: a worker back from a day away catches up a day per call. */
+/** Hours rolled per store call, one call a minute: a backlog is caught up a day a minute. */
 export const ROLLUP_HOURS_PER_CALL = 24;
 
 /**
@@ -20,24 +20,14 @@ export function rollupGraceMs(leaseMs: number, writeDelayMs: number): number {
 }
 
 /**
- * Rolls up every finished hour that ended at least `graceMs` before `nowMs` and is not rolled yet,
- * a day's worth per store call, until the store says none is left or the engine stops. Says how
- * many hours it rolled.
+ * Rolls up the finished hours that ended at least `graceMs` before `nowMs` and are not rolled
+ * yet, oldest first, at most a day of them: one store call, so a worker that was away catches up
+ * a day a minute without spending its loop on the backlog (an hour waits in the raw results
+ * meanwhile, and reports read it there). Says how many hours it rolled.
  */
-export async function rollUpHours(
-  store: MonitoringStore,
-  nowMs: number,
-  graceMs: number,
-  stopping: () => boolean = () => false,
-): Promise<number> {
+export async function rollUpHours(store: MonitoringStore, nowMs: number, graceMs: number): Promise<number> {
   if (store.rollUpResults === undefined) return 0;
-  const before = new Date(nowMs - graceMs).toISOString();
-  let total = 0;
-  for (;;) {
-    const rolled = await store.rollUpResults(before, ROLLUP_HOURS_PER_CALL);
-    total += rolled;
-    if (rolled < ROLLUP_HOURS_PER_CALL || stopping()) return total;
-  }
+  return store.rollUpResults(new Date(nowMs - graceMs).toISOString(), ROLLUP_HOURS_PER_CALL);
 }
 
 /**
