@@ -24,7 +24,7 @@ describe('retention flags', () => {
     ['36500d', 876_000],
   ];
   for (const [value, hours] of cases) {
-    it(`--result-retention ${value} is ${hours} hours, and so is --report-retention ${value}`, () => {
+    it(`--result-retention ${value} is ${hours} h, and so is --report-retention ${value}`, () => {
       const options = engineOptions(['--result-retention', value, '--report-retention', value]);
       assert.equal(options.resultRetentionHours, hours);
       assert.equal(options.reportRetentionHours, hours);
