@@ -153,7 +153,7 @@ export function reportsContract(ctx: ContractContext): void {
       );
     });
 
-    it('counts paused time (setEnabled) and maintenance time apart from up and down', async () => {
+    it('counts paused time (setEnabled, an update) and maintenance time apart from up and down', async () => {
       useDay(0);
       const store = ctx.store();
       const user = await ctx.newUser();
@@ -168,11 +168,28 @@ export function reportsContract(ctx: ContractContext): void {
       await check(store, device.id, 200, 'maintenance', [failing(t(200))]);
       assert.equal(await store.syncMaintenance([], t(240)), 1);
       await check(store, device.id, 240, 'up');
+      // A pause and a resume by update (PATCH), minutes 300 to 330.
+      const update = async (isEnabled: boolean, minute: number) => {
+        const from = (await store.getDevice(user.id, device.id))!;
+        const { id: _id, ...fields } = from;
+        const result = await store.updateDevice(user.id, device.id, {
+          from,
+          to: { ...fields, is_enabled: isEnabled },
+          fields: ['is_enabled'],
+          effect: isEnabled ? 'resume' : 'pause',
+          at: t(minute),
+          events: [],
+        });
+        assert.ok(result !== undefined && 'updated' in result, JSON.stringify(result));
+      };
+      await update(false, 300);
+      await update(true, 330);
+      await check(store, device.id, 330, 'up');
 
       const report = availabilityReport(dayRange(), (await store.deviceStatusTotals(user.id, device.id, dayRange()))!);
       assert.deepEqual(
         [report.paused_s, report.maintenance_s, report.downtime_s, report.uptime_s, report.availability],
-        [3600, 3600, 0, 86_400 - 7200, 100],
+        [5400, 3600, 0, 86_400 - 9000, 100],
       );
       assert.deepEqual(await store.listIncidents(user.id, { ...dayRange(), limit: 10 }), []);
     });
