@@ -4,6 +4,7 @@ import {
   DAY_MS,
   HOUR_MS,
   dayStart,
+  hourStart,
   mergeRollups,
   rollUpResults as rollUp,
   rollupP95,
@@ -11,7 +12,7 @@ import {
   type Timestamp,
 } from '../../core/internal.ts';
 import { readRollupInput, rollupFromRow, rolledUntil } from './report-reads.ts';
-import { stampText } from './rows.ts';
+import { stampText, toStamp } from './rows.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
 // The report upkeep (docs/engine.md, "Reports"): rolling finished hours up, off the checks' write
@@ -52,14 +53,18 @@ async function insertRollups(trx: Transaction<Database>, table: RollupTable, row
 class AlreadyRolled extends Error {}
 
 /**
- * Rolls up the hour starting at `hour` in one transaction, and the UTC day it completes; false
- * when another worker moved the progress first (nothing of this attempt is kept). The progress
- * moves first: its conditional UPDATE holds the row, so a second worker waits for this one and
- * then finds the progress moved, and each hour is rolled up once.
+ * Rolls up the hours from `hour` to `until` (one hour, or a run of hours without results) in one
+ * transaction, and the UTC day the first completes; false when another worker moved the progress
+ * first (nothing of this attempt is kept). The progress moves first: its conditional UPDATE holds
+ * the row, so a second worker waits for this one and then finds the progress moved, and each hour
+ * is rolled up once.
  */
-async function rollUpHour(db: Kysely<Database>, hour: number): Promise<boolean> {
+async function rollUpHours(db: Kysely<Database>, hour: number, until: number): Promise<boolean> {
   const from = new Date(hour).toISOString();
-  const to = new Date(hour + HOUR_MS).toISOString();
+  const to = new Date(until).toISOString();
+  // The day `hour` lies in ends within the run: its daily rows are due (later days in the run
+  // have no results, so no hourly rows either).
+  const dayEnd = Date.parse(dayStart(hour)) + DAY_MS;
   try {
     await db.transaction().execute(async (trx) => {
       const moved = await trx
@@ -84,13 +89,13 @@ async function rollUpHour(db: Kysely<Database>, hour: number): Promise<boolean> 
         const input = await readRollupInput(trx, { from: first, to: after }, { from, to });
         await insertRollups(trx, 'device_rollups_hourly', rollUp(input), false);
       }
-      if ((hour + HOUR_MS) % DAY_MS === 0) {
+      if (dayEnd <= until) {
         const day = dayStart(hour);
         const rows = await trx
           .selectFrom('device_rollups_hourly')
           .selectAll()
           .where('start', '>=', stampText(day))
-          .where('start', '<', stampText(to))
+          .where('start', '<', stampText(new Date(dayEnd).toISOString()))
           .execute();
         await insertRollups(trx, 'device_rollups_daily', mergeRollups(rows.map(rollupFromRow), dayStart), true);
       }
@@ -102,14 +107,36 @@ async function rollUpHour(db: Kysely<Database>, hour: number): Promise<boolean> 
   }
 }
 
-/** ReportUpkeep.rollUpResults: the hours that ended at or before `before`, oldest first. */
+/**
+ * The start of the hour of the first device result checked in [from, to), or undefined when there
+ * is none: the hours before it have nothing to roll up.
+ */
+async function firstResultHour(db: Kysely<Database>, from: number, to: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('check_results')
+    .select((eb) => eb.fn.min('checked_at').as('first'))
+    .where('resource_kind', '=', 'device')
+    .where('checked_at', '>=', stampText(new Date(from).toISOString()))
+    .where('checked_at', '<', stampText(new Date(to).toISOString()))
+    .executeTakeFirst();
+  if (row?.first == null) return undefined;
+  return Date.parse(hourStart(toStamp(row.first)));
+}
+
+/**
+ * ReportUpkeep.rollUpResults: the hours that ended at or before `before`, oldest first. A run of
+ * hours without results (a quiet night, a store not rolled up for a while) moves in one step.
+ */
 export async function rollUpResults(db: Kysely<Database>, before: Timestamp, maxHours: number): Promise<number> {
-  const end = Date.parse(before);
+  const end = Date.parse(hourStart(before));
   let rolled = 0;
   while (rolled < maxHours) {
     const hour = Date.parse(await rolledUntil(db));
     if (hour + HOUR_MS > end) break;
-    if (await rollUpHour(db, hour)) rolled += 1;
+    const first = await firstResultHour(db, hour, end);
+    const quietUntil = Math.min(first ?? end, hour + (maxHours - rolled) * HOUR_MS);
+    const until = quietUntil > hour ? quietUntil : hour + HOUR_MS;
+    if (await rollUpHours(db, hour, until)) rolled += (until - hour) / HOUR_MS;
   }
   return rolled;
 }

@@ -60,6 +60,14 @@ export async function ensureDayPartition<DB>(db: Kysely<DB>, dayMs: number, exis
  * checks' writes.
  */
 export async function maintainPartitions<DB>(db: Kysely<DB>, before: number, today: number): Promise<number> {
+  return dropAndMake(db, before, today).catch((error: unknown) => {
+    // 55P03: lock_not_available; the next sweep tries again.
+    if (error instanceof Error && 'code' in error && error.code === '55P03') return 0;
+    throw error;
+  });
+}
+
+function dropAndMake<DB>(db: Kysely<DB>, before: number, today: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
     await sql`set local lock_timeout = '2s'`.execute(trx);
     await sql`select pg_advisory_xact_lock(hashtext('check_results partitions'))`.execute(trx);
