@@ -266,6 +266,34 @@ describe('reports on PostgreSQL, concurrently', () => {
     }
   });
 
+  it('makes the partitions of the days ahead, moving their rows out of the default partition', async (context) => {
+    const db = await open('postgres');
+    if ('skip' in db) return context.skip(db.skip);
+    try {
+      useDay(0);
+      const user = await db.store.createUser({ name: null, created_at: t(0) });
+      const device = await newDevice(db.store, user.id);
+      // The day two days ahead loses its partition: its rows go to the default partition.
+      const day = partitionName(Date.parse(t(0)));
+      await sql`drop table ${sql.table(day)}`.execute(db.db);
+      await check(db.store, device.id, 0, 'up');
+      const where = async () =>
+        (
+          await sql<{ partition: string }>`
+            select tableoid::regclass::text as partition from check_results where resource_id = ${device.id}`.execute(
+            db.db,
+          )
+        ).rows.map((r) => r.partition);
+      assert.deepEqual(await where(), ['check_results_default']);
+      const old = new Date(Date.parse(t(0)) - 30 * DAY).toISOString();
+      assert.equal(await db.store.deleteCheckResultsBefore(old, 1000), 0);
+      assert.deepEqual(await where(), [day], 'moved into the day\u2019s new partition');
+      assert.equal((await db.store.listCheckResults(user.id, 'device', device.id, { limit: 10 }))?.length, 1);
+    } finally {
+      await db.cleanup();
+    }
+  });
+
   it('expires whole days by dropping their partitions; reports still answer from rollups', async (context) => {
     const db = await open('postgres');
     if ('skip' in db) return context.skip(db.skip);

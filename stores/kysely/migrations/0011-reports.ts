@@ -126,12 +126,14 @@ async function seedListingPeriods(db: Kysely<unknown>, dialect: StoreDialect): P
     await sql`insert into listing_periods (user_id, monitor_id, zone, answer, listed_at)
       select m.user_id, m.id, l ->> 'zone', coalesce(l ->> 'answer', ''), cast(l ->> 'since' as timestamptz)
       from blacklist_monitors m cross join lateral jsonb_array_elements(cast(m.listings as jsonb)) l
+      where l ->> 'zone' is not null and l ->> 'since' is not null
       order by m.id`.execute(db);
   } else {
     await sql`insert into listing_periods (user_id, monitor_id, zone, answer, listed_at)
       select m.user_id, m.id, json_extract(l.value, '$.zone'), coalesce(json_extract(l.value, '$.answer'), ''),
         json_extract(l.value, '$.since')
       from blacklist_monitors m, json_each(m.listings) l
+      where json_extract(l.value, '$.zone') is not null and json_extract(l.value, '$.since') is not null
       order by m.id`.execute(db);
   }
 }

@@ -66,7 +66,7 @@ begin
   insert into listing_periods (user_id, monitor_id, zone, answer, listed_at)
   select new.user_id, new.id, l ->> 'zone', coalesce(l ->> 'answer', ''), cast(l ->> 'since' as timestamptz)
   from jsonb_array_elements(now_listed) l
-  where not exists (
+  where l ->> 'zone' is not null and l ->> 'since' is not null and not exists (
     select 1 from listing_periods p
     where p.monitor_id = new.id and p.delisted_at is null
       and p.zone = l ->> 'zone' and p.listed_at = cast(l ->> 'since' as timestamptz));
@@ -133,7 +133,8 @@ const SQLITE_TRIGGERS = [
       select new.user_id, new.id, json_extract(l.value, '$.zone'),
         coalesce(json_extract(l.value, '$.answer'), ''), json_extract(l.value, '$.since')
       from json_each(new.listings) l
-      where not exists (
+      where json_extract(l.value, '$.zone') is not null and json_extract(l.value, '$.since') is not null
+        and not exists (
         select 1 from listing_periods p
         where p.monitor_id = new.id and p.delisted_at is null
           and p.zone = json_extract(l.value, '$.zone') and p.listed_at = json_extract(l.value, '$.since'));
@@ -141,7 +142,8 @@ const SQLITE_TRIGGERS = [
 ];
 
 /**
- * The report triggers. A listing period is keyed by zone and `since`: a zone whose lookup fails
+ * The report triggers. A listing without a zone or `since` (none the engine writes) is passed
+ * over rather than failing the check's write. A listing period is keyed by zone and `since`: a zone whose lookup fails
  * keeps its listing (and `since`) in `listings`, so a failed lookup closes nothing; a zone that
  * leaves `listings` is delisted at the check that found it gone.
  */
