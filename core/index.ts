@@ -55,3 +55,17 @@ export { MemoryStore } from './memory-store.ts';
 export { KeyAdmin, KeyAdminError, type CreateApiKeyInput, type CreatedApiKey } from './admin/key-admin.ts';
 export type { Logger, RequestLogEntry } from './logger.ts';
 export * from './records.ts';
+export type { ReportStore, ReportUpkeep } from './reports/report-store.ts';
+export type {
+  AvailabilityReport,
+  Incident,
+  IncidentCause,
+  IncidentQuery,
+  LatencyRollup,
+  ListingPeriod,
+  ReportBucket,
+  ReportRange,
+  ResponseTimePoint,
+  ResponseTimeQuery,
+  StatusTotals,
+} from './reports/report-records.ts';

@@ -13,6 +13,20 @@ export { occurrenceAt } from './maintenance/window-times.ts';
 export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';
 export { RepeatedErrorLog, type RepeatedError, type RepeatedErrorLogOptions } from './repeated-error-log.ts';
 export { ROUTES } from './routes/router.ts';
+export {
+  DAY_MS,
+  HOUR_MS,
+  addRollup,
+  compareResponseTimePoints,
+  dayStart,
+  hourStart,
+  mergeRollups,
+  responseTimePoint,
+  rollUpResults,
+  rollupP95,
+  type RollupInput,
+} from './reports/rollups.ts';
+export { responseSeries, seriesReads, type StoredRollup } from './reports/response-series.ts';
 // The target policy, for the engine's guarded connector: probes are held to what the API accepts.
 export { isForbiddenName, isPublicIp } from './targets/target-policy.ts';
 export { canonicalIp } from './net/ip-address.ts';

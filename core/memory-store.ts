@@ -45,6 +45,17 @@ import type {
 } from './webhook-store.ts';
 import type { ActiveMaintenance, OwnedMaintenanceWindow } from './maintenance-store.ts';
 import type { NewMaintenanceWindow, StoredMaintenanceWindow } from './records.ts';
+import { MemoryReports, rollupInputOf } from './memory-reports.ts';
+import type { RollupInput } from './reports/rollups.ts';
+import type {
+  Incident,
+  IncidentQuery,
+  ListingPeriod,
+  ReportRange,
+  ResponseTimePoint,
+  ResponseTimeQuery,
+  StatusTotals,
+} from './reports/report-records.ts';
 
 /** The engine's bookkeeping for one record, which the API never shows. */
 interface Schedule {
@@ -163,6 +174,43 @@ function page<T extends { id: number }>(rows: Map<number, Owned<T>>, userId: num
  * It returns copies, so callers cannot change what it holds.
  */
 export class MemoryStore implements Store {
+  // Reports (memory-reports.ts): told of every status and listings change where this store makes it.
+  async deviceStatusTotals(userId: number, deviceId: number, range: ReportRange): Promise<StatusTotals | undefined> {
+    if (this.#devices.get(deviceId)?.userId !== userId) return undefined;
+    return this.#reports.statusTotals(deviceId, range);
+  }
+  async listResponseTimes(
+    userId: number,
+    deviceId: number,
+    query: ResponseTimeQuery,
+  ): Promise<ResponseTimePoint[] | undefined> {
+    if (this.#devices.get(deviceId)?.userId !== userId) return undefined;
+    return this.#reports.responseTimes(deviceId, query, (range) => this.#rollupInput(range, deviceId));
+  }
+  async listIncidents(userId: number, query: IncidentQuery): Promise<Incident[] | undefined> {
+    if (query.device_id !== undefined && this.#devices.get(query.device_id)?.userId !== userId) return undefined;
+    return this.#reports.incidents(userId, query);
+  }
+  async listListingPeriods(
+    userId: number,
+    monitorId: number,
+    range: ReportRange,
+  ): Promise<ListingPeriod[] | undefined> {
+    if (this.#monitors.get(monitorId)?.userId !== userId) return undefined;
+    return this.#reports.listingPeriods(monitorId, range);
+  }
+  async rollUpResults(before: Timestamp, maxHours: number): Promise<number> {
+    return this.#reports.rollUp(before, maxHours, (range) => this.#rollupInput(range));
+  }
+  async deleteReportsBefore(before: Timestamp, limit: number): Promise<number> {
+    return this.#reports.deleteBefore(before, limit);
+  }
+
+  /** The raw device results a rollup reads, checked in [from, to), of one device or all. */
+  #rollupInput(range: { from: Timestamp; to: Timestamp }, deviceId?: number): RollupInput[] {
+    return rollupInputOf(this.#results, range, deviceId);
+  }
+
   #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, check: 1, lease: 1, event: 1, window: 1 };
   readonly #windows = new Map<number, Owned<StoredMaintenanceWindow>>();
   readonly #users = new Map<number, User>();
@@ -181,9 +229,11 @@ export class MemoryStore implements Store {
   readonly #heartbeats = new Map<string, StoredHeartbeat>();
   /** The store's own clock, which stamps heartbeats as a database's clock would. */
   readonly #clock: Clock;
+  readonly #reports: MemoryReports;
 
   constructor(options: { clock?: Clock } = {}) {
     this.#clock = options.clock ?? systemClock;
+    this.#reports = new MemoryReports(this.#clock.now());
   }
 
   async recordHeartbeat(heartbeat: WorkerHeartbeat): Promise<void> {
@@ -251,6 +301,7 @@ export class MemoryStore implements Store {
     const record: Device = { id: this.#nextId.device++, ...structuredClone(device) };
     this.#devices.set(record.id, { userId, record, schedule: newSchedule(record.is_enabled, record.created_at) });
     this.#deviceIndex.set(identity, record.id);
+    this.#reports.statusChanged(userId, record, null);
     return { created: structuredClone(record) };
   }
 
@@ -303,10 +354,12 @@ export class MemoryStore implements Store {
     const after = identity(userId, next as T);
     const holder = index.get(after);
     if (holder !== undefined && holder !== id) return { duplicateOf: holder };
+    const previous = row.record;
     row.record = next as T;
     index.delete(before);
     index.set(after, id);
     applyEffect(row as Owned<Device> | Owned<BlacklistMonitor>, change);
+    this.#noteChange(row.userId, previous, row.record);
     this.#keepEvents(userId, change.events);
     return { updated: structuredClone(row.record) };
   }
@@ -317,6 +370,7 @@ export class MemoryStore implements Store {
     this.#devices.delete(id);
     this.#deviceIndex.delete(deviceIdentity(userId, row.record));
     this.#dropResults('device', id);
+    this.#reports.dropDevice(id);
     return true;
   }
 
@@ -340,6 +394,7 @@ export class MemoryStore implements Store {
     this.#monitors.delete(id);
     this.#monitorIndex.delete(monitorIdentity(userId, row.record));
     this.#dropResults('blacklist_monitor', id);
+    this.#reports.dropMonitor(id);
     return true;
   }
 
@@ -414,8 +469,10 @@ export class MemoryStore implements Store {
     const checkedAt = iso(outcome.checked_at);
     const last: DeviceLastResults = { ...row.record.last_results };
     for (const result of outcome.results) Object.assign(last, { [result.probe]: structuredClone(result) });
+    const { status: previous, status_since: previousSince } = row.record;
     if (outcome.status !== row.record.status) row.record.status_since = checkedAt;
     Object.assign(row.record, { status: outcome.status, last_checked_at: checkedAt, last_results: last });
+    this.#reports.statusChanged(row.userId, row.record, previous, previousSince);
     row.schedule = {
       ...row.schedule,
       nextCheckAt: ms(outcome.next_check_at),
@@ -442,6 +499,7 @@ export class MemoryStore implements Store {
       listings: structuredClone(outcome.listings),
       rdns: outcome.rdns,
     });
+    this.#reports.listingsChanged(row.record);
     row.schedule = { ...row.schedule, nextCheckAt: ms(outcome.next_check_at), lease: null, failures: 0 };
     this.#keepResults('blacklist_monitor', lease.id, outcome.results);
     this.#keepEvents(row.userId, outcome.events);
@@ -456,7 +514,10 @@ export class MemoryStore implements Store {
     if (enabled === wasEnabled) return true;
     row.schedule = { ...newSchedule(enabled, at), checkRequestedAt: row.schedule.checkRequestedAt };
     if (kind === 'device') {
-      Object.assign(row.record, { status: enabled ? 'pending' : 'paused', status_since: iso(at) });
+      const device = row.record as Device;
+      const { status: previous, status_since: previousSince } = device;
+      Object.assign(device, { status: enabled ? 'pending' : 'paused', status_since: iso(at) });
+      this.#reports.statusChanged(row.userId, device, previous, previousSince);
     }
     return true;
   }
@@ -599,11 +660,21 @@ export class MemoryStore implements Store {
     type: NewMonitoringEvent['type'] | null,
     at: Timestamp,
   ): void {
-    const previous = row.record.status;
+    const { status: previous, status_since: previousSince } = row.record;
     Object.assign(row.record, { status, status_since: since });
+    this.#reports.statusChanged(row.userId, row.record, previous, previousSince);
     if (type === null) return;
     const data = { ...structuredClone(row.record), previous_status: previous, status };
     this.#keepEvents(row.userId, [{ type, created_at: iso(at), data }]);
+  }
+
+  /** Tells the reports what an update changed: a device's status, a monitor's listings. */
+  #noteChange(userId: number, before: Device | BlacklistMonitor, after: Device | BlacklistMonitor): void {
+    if ('status' in before && 'status' in after) {
+      this.#reports.statusChanged(userId, after, before.status, before.status_since);
+    } else if ('listings' in after && !sameValue((before as BlacklistMonitor).listings, after.listings)) {
+      this.#reports.listingsChanged(after);
+    }
   }
 
   createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {

@@ -1,3 +1,4 @@
+import type { ReportUpkeep } from './reports/report-store.ts';
 import type {
   BlacklistMonitor,
   BlacklistStatus,
@@ -18,7 +19,7 @@ import type {
  * under a lease, record each check fenced by that lease, and prune old results. `Store` extends
  * it, so a host writing its own store sees here the whole of what the engine asks.
  */
-export interface MonitoringStore {
+export interface MonitoringStore extends Partial<ReportUpkeep> {
   /**
    * Leases up to `claim.limit` enabled devices whose next check is due at `claim.now`, and whose
    * lease (if any) has run out, earliest due first. No two concurrent claims get the same record.

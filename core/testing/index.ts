@@ -28,6 +28,19 @@
  *
  * Probes must reach only what the test serves on loopback (see the engine's options for the
  * lookup, the DNS servers and `allowPrivateTargets`).
+ *
+ * Reports (docs/contract.md §6.12) read the memory store's status timeline, incidents, listing
+ * periods and rollups, which begin at the clock's `start`: give a `start` before anything the
+ * test records. A pause, a resume and a maintenance window change a device's status at the
+ * clock's time, so availability can be tested without an engine:
+ *
+ *   await t.request('/v1/devices/update?id=1', { method: 'PATCH', key, body: { is_enabled: false } });
+ *   t.clock.advance(1_800_000);
+ *   await t.request('/v1/devices/availability?id=1', { key }); // paused_s: 1800
+ *
+ * The response-time series includes hours not rolled up yet, so it needs no rollup either; a test
+ * of what outlives the raw results (`reportRetentionHours` against `resultRetentionHours`) calls
+ * `t.rollUp()` first, or runs the engine, which rolls each hour up a few minutes after it ends.
  */
 import type { CreateApiKeyInput, CreatedApiKey } from '../admin/key-admin.ts';
 import { ManualClock } from '../clock.ts';
@@ -82,8 +95,17 @@ export interface TestApi {
   createKey(input?: Partial<CreateApiKeyInput>): Promise<CreatedApiKey>;
   /** Calls the API in process: `request<Device>('/v1/devices/create', { method: 'POST', key, body })`. */
   request<T = unknown>(path: string, init?: TestRequestInit): Promise<TestResponse<T>>;
+  /**
+   * Rolls up every hour of check results that ended by the clock's now and is not rolled up yet,
+   * as running engines do a few minutes after each hour ends (docs/engine.md, "Reports"); says how
+   * many hours it rolled. Nothing to do on a store without report upkeep.
+   */
+  rollUp(): Promise<number>;
   close(): Promise<void>;
 }
+
+/** Hours `rollUp` asks the store for per call. */
+const ROLLUP_BATCH = 24;
 
 export function createTestApi(options: TestApiOptions = {}): TestApi {
   const { start, ...apiOptions } = options;
@@ -120,6 +142,14 @@ export function createTestApi(options: TestApiOptions = {}): TestApi {
       return api.keys.createApiKey({ ...input, userId });
     },
     request,
+    async rollUp() {
+      let total = 0;
+      for (;;) {
+        const rolled = (await store.rollUpResults?.(new Date(clock.now()).toISOString(), ROLLUP_BATCH)) ?? 0;
+        total += rolled;
+        if (rolled < ROLLUP_BATCH) return total;
+      }
+    },
     close: () => api.close(),
   };
 }

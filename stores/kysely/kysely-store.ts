@@ -45,7 +45,16 @@ import {
   type WebhookAttempt,
   type WebhookEndpoint,
   type WebhookChange,
+  type Incident,
+  type IncidentQuery,
+  type ListingPeriod,
+  type ReportRange,
+  type ResponseTimePoint,
+  type ResponseTimeQuery,
+  type StatusTotals,
 } from '../../core/index.ts';
+import { deviceStatusTotals, listIncidents, listListingPeriods, listResponseTimes } from './report-reads.ts';
+import { deleteReportsBefore, rollUpResults } from './report-upkeep.ts';
 import {
   apiKeyFromRow,
   apiKeyToRow,
@@ -122,6 +131,31 @@ function storeError(error: unknown): unknown {
 
 /** A store on PostgreSQL or SQLite through Kysely. Duplicates are decided by unique indexes. */
 export class KyselyStore implements Store {
+  // Reports (report-reads.ts, report-upkeep.ts): the triggers write the timeline, incidents and
+  // listing periods; reads and upkeep are here.
+  deviceStatusTotals(userId: number, deviceId: number, range: ReportRange): Promise<StatusTotals | undefined> {
+    return this.#run((db) => deviceStatusTotals(db, this.#dialect, userId, deviceId, range));
+  }
+  listResponseTimes(
+    userId: number,
+    deviceId: number,
+    query: ResponseTimeQuery,
+  ): Promise<ResponseTimePoint[] | undefined> {
+    return this.#run((db) => listResponseTimes(db, userId, deviceId, query));
+  }
+  listIncidents(userId: number, query: IncidentQuery): Promise<Incident[] | undefined> {
+    return this.#run((db) => listIncidents(db, userId, query));
+  }
+  listListingPeriods(userId: number, monitorId: number, range: ReportRange): Promise<ListingPeriod[] | undefined> {
+    return this.#run((db) => listListingPeriods(db, userId, monitorId, range));
+  }
+  rollUpResults(before: Timestamp, maxHours: number): Promise<number> {
+    return this.#run((db) => rollUpResults(db, before, maxHours));
+  }
+  deleteReportsBefore(before: Timestamp, limit: number): Promise<number> {
+    return this.#run((db) => deleteReportsBefore(db, this.#dialect, before, limit));
+  }
+
   readonly #db: Kysely<Database>;
   readonly #dialect: StoreDialect;
   readonly #destroyOnClose: boolean;

@@ -32,7 +32,7 @@ import type {
   WebhookAttempt,
 } from '../../core/records.ts';
 import { emitterFor } from '../webhooks/support.ts';
-import type { WebhookEndpoint } from '../../core/index.ts';
+import type { IncidentQuery, ReportRange, ResponseTimeQuery, WebhookEndpoint } from '../../core/index.ts';
 import {
   dnsbl,
   dnsblFailure,
@@ -64,6 +64,22 @@ class FailingStore extends MemoryStore {
   override async listLocations() {
     this.fail();
     return super.listLocations();
+  }
+  override async deviceStatusTotals(userId: number, deviceId: number, range: ReportRange) {
+    this.fail();
+    return super.deviceStatusTotals(userId, deviceId, range);
+  }
+  override async listResponseTimes(userId: number, deviceId: number, query: ResponseTimeQuery) {
+    this.fail();
+    return super.listResponseTimes(userId, deviceId, query);
+  }
+  override async listIncidents(userId: number, query: IncidentQuery) {
+    this.fail();
+    return super.listIncidents(userId, query);
+  }
+  override async listListingPeriods(userId: number, monitorId: number, range: ReportRange) {
+    this.fail();
+    return super.listListingPeriods(userId, monitorId, range);
   }
   override async findApiKeyByHash(tokenHash: string) {
     if (this.failKeys) this.fail();
@@ -827,6 +843,81 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     await call(t, '/v1/locations', { method: 'POST', key }, 405);
   });
 
+  test('the report routes: availability, response times, incidents (paged), listings, and their errors', async () => {
+    // The store's report tables start at the clock's start: every check is recorded after it.
+    const start = Date.UTC(2026, 0, 1);
+    const at = (minutes: number) => new Date(start + minutes * 60_000).toISOString();
+    const t = open({ start: new Date(start) });
+    const key = await t.createKey();
+    const device = await call<Device>(
+      t,
+      '/v1/devices/create',
+      { method: 'POST', key, body: { target_type: 'domain', target_value: 'example.com' } },
+      201,
+    );
+    const id = device.body.data!.id;
+    const checkAt = (minutes: number, status: 'up' | 'down') =>
+      mustRecord(
+        recordDeviceCheck(t.store, id, {
+          checked_at: at(minutes),
+          status,
+          results: [status === 'up' ? tls(at(minutes), 60) : tls(at(minutes), -1)],
+        }),
+      );
+    await checkAt(1, 'up');
+    await checkAt(10, 'down');
+    await checkAt(20, 'up');
+    await checkAt(30, 'down');
+    await checkAt(90, 'up');
+    await checkAt(100, 'down');
+    const monitor = await call<BlacklistMonitor>(
+      t,
+      '/v1/blacklist-monitors/create',
+      { method: 'POST', key, body: { target_type: 'ip', target_value: '8.8.8.8' } },
+      201,
+    );
+    const mid = monitor.body.data!.id;
+    const listing = { zone: 'zen.spamhaus.org', answer: '127.0.0.2', meaning: null, policy: false, delist_url: null };
+    await mustRecord(
+      recordBlacklistCheck(t.store, mid, {
+        checked_at: at(5),
+        last_status: 'listed',
+        listed_on: ['zen.spamhaus.org'],
+        listings: [{ ...listing, since: at(5) }],
+      }),
+    );
+    t.clock.set(start + 3 * 3_600_000);
+
+    await call(t, `/v1/devices/availability?id=${id}`, { key }, 200);
+    await call(t, `/v1/devices/availability?id=${id}&from=${encodeURIComponent(at(200))}`, { key }, 400);
+    await call(t, `/v1/devices/response-times?id=${id}&from=${encodeURIComponent(at(0))}`, { key }, 200);
+    await call(t, `/v1/devices/response-times?id=${id}&bucket=day&time_zone=Asia%2FKolkata`, { key }, 200);
+    await call(t, `/v1/devices/response-times?id=${id}&bucket=week`, { key }, 400);
+    const page = await call(t, `/v1/incidents?device_id=${id}&limit=1`, { key }, 200);
+    assert.match(page.headers.get('link') ?? '', /rel="next"/);
+    await call(t, '/v1/incidents', { key }, 200);
+    await call(t, '/v1/incidents?limit=0', { key }, 400);
+    await call(t, `/v1/blacklist-monitors/listings?id=${mid}`, { key }, 200);
+
+    const reader = await t.createKey({ userId: key.key.user_id, scopes: ['read'] });
+    const writer = await t.createKey({ userId: key.key.user_id, scopes: ['write'] });
+    const elsewhere = await t.createKey({ allowedIps: ['203.0.113.0/24'] });
+    for (const [path, query, missing] of [
+      ['/v1/devices/availability', `id=${id}`, 'id=9007199254740991'],
+      ['/v1/devices/response-times', `id=${id}`, 'id=9007199254740991'],
+      ['/v1/incidents', `device_id=${id}`, 'device_id=9007199254740991'],
+      ['/v1/blacklist-monitors/listings', `id=${mid}`, 'id=9007199254740991'],
+    ] as const) {
+      await call(t, `${path}?${query}`, { key: reader }, 200);
+      if (path !== '/v1/incidents') await call(t, path, { key }, 400);
+      await call(t, `${path}?${missing}`, { key }, 404);
+      await call(t, `${path}?${query}`, { key: writer }, 403);
+      await call(t, `${path}?${query}`, { key: elsewhere }, 403);
+      await call(t, `${path}?${query}`, {}, 401);
+      await call(t, `${path}?${query}`, { method: 'DELETE', key }, 405);
+    }
+  });
+
   test('429: the key quota and the failed-authentication throttle, on every operation', async () => {
     const t = open({ rateLimit: { limit: 1, windowSeconds: 30 }, authFailureLimit: { limit: 1, windowSeconds: 60 } });
     const requests: [string, string][] = [
@@ -855,6 +946,10 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/maintenance-windows'],
       ['POST', '/v1/maintenance-windows/create'],
       ['DELETE', '/v1/maintenance-windows/delete?id=1'],
+      ['GET', '/v1/devices/availability?id=1'],
+      ['GET', '/v1/devices/response-times?id=1'],
+      ['GET', '/v1/incidents'],
+      ['GET', '/v1/blacklist-monitors/listings?id=1'],
     ];
     for (const [method, path] of requests) {
       const key = await t.createKey();
@@ -906,6 +1001,10 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
         '/v1/maintenance-windows/create',
         { name: 'w', starts_at: '2026-01-02T00:00:00Z', ends_at: '2026-01-02T01:00:00Z', all_devices: true },
       ],
+      ['GET', '/v1/devices/availability?id=1', undefined],
+      ['GET', '/v1/devices/response-times?id=1', undefined],
+      ['GET', '/v1/incidents', undefined],
+      ['GET', '/v1/blacklist-monitors/listings?id=1', undefined],
     ];
     for (const failure of [new Error('connection reset'), new MissingTableError()]) {
       store.failure = failure;
@@ -931,6 +1030,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       '/elsewhere',
       '/v1/webhooks/results',
       '/v1/maintenance-windows/nope',
+      '/v1/incidents/nope',
     ]) {
       await call(t, path, { key }, 404);
     }

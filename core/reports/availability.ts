@@ -1,0 +1,44 @@
+import type { AvailabilityReport, ReportRange, StatusTotals } from './report-records.ts';
+
+// Availability from a device's status timeline (docs/engine.md, "Reports"): exact, not sampled.
+// `pending` and `validating` count as up (a failure not yet confirmed is not downtime, as Better
+// Stack and UptimeRobot count it); maintenance, paused and unknown time count as neither.
+
+/** Seconds from milliseconds, to the millisecond. */
+const seconds = (ms: number) => Math.round(ms) / 1000;
+
+/**
+ * 100 × part / whole to 4 decimals, rounded to the nearest, except that any downtime stays
+ * below 100 and any uptime above 0: a short outage in a long range still shows.
+ */
+function percentage(part: number, whole: number): number {
+  const value = Math.round((100 * part * 10_000) / whole) / 10_000;
+  if (value === 100 && part < whole) return 99.9999;
+  if (value === 0 && part > 0) return 0.0001;
+  return value;
+}
+
+/** The route's answer for `range` from the store's totals. */
+export function availabilityReport(range: ReportRange, totals: StatusTotals): AvailabilityReport {
+  const ms = (status: keyof StatusTotals['ms']) => totals.ms[status] ?? 0;
+  const upMs = ms('up') + ms('pending') + ms('validating');
+  const downMs = ms('down');
+  const knownMs = upMs + downMs + ms('maintenance') + ms('paused');
+  const rangeMs = Date.parse(range.to) - Date.parse(range.from);
+  const counted = upMs + downMs;
+  const report: AvailabilityReport = {
+    from: range.from,
+    to: range.to,
+    availability: counted === 0 ? null : percentage(upMs, counted),
+    uptime_s: seconds(upMs),
+    downtime_s: seconds(downMs),
+    maintenance_s: seconds(ms('maintenance')),
+    paused_s: seconds(ms('paused')),
+    unknown_s: seconds(Math.max(0, rangeMs - knownMs)),
+    incidents: totals.down_periods,
+    longest_incident_s: seconds(totals.longest_down_ms),
+    mean_incident_s: totals.down_periods === 0 ? 0 : seconds(downMs / totals.down_periods),
+  };
+  if (totals.down_periods > 0) report.mtbf_s = seconds(upMs / totals.down_periods);
+  return report;
+}

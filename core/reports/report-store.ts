@@ -1,0 +1,56 @@
+import type { Timestamp } from '../records.ts';
+import type {
+  Incident,
+  IncidentQuery,
+  ListingPeriod,
+  ReportRange,
+  ResponseTimePoint,
+  ResponseTimeQuery,
+  StatusTotals,
+} from './report-records.ts';
+
+/**
+ * What the report routes read (docs/engine.md, "Reports"). Each answers undefined when the record
+ * does not exist or is another user's. The status timeline, incidents and listing periods are
+ * written in the transaction that changes the record's status or listings, whichever path
+ * changes it (a check, a pause, a maintenance window, an update); `Store` extends this.
+ */
+export interface ReportStore {
+  /** How the device spent `range`, from its status timeline. */
+  deviceStatusTotals(userId: number, deviceId: number, range: ReportRange): Promise<StatusTotals | undefined>;
+  /**
+   * The device's response times in `query`'s buckets, each bucket whose start lies in the range,
+   * by bucket start, probe and location; the bucket still running counts what is recorded so far.
+   */
+  listResponseTimes(
+    userId: number,
+    deviceId: number,
+    query: ResponseTimeQuery,
+  ): Promise<ResponseTimePoint[] | undefined>;
+  /**
+   * The user's incidents overlapping the range (an open one overlaps every range after its
+   * start), newest first (by id); undefined when `query.device_id` is not a device of the user's.
+   */
+  listIncidents(userId: number, query: IncidentQuery): Promise<Incident[] | undefined>;
+  /** The monitor's listing periods overlapping the range, by `listed_at`, then zone. */
+  listListingPeriods(userId: number, monitorId: number, range: ReportRange): Promise<ListingPeriod[] | undefined>;
+}
+
+/**
+ * What the engine's report upkeep needs of a store. Optional in `MonitoringStore`: an engine on a
+ * store without it keeps raw results only.
+ */
+export interface ReportUpkeep {
+  /**
+   * Rolls raw results up into hourly rows (and finished UTC days into daily rows), for every
+   * whole hour that ended at or before `before` and is not rolled yet, oldest first, at most
+   * `maxHours` of them; says how many hours it rolled. Each hour is rolled once, however many
+   * workers ask at the same time.
+   */
+  rollUpResults(before: Timestamp, maxHours: number): Promise<number>;
+  /**
+   * Deletes at most `limit` report rows (rollups, closed incidents, listing periods, and timeline
+   * changes no longer needed to know the status at `before`) older than `before`; says how many.
+   */
+  deleteReportsBefore(before: Timestamp, limit: number): Promise<number>;
+}
