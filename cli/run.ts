@@ -24,8 +24,8 @@ export const USAGE = `usage: monitoring-api <command> [flags]
   openapi [--base-path P] [--server-url URL] [--markdown] [--output FILE]
 
 ENGINE FLAGS: [--concurrency N] [--dns-server HOST[:PORT]]... [--dnsbl-zone ZONE]... [--dnsbl-domain-zone ZONE]...
-        [--dnsbl-zone-info FILE] [--probe-timeout MS] [--dns-timeout MS] [--retry-delay S] [--failures-before-down N] [--result-retention DAYS]
-        [--lease MS] [--poll-interval MS] [--worker-id NAME] [--ca-file PEM]...
+        [--dnsbl-zone-info FILE] [--probe-timeout MS] [--dns-timeout MS] [--retry-delay S] [--failures-before-down N] [--result-retention AGE]
+        [--report-retention AGE] [--lease MS] [--poll-interval MS] [--worker-id NAME] [--ca-file PEM]...
         [--location NAME] [--probe-source-address ADDR]
 
 serve --worker checks what the API stores in the same process; worker runs the checks alone (any
@@ -33,7 +33,7 @@ number of workers may share one PostgreSQL database). Neither the API without --
 other command checks anything. serve takes --dnsbl-zone and --dnsbl-domain-zone without --worker
 too: a monitor's zones must be among them, so give an API the zones its workers ask.
 engine defaults: --concurrency 100 --probe-timeout 10000 --dns-timeout 5000 --retry-delay 30 --failures-before-down 2
---result-retention 30 --lease 120000 --poll-interval 1000, the system's DNS resolver, the DNSBL zones listed in docs/engine.md.
+--result-retention 7d --report-retention 400d --lease 120000 --poll-interval 1000, the system's DNS resolver, the DNSBL zones listed in docs/engine.md.
 serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384
   --query-timeout 12000 (PostgreSQL) --shutdown-timeout 5000 + query timeout + 3000
   --header-timeout 10000 --request-timeout 30000 --keep-alive-timeout 5000.

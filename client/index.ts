@@ -6,6 +6,7 @@
  *   for await (const device of api.devices.all()) console.log(device.id, device.target_value);
  */
 import { MonitoringApiError } from './errors.ts';
+import { reportsClient } from './reports.ts';
 import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } from './transport.ts';
 import type {
   AllOptions,
@@ -189,6 +190,7 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
     ),
     webhooks: webhooks(transport, base),
     maintenanceWindows: resource<MaintenanceWindow, MaintenanceWindowInput>(transport, base, 'maintenance-windows'),
+    reports: reportsClient(transport, base),
   };
 }
 

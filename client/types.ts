@@ -35,6 +35,12 @@ import type {
   WebhookDeliveryStatus,
   WebhookTestResult,
   Weekday,
+  AvailabilityReport,
+  Incident,
+  IncidentCause,
+  ListingPeriod,
+  ReportBucket,
+  ResponseTimePoint,
 } from '../core/index.ts';
 
 export type {
@@ -70,6 +76,12 @@ export type {
   WebhookDeliveryStatus,
   WebhookTestResult,
   Weekday,
+  AvailabilityReport,
+  Incident,
+  IncidentCause,
+  ListingPeriod,
+  ReportBucket,
+  ResponseTimePoint,
 };
 
 /** An int/bool field: the API accepts exactly these (docs/contract.md §4) and answers booleans. */
@@ -299,6 +311,65 @@ export interface MonitoringClientOptions {
   retry?: RetryOptions;
 }
 
+/**
+ * A report's range (docs/contract.md §6.12): RFC 3339 strings or Dates. Without `to` it ends now;
+ * without `from` it begins 30 days before its end; at most 400 days long.
+ */
+export interface RangeOptions extends RequestOptions {
+  from?: string | Date;
+  to?: string | Date;
+}
+
+export interface ResponseTimeOptions extends RangeOptions {
+  /** Default: `hour` for a range of at most two days, else `day`; `day` whenever `timeZone` is given. */
+  bucket?: ReportBucket;
+  /** An IANA zone (`Europe/Berlin`) whose days the `day` buckets are; UTC days without it. */
+  timeZone?: string;
+}
+
+export interface IncidentOptions extends RangeOptions {
+  /** Only this device's incidents; all the user's without it. */
+  deviceId?: number;
+  /** Page size, 1-1000. Default 100 (the server's). */
+  limit?: number;
+  /** Cursor: incidents with a smaller id (older ones). Default: from the newest. */
+  beforeId?: number;
+}
+
+/** Where the next (older) page of incidents starts: the same range, device and size. Pass it back to `incidents`. */
+export interface IncidentCursor {
+  deviceId?: number;
+  from: string;
+  to: string;
+  limit: number;
+  beforeId: number;
+}
+
+export interface IncidentPage {
+  data: Incident[];
+  /** null when no older incidents follow. */
+  next: IncidentCursor | null;
+}
+
+export interface AllIncidentsOptions extends Omit<IncidentOptions, 'limit'> {
+  /** Incidents fetched per request, 1-1000. Default 100. */
+  pageSize?: number;
+}
+
+/** The report routes (scope read): availability, response times, incidents and blacklist listings. */
+export interface ReportsClient {
+  /** `GET /devices/availability`: how one device spent the range, and its availability in percent. */
+  availability(deviceId: number, options?: RangeOptions): Promise<AvailabilityReport>;
+  /** `GET /devices/response-times`: one point per bucket, probe and location. */
+  responseTimes(deviceId: number, options?: ResponseTimeOptions): Promise<ResponseTimePoint[]>;
+  /** `GET /incidents`: one page of the user's incidents overlapping the range, newest first. */
+  incidents(options?: IncidentOptions | (IncidentCursor & RequestOptions)): Promise<IncidentPage>;
+  /** Every incident overlapping the range, newest first, page by page. */
+  allIncidents(options?: AllIncidentsOptions): AsyncIterableIterator<Incident>;
+  /** `GET /blacklist-monitors/listings`: the monitor's listing periods overlapping the range. */
+  listings(monitorId: number, options?: RangeOptions): Promise<ListingPeriod[]>;
+}
+
 export interface MonitoringClient {
   me(options?: RequestOptions): Promise<Me>;
   /** `GET /locations`: where the monitoring engine checks from, by name (scope read). */
@@ -308,4 +379,5 @@ export interface MonitoringClient {
   /** Only the create answer, and an update with `rotate_secret`, carry the signing secret: keep it then. */
   webhooks: WebhookClient;
   maintenanceWindows: ResourceClient<MaintenanceWindow, MaintenanceWindowInput>;
+  reports: ReportsClient;
 }

@@ -26,6 +26,7 @@ export {
   rollupP95,
   type RollupInput,
 } from './reports/rollups.ts';
+export { responseSeries, seriesReads, type StoredRollup } from './reports/response-series.ts';
 // The target policy, for the engine's guarded connector: probes are held to what the API accepts.
 export { isForbiddenName, isPublicIp } from './targets/target-policy.ts';
 export { canonicalIp } from './net/ip-address.ts';

@@ -45,6 +45,17 @@ import type {
 } from './webhook-store.ts';
 import type { ActiveMaintenance, OwnedMaintenanceWindow } from './maintenance-store.ts';
 import type { NewMaintenanceWindow, StoredMaintenanceWindow } from './records.ts';
+import { MemoryReports } from './memory-reports.ts';
+import type { RollupInput } from './reports/rollups.ts';
+import type {
+  Incident,
+  IncidentQuery,
+  ListingPeriod,
+  ReportRange,
+  ResponseTimePoint,
+  ResponseTimeQuery,
+  StatusTotals,
+} from './reports/report-records.ts';
 
 /** The engine's bookkeeping for one record, which the API never shows. */
 interface Schedule {
@@ -163,24 +174,57 @@ function page<T extends { id: number }>(rows: Map<number, Owned<T>>, userId: num
  * It returns copies, so callers cannot change what it holds.
  */
 export class MemoryStore implements Store {
-  // Reports (issue 28): NOT IMPLEMENTED YET. The store helper replaces these; they must not reach main.
-  deviceStatusTotals(): Promise<never> {
-    return Promise.reject(new Error('reports: not implemented'));
+  // Reports (memory-reports.ts): told of every status and listings change where this store makes it.
+  async deviceStatusTotals(userId: number, deviceId: number, range: ReportRange): Promise<StatusTotals | undefined> {
+    if (this.#devices.get(deviceId)?.userId !== userId) return undefined;
+    return this.#reports.statusTotals(deviceId, range);
   }
-  listResponseTimes(): Promise<never> {
-    return Promise.reject(new Error('reports: not implemented'));
+  async listResponseTimes(
+    userId: number,
+    deviceId: number,
+    query: ResponseTimeQuery,
+  ): Promise<ResponseTimePoint[] | undefined> {
+    if (this.#devices.get(deviceId)?.userId !== userId) return undefined;
+    return this.#reports.responseTimes(deviceId, query, (range) => this.#rollupInput(range, deviceId));
   }
-  listIncidents(): Promise<never> {
-    return Promise.reject(new Error('reports: not implemented'));
+  async listIncidents(userId: number, query: IncidentQuery): Promise<Incident[] | undefined> {
+    if (query.device_id !== undefined && this.#devices.get(query.device_id)?.userId !== userId) return undefined;
+    return this.#reports.incidents(userId, query);
   }
-  listListingPeriods(): Promise<never> {
-    return Promise.reject(new Error('reports: not implemented'));
+  async listListingPeriods(
+    userId: number,
+    monitorId: number,
+    range: ReportRange,
+  ): Promise<ListingPeriod[] | undefined> {
+    if (this.#monitors.get(monitorId)?.userId !== userId) return undefined;
+    return this.#reports.listingPeriods(monitorId, range);
   }
-  rollUpResults(): Promise<number> {
-    return Promise.reject(new Error('reports: not implemented'));
+  async rollUpResults(before: Timestamp, maxHours: number): Promise<number> {
+    return this.#reports.rollUp(before, maxHours, (range) => this.#rollupInput(range));
   }
-  deleteReportsBefore(): Promise<number> {
-    return Promise.reject(new Error('reports: not implemented'));
+  async deleteReportsBefore(before: Timestamp, limit: number): Promise<number> {
+    return this.#reports.deleteBefore(before, limit);
+  }
+
+  /** The raw device results a rollup reads, checked in [from, to), of one device or all. */
+  #rollupInput(range: { from: Timestamp; to: Timestamp }, deviceId?: number): RollupInput[] {
+    const [from, to] = [ms(range.from), ms(range.to)];
+    const out: RollupInput[] = [];
+    for (const { kind, resourceId, result } of this.#results) {
+      if (kind !== 'device' || (deviceId !== undefined && resourceId !== deviceId)) continue;
+      const at = ms(result.checked_at);
+      if (at < from || at >= to) continue;
+      const location = (result as { location?: string }).location;
+      out.push({
+        device_id: resourceId,
+        probe: result.probe,
+        location: location ?? null,
+        checked_at: result.checked_at,
+        ok: result.ok,
+        response_ms: result.response_ms,
+      });
+    }
+    return out;
   }
 
   #nextId = { user: 1, key: 1, device: 1, monitor: 1, result: 1, check: 1, lease: 1, event: 1, window: 1 };
@@ -201,9 +245,11 @@ export class MemoryStore implements Store {
   readonly #heartbeats = new Map<string, StoredHeartbeat>();
   /** The store's own clock, which stamps heartbeats as a database's clock would. */
   readonly #clock: Clock;
+  readonly #reports: MemoryReports;
 
   constructor(options: { clock?: Clock } = {}) {
     this.#clock = options.clock ?? systemClock;
+    this.#reports = new MemoryReports(this.#clock.now());
   }
 
   async recordHeartbeat(heartbeat: WorkerHeartbeat): Promise<void> {
@@ -271,6 +317,7 @@ export class MemoryStore implements Store {
     const record: Device = { id: this.#nextId.device++, ...structuredClone(device) };
     this.#devices.set(record.id, { userId, record, schedule: newSchedule(record.is_enabled, record.created_at) });
     this.#deviceIndex.set(identity, record.id);
+    this.#reports.statusChanged(userId, record, null);
     return { created: structuredClone(record) };
   }
 
@@ -323,10 +370,12 @@ export class MemoryStore implements Store {
     const after = identity(userId, next as T);
     const holder = index.get(after);
     if (holder !== undefined && holder !== id) return { duplicateOf: holder };
+    const previous = row.record;
     row.record = next as T;
     index.delete(before);
     index.set(after, id);
     applyEffect(row as Owned<Device> | Owned<BlacklistMonitor>, change);
+    this.#noteChange(row.userId, previous, row.record);
     this.#keepEvents(userId, change.events);
     return { updated: structuredClone(row.record) };
   }
@@ -337,6 +386,7 @@ export class MemoryStore implements Store {
     this.#devices.delete(id);
     this.#deviceIndex.delete(deviceIdentity(userId, row.record));
     this.#dropResults('device', id);
+    this.#reports.dropDevice(id);
     return true;
   }
 
@@ -360,6 +410,7 @@ export class MemoryStore implements Store {
     this.#monitors.delete(id);
     this.#monitorIndex.delete(monitorIdentity(userId, row.record));
     this.#dropResults('blacklist_monitor', id);
+    this.#reports.dropMonitor(id);
     return true;
   }
 
@@ -434,8 +485,10 @@ export class MemoryStore implements Store {
     const checkedAt = iso(outcome.checked_at);
     const last: DeviceLastResults = { ...row.record.last_results };
     for (const result of outcome.results) Object.assign(last, { [result.probe]: structuredClone(result) });
+    const previous = row.record.status;
     if (outcome.status !== row.record.status) row.record.status_since = checkedAt;
     Object.assign(row.record, { status: outcome.status, last_checked_at: checkedAt, last_results: last });
+    this.#reports.statusChanged(row.userId, row.record, previous);
     row.schedule = {
       ...row.schedule,
       nextCheckAt: ms(outcome.next_check_at),
@@ -462,6 +515,7 @@ export class MemoryStore implements Store {
       listings: structuredClone(outcome.listings),
       rdns: outcome.rdns,
     });
+    this.#reports.listingsChanged(row.record);
     row.schedule = { ...row.schedule, nextCheckAt: ms(outcome.next_check_at), lease: null, failures: 0 };
     this.#keepResults('blacklist_monitor', lease.id, outcome.results);
     this.#keepEvents(row.userId, outcome.events);
@@ -476,7 +530,10 @@ export class MemoryStore implements Store {
     if (enabled === wasEnabled) return true;
     row.schedule = { ...newSchedule(enabled, at), checkRequestedAt: row.schedule.checkRequestedAt };
     if (kind === 'device') {
-      Object.assign(row.record, { status: enabled ? 'pending' : 'paused', status_since: iso(at) });
+      const device = row.record as Device;
+      const previous = device.status;
+      Object.assign(device, { status: enabled ? 'pending' : 'paused', status_since: iso(at) });
+      this.#reports.statusChanged(row.userId, device, previous);
     }
     return true;
   }
@@ -619,9 +676,18 @@ export class MemoryStore implements Store {
   ): void {
     const previous = row.record.status;
     Object.assign(row.record, { status, status_since: since });
+    this.#reports.statusChanged(row.userId, row.record, previous);
     if (type === null) return;
     const data = { ...structuredClone(row.record), previous_status: previous, status };
     this.#keepEvents(row.userId, [{ type, created_at: iso(at), data }]);
+  }
+
+  /** Tells the reports what an update changed: a device's status, a monitor's listings. */
+  #noteChange(userId: number, before: Device | BlacklistMonitor, after: Device | BlacklistMonitor): void {
+    if ('status' in before && 'status' in after) this.#reports.statusChanged(userId, after, before.status);
+    else if ('listings' in after && !sameValue((before as BlacklistMonitor).listings, after.listings)) {
+      this.#reports.listingsChanged(after);
+    }
   }
 
   createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {

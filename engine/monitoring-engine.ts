@@ -11,6 +11,7 @@ import { resolveEngineOptions, type MonitoringEngineOptions } from './options.ts
 import { CheckSummary } from './scheduler/check-summary.ts';
 import { KindRunner, type Runner, type RunnerSettings } from './scheduler/kind-runner.ts';
 import { pruneResults } from './scheduler/retention.ts';
+import { pruneReports, rollUpHours, rollupGraceMs, ROLLUP_INTERVAL_MS } from './scheduler/report-upkeep.ts';
 import { Slots } from './scheduler/slots.ts';
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
 import { createHeartbeat } from './scheduler/heartbeat.ts';
@@ -21,7 +22,10 @@ export interface MonitoringEngine {
   start(): void;
   /** Stops claiming, lets the checks in flight finish and writes them; resolves when done. */
   stop(): Promise<void>;
-  /** Claims and checks everything due now, writes it, prunes old results; resolves when done. */
+  /**
+   * Claims and checks everything due now, writes it, rolls up finished hours, prunes old results
+   * and report rows; resolves when done.
+   */
   runOnce(): Promise<EngineRunSummary>;
 }
 
@@ -160,26 +164,60 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   let looping: Promise<void> | undefined;
   let wakeSleep: (() => void) | undefined;
   let lastSweepMs = Number.NEGATIVE_INFINITY;
-  let sweeping: Promise<number> | undefined;
+  let sweeping: Promise<unknown> | undefined;
 
-  const sweep = (nowMs: number): Promise<number> => {
+  const sweep = async (nowMs: number): Promise<{ results: number; reports: number }> => {
     lastSweepMs = nowMs;
-    return pruneResults(
-      resolved.store,
-      nowMs,
-      resolved.resultRetentionDays,
-      resolved.retentionBatchSize,
-      () => stopping,
-    ).then(
+    const hours = resolved.resultRetentionHours;
+    const results = await pruneResults(resolved.store, nowMs, hours, resolved.retentionBatchSize, () => stopping).then(
       (deleted) => {
-        if (deleted > 0)
-          logger.info?.(`deleted ${deleted} check results older than ${resolved.resultRetentionDays} days`, {
-            deleted,
-          });
+        if (deleted > 0) logger.info?.(`deleted ${deleted} check results older than ${hours} hours`, { deleted });
         return deleted;
       },
       (error: unknown) => {
         logger.error?.('deleting old check results failed; the next sweep tries again', error);
+        return 0;
+      },
+    );
+    const reportHours = resolved.reportRetentionHours;
+    const reports = await pruneReports(
+      resolved.store,
+      nowMs,
+      reportHours,
+      resolved.retentionBatchSize,
+      () => stopping,
+    ).then(
+      (deleted) => {
+        if (deleted > 0) logger.info?.(`deleted ${deleted} report rows older than ${reportHours} hours`, { deleted });
+        return deleted;
+      },
+      (error: unknown) => {
+        logger.error?.('deleting old report rows failed; the next sweep tries again', error);
+        return 0;
+      },
+    );
+    return { results, reports };
+  };
+
+  // Finished hours are rolled up a grace after they end, so that the last write of a check
+  // claimed in the hour has landed (report-upkeep.ts); every worker asks, and the store rolls
+  // each hour once.
+  const graceMs = rollupGraceMs(resolved.leaseMs, resolved.writeDelayMs);
+  let lastRollupMs = Number.NEGATIVE_INFINITY;
+  let rollingUp: Promise<number> | undefined;
+  let rollupsFailing = false;
+  const rollUp = (nowMs: number): Promise<number> => {
+    lastRollupMs = nowMs;
+    return rollUpHours(resolved.store, nowMs, graceMs, () => stopping).then(
+      (rolled) => {
+        if (rollupsFailing) logger.info?.('rolling up finished hours works again');
+        rollupsFailing = false;
+        return rolled;
+      },
+      (error: unknown) => {
+        // Once per streak, as for claims: the store is asked every minute.
+        if (!rollupsFailing) logger.error?.('rolling up finished hours failed; trying again every minute', error);
+        rollupsFailing = true;
         return 0;
       },
     );
@@ -210,6 +248,9 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       if (sweeping === undefined && now - lastSweepMs >= resolved.retentionSweepMs) {
         sweeping = sweep(now).finally(() => (sweeping = undefined));
       }
+      if (rollingUp === undefined && now - lastRollupMs >= ROLLUP_INTERVAL_MS) {
+        rollingUp = rollUp(now).finally(() => (rollingUp = undefined));
+      }
       let busy = false;
       try {
         // Before the claims, so a device whose window began is claimed in maintenance.
@@ -238,7 +279,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       if (!busy && !stopping) await sleep(resolved.pollIntervalMs);
     }
     await finishInFlight();
-    await sweeping;
+    await Promise.all([sweeping, rollingUp]);
   }
 
   return {
@@ -267,6 +308,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       await heartbeat.beat();
       const now = clock.now();
       const pruning = sweep(now);
+      const rolling = rollUp(now);
       try {
         await syncMaintenance(resolved.store, now);
         for (const runner of runners) {
@@ -290,7 +332,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
         written: tally.written - before.written,
         fenced: tally.fenced - before.fenced,
         failed: tally.failed - before.failed + tally.crashed - before.crashed,
-        pruned: await pruning,
+        pruned: (await Promise.all([pruning, rolling]))[0].results,
       };
     },
   };

@@ -68,8 +68,13 @@ export interface MonitoringEngineOptions {
    * deliveries: for targets and receivers behind a private CA. Default none.
    */
   trustedCa?: readonly string[];
-  /** Check results older than this are deleted. Default 30. */
-  resultRetentionDays?: number;
+  /** Hours after which check results are deleted. Default 168 (7 days). */
+  resultRetentionHours?: number;
+  /**
+   * Hours after which report rows (hourly rollups, closed incidents, the status timeline, listing
+   * periods) are deleted (docs/engine.md, "Reports"). Default 9600 (400 days).
+   */
+  reportRetentionHours?: number;
   /** Lifts the target policy for probes, as the API's option does for creates. Default false. */
   allowPrivateTargets?: boolean;
   /** Kept with each lease, for operators. Default `host:pid`. */
@@ -93,9 +98,9 @@ export interface MonitoringEngineOptions {
   writeDelayMs?: number;
   /** Wait between claims that found nothing due. Default 1000. */
   pollIntervalMs?: number;
-  /** How often `start()` prunes old results. Default 600000 (ten minutes). */
+  /** How often `start()` prunes old results and report rows. Default 600000 (ten minutes). */
   retentionSweepMs?: number;
-  /** Results deleted per store call when pruning. Default 1000. */
+  /** Results (or report rows) deleted per store call when pruning. Default 1000. */
   retentionBatchSize?: number;
   /** Answers the probes' host names; default the system's resolver or `dnsServers`. */
   lookup?: HostLookup;
@@ -125,7 +130,8 @@ export const ENGINE_DEFAULTS = {
   failuresBeforeDown: 2,
   tlsWarnDays: 14,
   trustedCa: [] as readonly string[],
-  resultRetentionDays: 30,
+  resultRetentionHours: 7 * 24,
+  reportRetentionHours: 400 * 24,
   leaseMs: 120_000,
   batchSize: 100,
   writeBatchSize: 200,
@@ -199,7 +205,8 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     failuresBeforeDown: positive(options.failuresBeforeDown, d.failuresBeforeDown, 'failuresBeforeDown'),
     tlsWarnDays: positive(options.tlsWarnDays, d.tlsWarnDays, 'tlsWarnDays', true),
     trustedCa: [...(options.trustedCa ?? d.trustedCa)],
-    resultRetentionDays: positive(options.resultRetentionDays, d.resultRetentionDays, 'resultRetentionDays'),
+    resultRetentionHours: positive(options.resultRetentionHours, d.resultRetentionHours, 'resultRetentionHours'),
+    reportRetentionHours: positive(options.reportRetentionHours, d.reportRetentionHours, 'reportRetentionHours'),
     allowPrivateTargets: options.allowPrivateTargets === true,
     workerId: workerId(options.workerId),
     location: location(options.location),

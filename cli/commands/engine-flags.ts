@@ -23,6 +23,7 @@ export const ENGINE_FLAGS = {
   'retry-delay': { type: 'string' },
   'failures-before-down': { type: 'string' },
   'result-retention': { type: 'string' },
+  'report-retention': { type: 'string' },
   'worker-id': { type: 'string' },
   location: { type: 'string' },
   'probe-source-address': { type: 'string' },
@@ -69,6 +70,27 @@ function milliseconds(flags: FlagValues, flag: string, min: number, max: number)
     throw new UsageError(`--${flag} must be an integer of milliseconds from ${min} to ${max}, not "${value}"`);
   }
   return Number(value);
+}
+
+/** The longest retention either retention flag takes: a hundred years. */
+const MAX_RETENTION_DAYS = 36_500;
+
+/**
+ * `--result-retention` and `--report-retention`: a whole number of hours (`48h`) or days (`7d`);
+ * a bare number is days, as `--result-retention` has always read it. Answered in hours, from one
+ * hour to a hundred years; undefined when not given.
+ */
+export function retentionHours(flags: FlagValues, flag: string): number | undefined {
+  const value = text(flags, flag);
+  if (value === undefined) return undefined;
+  const m = /^([0-9]{1,9})([hd]?)$/.exec(value);
+  const hours = m === null ? 0 : Number(m[1]) * (m[2] === 'h' ? 1 : 24);
+  if (hours < 1 || hours > MAX_RETENTION_DAYS * 24) {
+    throw new UsageError(
+      `--${flag} must be a whole number of hours (48h) or days (7d, or a bare 7) from 1h to ${MAX_RETENTION_DAYS}d, not "${value}"`,
+    );
+  }
+  return hours;
 }
 
 /** The shortest `--poll-interval`: an idle worker below it would ask the database for work without pause. */
@@ -144,7 +166,8 @@ export function readEngineFlags(flags: FlagValues, allowPrivateTargets: boolean)
     pollIntervalMs: milliseconds(flags, 'poll-interval', MIN_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS),
     retryDelayS: int('retry-delay', 86_400),
     failuresBeforeDown: int('failures-before-down', 100),
-    resultRetentionDays: int('result-retention', 36_500),
+    resultRetentionHours: retentionHours(flags, 'result-retention'),
+    reportRetentionHours: retentionHours(flags, 'report-retention'),
     allowPrivateTargets,
   };
   const caFiles = list(flags, 'ca-file');

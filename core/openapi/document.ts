@@ -21,6 +21,8 @@ import { componentHeaders } from './headers.ts';
 import type { HttpMethod, OpenApiDocument, OperationObject, ParameterObject, PathItemObject } from './types.ts';
 import { responseRef, sharedResponses } from './response-objects.ts';
 import { drafts } from './operations.ts';
+import { reportDrafts, reportParameters } from './report-operations.ts';
+import { reportSchemas } from './report-schemas.ts';
 
 export interface OpenApiOptions {
   /** Where the API is mounted, as in MonitoringApiOptions. Default `/v1`. */
@@ -101,6 +103,7 @@ const DESCRIPTION = `Devices (monitored endpoints) and DNS-blacklist monitors, p
 export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   const basePath = normalizeBasePath(options.basePath ?? DEFAULTS.basePath);
   const byRoute = drafts();
+  for (const [key, draft] of reportDrafts()) byRoute.set(key, draft);
   const paths: Record<string, PathItemObject> = {};
   for (const route of ROUTES) {
     const key = `${route.method} ${route.path}`;
@@ -128,7 +131,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     DeviceInput: deviceInputSchema(),
     BlacklistMonitorInput: blacklistMonitorInputSchema(),
   });
-  Object.assign(schemas, webhookSchemas(), maintenanceSchemas());
+  Object.assign(schemas, webhookSchemas(), maintenanceSchemas(), reportSchemas());
   schemas.DeviceUpdate = updateSchema(schemas.DeviceInput!, 'device');
   schemas.BlacklistMonitorUpdate = updateSchema(schemas.BlacklistMonitorInput!, 'blacklist monitor');
   schemas.WebhookUpdate = updateSchema(schemas.WebhookInput!, 'webhook', {
@@ -168,12 +171,17 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
           'Endpoints that receive status-change events, signed per Standard Webhooks (the secret is shown once, at creation).',
       },
       { name: 'locations', description: 'Where the monitoring engine checks from: its workers, by location.' },
+      {
+        name: 'reports',
+        description:
+          'Availability, response times, incidents and blacklist listings over a range of time, kept for the report retention (400 days by default).',
+      },
     ],
     paths,
     components: {
       schemas,
       responses: sharedResponses(),
-      parameters: parameters(),
+      parameters: { ...parameters(), ...reportParameters() },
       headers: componentHeaders(),
       securitySchemes: {
         [SECURITY_SCHEME]: {

@@ -2,13 +2,17 @@ import { Router } from 'itty-router';
 import { errors } from '../http/errors.ts';
 import type { ApiResponse } from '../http/api-response.ts';
 import type { Scope } from '../records.ts';
+import { getAvailability } from './availability.ts';
 import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
 import type { RouteContext } from './route-context.ts';
 import { deviceRoutes as devices } from './devices.ts';
+import { listIncidents } from './incidents.ts';
+import { getListings } from './listings.ts';
 import { listLocations } from './locations.ts';
 import { getMe } from './me.ts';
 import { checkRoute } from './check-route.ts';
 import { maintenanceWindowRoutes as windows } from './maintenance-windows.ts';
+import { getResponseTimes } from './response-times.ts';
 import { newestFirstRoute, resultsRoute } from './results-routes.ts';
 import { testWebhook, webhookRoutes as webhooks } from './webhooks.ts';
 
@@ -71,6 +75,10 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/maintenance-windows/get', scope: 'read', handler: windows.get },
   { method: 'PATCH', path: '/maintenance-windows/update', scope: 'write', handler: windows.update },
   { method: 'DELETE', path: '/maintenance-windows/delete', scope: 'write', handler: windows.remove },
+  { method: 'GET', path: '/devices/availability', scope: 'read', handler: getAvailability },
+  { method: 'GET', path: '/devices/response-times', scope: 'read', handler: getResponseTimes },
+  { method: 'GET', path: '/incidents', scope: 'read', handler: listIncidents },
+  { method: 'GET', path: '/blacklist-monitors/listings', scope: 'read', handler: getListings },
 ];
 
 const RESOURCES = new Set(ROUTES.map((route) => route.path.split('/')[1]!));

@@ -10,11 +10,11 @@ import type { MonitoringStore } from '../../core/index.ts';
 export async function pruneResults(
   store: MonitoringStore,
   nowMs: number,
-  retentionDays: number,
+  retentionHours: number,
   batchSize: number,
   stopping: () => boolean = () => false,
 ): Promise<number> {
-  const before = new Date(nowMs - retentionDays * 86_400_000).toISOString();
+  const before = new Date(nowMs - retentionHours * 3_600_000).toISOString();
   let total = 0;
   for (;;) {
     const deleted = await store.deleteCheckResultsBefore(before, batchSize);

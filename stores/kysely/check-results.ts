@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { CheckResult, MonitoredKind, ResultsPage, Timestamp } from '../../core/index.ts';
 import { checkResultFromRow } from './result-rows.ts';
+import { maintainPartitions } from './result-partitions.ts';
 import { stampText } from './rows.ts';
 import { TABLE_OF } from './schedule.ts';
 import type { Database, StoreDialect } from './schema.ts';
@@ -37,7 +38,9 @@ export async function listCheckResults(
 /**
  * Deletes at most `limit` results checked before `before`, oldest first, and says how many. On
  * PostgreSQL rows another pruner is deleting are skipped rather than waited for, so workers
- * pruning at once share the work instead of queueing on one another.
+ * pruning at once share the work instead of queueing on one another; and first, whole days of
+ * results go by dropping their partitions (result-partitions.ts), whatever `limit` says, and the
+ * partitions of the next days are made.
  */
 export async function deleteCheckResultsBefore(
   db: Kysely<Database>,
@@ -46,13 +49,20 @@ export async function deleteCheckResultsBefore(
   limit: number,
 ): Promise<number> {
   if (limit <= 0) return 0;
+  let dropped = 0;
+  if (dialect === 'postgres') {
+    const { rows } = await sql<{ today: string }>`
+      select to_char(now() at time zone 'UTC', 'YYYY-MM-DD') as today`.execute(db);
+    const today = Date.parse(`${rows[0]!.today}T00:00:00Z`);
+    dropped = await maintainPartitions(db, Date.parse(before), today);
+  }
   const skipLocked = dialect === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql`
     delete from check_results where id in (
       select id from check_results where checked_at < ${stampText(before)}
       order by checked_at limit ${limit} ${skipLocked}
     )`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
+  return dropped + Number(result.numAffectedRows ?? 0n);
 }
 
 /**

@@ -45,7 +45,16 @@ import {
   type WebhookAttempt,
   type WebhookEndpoint,
   type WebhookChange,
+  type Incident,
+  type IncidentQuery,
+  type ListingPeriod,
+  type ReportRange,
+  type ResponseTimePoint,
+  type ResponseTimeQuery,
+  type StatusTotals,
 } from '../../core/index.ts';
+import { deviceStatusTotals, listIncidents, listListingPeriods, listResponseTimes } from './report-reads.ts';
+import { deleteReportsBefore, rollUpResults } from './report-upkeep.ts';
 import {
   apiKeyFromRow,
   apiKeyToRow,
@@ -122,24 +131,29 @@ function storeError(error: unknown): unknown {
 
 /** A store on PostgreSQL or SQLite through Kysely. Duplicates are decided by unique indexes. */
 export class KyselyStore implements Store {
-  // Reports (issue 28): NOT IMPLEMENTED YET. The store helper replaces these; they must not reach main.
-  deviceStatusTotals(): Promise<never> {
-    return Promise.reject(new Error('reports: not implemented'));
+  // Reports (report-reads.ts, report-upkeep.ts): the triggers write the timeline, incidents and
+  // listing periods; reads and upkeep are here.
+  deviceStatusTotals(userId: number, deviceId: number, range: ReportRange): Promise<StatusTotals | undefined> {
+    return this.#run((db) => deviceStatusTotals(db, this.#dialect, userId, deviceId, range));
   }
-  listResponseTimes(): Promise<never> {
-    return Promise.reject(new Error('reports: not implemented'));
+  listResponseTimes(
+    userId: number,
+    deviceId: number,
+    query: ResponseTimeQuery,
+  ): Promise<ResponseTimePoint[] | undefined> {
+    return this.#run((db) => listResponseTimes(db, userId, deviceId, query));
   }
-  listIncidents(): Promise<never> {
-    return Promise.reject(new Error('reports: not implemented'));
+  listIncidents(userId: number, query: IncidentQuery): Promise<Incident[] | undefined> {
+    return this.#run((db) => listIncidents(db, userId, query));
   }
-  listListingPeriods(): Promise<never> {
-    return Promise.reject(new Error('reports: not implemented'));
+  listListingPeriods(userId: number, monitorId: number, range: ReportRange): Promise<ListingPeriod[] | undefined> {
+    return this.#run((db) => listListingPeriods(db, userId, monitorId, range));
   }
-  rollUpResults(): Promise<number> {
-    return Promise.reject(new Error('reports: not implemented'));
+  rollUpResults(before: Timestamp, maxHours: number): Promise<number> {
+    return this.#run((db) => rollUpResults(db, before, maxHours));
   }
-  deleteReportsBefore(): Promise<number> {
-    return Promise.reject(new Error('reports: not implemented'));
+  deleteReportsBefore(before: Timestamp, limit: number): Promise<number> {
+    return this.#run((db) => deleteReportsBefore(db, this.#dialect, before, limit));
   }
 
   readonly #db: Kysely<Database>;

@@ -9,6 +9,7 @@ import { manage } from './migrations/0006-manage.ts';
 import { operations } from './migrations/0007-operations.ts';
 import { dnsblListings } from './migrations/0008-dnsbl-listings.ts';
 import { locations } from './migrations/0010-locations.ts';
+import { reports } from './migrations/0011-reports.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
@@ -24,6 +25,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0007_operations': operations(dialect),
     '0008_dnsbl_listings': dnsblListings(dialect),
     '0010_locations': locations(dialect),
+    '0011_reports': reports(dialect),
   };
 }
 

@@ -286,7 +286,70 @@ export interface WorkerHeartbeatsTable {
   last_seen_at: Stamp;
 }
 
+/** Migration 0011: one row per status change of a device (docs/engine.md, "Reports"). */
+export interface StatusChangesTable {
+  id: Id;
+  device_id: Ref;
+  from_status: DeviceStatus | null;
+  to_status: DeviceStatus;
+  at: Stamp;
+}
+
+/** Migration 0011: a device's `down` periods, written by the status triggers. */
+export interface IncidentsTable {
+  id: Id;
+  user_id: Ref;
+  device_id: Ref;
+  started_at: Stamp;
+  resolved_at: NullableStamp;
+  /** JSON `{probe, error, location?}`; null when not known. */
+  cause: string | null;
+  /** JSON object of each location's verdict; null for a device without `check_locations`. */
+  locations: string | null;
+}
+
+/** Migration 0011: a blacklist monitor's listing periods, by zone, written by a trigger. */
+export interface ListingPeriodsTable {
+  id: Id;
+  user_id: Ref;
+  monitor_id: Ref;
+  zone: string;
+  answer: string;
+  listed_at: Stamp;
+  delisted_at: NullableStamp;
+}
+
+/** Migration 0011: response-time rollups, one row per device, probe, location and hour (or UTC day). */
+export interface DeviceRollupsTable {
+  device_id: Ref;
+  probe: string;
+  /** '' for a device without `check_locations`. */
+  location: string;
+  start: Stamp;
+  checks: number;
+  failures: number;
+  timed: number;
+  sum_ms: DbInteger;
+  min_ms: number | null;
+  max_ms: number | null;
+  p95_ms: number | null;
+  /** JSON object: bucket index → count (core/reports/latency-histogram.ts). */
+  histogram: string;
+}
+
+/** Migration 0011: how far the rollups went; one row per job. */
+export interface ReportProgressTable {
+  name: string;
+  rolled_until: Stamp;
+}
+
 export interface Database {
+  status_changes: StatusChangesTable;
+  incidents: IncidentsTable;
+  listing_periods: ListingPeriodsTable;
+  device_rollups_hourly: DeviceRollupsTable;
+  device_rollups_daily: DeviceRollupsTable;
+  report_progress: ReportProgressTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   devices: DevicesTable;

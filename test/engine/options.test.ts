@@ -17,7 +17,8 @@ describe('engine options', () => {
     assert.equal(o.connectTimeoutMs, 10_000);
     assert.equal(o.retryDelayS, 30);
     assert.equal(o.failuresBeforeDown, 2);
-    assert.equal(o.resultRetentionDays, 30);
+    assert.equal(o.resultRetentionHours, 168);
+    assert.equal(o.reportRetentionHours, 9600);
     assert.equal(o.allowPrivateTargets, false);
     assert.equal(o.workerId, `${hostname()}:${process.pid}`);
     assert.deepEqual(o.dnsServers, []);
@@ -36,7 +37,8 @@ describe('engine options', () => {
   const bad: [string, Parameters<typeof resolveEngineOptions>[0], RegExp][] = [
     ['concurrency 0', { store, concurrency: 0 }, /concurrency/],
     ['a fractional timeout', { store, probeTimeoutMs: 1.5 }, /probeTimeoutMs/],
-    ['a negative retention', { store, resultRetentionDays: -1 }, /resultRetentionDays/],
+    ['a negative retention', { store, resultRetentionHours: -1 }, /resultRetentionHours/],
+    ['a fractional report retention', { store, reportRetentionHours: 1.5 }, /reportRetentionHours/],
     ['a bad zone', { store, dnsblZones: ['not a zone'] }, /"not a zone"/],
     ['a bad domain zone', { store, dnsblDomainZones: ['x'] }, /"x"/],
     ['a DNS server by name', { store, dnsServers: ['dns.example.net'] }, /--dns-server/],

@@ -194,7 +194,7 @@ describe('scheduling', () => {
   });
 
   it('results older than the retention are deleted, in small batches', async () => {
-    const { engine, store, user, ids, clock } = await setUp(5, { resultRetentionDays: 30, retentionBatchSize: 2 });
+    const { engine, store, user, ids, clock } = await setUp(5, { resultRetentionHours: 30 * 24, retentionBatchSize: 2 });
     await engine.runOnce();
     clock.advance(20 * 86_400_000);
     await engine.runOnce(); // everything due again: a second result each, 20 days younger
@@ -208,7 +208,7 @@ describe('scheduling', () => {
   it('a sweep deletes every result past the retention, however many batches that takes', async () => {
     // More old results than any fixed number of batches per sweep would reach: a busy installation
     // writes results faster than a capped sweep every ten minutes deletes them.
-    const { engine, store, user, ids, clock } = await setUp(30, { resultRetentionDays: 30, retentionBatchSize: 1 });
+    const { engine, store, user, ids, clock } = await setUp(30, { resultRetentionHours: 30 * 24, retentionBatchSize: 1 });
     await engine.runOnce();
     clock.advance(31 * 86_400_000);
     const summary = await engine.runOnce();

@@ -12,6 +12,7 @@ import { Migrator, sql } from 'kysely';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { migrations } from '../../stores/kysely/migrations.ts';
 import { createTestDatabase } from '../support/postgres.ts';
+import { migrationsFrom } from './migration-names.ts';
 
 const databases: Record<
   'sqlite' | 'postgres',
@@ -54,7 +55,7 @@ for (const [name, make] of Object.entries(databases)) {
           ${sql.lit(status !== 'paused')}, ${CREATED}, ${status}, ${due}, ${lease === null ? null : 'old'},
           ${lease === null ? null : 'token'}, ${lease})`.execute(db);
       }
-      assert.deepEqual(await migrateToLatest(db), ['0010_locations']);
+      assert.deepEqual(await migrateToLatest(db), migrationsFrom('0010_locations'));
 
       const devices = await store.listDevices(user.id, { afterId: 0, limit: 10 });
       assert.deepEqual(

@@ -13,6 +13,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0007_operations',
   '0008_dnsbl_listings',
   '0010_locations',
+  '0011_reports',
 ];
 
 /** The migrations from `first` on, as a database migrated up to the one before it applies them. */

@@ -7,6 +7,7 @@ import type { Store } from '../../core/store.ts';
 import { claimsContract } from './claims-contract.ts';
 import type { ContractContext, OpenedStore } from './contract-context.ts';
 import { ALL, at, createdOf, MAX_ID, newMonitor, sshDevice, T0, webDevice } from './records.ts';
+import { reportsContract } from './reports-contract.ts';
 import { resultsContract } from './results-contract.ts';
 
 function newKey(userId: number, overrides: Partial<NewApiKey> = {}): NewApiKey {
@@ -287,6 +288,7 @@ export function storeContract(
 
     claimsContract(context);
     resultsContract(context);
+    reportsContract(context);
 
     const { openUnmigrated } = options;
     const skip = !openUnmigrated && 'this store has no schema';

@@ -1,0 +1,264 @@
+import type { BlacklistMonitor, Device, DeviceStatus, Timestamp } from './records.ts';
+import type {
+  Incident,
+  IncidentCause,
+  IncidentQuery,
+  LatencyRollup,
+  ListingPeriod,
+  ReportRange,
+  ResponseTimePoint,
+  ResponseTimeQuery,
+  StatusTotals,
+} from './reports/report-records.ts';
+import { responseSeries, seriesReads, type StoredRollup } from './reports/response-series.ts';
+import { DAY_MS, HOUR_MS, dayStart, hourStart, mergeRollups, rollUpResults, rollupP95 } from './reports/rollups.ts';
+import type { RollupInput } from './reports/rollups.ts';
+
+// The memory store's reports (docs/engine.md, "Reports"): what the SQL store's triggers and
+// report tables keep, kept in JS. The memory store tells it of every status change and every
+// change of a monitor's listings, at the points where it makes them.
+
+interface StatusChange {
+  id: number;
+  deviceId: number;
+  to: DeviceStatus;
+  at: number;
+}
+
+interface StoredIncident {
+  id: number;
+  userId: number;
+  deviceId: number;
+  startedAt: Timestamp;
+  resolvedAt: Timestamp | null;
+  cause: IncidentCause | null;
+  locations: Record<string, string> | null;
+}
+
+interface StoredPeriod extends ListingPeriod {
+  id: number;
+  monitorId: number;
+}
+
+/** The first failing probe of a device's last results, by probe name. */
+function causeOf(device: Device): IncidentCause | null {
+  const results = device.last_results as Record<string, { ok: boolean; error: string | null; location?: string }>;
+  for (const probe of Object.keys(results).sort()) {
+    const result = results[probe]!;
+    if (result.ok) continue;
+    return { probe, error: result.error, ...(result.location === undefined ? {} : { location: result.location }) };
+  }
+  return null;
+}
+
+function locationVerdicts(device: Device): Record<string, string> | null {
+  if (device.locations === null) return null;
+  return Object.fromEntries(Object.entries(device.locations).map(([name, state]) => [name, state.status]));
+}
+
+const rollupKey = (row: LatencyRollup) =>
+  `${row.device_id}\u0000${row.probe}\u0000${row.location ?? ''}\u0000${row.start}`;
+
+export class MemoryReports {
+  #nextId = { change: 1, incident: 1, period: 1 };
+  #changes: StatusChange[] = [];
+  #incidents: StoredIncident[] = [];
+  #periods: StoredPeriod[] = [];
+  #hourly = new Map<string, StoredRollup>();
+  #daily = new Map<string, StoredRollup>();
+  /** Hours before it are rolled up; as a database migrated at the store's start, rollups begin then. */
+  #rolledUntil: number;
+
+  constructor(startMs: number) {
+    this.#rolledUntil = Date.parse(hourStart(startMs));
+  }
+
+  /** A device's status became `device.status` (from `from`, null when it was created). */
+  statusChanged(userId: number, device: Device, from: DeviceStatus | null): void {
+    if (from === device.status) return;
+    const at = device.status_since ?? device.created_at;
+    this.#changes.push({ id: this.#nextId.change++, deviceId: device.id, to: device.status, at: Date.parse(at) });
+    if (from === 'down') {
+      for (const incident of this.#incidents) {
+        if (incident.deviceId === device.id && incident.resolvedAt === null)
+          incident.resolvedAt = new Date(at).toISOString();
+      }
+    }
+    if (device.status === 'down') {
+      this.#incidents.push({
+        id: this.#nextId.incident++,
+        userId,
+        deviceId: device.id,
+        startedAt: new Date(at).toISOString(),
+        resolvedAt: null,
+        cause: causeOf(device),
+        locations: locationVerdicts(device),
+      });
+    }
+  }
+
+  /** A monitor's listings were written: periods open for new (zone, since) pairs and close for gone ones. */
+  listingsChanged(monitor: BlacklistMonitor): void {
+    const listed = new Set(monitor.listings.map((l) => `${l.zone}\u0000${Date.parse(l.since)}`));
+    const open = new Set<string>();
+    const closedAt = monitor.last_checked_at ?? new Date().toISOString();
+    for (const period of this.#periods) {
+      if (period.monitorId !== monitor.id || period.delisted_at !== null) continue;
+      const key = `${period.zone}\u0000${Date.parse(period.listed_at)}`;
+      if (listed.has(key)) open.add(key);
+      else period.delisted_at = closedAt;
+    }
+    for (const listing of monitor.listings) {
+      if (open.has(`${listing.zone}\u0000${Date.parse(listing.since)}`)) continue;
+      this.#periods.push({
+        id: this.#nextId.period++,
+        monitorId: monitor.id,
+        zone: listing.zone,
+        answer: listing.answer,
+        listed_at: new Date(listing.since).toISOString(),
+        delisted_at: null,
+      });
+    }
+  }
+
+  dropDevice(id: number): void {
+    this.#changes = this.#changes.filter((c) => c.deviceId !== id);
+    this.#incidents = this.#incidents.filter((i) => i.deviceId !== id);
+    for (const rows of [this.#hourly, this.#daily]) {
+      for (const [key, row] of rows) if (row.device_id === id) rows.delete(key);
+    }
+  }
+
+  dropMonitor(id: number): void {
+    this.#periods = this.#periods.filter((p) => p.monitorId !== id);
+  }
+
+  statusTotals(deviceId: number, range: ReportRange): StatusTotals {
+    const from = Date.parse(range.from);
+    const to = Date.parse(range.to);
+    const changes = this.#changes.filter((c) => c.deviceId === deviceId).sort((a, b) => a.at - b.at || a.id - b.id);
+    const totals: StatusTotals = { ms: {}, down_periods: 0, longest_down_ms: 0 };
+    changes.forEach((change, i) => {
+      const next = changes[i + 1]?.at ?? to;
+      const start = Math.max(change.at, from);
+      const end = Math.min(next, to);
+      if (change.at >= to || next <= from || end < start) return;
+      const length = end - start;
+      totals.ms[change.to] = (totals.ms[change.to] ?? 0) + length;
+      if (change.to === 'down') {
+        totals.down_periods += 1;
+        totals.longest_down_ms = Math.max(totals.longest_down_ms, length);
+      }
+    });
+    return totals;
+  }
+
+  responseTimes(
+    deviceId: number,
+    query: ResponseTimeQuery,
+    results: (range: { from: Timestamp; to: Timestamp }) => RollupInput[],
+  ): ResponseTimePoint[] {
+    const reads = seriesReads(query, new Date(this.#rolledUntil).toISOString());
+    const inRange = (rows: Map<string, StoredRollup>, range: { from: Timestamp; to: Timestamp }) => {
+      const [from, to] = [Date.parse(range.from), Date.parse(range.to)];
+      return [...rows.values()]
+        .filter((row) => row.device_id === deviceId && Date.parse(row.start) >= from && Date.parse(row.start) < to)
+        .map((row) => structuredClone(row));
+    };
+    return responseSeries(query, {
+      daily: reads.daily === undefined ? [] : inRange(this.#daily, reads.daily),
+      hourly: inRange(this.#hourly, reads.hourly),
+      tail: Date.parse(reads.tail.from) < Date.parse(reads.tail.to) ? results(reads.tail) : [],
+    });
+  }
+
+  incidents(userId: number, query: IncidentQuery): Incident[] {
+    const from = Date.parse(query.from);
+    const to = Date.parse(query.to);
+    return this.#incidents
+      .filter(
+        (i) =>
+          i.userId === userId &&
+          (query.device_id === undefined || i.deviceId === query.device_id) &&
+          (query.before_id === undefined || i.id < query.before_id) &&
+          Date.parse(i.startedAt) < to &&
+          (i.resolvedAt === null || Date.parse(i.resolvedAt) > from),
+      )
+      .sort((a, b) => b.id - a.id)
+      .slice(0, query.limit)
+      .map((i) => ({
+        id: i.id,
+        device_id: i.deviceId,
+        started_at: i.startedAt,
+        resolved_at: i.resolvedAt,
+        duration_s:
+          i.resolvedAt === null ? null : Math.floor((Date.parse(i.resolvedAt) - Date.parse(i.startedAt)) / 1000),
+        cause: structuredClone(i.cause),
+        locations: structuredClone(i.locations),
+      }));
+  }
+
+  listingPeriods(monitorId: number, range: ReportRange): ListingPeriod[] {
+    const from = Date.parse(range.from);
+    const to = Date.parse(range.to);
+    return this.#periods
+      .filter(
+        (p) =>
+          p.monitorId === monitorId &&
+          Date.parse(p.listed_at) < to &&
+          (p.delisted_at === null || Date.parse(p.delisted_at) > from),
+      )
+      .sort(
+        (a, b) => Date.parse(a.listed_at) - Date.parse(b.listed_at) || (a.zone < b.zone ? -1 : a.zone > b.zone ? 1 : 0),
+      )
+      .map(({ zone, answer, listed_at, delisted_at }) => ({ zone, answer, listed_at, delisted_at }));
+  }
+
+  /** ReportUpkeep.rollUpResults; `results` reads the raw device results of an hour. */
+  rollUp(before: Timestamp, maxHours: number, results: (range: { from: Timestamp; to: Timestamp }) => RollupInput[]) {
+    const end = Date.parse(before);
+    let rolled = 0;
+    while (rolled < maxHours && this.#rolledUntil + HOUR_MS <= end) {
+      const hour = this.#rolledUntil;
+      const range = { from: new Date(hour).toISOString(), to: new Date(hour + HOUR_MS).toISOString() };
+      for (const row of rollUpResults(results(range))) this.#hourly.set(rollupKey(row), row);
+      if ((hour + HOUR_MS) % DAY_MS === 0) {
+        const day = Date.parse(dayStart(hour));
+        const hours = [...this.#hourly.values()].filter((row) => {
+          const start = Date.parse(row.start);
+          return start >= day && start < hour + HOUR_MS;
+        });
+        for (const row of mergeRollups(hours, dayStart))
+          this.#daily.set(rollupKey(row), { ...row, p95_ms: rollupP95(row) });
+      }
+      this.#rolledUntil = hour + HOUR_MS;
+      rolled += 1;
+    }
+    return rolled;
+  }
+
+  /** ReportUpkeep.deleteReportsBefore. */
+  deleteBefore(before: Timestamp, limit: number): number {
+    const cutoff = Date.parse(before);
+    let deleted = 0;
+    const take = () => deleted < limit && ++deleted > 0;
+    for (const rows of [this.#hourly, this.#daily]) {
+      for (const [key, row] of rows) if (Date.parse(row.start) < cutoff && take()) rows.delete(key);
+    }
+    this.#incidents = this.#incidents.filter(
+      (i) => !(i.resolvedAt !== null && Date.parse(i.resolvedAt) < cutoff && take()),
+    );
+    this.#periods = this.#periods.filter(
+      (p) => !(p.delisted_at !== null && Date.parse(p.delisted_at) < cutoff && take()),
+    );
+    // A change stays while it is its device's last at or before the cutoff.
+    const lastKept = new Map<number, StatusChange>();
+    for (const c of this.#changes) {
+      if (c.at > cutoff) continue;
+      const kept = lastKept.get(c.deviceId);
+      if (kept === undefined || c.at > kept.at || (c.at === kept.at && c.id > kept.id)) lastKept.set(c.deviceId, c);
+    }
+    this.#changes = this.#changes.filter((c) => !(c.at < cutoff && lastKept.get(c.deviceId) !== c && take()));
+    return deleted;
+  }
+}

@@ -1,0 +1,37 @@
+import { successResponse, type ApiResponse } from '../http/api-response.ts';
+import { errors } from '../http/errors.ts';
+import type { IncidentQuery } from '../reports/report-records.ts';
+import { parseIncidentsQuery } from '../validation/report-query.ts';
+import type { RouteContext } from './route-context.ts';
+
+/** The query of the page after one that ended at incident `lastId`: the same range, device and size. */
+function nextPage(query: IncidentQuery, lastId: number): string {
+  const params = new URLSearchParams();
+  if (query.device_id !== undefined) params.set('device_id', String(query.device_id));
+  params.set('from', query.from);
+  params.set('to', query.to);
+  params.set('limit', String(query.limit));
+  params.set('before_id', String(lastId));
+  return params.toString();
+}
+
+/**
+ * `GET /incidents?device_id=&from=&to=&limit=&before_id=` (docs/contract.md, "6.12 Reports"): the
+ * key's user's incidents that overlap the range, newest first, one page at a time.
+ *
+ * The page is read as `limit + 1` rows, as the results routes read theirs, and the `Link` to the
+ * next page repeats the range as this page resolved it: a range left to its default (the last 30
+ * days up to now) would otherwise move between pages.
+ */
+export async function listIncidents(call: RouteContext): Promise<ApiResponse> {
+  const query = parseIncidentsQuery(call.url.query, call.now);
+  const rows = await call.store.listIncidents(call.key.user_id, { ...query, limit: query.limit + 1 });
+  // Missing and another user's device are the same 404: nobody learns whether an id exists.
+  if (rows === undefined) throw errors.notFound('device_not_found');
+  const headers: Record<string, string> = {};
+  if (rows.length > query.limit) {
+    rows.length = query.limit;
+    headers.link = `<${call.url.pathname}?${nextPage(query, rows[query.limit - 1]!.id)}>; rel="next"`;
+  }
+  return successResponse(200, rows, headers);
+}

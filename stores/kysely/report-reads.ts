@@ -1,0 +1,240 @@
+import { sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { DEVICE_STATUSES, type DeviceStatus, type Timestamp } from '../../core/index.ts';
+import type {
+  Incident,
+  IncidentCause,
+  IncidentQuery,
+  ListingPeriod,
+  ReportRange,
+  ResponseTimePoint,
+  ResponseTimeQuery,
+  StatusTotals,
+} from '../../core/index.ts';
+import { responseSeries, seriesReads, type RollupInput, type StoredRollup } from '../../core/internal.ts';
+import { stampText, toFlag, toId, toNullableStamp, toStamp } from './rows.ts';
+import type { Database, DeviceRollupsTable, StoreDialect } from './schema.ts';
+
+// What the report routes read (docs/engine.md, "Reports"). Every read first checks that the
+// record is the user's, so another user's id reads as not found.
+
+async function ownsDevice(db: Kysely<Database>, userId: number, deviceId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('devices')
+    .select('id')
+    .where('id', '=', deviceId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Milliseconds between two timestamp expressions, in SQL. */
+function elapsedMs(dialect: StoreDialect, from: string, to: string) {
+  return dialect === 'postgres'
+    ? sql.raw(`extract(epoch from (${to} - ${from})) * 1000`)
+    : sql.raw(`round((julianday(${to}) - julianday(${from})) * 86400000)`);
+}
+
+/**
+ * How the device spent the range: the changes from the last one at or before `from` to the last
+ * before `to`, each lasting until the next (lead()), cut to the range, summed by status in SQL.
+ */
+export async function deviceStatusTotals(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  userId: number,
+  deviceId: number,
+  range: ReportRange,
+): Promise<StatusTotals | undefined> {
+  if (!(await ownsDevice(db, userId, deviceId))) return undefined;
+  const from = stampText(range.from);
+  const to = stampText(range.to);
+  const stamp = dialect === 'postgres' ? (v: string) => sql`cast(${v} as timestamptz)` : (v: string) => sql`${v}`;
+  const greatest = dialect === 'postgres' ? sql.raw('greatest') : sql.raw('max');
+  const least = dialect === 'postgres' ? sql.raw('least') : sql.raw('min');
+  const { rows } = await sql<{
+    status: string;
+    ms: number | string;
+    periods: number | string;
+    longest: number | string;
+  }>`
+    with changes as (
+      select to_status, at, lead(at) over (order by at, id) as next_at
+      from status_changes
+      where device_id = ${deviceId} and at < ${stamp(to)}
+        and at >= coalesce(
+          (select max(at) from status_changes where device_id = ${deviceId} and at <= ${stamp(from)}),
+          ${stamp(from)})
+    ),
+    spans as (
+      select to_status, ${greatest}(at, ${stamp(from)}) as span_from,
+        ${least}(coalesce(next_at, ${stamp(to)}), ${stamp(to)}) as span_to
+      from changes
+      where coalesce(next_at, ${stamp(to)}) > ${stamp(from)}
+    ),
+    lengths as (select to_status, ${elapsedMs(dialect, 'span_from', 'span_to')} as ms from spans)
+    select to_status as status, sum(ms) as ms, count(*) as periods, max(ms) as longest
+    from lengths group by to_status`.execute(db);
+  const totals: StatusTotals = { ms: {}, down_periods: 0, longest_down_ms: 0 };
+  for (const row of rows) {
+    if (!(DEVICE_STATUSES as readonly string[]).includes(row.status)) continue;
+    const status = row.status as DeviceStatus;
+    totals.ms[status] = Math.round(Number(row.ms));
+    if (status === 'down') {
+      totals.down_periods = Number(row.periods);
+      totals.longest_down_ms = Math.round(Number(row.longest));
+    }
+  }
+  return totals;
+}
+
+/** How far the rollups went: hours before it are in the hourly rows, results after it are raw. */
+export async function rolledUntil(db: Kysely<Database>): Promise<Timestamp> {
+  const row = await db
+    .selectFrom('report_progress')
+    .select('rolled_until')
+    .where('name', '=', 'rollups')
+    .executeTakeFirstOrThrow();
+  return toStamp(row.rolled_until);
+}
+
+export function rollupFromRow(row: Selectable<DeviceRollupsTable>): StoredRollup {
+  return {
+    device_id: toId(row.device_id),
+    probe: row.probe,
+    location: row.location === '' ? null : row.location,
+    start: toStamp(row.start),
+    checks: row.checks,
+    failures: row.failures,
+    timed: row.timed,
+    sum_ms: Number(row.sum_ms),
+    min_ms: row.min_ms,
+    max_ms: row.max_ms,
+    p95_ms: row.p95_ms,
+    histogram: JSON.parse(row.histogram) as Record<number, number>,
+  };
+}
+
+async function readRollups(
+  db: Kysely<Database>,
+  table: 'device_rollups_hourly' | 'device_rollups_daily',
+  deviceId: number,
+  range: { from: Timestamp; to: Timestamp },
+): Promise<StoredRollup[]> {
+  if (Date.parse(range.from) >= Date.parse(range.to)) return [];
+  const rows = await db
+    .selectFrom(table)
+    .selectAll()
+    .where('device_id', '=', deviceId)
+    .where('start', '>=', stampText(range.from))
+    .where('start', '<', stampText(range.to))
+    .execute();
+  return rows.map(rollupFromRow);
+}
+
+/** A device's raw results in [from, to), only the columns a rollup reads. */
+export async function readRollupInput(
+  db: Kysely<Database>,
+  deviceIds: { from: number; to: number },
+  range: { from: Timestamp; to: Timestamp },
+): Promise<RollupInput[]> {
+  if (Date.parse(range.from) >= Date.parse(range.to)) return [];
+  const rows = await db
+    .selectFrom('check_results')
+    .select(['resource_id', 'probe', 'check_location', 'checked_at', 'ok', 'response_ms'])
+    .where('resource_kind', '=', 'device')
+    .where('resource_id', '>=', deviceIds.from)
+    .where('resource_id', '<=', deviceIds.to)
+    .where('checked_at', '>=', stampText(range.from))
+    .where('checked_at', '<', stampText(range.to))
+    .execute();
+  return rows.map((row) => ({
+    device_id: toId(row.resource_id),
+    probe: row.probe,
+    location: row.check_location,
+    checked_at: toStamp(row.checked_at),
+    ok: toFlag(row.ok),
+    response_ms: row.response_ms,
+  }));
+}
+
+export async function listResponseTimes(
+  db: Kysely<Database>,
+  userId: number,
+  deviceId: number,
+  query: ResponseTimeQuery,
+): Promise<ResponseTimePoint[] | undefined> {
+  if (!(await ownsDevice(db, userId, deviceId))) return undefined;
+  // rolled_until first: an hour rolled up after this read is still read raw, never twice.
+  const reads = seriesReads(query, await rolledUntil(db));
+  const ids = { from: deviceId, to: deviceId };
+  return responseSeries(query, {
+    daily: reads.daily === undefined ? [] : await readRollups(db, 'device_rollups_daily', deviceId, reads.daily),
+    hourly: await readRollups(db, 'device_rollups_hourly', deviceId, reads.hourly),
+    tail: await readRollupInput(db, ids, reads.tail),
+  });
+}
+
+function parseJsonObject<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+export async function listIncidents(
+  db: Kysely<Database>,
+  userId: number,
+  query: IncidentQuery,
+): Promise<Incident[] | undefined> {
+  if (query.device_id !== undefined && !(await ownsDevice(db, userId, query.device_id))) return undefined;
+  let select = db
+    .selectFrom('incidents')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('started_at', '<', stampText(query.to))
+    .where((eb) => eb.or([eb('resolved_at', 'is', null), eb('resolved_at', '>', stampText(query.from))]));
+  if (query.device_id !== undefined) select = select.where('device_id', '=', query.device_id);
+  if (query.before_id !== undefined) select = select.where('id', '<', query.before_id);
+  const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
+  return rows.map((row) => {
+    const started = toStamp(row.started_at);
+    const resolved = toNullableStamp(row.resolved_at);
+    return {
+      id: toId(row.id),
+      device_id: toId(row.device_id),
+      started_at: started,
+      resolved_at: resolved,
+      duration_s: resolved === null ? null : Math.floor((Date.parse(resolved) - Date.parse(started)) / 1000),
+      cause: parseJsonObject<IncidentCause>(row.cause),
+      locations: parseJsonObject<Record<string, string>>(row.locations),
+    };
+  });
+}
+
+export async function listListingPeriods(
+  db: Kysely<Database>,
+  userId: number,
+  monitorId: number,
+  range: ReportRange,
+): Promise<ListingPeriod[] | undefined> {
+  const owned = await db
+    .selectFrom('blacklist_monitors')
+    .select('id')
+    .where('id', '=', monitorId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (owned === undefined) return undefined;
+  const rows = await db
+    .selectFrom('listing_periods')
+    .select(['zone', 'answer', 'listed_at', 'delisted_at'])
+    .where('monitor_id', '=', monitorId)
+    .where('listed_at', '<', stampText(range.to))
+    .where((eb) => eb.or([eb('delisted_at', 'is', null), eb('delisted_at', '>', stampText(range.from))]))
+    .orderBy('listed_at')
+    .orderBy('zone')
+    .execute();
+  return rows.map((row) => ({
+    zone: row.zone,
+    answer: row.answer,
+    listed_at: toStamp(row.listed_at),
+    delisted_at: toNullableStamp(row.delisted_at),
+  }));
+}

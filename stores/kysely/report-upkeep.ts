@@ -1,0 +1,153 @@
+import { sql } from 'kysely';
+import type { Kysely, RawBuilder, Transaction } from 'kysely';
+import {
+  DAY_MS,
+  HOUR_MS,
+  dayStart,
+  mergeRollups,
+  rollUpResults as rollUp,
+  rollupP95,
+  type LatencyRollup,
+  type Timestamp,
+} from '../../core/internal.ts';
+import { readRollupInput, rollupFromRow, rolledUntil } from './report-reads.ts';
+import { stampText } from './rows.ts';
+import type { Database, StoreDialect } from './schema.ts';
+
+// The report upkeep (docs/engine.md, "Reports"): rolling finished hours up, off the checks' write
+// path, and expiring old report rows.
+
+/** Devices per raw read while rolling an hour up: the rows in memory stay bounded however many there are. */
+const DEVICE_CHUNK = 1000;
+/** Rollup rows per insert: 12 parameters each, below SQLite's smallest limit (999) and PostgreSQL's. */
+const INSERT_CHUNK = 80;
+
+type RollupTable = 'device_rollups_hourly' | 'device_rollups_daily';
+
+async function insertRollups(trx: Transaction<Database>, table: RollupTable, rows: LatencyRollup[], withP95: boolean) {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await trx
+      .insertInto(table)
+      .values(
+        rows.slice(i, i + INSERT_CHUNK).map((row) => ({
+          device_id: row.device_id,
+          probe: row.probe,
+          location: row.location ?? '',
+          start: stampText(row.start),
+          checks: row.checks,
+          failures: row.failures,
+          timed: row.timed,
+          sum_ms: row.sum_ms,
+          min_ms: row.min_ms,
+          max_ms: row.max_ms,
+          p95_ms: withP95 ? rollupP95(row) : null,
+          histogram: JSON.stringify(row.histogram),
+        })),
+      )
+      .execute();
+  }
+}
+
+/** Thrown inside a transaction to undo it: another worker rolled the hour up first. */
+class AlreadyRolled extends Error {}
+
+/**
+ * Rolls up the hour starting at `hour` in one transaction, and the UTC day it completes; false
+ * when another worker moved the progress first (nothing of this attempt is kept). The progress
+ * moves first: its conditional UPDATE holds the row, so a second worker waits for this one and
+ * then finds the progress moved, and each hour is rolled up once.
+ */
+async function rollUpHour(db: Kysely<Database>, hour: number): Promise<boolean> {
+  const from = new Date(hour).toISOString();
+  const to = new Date(hour + HOUR_MS).toISOString();
+  try {
+    await db.transaction().execute(async (trx) => {
+      const moved = await trx
+        .updateTable('report_progress')
+        .set({ rolled_until: stampText(to) })
+        .where('name', '=', 'rollups')
+        .where('rolled_until', '=', stampText(from))
+        .executeTakeFirst();
+      if (moved.numUpdatedRows === 0n) throw new AlreadyRolled();
+      let after = 0;
+      for (;;) {
+        const ids = await trx
+          .selectFrom('devices')
+          .select('id')
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(DEVICE_CHUNK)
+          .execute();
+        if (ids.length === 0) break;
+        const first = after + 1;
+        after = Number(ids[ids.length - 1]!.id);
+        const input = await readRollupInput(trx, { from: first, to: after }, { from, to });
+        await insertRollups(trx, 'device_rollups_hourly', rollUp(input), false);
+      }
+      if ((hour + HOUR_MS) % DAY_MS === 0) {
+        const day = dayStart(hour);
+        const rows = await trx
+          .selectFrom('device_rollups_hourly')
+          .selectAll()
+          .where('start', '>=', stampText(day))
+          .where('start', '<', stampText(to))
+          .execute();
+        await insertRollups(trx, 'device_rollups_daily', mergeRollups(rows.map(rollupFromRow), dayStart), true);
+      }
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof AlreadyRolled) return false;
+    throw error;
+  }
+}
+
+/** ReportUpkeep.rollUpResults: the hours that ended at or before `before`, oldest first. */
+export async function rollUpResults(db: Kysely<Database>, before: Timestamp, maxHours: number): Promise<number> {
+  const end = Date.parse(before);
+  let rolled = 0;
+  while (rolled < maxHours) {
+    const hour = Date.parse(await rolledUntil(db));
+    if (hour + HOUR_MS > end) break;
+    if (await rollUpHour(db, hour)) rolled += 1;
+  }
+  return rolled;
+}
+
+/** `delete ... where <key> in (select <key> ... limit n)`: at most n rows of a table. */
+function deleteSome(dialect: StoreDialect, table: string, where: RawBuilder<unknown>, limit: number) {
+  const key = sql.raw(dialect === 'postgres' ? 'ctid' : 'rowid');
+  return sql`delete from ${sql.table(table)} where ${key} in (
+    select ${key} from ${sql.table(table)} as t where ${where} limit ${limit})`;
+}
+
+/** ReportUpkeep.deleteReportsBefore. */
+export async function deleteReportsBefore(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  before: Timestamp,
+  limit: number,
+): Promise<number> {
+  const cutoff = stampText(before);
+  const at = dialect === 'postgres' ? sql`cast(${cutoff} as timestamptz)` : sql`${cutoff}`;
+  const deletions: [string, RawBuilder<unknown>][] = [
+    ['device_rollups_hourly', sql`t.start < ${at}`],
+    ['device_rollups_daily', sql`t.start < ${at}`],
+    ['incidents', sql`t.resolved_at < ${at}`],
+    ['listing_periods', sql`t.delisted_at < ${at}`],
+    // A change stays while it is the last one at or before the cutoff: the status then is known.
+    [
+      'status_changes',
+      sql`t.at < ${at} and exists (
+        select 1 from status_changes n
+        where n.device_id = t.device_id and n.at <= ${at} and (n.at > t.at or (n.at = t.at and n.id > t.id)))`,
+    ],
+  ];
+  let deleted = 0;
+  for (const [table, where] of deletions) {
+    if (deleted >= limit) break;
+    const result = await deleteSome(dialect, table, where, limit - deleted).execute(db);
+    deleted += Number(result.numAffectedRows ?? 0n);
+  }
+  return deleted;
+}
