@@ -3,8 +3,10 @@
  * bytes, and Hono, each loaded in turn from this process (a second process to the servers) with
  * autocannon. Figures are ratios to bare node:http measured in the same run, median of rounds.
  *
- *   npm run bench -- [--rounds N] [--seconds S] [--only me,list,create,update,stream,engine,scale] [--smoke]
+ *   npm run bench -- [--rounds N] [--seconds S] [--only me,list,create,update,stream,engine,scale,reports] [--smoke]
  *
+ * `reports` (not in the default list either: it seeds a year of reports and a day of results at
+ * 10,000 devices) the reports' queries, storage, expiry and write cost (bench/reports.ts).
  * `engine` (not in the default list: it takes a few minutes) measures the monitoring engine
  * (bench/engine.ts, docs/performance.md, "The engine"); `scale` (nor is it: it seeds a million rows)
  * the engine at 1,000,000 devices (bench/scale.ts, docs/performance.md, "Scale").
@@ -35,6 +37,7 @@ import {
   type RunningServer,
 } from './processes.ts';
 import { seedDevices } from './seed.ts';
+import { openKyselyStore } from '../stores/kysely/index.ts';
 import { streamedList } from './streamed-list.ts';
 
 const { values: flags } = parseArgs({
@@ -253,6 +256,83 @@ async function benchMe(api: Api): Promise<void> {
   report('GET /v1/me', 'bare', ...row('bare', me));
   report('GET /v1/me', 'hono (constant, no auth)', ...row('hono', me));
   report('GET /v1/me', 'monitoring-api (SQLite, key auth)', ...row('api', me), 'target >= 0.85');
+}
+
+/**
+ * Reports over 400 days of one device's data (bench/reports.ts, `seedReportHistory`): the CPU
+ * per request of availability and of the daily response-time series against GET /me on the same
+ * server and database, and a bare server answering the series' very bytes (how much of its cost
+ * is the size of the answer alone).
+ */
+async function benchReportQueries(database: string, name: string): Promise<void> {
+  const api = await serveApi(database);
+  const auth = authOf(api);
+  const me = (await (await fetch(`${api.server.url}/me`, { headers: auth })).json()) as { data: { user_id: number } };
+  const created = await fetch(`${api.server.url}/devices/create`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ target_type: 'domain', target_value: 'reported.example.com' }),
+  });
+  const deviceId = ((await created.json()) as { data: { id: number } }).data.id;
+  const end = Date.parse(new Date().toISOString().slice(0, 10));
+  const { seedReportHistory } = await import('./reports.ts');
+  const opened = await openKyselyStore(database);
+  try {
+    await seedReportHistory(opened.db, deviceId, me.data.user_id, 400, end);
+  } finally {
+    await opened.store.close();
+  }
+  const range = `from=${new Date(end - 400 * 86_400_000).toISOString()}&to=${new Date(end).toISOString()}`;
+  const availability = `${api.server.url}/devices/availability?id=${deviceId}&${range}`;
+  const series = `${api.server.url}/devices/response-times?id=${deviceId}&${range}&bucket=day`;
+  const seriesBare = await bare(await capture(series, api.token), `series-${name}`);
+  try {
+    await measureReports(api, name, availability, series, seriesBare);
+  } finally {
+    await api.server.stop();
+  }
+}
+
+async function measureReports(api: Api, name: string, availability: string, series: string, seriesBare: RunningServer) {
+  const auth = authOf(api);
+  const measured = await pinned([seriesBare, api.server], () =>
+    compare(
+      {
+        me: { url: `${api.server.url}/me`, headers: auth, pid: api.server.pid },
+        availability: { url: availability, headers: auth, pid: api.server.pid },
+        series: { url: series, headers: auth, pid: api.server.pid },
+        seriesBare: { url: series.replace(api.server.url, seriesBare.url), pid: seriesBare.pid },
+      },
+      'me',
+    ),
+  );
+  const times = (key: string) =>
+    `${(1 / measured.cpuRatio[key]!).toFixed(1)}x GET /me (rounds ${measured.cpuSpread[key]!.map((r) =>
+      (1 / r).toFixed(1),
+    )
+      .reverse()
+      .join('-')})`;
+  report(`reports over 400 days (${name})`, 'GET /v1/me', `cpu ${measured.cpu.me!.toFixed(1)} us/req`);
+  report(
+    `reports over 400 days (${name})`,
+    'availability',
+    `cpu ${measured.cpu.availability!.toFixed(1)} us/req`,
+    times('availability'),
+    'target <= 3x',
+  );
+  report(
+    `reports over 400 days (${name})`,
+    'response times, bucket=day',
+    `cpu ${measured.cpu.series!.toFixed(1)} us/req`,
+    times('series'),
+    'target <= 3x',
+  );
+  report(
+    `reports over 400 days (${name})`,
+    'bare server, the same series bytes',
+    `cpu ${measured.cpu.seriesBare!.toFixed(1)} us/req`,
+    times('seriesBare'),
+  );
 }
 
 /** 2. GET /v1/devices with 50 records, on the database `api` serves (SQLite or PostgreSQL). */
@@ -538,6 +618,20 @@ try {
     // Loaded only now: it runs the compiled engine (bench/compiled.ts), built just above.
     const { benchEngine } = await import('./engine.ts');
     await benchEngine({ smoke, rounds, report });
+  }
+  if (only.has('reports')) {
+    await benchReportQueries(sqlite, 'SQLite');
+    const pgDb = await createTestDatabase();
+    if ('skip' in pgDb) report('reports over 400 days (PostgreSQL)', 'skipped', pgDb.skip ?? '');
+    else {
+      try {
+        await benchReportQueries(pgDb.url, 'PostgreSQL');
+      } finally {
+        await pgDb.drop();
+      }
+    }
+    const { benchReportUpkeep } = await import('./reports.ts');
+    await benchReportUpkeep({ smoke, report });
   }
   if (only.has('scale')) {
     const { benchScale } = await import('./scale.ts');

@@ -21,7 +21,7 @@ function runBench(args: string[]): Promise<{ code: number | null; out: string; e
 // of the script, its build check and its servers again.
 let run: Promise<{ code: number | null; out: string; err: string }>;
 before(() => {
-  run = runBench(['--only', 'me,list,create,update,stream,engine,scale']);
+  run = runBench(['--only', 'me,list,create,update,stream,engine,scale,reports']);
 });
 
 it('the benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {
@@ -60,4 +60,26 @@ it('the engine benchmark runs end to end and prints every figure', { timeout: 24
       new RegExp(`^claim-and-record cycle \\(PostgreSQL.* {2}${workers} {2}\\d+ records/s .* checked twice: 0`, 'm'),
     );
   }
+});
+
+// The reports' part (docs/performance.md, "Reports"): the query figures on SQLite, and on
+// PostgreSQL the query, storage, expiry and write-cost figures.
+it('the reports benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {
+  const output = await run;
+  assert.equal(output.code, 0, output.err);
+  for (const what of ['availability', 'response times, bucket=day'])
+    assert.match(
+      output.out,
+      new RegExp(`^reports over 400 days \\(SQLite\\) {2}${what} {2}cpu [\\d.]+ us/req {2}[\\d.]+x GET /me`, 'm'),
+    );
+  if (/^reports over 400 days \(PostgreSQL\) {2}skipped/m.test(output.out)) return;
+  assert.match(
+    output.out,
+    /^storage per device per day .* {2}raw results 2880 rows, \d+ bytes {2}rollups [\d.]+ rows, \d+ bytes {2}rows 1\/[\d.]+/m,
+  );
+  assert.match(
+    output.out,
+    /^expiring one day of raw results .* {2}partition drop [\d.]+ ms {2}batched deletes [\d.]+ s/m,
+  );
+  assert.match(output.out, /^claim and record, .* {2}with reports \d+\/s {2}without \d+\/s {2}ratio [\d.]+/m);
 });
