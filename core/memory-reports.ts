@@ -110,6 +110,11 @@ export class MemoryReports {
     this.#rolledUntil = Date.parse(hourStart(startMs));
   }
 
+  /** Where the rollups have come to: raw results from then on are not rolled up yet. */
+  get rolledUntil(): number {
+    return this.#rolledUntil;
+  }
+
   /**
    * A device's status became `device.status` (from `from`, null when it was created), at its
    * `status_since`, never before `fromSince`, the previous status's (as the SQL triggers date it).

@@ -523,7 +523,8 @@ export class MemoryStore implements Store {
   }
 
   async deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number> {
-    const cutoff = ms(before);
+    // Raw results are the rollups' input: none goes before its hour is rolled up.
+    const cutoff = Math.min(ms(before), this.#reports.rolledUntil);
     let deleted = 0;
     this.#results = this.#results.filter(({ result }) => {
       if (deleted >= limit || ms(result.checked_at) >= cutoff) return true;

@@ -49,6 +49,17 @@ export async function deleteCheckResultsBefore(
   limit: number,
 ): Promise<number> {
   if (limit <= 0) return 0;
+  // Raw results are the rollups' input: none goes before its hour is rolled up, however long the
+  // workers were away (docs/engine.md, "Reports").
+  const progress = await db
+    .selectFrom('report_progress')
+    .select('rolled_until')
+    .where('name', '=', 'rollups')
+    .executeTakeFirst();
+  if (progress !== undefined) {
+    const rolled = new Date(progress.rolled_until as string | Date).toISOString();
+    if (Date.parse(rolled) < Date.parse(before)) before = rolled;
+  }
   let dropped = 0;
   if (dialect === 'postgres') {
     const { rows } = await sql<{ today: string }>`

@@ -13,7 +13,9 @@ import {
 } from '../../core/internal.ts';
 import { readRollupInput, rollupFromRow, rolledUntil } from './report-reads.ts';
 import { stampText, toStamp } from './rows.ts';
+import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
+import { insertHourlyRollupsPostgres } from './rollup-postgres.ts';
 
 // The report upkeep (docs/engine.md, "Reports"): rolling finished hours up, off the checks' write
 // path, and expiring old report rows.
@@ -65,6 +67,7 @@ async function rollUpHours(db: Kysely<Database>, hour: number, until: number): P
   // The day `hour` lies in ends within the run: its daily rows are due (later days in the run
   // have no results, so no hourly rows either).
   const dayEnd = Date.parse(dayStart(hour)) + DAY_MS;
+  const dialect = dialectOf(db);
   try {
     await db.transaction().execute(async (trx) => {
       const moved = await trx
@@ -86,8 +89,12 @@ async function rollUpHours(db: Kysely<Database>, hour: number, until: number): P
         if (ids.length === 0) break;
         const first = after + 1;
         after = Number(ids[ids.length - 1]!.id);
-        const input = await readRollupInput(trx, { from: first, to: after }, { from, to });
-        await insertRollups(trx, 'device_rollups_hourly', rollUp(input), false);
+        // PostgreSQL sums the hour itself; elsewhere the raw rows are read and summed here.
+        if (dialect === 'postgres') await insertHourlyRollupsPostgres(trx, { first, last: after }, { from, to });
+        else {
+          const input = await readRollupInput(trx, { from: first, to: after }, { from, to });
+          await insertRollups(trx, 'device_rollups_hourly', rollUp(input), false);
+        }
       }
       if (dayEnd <= until) {
         const day = dayStart(hour);

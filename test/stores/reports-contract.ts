@@ -341,5 +341,27 @@ export function reportsContract(ctx: ContractContext): void {
         'the open incident stays',
       );
     });
+
+    it('keeps raw results until their hour is rolled up, whatever the retention asks', async () => {
+      useDay(12);
+      const store = ctx.store();
+      const user = await ctx.newUser();
+      const device = await newDevice(store, user.id);
+      await check(store, device.id, 0, 'up');
+      await check(store, device.id, 10, 'up');
+      const kept = async () => (await store.listCheckResults(user.id, 'device', device.id, { limit: 10 }))?.length;
+      // The retention would take everything before minute 300; the hours are not rolled up yet.
+      await store.deleteCheckResultsBefore(t(300), 1000);
+      assert.equal(await kept(), 2, 'nothing goes before its hour is rolled up');
+      await store.rollUpResults!(t(120), 100_000);
+      await store.deleteCheckResultsBefore(t(300), 1000);
+      assert.equal(await kept(), 0, 'rolled up, they go');
+      const series = await store.listResponseTimes(user.id, device.id, { ...dayRange(), bucket: 'hour' });
+      assert.deepEqual(
+        series?.map((p) => [p.at, p.checks]),
+        [[t(0), 2]],
+        'and the rollup answers for them',
+      );
+    });
   });
 }
