@@ -57,9 +57,9 @@ const stamp = (ms: number) => new Date(ms).toISOString();
 
 /**
  * `days` days of one device's report rows up to `endMs` (a UTC day start), as the engine leaves
- * them at 60 s with two probes: a 10-minute outage every day (its two status changes and its
- * incident), hourly rollups of 60 checks per probe with a histogram of a few dozen buckets, and
- * daily rollups. A pessimistic device: most have far fewer incidents.
+ * them at 60 s with two probes: a 10-minute outage every `outageEveryDays` days (its two status
+ * changes and its incident), hourly rollups of 60 checks per probe with a histogram of a few dozen
+ * buckets, and daily rollups. An outage a day is a pessimistic device; one a month a common one.
  */
 export async function seedReportHistory(
   db: Kysely<Database>,
@@ -67,6 +67,7 @@ export async function seedReportHistory(
   userId: number,
   days: number,
   endMs: number,
+  outageEveryDays = 1,
 ): Promise<void> {
   const startMs = endMs - days * DAY_MS;
   await db.deleteFrom('status_changes').where('device_id', '=', deviceId).execute();
@@ -79,16 +80,18 @@ export async function seedReportHistory(
   for (let day = startMs; day < endMs; day += DAY_MS) {
     const down = day + 10 * HOUR_MS;
     const up = down + 600_000;
-    changes.push({ device_id: deviceId, from_status: 'up', to_status: 'down', at: stamp(down) } as never);
-    changes.push({ device_id: deviceId, from_status: 'down', to_status: 'up', at: stamp(up) } as never);
-    incidents.push({
-      user_id: userId,
-      device_id: deviceId,
-      started_at: stamp(down),
-      resolved_at: stamp(up),
-      cause: JSON.stringify({ probe: 'public_https', error: 'ECONNREFUSED' }),
-      locations: null,
-    });
+    if (Math.round((day - startMs) / DAY_MS) % outageEveryDays === 0) {
+      changes.push({ device_id: deviceId, from_status: 'up', to_status: 'down', at: stamp(down) } as never);
+      changes.push({ device_id: deviceId, from_status: 'down', to_status: 'up', at: stamp(up) } as never);
+      incidents.push({
+        user_id: userId,
+        device_id: deviceId,
+        started_at: stamp(down),
+        resolved_at: stamp(up),
+        cause: JSON.stringify({ probe: 'public_https', error: 'ECONNREFUSED' }),
+        locations: null,
+      });
+    }
     for (const probe of PROBES) {
       const counts = { probe, location: '', checks: 60, failures: 0, timed: 60, sum_ms: 5700, min_ms: 80, max_ms: 103 };
       for (let hour = day; hour < day + DAY_MS; hour += HOUR_MS)

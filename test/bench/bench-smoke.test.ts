@@ -67,7 +67,7 @@ it('the engine benchmark runs end to end and prints every figure', { timeout: 24
 it('the reports benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {
   const output = await run;
   assert.equal(output.code, 0, output.err);
-  for (const what of ['availability', 'response times, bucket=day'])
+  for (const what of ['availability, an outage a day', 'availability, an outage a month', 'response times, bucket=day'])
     assert.match(
       output.out,
       new RegExp(`^reports over 400 days \\(SQLite\\) {2}${what} {2}cpu [\\d.]+ us/req {2}[\\d.]+x GET /me`, 'm'),
