@@ -19,39 +19,31 @@ export async function insertHourlyRollupsPostgres(
   ids: { first: number; last: number },
   range: { from: string; to: string },
 ): Promise<void> {
+  // One pass over the hour: counts by response-time bucket, each bucket carrying its own totals,
+  // then one row per device, probe, location and hour from those (a far smaller set).
   await sql`
-    with raw as materialized (
+    with buckets as (
       select r.resource_id as device_id, r.probe, coalesce(r.check_location, '') as location,
-        date_trunc('hour', r.checked_at, 'UTC') as start, r.ok, r.response_ms,
+        date_trunc('hour', r.checked_at, 'UTC') as start,
         case
           when r.response_ms is null then null
           when r.response_ms < 32 then greatest(r.response_ms, 0)
           else 32 + cast(floor(ln(r.response_ms / 32.0) / ln(1.04)) as integer)
-        end as bucket
+        end as bucket,
+        count(*) as checks, count(*) filter (where not r.ok) as failures, count(r.response_ms) as timed,
+        sum(r.response_ms) as sum_ms, min(r.response_ms) as min_ms, max(r.response_ms) as max_ms
       from check_results r
       where r.resource_kind = 'device' and r.resource_id between ${ids.first} and ${ids.last}
         and r.checked_at >= cast(${range.from} as timestamptz) and r.checked_at < cast(${range.to} as timestamptz)
         and exists (select 1 from devices d where d.id = r.resource_id)
-    ),
-    counts as (
-      select device_id, probe, location, start, bucket, count(*) as n
-      from raw where bucket is not null
-      group by device_id, probe, location, start, bucket
-    ),
-    histograms as (
-      select device_id, probe, location, start, cast(json_object_agg(bucket, n order by bucket) as text) as histogram
-      from counts group by device_id, probe, location, start
-    ),
-    totals as (
-      select device_id, probe, location, start, count(*) as checks, count(*) filter (where not ok) as failures,
-        count(response_ms) as timed, coalesce(sum(response_ms), 0) as sum_ms, min(response_ms) as min_ms,
-        max(response_ms) as max_ms
-      from raw group by device_id, probe, location, start
+      group by 1, 2, 3, 4, 5
     )
     insert into device_rollups_hourly
       (device_id, probe, location, start, checks, failures, timed, sum_ms, min_ms, max_ms, p95_ms, histogram)
-    select t.device_id, t.probe, t.location, t.start, t.checks, t.failures, t.timed, t.sum_ms, t.min_ms, t.max_ms,
-      null, coalesce(h.histogram, '{}')
-    from totals t left join histograms h using (device_id, probe, location, start)
-    order by t.device_id, t.start, t.probe, t.location`.execute(db);
+    select device_id, probe, location, start, sum(checks), sum(failures), sum(timed), coalesce(sum(sum_ms), 0),
+      min(min_ms), max(max_ms), null,
+      coalesce(cast(json_object_agg(bucket, timed order by bucket) filter (where bucket is not null) as text), '{}')
+    from buckets
+    group by device_id, probe, location, start
+    order by device_id, start, probe, location`.execute(db);
 }
