@@ -9,6 +9,7 @@ import type { DeviceCheckOutcome, NewDeviceProbeResult, RecordedCheck } from '..
 import { migrateToLatest, openKyselyStore, type Database, type OpenedKyselyStore } from '../stores/kysely/index.ts';
 import { dayPartitions, ensureDayPartition } from '../stores/kysely/result-partitions.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
+import { benchDevice } from './seed.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -20,34 +21,10 @@ type Report = (...cells: (string | number)[]) => void;
 async function oneDevice(opened: OpenedKyselyStore, name: string): Promise<{ userId: number; deviceId: number }> {
   const user = await opened.store.createUser({ name, created_at: new Date().toISOString() });
   const created = await opened.store.createDevice(user.id, {
-    target_type: 'domain',
-    target_value: `${name}.example.com`,
-    service_type: 'web',
-    scheme: 'https',
-    port: 443,
-    host_header: null,
-    proxy_enabled: false,
-    origin_host: null,
-    origin_scheme: 'https',
-    origin_port: 443,
-    check_public_http: false,
-    check_public_https: true,
-    check_public_tls: true,
-    check_origin_http: false,
-    check_origin_tls: false,
-    expect_status: 200,
-    location: 'bench',
-    is_enabled: true,
+    ...benchDevice(`${name}.example.com`),
     created_at: new Date(0).toISOString(),
-    check_interval_s: 60,
-    check_locations: null,
-    quorum: null,
-    quorum_state: null,
-    locations: null,
     status: 'up',
     status_since: new Date(0).toISOString(),
-    last_checked_at: null,
-    last_results: {},
   });
   if (!('created' in created)) throw new Error('the bench device was not created');
   return { userId: user.id, deviceId: created.created.id };

@@ -14,7 +14,7 @@ export async function seedDevices(databaseUrl: string, counts: number[]): Promis
         for (let start = 0; start < count; start += 500) {
           const rows = [];
           for (let i = start; i < Math.min(count, start + 500); i++)
-            rows.push(deviceToRow(dialect, user.id, device(`s${user.id}-${i}.example.com`)));
+            rows.push(deviceToRow(dialect, user.id, benchDevice(`s${user.id}-${i}.example.com`)));
           await trx.insertInto('devices').values(rows).execute();
         }
       });
@@ -25,7 +25,8 @@ export async function seedDevices(databaseUrl: string, counts: number[]): Promis
   }
 }
 
-function device(target: string): NewDevice {
+/** A web device at 60 s with the HTTPS and TLS probes, as every bench seeds them. */
+export function benchDevice(target: string): NewDevice {
   return {
     target_type: 'domain',
     target_value: target,

@@ -1,4 +1,5 @@
 import { WEEKDAYS, type MaintenanceRepeat, type MaintenanceWindowSettings } from '../records.ts';
+import { instantOf, offsetAt } from '../time-zones.ts';
 
 /**
  * When maintenance windows are in force (docs/contract.md §6.10). Weekly windows are local times in
@@ -12,63 +13,6 @@ const DAY_MS = 86_400_000;
 export interface Occurrence {
   start: number;
   end: number;
-}
-
-const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(zone: string): Intl.DateTimeFormat {
-  let format = FORMATTERS.get(zone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    if (FORMATTERS.size < 1000) FORMATTERS.set(zone, format);
-  }
-  return format;
-}
-
-/** Whether the runtime knows `zone` as an IANA time zone. */
-export function isTimeZone(zone: string): boolean {
-  if (zone === '' || zone.length > 64) return false;
-  try {
-    formatter(zone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The zone's offset from UTC at `at` (ms), from the local wall clock Intl gives for that instant. */
-function offsetAt(zone: string, at: number): number {
-  const parts: Record<string, number> = {};
-  for (const part of formatter(zone).formatToParts(at)) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  const local = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
-  return local - Math.floor(at / 1000) * 1000;
-}
-
-/**
- * The instant at which the wall clock of `zone` shows `local` (a wall time written as if it were
- * UTC). A wall time that the zone skips (the hour lost in spring) is read with the offset before
- * the change, so it lands after the gap; a wall time that happens twice (the hour repeated in
- * autumn) is its first occurrence.
- */
-export function instantOf(zone: string, local: number): number {
-  const before = offsetAt(zone, local - DAY_MS);
-  const after = offsetAt(zone, local + DAY_MS);
-  // Each candidate is right when the zone's offset at it is the offset it assumed.
-  const early = local - before;
-  const late = local - after;
-  const candidates = [early, late].filter((at) => offsetAt(zone, at) === local - at).sort((a, b) => a - b);
-  return candidates[0] ?? early;
 }
 
 /** The weekday index (0 = mon) of a wall-clock day written as UTC ms. */

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { ErrorDetail } from '../http/api-error.ts';
-import { isTimeZone } from '../maintenance/window-times.ts';
+import { isTimeZone } from '../time-zones.ts';
 import { WEEKDAYS, type MaintenanceRepeat, type NewMaintenanceWindow, type Weekday } from '../records.ts';
 import { detail, type FieldHints } from './details.ts';
 import { flag, integer, optional, text } from './field-schemas.ts';

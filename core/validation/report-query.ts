@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { ErrorDetail } from '../http/api-error.ts';
 import { errors } from '../http/errors.ts';
-import { isTimeZone } from '../maintenance/window-times.ts';
+import { isTimeZone } from '../time-zones.ts';
 import type { IncidentQuery, ReportBucket, ReportRange, ResponseTimeQuery } from '../reports/report-records.ts';
 import { issuesToDetails, type FieldHints } from './details.ts';
 import { decimal, MAX_ID, parseRecordId, queryValues } from './list-query.ts';

@@ -101,9 +101,13 @@ export async function rolledUntil(db: Kysely<Database>): Promise<Timestamp> {
   return toStamp(row.rolled_until);
 }
 
-export function rollupFromRow(row: Selectable<DeviceRollupsTable>): StoredRollup {
+/** A rollup row's counts, as core's rollups name them. */
+function rollupCounts(
+  row: Omit<Selectable<DeviceRollupsTable>, 'histogram' | 'device_id'>,
+  deviceId: number,
+): Omit<StoredRollup, 'histogram'> {
   return {
-    device_id: toId(row.device_id),
+    device_id: deviceId,
     probe: row.probe,
     location: row.location === '' ? null : row.location,
     start: toStamp(row.start),
@@ -114,6 +118,12 @@ export function rollupFromRow(row: Selectable<DeviceRollupsTable>): StoredRollup
     min_ms: row.min_ms,
     max_ms: row.max_ms,
     p95_ms: row.p95_ms,
+  };
+}
+
+export function rollupFromRow(row: Selectable<DeviceRollupsTable>): StoredRollup {
+  return {
+    ...rollupCounts(row, toId(row.device_id)),
     histogram: JSON.parse(row.histogram) as Record<number, number>,
   };
 }
@@ -153,20 +163,7 @@ async function readDailyRollups(
     .where('start', '>=', stampText(range.from))
     .where('start', '<', stampText(range.to))
     .execute();
-  return rows.map((row) => ({
-    device_id: deviceId,
-    probe: row.probe,
-    location: row.location === '' ? null : row.location,
-    start: toStamp(row.start),
-    checks: row.checks,
-    failures: row.failures,
-    timed: row.timed,
-    sum_ms: Number(row.sum_ms),
-    min_ms: row.min_ms,
-    max_ms: row.max_ms,
-    p95_ms: row.p95_ms,
-    histogram: {},
-  }));
+  return rows.map((row) => ({ ...rollupCounts(row, deviceId), histogram: {} }));
 }
 
 /** A device's raw results in [from, to), only the columns a rollup reads. */
