@@ -20,8 +20,15 @@ import { insertHourlyRollupsPostgres } from './rollup-postgres.ts';
 // The report upkeep (docs/engine.md, "Reports"): rolling finished hours up, off the checks' write
 // path, and expiring old report rows.
 
-/** Devices per raw read while rolling an hour up: the rows in memory stay bounded however many there are. */
-const DEVICE_CHUNK = 1000;
+/**
+ * Devices per step while rolling an hour up. Where the raw rows are read and summed here, a
+ * thousand keeps memory bounded however many devices there are. PostgreSQL sums them itself, and
+ * its results are written in time order, so an hour's rows are spread over every page of that
+ * hour: each step scans the hour's pages whatever its devices, and fewer, larger steps cost less
+ * (measured at 40,000 devices: 40 steps of 1,000 took 4.4 times one step of all). Twenty
+ * thousand devices' hour stays well within the statement timeout.
+ */
+const DEVICE_CHUNK = { sqlite: 1000, postgres: 20_000 } as const;
 /** Rollup rows per insert: 12 parameters each, below SQLite's smallest limit (999) and PostgreSQL's. */
 const INSERT_CHUNK = 80;
 
@@ -84,7 +91,7 @@ async function rollUpHours(db: Kysely<Database>, hour: number, until: number): P
           .select('id')
           .where('id', '>', after)
           .orderBy('id')
-          .limit(DEVICE_CHUNK)
+          .limit(DEVICE_CHUNK[dialect])
           .execute();
         if (ids.length === 0) break;
         const first = after + 1;
