@@ -266,6 +266,15 @@ async function benchMe(api: Api): Promise<void> {
  */
 async function benchReportQueries(database: string, name: string): Promise<void> {
   const api = await serveApi(database);
+  // Stopped whatever happens: its connections would keep the caller from dropping the database.
+  try {
+    await seedAndMeasureReports(api, database, name);
+  } finally {
+    await api.server.stop();
+  }
+}
+
+async function seedAndMeasureReports(api: Api, database: string, name: string): Promise<void> {
   const auth = authOf(api);
   const me = (await (await fetch(`${api.server.url}/me`, { headers: auth })).json()) as { data: { user_id: number } };
   const created = await fetch(`${api.server.url}/devices/create`, {
@@ -294,11 +303,7 @@ async function benchReportQueries(database: string, name: string): Promise<void>
   const calmAvailability = `${api.server.url}/devices/availability?id=${calmId}&${range}`;
   const series = `${api.server.url}/devices/response-times?id=${deviceId}&${range}&bucket=day`;
   const seriesBare = await bare(await capture(series, api.token), `series-${name}`);
-  try {
-    await measureReports(api, name, { availability, calmAvailability, series }, seriesBare);
-  } finally {
-    await api.server.stop();
-  }
+  await measureReports(api, name, { availability, calmAvailability, series }, seriesBare);
 }
 
 async function measureReports(
