@@ -27,7 +27,7 @@ import {
 } from './rows.ts';
 import { TABLE_OF } from './schedule.ts';
 import type { Database, DevicesTable, MaintenanceWindowsTable, StoreDialect } from './schema.ts';
-import { pickColumns, updateRow } from './update-record.ts';
+import { listOwnedRows, pickColumns, readOwnedRow, updateRow } from './update-record.ts';
 import { setLocationsEnabled } from './location-checks.ts';
 
 function parseIds(text: string): number[] {
@@ -93,24 +93,24 @@ export class KyselyMaintenance implements MaintenanceStore {
   }
 
   async listMaintenanceWindows(userId: number, page: PageRequest): Promise<StoredMaintenanceWindow[]> {
-    const rows = await this.db
-      .selectFrom('maintenance_windows')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('id', '>', page.afterId)
-      .orderBy('id')
-      .$if(Number.isFinite(page.limit), (q) => q.limit(page.limit))
-      .execute();
+    const rows = await listOwnedRows<Selectable<MaintenanceWindowsTable>>(
+      this.db,
+      this.dialect,
+      'maintenance_windows',
+      userId,
+      page,
+    );
     return rows.map((row) => withoutOwner(windowFromRow(row)));
   }
 
   async getMaintenanceWindow(userId: number, id: number): Promise<StoredMaintenanceWindow | undefined> {
-    const row = await this.db
-      .selectFrom('maintenance_windows')
-      .selectAll()
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const row = await readOwnedRow<Selectable<MaintenanceWindowsTable>>(
+      this.db,
+      this.dialect,
+      'maintenance_windows',
+      userId,
+      id,
+    );
     return row && withoutOwner(windowFromRow(row));
   }
 

@@ -94,6 +94,7 @@ import {
   fieldColumns,
   isUniqueViolation,
   pickColumns,
+  listOwnedRows,
   readOwnedRow,
   updateRow,
 } from './update-record.ts';
@@ -548,16 +549,9 @@ export class KyselyStore implements Store {
   }
 
   listDevices(userId: number, page: PageRequest): Promise<Device[]> {
-    return this.#run(async (db) => {
-      let query = db
-        .selectFrom('devices')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('id', '>', page.afterId)
-        .orderBy('id');
-      if (Number.isFinite(page.limit)) query = query.limit(page.limit);
-      return (await query.execute()).map(deviceFromRow);
-    });
+    return this.#run(async (db) =>
+      (await listOwnedRows<Selectable<DevicesTable>>(db, this.#dialect, 'devices', userId, page)).map(deviceFromRow),
+    );
   }
 
   deleteDevice(userId: number, id: number): Promise<boolean> {
@@ -576,16 +570,11 @@ export class KyselyStore implements Store {
   }
 
   listBlacklistMonitors(userId: number, page: PageRequest): Promise<BlacklistMonitor[]> {
-    return this.#run(async (db) => {
-      let query = db
-        .selectFrom('blacklist_monitors')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('id', '>', page.afterId)
-        .orderBy('id');
-      if (Number.isFinite(page.limit)) query = query.limit(page.limit);
-      return (await query.execute()).map(monitorFromRow);
-    });
+    return this.#run(async (db) =>
+      (
+        await listOwnedRows<Selectable<BlacklistMonitorsTable>>(db, this.#dialect, 'blacklist_monitors', userId, page)
+      ).map(monitorFromRow),
+    );
   }
 
   deleteBlacklistMonitor(userId: number, id: number): Promise<boolean> {

@@ -23,7 +23,7 @@ import {
   type WebhookChange,
   type WebhookStore,
 } from '../../core/index.ts';
-import { isUniqueViolation, updateRow } from './update-record.ts';
+import { isUniqueViolation, listOwnedRows, readOwnedRow, updateRow } from './update-record.ts';
 import { stampText, toId, toStamp } from './rows.ts';
 import type { Database, DbInteger, StoreDialect, WebhooksTable } from './schema.ts';
 
@@ -109,24 +109,12 @@ export class KyselyWebhooks implements WebhookStore {
   }
 
   async listWebhooks(userId: number, page: PageRequest): Promise<Webhook[]> {
-    const rows = await this.db
-      .selectFrom('webhooks')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('id', '>', page.afterId)
-      .orderBy('id')
-      .$if(Number.isFinite(page.limit), (q) => q.limit(page.limit))
-      .execute();
+    const rows = await listOwnedRows<Selectable<WebhooksTable>>(this.db, this.dialect, 'webhooks', userId, page);
     return rows.map((row) => withoutSecret(webhookFromRow(row)));
   }
 
   async getWebhook(userId: number, id: number): Promise<Webhook | undefined> {
-    const row = await this.db
-      .selectFrom('webhooks')
-      .selectAll()
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const row = await readOwnedRow<Selectable<WebhooksTable>>(this.db, this.dialect, 'webhooks', userId, id);
     return row && withoutSecret(webhookFromRow(row));
   }
 

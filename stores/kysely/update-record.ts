@@ -1,6 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { ChangeEffect, MonitoredKind, NewMonitoringEvent, Timestamp } from '../../core/index.ts';
+import type { ChangeEffect, MonitoredKind, NewMonitoringEvent, PageRequest, Timestamp } from '../../core/index.ts';
 import { eventValues } from './result-rows.ts';
 import { flagFor, stampText } from './rows.ts';
 import type { Database, StoreDialect } from './schema.ts';
@@ -221,4 +221,23 @@ export async function readOwnedRow<Row>(
       ? `select * from ${quote(table)} where id = $1 and user_id = $2`
       : `select * from ${quote(table)} where id = ? and user_id = ?`;
   return (await db.executeQuery<Row>(CompiledQuery.raw(text, [id, userId]))).rows[0];
+}
+
+/**
+ * A page of the user's rows of `table`: those after `page.afterId`, by id, at most `page.limit`
+ * (every one when it is not finite: a streamed list). The same text per table, dialect and
+ * whether it is limited, so each is prepared once.
+ */
+export async function listOwnedRows<Row>(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  table: ChangedTable,
+  userId: number,
+  page: PageRequest,
+): Promise<Row[]> {
+  const at = (n: number) => (dialect === 'postgres' ? `$${n}` : '?');
+  const limited = Number.isFinite(page.limit);
+  const text = `select * from ${quote(table)} where user_id = ${at(1)} and id > ${at(2)} order by id${limited ? ` limit ${at(3)}` : ''}`;
+  const parameters = limited ? [userId, page.afterId, page.limit] : [userId, page.afterId];
+  return (await db.executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows;
 }
