@@ -1,7 +1,6 @@
 import type {
   BlacklistCheckOutcome,
   ClaimRequest,
-  Claimed,
   ClaimedBlacklistMonitor,
   ClaimedDevice,
   DeviceCheckOutcome,
@@ -34,7 +33,21 @@ import type {
 import { systemClock, type Clock } from './clock.ts';
 import { LISTED_LOCATION_MS, summarizeLocations, type StoredHeartbeat } from './locations.ts';
 import type { CheckRequestResult, CreateResult, PageRequest, RecordChange, Store, UpdateResult } from './store.ts';
-import { MemoryWebhooks, sameValue } from './memory-webhooks.ts';
+import { MemoryWebhooks } from './memory-webhooks.ts';
+import {
+  applyEffect,
+  claimDue,
+  deviceIdentity,
+  holds,
+  iso,
+  monitorIdentity,
+  ms,
+  newSchedule,
+  page,
+  sameValue,
+  unchangedSince,
+  type Owned,
+} from './memory-rows.ts';
 import type { WebhookEndpoint } from './webhook-sender.ts';
 import type {
   ClaimedDelivery,
@@ -57,116 +70,10 @@ import type {
   StatusTotals,
 } from './reports/report-records.ts';
 
-/** The engine's bookkeeping for one record, which the API never shows. */
-interface Schedule {
-  /** Epoch ms of the next check; null while disabled. */
-  nextCheckAt: number | null;
-  lease: Lease | null;
-  failures: number;
-  /** Epoch ms of the last on-demand check request that took effect; null before any. */
-  checkRequestedAt: number | null;
-}
-
-interface Owned<T> {
-  userId: number;
-  record: T;
-  schedule: Schedule;
-  /** A blacklist monitor's part in maintenance (docs/engine.md, "Maintenance windows"). */
-  maintenanceSince?: Timestamp | null;
-  announced?: string[] | null;
-  /** A device's: the start of the occurrence its entering maintenance was announced for. */
-  maintenanceAnnounced?: Timestamp | null;
-}
-
 interface StoredResult {
   kind: MonitoredKind;
   resourceId: number;
   result: CheckResult;
-}
-
-const ms = (at: Timestamp) => new Date(at).getTime();
-const iso = (at: Timestamp) => new Date(at).toISOString();
-
-function newSchedule(enabled: boolean, createdAt: Timestamp): Schedule {
-  // A new enabled record is due at once (docs/engine.md, "Scheduling").
-  return { nextCheckAt: enabled ? ms(createdAt) : null, lease: null, failures: 0, checkRequestedAt: null };
-}
-
-/** Records due at `claim.now` and not leased, earliest due first (ties by id), leased to the caller. */
-function claimDue<T extends { id: number }>(
-  rows: Map<number, Owned<T>>,
-  claim: ClaimRequest,
-  token: string,
-): Claimed<T>[] {
-  const now = ms(claim.now);
-  const due = [...rows.values()].filter(
-    ({ schedule: s }) =>
-      s.nextCheckAt !== null && s.nextCheckAt <= now && (s.lease === null || ms(s.lease.expires_at) <= now),
-  );
-  due.sort((a, b) => a.schedule.nextCheckAt! - b.schedule.nextCheckAt! || a.record.id - b.record.id);
-  return due.slice(0, claim.limit).map((row) => {
-    const lease: Lease = { id: row.record.id, token, owner: claim.owner, expires_at: iso(claim.leaseUntil) };
-    const dueAt = new Date(row.schedule.nextCheckAt!).toISOString();
-    row.schedule.lease = lease;
-    // Due again when the lease runs out, as the SQL stores schedule it (docs/engine.md, "Scheduling").
-    row.schedule.nextCheckAt = ms(claim.leaseUntil);
-    return { record: structuredClone(row.record), lease: { ...lease }, due_at: dueAt };
-  });
-}
-
-function holds(row: Owned<unknown> | undefined, lease: Lease): row is Owned<unknown> {
-  return row !== undefined && row.schedule.lease !== null && row.schedule.lease.token === lease.token;
-}
-
-function deviceIdentity(userId: number, d: NewDevice): string {
-  return JSON.stringify([userId, d.target_type, d.target_value, d.service_type, d.port, d.scheme]);
-}
-
-function monitorIdentity(userId: number, m: NewBlacklistMonitor): string {
-  return JSON.stringify([userId, m.target_type, m.target_value]);
-}
-
-/** Whether the record still holds what the change was read from (docs/contract.md §6.9). */
-function unchangedSince(record: object, change: RecordChange<object, object>): boolean {
-  const now = record as Record<string, unknown>;
-  const from = change.from as Record<string, unknown>;
-  if (!change.fields.every((name) => !Object.hasOwn(from, name) || sameValue(now[name], from[name]))) return false;
-  // A change that moves a device's status is written only from the status it was read with.
-  const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
-  return !movesStatus || !('status' in from) || now.status === from.status;
-}
-
-/** Applies a change's engine effect to a record's schedule (and a device's status), as the SQL stores do. */
-function applyEffect(row: Owned<Device> | Owned<BlacklistMonitor>, change: RecordChange<object, object>): void {
-  const at = ms(change.at);
-  const { effect } = change;
-  if (effect === 'pause') row.schedule = { ...row.schedule, nextCheckAt: null, lease: null, failures: 0 };
-  if (effect === 'resume' || effect === 'restart')
-    row.schedule = { ...row.schedule, nextCheckAt: at, lease: null, failures: 0 };
-  if (effect === 'reschedule' && row.record.last_checked_at !== null && row.schedule.nextCheckAt !== null) {
-    const latest = ms(row.record.last_checked_at) + row.record.check_interval_s * 1000;
-    row.schedule.nextCheckAt = Math.min(row.schedule.nextCheckAt, latest);
-  }
-  if ('status' in row.record) {
-    const status = effect === 'pause' ? 'paused' : effect === 'resume' || effect === 'restart' ? 'pending' : null;
-    if (status !== null && row.record.status !== status) {
-      Object.assign(row.record, { status, status_since: iso(change.at) });
-    }
-  } else if (effect === 'restart') {
-    // Another target's listings say nothing of this one's.
-    Object.assign(row.record, { last_status: null, listed_on: [], failed_zones: [] });
-  }
-}
-
-function page<T extends { id: number }>(rows: Map<number, Owned<T>>, userId: number, req: PageRequest): T[] {
-  const out: T[] = [];
-  // Map iteration follows insertion order, which is ascending id order here.
-  for (const [id, row] of rows) {
-    if (id <= req.afterId || row.userId !== userId) continue;
-    out.push(structuredClone(row.record));
-    if (out.length >= req.limit) break;
-  }
-  return out;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ResultsPage } from './monitoring-store.ts';
 import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, WebhookAttempt } from './records.ts';
 import type { CreateResult, PageRequest, RecordChange, UpdateResult } from './store.ts';
 import type { WebhookEndpoint } from './webhook-sender.ts';
+import { iso, ms, unchangedSince } from './memory-rows.ts';
 import type {
   ClaimedDelivery,
   DeliveryClaimRequest,
@@ -26,21 +27,6 @@ interface Delivery {
   nextAttemptAt: number;
   state: DeliveryState;
   lease: DeliveryLease | null;
-}
-
-const ms = (at: Timestamp) => new Date(at).getTime();
-const iso = (at: Timestamp) => new Date(at).toISOString();
-
-/** Equal values; lists (a webhook's events) compared by value. */
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  return (
-    typeof a === 'object' &&
-    a !== null &&
-    typeof b === 'object' &&
-    b !== null &&
-    JSON.stringify(a) === JSON.stringify(b)
-  );
 }
 
 function publicWebhook(record: CreatedWebhook): Webhook {
@@ -101,10 +87,7 @@ export class MemoryWebhooks implements WebhookStore {
   ): Promise<UpdateResult<CreatedWebhook>> {
     const row = this.#webhooks.get(id);
     if (!row || row.userId !== userId) return undefined;
-    const from = change.from as unknown as Record<string, unknown>;
-    const now = row.record as unknown as Record<string, unknown>;
-    const unchanged = change.fields.every((name) => !Object.hasOwn(from, name) || sameValue(now[name], from[name]));
-    if (!unchanged) return { stale: true };
+    if (!unchangedSince(row.record, change)) return { stale: true };
     const next = structuredClone(row.record);
     Object.assign(next, { url: change.to.url, events: [...change.to.events], is_enabled: change.to.is_enabled });
     if (change.to.secret !== undefined) next.secret = change.to.secret;
