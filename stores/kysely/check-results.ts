@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { CheckResult, MonitoredKind, ResultsPage, Timestamp } from '../../core/index.ts';
 import { checkResultFromRow } from './result-rows.ts';
 import { maintainPartitions } from './result-partitions.ts';
+import { rolledUntil } from './report-reads.ts';
 import { stampText, toId } from './rows.ts';
 import { TABLE_OF } from './schedule.ts';
 import type { Database, DbInteger, StoreDialect } from './schema.ts';
@@ -51,15 +52,8 @@ export async function deleteCheckResultsBefore(
   if (limit <= 0) return 0;
   // Raw results are the rollups' input: none goes before its hour is rolled up, however long the
   // workers were away (docs/engine.md, "Reports").
-  const progress = await db
-    .selectFrom('report_progress')
-    .select('rolled_until')
-    .where('name', '=', 'rollups')
-    .executeTakeFirst();
-  if (progress !== undefined) {
-    const rolled = new Date(progress.rolled_until as string | Date).toISOString();
-    if (Date.parse(rolled) < Date.parse(before)) before = rolled;
-  }
+  const rolled = await rolledUntil(db);
+  if (Date.parse(rolled) < Date.parse(before)) before = rolled;
   let dropped = 0;
   if (dialect === 'postgres') {
     const { rows } = await sql<{ today: string }>`
