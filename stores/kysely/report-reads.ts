@@ -18,11 +18,16 @@ import type { Database, DeviceRollupsTable, StoreDialect } from './schema.ts';
 // What the report routes read (docs/engine.md, "Reports"). Every read first checks that the
 // record is the user's, so another user's id reads as not found.
 
-async function ownsDevice(db: Kysely<Database>, userId: number, deviceId: number): Promise<boolean> {
+async function owns(
+  db: Kysely<Database>,
+  table: 'devices' | 'blacklist_monitors',
+  userId: number,
+  id: number,
+): Promise<boolean> {
   const row = await db
-    .selectFrom('devices')
+    .selectFrom(table)
     .select('id')
-    .where('id', '=', deviceId)
+    .where('id', '=', id)
     .where('user_id', '=', userId)
     .executeTakeFirst();
   return row !== undefined;
@@ -198,7 +203,7 @@ export async function listResponseTimes(
   deviceId: number,
   query: ResponseTimeQuery,
 ): Promise<ResponseTimePoint[] | undefined> {
-  if (!(await ownsDevice(db, userId, deviceId))) return undefined;
+  if (!(await owns(db, 'devices', userId, deviceId))) return undefined;
   // rolled_until first: an hour rolled up after this read is still read raw, never twice.
   const reads = seriesReads(query, await rolledUntil(db));
   const ids = { from: deviceId, to: deviceId };
@@ -218,7 +223,7 @@ export async function listIncidents(
   userId: number,
   query: IncidentQuery,
 ): Promise<Incident[] | undefined> {
-  if (query.device_id !== undefined && !(await ownsDevice(db, userId, query.device_id))) return undefined;
+  if (query.device_id !== undefined && !(await owns(db, 'devices', userId, query.device_id))) return undefined;
   let select = db
     .selectFrom('incidents')
     .selectAll()
@@ -249,13 +254,7 @@ export async function listListingPeriods(
   monitorId: number,
   range: ReportRange,
 ): Promise<ListingPeriod[] | undefined> {
-  const owned = await db
-    .selectFrom('blacklist_monitors')
-    .select('id')
-    .where('id', '=', monitorId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  if (owned === undefined) return undefined;
+  if (!(await owns(db, 'blacklist_monitors', userId, monitorId))) return undefined;
   const rows = await db
     .selectFrom('listing_periods')
     .select(['zone', 'answer', 'listed_at', 'delisted_at'])
