@@ -49,17 +49,17 @@ export async function seedReportHistory(
   const startMs = endMs - days * DAY_MS;
   await db.deleteFrom('status_changes').where('device_id', '=', deviceId).execute();
   const histogram = JSON.stringify(Object.fromEntries(Array.from({ length: 24 }, (_, i) => [80 + i, 1 + (i % 5)])));
-  const changes: Database['status_changes'][] = [];
+  const changes: Record<string, unknown>[] = [];
   const incidents: Record<string, unknown>[] = [];
   const hourly: Record<string, unknown>[] = [];
   const daily: Record<string, unknown>[] = [];
-  changes.push({ device_id: deviceId, from_status: null, to_status: 'up', at: stamp(startMs) } as never);
+  changes.push({ device_id: deviceId, from_status: null, to_status: 'up', at: stamp(startMs) });
   for (let day = startMs; day < endMs; day += DAY_MS) {
     const down = day + 10 * HOUR_MS;
     const up = down + 600_000;
     if (Math.round((day - startMs) / DAY_MS) % outageEveryDays === 0) {
-      changes.push({ device_id: deviceId, from_status: 'up', to_status: 'down', at: stamp(down) } as never);
-      changes.push({ device_id: deviceId, from_status: 'down', to_status: 'up', at: stamp(up) } as never);
+      changes.push({ device_id: deviceId, from_status: 'up', to_status: 'down', at: stamp(down) });
+      changes.push({ device_id: deviceId, from_status: 'down', to_status: 'up', at: stamp(up) });
       incidents.push({
         user_id: userId,
         device_id: deviceId,
@@ -83,7 +83,7 @@ export async function seedReportHistory(
         .values(rows.slice(i, i + 500) as never)
         .execute();
   };
-  await insert('status_changes', changes as never);
+  await insert('status_changes', changes);
   await insert('incidents', incidents);
   await insert('device_rollups_hourly', hourly);
   await insert('device_rollups_daily', daily);
