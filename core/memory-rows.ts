@@ -1,6 +1,6 @@
 import type { Claimed, ClaimRequest, Lease } from './monitoring-store.ts';
 import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice, Timestamp } from './records.ts';
-import type { PageRequest, RecordChange } from './store-calls.ts';
+import { sameValue, type PageRequest, type RecordChange } from './store-calls.ts';
 
 // How the memory store keeps a record (core/memory-store.ts): its owner, the engine's schedule
 // beside it, claims and leases, and the rules a change is written by, as the SQL stores apply them.
@@ -66,18 +66,6 @@ export function deviceIdentity(userId: number, d: NewDevice): string {
 
 export function monitorIdentity(userId: number, m: NewBlacklistMonitor): string {
   return JSON.stringify([userId, m.target_type, m.target_value]);
-}
-
-/** Equal values; lists (a webhook's events) compared by value. */
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  return (
-    typeof a === 'object' &&
-    a !== null &&
-    typeof b === 'object' &&
-    b !== null &&
-    JSON.stringify(a) === JSON.stringify(b)
-  );
 }
 
 /** Whether the record still holds what the change was read from (docs/contract.md §6.9). */

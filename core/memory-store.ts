@@ -34,6 +34,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { LISTED_LOCATION_MS, summarizeLocations, type StoredHeartbeat } from './locations.ts';
 import type { CheckRequestResult, CreateResult, PageRequest, RecordChange, Store, UpdateResult } from './store.ts';
 import { MemoryWebhooks } from './memory-webhooks.ts';
+import { sameValue } from './store-calls.ts';
 import {
   applyEffect,
   claimDue,
@@ -44,7 +45,6 @@ import {
   ms,
   newSchedule,
   page,
-  sameValue,
   unchangedSince,
   type Owned,
 } from './memory-rows.ts';

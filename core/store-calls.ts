@@ -51,3 +51,19 @@ export interface RecordChange<T, New> {
  * changed), `stale` (nothing changed; read again), or undefined when no such record is the user's.
  */
 export type UpdateResult<T> = { updated: T } | { duplicateOf: number } | { stale: true } | undefined;
+
+/**
+ * Whether a field holds the same value in two versions of a record, as a change compares them
+ * (docs/contract.md §6.9). Lists (a webhook's events) are compared by value: they are short, and
+ * stored in one order.
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return (
+    typeof a === 'object' &&
+    a !== null &&
+    typeof b === 'object' &&
+    b !== null &&
+    JSON.stringify(a) === JSON.stringify(b)
+  );
+}

@@ -1,4 +1,4 @@
-import type { ChangeEffect } from '../store-calls.ts';
+import { sameValue, type ChangeEffect } from '../store-calls.ts';
 import type { EventType, NewMonitoringEvent, Timestamp } from '../records.ts';
 
 /** What the engine's part of a change depends on, for one kind of record. */
@@ -17,23 +17,11 @@ interface Switchable {
   is_enabled: boolean;
 }
 
-function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  // Lists (a webhook's events) are compared by value: they are short, and stored in one order.
-  return (
-    typeof a === 'object' &&
-    a !== null &&
-    typeof b === 'object' &&
-    b !== null &&
-    JSON.stringify(a) === JSON.stringify(b)
-  );
-}
-
 /** The fields whose value a change alters. */
 export function changedFields(from: object, to: object, fields: readonly string[]): string[] {
   const a = from as Record<string, unknown>;
   const b = to as Record<string, unknown>;
-  return fields.filter((name) => !same(a[name], b[name]));
+  return fields.filter((name) => !sameValue(a[name], b[name]));
 }
 
 /** What a change means for the engine (docs/engine.md, "Changing a record"). */
