@@ -7,7 +7,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { DeviceCheckOutcome, NewDeviceProbeResult, RecordedCheck } from '../core/index.ts';
 import { migrateToLatest, openKyselyStore, type Database, type OpenedKyselyStore } from '../stores/kysely/index.ts';
+import { fillTimelineTotals } from '../stores/kysely/migrations/timeline-totals.ts';
 import { dayPartitions, ensureDayPartition } from '../stores/kysely/result-partitions.ts';
+import { dialectOf } from '../stores/kysely/schema.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
 import { benchDevice } from './seed.ts';
 
@@ -84,6 +86,8 @@ export async function seedReportHistory(
         .execute();
   };
   await insert('status_changes', changes);
+  // The running totals the status trigger would have written (docs/engine.md, "Availability").
+  await fillTimelineTotals(db as Kysely<unknown>, dialectOf(db));
   await insert('incidents', incidents);
   await insert('device_rollups_hourly', hourly);
   await insert('device_rollups_daily', daily);

@@ -10,6 +10,7 @@ import { operations } from './migrations/0007-operations.ts';
 import { dnsblListings } from './migrations/0008-dnsbl-listings.ts';
 import { locations } from './migrations/0010-locations.ts';
 import { reports } from './migrations/0011-reports.ts';
+import { timelineTotals } from './migrations/0012-timeline-totals.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
@@ -26,6 +27,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0008_dnsbl_listings': dnsblListings(dialect),
     '0010_locations': locations(dialect),
     '0011_reports': reports(dialect),
+    '0012_timeline_totals': timelineTotals(dialect),
   };
 }
 

@@ -35,6 +35,8 @@ type Id = ColumnType<DbInteger, never, never>;
 type Ref = ColumnType<DbInteger, number, number>;
 type Flag = ColumnType<DbFlag, DbFlag, DbFlag>;
 type Stamp = ColumnType<DbTimestamp, string, string>;
+/** A running total the status trigger writes (migrations/timeline-totals.ts); the bench seeds it. */
+type RunningTotal = ColumnType<DbInteger, number | undefined, never>;
 /** A timestamp that may be null; an insert may leave it out, and the column is then null. */
 type NullableStamp = ColumnType<DbTimestamp | null, string | null | undefined, string | null>;
 
@@ -293,6 +295,17 @@ export interface StatusChangesTable {
   from_status: DeviceStatus | null;
   to_status: DeviceStatus;
   at: Stamp;
+  /** Migration 0012 (migrations/timeline-totals.ts): the change this one follows, and how long its status lasted. */
+  prev_at: ColumnType<DbTimestamp | null, string | null | undefined, never>;
+  previous_ms: ColumnType<DbInteger | null, number | null | undefined, never>;
+  /** Time in each status from the device's first change up to this one, and `down` changes up to and including it. */
+  total_pending_ms: RunningTotal;
+  total_up_ms: RunningTotal;
+  total_validating_ms: RunningTotal;
+  total_down_ms: RunningTotal;
+  total_paused_ms: RunningTotal;
+  total_maintenance_ms: RunningTotal;
+  total_downs: RunningTotal;
 }
 
 /** Migration 0011: a device's `down` periods, written by the status triggers. */

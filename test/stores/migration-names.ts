@@ -14,6 +14,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0008_dnsbl_listings',
   '0010_locations',
   '0011_reports',
+  '0012_timeline_totals',
 ];
 
 /** The migrations from `first` on, as a database migrated up to the one before it applies them. */

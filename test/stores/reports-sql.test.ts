@@ -19,6 +19,7 @@ import { partitionName } from '../../stores/kysely/result-partitions.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 import { createdOf, sshDevice } from './records.ts';
 import { check, failing, newDevice, passing, t, useDay } from './reports-contract.ts';
+import { migrationsFrom } from './migration-names.ts';
 
 const DAY = 86_400_000;
 
@@ -131,7 +132,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       if ('skip' in db) return context.skip(db.skip);
       try {
         useDay(0);
-        const { '0011_reports': _, ...before } = migrations(db.dialect);
+        const before = Object.fromEntries(Object.entries(migrations(db.dialect)).filter(([name]) => name < '0011'));
         const migrator = new Migrator({ db: db.db, provider: { getMigrations: async () => before } });
         assert.equal((await migrator.migrateToLatest()).error, undefined);
         const now = Date.now();
@@ -149,7 +150,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         const kept = await db.store.listCheckResults(user.id, 'device', up.id, { limit: 10 });
         assert.equal(kept?.length, 3);
 
-        assert.deepEqual(await migrateToLatest(db.db), ['0011_reports']);
+        assert.deepEqual(await migrateToLatest(db.db), migrationsFrom('0011_reports'));
         assert.deepEqual(await db.store.listCheckResults(user.id, 'device', up.id, { limit: 10 }), kept);
         if (db.dialect === 'postgres') {
           const { rows } = await sql<{ partition: string; n: string }>`

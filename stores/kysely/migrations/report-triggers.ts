@@ -19,24 +19,8 @@ import type { StoreDialect } from '../schema.ts';
 // last, whose result made the quorum decide `down`. (A result's own `location` field is an HTTP
 // redirect's header, not where it ran.)
 
-const PG_FUNCTIONS = [
-  sql`create function report_device_status() returns trigger language plpgsql as $$
-declare
-  changed_at timestamptz;
-begin
-  if tg_op = 'INSERT' then
-    changed_at := coalesce(new.status_since, new.created_at);
-    insert into status_changes (device_id, from_status, to_status, at)
-      values (new.id, null, new.status, changed_at);
-  else
-    changed_at := greatest(coalesce(new.status_since, now()), old.status_since);
-    insert into status_changes (device_id, from_status, to_status, at)
-      values (new.id, old.status, new.status, changed_at);
-    if old.status = 'down' then
-      update incidents set resolved_at = changed_at where device_id = new.id and resolved_at is null;
-    end if;
-  end if;
-  if new.status = 'down' then
+/** PL/pgSQL that opens the incident of a device entering `down`, at `changed_at`. */
+export const PG_OPEN_INCIDENT = `  if new.status = 'down' then
     insert into incidents (user_id, device_id, started_at, cause, locations)
     values (
       new.user_id, new.id, changed_at,
@@ -52,8 +36,27 @@ begin
         from jsonb_each(cast(new.location_states as jsonb)) l)
     );
   end if;
-  return null;
-end $$`,
+`;
+
+const PG_FUNCTIONS = [
+  sql.raw(`create function report_device_status() returns trigger language plpgsql as $$
+declare
+  changed_at timestamptz;
+begin
+  if tg_op = 'INSERT' then
+    changed_at := coalesce(new.status_since, new.created_at);
+    insert into status_changes (device_id, from_status, to_status, at)
+      values (new.id, null, new.status, changed_at);
+  else
+    changed_at := greatest(coalesce(new.status_since, now()), old.status_since);
+    insert into status_changes (device_id, from_status, to_status, at)
+      values (new.id, old.status, new.status, changed_at);
+    if old.status = 'down' then
+      update incidents set resolved_at = changed_at where device_id = new.id and resolved_at is null;
+    end if;
+  end if;
+${PG_OPEN_INCIDENT}  return null;
+end $$`),
   sql`create function report_listings() returns trigger language plpgsql as $$
 declare
   now_listed jsonb := cast(new.listings as jsonb);
@@ -81,9 +84,9 @@ end $$`,
 ];
 
 /** SQLite's clock in the store's timestamp form. */
-const SQLITE_NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+export const SQLITE_NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 /** The time of an update's change, in SQLite: the new `status_since`, not before the old one. */
-const SQLITE_CHANGED_AT = `max(coalesce(new.status_since, ${SQLITE_NOW}), coalesce(old.status_since, ''))`;
+export const SQLITE_CHANGED_AT = `max(coalesce(new.status_since, ${SQLITE_NOW}), coalesce(old.status_since, ''))`;
 
 /** The location whose failing check was the latest (the one that made the device `down`); null without locations. */
 const SQLITE_FAILING_LOCATION = `(select l.key from json_each(coalesce(new.location_states, '{}')) l
@@ -91,7 +94,7 @@ const SQLITE_FAILING_LOCATION = `(select l.key from json_each(coalesce(new.locat
   order by json_extract(l.value, '$.last_checked_at') desc, l.key limit 1)`;
 
 /** The incident a device entering `down` opens, as SQLite trigger SQL; `at` is the change's time. */
-function sqliteOpenIncident(at: string): string {
+export function sqliteOpenIncident(at: string): string {
   return `insert into incidents (user_id, device_id, started_at, cause, locations)
     select new.user_id, new.id, ${at},
       (select case when ${SQLITE_FAILING_LOCATION} is null

@@ -1,0 +1,43 @@
+import { sql } from 'kysely';
+import type { Migration } from 'kysely';
+import { DEVICE_STATUSES } from '../../../core/index.ts';
+import type { StoreDialect } from '../schema.ts';
+import { TYPES } from './column-types.ts';
+import { createTimelineTotalsTrigger, fillTimelineTotals, totalColumn } from './timeline-totals.ts';
+
+/**
+ * Migration 0012: running totals on the status timeline (timeline-totals.ts, docs/engine.md,
+ * "Availability"); forward only. Every change gets `prev_at` and `previous_ms` (the change it
+ * follows, and how long that status lasted), a running total per status and `total_downs`, all
+ * filled from the timeline already kept; the status trigger writes them from then on. A partial
+ * index holds the ends of `down` periods by length, so the longest incident in a range is found
+ * among the first few entries read, and from the index alone.
+ */
+export function timelineTotals(dialect: StoreDialect): Migration {
+  const t = TYPES[dialect];
+  const count = dialect === 'postgres' ? 'bigint' : 'integer';
+  return {
+    async up(db) {
+      if (dialect === 'postgres') await sql`set local lock_timeout = '2s'`.execute(db);
+      await db.schema.alterTable('status_changes').addColumn('prev_at', t.stamp).execute();
+      await db.schema.alterTable('status_changes').addColumn('previous_ms', count).execute();
+      for (const column of [...DEVICE_STATUSES.map(totalColumn), 'total_downs'])
+        await db.schema
+          .alterTable('status_changes')
+          .addColumn(column, count, (c) => c.notNull().defaultTo(0))
+          .execute();
+      await fillTimelineTotals(db, dialect);
+      await db.schema
+        .createIndex('status_changes_down_ends')
+        .on('status_changes')
+        .columns(['device_id', 'previous_ms', 'at', 'prev_at'])
+        .where(sql.ref('from_status'), '=', 'down')
+        .execute();
+      await createTimelineTotalsTrigger(db, dialect);
+    },
+
+    async down() {
+      throw new Error('migration 0012_timeline_totals cannot be undone');
+    },
+  };
+}
