@@ -94,9 +94,10 @@ export interface Store extends MonitoringStore, WebhookStore, MaintenanceStore, 
 
   /**
    * Optional: a value that differs whenever any device, monitor or webhook may have changed since
-   * it was last asked, writes by other processes included, cheap enough to ask on every list
-   * request. When given, the API reuses a list answer as long as the value stays the same; a store
-   * that cannot tell leaves it out (or answers undefined) and every list is read afresh.
+   * it was last asked, or reports were rolled up or deleted (`ReportUpkeep`), writes by other
+   * processes included, cheap enough to ask on every list request. When given, the API reuses a
+   * list or report answer as long as the value stays the same; a store that cannot tell leaves it
+   * out (or answers undefined) and every answer is read afresh.
    *
    * The answer must come from a read that started at or after `arrivedAt` (`performance.now()`
    * when the request arrived), or after the call when it is not given: such a read reflects every

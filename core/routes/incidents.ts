@@ -2,6 +2,7 @@ import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { errors } from '../http/errors.ts';
 import type { IncidentQuery } from '../reports/report-records.ts';
 import { parseIncidentsQuery } from '../validation/report-query.ts';
+import { reusedAnswer } from './reused-answer.ts';
 import type { RouteContext } from './route-context.ts';
 
 /** The query of the page after one that ended at incident `lastId`: the same range, device and size. */
@@ -21,17 +22,21 @@ function nextPage(query: IncidentQuery, lastId: number): string {
  *
  * The page is read as `limit + 1` rows, as the results routes read theirs, and the `Link` to the
  * next page repeats the range as this page resolved it: a range left to its default (the last 30
- * days up to now) would otherwise move between pages.
+ * days up to now) would otherwise move between pages. Kept while the store's change marker stays
+ * the same, as a list is.
  */
 export async function listIncidents(call: RouteContext): Promise<ApiResponse> {
   const query = parseIncidentsQuery(call.url.query, call.now);
-  const rows = await call.store.listIncidents(call.key.user_id, { ...query, limit: query.limit + 1 });
-  // Missing and another user's device are the same 404: nobody learns whether an id exists.
-  if (rows === undefined) throw errors.notFound('device_not_found');
-  const headers: Record<string, string> = {};
-  if (rows.length > query.limit) {
-    rows.length = query.limit;
-    headers.link = `<${call.url.pathname}?${nextPage(query, rows[query.limit - 1]!.id)}>; rel="next"`;
-  }
-  return successResponse(200, rows, headers);
+  const key = `${query.device_id ?? ''} ${query.from} ${query.to} ${query.limit} ${query.before_id ?? ''}`;
+  return reusedAnswer(call, key, async () => {
+    const rows = await call.store.listIncidents(call.key.user_id, { ...query, limit: query.limit + 1 });
+    // Missing and another user's device are the same 404: nobody learns whether an id exists.
+    if (rows === undefined) throw errors.notFound('device_not_found');
+    const headers: Record<string, string> = {};
+    if (rows.length > query.limit) {
+      rows.length = query.limit;
+      headers.link = `<${call.url.pathname}?${nextPage(query, rows[query.limit - 1]!.id)}>; rel="next"`;
+    }
+    return successResponse(200, rows, headers);
+  });
 }

@@ -1,6 +1,7 @@
 import { jsonResponse, successResponse, type ApiResponse } from '../http/api-response.ts';
 import type { PageRequest } from '../store.ts';
 import { parseListQuery } from '../validation/list-query.ts';
+import { reusedAnswer } from './reused-answer.ts';
 import type { RouteContext } from './route-context.ts';
 
 type FetchPage<T> = (page: PageRequest) => Promise<T[]>;
@@ -18,16 +19,8 @@ export async function listResponse<T extends { id: number }>(
 ): Promise<ApiResponse> {
   const { limit, afterId } = parseListQuery(call.url.query);
   // A list whose records change with the clock (a maintenance window's `active_now`) is never kept.
-  const asked = cacheable ? call.store.changeMarker?.(call.arrivedAt) : undefined;
-  // Awaited only when it is a promise: a store that knows its marker at once spares the list a turn.
-  const marker = typeof asked === 'object' ? await asked : asked;
-  if (marker === undefined) return readList(call, fetchPage, limit, afterId);
-  const key = `${call.key.user_id} ${call.url.pathname} ${limit ?? ''} ${afterId}`;
-  const cached = call.listCache.get(key, marker);
-  if (cached !== undefined) return cached;
-  const response = await readList(call, fetchPage, limit, afterId);
-  call.listCache.set(key, marker, response);
-  return response;
+  if (!cacheable) return readList(call, fetchPage, limit, afterId);
+  return reusedAnswer(call, `${limit ?? ''} ${afterId}`, () => readList(call, fetchPage, limit, afterId));
 }
 
 async function readList<T extends { id: number }>(

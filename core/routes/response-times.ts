@@ -1,16 +1,21 @@
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { errors } from '../http/errors.ts';
 import { parseResponseTimesQuery } from '../validation/report-query.ts';
+import { reusedAnswer } from './reused-answer.ts';
 import type { RouteContext } from './route-context.ts';
 
 /**
  * `GET /devices/response-times?id=&from=&to=&bucket=&time_zone=` (docs/contract.md, "6.12
  * Reports"): one device's response times per hour or day, by bucket start, probe and location.
- * The bucket still running is part of the series with what is recorded so far.
+ * The bucket still running is part of the series with what is recorded so far. The answer is kept
+ * while the store's change marker stays the same: a recorded check, a rollup or retention moves it.
  */
 export async function getResponseTimes(call: RouteContext): Promise<ApiResponse> {
   const { id, query } = parseResponseTimesQuery(call.url.query, call.now);
-  const points = await call.store.listResponseTimes(call.key.user_id, id, query);
-  if (points === undefined) throw errors.notFound('device_not_found');
-  return successResponse(200, points);
+  const key = `${id} ${query.from} ${query.to} ${query.bucket} ${query.time_zone ?? ''}`;
+  return reusedAnswer(call, key, async () => {
+    const points = await call.store.listResponseTimes(call.key.user_id, id, query);
+    if (points === undefined) throw errors.notFound('device_not_found');
+    return successResponse(200, points);
+  });
 }

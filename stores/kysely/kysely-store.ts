@@ -151,10 +151,10 @@ export class KyselyStore implements Store {
     return this.#run((db) => listListingPeriods(db, userId, monitorId, range));
   }
   rollUpResults(before: Timestamp, maxHours: number): Promise<number> {
-    return this.#run((db) => rollUpResults(db, before, maxHours));
+    return this.#changedReports(this.#run((db) => rollUpResults(db, before, maxHours)));
   }
   deleteReportsBefore(before: Timestamp, limit: number): Promise<number> {
-    return this.#run((db) => deleteReportsBefore(db, this.#dialect, before, limit));
+    return this.#changedReports(this.#run((db) => deleteReportsBefore(db, this.#dialect, before, limit)));
   }
 
   readonly #db: Kysely<Database>;
@@ -211,6 +211,16 @@ export class KyselyStore implements Store {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Report rows rolled up or deleted by this store, which report answers show: counted as a write
+   * when there were any (on PostgreSQL the triggers of migration 0012 count them for every writer).
+   */
+  async #changedReports(changed: Promise<number>): Promise<number> {
+    const count = await changed;
+    if (count > 0) this.#writes++;
+    return count;
   }
 
   /** A write to devices or monitors: counted once it is done, before its caller hears of it. */

@@ -11,7 +11,8 @@ import { createTimelineTotalsTrigger, fillTimelineTotals, totalColumn } from './
  * follows, and how long that status lasted), a running total per status and `total_downs`, all
  * filled from the timeline already kept; the status trigger writes them from then on. A partial
  * index holds the ends of `down` periods by length, so the longest incident in a range is found
- * among the first few entries read, and from the index alone.
+ * among the first few entries read, and from the index alone. On PostgreSQL, rollups and report
+ * retention move the change marker, under which report answers are kept.
  */
 export function timelineTotals(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
@@ -34,6 +35,16 @@ export function timelineTotals(dialect: StoreDialect): Migration {
         .where(sql.ref('from_status'), '=', 'down')
         .execute();
       await createTimelineTotalsTrigger(db, dialect);
+      if (dialect === 'postgres') {
+        // Report answers are kept under the change marker (migration 0005) as lists are: rollups
+        // and retention change what they show without touching a device, so they move it too.
+        for (const table of ['status_changes', 'incidents', 'listing_periods'])
+          await sql`create trigger ${sql.id(`${table}_count_change`)} after delete on ${sql.table(table)}
+            for each statement execute function count_change()`.execute(db);
+        for (const table of ['device_rollups_hourly', 'device_rollups_daily'])
+          await sql`create trigger ${sql.id(`${table}_count_change`)} after insert or delete on ${sql.table(table)}
+            for each statement execute function count_change()`.execute(db);
+      }
     },
 
     async down() {
