@@ -99,6 +99,8 @@ const rollupKey = (row: LatencyRollup) =>
 export class MemoryReports {
   #nextId = { change: 1, incident: 1, period: 1 };
   #changes: StatusChange[] = [];
+  /** Each device's last change's time, which a change is never dated before. */
+  readonly #lastChangeAt = new Map<number, number>();
   #incidents: StoredIncident[] = [];
   #periods: StoredPeriod[] = [];
   #hourly = new Map<string, StoredRollup>();
@@ -122,8 +124,15 @@ export class MemoryReports {
   statusChanged(userId: number, device: Device, from: DeviceStatus | null, fromSince: Timestamp | null = null): void {
     if (from === device.status) return;
     const since = device.status_since ?? device.created_at;
-    const at = fromSince !== null && Date.parse(fromSince) > Date.parse(since) ? fromSince : since;
-    this.#changes.push({ id: this.#nextId.change++, deviceId: device.id, to: device.status, at: Date.parse(at) });
+    // Nor before the device's last change: the timeline stays in order, as the SQL stores keep it.
+    const atMs = Math.max(
+      Date.parse(since),
+      fromSince === null ? -Infinity : Date.parse(fromSince),
+      this.#lastChangeAt.get(device.id) ?? -Infinity,
+    );
+    const at = new Date(atMs).toISOString();
+    this.#lastChangeAt.set(device.id, atMs);
+    this.#changes.push({ id: this.#nextId.change++, deviceId: device.id, to: device.status, at: atMs });
     if (from === 'down') {
       for (const incident of this.#incidents) {
         if (incident.deviceId === device.id && incident.resolvedAt === null)
@@ -168,6 +177,7 @@ export class MemoryReports {
   }
 
   dropDevice(id: number): void {
+    this.#lastChangeAt.delete(id);
     this.#changes = this.#changes.filter((c) => c.deviceId !== id);
     this.#incidents = this.#incidents.filter((i) => i.deviceId !== id);
     for (const rows of [this.#hourly, this.#daily]) {
