@@ -305,7 +305,8 @@ async function seedAndMeasureReports(api: Api, database: string, name: string): 
   const calmAvailability = `${api.server.url}/devices/availability?id=${calmId}&${range}`;
   const series = `${api.server.url}/devices/response-times?id=${deviceId}&${range}&bucket=day`;
   const seriesBare = await bare(await capture(series, api.token), `series-${name}`);
-  await measureReports(api, name, { availability, calmAvailability, series }, seriesBare);
+  const get = `${api.server.url}/devices/get?id=${deviceId}`;
+  await measureReports(api, name, { availability, calmAvailability, series, get }, seriesBare);
 }
 
 /**
@@ -325,7 +326,7 @@ function afresh(url: string): () => string {
 async function measureReports(
   api: Api,
   name: string,
-  urls: { availability: string; calmAvailability: string; series: string },
+  urls: { availability: string; calmAvailability: string; series: string; get: string },
   seriesBare: RunningServer,
 ) {
   const { availability, calmAvailability, series } = urls;
@@ -334,6 +335,7 @@ async function measureReports(
     compare(
       {
         me: { url: `${api.server.url}/me`, headers: auth, pid: api.server.pid },
+        get: { url: urls.get, headers: auth, pid: api.server.pid },
         availability: { url: availability, headers: auth, pid: api.server.pid },
         calmAvailability: { url: calmAvailability, headers: auth, pid: api.server.pid },
         series: { url: series, headers: auth, pid: api.server.pid },
@@ -358,6 +360,7 @@ async function measureReports(
     ['series', 'response times, bucket=day', 'target <= 3x'],
     ['availabilityFresh', 'availability, an outage a day, read afresh', ''],
     ['seriesFresh', 'response times, bucket=day, read afresh', ''],
+    ['get', 'GET /v1/devices/get, one statement, for comparison', ''],
     ['seriesBare', 'bare server, the same series bytes', ''],
   ];
   for (const [key, what, target] of lines)
