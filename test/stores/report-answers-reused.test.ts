@@ -6,15 +6,12 @@
  * store (`serve --worker`) moves its marker too.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { AvailabilityReport, Device } from '../../core/index.ts';
 import { createTestApi } from '../../core/testing/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { createTestDatabase } from '../support/postgres.ts';
+import { freshSqlDatabase } from '../support/stores.ts';
 import { createdOf, sshDevice } from './records.ts';
 
 const DAY = 86_400_000;
@@ -22,24 +19,10 @@ const DAY = 86_400_000;
 const START = Date.parse('2026-01-02T00:00:00.000Z');
 const stamp = (ms: number) => new Date(ms).toISOString();
 
-/** A fresh database of each SQL kind, removed by `remove`. */
-async function database(kind: 'sqlite' | 'postgres') {
-  if (kind === 'sqlite') {
-    const dir = await mkdtemp(join(tmpdir(), 'monitoring-reused-'));
-    return { url: `sqlite:${join(dir, 'reused.db')}`, remove: () => rm(dir, { recursive: true, force: true }) };
-  }
-  const created = await createTestDatabase();
-  if (created.skip !== undefined) {
-    if (process.env.CI === 'true') throw new Error(created.skip);
-    return { skip: created.skip };
-  }
-  return { url: created.url, remove: () => created.drop() };
-}
-
 for (const kind of ['sqlite', 'postgres'] as const) {
   describe(`report answers reused on ${kind}, never stale`, () => {
     it("shows another store's status changes and report retention in the next answer", async (context) => {
-      const made = await database(kind);
+      const made = await freshSqlDatabase(kind);
       if ('skip' in made) return context.skip(made.skip);
       const api = await openKyselyStore(made.url);
       await migrateToLatest(api.db);
@@ -86,7 +69,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     });
 
     it('a rollup or report retention moves the marker, by another store or by its own', async (context) => {
-      const made = await database(kind);
+      const made = await freshSqlDatabase(kind);
       if ('skip' in made) return context.skip(made.skip);
       const api = await openKyselyStore(made.url);
       await migrateToLatest(api.db);

@@ -6,9 +6,6 @@
  * service keeps its raw results (moved into partitions on PostgreSQL) and starts its timeline.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import type { ClaimedLocationCheck, NewDevice } from '../../core/index.ts';
@@ -16,31 +13,15 @@ import { locationDecider } from '../../engine/devices/location-check.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { migrations } from '../../stores/kysely/migrations.ts';
 import { partitionName } from '../../stores/kysely/result-partitions.ts';
-import { createTestDatabase } from '../support/postgres.ts';
+import { freshSqlDatabase } from '../support/stores.ts';
 import { createdOf, sshDevice } from './records.ts';
 import { check, failing, newDevice, passing, t, useDay } from './reports-contract.ts';
 import { migrationsFrom } from './migration-names.ts';
 
 const DAY = 86_400_000;
 
-/** A fresh, migrated database of each SQL kind, removed by `remove`. */
-const databases = {
-  async sqlite() {
-    const dir = await mkdtemp(join(tmpdir(), 'monitoring-reports-'));
-    return { url: `sqlite:${join(dir, 'reports.db')}`, remove: () => rm(dir, { recursive: true, force: true }) };
-  },
-  async postgres() {
-    const database = await createTestDatabase();
-    if (database.skip !== undefined) {
-      if (process.env.CI === 'true') throw new Error(database.skip);
-      return { skip: database.skip };
-    }
-    return { url: database.url, remove: () => database.drop() };
-  },
-} as const;
-
-async function open(kind: keyof typeof databases, migrate = true) {
-  const database = await databases[kind]();
+async function open(kind: 'sqlite' | 'postgres', migrate = true) {
+  const database = await freshSqlDatabase(kind);
   if ('skip' in database) return { skip: database.skip };
   const opened = await openKyselyStore(database.url);
   if (migrate) await migrateToLatest(opened.db);

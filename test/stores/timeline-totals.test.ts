@@ -6,34 +6,17 @@
  * over the changes it holds, also after retention has removed the oldest.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Migrator, sql, type Kysely } from 'kysely';
 import { DEVICE_STATUSES, type DeviceStatus, type StatusTotals } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore, type Database } from '../../stores/kysely/index.ts';
 import { migrations } from '../../stores/kysely/migrations.ts';
-import { createTestDatabase } from '../support/postgres.ts';
+import { freshSqlDatabase } from '../support/stores.ts';
 import { createdOf, sshDevice } from './records.ts';
 
 const HOUR = 3_600_000;
 const START = Date.parse('2026-03-01T00:00:00.000Z');
 const stamp = (ms: number) => new Date(ms).toISOString();
-
-/** A fresh database of each SQL kind, removed by `remove`. */
-async function database(kind: 'sqlite' | 'postgres') {
-  if (kind === 'sqlite') {
-    const dir = await mkdtemp(join(tmpdir(), 'monitoring-timeline-'));
-    return { url: `sqlite:${join(dir, 'timeline.db')}`, remove: () => rm(dir, { recursive: true, force: true }) };
-  }
-  const created = await createTestDatabase();
-  if (created.skip !== undefined) {
-    if (process.env.CI === 'true') throw new Error(created.skip);
-    return { skip: created.skip };
-  }
-  return { url: created.url, remove: () => created.drop() };
-}
 
 /** The same pseudo-random sequence every run (mulberry32): a failure replays. */
 function sequence(seed: number) {
@@ -136,7 +119,7 @@ async function newDevice(opened: Awaited<ReturnType<typeof openKyselyStore>>, us
 for (const kind of ['sqlite', 'postgres'] as const) {
   describe(`availability from the timeline's running totals on ${kind}`, () => {
     it('equals a walk over the changes for any range, and after retention removes the oldest', async (context) => {
-      const made = await database(kind);
+      const made = await freshSqlDatabase(kind);
       if ('skip' in made) return context.skip(made.skip);
       const opened = await openKyselyStore(made.url);
       try {
@@ -159,7 +142,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     });
 
     it('migration 0012 gives a kept timeline its totals, and the trigger goes on from them', async (context) => {
-      const made = await database(kind);
+      const made = await freshSqlDatabase(kind);
       if ('skip' in made) return context.skip(made.skip);
       const opened = await openKyselyStore(made.url);
       try {

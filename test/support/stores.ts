@@ -131,3 +131,23 @@ export function availableStores(): Promise<StoreFactory[]> {
 
 /** Every store factory, PostgreSQL included unconditionally (for callers that probe themselves). */
 export const STORE_FACTORIES: readonly StoreFactory[] = [memory, sqlite, postgres];
+
+/**
+ * A fresh, empty SQL database of `kind` for tests that open their own stores on it (two stores on
+ * one database stand for two processes): its URL and `remove`. PostgreSQL that cannot be reached
+ * gives `skip`, except under CI=true, where it rejects.
+ */
+export async function freshSqlDatabase(
+  kind: 'sqlite' | 'postgres',
+): Promise<{ url: string; remove(): Promise<void> } | { skip: string }> {
+  if (kind === 'sqlite') {
+    const dir = await mkdtemp(join(tmpdir(), 'monitoring-api-test-'));
+    return { url: `sqlite:${join(dir, 'test.db')}`, remove: () => rm(dir, { recursive: true, force: true }) };
+  }
+  const database = await createTestDatabase();
+  if (database.skip !== undefined) {
+    if (process.env.CI === 'true') throw new Error(database.skip);
+    return { skip: database.skip };
+  }
+  return { url: database.url, remove: () => database.drop() };
+}
