@@ -43,6 +43,44 @@ async function readDays(
 }
 
 /**
+ * The JSON elements of the closed days numbered [first, end): the run kept for them, or the days
+ * kept, the missing ones read from the store in one span and kept; undefined when the device is
+ * gone.
+ */
+async function closedDaysJson(
+  call: RouteContext,
+  deviceId: number,
+  first: number,
+  end: number,
+): Promise<string | undefined> {
+  const cache = call.closedDays;
+  const run = cache.run(deviceId, first, end);
+  if (run !== undefined) return run;
+  const kept = cache.days(deviceId);
+  const known: (string | undefined)[] = [];
+  let [missingFrom, missingTo] = [end, end];
+  for (let day = first; day < end; day++) {
+    const json = kept?.get(day);
+    known.push(json);
+    if (json !== undefined) continue;
+    missingFrom = Math.min(missingFrom, day);
+    missingTo = day + 1;
+  }
+  const read =
+    missingFrom < missingTo ? await readDays(call, deviceId, missingFrom, missingTo) : new Map<number, string>();
+  if (read === undefined) return undefined;
+  for (const [day, json] of read) cache.set(deviceId, day, json);
+  const parts: string[] = [];
+  known.forEach((json, i) => {
+    const day = json ?? read.get(first + i)!;
+    if (day !== '') parts.push(day);
+  });
+  const joined = parts.join(',');
+  cache.setRun(deviceId, first, end, joined);
+  return joined;
+}
+
+/**
  * The answer's body for `query` (bucket=day, UTC), given where the device's daily rows stand;
  * undefined when the device is not the user's (any more).
  */
@@ -61,34 +99,16 @@ export async function utcDaySeriesBody(
   const firstDay = closed.firstDay === null ? closedUntil : Date.parse(closed.firstDay) / DAY_MS;
   const first = Math.max(Math.ceil(from / DAY_MS), firstDay);
   const end = Math.min(Math.ceil(to / DAY_MS), closedUntil);
-
-  // What is kept is taken before any await, so the request answers from one view of it.
-  const known: (string | undefined)[] = [];
-  let [missingFrom, missingTo] = [end, end];
-  const kept = call.closedDays.days(deviceId);
-  for (let day = first; day < end; day++) {
-    const json = kept?.get(day);
-    known.push(json);
-    if (json !== undefined) continue;
-    missingFrom = Math.min(missingFrom, day);
-    missingTo = day + 1;
-  }
   // The days not closed: buckets from the first open day (or the range's start, if later) on.
   const openFrom = closedUntil * DAY_MS;
   const open: ResponseTimeQuery | undefined =
     to > openFrom ? { from: from > openFrom ? query.from : iso(closedUntil), to: query.to, bucket: 'day' } : undefined;
-  const [read, later] = await Promise.all([
-    missingFrom < missingTo ? readDays(call, deviceId, missingFrom, missingTo) : new Map<number, string>(),
+  const [closedJson, later] = await Promise.all([
+    first < end ? closedDaysJson(call, deviceId, first, end) : '',
     open === undefined ? [] : call.store.listResponseTimes(call.key.user_id, deviceId, open),
   ]);
-  if (read === undefined || later === undefined) return undefined;
-  for (const [day, json] of read) call.closedDays.set(deviceId, day, json);
-
-  const parts: string[] = [];
-  known.forEach((json, i) => {
-    const day = json ?? read.get(first + i)!;
-    if (day !== '') parts.push(day);
-  });
-  if (later.length > 0) parts.push(elements(later));
-  return successBodyOf(`[${parts.join(',')}]`);
+  if (closedJson === undefined || later === undefined) return undefined;
+  const openJson = elements(later);
+  const comma = closedJson !== '' && openJson !== '' ? ',' : '';
+  return successBodyOf(`[${closedJson}${comma}${openJson}]`);
 }

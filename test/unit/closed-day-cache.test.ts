@@ -1,7 +1,7 @@
 /**
  * The closed days a response-time series keeps in memory (core/reports/closed-day-cache.ts): never
  * more than its size and device bounds, the device used longest ago first out, what it holds
- * always what it counts.
+ * always what it counts, and a run of days answered only for the days it was kept for.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -9,10 +9,14 @@ import { ClosedDayCache } from '../../core/reports/closed-day-cache.ts';
 
 const json = (length: number) => 'x'.repeat(length);
 
-/** What the cache holds, counted from the outside: every kept day's cost. */
+/** What the cache holds, counted from the outside: every kept day's cost, and the run of days 0 to 30's. */
 function heldSize(cache: ClosedDayCache, devices: number[]): number {
   let size = 0;
-  for (const id of devices) for (const day of cache.days(id)?.values() ?? []) size += ClosedDayCache.cost(day);
+  for (const id of devices) {
+    for (const day of cache.days(id)?.values() ?? []) size += ClosedDayCache.cost(day);
+    const run = cache.run(id, 0, 30);
+    if (run !== undefined) size += ClosedDayCache.cost(run);
+  }
   return size;
 }
 
@@ -23,9 +27,11 @@ test('never holds more than its size bound, and counts what it holds', () => {
   for (let round = 0; round < 3; round++) {
     for (const id of devices) {
       for (let day = 0; day < 30; day++) {
-        cache.set(id, 20_000 + day, json((id * 7 + day * 13 + round) % 200));
+        cache.set(id, day, json((id * 7 + day * 13 + round) % 200));
         assert.ok(cache.size <= bound, `size ${cache.size} after device ${id}, day ${day}`);
       }
+      cache.setRun(id, 0, 30, json((id * 101 + round) % 1500));
+      assert.ok(cache.size <= bound, `size ${cache.size} after device ${id}'s run`);
     }
   }
   assert.equal(heldSize(cache, devices), cache.size);
@@ -60,4 +66,17 @@ test('never holds more devices than its bound', () => {
     Array.from({ length: 10 }, (_, i) => cache.days(i + 1) !== undefined),
     [false, false, false, false, false, false, false, true, true, true],
   );
+});
+
+test('a run answers only for the days it was kept for, and replaces the one before', () => {
+  const cache = new ClosedDayCache();
+  cache.setRun(1, 10, 20, 'a');
+  assert.equal(cache.run(1, 10, 20), 'a');
+  assert.equal(cache.run(1, 10, 21), undefined);
+  assert.equal(cache.run(1, 11, 20), undefined);
+  assert.equal(cache.run(2, 10, 20), undefined);
+  cache.setRun(1, 12, 20, 'bb');
+  assert.equal(cache.run(1, 10, 20), undefined);
+  assert.equal(cache.run(1, 12, 20), 'bb');
+  assert.equal(cache.size, ClosedDayCache.cost('bb'));
 });
