@@ -21,6 +21,7 @@ import { checkListBatchSize, DEFAULTS, normalizeBasePath, type MonitoringApiOpti
 import type { RequestLogEntry } from './logger.ts';
 import type { ApiKey } from './records.ts';
 import { ListCache } from './routes/list-cache.ts';
+import { ClosedDayCache } from './reports/closed-day-cache.ts';
 import { RecentRecords } from './routes/recent-records.ts';
 import { createRouter } from './routes/router.ts';
 import { MissingTableError } from './store.ts';
@@ -72,6 +73,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const allowLists = new WeakMap<ApiKey, (ip: string | null) => boolean>();
   const route = createRouter();
   const listCache = new ListCache();
+  const closedDays = new ClosedDayCache();
   const recentRecords = new RecentRecords();
   const authenticate = createAuthenticator(keyCache, limiter, authPolicy);
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
@@ -144,6 +146,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
         allowPrivateTargets,
         dnsblZones,
         listCache,
+        closedDays,
         webhookSender,
         recentRecords,
       });

@@ -58,6 +58,7 @@ export * from './records.ts';
 export type { ReportStore, ReportUpkeep } from './reports/report-store.ts';
 export type {
   AvailabilityReport,
+  ClosedSeriesDays,
   Incident,
   IncidentCause,
   IncidentQuery,

@@ -1,5 +1,6 @@
 import type { BlacklistMonitor, CheckResult, Device, DeviceStatus, Timestamp } from './records.ts';
 import type {
+  ClosedSeriesDays,
   Incident,
   IncidentCause,
   IncidentQuery,
@@ -226,6 +227,15 @@ export class MemoryReports {
       hourly: inRange(this.#hourly, reads.hourly),
       tail: Date.parse(reads.tail.from) < Date.parse(reads.tail.to) ? results(reads.tail) : [],
     });
+  }
+
+  /** ReportStore.closedSeriesDays: days before the one `rolledUntil` lies in are final. */
+  closedDays(deviceId: number): ClosedSeriesDays {
+    let firstDay: Timestamp | null = null;
+    for (const row of this.#daily.values()) {
+      if (row.device_id === deviceId && (firstDay === null || row.start < firstDay)) firstDay = row.start;
+    }
+    return { closedUntil: dayStart(this.#rolledUntil), firstDay };
   }
 
   incidents(userId: number, query: IncidentQuery): Incident[] {

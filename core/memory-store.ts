@@ -61,6 +61,7 @@ import type { NewMaintenanceWindow, StoredMaintenanceWindow } from './records.ts
 import { MemoryReports, rollupInputOf } from './memory-reports.ts';
 import type { RollupInput } from './reports/rollups.ts';
 import type {
+  ClosedSeriesDays,
   Incident,
   IncidentQuery,
   ListingPeriod,
@@ -93,6 +94,10 @@ export class MemoryStore implements Store {
   ): Promise<ResponseTimePoint[] | undefined> {
     if (this.#devices.get(deviceId)?.userId !== userId) return undefined;
     return this.#reports.responseTimes(deviceId, query, (range) => this.#rollupInput(range, deviceId));
+  }
+  async closedSeriesDays(userId: number, deviceId: number): Promise<ClosedSeriesDays | undefined> {
+    if (this.#devices.get(deviceId)?.userId !== userId) return undefined;
+    return this.#reports.closedDays(deviceId);
   }
   async listIncidents(userId: number, query: IncidentQuery): Promise<Incident[] | undefined> {
     if (query.device_id !== undefined && this.#devices.get(query.device_id)?.userId !== userId) return undefined;

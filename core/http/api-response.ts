@@ -28,7 +28,12 @@ export function jsonResponse(status: number, body: ApiResponseBody, headers: Rec
 
 /** The success envelope around `data`, as JSON text. */
 export function successBody(data: unknown): string {
-  return `{"success":true,"data":${JSON.stringify(data)}}`;
+  return successBodyOf(JSON.stringify(data));
+}
+
+/** The success envelope around `json`, data already written as JSON text. */
+export function successBodyOf(json: string): string {
+  return `{"success":true,"data":${json}}`;
 }
 
 export function successResponse(status: number, data: unknown, headers: Record<string, string> = {}): ApiResponse {

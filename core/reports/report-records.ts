@@ -115,6 +115,20 @@ export interface ResponseTimePoint {
   max_ms: number | null;
 }
 
+/**
+ * How far a device's daily rollup rows are final (ReportStore.closedSeriesDays). A UTC day whose
+ * rows exist is rolled up once and never changes; retention removes the oldest days.
+ */
+export interface ClosedSeriesDays {
+  /**
+   * The start of the first UTC day not rolled up for good: the day `rolled_until` lies in. Every
+   * day before it has its final daily rows (or none, when nothing was checked).
+   */
+  closedUntil: Timestamp;
+  /** The start of the device's oldest daily row; null when it has none. No day before it has rows. */
+  firstDay: Timestamp | null;
+}
+
 export interface ResponseTimeQuery extends ReportRange {
   bucket: ReportBucket;
   /** An IANA zone for `day` buckets; UTC when absent. */

@@ -1,5 +1,6 @@
 import type { Timestamp } from '../records.ts';
 import type {
+  ClosedSeriesDays,
   Incident,
   IncidentQuery,
   ListingPeriod,
@@ -27,6 +28,12 @@ export interface ReportStore {
     deviceId: number,
     query: ResponseTimeQuery,
   ): Promise<ResponseTimePoint[] | undefined>;
+  /**
+   * Where the device's daily rows stand, read in one go: the days before `closedUntil` are final,
+   * and none before `firstDay` has rows. Optional: with it, the API keeps the points of closed
+   * UTC days in memory (core/reports/closed-day-cache.ts) and reads only the other days.
+   */
+  closedSeriesDays?(userId: number, deviceId: number): Promise<ClosedSeriesDays | undefined>;
   /**
    * The user's incidents overlapping the range (an open one overlaps every range after its
    * start), newest first (by id); undefined when `query.device_id` is not a device of the user's.

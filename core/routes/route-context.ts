@@ -1,5 +1,6 @@
 import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
 import type { DnsblZoneLists } from '../dnsbl/zones.ts';
+import type { ClosedDayCache } from '../reports/closed-day-cache.ts';
 import type { ApiKey } from '../records.ts';
 import type { Store } from '../store.ts';
 import type { WebhookSender } from '../webhook-sender.ts';
@@ -23,6 +24,8 @@ export interface RouteContext {
   /** The DNSBL zones the operator configured (MonitoringApiOptions.dnsblZones, dnsblDomainZones). */
   readonly dnsblZones: DnsblZoneLists;
   readonly listCache: ListCache;
+  /** The closed UTC days of response-time series, kept per API instance (utc-day-series.ts). */
+  readonly closedDays: ClosedDayCache;
   readonly webhookSender: WebhookSender | undefined;
   /** The records last answered, a PATCH's first guess at its record (recent-records.ts). */
   readonly recentRecords: RecentRecords;

@@ -45,6 +45,7 @@ import {
   type WebhookAttempt,
   type WebhookEndpoint,
   type WebhookChange,
+  type ClosedSeriesDays,
   type Incident,
   type IncidentQuery,
   type ListingPeriod,
@@ -53,7 +54,13 @@ import {
   type ResponseTimeQuery,
   type StatusTotals,
 } from '../../core/index.ts';
-import { deviceStatusTotals, listIncidents, listListingPeriods, listResponseTimes } from './report-reads.ts';
+import {
+  closedSeriesDays,
+  deviceStatusTotals,
+  listIncidents,
+  listListingPeriods,
+  listResponseTimes,
+} from './report-reads.ts';
 import { deleteReportsBefore, rollUpResults } from './report-upkeep.ts';
 import {
   apiKeyFromRow,
@@ -143,6 +150,9 @@ export class KyselyStore implements Store {
     query: ResponseTimeQuery,
   ): Promise<ResponseTimePoint[] | undefined> {
     return this.#run((db) => listResponseTimes(db, userId, deviceId, query));
+  }
+  closedSeriesDays(userId: number, deviceId: number): Promise<ClosedSeriesDays | undefined> {
+    return this.#run((db) => closedSeriesDays(db, this.#dialect, userId, deviceId));
   }
   listIncidents(userId: number, query: IncidentQuery): Promise<Incident[] | undefined> {
     return this.#run((db) => listIncidents(db, userId, query));

@@ -1,7 +1,8 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import { DEVICE_STATUSES, type DeviceStatus, type Timestamp } from '../../core/index.ts';
 import type {
+  ClosedSeriesDays,
   Incident,
   IncidentCause,
   IncidentQuery,
@@ -11,7 +12,7 @@ import type {
   ResponseTimeQuery,
   StatusTotals,
 } from '../../core/index.ts';
-import { responseSeries, seriesReads, type RollupInput, type StoredRollup } from '../../core/internal.ts';
+import { dayStart, responseSeries, seriesReads, type RollupInput, type StoredRollup } from '../../core/internal.ts';
 import { totalColumn } from './migrations/timeline-totals.ts';
 import { stampText, toFlag, toId, toNullableStamp, toStamp } from './rows.ts';
 import type { Database, DbInteger, DbTimestamp, DeviceRollupsTable, StoreDialect } from './schema.ts';
@@ -140,6 +141,36 @@ export async function rolledUntil(db: Kysely<Database>): Promise<Timestamp> {
     .where('name', '=', 'rollups')
     .executeTakeFirstOrThrow();
   return toStamp(row.rolled_until);
+}
+
+/**
+ * ReportStore.closedSeriesDays as one statement: the device's own row says it is the user's, the
+ * progress row how far the rollups went, and the daily rows' key, which leads with (device_id,
+ * start), finds the oldest one's start without reading the others. Its text is fixed (one per
+ * dialect), so the hot path that asks it for every series in days skips the query builder.
+ */
+const CLOSED_DAYS_SQL = (at: (n: number) => string) =>
+  `select (select rolled_until from report_progress where name = 'rollups') as rolled_until,
+    (select min(start) from device_rollups_daily where device_id = devices.id) as first_day
+  from devices where id = ${at(1)} and user_id = ${at(2)}`;
+const CLOSED_DAYS_TEXT = {
+  postgres: CLOSED_DAYS_SQL((n) => `$${n}`),
+  sqlite: CLOSED_DAYS_SQL(() => '?'),
+} as const;
+
+export async function closedSeriesDays(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  userId: number,
+  deviceId: number,
+): Promise<ClosedSeriesDays | undefined> {
+  const { rows } = await db.executeQuery<{ rolled_until: DbTimestamp | null; first_day: DbTimestamp | null }>(
+    CompiledQuery.raw(CLOSED_DAYS_TEXT[dialect], [deviceId, userId]),
+  );
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  if (row.rolled_until === null) throw new Error('report_progress has no row for the rollups');
+  return { closedUntil: dayStart(toStamp(row.rolled_until)), firstDay: toNullableStamp(row.first_day) };
 }
 
 /** A rollup row's counts, as core's rollups name them. */

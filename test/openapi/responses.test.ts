@@ -73,6 +73,10 @@ class FailingStore extends MemoryStore {
     this.fail();
     return super.listResponseTimes(userId, deviceId, query);
   }
+  override async closedSeriesDays(userId: number, deviceId: number) {
+    this.fail();
+    return super.closedSeriesDays(userId, deviceId);
+  }
   override async listIncidents(userId: number, query: IncidentQuery) {
     this.fail();
     return super.listIncidents(userId, query);

@@ -33,6 +33,7 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'ClaimedDevice',
     'ClaimedLocationCheck',
     'Clock',
+    'ClosedSeriesDays',
     'CreateApiKeyInput',
     'CreateResult',
     'CreatedApiKey',

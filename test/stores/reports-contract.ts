@@ -363,5 +363,28 @@ export function reportsContract(ctx: ContractContext): void {
         'and the rollup answers for them',
       );
     });
+
+    it('says which days are closed for good and where a device\u2019s daily rows begin', async () => {
+      useDay(15);
+      const store = ctx.store();
+      const [user, other] = [await ctx.newUser(), await ctx.newUser()];
+      const device = await newDevice(store, user.id);
+      assert.equal(await store.closedSeriesDays!(other.id, device.id), undefined, 'another user\u2019s device');
+      assert.equal((await store.closedSeriesDays!(user.id, device.id))?.firstDay, null, 'no daily row yet');
+      await check(store, device.id, 0, 'up');
+      await check(store, device.id, 24 * 60 + 10, 'up');
+      await store.rollUpResults!(t(24 * 60 + 60), 1000);
+      // The day the progress lies in is not closed, however much of it is rolled up.
+      assert.deepEqual(await store.closedSeriesDays!(user.id, device.id), { closedUntil: t(24 * 60), firstDay: t(0) });
+      await store.rollUpResults!(t(48 * 60), 1000);
+      assert.deepEqual(await store.closedSeriesDays!(user.id, device.id), {
+        closedUntil: t(48 * 60),
+        firstDay: t(0),
+      });
+      while ((await store.deleteReportsBefore!(t(24 * 60), 1000)) > 0);
+      assert.equal((await store.closedSeriesDays!(user.id, device.id))?.firstDay, t(24 * 60), 'after the retention');
+      assert.equal(await store.deleteDevice(user.id, device.id), true);
+      assert.equal(await store.closedSeriesDays!(user.id, device.id), undefined, 'a deleted device');
+    });
   });
 }

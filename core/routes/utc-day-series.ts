@@ -1,0 +1,114 @@
+import { successBodyOf } from '../http/api-response.ts';
+import type { ClosedSeriesDays, ResponseTimePoint, ResponseTimeQuery } from '../reports/report-records.ts';
+import { DAY_MS } from '../reports/rollups.ts';
+import type { RouteContext } from './route-context.ts';
+
+// `GET /devices/response-times` in UTC days (bucket=day without time_zone) on a store that says
+// which days are closed (ReportStore.closedSeriesDays): the closed days' points come from the API's
+// ClosedDayCache, read from the store once; the days still open are read as without it. The body
+// is the one the series read whole would give, byte for byte: the series is in day order, and a
+// JSON array is its elements' JSON joined by commas.
+
+const iso = (day: number) => new Date(day * DAY_MS).toISOString();
+
+/** `points` as JSON array elements: what `JSON.stringify` writes between the brackets. */
+const elements = (points: ResponseTimePoint[]) => JSON.stringify(points).slice(1, -1);
+
+/**
+ * The points of the days numbered [from, to) (days since the epoch), as each day's JSON elements
+ * by day number; undefined when the device is gone.
+ */
+async function readDays(
+  call: RouteContext,
+  deviceId: number,
+  from: number,
+  to: number,
+): Promise<Map<number, string> | undefined> {
+  const points = await call.store.listResponseTimes(call.key.user_id, deviceId, {
+    from: iso(from),
+    to: iso(to),
+    bucket: 'day',
+  });
+  if (points === undefined) return undefined;
+  const byDay = new Map<number, ResponseTimePoint[]>();
+  for (const point of points) {
+    const day = Date.parse(point.at) / DAY_MS;
+    const list = byDay.get(day);
+    if (list === undefined) byDay.set(day, [point]);
+    else list.push(point);
+  }
+  const days = new Map<number, string>();
+  for (let day = from; day < to; day++) days.set(day, elements(byDay.get(day) ?? []));
+  return days;
+}
+
+/**
+ * The JSON elements of the closed days numbered [first, end): the run kept for them, or the days
+ * kept, the missing ones read from the store in one span and kept; undefined when the device is
+ * gone.
+ */
+async function closedDaysJson(
+  call: RouteContext,
+  deviceId: number,
+  first: number,
+  end: number,
+): Promise<string | undefined> {
+  const cache = call.closedDays;
+  const run = cache.run(deviceId, first, end);
+  if (run !== undefined) return run;
+  const kept = cache.days(deviceId);
+  const known: (string | undefined)[] = [];
+  let [missingFrom, missingTo] = [end, end];
+  for (let day = first; day < end; day++) {
+    const json = kept?.get(day);
+    known.push(json);
+    if (json !== undefined) continue;
+    missingFrom = Math.min(missingFrom, day);
+    missingTo = day + 1;
+  }
+  const read =
+    missingFrom < missingTo ? await readDays(call, deviceId, missingFrom, missingTo) : new Map<number, string>();
+  if (read === undefined) return undefined;
+  for (const [day, json] of read) cache.set(deviceId, day, json);
+  const parts: string[] = [];
+  known.forEach((json, i) => {
+    const day = json ?? read.get(first + i)!;
+    if (day !== '') parts.push(day);
+  });
+  const joined = parts.join(',');
+  cache.setRun(deviceId, first, end, joined);
+  return joined;
+}
+
+/**
+ * The answer's body for `query` (bucket=day, UTC), given where the device's daily rows stand;
+ * undefined when the device is not the user's (any more).
+ */
+export async function utcDaySeriesBody(
+  call: RouteContext,
+  deviceId: number,
+  query: ResponseTimeQuery,
+  closed: ClosedSeriesDays,
+): Promise<string | undefined> {
+  const from = Date.parse(query.from);
+  const to = Date.parse(query.to);
+  // Days by number (days since the epoch): small integers, the cheapest keys a Map has. The closed
+  // days whose start lies in the range and which may have rows: none before firstDay has any (the
+  // retention removed them, or the device had none), whatever the cache still holds.
+  const closedUntil = Date.parse(closed.closedUntil) / DAY_MS;
+  const firstDay = closed.firstDay === null ? closedUntil : Date.parse(closed.firstDay) / DAY_MS;
+  const first = Math.max(Math.ceil(from / DAY_MS), firstDay);
+  const end = Math.min(Math.ceil(to / DAY_MS), closedUntil);
+  // The days not closed: buckets from the first open day (or the range's start, if later) on.
+  const openFrom = closedUntil * DAY_MS;
+  const open: ResponseTimeQuery | undefined =
+    to > openFrom ? { from: from > openFrom ? query.from : iso(closedUntil), to: query.to, bucket: 'day' } : undefined;
+  const [closedJson, later] = await Promise.all([
+    first < end ? closedDaysJson(call, deviceId, first, end) : '',
+    open === undefined ? [] : call.store.listResponseTimes(call.key.user_id, deviceId, open),
+  ]);
+  if (closedJson === undefined || later === undefined) return undefined;
+  const openJson = elements(later);
+  const comma = closedJson !== '' && openJson !== '' ? ',' : '';
+  return successBodyOf(`[${closedJson}${comma}${openJson}]`);
+}
