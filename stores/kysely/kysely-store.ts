@@ -54,13 +54,8 @@ import {
   type ResponseTimeQuery,
   type StatusTotals,
 } from '../../core/index.ts';
-import {
-  closedSeriesDays,
-  deviceStatusTotals,
-  listIncidents,
-  listListingPeriods,
-  listResponseTimes,
-} from './report-reads.ts';
+import { deviceStatusTotals } from './timeline-reads.ts';
+import { closedSeriesDays, listIncidents, listListingPeriods, listResponseTimes } from './report-reads.ts';
 import { deleteReportsBefore, rollUpResults } from './report-upkeep.ts';
 import {
   apiKeyFromRow,
