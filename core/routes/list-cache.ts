@@ -3,8 +3,11 @@ import { JSON_CONTENT_TYPE, type ApiResponse } from '../http/api-response.ts';
 interface Entry {
   marker: string;
   body: string;
-  /** The body's UTF-8 length, counted once rather than by the adapter for every answer. */
-  bodyLength: number;
+  /**
+   * The body's UTF-8 length, counted at the first reuse rather than by the adapter for every
+   * answer: an answer that is never asked again (a range that moves) costs no count.
+   */
+  bodyLength: number | undefined;
   link: string | undefined;
 }
 
@@ -45,6 +48,7 @@ export class ListCache {
     // The fields in the order of the first answer: link (when there is one), then content-type.
     const headers: Record<string, string> = entry.link === undefined ? {} : { link: entry.link };
     headers['content-type'] = JSON_CONTENT_TYPE;
+    entry.bodyLength ??= encoder.encode(entry.body).byteLength;
     return { status: 200, headers, body: entry.body, bodyLength: entry.bodyLength };
   }
 
@@ -58,8 +62,7 @@ export class ListCache {
     ) {
       this.#drop(this.#entries.keys().next().value!);
     }
-    const bodyLength = encoder.encode(response.body).byteLength;
-    this.#entries.set(key, { marker, body: response.body, bodyLength, link: response.headers.link });
+    this.#entries.set(key, { marker, body: response.body, bodyLength: undefined, link: response.headers.link });
     this.#total += response.body.length;
   }
 }
