@@ -106,9 +106,10 @@ export function toApiRequest(req: IncomingMessage): ApiRequest {
 export async function writeApiResponse(res: ServerResponse, response: ApiResponse): Promise<void> {
   const { body } = response;
   if (typeof body === 'string') {
-    response.headers['content-length'] = String(response.bodyLength ?? Buffer.byteLength(body));
+    const bytes = response.bodyBytes;
+    response.headers['content-length'] = String(bytes?.byteLength ?? response.bodyLength ?? Buffer.byteLength(body));
     res.writeHead(response.status, response.headers);
-    res.end(body);
+    res.end(bytes ?? body);
     return;
   }
   res.writeHead(response.status, response.headers);

@@ -16,6 +16,11 @@ export interface ApiResponse {
    * that an adapter that writes Content-Length itself need not count it again for every answer.
    */
   bodyLength?: number;
+  /**
+   * A string body already encoded as UTF-8, when the core has it (a kept answer asked again): an
+   * adapter that writes bytes sends these instead of encoding the text once more. Read-only.
+   */
+  bodyBytes?: Uint8Array<ArrayBuffer>;
 }
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -81,7 +86,7 @@ function webHeaders(headers: Record<string, string>): Record<string, string> {
 export function toWebResponse(response: ApiResponse): Response {
   const { body } = response;
   const headers = webHeaders(response.headers);
-  if (typeof body === 'string') return new Response(body, { status: response.status, headers });
+  if (typeof body === 'string') return new Response(response.bodyBytes ?? body, { status: response.status, headers });
   const encoder = new TextEncoder();
   const iterator = body[Symbol.asyncIterator]();
   const stream = new ReadableStream<Uint8Array>({

@@ -4,10 +4,11 @@ interface Entry {
   marker: string;
   body: string;
   /**
-   * The body's UTF-8 length, counted at the first reuse rather than by the adapter for every
-   * answer: an answer that is never asked again (a range that moves) costs no count.
+   * The body as UTF-8, encoded at the first reuse rather than by the adapter for every answer: an
+   * answer that is never asked again (a range that moves) costs no encoding, and one asked often
+   * is encoded once (large answers, a year's series, cost more to encode than to find).
    */
-  bodyLength: number | undefined;
+  bytes: Uint8Array<ArrayBuffer> | undefined;
   link: string | undefined;
 }
 
@@ -15,7 +16,7 @@ const encoder = new TextEncoder();
 
 /** Answers larger than this are not kept: the cache is for the many small pages a dashboard polls. */
 const MAX_BODY = 256 * 1024;
-/** All kept answers together (in UTF-16 code units, about bytes for this JSON). */
+/** All kept answers together (in UTF-16 code units, about bytes for this JSON, and their UTF-8 once encoded). */
 const MAX_TOTAL = 16 * 1024 * 1024;
 
 /**
@@ -34,7 +35,7 @@ export class ListCache {
   #drop(key: string): void {
     const entry = this.#entries.get(key);
     if (entry === undefined) return;
-    this.#total -= entry.body.length;
+    this.#total -= entry.body.length + (entry.bytes?.byteLength ?? 0);
     this.#entries.delete(key);
   }
 
@@ -48,8 +49,12 @@ export class ListCache {
     // The fields in the order of the first answer: link (when there is one), then content-type.
     const headers: Record<string, string> = entry.link === undefined ? {} : { link: entry.link };
     headers['content-type'] = JSON_CONTENT_TYPE;
-    entry.bodyLength ??= encoder.encode(entry.body).byteLength;
-    return { status: 200, headers, body: entry.body, bodyLength: entry.bodyLength };
+    if (entry.bytes === undefined) {
+      entry.bytes = encoder.encode(entry.body);
+      // Counted from now on; the bound is checked at the next `set`, which makes room first.
+      this.#total += entry.bytes.byteLength;
+    }
+    return { status: 200, headers, body: entry.body, bodyLength: entry.bytes.byteLength, bodyBytes: entry.bytes };
   }
 
   set(key: string, marker: string, response: ApiResponse): void {
@@ -62,7 +67,7 @@ export class ListCache {
     ) {
       this.#drop(this.#entries.keys().next().value!);
     }
-    this.#entries.set(key, { marker, body: response.body, bodyLength: undefined, link: response.headers.link });
+    this.#entries.set(key, { marker, body: response.body, bytes: undefined, link: response.headers.link });
     this.#total += response.body.length;
   }
 }
