@@ -36,6 +36,14 @@ export function successBody(data: unknown): string {
   return successBodyOf(JSON.stringify(data));
 }
 
+/**
+ * The JSON of `values` without its brackets: an array's elements as JSON joins by commas, so a body
+ * can be assembled from parts (a streamed list's batches, a series' kept days).
+ */
+export function jsonElements(values: readonly unknown[]): string {
+  return JSON.stringify(values).slice(1, -1);
+}
+
 /** The success envelope around `json`, data already written as JSON text. */
 export function successBodyOf(json: string): string {
   return `{"success":true,"data":${json}}`;

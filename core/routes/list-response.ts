@@ -1,4 +1,4 @@
-import { jsonResponse, successResponse, type ApiResponse } from '../http/api-response.ts';
+import { jsonElements, jsonResponse, successResponse, type ApiResponse } from '../http/api-response.ts';
 import type { PageRequest } from '../store.ts';
 import { parseListQuery } from '../validation/list-query.ts';
 import { reusedAnswer } from './reused-answer.ts';
@@ -51,16 +51,11 @@ async function* streamAll<T extends { id: number }>(
   fetchPage: FetchPage<T>,
   size: number,
 ): AsyncGenerator<string> {
-  yield `{"success":true,"data":[${serialize(first)}`;
+  yield `{"success":true,"data":[${jsonElements(first)}`;
   let batch = first;
   while (batch.length === size) {
     batch = await fetchPage({ afterId: batch[batch.length - 1]!.id, limit: size });
-    if (batch.length > 0) yield `,${serialize(batch)}`;
+    if (batch.length > 0) yield `,${jsonElements(batch)}`;
   }
   yield ']}';
-}
-
-function serialize(rows: readonly unknown[]): string {
-  const json = JSON.stringify(rows);
-  return json.slice(1, -1);
 }

@@ -1,4 +1,4 @@
-import { successBodyOf } from '../http/api-response.ts';
+import { jsonElements, successBodyOf } from '../http/api-response.ts';
 import type { ClosedSeriesDays, ResponseTimePoint, ResponseTimeQuery } from '../reports/report-records.ts';
 import { DAY_MS } from '../reports/rollups.ts';
 import type { RouteContext } from './route-context.ts';
@@ -10,9 +10,6 @@ import type { RouteContext } from './route-context.ts';
 // JSON array is its elements' JSON joined by commas.
 
 const iso = (day: number) => new Date(day * DAY_MS).toISOString();
-
-/** `points` as JSON array elements: what `JSON.stringify` writes between the brackets. */
-const elements = (points: ResponseTimePoint[]) => JSON.stringify(points).slice(1, -1);
 
 /**
  * The points of the days numbered [from, to) (days since the epoch), as each day's JSON elements
@@ -38,7 +35,7 @@ async function readDays(
     else list.push(point);
   }
   const days = new Map<number, string>();
-  for (let day = from; day < to; day++) days.set(day, elements(byDay.get(day) ?? []));
+  for (let day = from; day < to; day++) days.set(day, jsonElements(byDay.get(day) ?? []));
   return days;
 }
 
@@ -108,7 +105,7 @@ export async function utcDaySeriesBody(
     open === undefined ? [] : call.store.listResponseTimes(call.key.user_id, deviceId, open),
   ]);
   if (closedJson === undefined || later === undefined) return undefined;
-  const openJson = elements(later);
+  const openJson = jsonElements(later);
   const comma = closedJson !== '' && openJson !== '' ? ',' : '';
   return successBodyOf(`[${closedJson}${comma}${openJson}]`);
 }
