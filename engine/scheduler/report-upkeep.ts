@@ -1,4 +1,5 @@
 import type { MonitoringStore } from '../../core/index.ts';
+import { deleteInBatches } from './retention.ts';
 
 // The engine's share of the reports (docs/engine.md, "Reports"): rolling finished hours of raw
 // results up, and deleting report rows past the report retention. A store without `ReportUpkeep`
@@ -43,10 +44,5 @@ export async function pruneReports(
 ): Promise<number> {
   if (store.deleteReportsBefore === undefined) return 0;
   const before = new Date(nowMs - retentionHours * 3_600_000).toISOString();
-  let total = 0;
-  for (;;) {
-    const deleted = await store.deleteReportsBefore(before, batchSize);
-    total += deleted;
-    if (deleted < batchSize || stopping()) return total;
-  }
+  return deleteInBatches((limit) => store.deleteReportsBefore!(before, limit), batchSize, stopping);
 }

@@ -15,9 +15,21 @@ export async function pruneResults(
   stopping: () => boolean = () => false,
 ): Promise<number> {
   const before = new Date(nowMs - retentionHours * 3_600_000).toISOString();
+  return deleteInBatches((limit) => store.deleteCheckResultsBefore(before, limit), batchSize, stopping);
+}
+
+/**
+ * Calls `deleteBatch` until a batch comes back short or `stopping` says so, between batches; says
+ * how many rows the batches deleted in all. Results and reports are expired alike.
+ */
+export async function deleteInBatches(
+  deleteBatch: (limit: number) => Promise<number>,
+  batchSize: number,
+  stopping: () => boolean,
+): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = await store.deleteCheckResultsBefore(before, batchSize);
+    const deleted = await deleteBatch(batchSize);
     total += deleted;
     if (deleted < batchSize || stopping()) return total;
   }
