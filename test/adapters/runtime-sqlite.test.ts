@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { ROOT } from './harness.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 
 const run = promisify(execFile);
 const FIXTURE = join('test', 'fixtures', 'sqlite-store-contract.ts');
@@ -21,7 +22,7 @@ async function runTests(command: string, args: string[]): Promise<string> {
       env: { ...process.env, NO_COLOR: '1' },
       // Only a guard against a runtime that hangs, never a bound on speed: the run takes seconds
       // alone and many times that beside the rest of the suite on a busy machine.
-      timeout: 600_000,
+      timeout: HANG_GUARD_MS,
     });
     return `${stdout}${stderr}`;
   } catch (error) {

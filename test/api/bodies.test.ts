@@ -14,6 +14,7 @@ import {
   raw,
   VALIDATION_ONLY,
 } from './helpers.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 
 const CREATE_PATHS = ['/v1/devices/create', '/v1/blacklist-monitors/create'] as const;
 const FLAGS = [
@@ -180,7 +181,7 @@ eachStore(
       assertError(res, 413, 'payload_too_large');
     });
 
-    test('an endless body is refused without reading far past the limit', { timeout: 10_000 }, async () => {
+    test('an endless body is refused without reading far past the limit', { timeout: HANG_GUARD_MS }, async () => {
       const { t, key } = await env.setup();
       const { body, pulled } = stream(Number.POSITIVE_INFINITY);
       const res = await raw(t, '/v1/devices/create', {

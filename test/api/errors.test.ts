@@ -9,6 +9,7 @@ import { generateToken, MissingTableError, type Store } from '../../core/interna
 import type { TestApi, TestResponse } from '../../core/testing/index.ts';
 import type { OpenedStore } from '../support/stores.ts';
 import { assertError, assertSuccess, auth, deviceBody, eachFactory, JSON_TYPE, createTestApi } from './helpers.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 
 type Method = keyof Store;
 
@@ -163,7 +164,7 @@ eachFactory('errors', (factory) => {
 
   test(
     'a store that fails in the middle of a streamed list never yields a complete-looking list',
-    { timeout: 20_000 },
+    { timeout: HANG_GUARD_MS },
     async () => {
       const real = createTestApi({ store: opened.store, rateLimit: { limit: 10_000, windowSeconds: 60 } });
       apis.push(real);

@@ -16,6 +16,7 @@ import type {
 } from '../../core/index.ts';
 import type { TestApi, TestResponse } from '../../core/testing/index.ts';
 import { assertError, assertSuccess, assertValidation, JSON_TYPE, START, type Env, validationOnly } from './helpers.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 
 export interface Resource {
   /** Path segment: `devices` or `blacklist-monitors`. */
@@ -476,7 +477,7 @@ export function defineListTests(env: Env, r: Resource): void {
 
   test(
     `list ${r.segment}: exactly one batch of records (${batch.size}, the stream's boundary) arrives whole`,
-    { timeout: 30_000 },
+    { timeout: HANG_GUARD_MS },
     async () => {
       const t = env.api(batch.options);
       const key = await t.createKey();
@@ -502,7 +503,7 @@ export function defineListTests(env: Env, r: Resource): void {
   const own = (batch.size * 12) / 5;
   test(
     `list ${r.segment}: a list of ${own} records (${own / batch.size} batches) is streamed whole, valid JSON, ascending, the caller's only`,
-    { timeout: 30_000 },
+    { timeout: HANG_GUARD_MS },
     async () => {
       const t = env.api(batch.options);
       const key = await t.createKey();

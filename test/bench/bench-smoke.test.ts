@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { before, it } from 'node:test';
 import { ROOT } from '../support/cli.ts';
 import { nodeArgs } from '../support/node-args.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 
 // Runs `npm run bench` in its smoke mode: every step once, briefly, so the script cannot rot.
 // Nothing here judges speed; the figures are only checked to be there.
@@ -24,7 +25,7 @@ before(() => {
   run = runBench(['--only', 'me,list,create,update,stream,engine,scale,reports']);
 });
 
-it('the benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {
+it('the benchmark runs end to end and prints every figure', { timeout: HANG_GUARD_MS }, async () => {
   const output = await run;
   assert.equal(output.code, 0, output.err);
   for (const line of [
@@ -42,7 +43,7 @@ it('the benchmark runs end to end and prints every figure', { timeout: 240_000 }
 // The engine's part (docs/performance.md, "The engine"), on a few hundred records: every comparison and
 // every PostgreSQL figure printed, and the cycle's own check that no record was checked twice. The
 // cycle runs with 2 worker processes here (1 and 4 in the full run): the same lines, fewer processes.
-it('the engine benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {
+it('the engine benchmark runs end to end and prints every figure', { timeout: HANG_GUARD_MS }, async () => {
   const output = await run;
   assert.equal(output.code, 0, output.err);
   for (const what of ['DNSBL checks', 'TCP probes', 'HTTP probes', 'webhook deliveries']) {
@@ -64,7 +65,7 @@ it('the engine benchmark runs end to end and prints every figure', { timeout: 24
 
 // The reports' part (docs/performance.md, "Reports"): the query figures on SQLite, and on
 // PostgreSQL the query, storage, expiry and write-cost figures.
-it('the reports benchmark runs end to end and prints every figure', { timeout: 240_000 }, async () => {
+it('the reports benchmark runs end to end and prints every figure', { timeout: HANG_GUARD_MS }, async () => {
   const output = await run;
   assert.equal(output.code, 0, output.err);
   for (const what of ['availability, an outage a day', 'availability, an outage a month', 'response times, bucket=day'])

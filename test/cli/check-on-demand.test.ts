@@ -115,7 +115,7 @@ it('serve --worker: a check on demand shows in the results within seconds; once 
     const retryAfter = Number(again.headers.get('retry-after'));
     assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After: ${retryAfter}`);
     // The monitor's interval is an hour: only the request makes the second check.
-    await waitFor('the check asked for', async () => (await results()).length === 4, 10_000);
+    await waitFor('the check asked for', async () => (await results()).length === 4);
   } finally {
     assert.equal(await stopServe(server), 0);
   }

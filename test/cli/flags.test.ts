@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli, type CliResult } from '../support/cli.ts';
 import { runCommand } from '../support/run-command.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 
 let dir: string;
 before(async () => {
@@ -165,7 +166,7 @@ describe('what cannot be reached: one line on stderr, exit 2, quickly', { concur
 
   // Node's own recursive mkdir loops forever where a parent exists but cannot hold a child: a
   // path under /proc, or under a symlink to nowhere. A child process, so a hang can be timed out.
-  it('a SQLite path whose parent exists but cannot hold a folder', { timeout: 90_000 }, async () => {
+  it('a SQLite path whose parent exists but cannot hold a folder', { timeout: HANG_GUARD_MS }, async () => {
     const nowhere = join(dir, 'to-nowhere');
     await symlink(join(dir, 'no-such-folder'), nowhere);
     const paths = [join(nowhere, 'sub', 'x.db')];

@@ -326,7 +326,6 @@ describe('serve', { concurrency: 4 }, () => {
     await waitFor(
       () => `an answer to the first request: ${received}`,
       () => received.includes('201 Created'),
-      30_000,
       10,
     );
     server.child.kill('SIGTERM');

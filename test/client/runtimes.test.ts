@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { ROOT, startServer, type StandaloneServer } from './standalone-server.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 
 const run = promisify(execFile);
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -36,7 +37,7 @@ describe('the client in other runtimes', { concurrency: 1 }, () => {
       const { stdout } = await run(command, [...args, server.baseUrl, server.bootstrapToken], {
         cwd: ROOT,
         // Only a guard against a runtime that hangs, never a bound on speed.
-        timeout: 600_000,
+        timeout: HANG_GUARD_MS,
         env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
       });
       const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {

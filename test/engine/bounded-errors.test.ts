@@ -43,7 +43,6 @@ it('a store failure repeated every round is written once, then counted', async (
   await waitFor(
     () => `three failed rounds of each; so far ${store.claims} claims, ${store.fanOuts} deliveries`,
     () => store.claims >= 3 && store.fanOuts >= 3,
-    30_000,
     5,
   );
   await engine.stop();

@@ -8,6 +8,7 @@ import { ManualClock, type DeviceCheckOutcome } from '../../core/index.ts';
 import { checkDevice, createMonitoringEngine, ProbeFailure, type DeviceCheckContext } from '../../engine/index.ts';
 import { freePort } from '../support/ports.ts';
 import { addDevice, WatchedStore } from '../support/engine-fixtures.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 
 const START = '2026-08-01T00:00:00.000Z';
 const none = { resolve4: async () => [] };
@@ -147,7 +148,7 @@ it("the engine's `random` draws the devices' jitter too, as it does the blacklis
 
 it(
   'a claimed device that waited for a slot has its lease counted from the claim, not from its start',
-  { timeout: 10_000 },
+  { timeout: HANG_GUARD_MS },
   async () => {
     const store = new WatchedStore();
     const user = await store.createUser({ name: null, created_at: START });

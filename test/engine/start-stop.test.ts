@@ -34,17 +34,12 @@ it('a started engine checks new records as they come, and stop() waits for the c
   await assert.rejects(engine.runOnce(), /while the engine is started/);
 
   const first = await addMonitor(store, user.id, '192.0.2.1', START);
-  await waitFor(
-    'the first check',
-    async () => (await monitorOf(store, user.id, first.id)).last_status === 'listed',
-    30_000,
-    5,
-  );
+  await waitFor('the first check', async () => (await monitorOf(store, user.id, first.id)).last_status === 'listed', 5);
 
   let release!: () => void;
   hold = new Promise<void>((resolve) => (release = resolve));
   const second = await addMonitor(store, user.id, '192.0.2.2', START);
-  await waitFor('the second check to start', async () => asked === 2, 30_000, 5);
+  await waitFor('the second check to start', async () => asked === 2, 5);
   let stopped = false;
   const stopping = engine.stop().then(() => (stopped = true));
   await delay(20);
@@ -100,12 +95,11 @@ it('a store that cannot claim is logged once per streak, and once when it works 
   });
   const { id } = await addMonitor(store, user.id, '192.0.2.9', START);
   engine.start();
-  await waitFor('several failed claims', async () => attempts >= 5, 30_000, 5);
+  await waitFor('several failed claims', async () => attempts >= 5, 5);
   failing = false;
   await waitFor(
     'the check once claims work',
     async () => (await monitorOf(store, user.id, id)).last_status !== null,
-    30_000,
     5,
   );
   await engine.stop();

@@ -20,6 +20,7 @@ import { startServe, type ServerProcess } from '../support/cli.ts';
 import { startFaultProxy } from './fault-proxy.ts';
 import { connectUntilRefused } from '../support/ports.ts';
 import { postgresOrSkip, viaPort } from './support.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -57,7 +58,7 @@ const sqliteUrl = (name: string) => `sqlite:${join(dir, name)}`;
  * How long a test waits for an answer or a close that it does not time: the wait ends with the
  * close, so only a failing test waits it out, and a busy machine never does.
  */
-const ANSWER_MS = 30_000;
+const ANSWER_MS = HANG_GUARD_MS;
 
 interface RawAnswer {
   status: number | null;
@@ -400,7 +401,7 @@ describe('the standalone server', () => {
         'X-Request-Id: token-log-last\r\nConnection: close\r\n\r\n';
       await raw(s.port, last, ANSWER_MS);
       // The log is written in batches: once the last request's line is out, so are the others'.
-      await s.server.waitForLine(/"request_id":"token-log-last"/, ANSWER_MS);
+      await s.server.waitForLine(/"request_id":"token-log-last"/);
       const banner = s.server.lines.findIndex((line) => line.startsWith('listening on '));
       const logged = [...s.server.lines.slice(banner + 1), s.server.stderr()].join('\n');
       assert.ok(s.server.lines.length > banner + 5, 'requests are logged');
@@ -520,7 +521,7 @@ describe('the standalone server', () => {
       assert.ok(await continued, 'no 100 Continue: the request was not taken in');
       s.server.child.kill('SIGTERM');
       // Refused once the signal is handled: serve closes its listener first.
-      await connectUntilRefused(s.port, ANSWER_MS);
+      await connectUntilRefused(s.port);
       assert.equal(s.server.child.exitCode, null, 'exited with a request in flight');
       rest();
       const answer = await inFlight;

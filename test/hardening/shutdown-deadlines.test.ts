@@ -156,7 +156,7 @@ describe('shutdown deadlines', { concurrency: true }, () => {
       }));
       // In flight once its query is held at the proxy: then the signal comes.
       const held = proxy;
-      await waitFor('the create to send its query', () => held.held, 30_000, 10);
+      await waitFor('the create to send its query', () => held.held, 10);
       server.child.kill('SIGTERM');
       const answered = await answer;
       const exit = await server.exited;

@@ -10,6 +10,7 @@ import { probeService } from '../../engine/probes/service-probe.ts';
 import { probePublicTls } from '../../engine/probes/tls-probe.ts';
 import { probeDevice, probeHarness } from '../support/probe-devices.ts';
 import { startTcpServer, TEST_CA } from '../support/probe-servers.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 
 type Probe = (device: Device, options: ProbeOptions) => Promise<NewDeviceProbeResult>;
 
@@ -98,7 +99,7 @@ describe('connect timeout', () => {
 
   it(
     "a connection still being made when the probe's time is up is destroyed, " + 'and the probe says timeout',
-    { timeout: 60_000 },
+    { timeout: HANG_GUARD_MS },
     async () => {
       // A connector whose connection never completes (as a target dropping SYNs): only the probe
       // can end it, by destroying the socket it was handed.

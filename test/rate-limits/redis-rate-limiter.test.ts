@@ -136,7 +136,6 @@ suiteOrSkip('RedisRateLimiter when Redis goes away', skip, {}, () => {
               return false;
             }
           },
-          30_000,
           100,
         );
         assert.equal(warnings.length, 2);

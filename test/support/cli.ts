@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { after } from 'node:test';
 import { CLI_ARGS, ROOT } from './built-cli.ts';
+import { HANG_GUARD_MS } from './hang-guard.ts';
 
 export { CLI_ARGS, ROOT };
 
@@ -109,20 +110,20 @@ export async function startServe(args: string[], env: Record<string, string> = {
       resolve(code);
     }),
   );
-  const waitForLine = async (pattern: RegExp, timeoutMs = 30_000): Promise<string> => {
-    const deadline = Date.now() + timeoutMs;
+  const waitForLine = async (pattern: RegExp): Promise<string> => {
+    const deadline = Date.now() + HANG_GUARD_MS;
     for (;;) {
       const found = lines.find((line) => pattern.test(line));
       if (found !== undefined) return found;
       if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}) before ${pattern}: ${stderr}`);
-      if (Date.now() > deadline) throw new Error(`no line matching ${pattern} within ${timeoutMs} ms: ${stderr}`);
+      if (Date.now() > deadline) throw new Error(`no line matching ${pattern} within ${HANG_GUARD_MS} ms: ${stderr}`);
       await new Promise<void>((resolve) => {
         waiters.push(resolve);
         setTimeout(resolve, 200);
       });
     }
   };
-  const listening = await waitForLine(/^listening on /, 30_000);
+  const listening = await waitForLine(/^listening on /);
   return { child, url: listening.slice('listening on '.length), lines, stderr: () => stderr, exited, waitForLine };
 }
 

@@ -1,5 +1,6 @@
 /** Ports on 127.0.0.1: one free to listen on, and waiting for a server to stop taking connections. */
 import { connect, createServer } from 'node:net';
+import { HANG_GUARD_MS } from './hang-guard.ts';
 
 /** A port on 127.0.0.1 that nothing listens on now, for a server whose address must be known before it prints it. */
 export async function freePort(): Promise<number> {
@@ -13,10 +14,10 @@ export async function freePort(): Promise<number> {
 /**
  * Resolves once a connection to 127.0.0.1:`port` is refused: the server has closed its listener.
  * Any other outcome (accepted, or reset while the listener closes with connections in its queue)
- * is tried again; the limit is generous because a server that stops ends the wait at once.
+ * is tried again; only the hang guard ends a wait that a stopping server does not.
  */
-export async function connectUntilRefused(port: number, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+export async function connectUntilRefused(port: number): Promise<void> {
+  const deadline = Date.now() + HANG_GUARD_MS;
   for (;;) {
     const outcome = await new Promise<string>((resolve) => {
       const socket = connect(port, '127.0.0.1');
@@ -28,7 +29,7 @@ export async function connectUntilRefused(port: number, timeoutMs = 30_000): Pro
     });
     if (outcome === 'ECONNREFUSED') return;
     if (Date.now() > deadline) {
-      throw new Error(`127.0.0.1:${port} still takes connections after ${timeoutMs} ms (last attempt: ${outcome})`);
+      throw new Error(`127.0.0.1:${port} still takes connections after ${HANG_GUARD_MS} ms (last attempt: ${outcome})`);
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

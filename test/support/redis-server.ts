@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { freePort } from './ports.ts';
+import { HANG_GUARD_MS } from './hang-guard.ts';
 
 /**
  * A redis-server of the test's own, on a free loopback port, that the test can freeze (SIGSTOP:
@@ -54,7 +55,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   let output = '';
   await new Promise<void>((resolve, reject) => {
     // Generous: only a redis-server that never starts waits it out.
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), HANG_GUARD_MS);
     const onData = (chunk: Buffer) => {
       output += chunk;
       if (/Ready to accept connections/.test(output)) {
