@@ -5,13 +5,14 @@
  * device, a worker claims, checks and records the same device all the while.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import type { BlacklistMonitor, Device, MaintenanceWindow, Webhook } from '../../core/index.ts';
 import type { TestApi, TestBody, TestResponse } from '../../core/testing/index.ts';
 import { createNodeHandler } from '../../adapters/node/index.ts';
-import { createMonitoringEngine } from '../../engine/index.ts';
+import { createMonitoringEngine, type EngineRunSummary } from '../../engine/index.ts';
 import { assertSuccess, eachStore, type Env } from '../api/helpers.ts';
 
 const AT_ONCE = 50;
@@ -58,10 +59,11 @@ async function patchAtOnce<T extends object>(
   id: number,
   setOf: (i: number) => Record<string, unknown>,
   which: (record: T) => number,
+  sent: () => void = () => {},
 ): Promise<T> {
-  const answers = await Promise.all(
-    Array.from({ length: AT_ONCE }, (_, i) => s.send<T>('PATCH', `${path}/update?id=${id}`, setOf(i))),
-  );
+  const asked = Array.from({ length: AT_ONCE }, (_, i) => s.send<T>('PATCH', `${path}/update?id=${id}`, setOf(i)));
+  sent();
+  const answers = await Promise.all(asked);
   const failed = answers.filter((answer) => answer.status !== 200);
   assert.equal(failed.length, 0, `${failed.length} of ${AT_ONCE} PATCHes failed, the first: ${failed[0]?.text}`);
   answers.forEach((answer, i) => {
@@ -72,6 +74,35 @@ async function patchAtOnce<T extends object>(
   assert.ok(Number.isSafeInteger(i) && i >= 0 && i < AT_ONCE, `one request's set: ${JSON.stringify(stored)}`);
   assert.deepEqual(fieldsOf(stored, setOf(i)), setOf(i), `request ${i}'s set, whole: ${JSON.stringify(stored)}`);
   return stored;
+}
+
+/** A loopback HTTP target that holds every request until `release()`, then answers each at once. */
+async function heldTarget(context: TestContext) {
+  const held: ServerResponse[] = [];
+  let released = false;
+  let arrived!: () => void;
+  const first = new Promise<void>((resolve) => (arrived = resolve));
+  const server = createServer((_request, response) => {
+    if (released) response.end();
+    else {
+      held.push(response);
+      arrived();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  context.after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    /** Resolves when the first request is held. */
+    first,
+    release() {
+      released = true;
+      for (const response of held.splice(0)) response.end();
+    },
+  };
 }
 
 eachStore('fifty concurrent PATCHes of one record', (env) => {
@@ -90,7 +121,11 @@ eachStore('fifty concurrent PATCHes of one record', (env) => {
       check_interval_s: 60 + i,
       is_enabled: i % 2 === 0,
     });
-    const device = assertSuccess(await s.send<Device>('POST', '/devices/create', setOf(AT_ONCE)), 201);
+    // The device starts out checked at a target that holds the worker's first check until the
+    // PATCHes are on their way: its result is then written while they are.
+    const target = await heldTarget(c);
+    const created = { ...setOf(AT_ONCE), port: target.port, is_enabled: true };
+    const device = assertSuccess(await s.send<Device>('POST', '/devices/create', created), 201);
     const engine = createMonitoringEngine({
       store: env.store,
       clock: s.t.clock,
@@ -102,28 +137,35 @@ eachStore('fifty concurrent PATCHes of one record', (env) => {
       connectTimeoutMs: 30_000,
     });
     let done = false;
-    let cycles = 0;
+    const runs: EngineRunSummary[] = [];
     const worker = (async () => {
       while (!done) {
-        await engine.runOnce();
-        cycles++;
+        runs.push(await engine.runOnce());
         // Between cycles the server's sockets get their turn, whatever the store.
         await new Promise((resolve) => setImmediate(resolve));
       }
     })();
     let stored: Device;
     try {
+      await target.first;
       for (let round = 0; round < 2; round++) {
-        stored = await patchAtOnce<Device>(s, '/devices', device.id, setOf, (d) =>
-          Number(d.location?.slice('set '.length)),
-        );
+        const sent = round === 0 ? () => target.release() : undefined;
+        stored = await patchAtOnce<Device>(s, '/devices', device.id, setOf, (d) => Number(d.location?.slice(4)), sent);
         assert.equal(stored.status === 'paused', !stored.is_enabled, `paused exactly when disabled: ${stored.status}`);
       }
     } finally {
+      target.release();
       done = true;
       await worker;
     }
-    assert.ok(cycles > 0);
+    // The held check was claimed, and written or fenced (a PATCH's restart took its lease away),
+    // never lost to a write the store refused (a deadlock, say).
+    assert.deepEqual([runs[0]!.claimed, runs[0]!.written + runs[0]!.fenced], [1, 1]);
+    assert.equal(
+      runs.reduce((sum, run) => sum + run.failed, 0),
+      0,
+      'no check of the worker was lost',
+    );
     // The worker's own writes leave the request's fields alone.
     await engine.runOnce();
     const after = assertSuccess(await s.send<Device>('GET', `/devices/get?id=${device.id}`), 200);
