@@ -69,7 +69,10 @@ export function monitorIdentity(userId: number, m: NewBlacklistMonitor): string 
 }
 
 /** Whether the record still holds what the change was read from (docs/contract.md §6.9). */
-export function unchangedSince(record: object, change: RecordChange<object, object>): boolean {
+function unchangedSince(
+  record: object,
+  change: Pick<RecordChange<object, object>, 'from' | 'fields' | 'effect'>,
+): boolean {
   const now = record as Record<string, unknown>;
   const from = change.from as Record<string, unknown>;
   if (!change.fields.every((name) => !Object.hasOwn(from, name) || sameValue(now[name], from[name]))) return false;
@@ -78,8 +81,28 @@ export function unchangedSince(record: object, change: RecordChange<object, obje
   return !movesStatus || !('status' in from) || now.status === from.status;
 }
 
+/**
+ * The change to write to a record as it is now (`current`, the record as the API sees it): the
+ * change itself while the record holds what it was judged against, or else the request judged
+ * again against `current` (`RecordChange.reapply`), `unchanged` when that changes nothing, and
+ * `stale` for a change that cannot be judged again. Nothing waits between the look and the write
+ * that follows it, so no other change comes between.
+ */
+export function changeNow<T extends object, New>(
+  current: T,
+  change: RecordChange<T, New>,
+): RecordChange<T, New> | 'unchanged' | 'stale' {
+  if (unchangedSince(current, change)) return change;
+  if (change.reapply === undefined) return 'stale';
+  const again = change.reapply(structuredClone(current));
+  return again === null ? 'unchanged' : { ...again, from: current };
+}
+
 /** Applies a change's engine effect to a record's schedule (and a device's status), as the SQL stores do. */
-export function applyEffect(row: Owned<Device> | Owned<BlacklistMonitor>, change: RecordChange<object, object>): void {
+export function applyEffect(
+  row: Owned<Device> | Owned<BlacklistMonitor>,
+  change: Pick<RecordChange<object, object>, 'effect' | 'at'>,
+): void {
   const at = ms(change.at);
   const { effect } = change;
   if (effect === 'pause') row.schedule = { ...row.schedule, nextCheckAt: null, lease: null, failures: 0 };

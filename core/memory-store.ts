@@ -45,7 +45,7 @@ import {
   ms,
   newSchedule,
   page,
-  unchangedSince,
+  changeNow,
   type Owned,
 } from './memory-rows.ts';
 import type { WebhookEndpoint } from './webhook-sender.ts';
@@ -258,7 +258,10 @@ export class MemoryStore implements Store {
   ): UpdateResult<T> {
     const row = rows.get(id);
     if (!row || row.userId !== userId) return undefined;
-    if (!unchangedSince(row.record, change)) return { stale: true };
+    const now = changeNow(row.record, change);
+    if (now === 'stale') return { stale: true };
+    if (now === 'unchanged') return { updated: structuredClone(row.record) };
+    change = now;
     const next = { ...row.record } as Record<string, unknown>;
     const to = change.to as Record<string, unknown>;
     for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
@@ -498,10 +501,12 @@ export class MemoryStore implements Store {
   ): Promise<UpdateResult<StoredMaintenanceWindow>> {
     const row = this.#windows.get(id);
     if (!row || row.userId !== userId) return undefined;
-    if (!unchangedSince(row.record, change)) return { stale: true };
+    const now = changeNow(row.record, change);
+    if (now === 'stale') return { stale: true };
+    if (now === 'unchanged') return { updated: structuredClone(row.record) };
     const next = { ...row.record } as Record<string, unknown>;
-    const to = change.to as unknown as Record<string, unknown>;
-    for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
+    const to = now.to as unknown as Record<string, unknown>;
+    for (const name of now.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
     row.record = next as unknown as StoredMaintenanceWindow;
     return { updated: structuredClone(row.record) };
   }

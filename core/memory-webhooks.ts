@@ -2,7 +2,7 @@ import type { ResultsPage } from './monitoring-store.ts';
 import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, WebhookAttempt } from './records.ts';
 import type { CreateResult, PageRequest, RecordChange, UpdateResult } from './store.ts';
 import type { WebhookEndpoint } from './webhook-sender.ts';
-import { iso, ms, unchangedSince } from './memory-rows.ts';
+import { changeNow, iso, ms } from './memory-rows.ts';
 import type {
   ClaimedDelivery,
   DeliveryClaimRequest,
@@ -87,10 +87,13 @@ export class MemoryWebhooks implements WebhookStore {
   ): Promise<UpdateResult<CreatedWebhook>> {
     const row = this.#webhooks.get(id);
     if (!row || row.userId !== userId) return undefined;
-    if (!unchangedSince(row.record, change)) return { stale: true };
+    const now = changeNow(publicWebhook(row.record), change);
+    if (now === 'stale') return { stale: true };
+    if (now === 'unchanged') return { updated: structuredClone(row.record) };
+    const { to } = now;
     const next = structuredClone(row.record);
-    Object.assign(next, { url: change.to.url, events: [...change.to.events], is_enabled: change.to.is_enabled });
-    if (change.to.secret !== undefined) next.secret = change.to.secret;
+    Object.assign(next, { url: to.url, events: [...to.events], is_enabled: to.is_enabled });
+    if (to.secret !== undefined) next.secret = to.secret;
     const holder = this.#index.get(`${userId} ${next.url}`);
     if (holder !== undefined && holder !== id) return { duplicateOf: holder };
     this.#index.delete(`${userId} ${row.record.url}`);

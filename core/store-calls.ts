@@ -28,10 +28,12 @@ export type ChangeEffect = 'none' | 'reschedule' | 'restart' | 'pause' | 'resume
 
 /**
  * A change to one record of a user, as the API hands it to the store. The store writes `to`'s
- * `fields` only if the record still holds `from`'s values in those fields (and, when the effect
- * changes a device's status, still has `from`'s status): otherwise someone else changed it since it
- * was read, and the answer is `stale` (the API reads it again and re-applies the request). The
- * events are written with the change, in one transaction, or not at all.
+ * `fields` if the record still holds `from`'s values in those fields (and, when the effect
+ * changes a device's status, still has `from`'s status). Otherwise someone else changed it since
+ * it was read: the store reads it again, holding off every other change of it until this one is
+ * written (a row lock), and writes what `reapply` makes of the request against the record as it is
+ * now. Without `reapply`, the answer is then `stale`. The events are written with the change, in
+ * one transaction, or not at all.
  */
 export interface RecordChange<T, New> {
   /** The record as read. */
@@ -44,11 +46,20 @@ export interface RecordChange<T, New> {
   /** When the change happens: the new status's `status_since`, the due time after a restart. */
   at: Timestamp;
   events: readonly NewMonitoringEvent[];
+  /**
+   * The request judged again against the record as it is now (the store's copy, which it may
+   * not keep): what to write instead, or null when the request changes nothing in it (the store
+   * then answers the record as it is). An error it throws is the request's own (a field the
+   * record as it is now refuses): the store writes nothing and throws it on. Called while the
+   * store holds the record, so it must not wait for anything: the API's judgement only.
+   */
+  reapply?: (current: T) => Omit<RecordChange<T, New>, 'from' | 'reapply'> | null;
 }
 
 /**
  * The answer to a change: the record as changed, the id of the record it would duplicate (nothing
- * changed), `stale` (nothing changed; read again), or undefined when no such record is the user's.
+ * changed), `stale` (nothing changed; read again: only for a change without `reapply`), or
+ * undefined when no such record is the user's.
  */
 export type UpdateResult<T> = { updated: T } | { duplicateOf: number } | { stale: true } | undefined;
 

@@ -18,7 +18,6 @@ import { listResponse } from './list-response.ts';
 import type { RouteContext } from './route-context.ts';
 
 const FIELDS = Object.keys(maintenanceWindowSchema.entries);
-const ATTEMPTS = 8;
 
 /** A window as the API shows it: with when it is in force, as of the request's clock reading. */
 function shown(window: StoredMaintenanceWindow, now: number): MaintenanceWindow {
@@ -86,33 +85,35 @@ export const maintenanceWindowRoutes = {
     const id = parseDeleteId(call.url.query);
     const body = await readJsonObject(call.request, call.bodyLimit);
     const userId = call.key.user_id;
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const from = await call.store.getMaintenanceWindow(userId, id);
-      if (from === undefined) throw notFound();
+    const at = toTimestamp(call.now);
+    const judge = (record: StoredMaintenanceWindow) => {
       // The answer's computed fields are the server's: naming them is read_only_field.
       const to = parsePatch<MaintenanceWindow, NewMaintenanceWindow>(
         {
           schema: maintenanceWindowSchema,
           hints: maintenanceWindowHints,
-          parse: (input) => parseMaintenanceWindowInput(input, from.created_at),
+          parse: (input) => parseMaintenanceWindowInput(input, record.created_at),
         },
-        shown(from, call.now),
+        shown(record, call.now),
         body,
       );
-      if (changedFields(from, to, FIELDS).length === 0) return successResponse(200, shown(from, call.now));
-      await refuseForeignIds(call, to, from);
-      const result = await call.store.updateMaintenanceWindow(userId, id, {
-        from,
-        to,
-        fields: FIELDS,
-        effect: 'none',
-        at: toTimestamp(call.now),
-        events: [],
-      });
-      if (result === undefined) throw notFound();
-      if ('updated' in result) return successResponse(200, shown(result.updated, call.now));
+      if (changedFields(record, to, FIELDS).length === 0) return null;
+      return { to, fields: FIELDS, effect: 'none' as const, at, events: [] };
+    };
+    const from = await call.store.getMaintenanceWindow(userId, id);
+    if (from === undefined) throw notFound();
+    const change = judge(from);
+    if (change === null) return successResponse(200, shown(from, call.now));
+    await refuseForeignIds(call, change.to, from);
+    // Changed by someone else since it was read, the window is judged again as it is now; its ids
+    // need no second look: each one the body names was judged here or held by the window as read,
+    // and a window only ever holds ids of its user's records.
+    const result = await call.store.updateMaintenanceWindow(userId, id, { ...change, from, reapply: judge });
+    if (result === undefined) throw notFound();
+    if ('duplicateOf' in result || 'stale' in result) {
+      throw new Error('updating a maintenance window: the store answered neither the window nor its absence');
     }
-    throw new Error(`updating a maintenance window: it kept changing under ${ATTEMPTS} attempts; giving up`);
+    return successResponse(200, shown(result.updated, call.now));
   },
 
   async remove(call: RouteContext): Promise<ApiResponse> {

@@ -2,10 +2,11 @@
  * The records this API instance last answered (created, read or changed), by kind and id: the
  * first guess of a PATCH at the record it changes. A guess only: the change is written by
  * compare-and-set on the fields it was judged against, so a record changed elsewhere since (by
- * another instance, the engine, psql) makes the write find nothing to change, and the PATCH then
- * reads the record afresh and judges the body again. A right guess saves the read, which is half
- * of a PATCH's round trips to the database (docs/performance.md, "Changes"). Bounded: the oldest
- * entry goes when a new one would pass the limit.
+ * another instance, psql) makes the write find nothing to change, and the store then reads the
+ * record under its lock and the body is judged again against that (`RecordChange.reapply`). A
+ * right guess saves the read, which is half of a PATCH's round trips to the database
+ * (docs/performance.md, "Changes"). Bounded: the oldest entry goes when a new one would pass the
+ * limit.
  */
 export class RecentRecords {
   readonly #entries = new Map<string, { userId: number; record: unknown }>();

@@ -8,16 +8,9 @@ import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
 import type { RouteContext } from './route-context.ts';
 import { listResponse } from './list-response.ts';
 
-/**
- * How often a PATCH is applied again after finding its record changed by someone else between its
- * read and its write (compare-and-set). Each retry needs another concurrent change of the same
- * record in that short time, so a few suffice.
- */
-const UPDATE_ATTEMPTS = 8;
-
 /** A PATCH as the store is to write it, and what the answer shows. */
 export interface PreparedChange<T, New> {
-  change: Omit<RecordChange<T, New>, 'from'> | null;
+  change: Omit<RecordChange<T, New>, 'from' | 'reapply'> | null;
   /** Turns the store's record into the answer (a webhook's secret shown only when rotated). */
   answer?: (record: T) => unknown;
 }
@@ -105,29 +98,34 @@ export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec
       const userId = call.key.user_id;
       const at = toTimestamp(call.now);
       const recent = call.recentRecords;
-      for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-        // The first attempt starts from the record last answered, when there is one (a guess the
-        // compare-and-set checks); every other decision is made on the record as read.
-        const guess = attempt === 0 ? recent.get<T>(spec.notFound, userId, id) : undefined;
-        const prepared = guess === undefined ? undefined : prepareGuessed(spec, guess, body, call, at);
-        const from = prepared === undefined ? await spec.get(call.store, userId, id) : guess!;
-        if (from === undefined) throw errors.notFound(spec.notFound);
-        const { change, answer = (record: T) => record } = prepared ?? spec.prepare(from, body, call, at);
-        if (change === null) return successResponse(200, answer(from));
-        const result = await spec.update(call.store, userId, id, { ...change, from });
-        if (result === undefined) {
-          recent.forget(spec.notFound, id);
-          throw errors.notFound(spec.notFound);
-        }
-        if ('duplicateOf' in result) throw errors.duplicate(spec.duplicate, result.duplicateOf);
-        if ('updated' in result) {
-          recent.set(spec.notFound, userId, id, result.updated);
-          return successResponse(200, answer(result.updated));
-        }
-        // Changed by someone else since it was read: read it again and apply the body to that.
+      // The record last answered, when there is one, is a guess the store's compare-and-set
+      // checks; every other decision is made on the record as read.
+      const guess = recent.get<T>(spec.notFound, userId, id);
+      const guessed = guess === undefined ? undefined : prepareGuessed(spec, guess, body, call, at);
+      const from = guessed === undefined ? await spec.get(call.store, userId, id) : guess!;
+      if (from === undefined) throw errors.notFound(spec.notFound);
+      const prepared = guessed ?? spec.prepare(from, body, call, at);
+      let answer = prepared.answer ?? ((record: T) => record);
+      if (prepared.change === null) return successResponse(200, answer(from));
+      // Changed by someone else since it was read: the store hands the record as it is now, held
+      // until the change is written, and the body is judged again against that.
+      const reapply = (current: T) => {
+        const again = spec.prepare(current, body, call, at);
+        answer = again.answer ?? ((record: T) => record);
+        return again.change;
+      };
+      const result = await spec.update(call.store, userId, id, { ...prepared.change, from, reapply });
+      if (result === undefined) {
         recent.forget(spec.notFound, id);
+        throw errors.notFound(spec.notFound);
       }
-      throw new Error(`updating a record: it kept changing under ${UPDATE_ATTEMPTS} attempts; giving up`);
+      if ('duplicateOf' in result) throw errors.duplicate(spec.duplicate, result.duplicateOf);
+      if ('stale' in result) {
+        recent.forget(spec.notFound, id);
+        throw new Error('updating a record: the store answered stale to a change it was to judge again (reapply)');
+      }
+      recent.set(spec.notFound, userId, id, result.updated);
+      return successResponse(200, answer(result.updated));
     },
   };
 }

@@ -27,7 +27,8 @@ import {
 } from './rows.ts';
 import { TABLE_OF } from './schedule.ts';
 import type { Database, DevicesTable, MaintenanceWindowsTable, StoreDialect } from './schema.ts';
-import { listOwnedRows, pickColumns, readOwnedRow, updateRow } from './update-record.ts';
+import { applyChange } from './apply-change.ts';
+import { listOwnedRows, pickColumns, readOwnedRow } from './update-record.ts';
 import { setLocationsEnabled } from './location-checks.ts';
 
 function parseIds(text: string): number[] {
@@ -114,23 +115,32 @@ export class KyselyMaintenance implements MaintenanceStore {
     return row && withoutOwner(windowFromRow(row));
   }
 
+  /** A change as for devices (apply-change.ts); windows have no duplicates. */
   async updateMaintenanceWindow(
     userId: number,
     id: number,
     change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
   ): Promise<UpdateResult<StoredMaintenanceWindow>> {
-    const row = await updateRow<Selectable<MaintenanceWindowsTable>>(this.db, this.dialect, {
-      table: 'maintenance_windows',
-      userId,
-      id,
-      effect: 'none',
-      at: change.at,
-      events: [],
-      set: pickColumns(this.#row(change.to), change.fields),
-      expect: pickColumns(this.#row(change.from), change.fields),
-    });
-    if (row !== undefined) return { updated: withoutOwner(windowFromRow(row)) };
-    return (await this.getMaintenanceWindow(userId, id)) === undefined ? undefined : { stale: true };
+    const shown = (row: Selectable<MaintenanceWindowsTable>) => withoutOwner(windowFromRow(row));
+    return applyChange(
+      this.db,
+      this.dialect,
+      {
+        rowChange: (c: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>, locked) => ({
+          table: 'maintenance_windows',
+          userId,
+          id,
+          effect: 'none',
+          at: c.at,
+          events: [],
+          set: pickColumns(this.#row(c.to), c.fields),
+          expect: locked ? {} : pickColumns(this.#row(c.from), c.fields),
+        }),
+        judged: shown,
+        answered: shown,
+      },
+      change,
+    );
   }
 
   async deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {

@@ -91,14 +91,14 @@ import {
 } from './location-checks.ts';
 import { dialectOf } from './schema.ts';
 import type { BlacklistMonitorsTable, Database, DbInteger, DevicesTable, StoreDialect } from './schema.ts';
+import { applyChange, type ChangedKind } from './apply-change.ts';
 import {
   changedColumns,
   fieldColumns,
-  isUniqueViolation,
   pickColumns,
   listOwnedRows,
   readOwnedRow,
-  updateRow,
+  type RowChange,
 } from './update-record.ts';
 
 /**
@@ -418,16 +418,7 @@ export class KyselyStore implements Store {
   }
 
   updateDevice(userId: number, id: number, change: RecordChange<Device, NewDevice>): Promise<UpdateResult<Device>> {
-    const follow = this.#followLocations(id, change);
-    return this.#update(
-      'devices',
-      userId,
-      id,
-      change,
-      deviceFromRow,
-      () => this.#findDevice(userId, change.to),
-      follow,
-    );
+    return this.#update('devices', userId, id, change, deviceFromRow, (to) => this.#findDevice(userId, to));
   }
 
   /**
@@ -494,15 +485,14 @@ export class KyselyStore implements Store {
     id: number,
     change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
   ): Promise<UpdateResult<BlacklistMonitor>> {
-    const existing = () => this.#findMonitor(userId, change.to);
-    return this.#update('blacklist_monitors', userId, id, change, monitorFromRow, existing);
+    return this.#update('blacklist_monitors', userId, id, change, monitorFromRow, (to) =>
+      this.#findMonitor(userId, to),
+    );
   }
 
   /**
-   * A change as one compare-and-set UPDATE (update-record.ts): the create's fields from `to`, the
-   * engine's columns per its effect, and its events in the same transaction. When nothing was
-   * written, a second look says whether the record is gone (undefined) or changed since (stale);
-   * a unique index's refusal names the record it would duplicate.
+   * A change (apply-change.ts): the create's fields from `to`, the engine's columns per its
+   * effect, a device's location schedules and the events, in one statement or transaction.
    */
   async #update<T extends Device | BlacklistMonitor, New extends NewDevice | NewBlacklistMonitor, Row>(
     table: 'devices' | 'blacklist_monitors',
@@ -510,57 +500,62 @@ export class KyselyStore implements Store {
     id: number,
     change: RecordChange<T, New>,
     fromRow: (row: Row) => T,
-    findExisting: () => Promise<{ id: DbInteger } | undefined>,
-    follow?: (trx: Kysely<Database>) => Promise<void>,
+    findDuplicate: (to: New) => Promise<{ id: DbInteger } | undefined>,
   ): Promise<UpdateResult<T>> {
     try {
-      const before = fieldColumns(this.#dialect, change.from, change.fields);
-      const after = fieldColumns(this.#dialect, change.to, change.fields);
-      const expect = pickColumns(
-        before,
-        change.fields.filter((name) => Object.hasOwn(change.from, name)),
-      );
-      const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
-      if (table === 'devices' && movesStatus) expect.status = (change.from as Device).status;
-      const set = changedColumns(before, after, change.fields, expect);
-      const last = change.from.last_checked_at;
-      const latest =
-        last === null ? undefined : new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();
-      const kind = table === 'devices' ? 'device' : 'blacklist_monitor';
-      let row: Row | undefined;
-      try {
-        row = await updateRow<Row>(this.#db, this.#dialect, {
-          table,
-          userId,
-          id,
-          set,
-          expect,
-          effect: change.effect,
-          at: change.at,
-          ...(latest === undefined ? {} : { latest }),
-          events: change.events,
-          kind,
-          ...(follow === undefined ? {} : { follow }),
-        });
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        const existing = await findExisting();
-        // The record it collided with was deleted meanwhile: try again from a fresh read.
-        return existing === undefined ? { stale: true } : { duplicateOf: toId(existing.id) };
-      }
-      if (row !== undefined) return { updated: fromRow(row) };
-      const exists = await this.#db
-        .selectFrom(table)
-        .select('id')
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return exists === undefined ? undefined : { stale: true };
+      const kind: ChangedKind<T, New, Row, T> = {
+        rowChange: (c, locked) => this.#rowChange(table, userId, id, c, locked),
+        judged: fromRow,
+        answered: fromRow,
+        findDuplicate,
+      };
+      return await applyChange(this.#db, this.#dialect, kind, change);
     } catch (error) {
       throw storeError(error);
     } finally {
       this.#writes++;
     }
+  }
+
+  /**
+   * A device's or monitor's change as SQL: the fields that change, compared (unless `locked`)
+   * with what they held when the change was judged, and for a pause, resume or restart of a
+   * device its status too, since the change moves it.
+   */
+  #rowChange<T extends Device | BlacklistMonitor, New extends NewDevice | NewBlacklistMonitor>(
+    table: 'devices' | 'blacklist_monitors',
+    userId: number,
+    id: number,
+    change: RecordChange<T, New>,
+    locked: boolean,
+  ): RowChange {
+    const before = fieldColumns(this.#dialect, change.from, change.fields);
+    const after = fieldColumns(this.#dialect, change.to, change.fields);
+    const judged = pickColumns(
+      before,
+      change.fields.filter((name) => Object.hasOwn(change.from, name)),
+    );
+    const expect = locked ? {} : { ...judged };
+    const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
+    if (!locked && table === 'devices' && movesStatus) expect.status = (change.from as Device).status;
+    const last = change.from.last_checked_at;
+    const latest =
+      last === null ? undefined : new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();
+    const follow =
+      table === 'devices' ? this.#followLocations(id, change as RecordChange<Device, NewDevice>) : undefined;
+    return {
+      table,
+      userId,
+      id,
+      set: changedColumns(before, after, change.fields, judged),
+      expect,
+      effect: change.effect,
+      at: change.at,
+      ...(latest === undefined ? {} : { latest }),
+      events: change.events,
+      kind: table === 'devices' ? 'device' : 'blacklist_monitor',
+      ...(follow === undefined ? {} : { follow }),
+    };
   }
 
   listDevices(userId: number, page: PageRequest): Promise<Device[]> {

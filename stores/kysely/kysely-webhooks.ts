@@ -23,7 +23,8 @@ import {
   type WebhookChange,
   type WebhookStore,
 } from '../../core/index.ts';
-import { isUniqueViolation, listOwnedRows, readOwnedRow, updateRow } from './update-record.ts';
+import { applyChange } from './apply-change.ts';
+import { listOwnedRows, readOwnedRow } from './update-record.ts';
 import { stampText, toId, toStamp } from './rows.ts';
 import type { Database, DbInteger, StoreDialect, WebhooksTable } from './schema.ts';
 
@@ -118,7 +119,7 @@ export class KyselyWebhooks implements WebhookStore {
     return row && withoutSecret(webhookFromRow(row));
   }
 
-  /** A compare-and-set UPDATE, as for devices (update-record.ts); a given secret replaces the old. */
+  /** A change as for devices (apply-change.ts); a given secret replaces the old. */
   async updateWebhook(
     userId: number,
     id: number,
@@ -129,37 +130,32 @@ export class KyselyWebhooks implements WebhookStore {
       events: JSON.stringify(webhook.events),
       is_enabled: this.#flag(webhook.is_enabled),
     });
-    const set = { ...columns(change.to), ...(change.to.secret === undefined ? {} : { secret: change.to.secret }) };
-    let row: Selectable<WebhooksTable> | undefined;
-    try {
-      row = await updateRow(this.db, this.dialect, {
-        table: 'webhooks',
-        userId,
-        id,
-        set,
-        expect: columns(change.from),
-        effect: 'none',
-        at: change.at,
-        events: [],
-      });
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      const existing = await this.db
-        .selectFrom('webhooks')
-        .select('id')
-        .where('user_id', '=', userId)
-        .where('url', '=', change.to.url)
-        .executeTakeFirst();
-      return existing === undefined ? { stale: true } : { duplicateOf: toId(existing.id) };
-    }
-    if (row !== undefined) return { updated: webhookFromRow(row) };
-    const exists = await this.db
-      .selectFrom('webhooks')
-      .select('id')
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return exists === undefined ? undefined : { stale: true };
+    return applyChange(
+      this.db,
+      this.dialect,
+      {
+        rowChange: (c: RecordChange<Webhook, WebhookChange>, locked) => ({
+          table: 'webhooks',
+          userId,
+          id,
+          set: { ...columns(c.to), ...(c.to.secret === undefined ? {} : { secret: c.to.secret }) },
+          expect: locked ? {} : columns(c.from),
+          effect: 'none',
+          at: c.at,
+          events: [],
+        }),
+        judged: (row: Selectable<WebhooksTable>) => withoutSecret(webhookFromRow(row)),
+        answered: webhookFromRow,
+        findDuplicate: (to) =>
+          this.db
+            .selectFrom('webhooks')
+            .select('id')
+            .where('user_id', '=', userId)
+            .where('url', '=', to.url)
+            .executeTakeFirst(),
+      },
+      change,
+    );
   }
 
   async deleteWebhook(userId: number, id: number): Promise<boolean> {

@@ -1,8 +1,8 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { CompiledQuery, SqliteDialect, SqliteDriver } from 'kysely';
-import type { DatabaseConnection, Dialect, Driver, SqliteDatabase, SqliteDialectConfig, SqliteStatement } from 'kysely';
+import type { Dialect, SqliteDatabase, SqliteStatement } from 'kysely';
 import { configureSqlite, dataVersionReader, type OpenedSqlite } from './sqlite-pragmas.ts';
 import { cachingStatements } from './sqlite-statement-cache.ts';
+import { ImmediateSqliteDialect } from './sqlite-transactions.ts';
 
 /**
  * node:sqlite takes a positional parameter that is an object (a Date, a plain object) as the
@@ -48,30 +48,6 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   }
 }
 
-/**
- * Kysely's SQLite driver, except that a transaction takes the write lock when it begins. A
- * deferred BEGIN that reads and then writes can fail with SQLITE_BUSY at once, without waiting
- * for busy_timeout, when another process (a worker, Bun, Deno) wrote the shared file meanwhile.
- */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-class NodeSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
-
-  constructor(config: SqliteDialectConfig) {
-    super(config);
-    this.#config = config;
-  }
-
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
-  }
-}
-
 let followsSchema: boolean | undefined;
 
 /**
@@ -102,7 +78,8 @@ function statementsFollowSchema(Database: typeof DatabaseSync): boolean {
 /**
  * A Kysely dialect on a SQLite file (or `:memory:`) through `node:sqlite`, built into Node
  * (22.16 and later: `columns()`) and Deno. Bun has its own driver (sqlite-bun.ts); both set the
- * same pragmas, so the runtimes can share a file. The module is loaded here, when a `sqlite:` URL
+ * same pragmas and begin transactions the same way (sqlite-transactions.ts), so the runtimes can
+ * share a file. The module is loaded here, when a `sqlite:` URL
  * is opened, so neither a PostgreSQL deployment nor the bundled command's other commands load it
  * (Node 22 prints an ExperimentalWarning when it is first loaded). Statements are kept and reused
  * where the runtime keeps them current (`statementsFollowSchema`).
@@ -112,7 +89,7 @@ export async function openNodeSqliteDialect(path: string): Promise<OpenedSqlite<
   const database = configureSqlite(new Database(path, { timeout: 5000, enableForeignKeyConstraints: true }));
   const adapted = new NodeSqliteDatabase(database);
   return {
-    dialect: new NodeSqliteDialect({
+    dialect: new ImmediateSqliteDialect({
       database: statementsFollowSchema(Database) ? cachingStatements(adapted) : adapted,
     }),
     dataVersion: dataVersionReader((sql) => database.prepare(sql)),

@@ -127,33 +127,71 @@ export async function updateRow<Row>(
   dialect: StoreDialect,
   change: RowChange,
 ): Promise<Row | undefined> {
-  if (change.effect === 'reschedule' && change.latest === undefined) change = { ...change, effect: 'none' };
-  const { text, order } = statementFor(dialect, change);
-  const parameters = parametersOf(change, order);
   if (change.events.length === 0 && change.follow === undefined) {
+    const { text, parameters } = compiled(dialect, change);
     return (await db.executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows[0];
   }
+  return db.transaction().execute((trx) => writeChange<Row>(trx, dialect, change));
+}
+
+/**
+ * Reads the user's row of `table` and holds it until the change is written, asks `judge` what to
+ * write (null: nothing), and writes it with its events and `follow`, all in one transaction.
+ * Concurrent writers of the row wait for each other: on PostgreSQL the read takes the row's lock
+ * (`for update`), which the engine's writes and other changes of the row wait for; on SQLite the
+ * transaction holds the database's write lock from its first statement (`begin immediate`, see
+ * sqlite-transactions.ts). Answers the row as it then stands, undefined when it is not the user's.
+ * A unique index's refusal is thrown, as by updateRow.
+ */
+export async function updateLockedRow<Row>(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  table: ChangedTable,
+  userId: number,
+  id: number,
+  judge: (row: Row) => RowChange | null,
+): Promise<Row | undefined> {
   return db.transaction().execute(async (trx) => {
-    let row = (await trx.executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows[0];
+    const text = `${ownedRowText(dialect, table)}${dialect === 'postgres' ? ' for update' : ''}`;
+    const row = (await trx.executeQuery<Row>(CompiledQuery.raw(text, [id, userId]))).rows[0];
     if (row === undefined) return undefined;
-    if (change.follow !== undefined) {
-      await change.follow(trx);
-      row = await readOwnedRow<Row>(trx, dialect, change.table, change.userId, change.id);
-    }
-    if (change.events.length === 0) return row;
-    await trx
-      .insertInto('events')
-      .values(
-        change.events.map((event) => ({
-          ...eventValues(event),
-          user_id: change.userId,
-          resource_kind: change.kind ?? 'device',
-          resource_id: change.id,
-        })),
-      )
-      .execute();
-    return row;
+    const change = judge(row);
+    return change === null ? row : writeChange<Row>(trx, dialect, change);
   });
+}
+
+function compiled(dialect: StoreDialect, change: RowChange): { text: string; parameters: unknown[] } {
+  if (change.effect === 'reschedule' && change.latest === undefined) change = { ...change, effect: 'none' };
+  const { text, order } = statementFor(dialect, change);
+  return { text, parameters: parametersOf(change, order) };
+}
+
+/** The change's statement, then `follow`, then its events, in the transaction `trx`. */
+async function writeChange<Row>(
+  trx: Kysely<Database>,
+  dialect: StoreDialect,
+  change: RowChange,
+): Promise<Row | undefined> {
+  const { text, parameters } = compiled(dialect, change);
+  let row = (await trx.executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows[0];
+  if (row === undefined) return undefined;
+  if (change.follow !== undefined) {
+    await change.follow(trx);
+    row = await readOwnedRow<Row>(trx, dialect, change.table, change.userId, change.id);
+  }
+  if (change.events.length === 0) return row;
+  await trx
+    .insertInto('events')
+    .values(
+      change.events.map((event) => ({
+        ...eventValues(event),
+        user_id: change.userId,
+        resource_kind: change.kind ?? 'device',
+        resource_id: change.id,
+      })),
+    )
+    .execute();
+  return row;
 }
 
 /** The named columns of a row's values, in that order; names the row does not have are left out. */
@@ -216,11 +254,13 @@ export async function readOwnedRow<Row>(
   userId: number,
   id: number,
 ): Promise<Row | undefined> {
-  const text =
-    dialect === 'postgres'
-      ? `select * from ${quote(table)} where id = $1 and user_id = $2`
-      : `select * from ${quote(table)} where id = ? and user_id = ?`;
-  return (await db.executeQuery<Row>(CompiledQuery.raw(text, [id, userId]))).rows[0];
+  return (await db.executeQuery<Row>(CompiledQuery.raw(ownedRowText(dialect, table), [id, userId]))).rows[0];
+}
+
+function ownedRowText(dialect: StoreDialect, table: ChangedTable): string {
+  return dialect === 'postgres'
+    ? `select * from ${quote(table)} where id = $1 and user_id = $2`
+    : `select * from ${quote(table)} where id = ? and user_id = ?`;
 }
 
 /**

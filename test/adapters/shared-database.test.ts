@@ -78,6 +78,41 @@ describe('the four examples over one SQLite file', () => {
     for (const name of EXAMPLES) assert.ok(!(await listed(name)).includes('shared-bun.example.com'), name);
   });
 
+  it('gives fifty concurrent PATCHes of one device through the four runtimes each a 200, the device one set whole', async () => {
+    const created = await call(`${server('node').base}/devices/create`, {
+      key: key(),
+      body: { target_type: 'domain', target_value: 'patched.example.com' },
+    });
+    assert.equal(created.status, 201, created.text);
+    const { id } = created.json.data as { id: number };
+    // Each a whole set of its own; every runtime's changes wait their turn for the write lock.
+    const setOf = (i: number) => ({
+      target_value: `patched-${i}.example.com`,
+      port: 1000 + i,
+      location: `set ${i}`,
+      check_interval_s: 60 + i,
+      is_enabled: i % 2 === 0,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        call(`${server(EXAMPLES[i % EXAMPLES.length]!).base}/devices/update?id=${id}`, {
+          key: key(),
+          method: 'PATCH',
+          body: setOf(i),
+        }),
+      ),
+    );
+    const failed = answers.filter((answer) => answer.status !== 200);
+    assert.equal(failed.length, 0, `${failed.length} of 50 failed, the first: ${failed[0]?.text}`);
+    const pick = (record: unknown, i: number) =>
+      Object.fromEntries(Object.keys(setOf(i)).map((name) => [name, (record as Record<string, unknown>)[name]]));
+    answers.forEach((answer, i) => assert.deepEqual(pick(answer.json.data, i), setOf(i), `PATCH ${i}`));
+    const stored = await call(`${server('bun').base}/devices/get?id=${id}`, { key: key() });
+    assert.equal(stored.status, 200, stored.text);
+    const i = Number((stored.json.data as { location: string }).location.slice('set '.length));
+    assert.deepEqual(pick(stored.json.data, i), setOf(i), stored.text);
+  });
+
   it('stops all four cleanly', async () => {
     const exits = await Promise.all(EXAMPLES.map(async (name) => [name, await server(name).stop()] as const));
     for (const [name, exit] of exits)
