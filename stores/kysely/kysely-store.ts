@@ -680,8 +680,9 @@ export class KyselyStore implements Store {
     });
   }
 
+  /** Counted as a write when rows went: a response-time series shows raw results in the hours its range cuts. */
   deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number> {
-    return this.#run((db) => deleteCheckResultsBefore(db, this.#dialect, before, limit));
+    return this.#changedReports(this.#run((db) => deleteCheckResultsBefore(db, this.#dialect, before, limit)));
   }
 
   // Heartbeats and locations (worker-heartbeats.ts): no answer a list shows, so no write counted.
