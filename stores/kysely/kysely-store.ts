@@ -726,6 +726,10 @@ export class KyselyStore implements Store {
   listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
     return this.#run(() => this.#webhooks.listWebhookAttempts(userId, id, page));
   }
+  // No list answer is kept for attempts (they are read fresh), so expiring them counts no write.
+  deleteWebhookAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
+    return this.#run(() => this.#webhooks.deleteWebhookAttemptsBefore(before, limit));
+  }
   webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
     return this.#run(() => this.#webhooks.webhookWithSecret(userId, id));
   }
