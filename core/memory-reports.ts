@@ -222,10 +222,10 @@ export class MemoryReports {
         .filter((row) => row.device_id === deviceId && Date.parse(row.start) >= from && Date.parse(row.start) < to)
         .map((row) => structuredClone(row));
     };
-    return responseSeries(query, {
+    return responseSeries(query, reads, {
       daily: reads.daily === undefined ? [] : inRange(this.#daily, reads.daily),
-      hourly: inRange(this.#hourly, reads.hourly),
-      tail: Date.parse(reads.tail.from) < Date.parse(reads.tail.to) ? results(reads.tail) : [],
+      hourly: reads.hourly.flatMap((range) => inRange(this.#hourly, range)),
+      raw: reads.raw.flatMap((range) => results(range)),
     });
   }
 

@@ -629,6 +629,9 @@ export class MemoryStore implements Store {
   recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
     return this.#webhooks.recordDeliveryAttempt(lease, outcome);
   }
+  deleteWebhookAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
+    return this.#webhooks.deleteWebhookAttemptsBefore(before, limit);
+  }
 
   async close(): Promise<void> {}
 }

@@ -124,6 +124,18 @@ export class MemoryWebhooks implements WebhookStore {
     return out;
   }
 
+  async deleteWebhookAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
+    const cutoff = ms(before);
+    let deleted = 0;
+    // Kept in id order: the first `limit` that ended before the cutoff go.
+    this.#attempts = this.#attempts.filter((attempt) => {
+      if (deleted >= limit || ms(attempt.attempted_at) >= cutoff) return true;
+      deleted++;
+      return false;
+    });
+    return deleted;
+  }
+
   async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
     const row = this.#webhooks.get(id);
     if (!row || row.userId !== userId) return undefined;

@@ -64,6 +64,15 @@ export interface WebhookDeliveryStore {
    * `failing_since`, only while `lease` is still the delivery's; false (nothing written) otherwise.
    */
   recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean>;
+
+  /**
+   * Deletes at most `limit` attempts that ended before `before` (their `attempted_at`), oldest
+   * (smallest id) first, and says how many: the engine's retention sweep expires them with the
+   * raw results (docs/engine.md, "Scheduling"). A delivery keeps its count of attempts, so the
+   * next attempt is numbered as before. Optional: an engine on a store without it keeps every
+   * attempt.
+   */
+  deleteWebhookAttemptsBefore?(before: Timestamp, limit: number): Promise<number>;
 }
 
 export interface DeliveryClaimRequest {

@@ -10,7 +10,7 @@ import { contextTrusting } from './net/trusted-context.ts';
 import { resolveEngineOptions, type MonitoringEngineOptions } from './options.ts';
 import { CheckSummary } from './scheduler/check-summary.ts';
 import { KindRunner, type Runner, type RunnerSettings } from './scheduler/kind-runner.ts';
-import { pruneResults } from './scheduler/retention.ts';
+import { pruneResults, pruneWebhookAttempts } from './scheduler/retention.ts';
 import { pruneReports, rollUpHours, rollupGraceMs, ROLLUP_INTERVAL_MS } from './scheduler/report-upkeep.ts';
 import { Slots } from './scheduler/slots.ts';
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -166,35 +166,32 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   let lastSweepMs = Number.NEGATIVE_INFINITY;
   let sweeping: Promise<unknown> | undefined;
 
-  const sweep = async (nowMs: number): Promise<{ results: number; reports: number }> => {
-    lastSweepMs = nowMs;
-    const hours = resolved.resultRetentionHours;
-    const results = await pruneResults(resolved.store, nowMs, hours, resolved.retentionBatchSize, () => stopping).then(
+  /** Runs one expiry, logging what it deleted, or its failure (the next sweep tries again). */
+  const expire = (what: string, hours: number, prune: (stop: () => boolean) => Promise<number>) =>
+    prune(() => stopping).then(
       (deleted) => {
-        if (deleted > 0) logger.info?.(`deleted ${deleted} check results older than ${hours} hours`, { deleted });
+        if (deleted > 0) logger.info?.(`deleted ${deleted} ${what} older than ${hours} hours`, { deleted });
         return deleted;
       },
       (error: unknown) => {
-        logger.error?.('deleting old check results failed; the next sweep tries again', error);
+        logger.error?.(`deleting old ${what} failed; the next sweep tries again`, error);
         return 0;
       },
     );
-    const reportHours = resolved.reportRetentionHours;
-    const reports = await pruneReports(
-      resolved.store,
-      nowMs,
-      reportHours,
-      resolved.retentionBatchSize,
-      () => stopping,
-    ).then(
-      (deleted) => {
-        if (deleted > 0) logger.info?.(`deleted ${deleted} report rows older than ${reportHours} hours`, { deleted });
-        return deleted;
-      },
-      (error: unknown) => {
-        logger.error?.('deleting old report rows failed; the next sweep tries again', error);
-        return 0;
-      },
+
+  // Webhook attempts follow the result retention: they report on deliveries as results on checks.
+  const sweep = async (nowMs: number): Promise<{ results: number; reports: number }> => {
+    lastSweepMs = nowMs;
+    const {
+      store,
+      resultRetentionHours: hours,
+      reportRetentionHours: reportHours,
+      retentionBatchSize: batch,
+    } = resolved;
+    const results = await expire('check results', hours, (stop) => pruneResults(store, nowMs, hours, batch, stop));
+    await expire('webhook attempts', hours, (stop) => pruneWebhookAttempts(store, nowMs, hours, batch, stop));
+    const reports = await expire('report rows', reportHours, (stop) =>
+      pruneReports(store, nowMs, reportHours, batch, stop),
     );
     return { results, reports };
   };

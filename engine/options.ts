@@ -68,7 +68,7 @@ export interface MonitoringEngineOptions {
    * deliveries: for targets and receivers behind a private CA. Default none.
    */
   trustedCa?: readonly string[];
-  /** Hours after which check results are deleted. Default 168 (7 days). */
+  /** Hours after which check results and webhook delivery attempts are deleted. Default 168 (7 days). */
   resultRetentionHours?: number;
   /**
    * Hours after which report rows (hourly rollups, closed incidents, the status timeline, listing
@@ -98,9 +98,9 @@ export interface MonitoringEngineOptions {
   writeDelayMs?: number;
   /** Wait between claims that found nothing due. Default 1000. */
   pollIntervalMs?: number;
-  /** How often `start()` prunes old results and report rows. Default 600000 (ten minutes). */
+  /** How often `start()` prunes old results, webhook attempts and report rows. Default 600000 (ten minutes). */
   retentionSweepMs?: number;
-  /** Results (or report rows) deleted per store call when pruning. Default 1000. */
+  /** Results (or webhook attempts, or report rows) deleted per store call when pruning. Default 1000. */
   retentionBatchSize?: number;
   /** Answers the probes' host names; default the system's resolver or `dnsServers`. */
   lookup?: HostLookup;

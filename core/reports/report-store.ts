@@ -20,8 +20,10 @@ export interface ReportStore {
   /** How the device spent `range`, from its status timeline. */
   deviceStatusTotals(userId: number, deviceId: number, range: ReportRange): Promise<StatusTotals | undefined>;
   /**
-   * The device's response times in `query`'s buckets, each bucket whose start lies in the range,
-   * by bucket start, probe and location; the bucket still running counts what is recorded so far.
+   * The device's response times in `query`'s buckets, each bucket that overlaps the range, by
+   * bucket start, probe and location, counting the checks inside the range (an hour the range cuts
+   * whole once the retention left only its rollup; docs/engine.md, "Reports"); the bucket still
+   * running counts what is recorded so far.
    */
   listResponseTimes(
     userId: number,

@@ -4,8 +4,9 @@ import { DAY_MS } from '../reports/rollups.ts';
 import type { RouteContext } from './route-context.ts';
 
 // `GET /devices/response-times` in UTC days (bucket=day without time_zone) on a store that says
-// which days are closed (ReportStore.closedSeriesDays): the closed days' points come from the API's
-// ClosedDayCache, read from the store once; the days still open are read as without it. The body
+// which days are closed (ReportStore.closedSeriesDays): the points of the closed days wholly inside
+// the range come from the API's ClosedDayCache, read from the store once; the days still open and
+// the days the range cuts are read as without it. The body
 // is the one the series read whole would give, byte for byte: the series is in day order, and a
 // JSON array is its elements' JSON joined by commas.
 
@@ -77,6 +78,17 @@ async function closedDaysJson(
   return joined;
 }
 
+/** The JSON elements of the series over [from, to) read from the store; undefined when the device is gone. */
+async function readJson(call: RouteContext, deviceId: number, from: number, to: number): Promise<string | undefined> {
+  if (from >= to) return '';
+  const points = await call.store.listResponseTimes(call.key.user_id, deviceId, {
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+    bucket: 'day',
+  });
+  return points === undefined ? undefined : jsonElements(points);
+}
+
 /**
  * The answer's body for `query` (bucket=day, UTC), given where the device's daily rows stand;
  * undefined when the device is not the user's (any more).
@@ -89,23 +101,27 @@ export async function utcDaySeriesBody(
 ): Promise<string | undefined> {
   const from = Date.parse(query.from);
   const to = Date.parse(query.to);
-  // Days by number (days since the epoch): small integers, the cheapest keys a Map has. The closed
-  // days whose start lies in the range and which may have rows: none before firstDay has any (the
+  // Days by number (days since the epoch): small integers, the cheapest keys a Map has. Only days
+  // wholly inside the range are kept: a day the range cuts counts the checks inside the range,
+  // which depend on the range (and on which raw results the retention left), and is read afresh.
+  const wholeFrom = Math.ceil(from / DAY_MS);
+  const wholeTo = Math.floor(to / DAY_MS);
+  // The closed days wholly inside the range which may have rows: none before firstDay has any (the
   // retention removed them, or the device had none), whatever the cache still holds.
   const closedUntil = Date.parse(closed.closedUntil) / DAY_MS;
   const firstDay = closed.firstDay === null ? closedUntil : Date.parse(closed.firstDay) / DAY_MS;
-  const first = Math.max(Math.ceil(from / DAY_MS), firstDay);
-  const end = Math.min(Math.ceil(to / DAY_MS), closedUntil);
-  // The days not closed: buckets from the first open day (or the range's start, if later) on.
-  const openFrom = closedUntil * DAY_MS;
-  const open: ResponseTimeQuery | undefined =
-    to > openFrom ? { from: from > openFrom ? query.from : iso(closedUntil), to: query.to, bucket: 'day' } : undefined;
-  const [closedJson, later] = await Promise.all([
-    first < end ? closedDaysJson(call, deviceId, first, end) : '',
-    open === undefined ? [] : call.store.listResponseTimes(call.key.user_id, deviceId, open),
+  const closedEnd = Math.min(wholeTo, closedUntil);
+  const first = Math.max(wholeFrom, firstDay);
+  // Read from the store: the part of the day the range begins in, and everything from the first
+  // day not kept (an open day, or the day the range ends in) on.
+  const headTo = Math.min(wholeFrom * DAY_MS, to);
+  const restFrom = Math.max(wholeFrom, closedEnd) * DAY_MS;
+  const [head, closedJson, rest] = await Promise.all([
+    readJson(call, deviceId, from, headTo),
+    first < closedEnd ? closedDaysJson(call, deviceId, first, closedEnd) : '',
+    readJson(call, deviceId, restFrom, to),
   ]);
-  if (closedJson === undefined || later === undefined) return undefined;
-  const openJson = jsonElements(later);
-  const comma = closedJson !== '' && openJson !== '' ? ',' : '';
-  return successBodyOf(`[${closedJson}${comma}${openJson}]`);
+  if (head === undefined || closedJson === undefined || rest === undefined) return undefined;
+  const parts = [head, closedJson, rest].filter((part) => part !== '');
+  return successBodyOf(`[${parts.join(',')}]`);
 }

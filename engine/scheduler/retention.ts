@@ -1,4 +1,4 @@
-import type { MonitoringStore } from '../../core/index.ts';
+import type { MonitoringStore, WebhookDeliveryStore } from '../../core/index.ts';
 
 /**
  * Deletes check results older than the retention, in small batches so no statement holds locks
@@ -19,8 +19,27 @@ export async function pruneResults(
 }
 
 /**
+ * Deletes webhook delivery attempts that ended before the result retention, in batches as results
+ * are: an attempt is a record of one outbound try, kept as long as the check results it reports
+ * on, and without expiry the table grows for as long as the installation runs. A store without
+ * `deleteWebhookAttemptsBefore` keeps them. Says how many it deleted.
+ */
+export async function pruneWebhookAttempts(
+  store: Pick<WebhookDeliveryStore, 'deleteWebhookAttemptsBefore'>,
+  nowMs: number,
+  retentionHours: number,
+  batchSize: number,
+  stopping: () => boolean = () => false,
+): Promise<number> {
+  if (store.deleteWebhookAttemptsBefore === undefined) return 0;
+  const before = new Date(nowMs - retentionHours * 3_600_000).toISOString();
+  return deleteInBatches((limit) => store.deleteWebhookAttemptsBefore!(before, limit), batchSize, stopping);
+}
+
+/**
  * Calls `deleteBatch` until a batch comes back short or `stopping` says so, between batches; says
- * how many rows the batches deleted in all. Results and reports are expired alike.
+ * how many rows the batches deleted in all. Results, webhook attempts and reports are expired
+ * alike.
  */
 export async function deleteInBatches(
   deleteBatch: (limit: number) => Promise<number>,

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { CheckResult, MonitoredKind, ResultsPage, Timestamp } from '../../core/index.ts';
 import { checkResultFromRow } from './result-rows.ts';
+import { countWriteSql } from './change-count.ts';
 import { maintainPartitions } from './result-partitions.ts';
 import { rolledUntil } from './report-reads.ts';
 import { stampText, toId } from './rows.ts';
@@ -61,13 +62,26 @@ export async function deleteCheckResultsBefore(
     const today = Date.parse(`${rows[0]!.today}T00:00:00Z`);
     dropped = await maintainPartitions(db, Date.parse(before), today);
   }
-  const skipLocked = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-  const result = await sql`
-    delete from check_results where id in (
-      select id from check_results where checked_at < ${stampText(before)}
-      order by checked_at limit ${limit} ${skipLocked}
-    )`.execute(db);
-  return dropped + Number(result.numAffectedRows ?? 0n);
+  if (dialect === 'sqlite') {
+    const result = await sql`
+      delete from check_results where id in (
+        select id from check_results where checked_at < ${stampText(before)} order by checked_at limit ${limit}
+      )`.execute(db);
+    return Number(result.numAffectedRows ?? 0n);
+  }
+  // The change marker moves in the same statement when rows went: a series shows raw results in
+  // the hours its range cuts (SQLite's marker counts the store's own writes, kysely-store.ts).
+  const { rows } = await sql<{ deleted: DbInteger }>`
+    with deleted as (
+      delete from check_results where id in (
+        select id from check_results where checked_at < ${stampText(before)}
+        order by checked_at limit ${limit} for update skip locked
+      ) returning 1
+    ), counted as (
+      ${sql.raw(countWriteSql('exists (select 1 from deleted)'))}
+    )
+    select count(*) as deleted from deleted`.execute(db);
+  return dropped + Number(rows[0]?.deleted ?? 0);
 }
 
 /**

@@ -675,8 +675,9 @@ export class KyselyStore implements Store {
     });
   }
 
+  /** Counted as a write when rows went: a response-time series shows raw results in the hours its range cuts. */
   deleteCheckResultsBefore(before: Timestamp, limit: number): Promise<number> {
-    return this.#run((db) => deleteCheckResultsBefore(db, this.#dialect, before, limit));
+    return this.#changedReports(this.#run((db) => deleteCheckResultsBefore(db, this.#dialect, before, limit)));
   }
 
   // Heartbeats and locations (worker-heartbeats.ts): no answer a list shows, so no write counted.
@@ -719,6 +720,10 @@ export class KyselyStore implements Store {
   }
   listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
     return this.#run(() => this.#webhooks.listWebhookAttempts(userId, id, page));
+  }
+  // No list answer is kept for attempts (they are read fresh), so expiring them counts no write.
+  deleteWebhookAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
+    return this.#run(() => this.#webhooks.deleteWebhookAttemptsBefore(before, limit));
   }
   webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
     return this.#run(() => this.#webhooks.webhookWithSecret(userId, id));

@@ -26,6 +26,7 @@ import {
 import { applyChange } from './apply-change.ts';
 import { listOwnedRows, readOwnedRow } from './update-record.ts';
 import { stampText, toId, toStamp } from './rows.ts';
+import { deleteWebhookAttemptsBefore, listWebhookAttempts } from './webhook-attempts.ts';
 import type { Database, DbInteger, StoreDialect, WebhooksTable } from './schema.ts';
 
 /**
@@ -167,32 +168,12 @@ export class KyselyWebhooks implements WebhookStore {
     return result.numDeletedRows > 0n;
   }
 
-  async listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
-    const owned = await this.db
-      .selectFrom('webhooks')
-      .select('id')
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (owned === undefined) return undefined;
-    const rows = await this.db
-      .selectFrom('webhook_attempts')
-      .selectAll()
-      .where('webhook_id', '=', id)
-      .$if(page.beforeId !== undefined, (q) => q.where('id', '<', page.beforeId!))
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .execute();
-    return rows.map((row) => ({
-      id: toId(row.id),
-      event_id: toId(row.event_id),
-      event_type: row.event_type as EventType,
-      attempt: Number(row.attempt),
-      attempted_at: toStamp(row.attempted_at),
-      http_status: row.http_status,
-      error: row.error,
-      duration_ms: row.duration_ms,
-    }));
+  listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
+    return listWebhookAttempts(this.db, userId, id, page);
+  }
+
+  deleteWebhookAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
+    return deleteWebhookAttemptsBefore(this.db, this.dialect, before, limit);
   }
 
   async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {

@@ -174,11 +174,12 @@ export async function listResponseTimes(
   // rolled_until first: an hour rolled up after this read is still read raw, never twice.
   const reads = seriesReads(query, await rolledUntil(db));
   const ids = { from: deviceId, to: deviceId };
-  return responseSeries(query, {
-    daily: reads.daily === undefined ? [] : await readDailyRollups(db, deviceId, reads.daily),
-    hourly: await readRollups(db, 'device_rollups_hourly', deviceId, reads.hourly),
-    tail: await readRollupInput(db, ids, reads.tail),
-  });
+  const daily = reads.daily === undefined ? [] : await readDailyRollups(db, deviceId, reads.daily);
+  const hourly: StoredRollup[] = [];
+  for (const range of reads.hourly) hourly.push(...(await readRollups(db, 'device_rollups_hourly', deviceId, range)));
+  const raw: RollupInput[] = [];
+  for (const range of reads.raw) raw.push(...(await readRollupInput(db, ids, range)));
+  return responseSeries(query, reads, { daily, hourly, raw });
 }
 
 function parseJsonObject<T>(text: string | null): T | null {

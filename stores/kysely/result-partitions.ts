@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { DAY_MS } from '../../core/internal.ts';
+import { countWriteSql } from './change-count.ts';
 
 // Raw results on PostgreSQL, partitioned by UTC day (docs/engine.md, "Reports"): one partition
 // per day, `check_results_pYYYYMMDD` for [day, day + 1), and `check_results_default` for rows of a
@@ -73,6 +74,7 @@ function dropAndMake<DB>(db: Kysely<DB>, before: number, today: number): Promise
     await sql`select pg_advisory_xact_lock(hashtext('check_results partitions'))`.execute(trx);
     const existing = await dayPartitions(trx);
     let dropped = 0;
+    let droppedAny = false;
     for (const [day, name] of existing) {
       if (day + DAY_MS > before) continue;
       // Counting a large partition would cost as much as deleting it row by row: a small one (a few
@@ -91,7 +93,10 @@ function dropAndMake<DB>(db: Kysely<DB>, before: number, today: number): Promise
       await sql`drop table ${sql.table(name)}`.execute(trx);
       existing.delete(day);
       dropped += count;
+      droppedAny = true;
     }
+    // No trigger sees a dropped partition: the change marker is moved here (change-count.ts).
+    if (droppedAny) await sql.raw(countWriteSql()).execute(trx);
     for (let i = 0; i <= DAYS_AHEAD; i++) {
       const day = today + i * DAY_MS;
       // A day that has ended before `before` gets no partition: its rows would be expired already.

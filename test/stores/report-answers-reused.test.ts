@@ -111,5 +111,44 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         await made.remove();
       }
     });
+
+    it('expiring raw results moves the marker, by another store or by its own', async (context) => {
+      // A series shows raw results in the hours its range cuts, while they are kept (docs/engine.md,
+      // "Reports"), so their expiry changes an answer.
+      const made = await freshSqlDatabase(kind);
+      if ('skip' in made) return context.skip(made.skip);
+      const api = await openKyselyStore(made.url);
+      await migrateToLatest(api.db);
+      const worker = await openKyselyStore(made.url);
+      try {
+        const user = await api.store.createUser({ name: null, created_at: stamp(START) });
+        const device = createdOf(await api.store.createDevice(user.id, sshDevice({ created_at: stamp(START) })));
+        // One result in a day long past (PostgreSQL: the default partition, deleted by rows), one
+        // today (PostgreSQL: today's partition, which its expiry drops whole).
+        const past = Date.parse('2020-01-02T00:00:00.000Z');
+        const today = Math.floor(Date.now() / DAY) * DAY;
+        const ok = kind === 'postgres' ? sql.lit(true) : sql.lit(1);
+        for (const at of [past, today])
+          await sql`insert into check_results (resource_kind, resource_id, checked_at, probe, ok, response_ms, error, fields)
+            values ('device', ${device.id}, ${stamp(at + 10 * 60_000)}, 'service', ${ok}, 5, null, '{}')`.execute(
+            api.db,
+          );
+        await sql`update report_progress set rolled_until = ${stamp(today + 2 * DAY)}`.execute(api.db);
+        for (const [store, who, until] of [
+          [worker.store, 'another store', past + DAY],
+          [api.store, 'its own', today + DAY],
+        ] as const) {
+          const before = await api.store.changeMarker();
+          assert.equal(await store.deleteCheckResultsBefore(stamp(until), 100), 1);
+          assert.notEqual(await api.store.changeMarker(), before, `an expiry by ${who}`);
+        }
+        const left = await sql<{ n: number }>`select count(*) as n from check_results`.execute(api.db);
+        assert.equal(Number(left.rows[0]!.n), 0);
+      } finally {
+        await worker.store.close();
+        await api.store.close();
+        await made.remove();
+      }
+    });
   });
 }

@@ -8,6 +8,7 @@ import { claimsContract } from './claims-contract.ts';
 import type { ContractContext, OpenedStore } from './contract-context.ts';
 import { ALL, at, createdOf, MAX_ID, newMonitor, sshDevice, T0, webDevice } from './records.ts';
 import { reportsContract } from './reports-contract.ts';
+import { responseRangesContract } from './response-ranges-contract.ts';
 import { resultsContract } from './results-contract.ts';
 
 function newKey(userId: number, overrides: Partial<NewApiKey> = {}): NewApiKey {
@@ -289,6 +290,7 @@ export function storeContract(
     claimsContract(context);
     resultsContract(context);
     reportsContract(context);
+    responseRangesContract(context);
 
     const { openUnmigrated } = options;
     const skip = !openUnmigrated && 'this store has no schema';
