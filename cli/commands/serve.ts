@@ -39,7 +39,8 @@ import { jsonLogger } from '../server/request-log.ts';
 import { version } from '../version.ts';
 import { UsageError } from '../usage-error.ts';
 
-const SPEC = {
+/** The flags `serve` takes: its --help and docs/cli.md list the same (test/docs/cli-help.test.ts). */
+export const SERVE_FLAGS = {
   host: { type: 'string' },
   port: { type: 'string' },
   database: { type: 'string' },
@@ -118,7 +119,7 @@ function readServerTimeouts(flags: FlagValues): ServerTimeouts {
 
 /** Flags win over the environment; every value is checked before anything is opened. */
 function readConfig(args: readonly string[], variables: CliIo['env']): ServeConfig {
-  const { flags } = readFlags(args, SPEC, 'serve');
+  const { flags } = readFlags(args, SERVE_FLAGS, 'serve');
   const portFlag = text(flags, 'port');
   const failFlag = text(flags, 'rate-limit-fail');
   const failMode = failFlag ?? env(variables, 'RATE_LIMIT_FAIL') ?? 'open';

@@ -14,7 +14,8 @@ import { UsageError } from '../usage-error.ts';
 import type { CliIo } from '../io.ts';
 import { version } from '../version.ts';
 
-const SPEC = {
+/** The flags `worker` takes: its --help and docs/cli.md list the same (test/docs/cli-help.test.ts). */
+export const WORKER_FLAGS = {
   database: { type: 'string' },
   'allow-private-targets': { type: 'boolean' },
   'log-level': { type: 'string' },
@@ -42,7 +43,7 @@ const MAX_STOP_DEADLINE_MS = 86_400_000;
  * fresh database must not fail on a missing table.
  */
 export async function worker(args: readonly string[], io: CliIo): Promise<void> {
-  const { flags } = readFlags(args, SPEC, 'worker');
+  const { flags } = readFlags(args, WORKER_FLAGS, 'worker');
   const stopTimeout = text(flags, 'stop-timeout');
   const stopDeadlineMs =
     stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
