@@ -13,6 +13,7 @@ import {
   type EngineFlagOptions,
 } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
+import { poolErrorLog } from './pool-errors.ts';
 import { readLogLevel, type LogLevel } from '../log-level.ts';
 import {
   cidrs,
@@ -200,11 +201,17 @@ function printBootstrapBanner({ user, created }: Bootstrapped, io: CliIo): void 
 export async function serve(args: readonly string[], io: CliIo): Promise<void> {
   const config = readConfig(args, io.env);
   const logger = jsonLogger(process.stdout, process.stderr, { level: config.logLevel });
+  const poolErrors = poolErrorLog(logger);
+  const flushLog = () => {
+    poolErrors.close();
+    return logger.flush();
+  };
   // Whatever ends the process, an uncaught exception included, the request lines it gathered go out.
-  process.once('exit', () => void logger.flush());
+  process.once('exit', () => void flushLog());
   const opened = await openMigrated(config.database, {
     preparedStatements: config.preparedStatements,
     queryTimeoutMs: config.queryTimeoutMs,
+    onPoolError: poolErrors.report,
   });
   if (opened.applied.length > 0)
     io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
@@ -268,7 +275,7 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
           await api.close();
           await release();
         },
-        beforeExit: () => logger.flush(),
+        beforeExit: flushLog,
       },
       { drainDeadlineMs: config.shutdownTimeoutMs },
     );
