@@ -218,7 +218,8 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
   let rateLimiter: RateLimiter | undefined;
   let engine: MonitoringEngine | undefined;
   // prom-client is loaded only when metrics are asked for: every other start is spared it.
-  const metrics = config.metricsAddress === undefined ? undefined : await loadMetrics(DEFAULTS.basePath);
+  const metrics = config.metricsAddress === undefined ? undefined : await loadMetrics();
+  const apiMetrics = metrics?.api(DEFAULTS.basePath);
   let metricsListener: SideListener | undefined;
   // Whatever was opened is closed again when starting fails, or Redis or the pool would keep
   // the process alive after its error line.
@@ -237,20 +238,20 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     }
     const api = createMonitoringApi({
       store: opened.store,
-      rateLimiter: metrics === undefined ? rateLimiter : metrics.countingLimiter(rateLimiter),
+      rateLimiter: apiMetrics === undefined ? rateLimiter : apiMetrics.countingLimiter(rateLimiter),
       rateLimit: config.rateLimit,
       trustProxy: config.trustProxy,
       bodyLimit: config.bodyLimit,
       allowPrivateTargets: config.allowPrivateTargets,
       ...config.zones,
       logger:
-        metrics === undefined
+        apiMetrics === undefined
           ? logger
           : {
               ...logger,
               request(entry) {
                 logger.request!(entry);
-                metrics.request(entry);
+                apiMetrics.request(entry);
               },
             },
       // Test deliveries go out under the API's own target policy, through the engine's DNS servers when it has some.

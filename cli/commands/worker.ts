@@ -76,7 +76,7 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
 
   const ready = databaseReadiness(opened);
   // prom-client is loaded only when metrics are asked for: every other start is spared it.
-  const metrics = metricsAddress === undefined ? undefined : await loadMetrics('');
+  const metrics = metricsAddress === undefined ? undefined : await loadMetrics();
   let health: SideListener | undefined;
   let metricsListener: SideListener | undefined;
   try {
