@@ -23,7 +23,7 @@ export function benchMetricsCost(
   const monitors = kind === 'dnsbl' ? Array.from({ length: count }, (_, i) => benchMonitor(i + 1)) : [];
 
   // One registry for every run, as a process has: its counters only grow from run to run.
-  const metrics = new PrometheusMetrics('/v1');
+  const metrics = new PrometheusMetrics();
   const engineMetrics = metrics.engine();
   const run = (withMetrics: boolean) => async (): Promise<Timed> => {
     const store = new QueueStore({ devices, monitors });

@@ -14,8 +14,10 @@ export const USAGE = `usage: monitoring-api <command> [flags]
   serve [--host H] [--port P] [--database URL] [--rate-limit N/S] [--rate-limit-store memory|redis://HOST:PORT[/DB][?prefix=NAME&timeout=MS]]
         [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES]
         [--no-prepared-statements] [--query-timeout MS] [--shutdown-timeout MS]
-        [--header-timeout MS] [--request-timeout MS] [--keep-alive-timeout MS] [--worker [ENGINE FLAGS]]
-  worker [--database URL] [--allow-private-targets] [--no-prepared-statements] [--query-timeout MS] [--stop-timeout MS] [ENGINE FLAGS]
+        [--header-timeout MS] [--request-timeout MS] [--keep-alive-timeout MS] [--log-level debug|info|warn|error]
+        [--metrics-address HOST:PORT] [--worker [ENGINE FLAGS]]
+  worker [--database URL] [--allow-private-targets] [--no-prepared-statements] [--query-timeout MS] [--stop-timeout MS]
+         [--log-level debug|info|warn|error] [--health-address HOST:PORT] [--metrics-address HOST:PORT] [ENGINE FLAGS]
   migrate [--database URL]
   users create [--name N] [--json] [--database URL]
   keys create --user ID [--scopes read,write] [--allow-ip CIDR]... [--name N] [--rate-limit N/S] [--expires ISO] [--json] [--database URL]
@@ -36,8 +38,9 @@ engine defaults: --concurrency 100 --probe-timeout 10000 --dns-timeout 5000 --re
 --result-retention 7d --report-retention 400d --lease 120000 --poll-interval 1000, the system's DNS resolver, the DNSBL zones listed in docs/engine.md.
 serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384
   --query-timeout 12000 (PostgreSQL) --shutdown-timeout 5000 + query timeout + 3000
-  --header-timeout 10000 --request-timeout 30000 --keep-alive-timeout 5000.
-worker defaults: --stop-timeout 30000 (on SIGTERM, how long checks in flight may take; then exit 1).
+  --header-timeout 10000 --request-timeout 30000 --keep-alive-timeout 5000 --log-level info; --metrics-address off.
+worker defaults: --stop-timeout 30000 (on SIGTERM, how long checks in flight may take; then exit 1) --log-level info;
+  --health-address (GET /healthz, /readyz) and --metrics-address (GET /metrics) off; port 0 takes any free port.
 Database URLs: postgres://..., postgresql://..., sqlite:PATH, sqlite::memory: (default sqlite:./data/monitoring.db).
 Environment: DATABASE_URL, HOST, PORT, RATE_LIMIT_STORE, RATE_LIMIT_FAIL (flags win).
 Exit codes: 0 done; 1 the operation failed (no such user or key); 2 bad flags, or the database,

@@ -25,6 +25,12 @@ export interface RepeatedErrorLogOptions {
    * failures cannot unbound the log either.
    */
   maxKinds?: number;
+  /**
+   * The kind of a failure: failures of one kind are written once, then counted. Default: its
+   * context, error class, message and code (kindOf below). A log of one dependency's failures may
+   * make them all one kind, when one outage shows in several words (a reset, a closed socket).
+   */
+  kindOf?: (message: string, error: unknown) => string;
 }
 
 interface Kind {
@@ -59,6 +65,7 @@ export class RepeatedErrorLog {
   readonly #intervalMs: number;
   readonly #clock: Clock;
   readonly #maxKinds: number;
+  readonly #kindOf: (message: string, error: unknown) => string;
   readonly #kinds = new Map<string, Kind>();
   #timer: ReturnType<typeof setInterval> | undefined;
 
@@ -67,6 +74,7 @@ export class RepeatedErrorLog {
     this.#intervalMs = options.intervalMs ?? 10_000;
     this.#clock = options.clock ?? systemClock;
     this.#maxKinds = options.maxKinds ?? 100;
+    this.#kindOf = options.kindOf ?? kindOf;
     if (!(this.#intervalMs > 0)) throw new RangeError(`intervalMs must be positive, not ${this.#intervalMs}`);
   }
 
@@ -74,7 +82,7 @@ export class RepeatedErrorLog {
   report(message: string, error: unknown, requestId?: string): boolean {
     const now = this.#clock.now();
     this.#flushDue(now);
-    let key = kindOf(message, error);
+    let key = this.#kindOf(message, error);
     const entry: RepeatedError = { message, error, repeats: 0, ...(requestId === undefined ? {} : { requestId }) };
     let kind = this.#kinds.get(key);
     if (kind === undefined && this.#kinds.size >= this.#maxKinds) {

@@ -13,6 +13,7 @@ import {
   type EngineFlagOptions,
 } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
+import { poolErrorLog } from './pool-errors.ts';
 import { readLogLevel, type LogLevel } from '../log-level.ts';
 import {
   cidrs,
@@ -39,7 +40,8 @@ import { jsonLogger } from '../server/request-log.ts';
 import { version } from '../version.ts';
 import { UsageError } from '../usage-error.ts';
 
-const SPEC = {
+/** The flags `serve` takes: its --help and docs/cli.md list the same (test/docs/cli-help.test.ts). */
+export const SERVE_FLAGS = {
   host: { type: 'string' },
   port: { type: 'string' },
   database: { type: 'string' },
@@ -118,7 +120,7 @@ function readServerTimeouts(flags: FlagValues): ServerTimeouts {
 
 /** Flags win over the environment; every value is checked before anything is opened. */
 function readConfig(args: readonly string[], variables: CliIo['env']): ServeConfig {
-  const { flags } = readFlags(args, SPEC, 'serve');
+  const { flags } = readFlags(args, SERVE_FLAGS, 'serve');
   const portFlag = text(flags, 'port');
   const failFlag = text(flags, 'rate-limit-fail');
   const failMode = failFlag ?? env(variables, 'RATE_LIMIT_FAIL') ?? 'open';
@@ -199,18 +201,25 @@ function printBootstrapBanner({ user, created }: Bootstrapped, io: CliIo): void 
 export async function serve(args: readonly string[], io: CliIo): Promise<void> {
   const config = readConfig(args, io.env);
   const logger = jsonLogger(process.stdout, process.stderr, { level: config.logLevel });
+  const poolErrors = poolErrorLog(logger);
+  const flushLog = () => {
+    poolErrors.close();
+    return logger.flush();
+  };
   // Whatever ends the process, an uncaught exception included, the request lines it gathered go out.
-  process.once('exit', () => void logger.flush());
+  process.once('exit', () => void flushLog());
   const opened = await openMigrated(config.database, {
     preparedStatements: config.preparedStatements,
     queryTimeoutMs: config.queryTimeoutMs,
+    onPoolError: poolErrors.report,
   });
   if (opened.applied.length > 0)
     io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
   let rateLimiter: RateLimiter | undefined;
   let engine: MonitoringEngine | undefined;
   // prom-client is loaded only when metrics are asked for: every other start is spared it.
-  const metrics = config.metricsAddress === undefined ? undefined : await loadMetrics(DEFAULTS.basePath);
+  const metrics = config.metricsAddress === undefined ? undefined : await loadMetrics();
+  const apiMetrics = metrics?.api(DEFAULTS.basePath);
   let metricsListener: SideListener | undefined;
   // Whatever was opened is closed again when starting fails, or Redis or the pool would keep
   // the process alive after its error line.
@@ -229,20 +238,20 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     }
     const api = createMonitoringApi({
       store: opened.store,
-      rateLimiter: metrics === undefined ? rateLimiter : metrics.countingLimiter(rateLimiter),
+      rateLimiter: apiMetrics === undefined ? rateLimiter : apiMetrics.countingLimiter(rateLimiter),
       rateLimit: config.rateLimit,
       trustProxy: config.trustProxy,
       bodyLimit: config.bodyLimit,
       allowPrivateTargets: config.allowPrivateTargets,
       ...config.zones,
       logger:
-        metrics === undefined
+        apiMetrics === undefined
           ? logger
           : {
               ...logger,
               request(entry) {
                 logger.request!(entry);
-                metrics.request(entry);
+                apiMetrics.request(entry);
               },
             },
       // Test deliveries go out under the API's own target policy, through the engine's DNS servers when it has some.
@@ -267,7 +276,7 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
           await api.close();
           await release();
         },
-        beforeExit: () => logger.flush(),
+        beforeExit: flushLog,
       },
       { drainDeadlineMs: config.shutdownTimeoutMs },
     );

@@ -3,6 +3,7 @@ import { resolveEngineOptions } from '../../engine/options.ts';
 import { databaseUrl, openMigrated } from './database.ts';
 import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
+import { poolErrorLog } from './pool-errors.ts';
 import { readLogLevel, type LogLevel } from '../log-level.ts';
 import { hostPort, positiveInt, readFlags, text } from '../flags.ts';
 import { answerHealth } from '../server/health.ts';
@@ -14,7 +15,8 @@ import { UsageError } from '../usage-error.ts';
 import type { CliIo } from '../io.ts';
 import { version } from '../version.ts';
 
-const SPEC = {
+/** The flags `worker` takes: its --help and docs/cli.md list the same (test/docs/cli-help.test.ts). */
+export const WORKER_FLAGS = {
   database: { type: 'string' },
   'allow-private-targets': { type: 'boolean' },
   'log-level': { type: 'string' },
@@ -42,7 +44,7 @@ const MAX_STOP_DEADLINE_MS = 86_400_000;
  * fresh database must not fail on a missing table.
  */
 export async function worker(args: readonly string[], io: CliIo): Promise<void> {
-  const { flags } = readFlags(args, SPEC, 'worker');
+  const { flags } = readFlags(args, WORKER_FLAGS, 'worker');
   const stopTimeout = text(flags, 'stop-timeout');
   const stopDeadlineMs =
     stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
@@ -62,16 +64,19 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   // As for serve: how long a PostgreSQL query may take before it is given up (12 s by default).
   const queryTimeoutMs =
     queryTimeout === undefined ? undefined : positiveInt(queryTimeout, '--query-timeout', 86_400_000);
+  const log = jsonEngineLogger(logLevel);
+  const poolErrors = poolErrorLog(log);
   const opened = await openMigrated(database, {
     preparedStatements: flags['no-prepared-statements'] !== true,
     ...(queryTimeoutMs === undefined ? {} : { queryTimeoutMs }),
+    onPoolError: poolErrors.report,
   });
   if (opened.applied.length > 0)
     io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);
 
   const ready = databaseReadiness(opened);
   // prom-client is loaded only when metrics are asked for: every other start is spared it.
-  const metrics = metricsAddress === undefined ? undefined : await loadMetrics('');
+  const metrics = metricsAddress === undefined ? undefined : await loadMetrics();
   let health: SideListener | undefined;
   let metricsListener: SideListener | undefined;
   try {
@@ -86,11 +91,12 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   } catch (error) {
     await health?.close();
     await opened.store.close();
+    poolErrors.close();
     throw error;
   }
   const options = resolveEngineOptions({
     store: opened.store,
-    logger: jsonEngineLogger(logLevel),
+    logger: log,
     version: version(),
     ...engineFlags,
     ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
@@ -104,6 +110,7 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
     await health?.close();
     await metricsListener?.close();
     await opened.store.close();
+    poolErrors.close();
   }, stopDeadlineMs);
   if (health !== undefined) {
     io.stdout(`monitoring-api: health checks on ${listenerUrl(health.address)}/healthz and /readyz\n`);

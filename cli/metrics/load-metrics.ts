@@ -3,7 +3,7 @@ import type { PrometheusMetrics } from './prometheus.ts';
 export type { PrometheusMetrics };
 
 /** The command's metrics, prom-client loaded on demand (`--metrics-address` only). */
-export async function loadMetrics(basePath: string): Promise<PrometheusMetrics> {
+export async function loadMetrics(): Promise<PrometheusMetrics> {
   const { PrometheusMetrics } = await import('./prometheus.ts');
-  return new PrometheusMetrics(basePath);
+  return new PrometheusMetrics();
 }

@@ -9,77 +9,114 @@ const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 360
 /** Seconds: a store round trip, from a local SQLite to a busy PostgreSQL. */
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 
+const KINDS = ['device', 'blacklist_monitor'] as const;
+
+/** A counter's series for label values known in advance, at 0: they show before their first event. */
+function startAtZero<T extends string>(counter: Counter<T>, series: readonly Partial<Record<T, string>>[]): void {
+  for (const labels of series) counter.inc(labels, 0);
+}
+
+/**
+ * prom-client's process metrics, less its gauges named as counters: `nodejs_active_handles_total`,
+ * `nodejs_active_requests_total` and `nodejs_active_resources_total` count what is active now, a
+ * gauge, under a name that says counter, which promtool's `check metrics` warns about and
+ * `rate()` would misread. Their per-type gauges (`nodejs_active_handles{type}`, ...) stay: a sum of
+ * those is the total.
+ */
+function collectProcessMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry });
+  for (const metric of registry.getMetricsAsArray()) {
+    if (metric instanceof Gauge && metric.name.endsWith('_total')) registry.removeSingleMetric(metric.name);
+  }
+}
+
+/** What `serve` counts of its API: answered requests, and its rate limiter's decisions. */
+export interface ApiMetrics {
+  /** One answered request, from the request log. */
+  request(entry: RequestLogEntry): void;
+  /** The limiter the API is given: the same decisions, counted. */
+  countingLimiter(inner: RateLimiter): RateLimiter;
+}
+
 /**
  * The command's Prometheus metrics (docs/operations.md, "Metrics"), through prom-client. The core
  * and the engine know nothing of it: the API is observed through its request log and its rate
- * limiter, the engine through its `metrics` seam. Label values are bounded: a route of the route
- * table (or `other`), a status, a kind, a probe, a verdict; never a target, an id or a path.
+ * limiter, the engine through its `metrics` seam. Each process registers only the families it
+ * fills: the API's with `api()` (serve), the engine's with `engine()` (a worker), so a worker
+ * lists no API family that could never have a sample. Label values are bounded: a route of the
+ * route table (or `other`), a status, a kind, a probe, a verdict; never a target, an id or a path.
  */
 export class PrometheusMetrics {
   readonly registry = new Registry();
-  readonly #routes: Map<string, string>;
-  readonly #requests: Counter<'method' | 'route' | 'status'>;
-  readonly #requestSeconds: Histogram<'method' | 'route'>;
-  readonly #rateLimit: Counter<'limit' | 'decision'>;
 
-  constructor(basePath: string) {
+  constructor() {
+    collectProcessMetrics(this.registry);
+  }
+
+  /** The API's metrics, registered now; `basePath` is where the route table's paths start. */
+  api(basePath: string): ApiMetrics {
     const registry = this.registry;
-    collectDefaultMetrics({ register: registry });
-    this.#routes = new Map(ROUTES.map((route) => [`${basePath}${route.path}`, route.path]));
-    this.#requests = new Counter({
+    const routes = new Map(ROUTES.map((route) => [`${basePath}${route.path}`, route.path]));
+    const requests = new Counter({
       name: 'monitoring_api_requests_total',
-      help: 'API requests answered, by route of the route table (other: none) and status.',
+      help: 'API requests answered, by method and route of the route table (other: none) and status.',
       labelNames: ['method', 'route', 'status'],
       registers: [registry],
     });
-    this.#requestSeconds = new Histogram({
+    const requestSeconds = new Histogram({
       name: 'monitoring_api_request_duration_seconds',
-      help: 'How long API requests took to answer, by route.',
+      help: 'How long API requests took to answer, by method and route.',
       labelNames: ['method', 'route'],
       buckets: REQUEST_BUCKETS,
       registers: [registry],
     });
-    this.#rateLimit = new Counter({
+    const rateLimit = new Counter({
       name: 'monitoring_api_rate_limit_decisions_total',
       help: "Rate-limit decisions: a key's quota (allowed or refused), the failed-authentication throttle (refused).",
       labelNames: ['limit', 'decision'],
       registers: [registry],
     });
-  }
-
-  /** One answered request, from the request log. */
-  request(entry: RequestLogEntry): void {
-    const route = this.#routes.get(entry.path) ?? 'other';
-    const method = route === 'other' ? 'other' : entry.method;
-    this.#requests.inc({ method, route, status: String(entry.status) });
-    this.#requestSeconds.observe({ method, route }, entry.duration_ms / 1000);
-  }
-
-  /** The limiter the API is given: the same decisions, counted. */
-  countingLimiter(inner: RateLimiter): RateLimiter {
+    startAtZero(rateLimit, [
+      { limit: 'key', decision: 'allowed' },
+      { limit: 'key', decision: 'refused' },
+      { limit: 'failed_auth', decision: 'refused' },
+    ]);
     const count = (bucket: string, cost: number, allowed: boolean) => {
       const limit = bucket.startsWith('key:') ? 'key' : 'failed_auth';
       // A key's quota is decided by its cost-1 consume; the rest are looks (cost 0) or undos.
       const decided = limit === 'key' ? cost === 1 : cost === 0 && !allowed;
-      if (decided) this.#rateLimit.inc({ limit, decision: allowed ? 'allowed' : 'refused' });
+      if (decided) rateLimit.inc({ limit, decision: allowed ? 'allowed' : 'refused' });
     };
-    const limiter: RateLimiter = {
-      async consume(bucket, policy, cost = 1) {
-        const decision = await inner.consume(bucket, policy, cost);
-        count(bucket, cost, decision.allowed);
-        return decision;
+    return {
+      request(entry) {
+        // One trailing slash is the same route (docs/contract.md §1). A path outside the route
+        // table is counted with method and route both `other` (docs/operations.md, "Metrics").
+        const path = entry.path.length > 1 && entry.path.endsWith('/') ? entry.path.slice(0, -1) : entry.path;
+        const route = routes.get(path) ?? 'other';
+        const method = route === 'other' ? 'other' : entry.method;
+        requests.inc({ method, route, status: String(entry.status) });
+        requestSeconds.observe({ method, route }, entry.duration_ms / 1000);
+      },
+      countingLimiter(inner) {
+        const limiter: RateLimiter = {
+          async consume(bucket, policy, cost = 1) {
+            const decision = await inner.consume(bucket, policy, cost);
+            count(bucket, cost, decision.allowed);
+            return decision;
+          },
+        };
+        if (inner.consumeNow !== undefined) {
+          const now = inner.consumeNow.bind(inner);
+          limiter.consumeNow = (bucket, policy, cost = 1) => {
+            const decision = now(bucket, policy, cost);
+            count(bucket, cost, decision.allowed);
+            return decision;
+          };
+        }
+        if (inner.close !== undefined) limiter.close = () => inner.close!();
+        return limiter;
       },
     };
-    if (inner.consumeNow !== undefined) {
-      const now = inner.consumeNow.bind(inner);
-      limiter.consumeNow = (bucket, policy, cost = 1) => {
-        const decision = now(bucket, policy, cost);
-        count(bucket, cost, decision.allowed);
-        return decision;
-      };
-    }
-    if (inner.close !== undefined) limiter.close = () => inner.close!();
-    return limiter;
   }
 
   /** The engine's seam, filled with this registry's metrics. */
@@ -136,6 +173,18 @@ export class PrometheusMetrics {
       buckets: REQUEST_BUCKETS,
       registers: [registry],
     });
+    startAtZero(
+      checks,
+      KINDS.flatMap((kind) => (['ok', 'failed', 'ours'] as const).map((verdict) => ({ kind, verdict }))),
+    );
+    startAtZero(
+      writeFailures,
+      KINDS.map((kind) => ({ kind })),
+    );
+    startAtZero(
+      deliveries,
+      (['delivered', 'retrying', 'given_up'] as const).map((outcome) => ({ outcome })),
+    );
     let gauges: EngineGauges | undefined;
     new Gauge({
       name: 'monitoring_checks_in_flight',
@@ -151,7 +200,7 @@ export class PrometheusMetrics {
       labelNames: ['kind'],
       registers: [registry],
       collect() {
-        for (const kind of ['device', 'blacklist_monitor'] as const) this.set({ kind }, gauges?.leasesHeld(kind) ?? 0);
+        for (const kind of KINDS) this.set({ kind }, gauges?.leasesHeld(kind) ?? 0);
       },
     });
     new Gauge({

@@ -19,7 +19,7 @@ import { componentSchemas } from './response-schemas.ts';
 import { webhookSchemas } from './webhook-schemas.ts';
 import { componentHeaders } from './headers.ts';
 import type { HttpMethod, OpenApiDocument, OperationObject, ParameterObject, PathItemObject } from './types.ts';
-import { responseRef, sharedResponses } from './response-objects.ts';
+import { responseRef, sharedResponses, unmatchedBadRequest } from './response-objects.ts';
 import { drafts } from './operations.ts';
 import { reportDrafts, reportParameters } from './report-operations.ts';
 import { reportSchemas } from './report-schemas.ts';
@@ -193,7 +193,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       },
     },
     'x-unmatched-request-responses': {
-      400: responseRef('BadRequest'),
+      400: unmatchedBadRequest(),
       401: responseRef('Unauthorized'),
       403: responseRef('ForbiddenAddress'),
       404: responseRef('UnknownRoute'),

@@ -81,5 +81,5 @@ export interface OpenApiDocument {
    * The answers a request that matches no operation can get (wrong path, wrong method, before or
    * after authentication), by status. Not an OpenAPI field: OpenAPI only describes operations.
    */
-  'x-unmatched-request-responses': Record<string, Reference>;
+  'x-unmatched-request-responses': Record<string, ResponseObject | Reference>;
 }

@@ -4,6 +4,14 @@ import type { DetailCode, ErrorDetail } from '../http/api-error.ts';
 /** Per field, what a valid value looks like: the human half of every detail message. */
 export type FieldHints = Readonly<Record<string, string>>;
 
+/**
+ * How a server lets loopback, private and special-purpose targets in: said in the message of every
+ * `forbidden_target`, for whoever runs the server, whichever way it runs: a host that embeds the
+ * core sets the option, the standalone command takes the flag (docs/contract.md §5).
+ */
+const PRIVATE_TARGETS_HINT =
+  'A server allows loopback, private and special-purpose targets with the allowPrivateTargets option (monitoring-api serve --allow-private-targets).';
+
 export function detail(field: string, code: DetailCode, hints: FieldHints): ErrorDetail {
   const hint = hints[field] ?? 'valid';
   const message: Record<DetailCode, string> = {
@@ -13,7 +21,7 @@ export function detail(field: string, code: DetailCode, hints: FieldHints): Erro
     out_of_range: `${field} must be ${hint}.`,
     too_long: `${field} is too long: it must be ${hint}.`,
     unknown_field: `${field} is not a field of this request.`,
-    forbidden_target: `${field} is not a publicly routable target.`,
+    forbidden_target: `${field} is not a publicly routable target. ${PRIVATE_TARGETS_HINT}`,
     not_applicable: `${field} applies to web services only.`,
     read_only_field: `${field} is kept by the server and cannot be changed.`,
   };

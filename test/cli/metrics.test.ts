@@ -77,6 +77,24 @@ function valueOf({ families, text }: Scrape, name: string, labels: Record<string
   return sample === undefined ? 0 : Number(sample.value);
 }
 
+/**
+ * The rules of docs/operations.md, "Metrics", for every scrape: a name ending in `_total` is a
+ * counter's (promtool's `check metrics` warns on any other), and every family of our own has
+ * samples: a process exposes only the families it fills, and those whose label values are known
+ * in advance start at 0. (The library's process metrics may have none: `nodejs_active_requests`
+ * while no request of libuv is active.)
+ */
+function assertWellFormed({ families }: Scrape, what: string): void {
+  for (const family of families.values()) {
+    if (family.name.endsWith('_total')) {
+      assert.equal(family.type, 'COUNTER', `${what}: ${family.name} is a ${family.type}, named as a counter`);
+    }
+    if (family.name.startsWith('monitoring_')) {
+      assert.ok(family.metrics.length > 0, `${what}: ${family.name} has no samples`);
+    }
+  }
+}
+
 async function send(url: string, token: string, body?: unknown): Promise<Response> {
   return fetch(url, {
     method: body === undefined ? 'GET' : 'POST',
@@ -116,8 +134,9 @@ it('serve --worker --metrics-address: API, checks, webhooks, resolver and rate l
   assert.equal((await send(`${server.url}/me`, token)).status, 200);
   assert.equal((await send(`${server.url}/blacklist-monitors/results?id=${monitor.id}`, token)).status, 200);
   assert.equal((await send(`${server.url}/nowhere/${monitor.id}`, token)).status, 404);
-  // The sixth request of the window is the last allowed; the seventh is refused.
-  assert.equal((await send(`${server.url}/me`, token)).status, 200);
+  // The sixth request of the window is the last allowed; the seventh is refused. One trailing
+  // slash is the same route (docs/contract.md §1), and counted as it.
+  assert.equal((await send(`${server.url}/me/`, token)).status, 200);
   assert.equal((await send(`${server.url}/me`, token)).status, 429);
   await waitFor("the monitor's check and its event's first delivery", () => receiver.received.length > 0);
 
@@ -127,6 +146,7 @@ it('serve --worker --metrics-address: API, checks, webhooks, resolver and rate l
     return valueOf(scraped, 'monitoring_webhook_deliveries_total', { outcome: 'retrying' }) >= 1;
   });
   const families = scraped.families;
+  assertWellFormed(scraped, 'serve --worker');
   assert.equal(valueOf(scraped, 'monitoring_api_requests_total', { method: 'GET', route: '/me', status: '200' }), 2);
   assert.equal(valueOf(scraped, 'monitoring_api_requests_total', { method: 'GET', route: '/me', status: '429' }), 1);
   assert.equal(
@@ -186,6 +206,22 @@ it("worker --metrics-address: the engine's metrics on their own listener", async
   try {
     const url = METRICS_LINE.exec(worker.stdout.find((l) => METRICS_LINE.test(l)) ?? '')?.[1];
     assert.ok(url !== undefined, worker.stdout.join('\n'));
+    // Before any check: a worker answers no API request, so it has no API metric; the counters
+    // whose labels are known start at 0.
+    const fresh = await scrape(url);
+    assert.deepEqual(
+      [...fresh.families.keys()].filter((name) => name.startsWith('monitoring_api_')),
+      [],
+      'a worker has no API to count',
+    );
+    const series = (name: string) =>
+      fresh.families.get(name)?.metrics.map((sample) => `${JSON.stringify(sample.labels)} ${sample.value}`);
+    assert.deepEqual(series('monitoring_lost_checks_total'), ['{"kind":"device"} 0', '{"kind":"blacklist_monitor"} 0']);
+    assert.deepEqual(series('monitoring_webhook_deliveries_total'), [
+      '{"outcome":"delivered"} 0',
+      '{"outcome":"retrying"} 0',
+      '{"outcome":"given_up"} 0',
+    ]);
     assert.equal(
       (
         await send(`${server.url}/blacklist-monitors/create`, token, {
@@ -195,11 +231,12 @@ it("worker --metrics-address: the engine's metrics on their own listener", async
       ).status,
       201,
     );
-    await waitFor(
-      'the check to be counted',
-      async () =>
-        valueOf(await scrape(url), 'monitoring_checks_total', { kind: 'blacklist_monitor', verdict: 'ok' }) === 1,
-    );
+    let scraped = fresh;
+    await waitFor('the check to be counted', async () => {
+      scraped = await scrape(url);
+      return valueOf(scraped, 'monitoring_checks_total', { kind: 'blacklist_monitor', verdict: 'ok' }) === 1;
+    });
+    assertWellFormed(scraped, 'worker');
     assert.equal((await fetch(url.replace('/metrics', '/other'))).status, 404);
   } finally {
     worker.child.kill('SIGTERM');

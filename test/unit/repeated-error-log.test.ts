@@ -68,6 +68,25 @@ describe('RepeatedErrorLog', () => {
     assert.ok(written.every((entry) => entry.repeats === 0));
   });
 
+  it('kindOf: failures in different words are one kind when it says so (one dependency, one outage)', () => {
+    const clock = new ManualClock();
+    const written: RepeatedError[] = [];
+    const log = new RepeatedErrorLog({ write: (entry) => written.push(entry), clock, kindOf: (message) => message });
+    log.report('idle connection failed', new Error('terminating connection due to administrator command'));
+    log.report('idle connection failed', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+    log.report('idle connection failed', new Error('Connection terminated unexpectedly'));
+    log.report('another dependency failed', new Error('read ECONNRESET'));
+    log.close();
+    assert.deepEqual(
+      written.map((entry) => [entry.message, (entry.error as Error).message, entry.repeats]),
+      [
+        ['idle connection failed', 'terminating connection due to administrator command', 0],
+        ['another dependency failed', 'read ECONNRESET', 0],
+        ['idle connection failed', 'terminating connection due to administrator command', 2],
+      ],
+    );
+  });
+
   it('forgets a kind that stayed quiet for a whole interval: the next outage is written in full', () => {
     const { clock, written, log } = recorded();
     log.report('unexpected failure', outage());
