@@ -24,6 +24,8 @@ export interface Owned<T> {
   announced?: string[] | null;
   /** A device's: the start of the occurrence its entering maintenance was announced for. */
   maintenanceAnnounced?: Timestamp | null;
+  /** A device's, while `validating` after `up`: when that `up` began (as the SQL stores' `up_since`). */
+  upSince?: Timestamp | null;
 }
 
 export const ms = (at: Timestamp) => new Date(at).getTime();

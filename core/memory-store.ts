@@ -385,7 +385,20 @@ export class MemoryStore implements Store {
     const last: DeviceLastResults = { ...row.record.last_results };
     for (const result of outcome.results) Object.assign(last, { [result.probe]: structuredClone(result) });
     const { status: previous, status_since: previousSince } = row.record;
-    if (outcome.status !== row.record.status) row.record.status_since = checkedAt;
+    const upSince = row.upSince ?? null;
+    // A silent `validating` → `up` gives back the `up` it left (docs/engine.md, "Statuses and transitions").
+    if (outcome.status !== previous) {
+      row.record.status_since =
+        previous === 'validating' && outcome.status === 'up' && upSince !== null ? upSince : checkedAt;
+    }
+    row.upSince =
+      outcome.status !== 'validating'
+        ? null
+        : previous === 'up'
+          ? previousSince
+          : previous === 'validating'
+            ? upSince
+            : null;
     Object.assign(row.record, { status: outcome.status, last_checked_at: checkedAt, last_results: last });
     this.#reports.statusChanged(row.userId, row.record, previous, previousSince);
     row.schedule = {

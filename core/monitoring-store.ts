@@ -98,6 +98,8 @@ export interface StoredLocation {
   leaseToken: string | null;
   last: { ok: boolean; checkedAtMs: number } | null;
   failingSinceMs: number | null;
+  /** Its failed checks in a row; 0 while it passes. */
+  failures: number;
   announced: boolean;
   response_ms: number | null;
   error: string | null;
@@ -106,9 +108,13 @@ export interface StoredLocation {
 /** What the store writes for one location's check, as the decision says. */
 export interface LocationCheckWrite {
   status: DeviceStatus;
+  /** The device's `status_since` after the decision. */
+  status_since: Timestamp | null;
+  /** What the store keeps as the device's `up_since` (see `LocationDecider`). */
+  up_since: Timestamp | null;
   quorum_state: QuorumState;
   /** Every location of the device as the decision leaves it (the checked one included). */
-  locations: { name: string; failingSinceMs: number | null; announced: boolean }[];
+  locations: { name: string; failingSinceMs: number | null; failures: number; announced: boolean }[];
   /** The record's `locations`. */
   record_locations: Record<string, DeviceLocation>;
   /** When the checked location is due again. */
@@ -125,8 +131,16 @@ export interface LocationCheckWrite {
   events: NewMonitoringEvent[];
 }
 
-/** The quorum decision as the engine gives it to the store: null when the result is fenced. */
-export type LocationDecider = (device: Device, locations: readonly StoredLocation[]) => LocationCheckWrite | null;
+/**
+ * The quorum decision as the engine gives it to the store: null when the result is fenced.
+ * `upSince` is what the store kept of the device's last write (`LocationCheckWrite.up_since`):
+ * while a device that was `up` is `validating`, when that `up` began.
+ */
+export type LocationDecider = (
+  device: Device,
+  locations: readonly StoredLocation[],
+  upSince: Timestamp | null,
+) => LocationCheckWrite | null;
 
 /** The two kinds of record the engine checks. */
 export type MonitoredKind = 'device' | 'blacklist_monitor';

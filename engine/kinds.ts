@@ -104,18 +104,20 @@ export function locationKind(
   resolved: ResolvedEngineOptions,
   store: LocationStore,
   connector: Connector,
+  refusals: PolicyRefusals,
 ): CheckKind<ClaimedLocationCheck, LocationCheckOutcome> {
   const marginMs = resolved.leaseMs - Math.max(1, Math.floor(resolved.leaseMs * 0.9));
   const settings = {
     retryDelayS: resolved.retryDelayS,
     probeTimeoutMs: resolved.probeTimeoutMs,
+    failuresBeforeDown: resolved.failuresBeforeDown,
     random: resolved.random ?? Math.random,
   };
   return {
     name: 'device location',
     claim: (request) => store.claimDueLocationChecks({ ...request, location: resolved.location }),
-    check: (claimed, leaseUntilMs) =>
-      checkFromLocation(
+    check: async (claimed, leaseUntilMs) => {
+      const outcome = await checkFromLocation(
         claimed,
         {
           connector,
@@ -126,7 +128,11 @@ export function locationKind(
           ...(resolved.trustedCa.length > 0 ? { ca: resolved.trustedCa } : {}),
         },
         resolved.clock,
-      ),
+      );
+      // A refusal is logged as for a device of one location: the worker's policy differs from the API's.
+      if (outcome.results.some((result) => result.error === REFUSED_BY_POLICY)) refusals.refused(claimed.record.id);
+      return outcome;
+    },
     // One transaction per check: each locks its device for its decision.
     record: async (checks) => {
       const written: boolean[] = [];

@@ -138,7 +138,8 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   ];
   // Devices with check_locations, on a store that schedules them per location.
   const store = resolved.store;
-  if (hasLocationChecks(store)) runners.push(new KindRunner(locationKind(resolved, store, probeConnector), settings));
+  if (hasLocationChecks(store))
+    runners.push(new KindRunner(locationKind(resolved, store, probeConnector, refusals), settings));
 
   resolved.metrics.gauges?.({
     checksInFlight: () => slots.used,

@@ -122,7 +122,10 @@ function recordSchemas(): Record<string, JsonSchema> {
         'pending: never checked; up: the last check passed; validating: a check failed and is being confirmed; down: enough checks in a row failed; paused: disabled, not checked.',
         { type: 'string', enum: [...STATUSES] },
       ),
-      status_since: described('When the status last changed; null until the first change.', nullable(ref('Timestamp'))),
+      status_since: described(
+        'When the status last changed; a failure not confirmed (validating back to up) keeps the time the device had been up. Null until the first change.',
+        nullable(ref('Timestamp')),
+      ),
       last_checked_at: described(
         'The end of the last completed check; null before the first.',
         nullable(ref('Timestamp')),

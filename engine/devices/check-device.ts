@@ -39,7 +39,7 @@ export type DeviceCheck = (claimed: ClaimedDevice, context: DeviceCheckContext) 
  * and a probe cut short because the check's lease was running out (the worker was too busy to
  * get to it in time) is `worker_overloaded`.
  */
-function ours(result: NewDeviceProbeResult, aborted: boolean): NewDeviceProbeResult {
+export function ourPart(result: NewDeviceProbeResult, aborted: boolean): NewDeviceProbeResult {
   if (result.ok) return result;
   if (result.error === 'forbidden_address') return { ...result, error: REFUSED_BY_POLICY };
   if (aborted) return { ...result, error: WORKER_OVERLOADED };
@@ -64,7 +64,7 @@ export async function checkDevice(claimed: ClaimedDevice, context: DeviceCheckCo
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   };
   const probed = await Promise.all(probesOf(device).map((probe) => runProbe(probe, device, probeOptions)));
-  const results = probed.map((result) => ours(result, signal.aborted));
+  const results = probed.map((result) => ourPart(result, signal.aborted));
   return deviceCheckOutcome(
     { device, consecutiveFailures: claimed.consecutive_failures, results, checkedAt: clock.now() },
     {

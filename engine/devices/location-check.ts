@@ -9,9 +9,11 @@ import {
   type Lease,
   type NewMonitoringEvent,
   type StoredLocation,
+  type Timestamp,
 } from '../../core/internal.ts';
 import { isOurFailure } from '../our-failures.ts';
 import type { ProbeOptions } from '../probes/probe-options.ts';
+import { ourPart } from './check-device.ts';
 import { probesOf, runProbe } from './device-probes.ts';
 import { decideQuorum, type QuorumSettings } from './location-quorum.ts';
 
@@ -22,15 +24,19 @@ import { decideQuorum, type QuorumSettings } from './location-quorum.ts';
 /** The share of the interval a next check may move either way, as for a device's own schedule. */
 const JITTER = 0.1;
 
-/** Runs every probe of the claimed device from this worker's location. */
+/**
+ * Runs every probe of the claimed device from this worker's location. The worker's own part of a
+ * failure is told apart as for a device of one location (check-device.ts): a target the policy
+ * refuses is `refused_by_policy`, a check cut short as its lease runs out `worker_overloaded`.
+ */
 export async function checkFromLocation(
   claimed: ClaimedLocationCheck,
   options: ProbeOptions,
   clock: { now(): number },
 ): Promise<LocationCheckOutcome> {
   const device = claimed.record;
-  const results = await Promise.all(probesOf(device).map((probe) => runProbe(probe, device, options)));
-  options.signal.throwIfAborted();
+  const probed = await Promise.all(probesOf(device).map((probe) => runProbe(probe, device, options)));
+  const results = probed.map((result) => ourPart(result, options.signal.aborted));
   return { location: claimed.location, checked_at: toTimestamp(clock.now()), results };
 }
 
@@ -49,15 +55,21 @@ export function locationDecider(
   outcome: LocationCheckOutcome,
   settings: LocationDecisionSettings,
 ): LocationDecider {
-  return (device: Device, stored: readonly StoredLocation[]): LocationCheckWrite | null => {
+  return (device: Device, stored: readonly StoredLocation[], upSince: Timestamp | null): LocationCheckWrite | null => {
     const checkedAtMs = Date.parse(outcome.checked_at);
     const ok = outcome.results.every((result) => result.ok);
     const ours = outcome.results.some((result) => isOurFailure(result.error));
+    const since = device.status_since === null ? null : Date.parse(device.status_since);
     const decision = decideQuorum(
       {
         status: device.status,
-        validatingSinceMs:
-          device.status === 'validating' && device.status_since !== null ? Date.parse(device.status_since) : null,
+        validatingSinceMs: device.status === 'validating' ? since : null,
+        upSinceMs:
+          device.status === 'up'
+            ? since
+            : device.status === 'validating' && upSince !== null
+              ? Date.parse(upSince)
+              : null,
         quorum: device.quorum ?? Math.floor(stored.length / 2) + 1,
         intervalS: device.check_interval_s,
         locations: stored,
@@ -67,15 +79,17 @@ export function locationDecider(
     );
     if (decision === null) return null;
 
+    // Each location as its last real result shows it: a check that failed on the worker's side
+    // changes nothing of it (its result rows and `last_results` say what happened).
     const recordLocations: Record<string, DeviceLocation> = {};
     for (const location of decision.locations) {
       const before = stored.find((l) => l.name === location.name)!;
-      const mine = location.name === outcome.location;
+      const real = location.name === outcome.location && !ours;
       recordLocations[location.name] = {
         status: decision.verdicts[location.name] ?? 'unknown',
         last_checked_at: location.last === null ? null : toTimestamp(location.last.checkedAtMs),
-        response_ms: mine ? slowest(outcome) : before.response_ms,
-        error: mine ? (outcome.results.find((r) => !r.ok)?.error ?? null) : before.error,
+        response_ms: real ? slowest(outcome) : before.response_ms,
+        error: real ? (outcome.results.find((r) => !r.ok)?.error ?? null) : before.error,
       };
     }
     const intervalMs = device.check_interval_s * 1000;
@@ -87,10 +101,17 @@ export function locationDecider(
 
     const lastResults = { ...device.last_results } as Record<string, unknown>;
     for (const result of outcome.results) lastResults[result.probe] = result;
+    // A silent `validating` → `up` gives the device back the `status_since` of the `up` it left.
+    const statusSince =
+      decision.status === device.status
+        ? device.status_since
+        : decision.status === 'up' && decision.upSinceMs !== null
+          ? toTimestamp(decision.upSinceMs)
+          : outcome.checked_at;
     const after: Device = {
       ...device,
       status: decision.status,
-      status_since: decision.status === device.status ? device.status_since : outcome.checked_at,
+      status_since: statusSince,
       last_checked_at: outcome.checked_at,
       last_results: lastResults as Device['last_results'],
       quorum_state: decision.quorumState,
@@ -108,10 +129,14 @@ export function locationDecider(
 
     return {
       status: decision.status,
+      status_since: statusSince,
+      up_since:
+        decision.status === 'validating' && decision.upSinceMs !== null ? toTimestamp(decision.upSinceMs) : null,
       quorum_state: decision.quorumState,
       locations: decision.locations.map((l) => ({
         name: l.name,
         failingSinceMs: l.failingSinceMs,
+        failures: l.failures,
         announced: l.announced,
       })),
       record_locations: recordLocations,

@@ -46,6 +46,7 @@ export async function insertLocationChecks(
         error: null,
         failing_since: null,
         announced: flagFor(dialect, false),
+        failures: 0,
       })),
     )
     .execute();
@@ -60,7 +61,7 @@ export async function setLocationsEnabled(db: Kysely<Database>, id: number, enab
       lease_owner: null,
       lease_token: null,
       lease_expires_at: null,
-      ...(enabled ? {} : { failing_since: null, last_ok: null, last_checked_at: null }),
+      ...(enabled ? {} : { failing_since: null, failures: 0, last_ok: null, last_checked_at: null }),
     })
     .where('device_id', '=', id)
     .execute();
@@ -152,11 +153,12 @@ export function recordLocationCheck(
           ? null
           : { ok: toFlag(row.last_ok), checkedAtMs: msOf(row.last_checked_at)! },
       failingSinceMs: msOf(row.failing_since),
+      failures: row.failures,
       announced: toFlag(row.announced),
       response_ms: row.response_ms,
       error: row.error,
     }));
-    const write = decide(device, locations);
+    const write = decide(device, locations, toNullableStamp(deviceRow.up_since));
     if (write === null) return false;
 
     const checkedAt = stampText(outcome.checked_at);
@@ -170,6 +172,7 @@ export function recordLocationCheck(
             state.failingSinceMs === null ? null : new Date(state.failingSinceMs).toISOString(),
           ),
           announced: flagFor(dialect, state.announced),
+          failures: state.failures,
           ...(mine
             ? {
                 lease_owner: null,
@@ -204,7 +207,8 @@ export function recordLocationCheck(
       .updateTable('devices')
       .set({
         status: write.status,
-        status_since: write.status === device.status ? nullableStampText(device.status_since) : checkedAt,
+        status_since: nullableStampText(write.status_since),
+        up_since: nullableStampText(write.up_since),
         last_checked_at: checkedAt,
         last_results: JSON.stringify(lastResults),
         quorum_state: write.quorum_state,

@@ -11,6 +11,7 @@ import { dnsblListings } from './migrations/0008-dnsbl-listings.ts';
 import { locations } from './migrations/0010-locations.ts';
 import { reports } from './migrations/0011-reports.ts';
 import { timelineTotals } from './migrations/0012-timeline-totals.ts';
+import { recheckState } from './migrations/0013-recheck-state.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
@@ -28,6 +29,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0010_locations': locations(dialect),
     '0011_reports': reports(dialect),
     '0012_timeline_totals': timelineTotals(dialect),
+    '0013_recheck_state': recheckState(dialect),
   };
 }
 

@@ -78,7 +78,14 @@ export function writeDeviceChecksPostgres(db: Kysely<Database>, writes: readonly
     written as (
       update devices d set
         status = i.status,
-        status_since = case when d.status <> i.status then i.checked_at else d.status_since end,
+        -- A silent validating -> up gives back the up it left (docs/engine.md, "Statuses and transitions").
+        status_since = case when d.status = i.status then d.status_since
+          when d.status = 'validating' and i.status = 'up' and d.up_since is not null then d.up_since
+          else i.checked_at end,
+        up_since = case when i.status <> 'validating' then null
+          when d.status = 'up' then d.status_since
+          when d.status = 'validating' then d.up_since
+          else null end,
         last_checked_at = i.checked_at,
         -- jsonb's || replaces top-level keys: the probes that ran replace theirs, others stay.
         last_results = cast(cast(d.last_results as jsonb) || cast(i.last_results as jsonb) as text),

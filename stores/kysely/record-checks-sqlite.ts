@@ -23,11 +23,18 @@ function mergedLastResults(lastResults: Record<string, unknown>): RawBuilder<str
 }
 
 function deviceUpdate(w: DeviceWrite): RawBuilder<{ user_id: DbInteger }> {
-  // SET expressions read the row as it was, so `status` here is the status before the check.
+  // SET expressions read the row as it was, so `status` here is the status before the check. A
+  // silent `validating` → `up` gives back the `up` it left (docs/engine.md, "Statuses and transitions").
   return sql`
     update devices set
       status = ${w.status},
-      status_since = case when status <> ${w.status} then ${w.checked_at} else status_since end,
+      status_since = case when status = ${w.status} then status_since
+        when status = 'validating' and ${w.status} = 'up' and up_since is not null then up_since
+        else ${w.checked_at} end,
+      up_since = case when ${w.status} <> 'validating' then null
+        when status = 'up' then status_since
+        when status = 'validating' then up_since
+        else null end,
       last_checked_at = ${w.checked_at},
       last_results = ${mergedLastResults(w.last_results)},
       consecutive_failures = ${w.consecutive_failures},

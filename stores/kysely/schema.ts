@@ -94,6 +94,11 @@ export interface DevicesTable {
   location_states: string | null;
   status: DeviceStatus;
   status_since: NullableStamp;
+  /**
+   * Migration 0013: while a device that was `up` is `validating`, when that `up` began (its
+   * `status_since` again if the failure is not confirmed); null otherwise.
+   */
+  up_since: NullableStamp;
   last_checked_at: NullableStamp;
   /** JSON object: the last result of each probe, keyed by probe name. */
   last_results: string;
@@ -183,6 +188,8 @@ export interface DeviceLocationChecksTable {
   failing_since: NullableStamp;
   /** Whether this failing episode was announced with `device.location_failing`. */
   announced: Flag;
+  /** Migration 0013: its failed checks in a row; 0 while it passes. */
+  failures: ColumnType<number, number | undefined, number>;
 }
 
 /** The outbox: status changes to announce, written with the check that caused them. */

@@ -116,8 +116,12 @@ eachStore('results and maintenance of a device checked from several locations', 
       }
       assert.deepEqual(new Set(marked.map((r) => r.check_location)), new Set(['eu', 'us']));
 
-      // The window ends: pending and due at once at both; the failures now count, down once.
+      // The window ends: pending and due at once at both; the failures now count, each confirmed
+      // by its location's re-check a retry delay later: down once.
       w.clock.set(Date.parse('2026-05-04T10:20:00Z'));
+      await both();
+      assert.equal((await w.device(device.id)).status, 'validating');
+      w.clock.advance(RETRY_S * 1000);
       await both();
       assert.equal((await w.device(device.id)).status, 'down');
       w.clock.advance(INTERVAL_S * 1000);

@@ -18,7 +18,7 @@ import { createdOf, sshDevice } from '../stores/records.ts';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
-const SETTINGS = { retryDelayS: 30, probeTimeoutMs: 10_000, random: () => 0.5 };
+const SETTINGS = { retryDelayS: 30, probeTimeoutMs: 10_000, failuresBeforeDown: 2, random: () => 0.5 };
 
 function located(overrides: Partial<NewDevice> = {}): NewDevice {
   return sshDevice({
@@ -103,10 +103,19 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
       assert.ok(eu2 !== undefined, 'a second opinion: due at once');
       assert.equal(await record(eu2, false, 4), true);
       device = (await store.listDevices(user.id, { afterId: early.id, limit: 10 }))[0]!;
+      assert.equal(device.status, 'validating', 'a second failure sooner than the retry delay confirms nothing');
+      // Each location's re-check, a retry delay after its first failure, confirms it: down.
+      const [us2] = await claim('us', 3 + SETTINGS.retryDelayS);
+      assert.equal(await record(us2, false, 3 + SETTINGS.retryDelayS), true);
+      device = (await store.listDevices(user.id, { afterId: early.id, limit: 10 }))[0]!;
+      assert.equal(device.status, 'validating', 'one confirmed failure of a quorum of 2');
+      const [eu3] = await claim('eu', 4 + SETTINGS.retryDelayS);
+      assert.equal(await record(eu3, false, 4 + SETTINGS.retryDelayS), true);
+      device = (await store.listDevices(user.id, { afterId: early.id, limit: 10 }))[0]!;
       assert.equal(device.status, 'down');
       assert.equal(device.locations?.ap?.status, 'unknown');
       const results = await store.listCheckResults(user.id, 'device', id, { limit: 10 });
-      assert.equal(results?.length, 3, 'the fenced results were not written');
+      assert.equal(results?.length, 5, 'the fenced results were not written');
       // Disabled: every pair's lease is dropped, and nothing is due.
       const [ap2] = await claim('ap', 10);
       await store.setEnabled('device', id, false, at(11));
@@ -155,11 +164,12 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
         const device = await record('ap', 63, 'resolver_unavailable');
         assert.equal(device.status, 'validating', "not down: our failure is not the target's");
         assert.equal(device.quorum_state, 'met');
+        // ap shows its last real result, as before its resolver failed.
         assert.deepEqual(device.locations?.ap, {
-          status: 'stale',
+          status: 'up',
           last_checked_at: at(3),
           response_ms: null,
-          error: 'resolver_unavailable',
+          error: null,
         });
         // eu passes; ap has not answered since the failure (its last real result is older): validating.
         assert.equal((await record('eu', 64, null, 2)).status, 'validating');

@@ -1,60 +1,12 @@
 /**
  * The quorum decision of a device checked from several locations, as a table: each row is a
  * device's state, one location's result, and what must follow (engine/devices/location-quorum.ts).
+ * The re-check rule and failing episodes have their table in quorum-rules.test.ts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  decideQuorum,
-  type LocationResult,
-  type LocationState,
-  type QuorumDecision,
-  type QuorumDevice,
-} from '../../engine/devices/location-quorum.ts';
-
-const T = Date.parse('2026-03-01T12:00:00.000Z');
-const S = 1000;
-const SETTINGS = { retryDelayS: 30, probeTimeoutMs: 10_000 };
-
-/** A location: `up`/`fail` with a result `ago` seconds old, `none` never checked; live unless told. */
-function at(
-  name: string,
-  last: 'up' | 'fail' | 'none',
-  options: { ago?: number; live?: boolean; failingFor?: number; announced?: boolean } = {},
-): LocationState {
-  const ago = options.ago ?? 5;
-  return {
-    name,
-    live: options.live ?? true,
-    leaseToken: `lease-${name}`,
-    last: last === 'none' ? null : { ok: last === 'up', checkedAtMs: T - ago * S },
-    failingSinceMs: last === 'fail' ? T - (options.failingFor ?? ago) * S : null,
-    announced: options.announced ?? false,
-  };
-}
-
-function device(status: QuorumDevice['status'], locations: LocationState[], extra: Partial<QuorumDevice> = {}) {
-  return { status, validatingSinceMs: null, quorum: 2, intervalS: 60, locations, ...extra };
-}
-
-const result = (location: string, ok: boolean, token = `lease-${location}`, ours = false): LocationResult => ({
-  location,
-  leaseToken: token,
-  ok,
-  ours,
-  checkedAtMs: T,
-});
-/** A check that failed on the worker's side (engine/our-failures.ts), not the target's. */
-const ours = (location: string) => result(location, false, `lease-${location}`, true);
-
-interface Row {
-  name: string;
-  device: QuorumDevice;
-  result: LocationResult;
-  expect: Partial<Pick<QuorumDecision, 'status' | 'quorumState' | 'event' | 'locationFailing' | 'secondOpinion'>> & {
-    verdicts?: Record<string, string>;
-  };
-}
+import { decideQuorum } from '../../engine/devices/location-quorum.ts';
+import { at, decideRows, device, ours, result, S, SETTINGS, T, type Row } from './quorum-table.ts';
 
 const ROWS: Row[] = [
   {
@@ -67,23 +19,16 @@ const ROWS: Row[] = [
     name: 'up, one of three fails: validating, the others asked at once, nothing announced',
     device: device('up', [at('a', 'up'), at('b', 'up'), at('c', 'up')]),
     result: result('a', false),
-    expect: { status: 'validating', event: null, secondOpinion: true, quorumState: 'met' },
-  },
-  {
-    name: '2 of 3 failing once all answered since the first failure: down, announced with each verdict',
-    device: device('validating', [at('a', 'fail', { ago: 2 }), at('b', 'up', { ago: 1 }), at('c', 'up', { ago: 40 })], {
-      validatingSinceMs: T - 2 * S,
-    }),
-    result: result('c', false),
-    expect: { status: 'down', event: 'device.down', verdicts: { a: 'failing', b: 'up', c: 'failing' } },
+    expect: { status: 'validating', event: null, secondOpinion: true, quorumState: 'met', upSinceMs: T - 600 * S },
   },
   {
     name: '1 of 3 failing, the others pass after it: back to up, silently',
     device: device('validating', [at('a', 'fail', { ago: 2 }), at('b', 'up', { ago: 1 }), at('c', 'up', { ago: 40 })], {
       validatingSinceMs: T - 2 * S,
+      upSinceMs: T - 3600 * S,
     }),
     result: result('c', true),
-    expect: { status: 'up', event: null, locationFailing: [], secondOpinion: false },
+    expect: { status: 'up', event: null, locationFailing: [], secondOpinion: false, upSinceMs: T - 3600 * S },
   },
   {
     name: '1 of 3 failing, not every location answered yet: still validating',
@@ -96,38 +41,6 @@ const ROWS: Row[] = [
     ),
     result: result('b', true),
     expect: { status: 'validating', event: null },
-  },
-  {
-    name: 'up, one location failing below quorum for a whole interval: one device.location_failing',
-    device: device('up', [at('a', 'fail', { ago: 30, failingFor: 60 }), at('b', 'up'), at('c', 'up', { ago: 30 })]),
-    result: result('b', true),
-    expect: { status: 'up', locationFailing: ['a'], verdicts: { a: 'failing', b: 'up', c: 'up' } },
-  },
-  {
-    name: 'the same episode already announced: nothing more',
-    device: device('up', [
-      at('a', 'fail', { ago: 30, failingFor: 600, announced: true }),
-      at('b', 'up'),
-      at('c', 'up', { ago: 30 }),
-    ]),
-    result: result('b', true),
-    expect: { status: 'up', locationFailing: [], event: null },
-  },
-  {
-    name: 'a location already failing below quorum fails again: no new validation, no second opinion',
-    device: device('up', [
-      at('a', 'fail', { ago: 60, failingFor: 120, announced: true }),
-      at('b', 'up'),
-      at('c', 'up'),
-    ]),
-    result: result('a', false),
-    expect: { status: 'up', secondOpinion: false, locationFailing: [] },
-  },
-  {
-    name: 'failing for less than an interval: not announced yet',
-    device: device('up', [at('a', 'fail', { ago: 30, failingFor: 30 }), at('b', 'up'), at('c', 'up', { ago: 30 })]),
-    result: result('b', true),
-    expect: { status: 'up', locationFailing: [] },
   },
   {
     name: '1 live location of 3 (quorum 2): the status holds, insufficient, even when it fails',
@@ -172,13 +85,13 @@ const ROWS: Row[] = [
     expect: { status: 'down', event: null },
   },
   {
-    name: 'quorum 1 of 1 (the single-location rule): a failure validates, a second one is down',
+    name: 'quorum 1 of 1 (the single-location rule): a failure validates, one a retry delay later is down',
     device: device('validating', [at('a', 'fail', { ago: 30 })], { quorum: 1, validatingSinceMs: T - 30 * S }),
     result: result('a', false),
     expect: { status: 'down', event: 'device.down' },
   },
   {
-    name: 'our failure while up: the location sits the decision out (stale), nothing moves, nothing is asked',
+    name: 'our failure while up: the location keeps its last result, nothing moves, nothing is asked',
     device: device('up', [at('a', 'up'), at('b', 'up'), at('c', 'up')]),
     result: ours('a'),
     expect: {
@@ -187,7 +100,7 @@ const ROWS: Row[] = [
       secondOpinion: false,
       locationFailing: [],
       quorumState: 'met',
-      verdicts: { a: 'stale', b: 'up', c: 'up' },
+      verdicts: { a: 'up', b: 'up', c: 'up' },
     },
   },
   {
@@ -196,34 +109,58 @@ const ROWS: Row[] = [
       validatingSinceMs: T - 2 * S,
     }),
     result: ours('c'),
-    expect: { status: 'validating', event: null, verdicts: { a: 'failing', b: 'up', c: 'stale' } },
+    expect: { status: 'validating', event: null, verdicts: { a: 'failing', b: 'up', c: 'up' } },
   },
   {
     name: 'our failure where a failing target would be down: the status holds',
     device: device(
       'validating',
-      [at('a', 'fail', { ago: 2 }), at('b', 'up', { ago: 40 }), at('c', 'up', { ago: 40 })],
+      [
+        at('a', 'fail', { ago: 2, failingFor: 32, failures: 2 }),
+        at('b', 'fail', { ago: 30 }),
+        at('c', 'up', { ago: 40 }),
+      ],
       {
-        validatingSinceMs: T - 2 * S,
+        validatingSinceMs: T - 32 * S,
       },
     ),
     result: ours('b'),
-    expect: { status: 'validating', event: null, quorumState: 'met' },
+    expect: {
+      status: 'validating',
+      event: null,
+      quorumState: 'met',
+      verdicts: { a: 'failing', b: 'failing', c: 'up' },
+    },
   },
   {
-    name: 'our failure leaves fewer eligible locations than the quorum: insufficient, the status holds',
+    name: 'our failure while down: the location counts with its last real result, which holds the status',
     device: device('down', [at('a', 'fail'), at('b', 'fail', { live: false }), at('c', 'fail')]),
     result: ours('c'),
     expect: {
       status: 'down',
       event: null,
+      quorumState: 'met',
+      verdicts: { a: 'failing', b: 'stale', c: 'failing' },
+    },
+  },
+  {
+    name: 'our failure of a location never heard: unknown, and too few heard for the quorum',
+    device: device('pending', [at('a', 'up'), at('b', 'none'), at('c', 'none')]),
+    result: ours('b'),
+    expect: {
+      status: 'pending',
+      event: null,
       quorumState: 'insufficient',
-      verdicts: { a: 'failing', b: 'stale', c: 'stale' },
+      verdicts: { a: 'up', b: 'unknown', c: 'unknown' },
     },
   },
   {
     name: 'our failure while up with a location failing a whole interval: nothing announced at this write',
-    device: device('up', [at('a', 'fail', { ago: 30, failingFor: 60 }), at('b', 'up'), at('c', 'up', { ago: 30 })]),
+    device: device('up', [
+      at('a', 'fail', { ago: 0, failingFor: 60, failures: 2 }),
+      at('b', 'up'),
+      at('c', 'up', { ago: 30 }),
+    ]),
     result: ours('b'),
     expect: { status: 'up', locationFailing: [], event: null },
   },
@@ -243,20 +180,12 @@ const ROWS: Row[] = [
     name: 'pending, first location passes: up',
     device: device('pending', [at('a', 'none'), at('b', 'up'), at('c', 'none')]),
     result: result('a', true),
-    expect: { status: 'up', event: null, verdicts: { a: 'up', b: 'up', c: 'unknown' } },
+    expect: { status: 'up', event: null, verdicts: { a: 'up', b: 'up', c: 'unknown' }, upSinceMs: T },
   },
 ];
 
 describe('the quorum decision, table-driven', () => {
-  for (const row of ROWS) {
-    it(row.name, () => {
-      const decision = decideQuorum(row.device, row.result, SETTINGS);
-      assert.ok(decision, 'not fenced');
-      const picked: Record<string, unknown> = {};
-      for (const key of Object.keys(row.expect)) picked[key] = decision[key as keyof QuorumDecision];
-      assert.deepEqual(picked, row.expect);
-    });
-  }
+  decideRows(ROWS);
 
   it('a late result from a fenced worker (another lease) changes nothing', () => {
     const d = device('validating', [at('a', 'fail'), at('b', 'fail'), at('c', 'up')], {
@@ -298,8 +227,12 @@ describe('the quorum decision, table-driven', () => {
   it('going down ends every episode', () => {
     const d = device(
       'validating',
-      [at('a', 'fail', { failingFor: 600, announced: true }), at('b', 'up'), at('c', 'up', { ago: 1 })],
-      { validatingSinceMs: T - 10 * S },
+      [
+        at('a', 'fail', { failingFor: 600, failures: 12, announced: true }),
+        at('b', 'fail', { ago: 30 }),
+        at('c', 'up', { ago: 1 }),
+      ],
+      { validatingSinceMs: T - 30 * S },
     );
     const down = decideQuorum(d, result('b', false), SETTINGS)!;
     assert.equal(down.status, 'down');
@@ -312,10 +245,12 @@ describe('the quorum decision, table-driven', () => {
   it('two locations racing: the second decision sees the first one written and does not announce again', () => {
     const start = device(
       'validating',
-      [at('a', 'fail', { ago: 2 }), at('b', 'up', { ago: 40 }), at('c', 'up', { ago: 40 })],
-      {
-        validatingSinceMs: T - 2 * S,
-      },
+      [
+        at('a', 'fail', { ago: 2, failingFor: 32, failures: 2 }),
+        at('b', 'fail', { ago: 30 }),
+        at('c', 'fail', { ago: 30 }),
+      ],
+      { validatingSinceMs: T - 32 * S },
     );
     // The device row is locked while a decision is written: the second runs on the first's outcome.
     const first = decideQuorum(start, result('b', false), SETTINGS)!;

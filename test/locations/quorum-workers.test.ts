@@ -30,6 +30,30 @@ async function startTarget(refused: Set<string>): Promise<{ server: Server; port
 }
 
 /**
+ * An HTTP target that answers 200 until `arm()`; then it resets the next connection from each of
+ * `sources` once, and answers 200 again: a blip that each location sees as one failed check.
+ */
+async function startBlipTarget(sources: readonly string[]) {
+  const refused = new Map<string, number>();
+  let armed = false;
+  const server = createServer((_req, res) => res.writeHead(200).end('ok'));
+  server.on('connection', (socket) => {
+    const source = socket.remoteAddress ?? '';
+    if (!armed || refused.has(source) || !sources.includes(source)) return;
+    refused.set(source, refused.size);
+    socket.resetAndDestroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    arm: () => void (armed = true),
+    /** Whether every source has been refused its one connection. */
+    over: () => refused.size === sources.length,
+  };
+}
+
+/**
  * An HTTP target that holds the requests from `held` unanswered until `release()`, which answers
  * them 503; every other request, and every request after the release, is answered 200 at once.
  */
@@ -187,6 +211,58 @@ describe('three locations on PostgreSQL', { skip: database.skip }, () => {
     assert.equal(eventsOf(id, 'device.down').length, 1);
   });
 
+  let blipped = 0;
+
+  it('a blip refused from every location, each once, shorter than the retry delay: no device.down', async () => {
+    const blip = await startBlipTarget(Object.values(LOCATIONS));
+    targets.push(blip.server);
+    const { id } = await api<Device>('/devices/create', {
+      target_type: 'ip',
+      target_value: '127.0.0.1',
+      scheme: 'http',
+      port: blip.port,
+      check_interval_s: 30,
+      check_locations: Object.keys(LOCATIONS),
+    });
+    blipped = id;
+    await waitFor('the device up from every location', async () => {
+      const d = await device(id);
+      return d.status === 'up' && Object.values(d.locations!).every((l) => l.status === 'up');
+    });
+    // The first location to check next (within an interval) fails; the others, asked at once,
+    // fail too, within the retry delay (1 s); each one's re-check, a retry delay later, passes.
+    blip.arm();
+    await waitFor('every location refused once', () => blip.over(), 60_000, 200);
+    await waitFor(
+      'every location failed once and passed its re-check',
+      async () => {
+        const results = await api<{ ok: boolean; check_location: string }[]>(`/devices/results?id=${id}&limit=1000`);
+        const failed = results.filter((r) => !r.ok).map((r) => r.check_location);
+        // Newest first: each location's latest result passes, after its one failure.
+        const latest = new Map<string, boolean>();
+        for (const r of [...results].reverse()) latest.set(r.check_location, r.ok);
+        return failed.length === 3 && [...latest.values()].every((ok) => ok) && latest.size === 3;
+      },
+      // An announced outage would be checked again only at the interval: long enough to see it.
+      90_000,
+      200,
+    );
+    const results = await api<{ ok: boolean; check_location: string; error: string | null }[]>(
+      `/devices/results?id=${id}&limit=1000`,
+    );
+    assert.deepEqual(
+      results
+        .filter((r) => !r.ok)
+        .map((r) => r.check_location)
+        .sort(),
+      Object.keys(LOCATIONS).sort(),
+      'one failure per location',
+    );
+    await waitFor('the device up again', async () => (await device(id)).status === 'up');
+    assert.deepEqual(eventsOf(id, 'device.down'), []);
+    assert.deepEqual(eventsOf(id, 'device.up'), []);
+  });
+
   it('a stopped worker: its location goes stale and the quorum holds; it works again on SIGCONT', async () => {
     const ap = workers.get('ap-south')!;
     // ap-south's check of this device is in flight when its worker stops.
@@ -240,8 +316,9 @@ describe('three locations on PostgreSQL', { skip: database.skip }, () => {
   });
 
   it('a location failing below the quorum for a whole interval: one device.location_failing naming it', async () => {
-    // eu-west has refused the first device since it was created; its next check, an interval
-    // (30 s, give or take 10 %) after its first failure, announces it, once.
+    // eu-west has refused the first device since it was created; its first check that fails an
+    // interval (60 s, give or take 10 %) or more after its first failure announces it, once: its
+    // next check at the interval, or the one after when the jitter made that one early.
     await waitFor('device.location_failing', () => eventsOf(oneRefused, 'device.location_failing').length > 0, 500);
     const [failing, ...more] = eventsOf(oneRefused, 'device.location_failing');
     assert.deepEqual(more, []);
@@ -251,5 +328,10 @@ describe('three locations on PostgreSQL', { skip: database.skip }, () => {
     assert.equal(data.status, 'up');
     assert.equal(data.previous_status, 'up');
     assert.deepEqual(eventsOf(oneRefused, 'device.down'), []);
+    // Later still, the blip of an earlier test was never announced.
+    assert.deepEqual(
+      [...events.values()].filter((e) => (e.data as { id: number }).id === blipped).map((e) => e.type),
+      [],
+    );
   });
 });

@@ -15,6 +15,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0010_locations',
   '0011_reports',
   '0012_timeline_totals',
+  '0013_recheck_state',
 ];
 
 /** The migrations from `first` on, as a database migrated up to the one before it applies them. */

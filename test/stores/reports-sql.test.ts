@@ -54,7 +54,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         useDay(0);
         const { store } = db;
         const at = (s: number) => new Date(Date.parse(t(0)) + s * 1000).toISOString();
-        const settings = { retryDelayS: 30, probeTimeoutMs: 10_000, random: () => 0.5 };
+        const settings = { retryDelayS: 30, probeTimeoutMs: 10_000, failuresBeforeDown: 2, random: () => 0.5 };
         const user = await store.createUser({ name: null, created_at: at(0) });
         for (const location of ['eu', 'us', 'ap']) {
           await store.recordHeartbeat!({ worker_id: `w-${location}`, location, version: 't', started_at: at(0) });
@@ -81,6 +81,9 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         assert.equal(await record(await claim('eu', 1), false, 2), true);
         assert.equal(await record(await claim('us', 1), false, 3), true);
         assert.equal(await record(await claim('eu', 3), false, 4), true);
+        // Each failure confirmed by its location's re-check a retry delay later (the re-check rule).
+        assert.equal(await record(await claim('us', 33), false, 33), true);
+        assert.equal(await record(await claim('eu', 34), false, 34), true);
         const device = await store.getDevice(user.id, id);
         assert.equal(device?.status, 'down');
         const incidents = await store.listIncidents(user.id, { from: at(0), to: at(100), limit: 10 });
@@ -89,7 +92,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
           [
             {
               device_id: id,
-              started_at: at(4),
+              started_at: at(34),
               resolved_at: null,
               duration_s: null,
               cause: { probe: 'service', error: 'ECONNREFUSED', location: 'eu' },
@@ -97,9 +100,9 @@ for (const kind of ['sqlite', 'postgres'] as const) {
             },
           ],
         );
-        const totals = await store.deviceStatusTotals(user.id, id, { from: at(0), to: at(10) });
+        const totals = await store.deviceStatusTotals(user.id, id, { from: at(0), to: at(40) });
         assert.deepEqual(totals, {
-          ms: { pending: 3000, validating: 1000, down: 6000 },
+          ms: { pending: 3000, validating: 31000, down: 6000 },
           down_periods: 1,
           longest_down_ms: 6000,
         });

@@ -12,6 +12,7 @@ import { DEVICE_STATUSES, type DeviceStatus, type StatusTotals } from '../../cor
 import { migrateToLatest, openKyselyStore, type Database } from '../../stores/kysely/index.ts';
 import { migrations } from '../../stores/kysely/migrations.ts';
 import { freshSqlDatabase } from '../support/stores.ts';
+import { migrationsFrom } from './migration-names.ts';
 import { createdOf, sshDevice } from './records.ts';
 
 const HOUR = 3_600_000;
@@ -158,7 +159,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         let last = START;
         for (const id of ids) last = Math.max(last, await writeChanges(opened.db, id, START, 40, next));
 
-        assert.deepEqual(await migrateToLatest(opened.db), ['0012_timeline_totals']);
+        assert.deepEqual(await migrateToLatest(opened.db), migrationsFrom('0012_timeline_totals'));
         let after = last;
         for (const id of ids) after = Math.max(after, await writeChanges(opened.db, id, last + HOUR, 20, next));
         for (const id of ids) {
