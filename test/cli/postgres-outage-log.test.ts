@@ -87,7 +87,6 @@ suiteOrSkip('a PostgreSQL outage in the log of serve and worker', database.skip,
         ended += await endBackends();
         return false;
       },
-      60_000,
       20,
     );
     return ended;
