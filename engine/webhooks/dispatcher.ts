@@ -10,6 +10,7 @@ import {
 } from '../../core/internal.ts';
 import type { Connector } from '../net/connector.ts';
 import { nextAttemptAt, RETRY_DELAYS_MS } from './backoff.ts';
+import { FailingEndpoints } from './failing-endpoints.ts';
 import { webhookRequest } from './payload.ts';
 import { sendWebhook, type PostOptions } from './post.ts';
 
@@ -67,11 +68,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   if (!Number.isSafeInteger(concurrency) || concurrency < 1)
     throw new RangeError('concurrency must be a positive integer');
   const stopping = new AbortController();
-  /**
-   * The endpoints this worker saw failing, with the error first seen: each outage of an endpoint
-   * is logged once when it starts and once when a delivery succeeds again, not once per attempt.
-   */
-  const failing = new Map<number, string>();
+  // Each outage of an endpoint is logged once when it starts and once when a delivery succeeds
+  // again; the endpoints followed are bounded (failing-endpoints.ts).
+  const failing = new FailingEndpoints(clock, 2 * Math.max(0, ...delays));
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
     const { webhook, event } = delivery;
@@ -90,9 +89,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       return;
     }
     if (outcome.error === null) {
-      if (failing.delete(webhook.id)) logger.info?.(`webhook ${webhook.id}: delivering again`);
-    } else if (!failing.has(webhook.id)) {
-      failing.set(webhook.id, outcome.error);
+      if (failing.delivered(webhook.id)) logger.info?.(`webhook ${webhook.id}: delivering again`);
+    } else if (failing.failed(webhook.id)) {
       const said = `delivery failed (${outcome.error}); retrying, and saying nothing more until it delivers again`;
       logger.warn?.(`webhook ${webhook.id}: ${said}`);
     }
