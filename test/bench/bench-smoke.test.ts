@@ -33,6 +33,7 @@ it('the benchmark runs end to end and prints every figure', { timeout: HANG_GUAR
     /^GET \/v1\/me {2}hono/m,
     /^GET \/v1\/devices \(50, SQLite\) {2}monitoring-api {2}\d+/m,
     /^POST \/v1\/devices\/create \(PostgreSQL.*monitoring-api {2}\d+|^POST \/v1\/devices\/create \(PostgreSQL\) {2}skipped/m,
+    /^POST \/v1\/devices\/create \(SQLite, c=32\) {2}fresh servers, first 100 creates {2}cpu hand [\d.]+ us\/req, api [\d.]+/m,
     /^PATCH \/v1\/devices\/update \(SQLite, c=32\) {2}PATCH vs create {2}\d+/m,
     /^PATCH \/v1\/devices\/update \(PostgreSQL, c=32\) {2}PATCH vs create {2}\d+|^PATCH \/v1\/devices\/update \(PostgreSQL\) {2}skipped/m,
     /^GET \/v1\/devices \(\d+ records, streamed\) {2}\d+ ms {2}peak RSS growth [\d.]+ MB/m,
