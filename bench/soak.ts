@@ -22,7 +22,8 @@ import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { openKyselyStore } from '../stores/kysely/index.ts';
-import type { Device, NewDevice } from '../core/index.ts';
+import type { NewDevice } from '../core/index.ts';
+import { benchDevice } from './engine-records.ts';
 import { startFakeDnsServer, type FakeDnsServer } from '../test/support/fake-dns-server.ts';
 import { ROOT } from '../test/support/root.ts';
 
@@ -138,36 +139,13 @@ async function startReceiver(): Promise<{ url: string; received: () => number }>
 }
 
 function device(target: Target & { type: 'ip' | 'domain' }, kind: 'http' | 'tcp'): NewDevice {
+  const { id: _id, ...made } = benchDevice(0, kind, target.port, 30);
   return {
+    ...made,
     target_type: target.type,
     target_value: target.host,
-    service_type: kind === 'tcp' ? 'tcp' : 'web',
-    scheme: kind === 'tcp' ? null : 'http',
-    port: target.port,
-    host_header: null,
-    proxy_enabled: false,
-    origin_host: null,
-    origin_scheme: null,
-    origin_port: null,
-    check_public_http: kind === 'http',
-    check_public_https: false,
-    check_public_tls: false,
-    check_origin_http: false,
-    check_origin_tls: false,
-    expect_status: kind === 'http' ? 200 : null,
-    location: null,
-    is_enabled: true,
     created_at: new Date().toISOString(),
-    check_interval_s: 30,
-    check_locations: null,
-    quorum: null,
-    quorum_state: null,
-    locations: null,
-    status: 'pending',
-    status_since: null,
-    last_checked_at: null,
-    last_results: {},
-  } satisfies Omit<Device, 'id'>;
+  };
 }
 
 /** The reversed octets of an IPv4 address, as a DNSBL query name starts. */
