@@ -1,5 +1,5 @@
 /**
- * The example webhook payloads of docs/engine.md are what the engine sends. Each JSON block with a
+ * The example webhook payloads of docs/webhooks.md are what the engine sends. Each JSON block with a
  * `type` is an event example: it must parse, its record must be one a create of its own fields
  * answers (so its defaults are the API's), and it must have exactly the keys, at every depth, of
  * the same event made by the engine: a record created through the API from the example's fields,
@@ -21,12 +21,12 @@ interface Example {
   data: Record<string, unknown>;
 }
 
-const EXAMPLES = jsonBlocks(doc('engine.md')).filter(
+const EXAMPLES = jsonBlocks(doc('webhooks.md')).filter(
   (block): block is Example => typeof block === 'object' && block !== null && 'type' in block,
 );
 const example = (type: EventType): Example => {
   const found = EXAMPLES.filter((e) => e.type === type);
-  assert.equal(found.length, 1, `docs/engine.md has one ${type} example`);
+  assert.equal(found.length, 1, `docs/webhooks.md has one ${type} example`);
   return found[0]!;
 };
 
@@ -66,7 +66,7 @@ function delivered(receiver: Receiver, type: EventType): unknown {
   return body;
 }
 
-it('every JSON block of docs/engine.md parses, and every event example is of a known type', () => {
+it('every JSON block of docs/webhooks.md parses, and every event example is of a known type', () => {
   assert.ok(EXAMPLES.length > 0);
   for (const e of EXAMPLES) assert.ok((EVENT_TYPES as readonly string[]).includes(e.type), `unknown type ${e.type}`);
   assert.deepEqual(
