@@ -76,6 +76,9 @@ it('every JSON block of docs/webhooks.md parses, and every event example is of a
   );
 });
 
+/** When a failed location is checked again (the engines' `retryDelayS`). */
+const RETRY_DELAY_S = 30;
+
 const sqlite = (await availableStores()).find((factory) => factory.name === 'sqlite')!;
 
 describe('the example payloads are what the engine sends (SQLite)', { concurrency: 1 }, () => {
@@ -110,9 +113,13 @@ describe('the example payloads are what the engine sends (SQLite)', { concurrenc
     );
     const locations = fields.check_locations as string[];
     assert.ok(locations.length >= 2, 'the example is a device checked from several locations');
-    const engines = locations.map((location) => w.engine({ location, workerId: `w-${location}` }));
-    // One location alone is fewer than the quorum; the next ones confirm, then decide `down`.
-    for (let round = 0; round < 2 && receiver.received.length === 0; round++) {
+    const engines = locations.map((location) =>
+      w.engine({ location, workerId: `w-${location}`, retryDelayS: RETRY_DELAY_S }),
+    );
+    // One location alone is fewer than the quorum. Each location's failure counts once its own
+    // re-check, a retry delay later, fails too; then the quorum of confirmed failures decides `down`.
+    for (let round = 0; round < 3 && receiver.received.length === 0; round++) {
+      if (round > 0) w.clock.advance(RETRY_DELAY_S * 1000);
       for (const engine of engines) await engine.runOnce();
     }
     assert.deepEqual(shape(example('device.down')), shape(delivered(receiver, 'device.down')));
