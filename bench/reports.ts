@@ -86,7 +86,7 @@ export async function seedReportHistory(
         .execute();
   };
   await insert('status_changes', changes);
-  // The running totals the status trigger would have written (docs/engine.md, "Availability").
+  // The running totals the status trigger would have written (docs/reports.md, "Availability").
   await fillTimelineTotals(db as Kysely<unknown>, dialectOf(db));
   await insert('incidents', incidents);
   await insert('device_rollups_hourly', hourly);

@@ -64,7 +64,7 @@ export const webhookRoutes = resourceRoutes<Webhook, WebhookChange>({
 
 /**
  * POST /webhooks/test?id=<id>: a signed `webhook.test` event sent to the webhook at once, and the
- * attempt's outcome as the answer (docs/engine.md, "Webhooks"). The body, if any, is
+ * attempt's outcome as the answer (docs/webhooks.md, "Webhooks"). The body, if any, is
  * not read. Nothing is stored: the attempt is the answer.
  */
 export async function testWebhook(call: RouteContext): Promise<ApiResponse> {

@@ -5,7 +5,7 @@ import { totalColumn } from './migrations/timeline-totals.ts';
 import { stampText, toStamp } from './rows.ts';
 import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
 
-// Availability read from the running totals on the status timeline (docs/engine.md,
+// Availability read from the running totals on the status timeline (docs/reports.md,
 // "Availability"; migrations/timeline-totals.ts writes them).
 
 /** A change of the timeline as the availability read takes it: its time, status and running totals. */
@@ -21,7 +21,7 @@ interface TimelineEdge {
 const TOTALS = DEVICE_STATUSES.map(totalColumn);
 
 /**
- * How the device spent the range, from the running totals on its timeline (docs/engine.md,
+ * How the device spent the range, from the running totals on its timeline (docs/reports.md,
  * "Availability"): the last change at or before `from`, the first after it, the last before `to`,
  * and the longest `down` period that began and ended inside the range, in one statement whatever
  * the number of changes between. The totals in the range are the differences of the totals at

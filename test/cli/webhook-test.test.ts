@@ -1,5 +1,5 @@
 /**
- * docs/engine.md, "Webhooks": `POST /webhooks/test` on `monitoring-api serve`, against
+ * docs/webhooks.md, "Webhooks": `POST /webhooks/test` on `monitoring-api serve`, against
  * a receiver on 127.0.0.1 that fails and then accepts. The event is signed as every delivery is
  * (checked by the independent `standardwebhooks` package), and the answer is the attempt's outcome.
  */

@@ -1,8 +1,8 @@
 /**
  * The lists the docs keep of things the code defines, held to the code so that they cannot
- * drift: the event types (docs/contract.md §6.7, docs/engine.md "Events"), the device statuses
+ * drift: the event types (docs/contract.md §6.7, docs/webhooks.md "Events"), the device statuses
  * (docs/engine.md), the migrations (docs/operations.md "Upgrades") and the routes (docs/contract.md
- * §1, docs/engine.md "Webhooks"). Each list must name exactly what the code has: no entry missing,
+ * §1, docs/webhooks.md "Webhooks"). Each list must name exactly what the code has: no entry missing,
  * none unknown.
  */
 import assert from 'node:assert/strict';
@@ -17,6 +17,7 @@ import { doc, quoted, section, sorted, tableRows } from './markdown.ts';
 
 const contract = doc('contract.md');
 const engine = doc('engine.md');
+const webhooks = doc('webhooks.md');
 const operations = doc('operations.md');
 
 const EVENT_NAME = /^[a-z_]+\.[a-z_]+$/;
@@ -28,8 +29,8 @@ test('docs/contract.md §6.7 lists every event type a webhook may subscribe to, 
   assert.deepEqual(sorted(quoted(events[3]!).filter((name) => EVENT_NAME.test(name))), sorted(EVENT_TYPES));
 });
 
-test('docs/engine.md "Events" has a row for every event type the engine emits, and no other', () => {
-  const rows = tableRows(section(engine, 'Events'));
+test('docs/webhooks.md "Events" has a row for every event type the engine emits, and no other', () => {
+  const rows = tableRows(section(webhooks, 'Events'));
   assert.deepEqual(sorted(rows.flatMap((row) => quoted(row[0]!))), sorted(EVENT_TYPES));
 });
 
@@ -63,10 +64,10 @@ function listedRoutes(rows: string[][]): string[] {
   });
 }
 
-test('docs/engine.md "Webhooks" has a row for every route under /webhooks, and no other', () => {
+test('docs/webhooks.md "Webhooks" has a row for every route under /webhooks, and no other', () => {
   const served = ROUTES.filter((route) => route.path.split('/')[1] === 'webhooks');
   assert.deepEqual(
-    sorted(listedRoutes(tableRows(section(engine, 'Webhooks')))),
+    sorted(listedRoutes(tableRows(section(webhooks, 'Webhooks')))),
     sorted(served.map((route) => `${route.method} ${route.path}`)),
   );
 });

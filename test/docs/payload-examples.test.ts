@@ -1,5 +1,5 @@
 /**
- * The example webhook payloads of docs/engine.md are what the engine sends. Each JSON block with a
+ * The example webhook payloads of docs/webhooks.md are what the engine sends. Each JSON block with a
  * `type` is an event example: it must parse, its record must be one a create of its own fields
  * answers (so its defaults are the API's), and it must have exactly the keys, at every depth, of
  * the same event made by the engine: a record created through the API from the example's fields,
@@ -21,12 +21,12 @@ interface Example {
   data: Record<string, unknown>;
 }
 
-const EXAMPLES = jsonBlocks(doc('engine.md')).filter(
+const EXAMPLES = jsonBlocks(doc('webhooks.md')).filter(
   (block): block is Example => typeof block === 'object' && block !== null && 'type' in block,
 );
 const example = (type: EventType): Example => {
   const found = EXAMPLES.filter((e) => e.type === type);
-  assert.equal(found.length, 1, `docs/engine.md has one ${type} example`);
+  assert.equal(found.length, 1, `docs/webhooks.md has one ${type} example`);
   return found[0]!;
 };
 
@@ -66,7 +66,7 @@ function delivered(receiver: Receiver, type: EventType): unknown {
   return body;
 }
 
-it('every JSON block of docs/engine.md parses, and every event example is of a known type', () => {
+it('every JSON block of docs/webhooks.md parses, and every event example is of a known type', () => {
   assert.ok(EXAMPLES.length > 0);
   for (const e of EXAMPLES) assert.ok((EVENT_TYPES as readonly string[]).includes(e.type), `unknown type ${e.type}`);
   assert.deepEqual(
@@ -75,6 +75,9 @@ it('every JSON block of docs/engine.md parses, and every event example is of a k
     'each example has a test below that makes the same event',
   );
 });
+
+/** When a failed location is checked again (the engines' `retryDelayS`). */
+const RETRY_DELAY_S = 30;
 
 const sqlite = (await availableStores()).find((factory) => factory.name === 'sqlite')!;
 
@@ -110,9 +113,13 @@ describe('the example payloads are what the engine sends (SQLite)', { concurrenc
     );
     const locations = fields.check_locations as string[];
     assert.ok(locations.length >= 2, 'the example is a device checked from several locations');
-    const engines = locations.map((location) => w.engine({ location, workerId: `w-${location}` }));
-    // One location alone is fewer than the quorum; the next ones confirm, then decide `down`.
-    for (let round = 0; round < 2 && receiver.received.length === 0; round++) {
+    const engines = locations.map((location) =>
+      w.engine({ location, workerId: `w-${location}`, retryDelayS: RETRY_DELAY_S }),
+    );
+    // One location alone is fewer than the quorum. Each location's failure counts once its own
+    // re-check, a retry delay later, fails too; then the quorum of confirmed failures decides `down`.
+    for (let round = 0; round < 3 && receiver.received.length === 0; round++) {
+      if (round > 0) w.clock.advance(RETRY_DELAY_S * 1000);
       for (const engine of engines) await engine.runOnce();
     }
     assert.deepEqual(shape(example('device.down')), shape(delivered(receiver, 'device.down')));

@@ -1,5 +1,5 @@
 /**
- * A DNS server on 127.0.0.1 that a test controls (docs/engine.md, "Tests never leave the
+ * A DNS server on 127.0.0.1 that a test controls (docs/development.md, "Tests never leave the
  * machine"): each name answers what the test says (A records, NXDOMAIN, NODATA, SERVFAIL,
  * REFUSED, or nothing at all), so DNSBL checks run through a real node:dns Resolver and never
  * ask a real server anything. Only what a resolver's A, AAAA and PTR queries need is spoken.

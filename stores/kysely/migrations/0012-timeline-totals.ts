@@ -6,7 +6,7 @@ import { TYPES } from './column-types.ts';
 import { createTimelineTotalsTrigger, fillTimelineTotals, totalColumn } from './timeline-totals.ts';
 
 /**
- * Migration 0012: running totals on the status timeline (timeline-totals.ts, docs/engine.md,
+ * Migration 0012: running totals on the status timeline (timeline-totals.ts, docs/reports.md,
  * "Availability"); forward only. Every change gets `prev_at` and `previous_ms` (the change it
  * follows, and how long that status lasted), a running total per status and `total_downs`, all
  * filled from the timeline already kept; the status trigger writes them from then on. A partial

@@ -4,7 +4,7 @@ import { DEVICE_STATUSES } from '../../../core/index.ts';
 import type { StoreDialect } from '../schema.ts';
 import { PG_OPEN_INCIDENT, SQLITE_CHANGED_AT, sqliteOpenIncident } from './report-triggers.ts';
 
-// The running totals on a device's status timeline (docs/engine.md, "Availability"). Each change
+// The running totals on a device's status timeline (docs/reports.md, "Availability"). Each change
 // carries the time the device had spent in every status from its first change up to this one,
 // the number of `down` changes up to and including it, and how long the status it leaves lasted.
 // Availability over any range is then the difference of two changes' totals, whatever the number
