@@ -4,8 +4,9 @@
  * location, even when the three locations' results are written at the same time; a renewed
  * certificate is announced once more when its own window comes, and an expired one not at all.
  * Engines of three locations on one manual clock, through the API, against a loopback HTTPS
- * target whose certificate the test swaps; every event verified with `standardwebhooks`. On the memory store (no schedule per
- * location) the device is checked from any one location, and the same holds.
+ * target whose certificate the test swaps; every event verified with `standardwebhooks`. On the
+ * memory store (no schedule per location) the device is checked from any one location, and the
+ * same holds.
  */
 import assert from 'node:assert/strict';
 import { afterEach, it } from 'node:test';
