@@ -112,6 +112,7 @@ export function locationKind(
     probeTimeoutMs: resolved.probeTimeoutMs,
     failuresBeforeDown: resolved.failuresBeforeDown,
     random: resolved.random ?? Math.random,
+    tlsWarnDays: resolved.tlsWarnDays,
   };
   return {
     name: 'device location',

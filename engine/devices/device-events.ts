@@ -45,6 +45,27 @@ function alreadyAnnounced(result: TlsResult, previous: DeviceLastResults, tlsWar
 }
 
 /**
+ * How many `device.tls_expiring` a check raises: one per TLS probe (`public_tls`, `origin_tls`)
+ * whose valid certificate ends within the window and was not already announced. `previous` is the
+ * device's `last_results` as the check found it: for a device checked from several locations, as
+ * the store read it with the device locked, so it holds the result another location wrote just
+ * before, and two locations seeing one certificate announce it once.
+ */
+export function expiringCertificates(
+  results: readonly NewDeviceProbeResult[],
+  previous: DeviceLastResults,
+  checkedAt: Timestamp,
+  tlsWarnDays: number,
+): number {
+  let count = 0;
+  for (const result of results) {
+    if (result.probe !== 'public_tls' && result.probe !== 'origin_tls') continue;
+    if (expiresSoon(result, checkedAt, tlsWarnDays) && !alreadyAnnounced(result, previous, tlsWarnDays)) count++;
+  }
+  return count;
+}
+
+/**
  * The events a check raises (docs/engine.md, "Events and webhooks"): `device.down` on entering
  * `down`, `device.up` on leaving it for `up` (a recovery from `validating` was never announced as
  * an outage, so it is no news), and `device.tls_expiring` once per certificate. Each carries the
@@ -56,15 +77,8 @@ export function deviceEvents(input: DeviceEventsInput): NewMonitoringEvent[] {
   const types: NewMonitoringEvent['type'][] = [];
   if (status === 'down' && previous !== 'down') types.push('device.down');
   if (status === 'up' && previous === 'down') types.push('device.up');
-  for (const result of input.results) {
-    if (result.probe !== 'public_tls' && result.probe !== 'origin_tls') continue;
-    if (
-      expiresSoon(result, checkedAt, input.tlsWarnDays) &&
-      !alreadyAnnounced(result, before.last_results, input.tlsWarnDays)
-    ) {
-      types.push('device.tls_expiring');
-    }
-  }
+  const expiring = expiringCertificates(input.results, before.last_results, checkedAt, input.tlsWarnDays);
+  for (let i = 0; i < expiring; i++) types.push('device.tls_expiring');
   if (types.length === 0) return [];
   const data = { ...input.after(), previous_status: previous, status };
   return types.map((type) => ({ type, created_at: checkedAt, data }));

@@ -14,6 +14,7 @@ import {
 import { isOurFailure } from '../our-failures.ts';
 import type { ProbeOptions } from '../probes/probe-options.ts';
 import { ourPart } from './check-device.ts';
+import { expiringCertificates } from './device-events.ts';
 import { probesOf, runProbe } from './device-probes.ts';
 import { decideQuorum, type QuorumSettings } from './location-quorum.ts';
 
@@ -43,6 +44,8 @@ export async function checkFromLocation(
 export interface LocationDecisionSettings extends QuorumSettings {
   /** Jitter source in [0, 1). */
   random: () => number;
+  /** A valid certificate ending within this many days raises `device.tls_expiring`. */
+  tlsWarnDays: number;
 }
 
 /**
@@ -125,6 +128,19 @@ export function locationDecider(
         data: { ...after, previous_status: device.status, status: decision.status },
       });
     if (decision.event !== null) announce(decision.event);
+    // A certificate as for a device of one location (device-events.ts), against `last_results` as
+    // the store read it with the device locked: whichever location wrote last, so one certificate
+    // seen from several locations is announced once. A check failing on the worker's side, or
+    // made in a maintenance window, announces nothing, as for one location.
+    if (!ours && device.status !== 'maintenance') {
+      const expiring = expiringCertificates(
+        outcome.results,
+        device.last_results,
+        outcome.checked_at,
+        settings.tlsWarnDays,
+      );
+      for (let i = 0; i < expiring; i++) announce('device.tls_expiring');
+    }
     if (decision.locationFailing.length > 0) announce('device.location_failing');
 
     return {

@@ -19,6 +19,8 @@ export interface TargetServer {
   readonly requests: number;
   /** Runs before each answer; a test may hold answers back with it (several workers racing). */
   gate: () => Promise<void>;
+  /** An HTTPS target shows this fixture certificate from the next handshake on (a renewal). */
+  present(certificate: FixtureCertificate): void;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,9 @@ export async function startTargetServer(tls?: FixtureCertificate): Promise<Targe
       return requests;
     },
     gate: async () => {},
+    present: () => {
+      throw new Error('a plain HTTP target shows no certificate');
+    },
     close: async () => {},
   };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
@@ -40,7 +45,13 @@ export async function startTargetServer(tls?: FixtureCertificate): Promise<Targe
       else res.writeHead(target.health === 'ok' ? 200 : 500).end();
     });
   };
-  const server: LocalServer = tls === undefined ? await startHttpServer(handler) : await startHttpsServer(tls, handler);
+  let server: LocalServer;
+  if (tls === undefined) server = await startHttpServer(handler);
+  else {
+    const https = await startHttpsServer(tls, handler);
+    target.present = (certificate) => https.present(certificate);
+    server = https;
+  }
   target.port = server.port;
   target.close = () => server.close();
   return target;

@@ -14,7 +14,7 @@ import { startTargetServer, type TargetServer } from '../e2e/target-server.ts';
 
 const START = Date.parse('2026-05-04T10:00:00.000Z');
 const LEASE_MS = 120_000;
-const SETTINGS = { retryDelayS: 30, probeTimeoutMs: 10_000, failuresBeforeDown: 2, random: () => 0.5 };
+const SETTINGS = { retryDelayS: 30, probeTimeoutMs: 10_000, failuresBeforeDown: 2, random: () => 0.5, tlsWarnDays: 14 };
 
 eachStore('location leases under a frozen clock', (opened, name) => {
   let world: World | undefined;

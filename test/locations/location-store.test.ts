@@ -18,7 +18,7 @@ import { createdOf, sshDevice } from '../stores/records.ts';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
-const SETTINGS = { retryDelayS: 30, probeTimeoutMs: 10_000, failuresBeforeDown: 2, random: () => 0.5 };
+const SETTINGS = { retryDelayS: 30, probeTimeoutMs: 10_000, failuresBeforeDown: 2, random: () => 0.5, tlsWarnDays: 14 };
 
 function located(overrides: Partial<NewDevice> = {}): NewDevice {
   return sshDevice({

@@ -54,7 +54,13 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         useDay(0);
         const { store } = db;
         const at = (s: number) => new Date(Date.parse(t(0)) + s * 1000).toISOString();
-        const settings = { retryDelayS: 30, probeTimeoutMs: 10_000, failuresBeforeDown: 2, random: () => 0.5 };
+        const settings = {
+          retryDelayS: 30,
+          probeTimeoutMs: 10_000,
+          failuresBeforeDown: 2,
+          random: () => 0.5,
+          tlsWarnDays: 14,
+        };
         const user = await store.createUser({ name: null, created_at: at(0) });
         for (const location of ['eu', 'us', 'ap']) {
           await store.recordHeartbeat!({ worker_id: `w-${location}`, location, version: 't', started_at: at(0) });

@@ -55,8 +55,20 @@ export function startHttpServer(handler: RequestListener): Promise<LocalServer> 
   return listen(createHttpServer(handler));
 }
 
-export function startHttpsServer(certificate: FixtureCertificate, handler: RequestListener): Promise<LocalServer> {
-  return listen(createHttpsServer(fixtureKeyPair(certificate), handler));
+/** An HTTPS server on 127.0.0.1; `present` swaps its certificate from the next handshake on (a renewal). */
+export interface HttpsServer extends LocalServer {
+  present(certificate: FixtureCertificate): void;
+}
+
+export async function startHttpsServer(
+  certificate: FixtureCertificate,
+  handler: RequestListener,
+): Promise<HttpsServer> {
+  const server = createHttpsServer(fixtureKeyPair(certificate), handler);
+  // Assigned onto the listening server's object, so its `connections` getter stays live.
+  return Object.assign(await listen(server), {
+    present: (next: FixtureCertificate) => server.setSecureContext(fixtureKeyPair(next)),
+  });
 }
 
 /**
