@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { MemoryStore, type Store } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { createTestDatabase, probePostgres } from './postgres.ts';
+import { HANG_GUARD_MS } from './hang-guard.ts';
 
 export type StoreName = 'memory' | 'sqlite' | 'postgres';
 
@@ -80,7 +81,14 @@ async function openPostgres(migrate: boolean): Promise<OpenedStore> {
     if (!closing) console.error(`test PostgreSQL pool: idle connection failed: ${error.message}`);
   };
   try {
-    const { store, db } = await openKyselyStore(database.url, { poolSize: 10, onPoolError });
+    // No bound but the hang guard on getting a connection or a query's answer: a busy machine makes
+    // both slow, and a test about those bounds opens its own store with them.
+    const { store, db } = await openKyselyStore(database.url, {
+      poolSize: 10,
+      onPoolError,
+      connectionTimeoutMs: HANG_GUARD_MS,
+      queryTimeoutMs: HANG_GUARD_MS,
+    });
     try {
       if (migrate) await migrateToLatest(db);
     } catch (error) {
