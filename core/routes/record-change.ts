@@ -1,4 +1,4 @@
-import { sameValue, type ChangeEffect } from '../store-calls.ts';
+import { sameValue, type ChangeEffect } from '../store/store-calls.ts';
 import type { EventType, NewMonitoringEvent, Timestamp } from '../records.ts';
 
 /** What the engine's part of a change depends on, for one kind of record. */

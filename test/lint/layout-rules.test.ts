@@ -213,11 +213,11 @@ describe('what ships, and the examples', () => {
 
 describe('no import cycles', () => {
   test('an import that leads back to the importing file is reported with the chain', async () => {
-    // core/store.ts imports core/store-calls.ts: importing it back closes a cycle.
+    // core/store/store.ts imports core/store/store-calls.ts: importing it back closes a cycle.
     await refused(
-      'core/store-calls.ts',
+      'core/store/store-calls.ts',
       "import type { Store } from './store.ts';\nexport type { Store };\n",
-      /^layout\/no-cycles: import cycle: core\/store\.ts -> (?:\S+ -> )*core\/store-calls\.ts$/,
+      /^layout\/no-cycles: import cycle: core\/store\/store\.ts -> (?:\S+ -> )*core\/store\/store-calls\.ts$/,
     );
     await refused(
       'test/stores/contract-context.ts',
@@ -227,7 +227,7 @@ describe('no import cycles', () => {
   });
 
   test('an import of a file that does not import back is allowed, and a comment naming one is no import', async () => {
-    await allowed('core/x.ts', "import type { Store } from './store.ts';\nexport type { Store };\n");
+    await allowed('core/x.ts', "import type { Store } from './store/store.ts';\nexport type { Store };\n");
     // The imported file names this one only in a comment and a string (test/lint/fixtures/).
     await allowed(
       'test/lint/fixtures/imports-commented.ts',

@@ -43,7 +43,7 @@ import {
   service,
   tls,
 } from '../api/checks.ts';
-import type { CreateResult } from '../../core/store.ts';
+import type { CreateResult } from '../../core/store/store.ts';
 import { createOpenApiDocument, type OpenApiDocument, type ResponseObject } from '../../core/openapi/index.ts';
 import {
   createTestApi,

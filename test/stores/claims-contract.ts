@@ -6,7 +6,7 @@ import type {
   ClaimedDevice,
   DeviceCheckOutcome,
   RecordedCheck,
-} from '../../core/monitoring-store.ts';
+} from '../../core/store/monitoring-store.ts';
 import type { Device } from '../../core/records.ts';
 import type { ContractContext } from './contract-context.ts';
 import {

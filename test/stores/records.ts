@@ -6,7 +6,7 @@ import type {
   NewDeviceProbeResult,
   Timestamp,
 } from '../../core/records.ts';
-import type { CreateResult } from '../../core/store.ts';
+import type { CreateResult } from '../../core/store/store.ts';
 
 // Records the store suites create: every field set, with unusual values where a store might slip.
 

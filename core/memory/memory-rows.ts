@@ -1,8 +1,8 @@
-import type { Claimed, ClaimRequest, Lease } from './monitoring-store.ts';
-import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice, Timestamp } from './records.ts';
-import { sameValue, type PageRequest, type RecordChange } from './store-calls.ts';
+import type { Claimed, ClaimRequest, Lease } from '../store/monitoring-store.ts';
+import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice, Timestamp } from '../records.ts';
+import { sameValue, type PageRequest, type RecordChange } from '../store/store-calls.ts';
 
-// How the memory store keeps a record (core/memory-store.ts): its owner, the engine's schedule
+// How the memory store keeps a record (memory-store.ts): its owner, the engine's schedule
 // beside it, claims and leases, and the rules a change is written by, as the SQL stores apply them.
 
 /** The engine's bookkeeping for one record, which the API never shows. */

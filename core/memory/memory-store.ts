@@ -8,7 +8,7 @@ import type {
   MonitoredKind,
   RecordedCheck,
   ResultsPage,
-} from './monitoring-store.ts';
+} from '../store/monitoring-store.ts';
 import type {
   ApiKey,
   BlacklistMonitor,
@@ -29,12 +29,19 @@ import type {
   Webhook,
   WebhookAttempt,
   WorkerHeartbeat,
-} from './records.ts';
-import { systemClock, type Clock } from './clock.ts';
-import { LISTED_LOCATION_MS, summarizeLocations, type StoredHeartbeat } from './locations.ts';
-import type { CheckRequestResult, CreateResult, PageRequest, RecordChange, Store, UpdateResult } from './store.ts';
+} from '../records.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import { LISTED_LOCATION_MS, summarizeLocations, type StoredHeartbeat } from '../locations.ts';
+import type {
+  CheckRequestResult,
+  CreateResult,
+  PageRequest,
+  RecordChange,
+  Store,
+  UpdateResult,
+} from '../store/store.ts';
 import { MemoryWebhooks } from './memory-webhooks.ts';
-import { sameValue } from './store-calls.ts';
+import { sameValue } from '../store/store-calls.ts';
 import {
   applyEffect,
   claimDue,
@@ -48,18 +55,18 @@ import {
   changeNow,
   type Owned,
 } from './memory-rows.ts';
-import type { WebhookEndpoint } from './webhook-sender.ts';
+import type { WebhookEndpoint } from '../webhook-sender.ts';
 import type {
   ClaimedDelivery,
   DeliveryClaimRequest,
   DeliveryLease,
   DeliveryOutcome,
   WebhookChange,
-} from './webhook-store.ts';
-import type { ActiveMaintenance, OwnedMaintenanceWindow } from './maintenance-store.ts';
-import type { NewMaintenanceWindow, StoredMaintenanceWindow } from './records.ts';
+} from '../store/webhook-store.ts';
+import type { ActiveMaintenance, OwnedMaintenanceWindow } from '../store/maintenance-store.ts';
+import type { NewMaintenanceWindow, StoredMaintenanceWindow } from '../records.ts';
 import { MemoryReports, rollupInputOf } from './memory-reports.ts';
-import type { RollupInput } from './reports/rollups.ts';
+import type { RollupInput } from '../reports/rollups.ts';
 import type {
   ClosedSeriesDays,
   Incident,
@@ -69,7 +76,7 @@ import type {
   ResponseTimePoint,
   ResponseTimeQuery,
   StatusTotals,
-} from './reports/report-records.ts';
+} from '../reports/report-records.ts';
 
 interface StoredResult {
   kind: MonitoredKind;
