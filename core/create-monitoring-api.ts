@@ -19,7 +19,7 @@ import { ipAllowList } from './net/ip-allow-list.ts';
 import { createIpMatcher } from './net/ip-matcher.ts';
 import { checkListBatchSize, DEFAULTS, normalizeBasePath, type MonitoringApiOptions } from './options.ts';
 import type { RequestLogEntry } from './logger.ts';
-import type { ApiKey } from './records.ts';
+import type { ApiKey } from './records/index.ts';
 import { ListCache } from './routes/list-cache.ts';
 import { ClosedDayCache } from './reports/closed-day-cache.ts';
 import { RecentRecords } from './routes/recent-records.ts';

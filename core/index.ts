@@ -54,7 +54,7 @@ export { MemoryRateLimiter } from './memory/memory-rate-limiter.ts';
 export { MemoryStore } from './memory/memory-store.ts';
 export { KeyAdmin, KeyAdminError, type CreateApiKeyInput, type CreatedApiKey } from './admin/key-admin.ts';
 export type { Logger, RequestLogEntry } from './logger.ts';
-export * from './records.ts';
+export * from './records/index.ts';
 export type { ReportStore, ReportUpkeep } from './store/report-store.ts';
 export type {
   AvailabilityReport,

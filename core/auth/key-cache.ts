@@ -1,4 +1,4 @@
-import type { ApiKey } from '../records.ts';
+import type { ApiKey } from '../records/index.ts';
 import type { Store } from '../store/store.ts';
 import { hashToken } from './token.ts';
 

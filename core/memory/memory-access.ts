@@ -1,4 +1,4 @@
-import type { ApiKey, NewApiKey, Timestamp, User } from '../records.ts';
+import type { ApiKey, NewApiKey, Timestamp, User } from '../records/index.ts';
 
 /** The memory store's users and API keys (memory-store.ts): who may call, and with what. */
 export class MemoryAccess {

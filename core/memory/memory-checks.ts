@@ -8,7 +8,7 @@ import type {
   MonitoredKind,
   RecordedCheck,
 } from '../store/monitoring-store.ts';
-import type { Device, DeviceLastResults, Timestamp } from '../records.ts';
+import type { Device, DeviceLastResults, Timestamp } from '../records/index.ts';
 import { claimDue, holds, iso, ms, newSchedule } from './memory-rows.ts';
 import type { MemoryTables } from './memory-tables.ts';
 

@@ -5,7 +5,7 @@ import type {
   NewMonitoringEvent,
   StoredMaintenanceWindow,
   Timestamp,
-} from '../records.ts';
+} from '../records/index.ts';
 import type { PageRequest, RecordChange, UpdateResult } from '../store/store.ts';
 import { changeNow, iso, ms, newSchedule, page, type Owned } from './memory-rows.ts';
 import type { MemoryTables } from './memory-tables.ts';

@@ -1,5 +1,12 @@
 import type { MonitoredKind, ResultsPage } from '../store/monitoring-store.ts';
-import type { BlacklistMonitor, CheckResult, Device, NewBlacklistMonitor, NewDevice, Timestamp } from '../records.ts';
+import type {
+  BlacklistMonitor,
+  CheckResult,
+  Device,
+  NewBlacklistMonitor,
+  NewDevice,
+  Timestamp,
+} from '../records/index.ts';
 import type { CheckRequestResult, CreateResult, PageRequest, RecordChange, UpdateResult } from '../store/store.ts';
 import { sameValue } from '../store/store-calls.ts';
 import {

@@ -1,4 +1,4 @@
-import type { BlacklistMonitor, CheckResult, Device, DeviceStatus, Timestamp } from '../records.ts';
+import type { BlacklistMonitor, CheckResult, Device, DeviceStatus, Timestamp } from '../records/index.ts';
 import type {
   ClosedSeriesDays,
   Incident,

@@ -1,5 +1,5 @@
 import type { Claimed, ClaimRequest, Lease } from '../store/monitoring-store.ts';
-import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice, Timestamp } from '../records.ts';
+import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice, Timestamp } from '../records/index.ts';
 import { sameValue, type PageRequest, type RecordChange } from '../store/store-calls.ts';
 
 // How the memory store keeps a record (memory-store.ts): its owner, the engine's schedule

@@ -26,7 +26,7 @@ import type {
   Webhook,
   WebhookAttempt,
   WorkerHeartbeat,
-} from '../records.ts';
+} from '../records/index.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { LISTED_LOCATION_MS, summarizeLocations, type StoredHeartbeat } from '../locations.ts';
 import type {

@@ -8,7 +8,7 @@ import type {
   NewCheckResult,
   NewMonitoringEvent,
   Timestamp,
-} from '../records.ts';
+} from '../records/index.ts';
 import type { RollupInput } from '../reports/rollups.ts';
 import { MemoryReports, rollupInputOf } from './memory-reports.ts';
 import { iso, type Owned } from './memory-rows.ts';

@@ -1,5 +1,12 @@
 import type { ResultsPage } from '../store/monitoring-store.ts';
-import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, WebhookAttempt } from '../records.ts';
+import type {
+  CreatedWebhook,
+  MonitoringEvent,
+  NewWebhook,
+  Timestamp,
+  Webhook,
+  WebhookAttempt,
+} from '../records/index.ts';
 import type { CreateResult, PageRequest, RecordChange, UpdateResult } from '../store/store.ts';
 import type { WebhookEndpoint } from '../webhook-sender.ts';
 import { changeNow, iso, ms } from './memory-rows.ts';

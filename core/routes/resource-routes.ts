@@ -2,7 +2,7 @@ import { toTimestamp } from '../clock.ts';
 import { errors, type DuplicateCode, type NotFoundCode } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { readJsonObject } from '../http/read-json-body.ts';
-import type { Deleted, Timestamp } from '../records.ts';
+import type { Deleted, Timestamp } from '../records/index.ts';
 import type { CreateResult, PageRequest, RecordChange, Store, UpdateResult } from '../store/store.ts';
 import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
 import type { RouteContext } from './route-context.ts';

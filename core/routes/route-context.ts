@@ -1,7 +1,7 @@
 import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
 import type { DnsblZoneLists } from '../dnsbl/zones.ts';
 import type { ClosedDayCache } from '../reports/closed-day-cache.ts';
-import type { ApiKey } from '../records.ts';
+import type { ApiKey } from '../records/index.ts';
 import type { Store } from '../store/store.ts';
 import type { WebhookSender } from '../webhook-sender.ts';
 import type { ListCache } from './list-cache.ts';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { errors } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
-import type { CreatedWebhook, Webhook } from '../records.ts';
+import type { CreatedWebhook, Webhook } from '../records/index.ts';
 import type { WebhookChange } from '../store/webhook-store.ts';
 import { flag, optional } from '../validation/field-schemas.ts';
 import { parseDeleteId } from '../validation/list-query.ts';

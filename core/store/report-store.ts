@@ -1,4 +1,4 @@
-import type { Timestamp } from '../records.ts';
+import type { Timestamp } from '../records/index.ts';
 import type {
   ClosedSeriesDays,
   Incident,

@@ -14,7 +14,7 @@ import type {
   NewDevice,
   Timestamp,
   User,
-} from '../records.ts';
+} from '../records/index.ts';
 
 export type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult };
 

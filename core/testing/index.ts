@@ -47,7 +47,7 @@ import { ManualClock } from '../clock.ts';
 import { createMonitoringApi, type MonitoringApi } from '../create-monitoring-api.ts';
 import { MemoryStore } from '../memory/memory-store.ts';
 import type { MonitoringApiOptions } from '../options.ts';
-import type { User } from '../records.ts';
+import type { User } from '../records/index.ts';
 import type { ErrorDetail } from '../http/api-error.ts';
 import type { Store } from '../store/store.ts';
 

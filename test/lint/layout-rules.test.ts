@@ -85,8 +85,8 @@ describe('adapters/, stores/ and engine/ import the core through core/index.ts o
       );
       await refused(
         `${area}/x.ts`,
-        "import type { Device } from '../../core/records.ts';\nexport type { Device };\n",
-        /not core\/records.ts/,
+        "import type { Device } from '../../core/records/index.ts';\nexport type { Device };\n",
+        /not core\/records\/index.ts/,
       );
       await allowed(
         `${area}/x.ts`,
@@ -140,8 +140,8 @@ describe('client/ imports the core as types only, and nothing of Node', () => {
     );
     await refused(
       'client/x.ts',
-      "import type { Device } from '../core/records.ts';\nexport type { Device };\n",
-      /not core\/records.ts/,
+      "import type { Device } from '../core/records/index.ts';\nexport type { Device };\n",
+      /not core\/records\/index.ts/,
     );
   });
 
@@ -189,8 +189,8 @@ describe('what ships, and the examples', () => {
   test('examples import the package through its public entry points', async () => {
     await refused(
       'examples/node/x.ts',
-      "export * from '../../core/records.ts';\n",
-      /through a public entry point .* not core\/records.ts/,
+      "export * from '../../core/records/index.ts';\n",
+      /through a public entry point .* not core\/records\/index.ts/,
     );
     await refused(
       'examples/node/x.ts',
@@ -206,7 +206,7 @@ describe('what ships, and the examples', () => {
   test('test/ may import anything', async () => {
     await allowed(
       'test/unit/x.ts',
-      "export * from '../../core/records.ts';\nexport * from '../../stores/kysely/rows.ts';\n",
+      "export * from '../../core/records/index.ts';\nexport * from '../../stores/kysely/rows.ts';\n",
     );
   });
 });

@@ -30,7 +30,7 @@ import type {
   StoredMaintenanceWindow,
   Webhook,
   WebhookAttempt,
-} from '../../core/records.ts';
+} from '../../core/records/index.ts';
 import { emitterFor } from '../webhooks/support.ts';
 import type { IncidentQuery, ReportRange, ResponseTimeQuery, WebhookEndpoint } from '../../core/index.ts';
 import {

@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { ManualClock } from '../../core/clock.ts';
 import { MemoryStore } from '../../core/memory/memory-store.ts';
 import type { DeviceCheckOutcome } from '../../core/store/monitoring-store.ts';
-import type { NewDevice } from '../../core/records.ts';
+import type { NewDevice } from '../../core/records/index.ts';
 import { checkDevice, type DeviceCheckContext } from '../../engine/devices/check-device.ts';
 import type { Connector } from '../../engine/net/connector.ts';
 import { deviceCheckOutcome } from '../../engine/devices/device-status.ts';

@@ -7,7 +7,7 @@ import type {
   DeviceCheckOutcome,
   RecordedCheck,
 } from '../../core/store/monitoring-store.ts';
-import type { Device } from '../../core/records.ts';
+import type { Device } from '../../core/records/index.ts';
 import type { ContractContext } from './contract-context.ts';
 import {
   ALL,

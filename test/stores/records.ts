@@ -5,7 +5,7 @@ import type {
   NewDnsblResult,
   NewDeviceProbeResult,
   Timestamp,
-} from '../../core/records.ts';
+} from '../../core/records/index.ts';
 import type { CreateResult } from '../../core/store/store.ts';
 
 // Records the store suites create: every field set, with unusual values where a store might slip.

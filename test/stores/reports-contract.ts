@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DeviceCheckOutcome } from '../../core/store/monitoring-store.ts';
-import type { DnsblListing, NewDeviceProbeResult } from '../../core/records.ts';
+import type { DnsblListing, NewDeviceProbeResult } from '../../core/records/index.ts';
 import { availabilityReport } from '../../core/reports/availability.ts';
 import { dayStart } from '../../core/reports/rollups.ts';
 import type { Store } from '../../core/store/store.ts';

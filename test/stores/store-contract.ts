@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { ApiKey, NewApiKey, User } from '../../core/records.ts';
+import type { ApiKey, NewApiKey, User } from '../../core/records/index.ts';
 import { MissingTableError } from '../../core/store/store.ts';
 import type { Store } from '../../core/store/store.ts';
 import { claimsContract } from './claims-contract.ts';
