@@ -7,7 +7,7 @@ import type {
   Timestamp,
 } from '../records/index.ts';
 import type { PageRequest, RecordChange, UpdateResult } from '../store/store.ts';
-import { changeNow, iso, ms, newSchedule, page, type Owned } from './memory-rows.ts';
+import { changeNow, iso, ms, newSchedule, page, withChangedFields, type Owned } from './memory-rows.ts';
 import type { MemoryTables } from './memory-tables.ts';
 
 /**
@@ -47,10 +47,7 @@ export class MemoryMaintenance {
     const now = changeNow(row.record, change);
     if (now === 'stale') return { stale: true };
     if (now === 'unchanged') return { updated: structuredClone(row.record) };
-    const next = { ...row.record } as Record<string, unknown>;
-    const to = now.to as unknown as Record<string, unknown>;
-    for (const name of now.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
-    row.record = next as unknown as StoredMaintenanceWindow;
+    row.record = withChangedFields(row.record, now);
     return { updated: structuredClone(row.record) };
   }
 

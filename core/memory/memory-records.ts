@@ -17,6 +17,7 @@ import {
   ms,
   newSchedule,
   page,
+  withChangedFields,
   type Owned,
 } from './memory-rows.ts';
 import type { MemoryTables } from './memory-tables.ts';
@@ -88,15 +89,13 @@ export class MemoryRecords {
     if (now === 'stale') return { stale: true };
     if (now === 'unchanged') return { updated: structuredClone(row.record) };
     change = now;
-    const next = { ...row.record } as Record<string, unknown>;
-    const to = change.to as Record<string, unknown>;
-    for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
+    const next = withChangedFields(row.record, change);
     const before = identity(userId, row.record);
-    const after = identity(userId, next as T);
+    const after = identity(userId, next);
     const holder = index.get(after);
     if (holder !== undefined && holder !== id) return { duplicateOf: holder };
     const previous = row.record;
-    row.record = next as T;
+    row.record = next;
     index.delete(before);
     index.set(after, id);
     applyEffect(row as Owned<Device> | Owned<BlacklistMonitor>, change);

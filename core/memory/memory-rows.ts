@@ -100,6 +100,14 @@ export function changeNow<T extends object, New>(
   return again === null ? 'unchanged' : { ...again, from: current };
 }
 
+/** A copy of `record` with the fields a change writes (`fields`) taken from its `to`, as a store's UPDATE sets them. */
+export function withChangedFields<T extends object>(record: T, change: { to: unknown; fields: readonly string[] }): T {
+  const next = { ...record } as Record<string, unknown>;
+  const to = change.to as Record<string, unknown>;
+  for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
+  return next as T;
+}
+
 /** Applies a change's engine effect to a record's schedule (and a device's status), as the SQL stores do. */
 export function applyEffect(
   row: Owned<Device> | Owned<BlacklistMonitor>,
