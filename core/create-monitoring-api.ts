@@ -11,20 +11,20 @@ import { fromWebRequest, parseRequestUrl, type ApiRequest, type RequestContext }
 import { errorResponse, toWebResponse, type ApiResponse } from './http/api-response.ts';
 import { keyQuotaHeaders } from './http/rate-limit-headers.ts';
 import { requestId } from './http/request-id.ts';
-import { MemoryRateLimiter } from './memory-rate-limiter.ts';
-import { consumeNowOf } from './rate-limiter.ts';
+import { MemoryRateLimiter } from './memory/memory-rate-limiter.ts';
+import { consumeNowOf } from './store/rate-limiter.ts';
 import { addressBucket } from './net/address-bucket.ts';
 import { clientIp } from './net/client-ip.ts';
 import { ipAllowList } from './net/ip-allow-list.ts';
 import { createIpMatcher } from './net/ip-matcher.ts';
 import { checkListBatchSize, DEFAULTS, normalizeBasePath, type MonitoringApiOptions } from './options.ts';
 import type { RequestLogEntry } from './logger.ts';
-import type { ApiKey } from './records.ts';
+import type { ApiKey } from './records/index.ts';
 import { ListCache } from './routes/list-cache.ts';
 import { ClosedDayCache } from './reports/closed-day-cache.ts';
 import { RecentRecords } from './routes/recent-records.ts';
 import { createRouter } from './routes/router.ts';
-import { MissingTableError } from './store.ts';
+import { MissingTableError } from './store/store.ts';
 
 export interface MonitoringApi {
   /** Answers a Web `Request`: the whole API as one fetch handler. */

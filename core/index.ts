@@ -16,7 +16,7 @@ export {
   type RecordChange,
   type Store,
   type UpdateResult,
-} from './store.ts';
+} from './store/store.ts';
 export type {
   BlacklistCheckOutcome,
   ClaimRequest,
@@ -35,7 +35,7 @@ export type {
   RecordedCheck,
   ResultsPage,
   StoredLocation,
-} from './monitoring-store.ts';
+} from './store/monitoring-store.ts';
 export type {
   ClaimedDelivery,
   DeliveryClaimRequest,
@@ -45,17 +45,17 @@ export type {
   WebhookChange,
   WebhookDeliveryStore,
   WebhookStore,
-} from './webhook-store.ts';
+} from './store/webhook-store.ts';
 export type { WebhookEndpoint, WebhookSender, WebhookTestResult } from './webhook-sender.ts';
-export type { ActiveMaintenance, MaintenanceStore, OwnedMaintenanceWindow } from './maintenance-store.ts';
+export type { ActiveMaintenance, MaintenanceStore, OwnedMaintenanceWindow } from './store/maintenance-store.ts';
 export { ManualClock, systemClock, type Clock } from './clock.ts';
-export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
-export { MemoryRateLimiter } from './memory-rate-limiter.ts';
-export { MemoryStore } from './memory-store.ts';
+export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './store/rate-limiter.ts';
+export { MemoryRateLimiter } from './memory/memory-rate-limiter.ts';
+export { MemoryStore } from './memory/memory-store.ts';
 export { KeyAdmin, KeyAdminError, type CreateApiKeyInput, type CreatedApiKey } from './admin/key-admin.ts';
 export type { Logger, RequestLogEntry } from './logger.ts';
-export * from './records.ts';
-export type { ReportStore, ReportUpkeep } from './reports/report-store.ts';
+export * from './records/index.ts';
+export type { ReportStore, ReportUpkeep } from './store/report-store.ts';
 export type {
   AvailabilityReport,
   ClosedSeriesDays,

@@ -1,4 +1,4 @@
-import type { LocationSummary, Timestamp, WorkerHeartbeat } from './records.ts';
+import type { LocationSummary, Timestamp, WorkerHeartbeat } from './records/index.ts';
 
 // Where checks come from (docs/engine.md, "Locations"): a location is a label on a worker, and a
 // worker's heartbeats say which locations can check right now.

@@ -1,7 +1,7 @@
 import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
-import type { RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
-import type { Store } from './store.ts';
+import type { RateLimitPolicy, RateLimiter } from './store/rate-limiter.ts';
+import type { Store } from './store/store.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 
 export interface MonitoringApiOptions {

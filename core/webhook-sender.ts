@@ -1,4 +1,4 @@
-import type { Timestamp } from './records.ts';
+import type { Timestamp } from './records/index.ts';
 
 /** A webhook as a test delivery needs it: where to send, and the secret to sign with. */
 export interface WebhookEndpoint {

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.ts';
 import { systemClock, toTimestamp } from '../clock.ts';
 import { normalizeCidr } from '../net/ip-matcher.ts';
-import { SCOPES, type ApiKey, type RateLimitRule, type Scope, type User } from '../records.ts';
-import type { Store } from '../store.ts';
+import { SCOPES, type ApiKey, type RateLimitRule, type Scope, type User } from '../records/index.ts';
+import type { Store } from '../store/store.ts';
 import { generateToken, hashToken } from '../auth/token.ts';
 
 export interface CreateApiKeyInput {

@@ -1,6 +1,6 @@
 import { errors } from '../http/errors.ts';
-import type { ApiKey } from '../records.ts';
-import type { RateLimitDecision, RateLimiter, RateLimitPolicy } from '../rate-limiter.ts';
+import type { ApiKey } from '../records/index.ts';
+import type { RateLimitDecision, RateLimiter, RateLimitPolicy } from '../store/rate-limiter.ts';
 import type { KeyCache } from './key-cache.ts';
 import { hasTokenShape } from './token.ts';
 

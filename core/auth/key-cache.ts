@@ -1,5 +1,5 @@
-import type { ApiKey } from '../records.ts';
-import type { Store } from '../store.ts';
+import type { ApiKey } from '../records/index.ts';
+import type { Store } from '../store/store.ts';
 import { hashToken } from './token.ts';
 
 interface Entry {

@@ -1,5 +1,5 @@
 import { toTimestamp } from '../clock.ts';
-import type { Store } from '../store.ts';
+import type { Store } from '../store/store.ts';
 
 /**
  * Batches `last_used_at` writes: a key's use is written at most once per `minIntervalMs`, and

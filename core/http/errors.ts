@@ -1,4 +1,4 @@
-import type { RateLimitDecision, RateLimitPolicy } from '../rate-limiter.ts';
+import type { RateLimitDecision, RateLimitPolicy } from '../store/rate-limiter.ts';
 import { ApiError, type ErrorDetail } from './api-error.ts';
 import { authThrottleHeaders, keyQuotaHeaders } from './rate-limit-headers.ts';
 

@@ -1,4 +1,4 @@
-import type { RateLimitDecision, RateLimitPolicy } from '../rate-limiter.ts';
+import type { RateLimitDecision, RateLimitPolicy } from '../store/rate-limiter.ts';
 import type { HeaderFields } from './api-error.ts';
 
 /**

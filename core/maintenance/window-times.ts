@@ -1,4 +1,4 @@
-import { WEEKDAYS, type MaintenanceRepeat, type MaintenanceWindowSettings } from '../records.ts';
+import { WEEKDAYS, type MaintenanceRepeat, type MaintenanceWindowSettings } from '../records/index.ts';
 import { instantOf, offsetAt } from '../time-zones.ts';
 
 /**

@@ -3,7 +3,7 @@
  * Written by hand: the validator's time-zone, timestamp and span rules have no converter rule.
  */
 import type { JsonSchema } from '@valibot/to-json-schema';
-import { WEEKDAYS, type MaintenanceWindow } from '../records.ts';
+import { WEEKDAYS, type MaintenanceWindow } from '../records/index.ts';
 import { MAX_WINDOW_IDS, MAX_WINDOW_S } from '../validation/maintenance-window-input.ts';
 import { NO_CONTROL_CHARACTERS } from './request-schemas.ts';
 import { nullable, ref } from './schema-helpers.ts';

@@ -6,7 +6,7 @@ import type { ApiError } from '../http/api-error.ts';
 import { errors } from '../http/errors.ts';
 import { protocolErrors } from '../http/protocol-errors.ts';
 import { DEFAULTS } from '../options.ts';
-import type { RateLimitDecision, RateLimitPolicy } from '../rate-limiter.ts';
+import type { RateLimitDecision, RateLimitPolicy } from '../store/rate-limiter.ts';
 import { ROUTES } from '../routes/router.ts';
 import { errorEnvelopeFor, exampleBody } from './response-schemas.ts';
 import { ref } from './schema-helpers.ts';

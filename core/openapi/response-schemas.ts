@@ -1,7 +1,7 @@
 /**
  * JSON Schemas of what the API answers (docs/contract.md §3 and §6.1-§6.2). The records have no valibot schema
  * (the server builds them, it does not parse them), so they are written here, typed against
- * core/records.ts so that a field added to or removed from a record fails to compile until it is
+ * core/records/ so that a field added to or removed from a record fails to compile until it is
  * described. The response-conformance test checks every answer against them besides.
  *
  * Objects are left open (no `additionalProperties: false`) on purpose: adding a field to an answer
@@ -23,7 +23,7 @@ import {
   type DnsblListing,
   type Scheme,
   type TargetType,
-} from '../records.ts';
+} from '../records/index.ts';
 import { resultSchemas } from './result-schemas.ts';
 import { BOOLEAN, described, exhaustive, nullable, record, ref, STRING } from './schema-helpers.ts';
 

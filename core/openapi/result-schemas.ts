@@ -1,6 +1,6 @@
 /**
  * JSON Schemas of the engine's check results (docs/engine.md, "The checks"), typed against
- * core/records.ts like the other records: a field added to a result fails to compile until it is
+ * core/records/ like the other records: a field added to a result fails to compile until it is
  * described here. Each probe family has two forms: the stored result, with its `id`, as the
  * results routes answer it, and the same without `id`, as a device's `last_results` holds it.
  */
@@ -13,7 +13,7 @@ import {
   type HttpProbeResult,
   type ServiceProbeResult,
   type TlsProbeResult,
-} from '../records.ts';
+} from '../records/index.ts';
 import { described, exhaustive, nullable, record, ref, STRING, BOOLEAN } from './schema-helpers.ts';
 
 type HttpProbe = HttpProbeResult['probe'];

@@ -9,7 +9,7 @@ import {
   type CreatedWebhook,
   type Webhook,
   type WebhookAttempt,
-} from '../records.ts';
+} from '../records/index.ts';
 import type { WebhookTestResult } from '../webhook-sender.ts';
 import { nullable, ref } from './schema-helpers.ts';
 

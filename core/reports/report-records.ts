@@ -1,4 +1,4 @@
-import type { DeviceStatus, ProbeName, Timestamp } from '../records.ts';
+import type { DeviceStatus, ProbeName, Timestamp } from '../records/index.ts';
 
 // What the reports read and answer (docs/engine.md, "Reports"): incidents, listing periods, the
 // status totals availability is computed from, and response times rolled up by hour and day.

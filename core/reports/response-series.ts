@@ -1,4 +1,4 @@
-import type { Timestamp } from '../records.ts';
+import type { Timestamp } from '../records/index.ts';
 import type { LatencyRollup, ResponseTimePoint, ResponseTimeQuery } from './report-records.ts';
 import {
   compareResponseTimePoints,

@@ -1,4 +1,4 @@
-import type { Timestamp } from '../records.ts';
+import type { Timestamp } from '../records/index.ts';
 import { addHistogram, bucketOf, quantile } from './latency-histogram.ts';
 import type { LatencyRollup, ResponseTimePoint } from './report-records.ts';
 

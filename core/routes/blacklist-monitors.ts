@@ -1,4 +1,4 @@
-import type { BlacklistMonitor, NewBlacklistMonitor } from '../records.ts';
+import type { BlacklistMonitor, NewBlacklistMonitor } from '../records/index.ts';
 import {
   blacklistMonitorHints,
   blacklistMonitorSchema,

@@ -1,7 +1,7 @@
 import { toTimestamp } from '../clock.ts';
 import { errors } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
-import type { MonitoredKind } from '../monitoring-store.ts';
+import type { MonitoredKind } from '../store/monitoring-store.ts';
 import { parseDeleteId } from '../validation/list-query.ts';
 import type { RouteContext } from './route-context.ts';
 

@@ -1,4 +1,4 @@
-import type { Device, NewDevice } from '../records.ts';
+import type { Device, NewDevice } from '../records/index.ts';
 import { deviceHints, deviceSchema, parseDeviceInput, rederivedDeviceFields } from '../validation/device-input.ts';
 import { parsePatch } from '../validation/patch-input.ts';
 import { changedFields, changeEvents, effectOf, type ChangeRules } from './record-change.ts';

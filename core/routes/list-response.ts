@@ -1,5 +1,5 @@
 import { jsonElements, jsonResponse, successResponse, type ApiResponse } from '../http/api-response.ts';
-import type { PageRequest } from '../store.ts';
+import type { PageRequest } from '../store/store.ts';
 import { parseListQuery } from '../validation/list-query.ts';
 import { reusedAnswer } from './reused-answer.ts';
 import type { RouteContext } from './route-context.ts';

@@ -3,7 +3,7 @@ import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { errors } from '../http/errors.ts';
 import { readJsonObject } from '../http/read-json-body.ts';
 import { currentOrNext, occurrenceAt } from '../maintenance/window-times.ts';
-import type { Deleted, MaintenanceWindow, NewMaintenanceWindow, StoredMaintenanceWindow } from '../records.ts';
+import type { Deleted, MaintenanceWindow, NewMaintenanceWindow, StoredMaintenanceWindow } from '../records/index.ts';
 import {
   foreignIdDetails,
   maintenanceWindowHints,

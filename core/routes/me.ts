@@ -1,5 +1,5 @@
 import { jsonResponse, successBody, type ApiResponse } from '../http/api-response.ts';
-import type { ApiKey, Me } from '../records.ts';
+import type { ApiKey, Me } from '../records/index.ts';
 import { refuseQuery } from '../validation/list-query.ts';
 import type { RouteContext } from './route-context.ts';
 

@@ -1,5 +1,5 @@
-import { sameValue, type ChangeEffect } from '../store-calls.ts';
-import type { EventType, NewMonitoringEvent, Timestamp } from '../records.ts';
+import { sameValue, type ChangeEffect } from '../store/store-calls.ts';
+import type { EventType, NewMonitoringEvent, Timestamp } from '../records/index.ts';
 
 /** What the engine's part of a change depends on, for one kind of record. */
 export interface ChangeRules {

@@ -1,6 +1,6 @@
 import { errors, type NotFoundCode } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
-import type { MonitoredKind, ResultsPage } from '../monitoring-store.ts';
+import type { MonitoredKind, ResultsPage } from '../store/monitoring-store.ts';
 import { parseResultsQuery } from '../validation/results-query.ts';
 import type { RouteContext } from './route-context.ts';
 

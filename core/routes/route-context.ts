@@ -1,8 +1,8 @@
 import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
 import type { DnsblZoneLists } from '../dnsbl/zones.ts';
 import type { ClosedDayCache } from '../reports/closed-day-cache.ts';
-import type { ApiKey } from '../records.ts';
-import type { Store } from '../store.ts';
+import type { ApiKey } from '../records/index.ts';
+import type { Store } from '../store/store.ts';
 import type { WebhookSender } from '../webhook-sender.ts';
 import type { ListCache } from './list-cache.ts';
 import type { RecentRecords } from './recent-records.ts';

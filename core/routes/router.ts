@@ -1,7 +1,7 @@
 import { Router } from 'itty-router';
 import { errors } from '../http/errors.ts';
 import type { ApiResponse } from '../http/api-response.ts';
-import type { Scope } from '../records.ts';
+import type { Scope } from '../records/index.ts';
 import { getAvailability } from './availability.ts';
 import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
 import type { RouteContext } from './route-context.ts';

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { errors } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
-import type { CreatedWebhook, Webhook } from '../records.ts';
-import type { WebhookChange } from '../webhook-store.ts';
+import type { CreatedWebhook, Webhook } from '../records/index.ts';
+import type { WebhookChange } from '../store/webhook-store.ts';
 import { flag, optional } from '../validation/field-schemas.ts';
 import { parseDeleteId } from '../validation/list-query.ts';
 import { parsePatch } from '../validation/patch-input.ts';

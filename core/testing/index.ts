@@ -45,11 +45,11 @@
 import type { CreateApiKeyInput, CreatedApiKey } from '../admin/key-admin.ts';
 import { ManualClock } from '../clock.ts';
 import { createMonitoringApi, type MonitoringApi } from '../create-monitoring-api.ts';
-import { MemoryStore } from '../memory-store.ts';
+import { MemoryStore } from '../memory/memory-store.ts';
 import type { MonitoringApiOptions } from '../options.ts';
-import type { User } from '../records.ts';
+import type { User } from '../records/index.ts';
 import type { ErrorDetail } from '../http/api-error.ts';
-import type { Store } from '../store.ts';
+import type { Store } from '../store/store.ts';
 
 export interface TestApiOptions extends Partial<MonitoringApiOptions> {
   /** Where the manual clock starts. Default 2026-01-01T00:00:00.000Z. */

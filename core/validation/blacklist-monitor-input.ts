@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { DnsblZoneLists } from '../dnsbl/zones.ts';
 import type { ErrorDetail } from '../http/api-error.ts';
-import type { NewBlacklistMonitor } from '../records.ts';
+import type { NewBlacklistMonitor } from '../records/index.ts';
 import { normalizeTarget } from '../targets/normalize-target.ts';
 import { detail, type FieldHints } from './details.ts';
 import { flag, integer, oneOf, optional, text } from './field-schemas.ts';

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { ErrorDetail } from '../http/api-error.ts';
-import { SERVICE_TYPES, type Device, type NewDevice, type Scheme, type ServiceType } from '../records.ts';
+import { SERVICE_TYPES, type Device, type NewDevice, type Scheme, type ServiceType } from '../records/index.ts';
 import { isValidHostHeader, normalizeHost, normalizeTarget } from '../targets/normalize-target.ts';
 import { detail, type FieldHints } from './details.ts';
 import { LOCATION_NAME } from '../locations.ts';

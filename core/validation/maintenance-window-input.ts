@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { ErrorDetail } from '../http/api-error.ts';
 import { isTimeZone } from '../time-zones.ts';
-import { WEEKDAYS, type MaintenanceRepeat, type NewMaintenanceWindow, type Weekday } from '../records.ts';
+import { WEEKDAYS, type MaintenanceRepeat, type NewMaintenanceWindow, type Weekday } from '../records/index.ts';
 import { detail, type FieldHints } from './details.ts';
 import { flag, integer, optional, text } from './field-schemas.ts';
 import { failIfAny, parseFields } from './parse-fields.ts';

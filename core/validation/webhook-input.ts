@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { EVENT_TYPES, type EventType, type NewWebhook } from '../records.ts';
+import { EVENT_TYPES, type EventType, type NewWebhook } from '../records/index.ts';
 import { normalizeHost, type TargetProblem } from '../targets/normalize-target.ts';
 import { detail, type FieldHints } from './details.ts';
 import { flag, oneOf, optional, text } from './field-schemas.ts';

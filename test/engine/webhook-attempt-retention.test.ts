@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock, type Store, type WebhookAttempt } from '../../core/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
-import type { DeliveryOutcome } from '../../core/webhook-store.ts';
+import type { DeliveryOutcome } from '../../core/store/webhook-store.ts';
 import { createMonitoringEngine } from '../../engine/index.ts';
 import { keepingLogger } from '../support/engine-fixtures.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';

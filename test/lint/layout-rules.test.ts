@@ -85,8 +85,8 @@ describe('adapters/, stores/ and engine/ import the core through core/index.ts o
       );
       await refused(
         `${area}/x.ts`,
-        "import type { Device } from '../../core/records.ts';\nexport type { Device };\n",
-        /not core\/records.ts/,
+        "import type { Device } from '../../core/records/index.ts';\nexport type { Device };\n",
+        /not core\/records\/index.ts/,
       );
       await allowed(
         `${area}/x.ts`,
@@ -140,8 +140,8 @@ describe('client/ imports the core as types only, and nothing of Node', () => {
     );
     await refused(
       'client/x.ts',
-      "import type { Device } from '../core/records.ts';\nexport type { Device };\n",
-      /not core\/records.ts/,
+      "import type { Device } from '../core/records/index.ts';\nexport type { Device };\n",
+      /not core\/records\/index.ts/,
     );
   });
 
@@ -189,8 +189,8 @@ describe('what ships, and the examples', () => {
   test('examples import the package through its public entry points', async () => {
     await refused(
       'examples/node/x.ts',
-      "export * from '../../core/records.ts';\n",
-      /through a public entry point .* not core\/records.ts/,
+      "export * from '../../core/records/index.ts';\n",
+      /through a public entry point .* not core\/records\/index.ts/,
     );
     await refused(
       'examples/node/x.ts',
@@ -206,18 +206,18 @@ describe('what ships, and the examples', () => {
   test('test/ may import anything', async () => {
     await allowed(
       'test/unit/x.ts',
-      "export * from '../../core/records.ts';\nexport * from '../../stores/kysely/rows.ts';\n",
+      "export * from '../../core/records/index.ts';\nexport * from '../../stores/kysely/rows.ts';\n",
     );
   });
 });
 
 describe('no import cycles', () => {
   test('an import that leads back to the importing file is reported with the chain', async () => {
-    // core/store.ts imports core/store-calls.ts: importing it back closes a cycle.
+    // core/store/store.ts imports core/store/store-calls.ts: importing it back closes a cycle.
     await refused(
-      'core/store-calls.ts',
+      'core/store/store-calls.ts',
       "import type { Store } from './store.ts';\nexport type { Store };\n",
-      /^layout\/no-cycles: import cycle: core\/store\.ts -> (?:\S+ -> )*core\/store-calls\.ts$/,
+      /^layout\/no-cycles: import cycle: core\/store\/store\.ts -> (?:\S+ -> )*core\/store\/store-calls\.ts$/,
     );
     await refused(
       'test/stores/contract-context.ts',
@@ -227,7 +227,7 @@ describe('no import cycles', () => {
   });
 
   test('an import of a file that does not import back is allowed, and a comment naming one is no import', async () => {
-    await allowed('core/x.ts', "import type { Store } from './store.ts';\nexport type { Store };\n");
+    await allowed('core/x.ts', "import type { Store } from './store/store.ts';\nexport type { Store };\n");
     // The imported file names this one only in a comment and a string (test/lint/fixtures/).
     await allowed(
       'test/lint/fixtures/imports-commented.ts',

@@ -30,7 +30,7 @@ import type {
   StoredMaintenanceWindow,
   Webhook,
   WebhookAttempt,
-} from '../../core/records.ts';
+} from '../../core/records/index.ts';
 import { emitterFor } from '../webhooks/support.ts';
 import type { IncidentQuery, ReportRange, ResponseTimeQuery, WebhookEndpoint } from '../../core/index.ts';
 import {
@@ -43,7 +43,7 @@ import {
   service,
   tls,
 } from '../api/checks.ts';
-import type { CreateResult } from '../../core/store.ts';
+import type { CreateResult } from '../../core/store/store.ts';
 import { createOpenApiDocument, type OpenApiDocument, type ResponseObject } from '../../core/openapi/index.ts';
 import {
   createTestApi,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Device, DeviceStatus, NewDeviceProbeResult } from '../../core/records.ts';
+import type { Device, DeviceStatus, NewDeviceProbeResult } from '../../core/records/index.ts';
 import { deviceCheckOutcome, type DeviceStatusOptions } from '../../engine/devices/device-status.ts';
 import { probeDevice } from '../support/probe-devices.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, describe, it } from 'node:test';
-import type { Device, NewDeviceProbeResult } from '../../core/records.ts';
+import type { Device, NewDeviceProbeResult } from '../../core/records/index.ts';
 import { probePublicHttp, probePublicHttps } from '../../engine/probes/http-probe.ts';
 import { ProbeFailure, type Connection, type Connector } from '../../engine/net/connector.ts';
 import type { ProbeOptions } from '../../engine/probes/probe-options.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { isIP, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
-import type { ServiceType } from '../../core/records.ts';
+import type { ServiceType } from '../../core/records/index.ts';
 import { probeService } from '../../engine/probes/service-probe.ts';
 import { localServiceSkip } from '../support/probe-local-services.ts';
 import { probeDevice, probeHarness } from '../support/probe-devices.ts';

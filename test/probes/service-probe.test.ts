@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { after, describe, it } from 'node:test';
-import type { ServiceType } from '../../core/records.ts';
+import type { ServiceType } from '../../core/records/index.ts';
 import { probeService } from '../../engine/probes/service-probe.ts';
 import { probeDevice, probeHarness } from '../support/probe-devices.ts';
 import { fixtureKeyPair, startTcpServer, type LocalServer } from '../support/probe-servers.ts';

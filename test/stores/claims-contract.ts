@@ -6,8 +6,8 @@ import type {
   ClaimedDevice,
   DeviceCheckOutcome,
   RecordedCheck,
-} from '../../core/monitoring-store.ts';
-import type { Device } from '../../core/records.ts';
+} from '../../core/store/monitoring-store.ts';
+import type { Device } from '../../core/records/index.ts';
 import type { ContractContext } from './contract-context.ts';
 import {
   ALL,

@@ -1,6 +1,6 @@
 /** What the parts of the store contract (store-contract.ts and the files it runs) share about the store under test. */
-import type { User } from '../../core/records.ts';
-import type { Store } from '../../core/store.ts';
+import type { User } from '../../core/records/index.ts';
+import type { Store } from '../../core/store/store.ts';
 import type { StoredEvent } from './outbox.ts';
 
 /** A store for one test, and (on the SQL stores) a way to read what it keeps but never answers. */

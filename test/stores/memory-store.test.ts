@@ -1,4 +1,4 @@
-import { MemoryStore } from '../../core/memory-store.ts';
+import { MemoryStore } from '../../core/memory/memory-store.ts';
 import { storeContract } from './store-contract.ts';
 
 storeContract('MemoryStore', async () => {

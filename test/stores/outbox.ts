@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { EventType } from '../../core/records.ts';
+import type { EventType } from '../../core/records/index.ts';
 import type { Database } from '../../stores/kysely/index.ts';
 
 /** An outbox row as the tests compare it. */

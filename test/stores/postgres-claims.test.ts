@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
-import type { BlacklistCheckOutcome } from '../../core/monitoring-store.ts';
+import type { BlacklistCheckOutcome } from '../../core/store/monitoring-store.ts';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 import { at, dnsblResult, T0 } from './records.ts';

@@ -5,8 +5,8 @@ import type {
   NewDnsblResult,
   NewDeviceProbeResult,
   Timestamp,
-} from '../../core/records.ts';
-import type { CreateResult } from '../../core/store.ts';
+} from '../../core/records/index.ts';
+import type { CreateResult } from '../../core/store/store.ts';
 
 // Records the store suites create: every field set, with unusual values where a store might slip.
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { DeviceCheckOutcome } from '../../core/monitoring-store.ts';
-import type { DnsblListing, NewDeviceProbeResult } from '../../core/records.ts';
+import type { DeviceCheckOutcome } from '../../core/store/monitoring-store.ts';
+import type { DnsblListing, NewDeviceProbeResult } from '../../core/records/index.ts';
 import { availabilityReport } from '../../core/reports/availability.ts';
 import { dayStart } from '../../core/reports/rollups.ts';
-import type { Store } from '../../core/store.ts';
+import type { Store } from '../../core/store/store.ts';
 import type { ContractContext } from './contract-context.ts';
 import { createdOf, newMonitor, sshDevice } from './records.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ResponseTimeQuery } from '../../core/reports/report-records.ts';
-import type { Store } from '../../core/store.ts';
+import type { Store } from '../../core/store/store.ts';
 import type { ContractContext } from './contract-context.ts';
 import { check, newDevice, passing, t, useDay } from './reports-contract.ts';
 

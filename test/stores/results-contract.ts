@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { NewMonitoringEvent } from '../../core/records.ts';
+import type { NewMonitoringEvent } from '../../core/records/index.ts';
 import { claimAt, deviceCheck } from './claims-contract.ts';
 import type { ContractContext } from './contract-context.ts';
 import {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { ApiKey, NewApiKey, User } from '../../core/records.ts';
-import { MissingTableError } from '../../core/store.ts';
-import type { Store } from '../../core/store.ts';
+import type { ApiKey, NewApiKey, User } from '../../core/records/index.ts';
+import { MissingTableError } from '../../core/store/store.ts';
+import type { Store } from '../../core/store/store.ts';
 import { claimsContract } from './claims-contract.ts';
 import type { ContractContext, OpenedStore } from './contract-context.ts';
 import { ALL, at, createdOf, MAX_ID, newMonitor, sshDevice, T0, webDevice } from './records.ts';

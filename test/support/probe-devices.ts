@@ -1,5 +1,5 @@
 import { ManualClock } from '../../core/clock.ts';
-import type { Device } from '../../core/records.ts';
+import type { Device } from '../../core/records/index.ts';
 import type { ProbeOptions } from '../../engine/probes/probe-options.ts';
 import { createTestProbeConnector, lookupAnswering, type TestProbeConnector } from './probe-connector.ts';
 

@@ -4,7 +4,7 @@ import { ApiError } from '../../core/http/api-error.ts';
 import { errorResponse, JSON_CONTENT_TYPE, toWebResponse } from '../../core/http/api-response.ts';
 import { errors } from '../../core/http/errors.ts';
 import { protocolErrors } from '../../core/http/protocol-errors.ts';
-import type { RateLimitDecision, RateLimitPolicy } from '../../core/rate-limiter.ts';
+import type { RateLimitDecision, RateLimitPolicy } from '../../core/store/rate-limiter.ts';
 
 /*
  * Every answer carries the header fields it needs in the error itself, so that no adapter or

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Store } from '../../core/index.ts';
-import type { DeliveryOutcome } from '../../core/webhook-store.ts';
+import type { DeliveryOutcome } from '../../core/store/webhook-store.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';
 import { createdWebhookId, emitterFor, newWebhook, SECRET, T0, type Emit } from './support.ts';
 

@@ -1,4 +1,4 @@
-import type { Timestamp } from '../records.ts';
+import type { Timestamp } from '../records/index.ts';
 import type {
   ClosedSeriesDays,
   Incident,
@@ -8,7 +8,7 @@ import type {
   ResponseTimePoint,
   ResponseTimeQuery,
   StatusTotals,
-} from './report-records.ts';
+} from '../reports/report-records.ts';
 
 /**
  * What the report routes read (docs/engine.md, "Reports"). Each answers undefined when the record

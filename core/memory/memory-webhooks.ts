@@ -1,7 +1,14 @@
-import type { ResultsPage } from './monitoring-store.ts';
-import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, WebhookAttempt } from './records.ts';
-import type { CreateResult, PageRequest, RecordChange, UpdateResult } from './store.ts';
-import type { WebhookEndpoint } from './webhook-sender.ts';
+import type { ResultsPage } from '../store/monitoring-store.ts';
+import type {
+  CreatedWebhook,
+  MonitoringEvent,
+  NewWebhook,
+  Timestamp,
+  Webhook,
+  WebhookAttempt,
+} from '../records/index.ts';
+import type { CreateResult, PageRequest, RecordChange, UpdateResult } from '../store/store.ts';
+import type { WebhookEndpoint } from '../webhook-sender.ts';
 import { changeNow, iso, ms } from './memory-rows.ts';
 import type {
   ClaimedDelivery,
@@ -11,7 +18,7 @@ import type {
   DeliveryState,
   WebhookChange,
   WebhookStore,
-} from './webhook-store.ts';
+} from '../store/webhook-store.ts';
 
 interface StoredWebhook {
   userId: number;

@@ -1,5 +1,5 @@
 import type { MonitoredKind } from './monitoring-store.ts';
-import type { NewMaintenanceWindow, StoredMaintenanceWindow, Timestamp } from './records.ts';
+import type { NewMaintenanceWindow, StoredMaintenanceWindow, Timestamp } from '../records/index.ts';
 import type { PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
 
 /**

@@ -1,6 +1,6 @@
-import type { Clock } from './clock.ts';
-import { systemClock } from './clock.ts';
-import type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
+import type { Clock } from '../clock.ts';
+import { systemClock } from '../clock.ts';
+import type { RateLimitDecision, RateLimitPolicy, RateLimiter } from '../store/rate-limiter.ts';
 
 interface Window {
   count: number;

@@ -1,6 +1,13 @@
 import type { ResultsPage } from './monitoring-store.ts';
-import type { CreatedWebhook, MonitoringEvent, NewWebhook, Timestamp, Webhook, WebhookAttempt } from './records.ts';
-import type { WebhookEndpoint } from './webhook-sender.ts';
+import type {
+  CreatedWebhook,
+  MonitoringEvent,
+  NewWebhook,
+  Timestamp,
+  Webhook,
+  WebhookAttempt,
+} from '../records/index.ts';
+import type { WebhookEndpoint } from '../webhook-sender.ts';
 import type { CreateResult, PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
 
 /**

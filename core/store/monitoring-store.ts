@@ -1,4 +1,4 @@
-import type { ReportUpkeep } from './reports/report-store.ts';
+import type { ReportUpkeep } from './report-store.ts';
 import type {
   BlacklistMonitor,
   BlacklistStatus,
@@ -12,7 +12,7 @@ import type {
   QuorumState,
   Timestamp,
   WorkerHeartbeat,
-} from './records.ts';
+} from '../records/index.ts';
 
 /**
  * What the monitoring engine needs of a store (docs/engine.md, "Scheduling"): claim due records

@@ -1,8 +1,8 @@
-import type { Claimed, ClaimRequest, Lease } from './monitoring-store.ts';
-import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice, Timestamp } from './records.ts';
-import { sameValue, type PageRequest, type RecordChange } from './store-calls.ts';
+import type { Claimed, ClaimRequest, Lease } from '../store/monitoring-store.ts';
+import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice, Timestamp } from '../records/index.ts';
+import { sameValue, type PageRequest, type RecordChange } from '../store/store-calls.ts';
 
-// How the memory store keeps a record (core/memory-store.ts): its owner, the engine's schedule
+// How the memory store keeps a record (memory-store.ts): its owner, the engine's schedule
 // beside it, claims and leases, and the rules a change is written by, as the SQL stores apply them.
 
 /** The engine's bookkeeping for one record, which the API never shows. */
@@ -98,6 +98,14 @@ export function changeNow<T extends object, New>(
   if (change.reapply === undefined) return 'stale';
   const again = change.reapply(structuredClone(current));
   return again === null ? 'unchanged' : { ...again, from: current };
+}
+
+/** A copy of `record` with the fields a change writes (`fields`) taken from its `to`, as a store's UPDATE sets them. */
+export function withChangedFields<T extends object>(record: T, change: { to: unknown; fields: readonly string[] }): T {
+  const next = { ...record } as Record<string, unknown>;
+  const to = change.to as Record<string, unknown>;
+  for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
+  return next as T;
 }
 
 /** Applies a change's engine effect to a record's schedule (and a device's status), as the SQL stores do. */

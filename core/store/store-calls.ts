@@ -1,5 +1,5 @@
 /** The request and answer shapes that the `Store` interfaces (store.ts, webhook-store.ts) share. */
-import type { NewMonitoringEvent, Timestamp } from './records.ts';
+import type { NewMonitoringEvent, Timestamp } from '../records/index.ts';
 
 /** One page of a list, in ascending id order: records with `id > afterId`, at most `limit` of them. */
 export interface PageRequest {

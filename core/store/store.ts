@@ -1,7 +1,7 @@
 import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
 import type { MaintenanceStore } from './maintenance-store.ts';
-import type { ReportStore } from './reports/report-store.ts';
+import type { ReportStore } from './report-store.ts';
 import type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
 import type {
   ApiKey,
@@ -14,7 +14,7 @@ import type {
   NewDevice,
   Timestamp,
   User,
-} from './records.ts';
+} from '../records/index.ts';
 
 export type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult };
 

@@ -1,4 +1,4 @@
-import type { BlacklistMonitor, CheckResult, Device, DeviceStatus, Timestamp } from './records.ts';
+import type { BlacklistMonitor, CheckResult, Device, DeviceStatus, Timestamp } from '../records/index.ts';
 import type {
   ClosedSeriesDays,
   Incident,
@@ -10,10 +10,10 @@ import type {
   ResponseTimePoint,
   ResponseTimeQuery,
   StatusTotals,
-} from './reports/report-records.ts';
-import { responseSeries, seriesReads, type StoredRollup } from './reports/response-series.ts';
-import { DAY_MS, HOUR_MS, dayStart, hourStart, mergeRollups, rollUpResults, rollupP95 } from './reports/rollups.ts';
-import type { RollupInput } from './reports/rollups.ts';
+} from '../reports/report-records.ts';
+import { responseSeries, seriesReads, type StoredRollup } from '../reports/response-series.ts';
+import { DAY_MS, HOUR_MS, dayStart, hourStart, mergeRollups, rollUpResults, rollupP95 } from '../reports/rollups.ts';
+import type { RollupInput } from '../reports/rollups.ts';
 
 // The memory store's reports (docs/engine.md, "Reports"): what the SQL store's triggers and
 // report tables keep, kept in JS. The memory store tells it of every status change and every

@@ -1,0 +1,13 @@
+/**
+ * The records the API stores and returns, one file a resource. Field names are the wire names of
+ * docs/contract.md §6 and §7, so a record can be serialised as it is.
+ */
+export * from './common.ts';
+export * from './access.ts';
+export * from './devices.ts';
+export * from './blacklist-monitors.ts';
+export * from './check-results.ts';
+export * from './events.ts';
+export * from './webhooks.ts';
+export * from './maintenance-windows.ts';
+export * from './workers.ts';
