@@ -54,9 +54,9 @@ import {
   type ResponseTimeQuery,
   type StatusTotals,
 } from '../../core/index.ts';
-import { deviceStatusTotals } from './timeline-reads.ts';
-import { closedSeriesDays, listIncidents, listListingPeriods, listResponseTimes } from './report-reads.ts';
-import { deleteReportsBefore, rollUpResults } from './report-upkeep.ts';
+import { deviceStatusTotals } from './reports/timeline-reads.ts';
+import { closedSeriesDays, listIncidents, listListingPeriods, listResponseTimes } from './reports/report-reads.ts';
+import { deleteReportsBefore, rollUpResults } from './reports/report-upkeep.ts';
 import {
   apiKeyFromRow,
   apiKeyToRow,
@@ -71,15 +71,15 @@ import {
   userToRow,
 } from './rows.ts';
 import { CHANGE_COUNT_SQL } from './change-count.ts';
-import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './check-results.ts';
+import { deleteCheckResultsBefore, deleteWithResults, listCheckResults } from './checks/check-results.ts';
 import { FreshRead } from './fresh-read.ts';
-import { InsertIfAbsent } from './insert-if-absent.ts';
-import { KyselyWebhooks } from './kysely-webhooks.ts';
-import { KyselyMaintenance } from './kysely-maintenance.ts';
-import { recordBlacklistChecks, recordDeviceChecks } from './record-checks.ts';
-import { claimDue, requestCheck, setEnabled } from './schedule.ts';
-import { listLocations, recordHeartbeat } from './worker-heartbeats.ts';
-import { claimDueLocationChecks } from './location-claims.ts';
+import { InsertIfAbsent } from './records/insert-if-absent.ts';
+import { KyselyWebhooks } from './webhooks/webhook-store.ts';
+import { KyselyMaintenance } from './maintenance/maintenance-store.ts';
+import { recordBlacklistChecks, recordDeviceChecks } from './checks/record-checks.ts';
+import { claimDue, requestCheck, setEnabled } from './checks/schedule.ts';
+import { listLocations, recordHeartbeat } from './checks/worker-heartbeats.ts';
+import { claimDueLocationChecks } from './checks/location-claims.ts';
 import {
   initialLocationStates,
   insertLocationChecks,
@@ -88,10 +88,10 @@ import {
   requestLocationChecks,
   rescheduleLocationChecks,
   setLocationsEnabled,
-} from './location-checks.ts';
+} from './checks/location-checks.ts';
 import { dialectOf } from './schema.ts';
 import type { BlacklistMonitorsTable, Database, DbInteger, DevicesTable, StoreDialect } from './schema.ts';
-import { applyChange, type ChangedKind } from './apply-change.ts';
+import { applyChange, type ChangedKind } from './records/apply-change.ts';
 import {
   changedColumns,
   fieldColumns,
@@ -99,7 +99,7 @@ import {
   listOwnedRows,
   readOwnedRow,
   type RowChange,
-} from './update-record.ts';
+} from './records/update-record.ts';
 
 /**
  * How often a create retries when its insert hit a duplicate that was deleted before it could be
@@ -697,7 +697,7 @@ export class KyselyStore implements Store {
     return this.#run((db) => listLocations(db, this.#dialect));
   }
 
-  // Webhooks (kysely-webhooks.ts). Whatever a webhook list shows counts as a write, so a cached
+  // Webhooks (webhooks/webhook-store.ts). Whatever a webhook list shows counts as a write, so a cached
   // list answer is not reused after it (see changeMarker).
   createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
     return this.#write(() => this.#webhooks.createWebhook(userId, webhook));
@@ -738,7 +738,7 @@ export class KyselyStore implements Store {
     return this.#write(() => this.#webhooks.recordDeliveryAttempt(lease, outcome));
   }
 
-  // Maintenance windows (kysely-maintenance.ts). Windows are never in a cached list; the flips
+  // Maintenance windows (maintenance/maintenance-store.ts). Windows are never in a cached list; the flips
   // change devices, so they count as writes.
   createMaintenanceWindow(userId: number, window: NewMaintenanceWindow): Promise<StoredMaintenanceWindow> {
     return this.#run(() => this.#maintenance.createMaintenanceWindow(userId, window));

@@ -1,9 +1,9 @@
 import { CompiledQuery } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { ChangeEffect, MonitoredKind, NewMonitoringEvent, PageRequest, Timestamp } from '../../core/index.ts';
-import { eventValues } from './result-rows.ts';
-import { flagFor, stampText } from './rows.ts';
-import type { Database, StoreDialect } from './schema.ts';
+import type { ChangeEffect, MonitoredKind, NewMonitoringEvent, PageRequest, Timestamp } from '../../../core/index.ts';
+import { eventValues } from '../checks/result-rows.ts';
+import { flagFor, stampText } from '../rows.ts';
+import type { Database, StoreDialect } from '../schema.ts';
 
 type ChangedTable = 'devices' | 'blacklist_monitors' | 'webhooks' | 'maintenance_windows';
 

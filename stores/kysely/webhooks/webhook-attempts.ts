@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { EventType, ResultsPage, Timestamp, WebhookAttempt } from '../../core/index.ts';
-import { stampText, toId, toStamp } from './rows.ts';
-import type { Database, StoreDialect } from './schema.ts';
+import type { EventType, ResultsPage, Timestamp, WebhookAttempt } from '../../../core/index.ts';
+import { stampText, toId, toStamp } from '../rows.ts';
+import type { Database, StoreDialect } from '../schema.ts';
 
 // A webhook's delivery attempts (`webhook_attempts`, migration 0007): what `GET /webhooks/deliveries`
 // lists, and their expiry with the raw results (docs/engine.md, "Scheduling").

@@ -5,9 +5,9 @@ import {
   LIVE_HEARTBEAT_MS,
   type LocationSummary,
   type WorkerHeartbeat,
-} from '../../core/internal.ts';
-import { stampText, toStamp } from './rows.ts';
-import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
+} from '../../../core/internal.ts';
+import { stampText, toStamp } from '../rows.ts';
+import type { Database, DbInteger, DbTimestamp, StoreDialect } from '../schema.ts';
 
 // Worker heartbeats (docs/engine.md, "Locations"), stamped and judged by the database's clock:
 // every worker and every API instance then agree on who is live, whatever their own clocks say.

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import { DEVICE_STATUSES, type DeviceStatus, type ReportRange, type StatusTotals } from '../../core/index.ts';
-import { totalColumn } from './migrations/timeline-totals.ts';
-import { stampText, toStamp } from './rows.ts';
-import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
+import { DEVICE_STATUSES, type DeviceStatus, type ReportRange, type StatusTotals } from '../../../core/index.ts';
+import { totalColumn } from '../migrations/timeline-totals.ts';
+import { stampText, toStamp } from '../rows.ts';
+import type { Database, DbInteger, DbTimestamp, StoreDialect } from '../schema.ts';
 
 // Availability read from the running totals on the status timeline (docs/engine.md,
 // "Availability"; migrations/timeline-totals.ts writes them).

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
-import type { ClaimRequest, Lease, MonitoredKind, Timestamp } from '../../core/index.ts';
-import { flagFor, stampText, toFlag, toId, toStamp } from './rows.ts';
-import type { Database, DbFlag, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
+import type { ClaimRequest, Lease, MonitoredKind, Timestamp } from '../../../core/index.ts';
+import { flagFor, stampText, toFlag, toId, toStamp } from '../rows.ts';
+import type { Database, DbFlag, DbInteger, DbTimestamp, StoreDialect } from '../schema.ts';
 
 /** The tables whose records the engine checks. */
 export type CheckedTable = 'devices' | 'blacklist_monitors';

@@ -22,12 +22,12 @@ import {
   type WebhookEndpoint,
   type WebhookChange,
   type WebhookStore,
-} from '../../core/index.ts';
-import { applyChange } from './apply-change.ts';
-import { listOwnedRows, readOwnedRow } from './update-record.ts';
-import { stampText, toId, toStamp } from './rows.ts';
+} from '../../../core/index.ts';
+import { applyChange } from '../records/apply-change.ts';
+import { listOwnedRows, readOwnedRow } from '../records/update-record.ts';
+import { stampText, toId, toStamp } from '../rows.ts';
 import { deleteWebhookAttemptsBefore, listWebhookAttempts } from './webhook-attempts.ts';
-import type { Database, DbInteger, StoreDialect, WebhooksTable } from './schema.ts';
+import type { Database, DbInteger, StoreDialect, WebhooksTable } from '../schema.ts';
 
 /**
  * How long a fan-out marker is kept before the floor passes it. An outbox event is fanned out

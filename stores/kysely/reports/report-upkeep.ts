@@ -10,11 +10,11 @@ import {
   rollupP95,
   type LatencyRollup,
   type Timestamp,
-} from '../../core/internal.ts';
+} from '../../../core/internal.ts';
 import { readRollupInput, rollupFromRow, rolledUntil } from './report-reads.ts';
-import { stampText, toStamp } from './rows.ts';
-import { dialectOf } from './schema.ts';
-import type { Database, StoreDialect } from './schema.ts';
+import { stampText, toStamp } from '../rows.ts';
+import { dialectOf } from '../schema.ts';
+import type { Database, StoreDialect } from '../schema.ts';
 import { insertHourlyRollupsPostgres } from './rollup-postgres.ts';
 
 // The report upkeep (docs/engine.md, "Reports"): rolling finished hours up, off the checks' write

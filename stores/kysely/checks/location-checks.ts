@@ -9,11 +9,11 @@ import {
   type RecordedCheck,
   type StoredLocation,
   type Timestamp,
-} from '../../core/internal.ts';
+} from '../../../core/internal.ts';
 import { nextCheckId } from './check-results.ts';
 import { resultValues } from './result-rows.ts';
-import { deviceFromRow, flagFor, nullableStampText, stampText, toFlag, toId, toNullableStamp } from './rows.ts';
-import type { Database, DbTimestamp, DevicesTable, StoreDialect } from './schema.ts';
+import { deviceFromRow, flagFor, nullableStampText, stampText, toFlag, toId, toNullableStamp } from '../rows.ts';
+import type { Database, DbTimestamp, DevicesTable, StoreDialect } from '../schema.ts';
 
 // The (device, location) pairs of devices with `check_locations` (docs/engine.md, "Locations"):
 // one schedule and lease per pair in `device_location_checks`, claimed by location

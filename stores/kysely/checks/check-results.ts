@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { CheckResult, MonitoredKind, ResultsPage, Timestamp } from '../../core/index.ts';
+import type { CheckResult, MonitoredKind, ResultsPage, Timestamp } from '../../../core/index.ts';
 import { checkResultFromRow } from './result-rows.ts';
-import { countWriteSql } from './change-count.ts';
-import { maintainPartitions } from './result-partitions.ts';
-import { rolledUntil } from './report-reads.ts';
-import { stampText, toId } from './rows.ts';
+import { countWriteSql } from '../change-count.ts';
+import { maintainPartitions } from '../reports/result-partitions.ts';
+import { rolledUntil } from '../reports/report-reads.ts';
+import { stampText, toId } from '../rows.ts';
 import { TABLE_OF } from './schedule.ts';
-import type { Database, DbInteger, StoreDialect } from './schema.ts';
+import type { Database, DbInteger, StoreDialect } from '../schema.ts';
 
 /**
  * A record's results, newest first, below `beforeId` when given; undefined when the record does
