@@ -37,7 +37,7 @@ export interface ClaimedRow<T extends CheckedTable> {
  * On PostgreSQL one statement: `FOR UPDATE SKIP LOCKED` makes concurrent claimers pass over each
  * other's rows, and a row another claim committed meanwhile is read again and no longer qualifies,
  * so no record is claimed twice. On SQLite a transaction, which takes the database's one write
- * lock as it begins with every runtime's driver (sqlite-transactions.ts), reads the due rows and
+ * lock as it begins with every runtime's driver (drivers/sqlite-transactions.ts), reads the due rows and
  * leases them.
  */
 export async function claimDue<T extends CheckedTable>(

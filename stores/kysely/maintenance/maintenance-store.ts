@@ -115,7 +115,7 @@ export class KyselyMaintenance implements MaintenanceStore {
     return row && withoutOwner(windowFromRow(row));
   }
 
-  /** A change as for devices (apply-change.ts); windows have no duplicates. */
+  /** A change as for devices (records/apply-change.ts); windows have no duplicates. */
   async updateMaintenanceWindow(
     userId: number,
     id: number,

@@ -140,7 +140,7 @@ export async function updateRow<Row>(
  * Concurrent writers of the row wait for each other: on PostgreSQL the read takes the row's lock
  * (`for update`), which the engine's writes and other changes of the row wait for; on SQLite the
  * transaction holds the database's write lock from its first statement (`begin immediate`, see
- * sqlite-transactions.ts). Answers the row as it then stands, undefined when it is not the user's.
+ * drivers/sqlite-transactions.ts). Answers the row as it then stands, undefined when it is not the user's.
  * A unique index's refusal is thrown, as by updateRow.
  */
 export async function updateLockedRow<Row>(

@@ -120,7 +120,7 @@ export class KyselyWebhooks implements WebhookStore {
     return row && withoutSecret(webhookFromRow(row));
   }
 
-  /** A change as for devices (apply-change.ts); a given secret replaces the old. */
+  /** A change as for devices (records/apply-change.ts); a given secret replaces the old. */
   async updateWebhook(
     userId: number,
     id: number,
