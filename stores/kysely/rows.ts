@@ -27,6 +27,7 @@ import type {
   StoreDialect,
   UsersTable,
 } from './schema.ts';
+import { sqlOf } from './drivers/sql-of.ts';
 
 // Conversions between database rows and core records. The drivers disagree on types (pg: int8
 // as string, timestamptz as Date; SQLite: flags as 0/1, timestamps as text), and the records
@@ -79,8 +80,7 @@ export function nullableStampText(value: Timestamp | null): string | null {
 }
 
 export function flagFor(dialect: StoreDialect, value: boolean): DbFlag {
-  // node:sqlite on Node 22 refuses to bind a boolean; 1 and 0 bind on every driver.
-  return dialect === 'sqlite' ? Number(value) : value;
+  return sqlOf(dialect).flag(value);
 }
 
 function parseStrings(text: string, column: string): string[] {

@@ -28,6 +28,7 @@ import { listOwnedRows, readOwnedRow } from '../records/update-record.ts';
 import { stampText, toId, toStamp } from '../rows.ts';
 import { deleteWebhookAttemptsBefore, listWebhookAttempts } from './webhook-attempts.ts';
 import type { Database, DbInteger, StoreDialect, WebhooksTable } from '../schema.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
 
 /**
  * How long a fan-out marker is kept before the floor passes it. An outbox event is fanned out
@@ -73,12 +74,12 @@ export class KyselyWebhooks implements WebhookStore {
   }
 
   #flag(value: boolean): boolean | number {
-    return this.dialect === 'sqlite' ? Number(value) : value;
+    return sqlOf(this.dialect).flag(value);
   }
 
   /** A timestamp parameter where PostgreSQL cannot infer the type from a column (a select list). */
   #stamp(value: Timestamp) {
-    return this.dialect === 'postgres' ? sql`cast(${stampText(value)} as timestamptz)` : sql`${stampText(value)}`;
+    return sqlOf(this.dialect).stamp(stampText(value));
   }
 
   async createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
