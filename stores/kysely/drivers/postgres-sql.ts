@@ -6,6 +6,7 @@ export const POSTGRES_SQL: StoreSql = {
   parameter: (n) => `$${n}`,
   same: 'is not distinct from',
   forUpdate: ' for update',
+  skipLocked: (alias) => (alias === undefined ? ' for update skip locked' : ` for update of ${alias} skip locked`),
   stamp: (text) => sql`cast(${text} as timestamptz)`,
   ago: (ms) => (ms === 0 ? sql`now()` : sql`now() - ${ms} * interval '1 millisecond'`),
   flag: (value) => value,

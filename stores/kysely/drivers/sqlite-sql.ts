@@ -7,6 +7,7 @@ export const SQLITE_SQL: StoreSql = {
   same: 'is',
   // The transaction holds the database's write lock from its first statement (begin immediate).
   forUpdate: '',
+  skipLocked: () => '',
   // Timestamps are stored as their ISO text, which compares in time order.
   stamp: (text) => sql`${text}`,
   ago: (ms) =>

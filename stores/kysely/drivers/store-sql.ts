@@ -18,6 +18,12 @@ export interface StoreSql {
    * statement (drivers/sqlite-transactions.ts).
    */
   readonly forUpdate: string;
+  /**
+   * What a select of rows to be claimed appends so that concurrent claimers pass over each other's
+   * rows: PostgreSQL's `for update [of <alias>] skip locked`; nothing on SQLite, where one writer
+   * at a time holds the database.
+   */
+  skipLocked(alias?: string): string;
   /** A timestamp's text as a value the database compares as one, where no column gives its type. */
   stamp(text: string): RawBuilder<unknown>;
   /** The database's clock `ms` ago (0: now), as the store writes or compares a timestamp. */

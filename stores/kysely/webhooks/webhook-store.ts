@@ -272,7 +272,7 @@ export class KyselyWebhooks implements WebhookStore {
   async claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> {
     const now = stampText(claim.now);
     const token = randomUUID();
-    const lock = this.dialect === 'postgres' ? sql`for update of d skip locked` : sql``;
+    const lock = sql.raw(sqlOf(this.dialect).skipLocked('d'));
     // One statement, so SQLite takes its write lock once and PostgreSQL's SKIP LOCKED keeps two
     // workers off the same row. An endpoint's head is its pending delivery of the lowest event.
     const claimed = await sql<{ id: DbInteger; event_id: DbInteger; webhook_id: DbInteger; attempts: number }>`
