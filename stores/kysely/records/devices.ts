@@ -12,7 +12,7 @@ import { deviceFromRow, deviceToRow, toId } from '../rows.ts';
 import type { Database, DbInteger, DevicesTable } from '../schema.ts';
 import type { StoreContext } from '../store-context.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
-import { updateMonitored } from './record-update.ts';
+import { updateMonitored } from './monitored-change.ts';
 import { listOwnedRows, readOwnedRow } from './update-record.ts';
 
 /**

@@ -12,7 +12,7 @@ import { monitorFromRow, monitorToRow } from '../rows.ts';
 import type { BlacklistMonitorsTable, DbInteger } from '../schema.ts';
 import type { StoreContext } from '../store-context.ts';
 import { InsertIfAbsent } from './insert-if-absent.ts';
-import { updateMonitored, type MonitoredTable } from './record-update.ts';
+import { updateMonitored, type MonitoredTable } from './monitored-change.ts';
 import { listOwnedRows, readOwnedRow } from './update-record.ts';
 
 type MonitorRow = Selectable<BlacklistMonitorsTable>;
