@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DeviceCheckOutcome, NewDeviceProbeResult, RecordedCheck } from '../core/index.ts';
 import { migrateToLatest, openKyselyStore, type Database, type OpenedKyselyStore } from '../stores/kysely/index.ts';
 import { fillTimelineTotals } from '../stores/kysely/migrations/timeline-totals.ts';
-import { dayPartitions, ensureDayPartition } from '../stores/kysely/result-partitions.ts';
+import { dayPartitions, ensureDayPartition } from '../stores/kysely/reports/result-partitions.ts';
 import { dialectOf } from '../stores/kysely/schema.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
 import { benchDevice } from './seed.ts';

@@ -2,7 +2,7 @@
 // API's INSERT as one node:sqlite prepared statement, on a connection set up as the store
 // sets up its own (WAL, busy timeout, foreign keys). BENCH_DATABASE is a migrated file's path.
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
-import { configureSqlite } from '../../stores/kysely/sqlite-pragmas.ts';
+import { configureSqlite } from '../../stores/kysely/drivers/sqlite-pragmas.ts';
 import { serveCreates } from './create-handler.ts';
 import { deviceInsert } from './device-insert.ts';
 

@@ -4,7 +4,7 @@ import {
   type OpenedKyselyStore,
   type OpenKyselyStoreOptions,
 } from '../../stores/kysely/index.ts';
-import { parseDatabaseUrl } from '../../stores/kysely/open-database.ts';
+import { parseDatabaseUrl } from '../../stores/kysely/drivers/open-database.ts';
 import { env } from '../flags.ts';
 import type { CliIo } from '../io.ts';
 import { UnreachableError } from '../unreachable-error.ts';

@@ -27,6 +27,7 @@ import type {
   StoreDialect,
   UsersTable,
 } from './schema.ts';
+import { sqlOf } from './drivers/sql-of.ts';
 
 // Conversions between database rows and core records. The drivers disagree on types (pg: int8
 // as string, timestamptz as Date; SQLite: flags as 0/1, timestamps as text), and the records
@@ -47,7 +48,7 @@ const API_STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /**
  * A stored timestamp in the API's form. Text already in that form (SQLite's, and PostgreSQL's
- * through pg-timestamps.ts) is returned as it is; anything else goes through a Date.
+ * through drivers/pg-timestamps.ts) is returned as it is; anything else goes through a Date.
  */
 export function toStamp(value: DbTimestamp): Timestamp {
   if (typeof value === 'string') return API_STAMP.test(value) ? value : new Date(value).toISOString();
@@ -79,8 +80,7 @@ export function nullableStampText(value: Timestamp | null): string | null {
 }
 
 export function flagFor(dialect: StoreDialect, value: boolean): DbFlag {
-  // node:sqlite on Node 22 refuses to bind a boolean; 1 and 0 bind on every driver.
-  return dialect === 'sqlite' ? Number(value) : value;
+  return sqlOf(dialect).flag(value);
 }
 
 function parseStrings(text: string, column: string): string[] {
@@ -259,7 +259,7 @@ export function deviceToRow(dialect: StoreDialect, userId: number, d: NewDevice)
     last_checked_at: nullableStampText(d.last_checked_at),
     last_results: JSON.stringify(d.last_results),
     consecutive_failures: 0,
-    // A device checked from several locations is scheduled per location (location-checks.ts).
+    // A device checked from several locations is scheduled per location (checks/location-checks.ts).
     ...newSchedule(d.is_enabled && d.check_locations === null, d.created_at),
   };
 }

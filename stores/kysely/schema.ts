@@ -27,7 +27,7 @@ export type DbFlag = boolean | number;
 
 /**
  * A timestamp: ISO 8601 text on SQLite, and from pg the same text through openKyselyStore's pool
- * (pg-timestamps.ts), or a Date from a pool of the host's own or a session outside UTC.
+ * (drivers/pg-timestamps.ts), or a Date from a pool of the host's own or a session outside UTC.
  */
 export type DbTimestamp = Date | string;
 

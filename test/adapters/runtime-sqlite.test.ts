@@ -1,6 +1,6 @@
 /**
  * The Store contract on SQLite inside Bun and Deno, through the driver `openKyselyStore` picks
- * there (bun:sqlite, node:sqlite via stores/kysely/sqlite-deno.ts), by each runtime's own test
+ * there (bun:sqlite, node:sqlite via stores/kysely/drivers/sqlite-node.ts), by each runtime's own test
  * runner. Deno runs without --allow-ffi, so better-sqlite3's native module could not stand in.
  */
 import assert from 'node:assert/strict';

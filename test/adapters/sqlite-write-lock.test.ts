@@ -1,6 +1,6 @@
 /**
  * A transaction of the SQLite store takes the database's write lock as it begins, on every
- * runtime's driver (stores/kysely/sqlite-transactions.ts): the claims of the engine and the
+ * runtime's driver (stores/kysely/drivers/sqlite-transactions.ts): the claims of the engine and the
  * changes of a record read and then write in one transaction, and rely on nothing being written
  * by another process in between. A transaction that began deferred would only read at first, let
  * another process write, and then be refused its own write with SQLITE_BUSY at once, busy timeout

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { replaceLocationChecks } from '../../stores/kysely/location-checks.ts';
+import { replaceLocationChecks } from '../../stores/kysely/checks/location-checks.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';
 import { createdOf, sshDevice } from '../stores/records.ts';

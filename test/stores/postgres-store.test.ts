@@ -159,7 +159,7 @@ if (migrated.skip !== undefined || bare.skip !== undefined) {
       }
     });
 
-    // The `db` openKyselyStore returns runs on the store's own dialect (stores/kysely/pg-dialect.ts):
+    // The `db` openKyselyStore returns runs on the store's own dialect (stores/kysely/drivers/pg-dialect.ts):
     // what a host does with Kysely there works as on Kysely's PostgresDialect.
     it('the returned db: affected rows, transaction settings, savepoints and rollbacks', async () => {
       const { db, store } = await openKyselyStore(migrated.url, { poolSize: 2 });

@@ -3,11 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
-import { isoFromUtcText } from '../../stores/kysely/pg-timestamps.ts';
+import { isoFromUtcText } from '../../stores/kysely/drivers/pg-timestamps.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 
 // openKyselyStore's pool reads a timestamptz in UTC's plain text form straight into the API's
-// form (stores/kysely/pg-timestamps.ts); anything else still goes through pg's own parser. Either
+// form (stores/kysely/drivers/pg-timestamps.ts); anything else still goes through pg's own parser. Either
 // way the instant must be the one a Date would have given.
 describe('timestamptz text into the API form', () => {
   const cases: [text: string, iso: string][] = [

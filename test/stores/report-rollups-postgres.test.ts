@@ -1,5 +1,5 @@
 /**
- * PostgreSQL sums an hour's raw results into its rollups itself (stores/kysely/rollup-postgres.ts):
+ * PostgreSQL sums an hour's raw results into its rollups itself (stores/kysely/reports/rollup-postgres.ts):
  * its rows must be what core/reports/rollups.ts makes of the same results, bucket by bucket, for
  * response times across the whole range a probe can take, results without one and failures.
  */

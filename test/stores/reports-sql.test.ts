@@ -12,7 +12,7 @@ import type { ClaimedLocationCheck, NewDevice } from '../../core/index.ts';
 import { locationDecider } from '../../engine/devices/location-check.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { migrations } from '../../stores/kysely/migrations.ts';
-import { partitionName } from '../../stores/kysely/result-partitions.ts';
+import { partitionName } from '../../stores/kysely/reports/result-partitions.ts';
 import { freshSqlDatabase } from '../support/stores.ts';
 import { createdOf, sshDevice } from './records.ts';
 import { check, failing, newDevice, passing, t, useDay } from './reports-contract.ts';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import type { SqliteDatabase } from 'kysely';
-import { NodeSqliteDatabase } from '../../stores/kysely/sqlite-node.ts';
-import { cachingStatements } from '../../stores/kysely/sqlite-statement-cache.ts';
+import { NodeSqliteDatabase } from '../../stores/kysely/drivers/sqlite-node.ts';
+import { cachingStatements } from '../../stores/kysely/drivers/sqlite-statement-cache.ts';
 
 // Kysely's SQLite driver prepares every query it runs; the store hands it a database that
 // compiles each SQL text once and reuses the statement.

@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { ACCEPTED_DATABASE_URLS } from '../../stores/kysely/open-database.ts';
+import { ACCEPTED_DATABASE_URLS } from '../../stores/kysely/drivers/open-database.ts';
 import { ROOT } from '../support/root.ts';
 import { readEvents } from './outbox.ts';
 import { newMonitor } from './records.ts';

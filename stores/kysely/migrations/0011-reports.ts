@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Kysely, Migration } from 'kysely';
 import { DAY_MS, dayStart, hourStart } from '../../../core/internal.ts';
 import type { StoreDialect } from '../schema.ts';
-import { DAYS_AHEAD, ensureDayPartition } from '../result-partitions.ts';
+import { DAYS_AHEAD, ensureDayPartition } from '../reports/result-partitions.ts';
 import { primaryKey, TYPES } from './column-types.ts';
 import { addIdGuard } from './id-guard.ts';
 import { createReportTriggers } from './report-triggers.ts';

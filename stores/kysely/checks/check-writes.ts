@@ -4,10 +4,10 @@ import type {
   DeviceCheckOutcome,
   DeviceStatus,
   RecordedCheck,
-} from '../../core/index.ts';
+} from '../../../core/index.ts';
 import { eventValues, resultValues } from './result-rows.ts';
 import type { EventValues, ResultValues } from './result-rows.ts';
-import { stampText } from './rows.ts';
+import { stampText } from '../rows.ts';
 
 // A recorded check as the SQL writers bind it: the record's new state as column values, its
 // result rows and events ready to insert. Timestamps in the one text form the store writes.

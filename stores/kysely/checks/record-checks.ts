@@ -1,9 +1,9 @@
-import type { BlacklistCheckOutcome, DeviceCheckOutcome, RecordedCheck } from '../../core/index.ts';
+import type { BlacklistCheckOutcome, DeviceCheckOutcome, RecordedCheck } from '../../../core/index.ts';
 import { blacklistWrite, deviceWrite, rounds } from './check-writes.ts';
 import type { CheckWrite } from './check-writes.ts';
 import { writeBlacklistChecksPostgres, writeDeviceChecksPostgres } from './record-checks-postgres.ts';
 import { writeBlacklistChecksSqlite, writeDeviceChecksSqlite } from './record-checks-sqlite.ts';
-import type { Database, StoreDialect } from './schema.ts';
+import type { Database, StoreDialect } from '../schema.ts';
 import type { Kysely } from 'kysely';
 
 interface Writers<W extends CheckWrite> {

@@ -1,9 +1,10 @@
 import { CompiledQuery } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { ChangeEffect, MonitoredKind, NewMonitoringEvent, PageRequest, Timestamp } from '../../core/index.ts';
-import { eventValues } from './result-rows.ts';
-import { flagFor, stampText } from './rows.ts';
-import type { Database, StoreDialect } from './schema.ts';
+import type { ChangeEffect, MonitoredKind, NewMonitoringEvent, PageRequest, Timestamp } from '../../../core/index.ts';
+import { eventValues } from '../checks/result-rows.ts';
+import { flagFor, stampText } from '../rows.ts';
+import type { Database, StoreDialect } from '../schema.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
 
 type ChangedTable = 'devices' | 'blacklist_monitors' | 'webhooks' | 'maintenance_windows';
 
@@ -83,13 +84,13 @@ function statementFor(dialect: StoreDialect, change: RowChange): Statement {
   const parameter = (what: (typeof order)[number]) => {
     order.push(what);
     n++;
-    return dialect === 'postgres' ? `$${n}` : '?';
+    return sqlOf(dialect).parameter(n);
   };
   const assignments = setNames.map((name) => `${quote(name)} = ${parameter('set')}`);
   const effect = effectClauses(change.table, change.effect);
   // Each `@` is the effect's one value, bound once per place it appears.
   if (effect !== null) assignments.push(effect.replaceAll('@', () => parameter('at')));
-  const same = dialect === 'postgres' ? 'is not distinct from' : 'is';
+  const { same } = sqlOf(dialect);
   const where = [
     `id = ${parameter('id')}`,
     `user_id = ${parameter('user')}`,
@@ -140,7 +141,7 @@ export async function updateRow<Row>(
  * Concurrent writers of the row wait for each other: on PostgreSQL the read takes the row's lock
  * (`for update`), which the engine's writes and other changes of the row wait for; on SQLite the
  * transaction holds the database's write lock from its first statement (`begin immediate`, see
- * sqlite-transactions.ts). Answers the row as it then stands, undefined when it is not the user's.
+ * drivers/sqlite-transactions.ts). Answers the row as it then stands, undefined when it is not the user's.
  * A unique index's refusal is thrown, as by updateRow.
  */
 export async function updateLockedRow<Row>(
@@ -152,7 +153,7 @@ export async function updateLockedRow<Row>(
   judge: (row: Row) => RowChange | null,
 ): Promise<Row | undefined> {
   return db.transaction().execute(async (trx) => {
-    const text = `${ownedRowText(dialect, table)}${dialect === 'postgres' ? ' for update' : ''}`;
+    const text = `${ownedRowText(dialect, table)}${sqlOf(dialect).forUpdate}`;
     const row = (await trx.executeQuery<Row>(CompiledQuery.raw(text, [id, userId]))).rows[0];
     if (row === undefined) return undefined;
     const change = judge(row);
@@ -258,9 +259,8 @@ export async function readOwnedRow<Row>(
 }
 
 function ownedRowText(dialect: StoreDialect, table: ChangedTable): string {
-  return dialect === 'postgres'
-    ? `select * from ${quote(table)} where id = $1 and user_id = $2`
-    : `select * from ${quote(table)} where id = ? and user_id = ?`;
+  const at = sqlOf(dialect).parameter;
+  return `select * from ${quote(table)} where id = ${at(1)} and user_id = ${at(2)}`;
 }
 
 /**
@@ -275,7 +275,7 @@ export async function listOwnedRows<Row>(
   userId: number,
   page: PageRequest,
 ): Promise<Row[]> {
-  const at = (n: number) => (dialect === 'postgres' ? `$${n}` : '?');
+  const at = sqlOf(dialect).parameter;
   const limited = Number.isFinite(page.limit);
   const text = `select * from ${quote(table)} where user_id = ${at(1)} and id > ${at(2)} order by id${limited ? ` limit ${at(3)}` : ''}`;
   const parameters = limited ? [userId, page.afterId, page.limit] : [userId, page.afterId];

@@ -22,12 +22,13 @@ import {
   type WebhookEndpoint,
   type WebhookChange,
   type WebhookStore,
-} from '../../core/index.ts';
-import { applyChange } from './apply-change.ts';
-import { listOwnedRows, readOwnedRow } from './update-record.ts';
-import { stampText, toId, toStamp } from './rows.ts';
+} from '../../../core/index.ts';
+import { applyChange } from '../records/apply-change.ts';
+import { listOwnedRows, readOwnedRow } from '../records/update-record.ts';
+import { stampText, toId, toStamp } from '../rows.ts';
 import { deleteWebhookAttemptsBefore, listWebhookAttempts } from './webhook-attempts.ts';
-import type { Database, DbInteger, StoreDialect, WebhooksTable } from './schema.ts';
+import type { Database, DbInteger, StoreDialect, WebhooksTable } from '../schema.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
 
 /**
  * How long a fan-out marker is kept before the floor passes it. An outbox event is fanned out
@@ -73,12 +74,12 @@ export class KyselyWebhooks implements WebhookStore {
   }
 
   #flag(value: boolean): boolean | number {
-    return this.dialect === 'sqlite' ? Number(value) : value;
+    return sqlOf(this.dialect).flag(value);
   }
 
   /** A timestamp parameter where PostgreSQL cannot infer the type from a column (a select list). */
   #stamp(value: Timestamp) {
-    return this.dialect === 'postgres' ? sql`cast(${stampText(value)} as timestamptz)` : sql`${stampText(value)}`;
+    return sqlOf(this.dialect).stamp(stampText(value));
   }
 
   async createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {
@@ -120,7 +121,7 @@ export class KyselyWebhooks implements WebhookStore {
     return row && withoutSecret(webhookFromRow(row));
   }
 
-  /** A change as for devices (apply-change.ts); a given secret replaces the old. */
+  /** A change as for devices (records/apply-change.ts); a given secret replaces the old. */
   async updateWebhook(
     userId: number,
     id: number,
@@ -271,7 +272,7 @@ export class KyselyWebhooks implements WebhookStore {
   async claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> {
     const now = stampText(claim.now);
     const token = randomUUID();
-    const lock = this.dialect === 'postgres' ? sql`for update of d skip locked` : sql``;
+    const lock = sql.raw(sqlOf(this.dialect).skipLocked('d'));
     // One statement, so SQLite takes its write lock once and PostgreSQL's SKIP LOCKED keeps two
     // workers off the same row. An endpoint's head is its pending delivery of the lowest event.
     const claimed = await sql<{ id: DbInteger; event_id: DbInteger; webhook_id: DbInteger; attempts: number }>`

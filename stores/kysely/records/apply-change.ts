@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { RecordChange, UpdateResult } from '../../core/index.ts';
-import { toId } from './rows.ts';
-import type { Database, DbInteger, StoreDialect } from './schema.ts';
+import type { RecordChange, UpdateResult } from '../../../core/index.ts';
+import { toId } from '../rows.ts';
+import type { Database, DbInteger, StoreDialect } from '../schema.ts';
 import { isUniqueViolation, readOwnedRow, updateLockedRow, updateRow, type RowChange } from './update-record.ts';
 
 /** What `applyChange` needs to know of one kind of record. */

@@ -9,11 +9,12 @@ import {
   type RecordedCheck,
   type StoredLocation,
   type Timestamp,
-} from '../../core/internal.ts';
+} from '../../../core/internal.ts';
 import { nextCheckId } from './check-results.ts';
 import { resultValues } from './result-rows.ts';
-import { deviceFromRow, flagFor, nullableStampText, stampText, toFlag, toId, toNullableStamp } from './rows.ts';
-import type { Database, DbTimestamp, DevicesTable, StoreDialect } from './schema.ts';
+import { deviceFromRow, flagFor, nullableStampText, stampText, toFlag, toId, toNullableStamp } from '../rows.ts';
+import type { Database, DbTimestamp, DevicesTable, StoreDialect } from '../schema.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
 
 // The (device, location) pairs of devices with `check_locations` (docs/engine.md, "Locations"):
 // one schedule and lease per pair in `device_location_checks`, claimed by location
@@ -98,10 +99,7 @@ export async function initialLocationStates(
 
 /** Which of `names` have a live worker, by the database's clock. */
 async function liveLocations(db: Kysely<Database>, dialect: StoreDialect, names: readonly string[]) {
-  const ago =
-    dialect === 'postgres'
-      ? sql`now() - ${LIVE_HEARTBEAT_MS} * interval '1 millisecond'`
-      : sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${LIVE_HEARTBEAT_MS / 1000} seconds`})`;
+  const ago = sqlOf(dialect).ago(LIVE_HEARTBEAT_MS);
   const { rows } = await sql<{ location: string }>`
     select distinct location from worker_heartbeats
     where last_seen_at > ${ago} and location in (${sql.join([...names])})`.execute(db);
@@ -121,7 +119,7 @@ export function recordLocationCheck(
   decide: LocationDecider,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const lock = dialect === 'postgres' ? sql`for update` : sql``;
+    const lock = sql.raw(sqlOf(dialect).forUpdate);
     const { rows: deviceRows } = await sql<Selectable<DevicesTable>>`
       select * from devices where id = ${lease.id} ${lock}`.execute(trx);
     const deviceRow = deviceRows[0];

@@ -1,6 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
-import type { Timestamp } from '../../core/index.ts';
+import type { Timestamp } from '../../../core/index.ts';
 import type {
   ClosedSeriesDays,
   Incident,
@@ -10,10 +10,10 @@ import type {
   ReportRange,
   ResponseTimePoint,
   ResponseTimeQuery,
-} from '../../core/index.ts';
-import { dayStart, responseSeries, seriesReads, type RollupInput, type StoredRollup } from '../../core/internal.ts';
-import { stampText, toFlag, toId, toNullableStamp, toStamp } from './rows.ts';
-import type { Database, DbTimestamp, DeviceRollupsTable, StoreDialect } from './schema.ts';
+} from '../../../core/index.ts';
+import { dayStart, responseSeries, seriesReads, type RollupInput, type StoredRollup } from '../../../core/internal.ts';
+import { stampText, toFlag, toId, toNullableStamp, toStamp } from '../rows.ts';
+import type { Database, DbTimestamp, DeviceRollupsTable, StoreDialect } from '../schema.ts';
 
 // What the report routes read (docs/engine.md, "Reports"). Every read first checks that the
 // record is the user's, so another user's id reads as not found.

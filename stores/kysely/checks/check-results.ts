@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { CheckResult, MonitoredKind, ResultsPage, Timestamp } from '../../core/index.ts';
+import type { CheckResult, MonitoredKind, ResultsPage, Timestamp } from '../../../core/index.ts';
 import { checkResultFromRow } from './result-rows.ts';
-import { countWriteSql } from './change-count.ts';
-import { maintainPartitions } from './result-partitions.ts';
-import { rolledUntil } from './report-reads.ts';
-import { stampText, toId } from './rows.ts';
+import { countWriteSql } from '../change-count.ts';
+import { maintainPartitions } from '../reports/result-partitions.ts';
+import { rolledUntil } from '../reports/report-reads.ts';
+import { stampText, toId } from '../rows.ts';
 import { TABLE_OF } from './schedule.ts';
-import type { Database, DbInteger, StoreDialect } from './schema.ts';
+import type { Database, DbInteger, StoreDialect } from '../schema.ts';
 
 /**
  * A record's results, newest first, below `beforeId` when given; undefined when the record does
@@ -41,7 +41,7 @@ export async function listCheckResults(
  * Deletes at most `limit` results checked before `before`, oldest first, and says how many. On
  * PostgreSQL rows another pruner is deleting are skipped rather than waited for, so workers
  * pruning at once share the work instead of queueing on one another; and first, whole days of
- * results go by dropping their partitions (result-partitions.ts), whatever `limit` says, and the
+ * results go by dropping their partitions (reports/result-partitions.ts), whatever `limit` says, and the
  * partitions of the next days are made.
  */
 export async function deleteCheckResultsBefore(
@@ -70,7 +70,7 @@ export async function deleteCheckResultsBefore(
     return Number(result.numAffectedRows ?? 0n);
   }
   // The change marker moves in the same statement when rows went: a series shows raw results in
-  // the hours its range cuts (SQLite's marker counts the store's own writes, kysely-store.ts).
+  // the hours its range cuts (SQLite's marker counts the store's own writes, store-context.ts).
   const { rows } = await sql<{ deleted: DbInteger }>`
     with deleted as (
       delete from check_results where id in (

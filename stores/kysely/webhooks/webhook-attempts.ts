@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { EventType, ResultsPage, Timestamp, WebhookAttempt } from '../../core/index.ts';
-import { stampText, toId, toStamp } from './rows.ts';
-import type { Database, StoreDialect } from './schema.ts';
+import type { EventType, ResultsPage, Timestamp, WebhookAttempt } from '../../../core/index.ts';
+import { stampText, toId, toStamp } from '../rows.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
+import type { Database, StoreDialect } from '../schema.ts';
 
 // A webhook's delivery attempts (`webhook_attempts`, migration 0007): what `GET /webhooks/deliveries`
 // lists, and their expiry with the raw results (docs/engine.md, "Scheduling").
@@ -54,7 +55,7 @@ export async function deleteWebhookAttemptsBefore(
   limit: number,
 ): Promise<number> {
   if (limit <= 0) return 0;
-  const skipLocked = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const skipLocked = sql.raw(sqlOf(dialect).skipLocked());
   const result = await sql`
     delete from webhook_attempts where id in (
       select id from webhook_attempts where attempted_at < ${stampText(before)}

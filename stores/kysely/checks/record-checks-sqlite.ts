@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Insertable, Kysely, RawBuilder } from 'kysely';
-import type { MonitoredKind } from '../../core/index.ts';
+import type { MonitoredKind } from '../../../core/index.ts';
 import type { BlacklistWrite, CheckWrite, DeviceWrite } from './check-writes.ts';
-import { flagFor, toId } from './rows.ts';
-import type { CheckResultsTable, Database, DbInteger, EventsTable } from './schema.ts';
+import { flagFor, toId } from '../rows.ts';
+import type { CheckResultsTable, Database, DbInteger, EventsTable } from '../schema.ts';
 
 // Recording a batch of checks on SQLite: the caller's transaction holds the write lock, and each
 // check is one fenced UPDATE in input order (statements cost no round trip here), so a record named

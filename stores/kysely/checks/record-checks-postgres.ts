@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder } from 'kysely';
-import type { MonitoredKind } from '../../core/index.ts';
+import type { MonitoredKind } from '../../../core/index.ts';
 import type { BlacklistWrite, CheckWrite, DeviceWrite } from './check-writes.ts';
-import { toId } from './rows.ts';
-import type { Database, DbInteger } from './schema.ts';
+import { toId } from '../rows.ts';
+import type { Database, DbInteger } from '../schema.ts';
 
 // Recording a batch of checks on PostgreSQL is one statement whatever the batch's size: each
 // column of the batch is one array parameter, unnested into rows. The text never changes, so it

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
-import type { ClaimRequest, Lease, MonitoredKind, Timestamp } from '../../core/index.ts';
-import { flagFor, stampText, toFlag, toId, toStamp } from './rows.ts';
-import type { Database, DbFlag, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
+import type { ClaimRequest, Lease, MonitoredKind, Timestamp } from '../../../core/index.ts';
+import { flagFor, stampText, toFlag, toId, toStamp } from '../rows.ts';
+import type { Database, DbFlag, DbInteger, DbTimestamp, StoreDialect } from '../schema.ts';
 
 /** The tables whose records the engine checks. */
 export type CheckedTable = 'devices' | 'blacklist_monitors';
@@ -37,7 +37,7 @@ export interface ClaimedRow<T extends CheckedTable> {
  * On PostgreSQL one statement: `FOR UPDATE SKIP LOCKED` makes concurrent claimers pass over each
  * other's rows, and a row another claim committed meanwhile is read again and no longer qualifies,
  * so no record is claimed twice. On SQLite a transaction, which takes the database's one write
- * lock as it begins with every runtime's driver (sqlite-transactions.ts), reads the due rows and
+ * lock as it begins with every runtime's driver (drivers/sqlite-transactions.ts), reads the due rows and
  * leases them.
  */
 export async function claimDue<T extends CheckedTable>(

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { ClaimedLocationCheck, LocationClaimRequest } from '../../core/internal.ts';
-import { deviceFromRow, stampText, toId, toStamp } from './rows.ts';
-import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
+import type { ClaimedLocationCheck, LocationClaimRequest } from '../../../core/internal.ts';
+import { deviceFromRow, stampText, toId, toStamp } from '../rows.ts';
+import type { Database, DbInteger, DbTimestamp, StoreDialect } from '../schema.ts';
 
 // The claim of one location's due (device, location) pairs (docs/engine.md, "Locations"); the
 // pairs themselves, and the write of a location's result, are in location-checks.ts.

@@ -1,10 +1,10 @@
 import { dirname, resolve } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import type { Dialect } from 'kysely';
-import { KyselyStore } from './kysely-store.ts';
+import { KyselyStore } from '../kysely-store.ts';
 import { makeDirectories } from './make-directories.ts';
 import { apiTimestampTypes } from './pg-timestamps.ts';
-import type { Database, StoreDialect } from './schema.ts';
+import type { Database, StoreDialect } from '../schema.ts';
 import type { OpenedSqlite } from './sqlite-pragmas.ts';
 
 export const ACCEPTED_DATABASE_URLS = 'postgres://..., postgresql://..., sqlite:PATH or sqlite::memory:';

@@ -10,12 +10,13 @@ import {
   rollupP95,
   type LatencyRollup,
   type Timestamp,
-} from '../../core/internal.ts';
+} from '../../../core/internal.ts';
 import { readRollupInput, rollupFromRow, rolledUntil } from './report-reads.ts';
-import { stampText, toStamp } from './rows.ts';
-import { dialectOf } from './schema.ts';
-import type { Database, StoreDialect } from './schema.ts';
+import { stampText, toStamp } from '../rows.ts';
+import { dialectOf } from '../schema.ts';
+import type { Database, StoreDialect } from '../schema.ts';
 import { insertHourlyRollupsPostgres } from './rollup-postgres.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
 
 // The report upkeep (docs/engine.md, "Reports"): rolling finished hours up, off the checks' write
 // path, and expiring old report rows.
@@ -157,7 +158,7 @@ export async function rollUpResults(db: Kysely<Database>, before: Timestamp, max
 
 /** `delete ... where <key> in (select <key> ... limit n)`: at most n rows of a table. */
 function deleteSome(dialect: StoreDialect, table: string, where: RawBuilder<unknown>, limit: number) {
-  const key = sql.raw(dialect === 'postgres' ? 'ctid' : 'rowid');
+  const key = sql.raw(sqlOf(dialect).rowKey);
   return sql`delete from ${sql.table(table)} where ${key} in (
     select ${key} from ${sql.table(table)} as t where ${where} limit ${limit})`;
 }
@@ -170,7 +171,7 @@ export async function deleteReportsBefore(
   limit: number,
 ): Promise<number> {
   const cutoff = stampText(before);
-  const at = dialect === 'postgres' ? sql`cast(${cutoff} as timestamptz)` : sql`${cutoff}`;
+  const at = sqlOf(dialect).stamp(cutoff);
   const deletions: [string, RawBuilder<unknown>][] = [
     ['device_rollups_hourly', sql`t.start < ${at}`],
     ['device_rollups_daily', sql`t.start < ${at}`],

@@ -5,9 +5,9 @@ import {
   type NewCheckResult,
   type NewMonitoringEvent,
   type ProbeName,
-} from '../../core/index.ts';
-import { stampText, toFlag, toId, toStamp } from './rows.ts';
-import type { CheckResultsTable } from './schema.ts';
+} from '../../../core/index.ts';
+import { stampText, toFlag, toId, toStamp } from '../rows.ts';
+import type { CheckResultsTable } from '../schema.ts';
 
 // Conversions of check results and events. The columns every result has are columns; the fields
 // of one probe (zone, http_status, tls_valid_to, banner, ...) are one JSON object, so a new probe

@@ -1,6 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Database } from './schema.ts';
+import type { Database } from '../schema.ts';
 
 type Table = 'devices' | 'blacklist_monitors';
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.ts';
+import type { Database } from '../schema.ts';
 
 // Rolling raw results up into hourly rows on PostgreSQL (docs/engine.md, "Reports"), summed by the
 // database: the raw rows never leave it, so an hour of a million devices' checks costs the

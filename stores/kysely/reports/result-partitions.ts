@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import { DAY_MS } from '../../core/internal.ts';
-import { countWriteSql } from './change-count.ts';
+import { DAY_MS } from '../../../core/internal.ts';
+import { countWriteSql } from '../change-count.ts';
 
 // Raw results on PostgreSQL, partitioned by UTC day (docs/engine.md, "Reports"): one partition
 // per day, `check_results_pYYYYMMDD` for [day, day + 1), and `check_results_default` for rows of a

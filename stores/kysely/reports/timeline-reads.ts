@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import { DEVICE_STATUSES, type DeviceStatus, type ReportRange, type StatusTotals } from '../../core/index.ts';
-import { totalColumn } from './migrations/timeline-totals.ts';
-import { stampText, toStamp } from './rows.ts';
-import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
+import { DEVICE_STATUSES, type DeviceStatus, type ReportRange, type StatusTotals } from '../../../core/index.ts';
+import { totalColumn } from '../migrations/timeline-totals.ts';
+import { stampText, toStamp } from '../rows.ts';
+import type { Database, DbInteger, DbTimestamp, StoreDialect } from '../schema.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
 
 // Availability read from the running totals on the status timeline (docs/reports.md,
 // "Availability"; migrations/timeline-totals.ts writes them).
@@ -36,7 +37,7 @@ export async function deviceStatusTotals(
 ): Promise<StatusTotals | undefined> {
   const from = stampText(range.from);
   const to = stampText(range.to);
-  const stamp = dialect === 'postgres' ? (v: string) => sql`cast(${v} as timestamptz)` : (v: string) => sql`${v}`;
+  const { stamp } = sqlOf(dialect);
   const columns = sql.raw(`at, to_status, ${TOTALS.join(', ')}, total_downs, cast(null as bigint) as longest`);
   const device = sql`(select id from owned)`;
   // The ends of down periods longest first: the first inside the range is the answer, usually

@@ -13,8 +13,8 @@ import type {
   StoredMaintenanceWindow,
   Timestamp,
   UpdateResult,
-} from '../../core/index.ts';
-import { eventValues } from './result-rows.ts';
+} from '../../../core/index.ts';
+import { eventValues } from '../checks/result-rows.ts';
 import {
   deviceFromRow,
   flagFor,
@@ -24,12 +24,12 @@ import {
   toId,
   toNullableStamp,
   toStamp,
-} from './rows.ts';
-import { TABLE_OF } from './schedule.ts';
-import type { Database, DevicesTable, MaintenanceWindowsTable, StoreDialect } from './schema.ts';
-import { applyChange } from './apply-change.ts';
-import { listOwnedRows, pickColumns, readOwnedRow } from './update-record.ts';
-import { setLocationsEnabled } from './location-checks.ts';
+} from '../rows.ts';
+import { TABLE_OF } from '../checks/schedule.ts';
+import type { Database, DevicesTable, MaintenanceWindowsTable, StoreDialect } from '../schema.ts';
+import { applyChange } from '../records/apply-change.ts';
+import { listOwnedRows, pickColumns, readOwnedRow } from '../records/update-record.ts';
+import { setLocationsEnabled } from '../checks/location-checks.ts';
 
 function parseIds(text: string): number[] {
   const value: unknown = JSON.parse(text);
@@ -115,7 +115,7 @@ export class KyselyMaintenance implements MaintenanceStore {
     return row && withoutOwner(windowFromRow(row));
   }
 
-  /** A change as for devices (apply-change.ts); windows have no duplicates. */
+  /** A change as for devices (records/apply-change.ts); windows have no duplicates. */
   async updateMaintenanceWindow(
     userId: number,
     id: number,

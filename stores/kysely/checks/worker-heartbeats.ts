@@ -5,23 +5,22 @@ import {
   LIVE_HEARTBEAT_MS,
   type LocationSummary,
   type WorkerHeartbeat,
-} from '../../core/internal.ts';
-import { stampText, toStamp } from './rows.ts';
-import type { Database, DbInteger, DbTimestamp, StoreDialect } from './schema.ts';
+} from '../../../core/internal.ts';
+import { stampText, toStamp } from '../rows.ts';
+import type { Database, DbInteger, DbTimestamp, StoreDialect } from '../schema.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
 
 // Worker heartbeats (docs/engine.md, "Locations"), stamped and judged by the database's clock:
 // every worker and every API instance then agree on who is live, whatever their own clocks say.
 
 /** The database's clock, as the text form the store writes (SQLite) or a timestamptz (PostgreSQL). */
 function databaseNow(dialect: StoreDialect) {
-  return dialect === 'postgres' ? sql`now()` : sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+  return sqlOf(dialect).ago(0);
 }
 
 /** `now` minus `ms`, by the database's clock. */
 function databaseAgo(dialect: StoreDialect, ms: number) {
-  return dialect === 'postgres'
-    ? sql`now() - ${ms} * interval '1 millisecond'`
-    : sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${ms / 1000} seconds`})`;
+  return sqlOf(dialect).ago(ms);
 }
 
 /** Writes a worker's heartbeat (one row per worker id) and forgets those older than a day. */
