@@ -542,7 +542,7 @@ async function benchHandCreate(api: Api, database: string, script: string, env: 
   await hand.stop();
 }
 
-/** 3b. POST /v1/devices/create on SQLite against the hand-written server over better-sqlite3. */
+/** 3b. POST /v1/devices/create on SQLite against the hand-written server over node:sqlite. */
 async function benchCreateSqlite(): Promise<void> {
   const api = await serveApi(`sqlite:${join(work, 'create.db')}`);
   const handFile = join(work, 'create-hand.db');

@@ -43,5 +43,6 @@ export const blacklistMonitorRoutes = resourceRoutes<BlacklistMonitor, NewBlackl
   },
   update: (store, userId, id, change) => store.updateBlacklistMonitor(userId, id, change),
   duplicate: 'duplicate_blacklist_monitor',
+  kind: 'blacklist_monitor',
   notFound: 'blacklist_monitor_not_found',
 });

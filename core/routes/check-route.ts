@@ -2,7 +2,7 @@ import { toTimestamp } from '../clock.ts';
 import { errors } from '../http/errors.ts';
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import type { MonitoredKind } from '../store/monitoring-store.ts';
-import { parseDeleteId } from '../validation/list-query.ts';
+import { parseIdAlone } from '../validation/list-query.ts';
 import type { RouteContext } from './route-context.ts';
 
 /** The least time between two on-demand checks of one record that take effect. */
@@ -18,7 +18,7 @@ export const CHECK_REQUEST_GAP_MS = 60_000;
 export function checkRoute(kind: MonitoredKind, notFound: 'device_not_found' | 'blacklist_monitor_not_found') {
   return async (call: RouteContext): Promise<ApiResponse> => {
     // The id and its parameters are judged as a delete judges them.
-    const id = parseDeleteId(call.url.query);
+    const id = parseIdAlone(call.url.query);
     const at = toTimestamp(call.now);
     const result = await call.store.requestCheck(call.key.user_id, kind, id, at, CHECK_REQUEST_GAP_MS);
     switch (result.outcome) {

@@ -40,5 +40,6 @@ export const deviceRoutes = resourceRoutes<Device, NewDevice>({
   },
   update: (store, userId, id, change) => store.updateDevice(userId, id, change),
   duplicate: 'duplicate_device',
+  kind: 'device',
   notFound: 'device_not_found',
 });

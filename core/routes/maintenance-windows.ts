@@ -11,7 +11,7 @@ import {
   parseMaintenanceWindowInput,
 } from '../validation/maintenance-window-input.ts';
 import { failIfAny } from '../validation/parse-fields.ts';
-import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
+import { parseIdAlone, refuseQuery } from '../validation/list-query.ts';
 import { parsePatch } from '../validation/patch-input.ts';
 import { changedFields } from './record-change.ts';
 import { listResponse } from './list-response.ts';
@@ -76,13 +76,13 @@ export const maintenanceWindowRoutes = {
   },
 
   async get(call: RouteContext): Promise<ApiResponse> {
-    const window = await call.store.getMaintenanceWindow(call.key.user_id, parseDeleteId(call.url.query));
+    const window = await call.store.getMaintenanceWindow(call.key.user_id, parseIdAlone(call.url.query));
     if (window === undefined) throw notFound();
     return successResponse(200, shown(window, call.now));
   },
 
   async update(call: RouteContext): Promise<ApiResponse> {
-    const id = parseDeleteId(call.url.query);
+    const id = parseIdAlone(call.url.query);
     const body = await readJsonObject(call.request, call.bodyLimit);
     const userId = call.key.user_id;
     const at = toTimestamp(call.now);
@@ -117,7 +117,7 @@ export const maintenanceWindowRoutes = {
   },
 
   async remove(call: RouteContext): Promise<ApiResponse> {
-    const id = parseDeleteId(call.url.query);
+    const id = parseIdAlone(call.url.query);
     if (!(await call.store.deleteMaintenanceWindow(call.key.user_id, id))) throw notFound();
     const deleted: Deleted = { id, deleted: true };
     return successResponse(200, deleted);

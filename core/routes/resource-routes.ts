@@ -4,7 +4,7 @@ import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { readJsonObject } from '../http/read-json-body.ts';
 import type { Deleted, Timestamp } from '../records/index.ts';
 import type { CreateResult, PageRequest, RecordChange, Store, UpdateResult } from '../store/store.ts';
-import { parseDeleteId, refuseQuery } from '../validation/list-query.ts';
+import { parseIdAlone, refuseQuery } from '../validation/list-query.ts';
 import type { RouteContext } from './route-context.ts';
 import { listResponse } from './list-response.ts';
 
@@ -17,6 +17,8 @@ export interface PreparedChange<T, New> {
 
 /** What differs between the API's resources; list, create and delete work alike for all. */
 export interface ResourceSpec<T extends { id: number }, New> {
+  /** What the record is: the recent records keep each kind apart under it. */
+  kind: 'device' | 'blacklist_monitor' | 'webhook';
   /** `options` is the call itself: the target policy and the installation's DNSBL zones. */
   parse(input: Record<string, unknown>, options: RouteContext, createdAt: string): New;
   list(store: Store, userId: number, page: PageRequest): Promise<T[]>;
@@ -74,33 +76,33 @@ export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec
       const record = spec.parse(body, call, toTimestamp(call.now));
       const result = await spec.create(call.store, call.key.user_id, record);
       if ('duplicateOf' in result) throw errors.duplicate(spec.duplicate, result.duplicateOf);
-      call.recentRecords.set(spec.notFound, call.key.user_id, result.created.id, result.created);
+      call.recentRecords.set(spec.kind, call.key.user_id, result.created.id, result.created);
       return successResponse(201, result.created);
     },
     async remove(call) {
-      const id = parseDeleteId(call.url.query);
-      call.recentRecords.forget(spec.notFound, id);
+      const id = parseIdAlone(call.url.query);
+      call.recentRecords.forget(spec.kind, id);
       if (!(await spec.remove(call.store, call.key.user_id, id))) throw errors.notFound(spec.notFound);
       const deleted: Deleted = { id, deleted: true };
       return successResponse(200, deleted);
     },
     async get(call) {
-      const id = parseDeleteId(call.url.query);
+      const id = parseIdAlone(call.url.query);
       const record = await spec.get(call.store, call.key.user_id, id);
       if (record === undefined) throw errors.notFound(spec.notFound);
-      call.recentRecords.set(spec.notFound, call.key.user_id, id, record);
+      call.recentRecords.set(spec.kind, call.key.user_id, id, record);
       return successResponse(200, record);
     },
     async update(call) {
       // The id and the body's form are judged first; its fields are judged against the record.
-      const id = parseDeleteId(call.url.query);
+      const id = parseIdAlone(call.url.query);
       const body = await readJsonObject(call.request, call.bodyLimit);
       const userId = call.key.user_id;
       const at = toTimestamp(call.now);
       const recent = call.recentRecords;
       // The record last answered, when there is one, is a guess the store's compare-and-set
       // checks; every other decision is made on the record as read.
-      const guess = recent.get<T>(spec.notFound, userId, id);
+      const guess = recent.get<T>(spec.kind, userId, id);
       const guessed = guess === undefined ? undefined : prepareGuessed(spec, guess, body, call, at);
       const from = guessed === undefined ? await spec.get(call.store, userId, id) : guess!;
       if (from === undefined) throw errors.notFound(spec.notFound);
@@ -116,15 +118,15 @@ export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec
       };
       const result = await spec.update(call.store, userId, id, { ...prepared.change, from, reapply });
       if (result === undefined) {
-        recent.forget(spec.notFound, id);
+        recent.forget(spec.kind, id);
         throw errors.notFound(spec.notFound);
       }
       if ('duplicateOf' in result) throw errors.duplicate(spec.duplicate, result.duplicateOf);
       if ('stale' in result) {
-        recent.forget(spec.notFound, id);
+        recent.forget(spec.kind, id);
         throw new Error('updating a record: the store answered stale to a change it was to judge again (reapply)');
       }
-      recent.set(spec.notFound, userId, id, result.updated);
+      recent.set(spec.kind, userId, id, result.updated);
       return successResponse(200, answer(result.updated));
     },
   };

@@ -4,7 +4,7 @@ import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import type { CreatedWebhook, Webhook } from '../records/index.ts';
 import type { WebhookChange } from '../store/webhook-store.ts';
 import { flag, optional } from '../validation/field-schemas.ts';
-import { parseDeleteId } from '../validation/list-query.ts';
+import { parseIdAlone } from '../validation/list-query.ts';
 import { parsePatch } from '../validation/patch-input.ts';
 import { parseWebhookInput, webhookHints, webhookSchema } from '../validation/webhook-input.ts';
 import { generateWebhookSecret } from '../webhook-secret.ts';
@@ -59,6 +59,7 @@ export const webhookRoutes = resourceRoutes<Webhook, WebhookChange>({
   },
   update: (store, userId, id, change) => store.updateWebhook(userId, id, change),
   duplicate: 'duplicate_webhook',
+  kind: 'webhook',
   notFound: 'webhook_not_found',
 });
 
@@ -68,7 +69,7 @@ export const webhookRoutes = resourceRoutes<Webhook, WebhookChange>({
  * not read. Nothing is stored: the attempt is the answer.
  */
 export async function testWebhook(call: RouteContext): Promise<ApiResponse> {
-  const id = parseDeleteId(call.url.query);
+  const id = parseIdAlone(call.url.query);
   const webhook = await call.store.webhookWithSecret(call.key.user_id, id);
   if (webhook === undefined) throw errors.notFound('webhook_not_found');
   if (call.webhookSender === undefined) throw errors.webhookTestUnavailable();

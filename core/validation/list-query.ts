@@ -114,7 +114,7 @@ export function refuseQuery(query: string): void {
   if (details.length > 0) throw errors.validationFailed(details);
 }
 
-const DELETE_PARAMS = new Set(['id']);
+const ID_ALONE_PARAMS = new Set(['id']);
 const ID_ALONE = /^id=[0-9]+$/;
 
 /**
@@ -130,12 +130,15 @@ export function parseRecordId(query: string): number {
   return id;
 }
 
-/** The `id` of a delete (see `parseRecordId`); any other parameter is refused. */
-export function parseDeleteId(query: string): number {
+/**
+ * The `id` of a route that takes nothing else (get, update, delete, check; see `parseRecordId`):
+ * any other parameter is refused.
+ */
+export function parseIdAlone(query: string): number {
   const id = parseRecordId(query);
   // The usual query, `id` alone and plain, has no other parameter to look for.
   if (ID_ALONE.test(query)) return id;
-  const { details } = queryValues(query, DELETE_PARAMS, {});
+  const { details } = queryValues(query, ID_ALONE_PARAMS, {});
   if (details.length > 0) throw errors.validationFailed(details);
   return id;
 }

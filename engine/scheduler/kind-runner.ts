@@ -9,10 +9,6 @@ import { WriteBuffer, type WriteTally } from './write-buffer.ts';
 /** What a runner checks: a kind of record, or the (device, location) pairs of this worker's location. */
 export type RunnerName = MonitoredKind | 'device location';
 
-/**
- * One kind of record as the scheduler sees it: how it is claimed, checked and recorded. Devices
- * and blacklist monitors each plug in as one of these; the scheduling is the same for both.
- */
 /** What the scheduler reads of any check's outcome: one result per probe or zone. */
 export interface CheckOutcomeLike {
   results: readonly { probe: string; ok: boolean; error: string | null }[];
@@ -35,6 +31,10 @@ function checkVerdict(outcome: CheckOutcomeLike): CheckVerdict {
   return verdict;
 }
 
+/**
+ * One kind of record as the scheduler sees it: how it is claimed, checked and recorded. Devices
+ * and blacklist monitors each plug in as one of these; the scheduling is the same for both.
+ */
 export interface CheckKind<C extends Claimed<unknown>, O extends CheckOutcomeLike> {
   readonly name: RunnerName;
   claim(request: ClaimRequest): Promise<C[]>;
@@ -76,7 +76,7 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
   /** The kind of record checked, as metrics and the summary count it: a location's check is a device's. */
   readonly kind: MonitoredKind;
   readonly #kind: CheckKind<C, O>;
-  readonly #s: RunnerSettings;
+  readonly #settings: RunnerSettings;
   readonly #buffer: WriteBuffer<O>;
   /** Records claimed and not yet written, fenced or given up. */
   #held = 0;
@@ -85,7 +85,7 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
     this.name = kind.name;
     this.kind = kind.name === 'device location' ? 'device' : kind.name;
     this.#kind = kind;
-    this.#s = settings;
+    this.#settings = settings;
     const { metrics } = settings;
     this.#buffer = new WriteBuffer<O>({
       kind: kind.name,
@@ -143,22 +143,22 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
    * only when the claim itself fails.
    */
   async claimAndStart(limit: number, dueByMs?: number): Promise<number> {
-    const nowMs = this.#s.clock.now();
-    const leaseUntilMs = nowMs + this.#s.leaseMs;
+    const nowMs = this.#settings.clock.now();
+    const leaseUntilMs = nowMs + this.#settings.leaseMs;
     const started = performance.now();
     const claimed = await this.#kind.claim({
-      owner: this.#s.owner,
+      owner: this.#settings.owner,
       now: new Date(Math.min(dueByMs ?? nowMs, nowMs)).toISOString(),
       limit,
       leaseUntil: new Date(leaseUntilMs).toISOString(),
     });
-    this.#s.metrics.claimed?.(this.kind, claimed.length, performance.now() - started);
+    this.#settings.metrics.claimed?.(this.kind, claimed.length, performance.now() - started);
     if (claimed.length === 0) return 0;
-    this.#s.tally.claimed += claimed.length;
+    this.#settings.tally.claimed += claimed.length;
     this.#held += claimed.length;
     this.#logLag(nowMs, claimed);
     // Each starts now if a slot is free, else as soon as one is (slots.ts).
-    for (const record of claimed) this.#s.slots.run(() => this.#start(record, leaseUntilMs));
+    for (const record of claimed) this.#settings.slots.run(() => this.#start(record, leaseUntilMs));
     return claimed.length;
   }
 
@@ -169,7 +169,7 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
 
   /** Runs one check in the slot `slots.run` took for it, and gives the slot back when it ends. */
   #start(claimed: C, leaseUntilMs: number): void {
-    const slots = this.#s.slots;
+    const slots = this.#settings.slots;
     let checking: Promise<O>;
     try {
       checking = this.#kind.check(claimed, leaseUntilMs);
@@ -182,11 +182,11 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
       .then(
         (outcome) => this.#buffer.add({ lease: claimed.lease, outcome }),
         (error: unknown) => {
-          this.#s.tally.crashed++;
+          this.#settings.tally.crashed++;
           this.#held--;
-          this.#s.summary.lost(1);
+          this.#settings.summary.lost(1);
           // The id stays out of the message, so that one failure repeated is logged once (bounded-logger.ts).
-          this.#s.logger.error?.(`checking a ${this.name} failed unexpectedly`, error);
+          this.#settings.logger.error?.(`checking a ${this.name} failed unexpectedly`, error);
         },
       )
       .finally(() => slots.release());
@@ -197,13 +197,13 @@ export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> 
    * batch at debug level (a busy worker claims many batches a second).
    */
   #logLag(nowMs: number, claimed: readonly C[]): void {
-    const log = this.#s.logger.debug;
-    const observe = this.#s.metrics.lag;
+    const log = this.#settings.logger.debug;
+    const observe = this.#settings.metrics.lag;
     let max = 0;
     let sum = 0;
     for (const { due_at } of claimed) {
       const lag = Math.max(0, nowMs - Date.parse(due_at));
-      this.#s.summary.claimed(lag);
+      this.#settings.summary.claimed(lag);
       observe?.(this.kind, lag);
       sum += lag;
       if (lag > max) max = lag;

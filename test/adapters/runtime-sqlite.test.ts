@@ -1,7 +1,7 @@
 /**
  * The Store contract on SQLite inside Bun and Deno, through the driver `openKyselyStore` picks
  * there (bun:sqlite, node:sqlite via stores/kysely/drivers/sqlite-node.ts), by each runtime's own test
- * runner. Deno runs without --allow-ffi, so better-sqlite3's native module could not stand in.
+ * runner. Deno runs without --allow-ffi: nothing native is loaded.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

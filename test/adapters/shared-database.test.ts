@@ -1,6 +1,6 @@
 /**
  * The four examples (node:http, Express, Bun, Deno) serving ONE SQLite file at the same time,
- * each through its own runtime's driver (better-sqlite3, bun:sqlite, node:sqlite): what one
+ * each through its own runtime's driver (node:sqlite on Node and Deno, bun:sqlite on Bun): what one
  * writes, the others read, and the file stays consistent under WAL and the busy timeout. The
  * file is made by the CLI, as an operator would make it.
  */

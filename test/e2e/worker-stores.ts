@@ -3,7 +3,7 @@
  * pool), as separate `monitoring-api worker` processes would: a fresh database of the file's own.
  *
  * On SQLite the workers share one store (one connection), as the engine and the API of
- * `serve --worker` do. Separate connections to one file cannot share a process: better-sqlite3
+ * `serve --worker` do. Separate connections to one file cannot share a process: node:sqlite
  * is synchronous, so a connection waiting out `busy_timeout` for the write lock blocks the very
  * event loop the lock holder needs to commit, and fails with SQLITE_BUSY after 5 s. Several
  * processes on one SQLite file are not a configuration docs/engine.md §3 offers ("on SQLite one

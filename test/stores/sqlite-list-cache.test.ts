@@ -70,7 +70,7 @@ describe('list answers reused on SQLite, never stale', () => {
     const user = await one.store.createUser({ name: null, created_at: '2026-01-01T00:00:00.000Z' });
     const before = await one.store.changeMarker();
     // Three list requests read in one turn, and a create by another connection begun after the
-    // first of them: better-sqlite3 runs it within the turn, before the shared read begins.
+    // first of them: node:sqlite runs it within the turn, before the shared read begins.
     const first = one.store.changeMarker(performance.now());
     const createdBetween = two.store.createDevice(
       user.id,

@@ -10,8 +10,8 @@ import type { CliResult } from './cli.ts';
 
 /**
  * The command lines of this process run one after another. As processes, two commands on one
- * SQLite file wait for each other's lock; in one thread, better-sqlite3 waits for a lock by
- * blocking the thread, so the command holding it could never finish and the waiter would fail
+ * SQLite file wait for each other's lock; in one thread, a synchronous SQLite driver (node:sqlite) waits for
+ * a lock by blocking the thread, so the command holding it could never finish and the waiter would fail
  * with "database is locked".
  */
 let queue: Promise<unknown> = Promise.resolve();
