@@ -1,22 +1,16 @@
 import { HEARTBEAT_INTERVAL_MS } from '../../core/internal.ts';
 import type { EngineLogger } from '../logger.ts';
 import type { ResolvedEngineOptions } from '../options.ts';
-
-export interface Heartbeat {
-  /** Records one heartbeat now; never rejects (a failure is logged). */
-  beat(): Promise<void>;
-  /** Records one now and then every 10 s, until `stop()`. */
-  start(): void;
-  /** Stops the beats; resolves once the one in flight, if any, has ended. */
-  stop(): Promise<void>;
-}
+import type { EngineService } from '../service.ts';
 
 /**
  * The worker's sign of life (docs/engine.md, "Locations"): its id, location and version, written
  * through the store, which stamps it with the database's clock. A store without `recordHeartbeat`
- * gets none. A failed heartbeat is logged once per streak and tried again at the next.
+ * gets none. A failed heartbeat is logged once per streak and tried again at the next. `start()`
+ * records one now and then one every 10 s by a timer of the host's; `runOnce()` records one now
+ * and never rejects.
  */
-export function createHeartbeat(resolved: ResolvedEngineOptions, logger: EngineLogger): Heartbeat {
+export function heartbeat(resolved: ResolvedEngineOptions, logger: EngineLogger): EngineService {
   const record = resolved.store.recordHeartbeat?.bind(resolved.store);
   const startedAt = new Date(resolved.clock.now()).toISOString();
   let failing = false;
@@ -40,7 +34,8 @@ export function createHeartbeat(resolved: ResolvedEngineOptions, logger: EngineL
   };
   const beat = () => (inFlight = inFlight.then(beatOnce));
   return {
-    beat,
+    name: 'heartbeat',
+    runOnce: beat,
     start() {
       if (timer !== undefined) return;
       void beat();
