@@ -253,14 +253,29 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     await waitFor('the stale worker to ask about all 20', () =>
       [...askedTimes(dns, names).values()].every((n) => n >= 1),
     );
-    const b = await startWorker([...common, '--dnsbl-zone', fresh, '--poll-interval', '200', '--worker-id', 'fresh']);
+    // Its DNS deadline is generous too: on a busy machine an answer of the test's own DNS server can
+    // take longer than the default 5 s, and a check that timed out is `error`, due again only in an
+    // hour, so the wait below would never end.
+    const b = await startWorker([
+      ...common,
+      '--dnsbl-zone',
+      fresh,
+      '--dns-timeout',
+      '60000',
+      '--poll-interval',
+      '200',
+      '--worker-id',
+      'fresh',
+    ]);
+    let seen = '';
     await waitFor(
-      'the fresh worker to record all 20 clean',
-      async () =>
-        (await scalar(
-          db,
-          sql<{ n: string }>`select count(*) as n from blacklist_monitors where last_status = 'clean'`,
-        )) === 20,
+      () => `the fresh worker to record all 20 clean; the monitors' statuses: ${seen}`,
+      async () => {
+        const { rows } = await sql<{ last_status: string | null; n: string }>`
+          select last_status, count(*) as n from blacklist_monitors group by 1 order by 1`.execute(db.opened.db);
+        seen = JSON.stringify(rows);
+        return rows.length === 1 && rows[0]!.last_status === 'clean' && Number(rows[0]!.n) === 20;
+      },
     );
     await stop(b);
     // Now the stale worker's checks finish (listed) and it writes them under its lost leases.
