@@ -49,7 +49,10 @@ export interface WebhookAttempt {
   duration_ms: number | null;
 }
 
-/** The answer of `POST /webhooks/create`: the only time the signing secret is shown. */
+/**
+ * The answer of `POST /webhooks/create`, or of an update with `rotate_secret: true`: the only
+ * answers that show the signing secret.
+ */
 export interface CreatedWebhook extends Webhook {
   /** `whsec_` + base64 of 32 random bytes; the HMAC key is the decoded bytes. */
   secret: string;
