@@ -126,7 +126,7 @@ export class KyselyMaintenance implements MaintenanceStore {
       this.db,
       this.dialect,
       {
-        rowChange: (c: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>, locked) => ({
+        rowChange: (c: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>) => ({
           table: 'maintenance_windows',
           userId,
           id,
@@ -134,7 +134,7 @@ export class KyselyMaintenance implements MaintenanceStore {
           at: c.at,
           events: [],
           set: pickColumns(this.#row(c.to), c.fields),
-          expect: locked ? {} : pickColumns(this.#row(c.from), c.fields),
+          expect: pickColumns(this.#row(c.from), c.fields),
         }),
         judged: shown,
         answered: shown,

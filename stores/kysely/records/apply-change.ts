@@ -7,10 +7,10 @@ import { isUniqueViolation, readOwnedRow, updateLockedRow, updateRow, type RowCh
 /** What `applyChange` needs to know of one kind of record. */
 export interface ChangedKind<T, New, Row, Out> {
   /**
-   * The change as SQL. `locked`: the row is held by the change's transaction, so nothing need be
-   * compared (`expect` empty); otherwise a compare-and-set on what the change was judged against.
+   * The change as SQL: a compare-and-set (`expect`) on what the change was judged against.
+   * `applyChange` drops the comparison when it writes under the row's lock.
    */
-  rowChange(change: RecordChange<T, New>, locked: boolean): RowChange;
+  rowChange(change: RecordChange<T, New>): RowChange;
   /** A row as the API judges a request against it. */
   judged(row: Row): T;
   /** A row as the store answers it. */
@@ -38,7 +38,7 @@ export async function applyChange<T, New, Row, Out>(
     const existing = await kind.findDuplicate?.(to);
     return existing === undefined ? undefined : { duplicateOf: toId(existing.id) };
   };
-  const compared = kind.rowChange(change, false);
+  const compared = kind.rowChange(change);
   const { table, userId, id } = compared;
   try {
     const row = await updateRow<Row>(db, dialect, compared);
@@ -61,7 +61,8 @@ export async function applyChange<T, New, Row, Out>(
         const again = reapply(from);
         if (again === null) return null;
         to = again.to;
-        return kind.rowChange({ ...again, from }, true);
+        // Held by this transaction, the row needs no comparison: it is what `again` was judged on.
+        return { ...kind.rowChange({ ...again, from }), expect: {} };
       });
       return row === undefined ? undefined : { updated: kind.answered(row) };
     } catch (error) {

@@ -42,7 +42,7 @@ export async function updateMonitored<T extends Monitored, New extends NewMonito
 ): Promise<UpdateResult<T>> {
   try {
     const kind: ChangedKind<T, New, Row, T> = {
-      rowChange: (c, locked) => rowChange(ctx, of, userId, id, c, locked),
+      rowChange: (c) => rowChange(ctx, of, userId, id, c),
       judged: of.fromRow,
       answered: of.fromRow,
       findDuplicate: of.findDuplicate,
@@ -56,8 +56,8 @@ export async function updateMonitored<T extends Monitored, New extends NewMonito
 }
 
 /**
- * A device's or monitor's change as SQL: the fields that change, compared (unless `locked`)
- * with what they held when the change was judged, and for a pause, resume or restart of a
+ * A device's or monitor's change as SQL: the fields that change, compared with what they held
+ * when the change was judged, and for a pause, resume or restart of a
  * device its status too, since the change moves it.
  */
 function rowChange<T extends Monitored, New extends NewMonitored, Row>(
@@ -66,7 +66,6 @@ function rowChange<T extends Monitored, New extends NewMonitored, Row>(
   userId: number,
   id: number,
   change: RecordChange<T, New>,
-  locked: boolean,
 ): RowChange {
   const { table } = of;
   const before = fieldColumns(ctx.dialect, change.from, change.fields);
@@ -75,9 +74,9 @@ function rowChange<T extends Monitored, New extends NewMonitored, Row>(
     before,
     change.fields.filter((name) => Object.hasOwn(change.from, name)),
   );
-  const expect = locked ? {} : { ...judged };
+  const expect = { ...judged };
   const movesStatus = change.effect === 'pause' || change.effect === 'resume' || change.effect === 'restart';
-  if (!locked && table === 'devices' && movesStatus) expect.status = (change.from as Device).status;
+  if (table === 'devices' && movesStatus) expect.status = (change.from as Device).status;
   const last = change.from.last_checked_at;
   const latest =
     last === null ? undefined : new Date(Date.parse(last) + change.to.check_interval_s * 1000).toISOString();

@@ -136,12 +136,12 @@ export class KyselyWebhooks implements WebhookStore {
       this.db,
       this.dialect,
       {
-        rowChange: (c: RecordChange<Webhook, WebhookChange>, locked) => ({
+        rowChange: (c: RecordChange<Webhook, WebhookChange>) => ({
           table: 'webhooks',
           userId,
           id,
           set: { ...columns(c.to), ...(c.to.secret === undefined ? {} : { secret: c.to.secret }) },
-          expect: locked ? {} : columns(c.from),
+          expect: columns(c.from),
           effect: 'none',
           at: c.at,
           events: [],
