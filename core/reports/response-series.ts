@@ -4,6 +4,7 @@ import {
   compareResponseTimePoints,
   DAY_MS,
   dayStart,
+  floorTo,
   HOUR_MS,
   mergeRollups,
   responseTimePoint,
@@ -64,7 +65,6 @@ export interface SeriesReads {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const floorTo = (ms: number, unit: number) => ms - (((ms % unit) + unit) % unit);
 const ceilTo = (ms: number, unit: number) => -floorTo(-ms, unit);
 
 /**

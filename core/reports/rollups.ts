@@ -18,16 +18,19 @@ export interface RollupInput {
   response_ms: number | null;
 }
 
+/** `ms` (milliseconds since the epoch) rounded down to a whole `unit` (an hour, a day), before 1970 too. */
+export function floorTo(ms: number, unit: number): number {
+  return ms - (((ms % unit) + unit) % unit);
+}
+
 /** The start (UTC, ISO 8601) of the hour `at` lies in. */
 export function hourStart(at: Timestamp | number): Timestamp {
-  const ms = typeof at === 'number' ? at : Date.parse(at);
-  return new Date(ms - (((ms % HOUR_MS) + HOUR_MS) % HOUR_MS)).toISOString();
+  return new Date(floorTo(typeof at === 'number' ? at : Date.parse(at), HOUR_MS)).toISOString();
 }
 
 /** The start (UTC, ISO 8601) of the UTC day `at` lies in. */
 export function dayStart(at: Timestamp | number): Timestamp {
-  const ms = typeof at === 'number' ? at : Date.parse(at);
-  return new Date(ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS)).toISOString();
+  return new Date(floorTo(typeof at === 'number' ? at : Date.parse(at), DAY_MS)).toISOString();
 }
 
 function rollupKey(id: number, probe: string, location: string | null, start: string): string {

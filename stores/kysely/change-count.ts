@@ -9,11 +9,11 @@ export const CHANGE_COUNT_SQL = `select coalesce(sum(writes), 0)::text
   || ':' || coalesce(to_regclass('webhooks')::oid::text, '-') as marker from change_counts`;
 
 /**
- * One write counted for this session, as the triggers of migrations/0005-change-marker.ts count
- * one, when `condition` (SQL) holds: for a write no trigger sees, raw results expired by a delete
- * or a dropped partition, which a response-time series shows in an hour its range cuts
- * (docs/engine.md, "Reports"). Run in the transaction of the write, so the count moves when the
- * write becomes visible.
+ * One write counted for this connection's server process (`pg_backend_pid()`), as the triggers of
+ * migrations/0005-change-marker.ts count one, when `condition` (SQL) holds: for a write no trigger
+ * sees, raw results expired by a delete or a dropped partition, which a response-time series shows
+ * in an hour its range cuts (docs/reports.md). Run in the transaction of the write, so the count
+ * moves when the write becomes visible.
  */
 export function countWriteSql(condition = 'true'): string {
   return `insert into change_counts (backend, writes) select pg_backend_pid(), 1 where ${condition}
