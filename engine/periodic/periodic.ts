@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/index.ts';
 import type { EngineService } from '../service.ts';
+import { wakeableSleep } from '../wakeable-sleep.ts';
 
 export interface PeriodicJob<T> {
   readonly name: string;
@@ -26,20 +27,12 @@ export function periodic<T>(job: PeriodicJob<T>): EngineService & { runOnce(nowM
   let stopping = false;
   let running: Promise<unknown> | undefined;
   let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
+  const { sleep, wake } = wakeableSleep();
 
   const runOnce = (nowMs: number) => {
     lastMs = nowMs;
     return job.run(nowMs, () => stopping);
   };
-  const sleep = () =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, job.pollMs);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
 
   return {
     name: job.name,
@@ -53,14 +46,14 @@ export function periodic<T>(job: PeriodicJob<T>): EngineService & { runOnce(nowM
           if (running === undefined && now - lastMs >= job.everyMs) {
             running = runOnce(now).finally(() => (running = undefined));
           }
-          await sleep();
+          await sleep(job.pollMs);
         }
         await running;
       })();
     },
     async stop() {
       stopping = true;
-      wake?.();
+      wake();
       await loop;
       loop = undefined;
     },

@@ -3,6 +3,7 @@ import type { ResolvedEngineOptions } from '../options.ts';
 import type { EngineService } from '../service.ts';
 import type { Runner } from './kind-runner.ts';
 import type { Slots } from './slots.ts';
+import { wakeableSleep } from '../wakeable-sleep.ts';
 
 /** Finished checks waiting to be written, per write batch, beyond which claiming waits. */
 const UNWRITTEN_BATCHES = 4;
@@ -54,17 +55,7 @@ export function claimLoop(options: ClaimLoopOptions): EngineService {
 
   let stopping = false;
   let looping: Promise<void> | undefined;
-  let wakeSleep: (() => void) | undefined;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeSleep = undefined;
-        resolve();
-      }
-      wakeSleep = done;
-    });
+  const { sleep, wake } = wakeableSleep();
 
   async function loop(): Promise<void> {
     let turn = 0;
@@ -120,7 +111,7 @@ export function claimLoop(options: ClaimLoopOptions): EngineService {
     },
     async stop() {
       stopping = true;
-      wakeSleep?.();
+      wake();
       slots.wake();
       await looping;
       looping = undefined;

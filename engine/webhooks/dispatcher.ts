@@ -10,6 +10,7 @@ import {
 } from '../../core/internal.ts';
 import type { Connector } from '../net/connector.ts';
 import { nextAttemptAt, RETRY_DELAYS_MS } from './backoff.ts';
+import { wakeableSleep } from '../wakeable-sleep.ts';
 import { FailingEndpoints } from './failing-endpoints.ts';
 import { webhookRequest } from './payload.ts';
 import { sendWebhook, type PostOptions } from './post.ts';
@@ -158,7 +159,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
+  const { sleep, wake } = wakeableSleep();
 
   return {
     runOnce,
@@ -172,19 +173,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
             logger.error?.('webhook dispatcher: a round failed', error);
           }
           if (stopping.signal.aborted) break;
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, pollMs);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
+          await sleep(pollMs);
         }
       })();
     },
     async stop() {
       stopping.abort();
-      wake?.();
+      wake();
       await loop;
     },
   };
