@@ -1,4 +1,3 @@
-import { Router } from 'itty-router';
 import { errors } from '../http/errors.ts';
 import type { ApiResponse } from '../http/api-response.ts';
 import type { Scope } from '../records/index.ts';
@@ -14,9 +13,9 @@ import { checkRoute } from './check-route.ts';
 import { maintenanceWindowRoutes as windows } from './maintenance-windows.ts';
 import { getResponseTimes } from './response-times.ts';
 import { newestFirstRoute, resultsRoute } from './results-routes.ts';
+import { createRouteTable, type Method } from './route-table.ts';
 import { testWebhook, webhookRoutes as webhooks } from './webhooks.ts';
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 type Handler = (call: RouteContext) => Promise<ApiResponse>;
 
 interface Route {
@@ -90,57 +89,21 @@ export function unknownRoute(path: string): never {
   throw errors.unknownRoute(SEGMENT.test(first) && RESOURCES.has(first) ? first : null);
 }
 
-interface RoutedRequest {
-  method: string;
-  url: string;
-}
-
-type Resolved = (call: RouteContext) => Promise<ApiResponse>;
-
 /**
  * Dispatches an authenticated call by method and path (relative to the base path, one trailing
  * slash already removed): the route's handler after its scope check, 405 with `Allow` for a known
  * path and another method, 404 for anything else.
  */
 export function createRouter(): (path: string, call: RouteContext) => Promise<ApiResponse> {
-  // itty-router matches; each entry answers with what to run rather than running it, so that a
-  // resolution can be remembered. Only known paths are remembered, and at most 64 method+path
-  // pairs (runtimes other than Node accept any method name), so requests cannot grow the map.
-  const router = Router<RoutedRequest, []>();
-  const allowed = new Map<string, Method[]>();
-  for (const route of ROUTES) {
-    const verb = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
-    const run: Resolved = (call) => {
-      if (route.scope !== null && !call.key.scopes.includes(route.scope)) throw errors.insufficientScope(route.scope);
-      return route.handler(call);
-    };
-    router[verb](route.path, () => run);
-    allowed.set(route.path, [...(allowed.get(route.path) ?? []), route.method]);
-  }
-  for (const [path, methods] of allowed) {
-    const refuse: Resolved = async () => {
-      throw errors.methodNotAllowed(methods);
-    };
-    router.all(path, () => refuse);
-  }
-  const known = new Map<string, Resolved>();
-
+  const resolve = createRouteTable(ROUTES.map((route) => ({ method: route.method, path: route.path, value: route })));
   return async (path, call) => {
-    // itty-router also matches extra trailing slashes; the contract ignores one only.
+    // The route table also matches extra trailing slashes; the contract ignores one only.
     if (path === '' || path.endsWith('/')) unknownRoute(path);
-    // Every route is a fixed path, so only those exact strings may reach itty-router: it parses
-    // the path as a URL, which resolves `.`/`..` segments (also as `%2e`) and reads `\` as `/`,
-    // so `/v1/x/../devices` or `/v1/%2e/me` would otherwise be served under a path that a proxy's
-    // path rules in front of us never saw (found by test/hardening/fuzz.test.ts).
-    if (!allowed.has(path)) unknownRoute(path);
-    const method = call.request.method;
-    const id = `${method} ${path}`;
-    let resolved = known.get(id);
-    if (resolved === undefined) {
-      resolved = (await router.fetch({ method, url: `http://api${path}` })) as Resolved | undefined;
-      if (resolved === undefined) unknownRoute(path);
-      if (allowed.has(path) && known.size < 64) known.set(id, resolved);
-    }
-    return resolved(call);
+    const resolved = await resolve(call.request.method, path);
+    if (resolved.kind === 'unknown') unknownRoute(path);
+    if (resolved.kind === 'method_not_allowed') throw errors.methodNotAllowed(resolved.allow);
+    const route = resolved.value;
+    if (route.scope !== null && !call.key.scopes.includes(route.scope)) throw errors.insufficientScope(route.scope);
+    return route.handler(call);
   };
 }
