@@ -2,7 +2,10 @@ import { Router } from 'itty-router';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE';
 
-/** One entry of a route table: a method, a path pattern (`/status/:slug`, `/ping/:token/:signal?`) and what it leads to. */
+/**
+ * One entry of a route table: a method, a path pattern (`/status/:slug`, `/ping/:token/:signal?`)
+ * and what it leads to.
+ */
 export interface TableRoute<T> {
   readonly method: Method;
   readonly path: string;
@@ -11,7 +14,12 @@ export interface TableRoute<T> {
 
 /** What a path resolves to: the matched route's value with the path's parameters, or the methods a known path takes. */
 export type Resolution<T> =
-  | { readonly kind: 'route'; readonly value: T; readonly pattern: string; readonly params: Readonly<Record<string, string>> }
+  | {
+      readonly kind: 'route';
+      readonly value: T;
+      readonly pattern: string;
+      readonly params: Readonly<Record<string, string>>;
+    }
   | { readonly kind: 'method_not_allowed'; readonly pattern: string; readonly allow: readonly Method[] }
   | { readonly kind: 'unknown' };
 

@@ -17,9 +17,19 @@ const resolve = createRouteTable([
 
 describe('the route table', () => {
   it('resolves a fixed path to its route, with no parameters', async () => {
-    assert.deepEqual(await resolve('GET', '/devices'), { kind: 'route', value: 'list', pattern: '/devices', params: {} });
+    assert.deepEqual(await resolve('GET', '/devices'), {
+      kind: 'route',
+      value: 'list',
+      pattern: '/devices',
+      params: {},
+    });
     // Remembered resolutions are answered as the first was.
-    assert.deepEqual(await resolve('GET', '/devices'), { kind: 'route', value: 'list', pattern: '/devices', params: {} });
+    assert.deepEqual(await resolve('GET', '/devices'), {
+      kind: 'route',
+      value: 'list',
+      pattern: '/devices',
+      params: {},
+    });
   });
 
   it('gives a path its parameters', async () => {
@@ -45,7 +55,11 @@ describe('the route table', () => {
   });
 
   it('answers a known pattern asked with another method with the methods it takes', async () => {
-    assert.deepEqual(await resolve('DELETE', '/devices'), { kind: 'method_not_allowed', pattern: '/devices', allow: ['GET'] });
+    assert.deepEqual(await resolve('DELETE', '/devices'), {
+      kind: 'method_not_allowed',
+      pattern: '/devices',
+      allow: ['GET'],
+    });
     assert.deepEqual(await resolve('PUT', '/ping/abc/start'), {
       kind: 'method_not_allowed',
       pattern: '/ping/:token/:signal?',
