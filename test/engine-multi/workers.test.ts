@@ -96,8 +96,10 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     const db = await database();
     const dns = await dnsServer();
     const zone = 'shared-a.test';
-    // A DNS timeout beyond the test: c-ares asks again at half of it, and a name asked twice
-    // must mean a second claim, not a stalled process.
+    // A DNS timeout and a lease beyond the test: c-ares asks again at half of the timeout, and a
+    // lease that runs out lets another worker claim its records, both rightly on a machine so
+    // busy that a check stalls for half a minute. A name asked twice must mean a second claim of
+    // a record still leased.
     const args = (n: number) => [
       '--database',
       db.url,
@@ -110,7 +112,9 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
       '--concurrency',
       '10',
       '--dns-timeout',
-      '60000',
+      '600000',
+      '--lease',
+      '3600000',
       '--log-level',
       'debug',
     ];
@@ -231,8 +235,9 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     const release = dns.hold(stale);
     const common = ['--database', db.url, '--dns-server', dns.address];
     // A DNS timeout far beyond the test: the stale worker's checks wait for the held answers. It
-    // polls once a minute, so once its leases have run out it does not race the fresh worker for
-    // the same records (a race whose winner the two poll phases would decide) and stays stuck.
+    // polls once an hour, so once its leases have run out it does not race the fresh worker for
+    // the same records (a race whose winner the two poll phases would decide, and which it wins
+    // on a machine busy enough to hold the fresh worker's checks for a minute) and stays stuck.
     // The monitors are there before it starts, so its first claim, made at once, takes them all.
     // Only its leases are short: on a slow machine the fresh worker's checks could outlast a lease
     // that short.
@@ -246,7 +251,7 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
       '--dns-timeout',
       '60000',
       '--poll-interval',
-      '60000',
+      '3600000',
       '--worker-id',
       'stale',
     ]);
