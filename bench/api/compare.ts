@@ -7,13 +7,8 @@
 import { availableParallelism } from 'node:os';
 import type { BenchRun } from '../benchmark.ts';
 import { measure, type LoadOptions, type Measured } from '../load.ts';
+import { median } from '../median.ts';
 import { cpuMicros, machineCpuMicros, pinToCpus, type RunningServer } from '../processes.ts';
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 /**
  * `measure`, which in the smoke run sends a hundred requests and stops: it only has to show that

@@ -11,7 +11,8 @@ import { createTestDatabase } from '../../test/support/postgres.ts';
 import type { BenchRun } from '../benchmark.ts';
 import type { LoadOptions } from '../load.ts';
 import { cli, runScript, startServer } from '../processes.ts';
-import { compare, measureLoad, measureServer, median, row, type Target } from './compare.ts';
+import { median } from '../median.ts';
+import { compare, measureLoad, measureServer, row, type Target } from './compare.ts';
 import { listFifty } from './list.ts';
 import { authOf, serveApi, type Api } from './serve.ts';
 
