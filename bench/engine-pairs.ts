@@ -1,3 +1,5 @@
+import { median } from './median.ts';
+
 /** One timed run: how many operations it did and how long it took. */
 export interface Timed {
   operations: number;
@@ -17,16 +19,10 @@ export interface PairedResult {
   bareCpu: number;
   /**
    * Median over rounds of bare CPU ÷ engine CPU per operation. On a machine other work shares,
-   * CPU time per operation moves far less than operations per second do (bench/run.ts reports
+   * CPU time per operation moves far less than operations per second do (bench/api/compare.ts reports
    * it for the same reason); where the loop is CPU-bound it says what the rate ratio would be.
    */
   cpuRatio: number;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export async function timed(operations: number, run: () => Promise<void>): Promise<Timed> {
@@ -41,7 +37,7 @@ export async function timed(operations: number, run: () => Promise<void>): Promi
 /**
  * The engine and its bare baseline, round after round after one unmeasured warm-up of each, in
  * alternating order (neither always runs on the warmer or the more loaded machine); the ratio is
- * taken within each round and its median reported, as bench/run.ts does for the servers. Other
+ * taken within each round and its median reported, as bench/api/compare.ts does for the servers. Other
  * work on the machine then moves both sides of a round alike and cancels out of the ratio.
  */
 export async function paired(

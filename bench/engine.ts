@@ -7,6 +7,7 @@
  */
 import { migrateToLatest, openKyselyStore } from './compiled.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
+import type { BenchRun } from './benchmark.ts';
 import { benchCycle, seedCycle } from './engine-cycle.ts';
 import { benchDnsbl } from './engine-dnsbl.ts';
 import { benchLag } from './engine-lag.ts';
@@ -16,16 +17,10 @@ import { benchProbes } from './engine-probes.ts';
 import { startEngineTargets } from './engine-targets-process.ts';
 import { benchWebhooks } from './engine-webhooks.ts';
 
-export interface EngineBenchOptions {
-  smoke: boolean;
-  rounds: number;
-  report(...cells: (string | number)[]): void;
-}
-
 /** The engine's concurrency default: the engine and the bare loops run at it. */
 const CONCURRENCY = 100;
 
-export async function benchEngine({ smoke, rounds, report }: EngineBenchOptions): Promise<void> {
+export async function benchEngine({ smoke, rounds, report }: BenchRun): Promise<void> {
   // The smoke run's sizes only have to make every part run (each comparison runs four times: a
   // warm-up and a round of each side).
   const size = smoke

@@ -1,23 +1,21 @@
 /**
- * `npm run bench -- --only reports` (docs/performance.md, "Reports"): what the reports cost to
- * keep and to expire, on PostgreSQL, each against today's layout in the same run. The query
- * figures (availability and response times over 400 days against GET /me) need the API's
- * server and its load generator, so bench/run.ts takes them, on data `seedReportHistory` writes.
+ * `npm run bench -- --only reports` (docs/performance.md, "Reports"): the report queries over 400
+ * days against GET /me, which need the API's server and its load generator
+ * (bench/api/report-queries.ts), then what the reports cost to keep and to expire, on PostgreSQL,
+ * each against today's layout in the same run.
  */
 import { sql, type Kysely } from 'kysely';
 import type { DeviceCheckOutcome, NewDeviceProbeResult, RecordedCheck } from '../core/index.ts';
 import { migrateToLatest, openKyselyStore, type Database, type OpenedKyselyStore } from '../stores/kysely/index.ts';
-import { fillTimelineTotals } from '../stores/kysely/migrations/timeline-totals.ts';
 import { dayPartitions, ensureDayPartition } from '../stores/kysely/reports/result-partitions.ts';
-import { dialectOf } from '../stores/kysely/schema.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
+import { benchReportQueries } from './api/report-queries.ts';
+import type { BenchRun, Report } from './benchmark.ts';
 import { benchDevice } from './seed.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 const PROBES = ['public_https', 'public_tls'] as const;
-
-type Report = (...cells: (string | number)[]) => void;
 
 /** A device's id and its owner's, made through the store. */
 async function oneDevice(opened: OpenedKyselyStore, name: string): Promise<{ userId: number; deviceId: number }> {
@@ -33,65 +31,6 @@ async function oneDevice(opened: OpenedKyselyStore, name: string): Promise<{ use
 }
 
 const stamp = (ms: number) => new Date(ms).toISOString();
-
-/**
- * `days` days of one device's report rows up to `endMs` (a UTC day start), as the engine leaves
- * them at 60 s with two probes: a 10-minute outage every `outageEveryDays` days (its two status
- * changes and its incident), hourly rollups of 60 checks per probe with a histogram of a few dozen
- * buckets, and daily rollups. An outage a day is a pessimistic device; one a month a common one.
- */
-export async function seedReportHistory(
-  db: Kysely<Database>,
-  deviceId: number,
-  userId: number,
-  days: number,
-  endMs: number,
-  outageEveryDays = 1,
-): Promise<void> {
-  const startMs = endMs - days * DAY_MS;
-  await db.deleteFrom('status_changes').where('device_id', '=', deviceId).execute();
-  const histogram = JSON.stringify(Object.fromEntries(Array.from({ length: 24 }, (_, i) => [80 + i, 1 + (i % 5)])));
-  const changes: Record<string, unknown>[] = [];
-  const incidents: Record<string, unknown>[] = [];
-  const hourly: Record<string, unknown>[] = [];
-  const daily: Record<string, unknown>[] = [];
-  changes.push({ device_id: deviceId, from_status: null, to_status: 'up', at: stamp(startMs) });
-  for (let day = startMs; day < endMs; day += DAY_MS) {
-    const down = day + 10 * HOUR_MS;
-    const up = down + 600_000;
-    if (Math.round((day - startMs) / DAY_MS) % outageEveryDays === 0) {
-      changes.push({ device_id: deviceId, from_status: 'up', to_status: 'down', at: stamp(down) });
-      changes.push({ device_id: deviceId, from_status: 'down', to_status: 'up', at: stamp(up) });
-      incidents.push({
-        user_id: userId,
-        device_id: deviceId,
-        started_at: stamp(down),
-        resolved_at: stamp(up),
-        cause: JSON.stringify({ probe: 'public_https', error: 'ECONNREFUSED' }),
-        locations: null,
-      });
-    }
-    for (const probe of PROBES) {
-      const counts = { probe, location: '', checks: 60, failures: 0, timed: 60, sum_ms: 5700, min_ms: 80, max_ms: 103 };
-      for (let hour = day; hour < day + DAY_MS; hour += HOUR_MS)
-        hourly.push({ device_id: deviceId, start: stamp(hour), ...counts, p95_ms: null, histogram });
-      daily.push({ device_id: deviceId, start: stamp(day), ...counts, checks: 1440, p95_ms: 101, histogram });
-    }
-  }
-  const insert = async (table: string, rows: Record<string, unknown>[]) => {
-    for (let i = 0; i < rows.length; i += 500)
-      await db
-        .insertInto(table as never)
-        .values(rows.slice(i, i + 500) as never)
-        .execute();
-  };
-  await insert('status_changes', changes);
-  // The running totals the status trigger would have written (docs/reports.md, "Availability").
-  await fillTimelineTotals(db as Kysely<unknown>, dialectOf(db));
-  await insert('incidents', incidents);
-  await insert('device_rollups_hourly', hourly);
-  await insert('device_rollups_daily', daily);
-}
 
 /** Bytes of a table with its indexes (PostgreSQL), its partitions included. */
 async function tableBytes(db: Kysely<Database>, table: string): Promise<number> {
@@ -317,8 +256,9 @@ async function benchCycle(opened: OpenedKyselyStore, report: Report, devices: nu
   );
 }
 
-export async function benchReportUpkeep(options: { smoke: boolean; report: Report }): Promise<void> {
-  const { smoke, report } = options;
+export async function benchReports(run: BenchRun): Promise<void> {
+  await benchReportQueries(run);
+  const { smoke, report } = run;
   const database = await createTestDatabase({ migrated: true });
   if ('skip' in database) {
     report('reports (PostgreSQL)', 'skipped', database.skip ?? '');

@@ -19,13 +19,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../stores/kysely/schema.ts';
 import { createTestDatabase } from '../test/support/postgres.ts';
 import { nodeArgs } from '../test/support/node-args.ts';
+import type { BenchRun } from './benchmark.ts';
 import { migrateToLatest, openKyselyStore } from './compiled.ts';
 import { cpuMicros } from './processes.ts';
-
-export interface ScaleBenchOptions {
-  smoke: boolean;
-  report(...cells: (string | number)[]): void;
-}
 
 type Db = Kysely<Database>;
 
@@ -246,7 +242,7 @@ function lagPercentile(lags: Map<number, number>, p: number): number {
   return Number.NaN;
 }
 
-export async function benchScale({ smoke, report }: ScaleBenchOptions): Promise<void> {
+export async function benchScale({ smoke, report }: BenchRun): Promise<void> {
   const size = smoke
     ? { devices: 20_000, levels: [0, 400, 2_000], samples: 5, workers: 2, warmS: 1, seconds: 2, lagS: 3 }
     : { devices: 1_000_000, levels: [0, 20_000, 100_000], samples: 200, workers: 2, warmS: 5, seconds: 20, lagS: 30 };
