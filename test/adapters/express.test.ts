@@ -1,5 +1,5 @@
 /**
- * The Express host example (Express 5), and the same host on Express 4 (test/fixtures): the API
+ * The Express host example (Express 5), and the same host on Express 4 (express4-server.ts): the API
  * mounted at /api/monitoring with basePath /v1, the host's own routes beside it, and express.json()
  * run ahead of the API on the devices routes only, so both kinds of body are checked: parsed by the
  * host (reused) and raw (read by the API).

@@ -129,13 +129,13 @@ export function startExampleSource(
   return startServer(name, [process.execPath, nodeArgs(source)], databaseUrl, env);
 }
 
-/** A server under test/fixtures/, run by this Node (node-args.ts). */
+/** A host program beside this file (express4-server.ts), run by this Node (node-args.ts). */
 export function startFixture(
   file: string,
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<RunningExample> {
-  return startServer(file, [process.execPath, nodeArgs(join('test', 'fixtures', file))], databaseUrl, env);
+  return startServer(file, [process.execPath, nodeArgs(join('test', 'adapters', file))], databaseUrl, env);
 }
 
 /** Starts `command` with PORT=0 and waits for its "listening on <base URL>" line. */

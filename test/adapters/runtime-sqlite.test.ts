@@ -12,7 +12,7 @@ import { ROOT } from './harness.ts';
 import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 
 const run = promisify(execFile);
-const FIXTURE = join('test', 'fixtures', 'sqlite-store-contract.ts');
+const FIXTURE = join('test', 'adapters', 'sqlite-store-contract.ts');
 const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
 
 async function runTests(command: string, args: string[]): Promise<string> {

@@ -19,7 +19,7 @@ import { openKyselyStore } from '../../stores/kysely/index.ts';
 import { nodeArgs } from '../support/node-args.ts';
 import { ROOT } from './harness.ts';
 
-const FIXTURE = join('test', 'fixtures', 'sqlite-held-transaction.ts');
+const FIXTURE = join('test', 'adapters', 'sqlite-held-transaction.ts');
 const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
 
 const RUNTIMES: Record<string, (file: string) => [string, string[]]> = {

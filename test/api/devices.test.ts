@@ -10,10 +10,9 @@ import {
   deviceBody,
   eachStore,
   START,
-  UNCHECKED,
-  UNCHECKED_PAUSED,
   validationOnly,
 } from './helpers.ts';
+import { UNCHECKED, UNCHECKED_PAUSED } from '../support/records.ts';
 import { defineDeleteTests, defineListTests, DEVICES } from './resource-suites.ts';
 
 const NON_WEB_PORTS: Readonly<Record<string, number>> = {

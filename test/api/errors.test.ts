@@ -10,6 +10,7 @@ import type { TestApi, TestResponse } from '../../core/testing/index.ts';
 import type { OpenedStore } from '../support/stores.ts';
 import { assertError, assertSuccess, auth, deviceBody, eachFactory, JSON_TYPE, createTestApi } from './helpers.ts';
 import { HANG_GUARD_MS } from '../support/hang-guard.ts';
+import { newDevice } from '../support/records.ts';
 
 type Method = keyof Store;
 
@@ -172,36 +173,7 @@ eachFactory('errors', (factory) => {
       for (let i = 0; i < 520; i += 20) {
         await Promise.all(
           Array.from({ length: 20 }, (_, j) =>
-            opened.store.createDevice(key.key.user_id, {
-              target_type: 'domain',
-              target_value: `s${i + j}.example.com`,
-              service_type: 'ssh',
-              scheme: null,
-              port: 22,
-              host_header: null,
-              proxy_enabled: false,
-              origin_host: null,
-              origin_scheme: null,
-              origin_port: null,
-              check_public_http: false,
-              check_public_https: false,
-              check_public_tls: false,
-              check_origin_http: false,
-              check_origin_tls: false,
-              expect_status: null,
-              location: null,
-              is_enabled: true,
-              created_at: '2026-01-01T00:00:00.000Z',
-              check_interval_s: 60,
-              check_locations: null,
-              quorum: null,
-              quorum_state: null,
-              locations: null,
-              status: 'pending',
-              status_since: null,
-              last_checked_at: null,
-              last_results: {},
-            }),
+            opened.store.createDevice(key.key.user_id, newDevice({ target_value: `s${i + j}.example.com` })),
           ),
         );
       }

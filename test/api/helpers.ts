@@ -15,6 +15,7 @@ import {
   type TestResponse,
 } from '../../core/testing/index.ts';
 import { checkAnswersAgainstDocument } from '../openapi/conforming-api.ts';
+import { DETAIL_CODES } from '../support/contract-codes.ts';
 import { availableStores, type OpenedStore, type StoreFactory, type StoreName } from '../support/stores.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
 
@@ -26,33 +27,6 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const START = '2026-01-01T00:00:00.000Z';
-
-/** The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"). */
-export const UNCHECKED = {
-  check_interval_s: 60,
-  check_locations: null,
-  quorum: null,
-  quorum_state: null,
-  locations: null,
-  status: 'pending',
-  status_since: null,
-  last_checked_at: null,
-  last_results: {},
-} as const;
-/** The same, for a device created disabled. */
-export const UNCHECKED_PAUSED = { ...UNCHECKED, status: 'paused' } as const;
-
-export const DETAIL_CODES = [
-  'missing',
-  'invalid_type',
-  'invalid_value',
-  'out_of_range',
-  'too_long',
-  'unknown_field',
-  'forbidden_target',
-  'not_applicable',
-  'read_only_field',
-] as const;
 
 /**
  * The testing kit's API, checking every answer it gives against the OpenAPI document: the API
@@ -215,7 +189,7 @@ export function assertError(res: TestResponse, status: number, code: string): No
         `detail keys ${JSON.stringify(detail)}`,
       );
       assert.equal(typeof detail.field, 'string');
-      assert.ok((DETAIL_CODES as readonly string[]).includes(detail.code), `detail code ${detail.code}`);
+      assert.ok(DETAIL_CODES.has(detail.code), `detail code ${detail.code}`);
       assert.equal(typeof detail.message, 'string');
       assert.ok(detail.message.trim().length > 0);
     }

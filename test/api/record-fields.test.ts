@@ -8,7 +8,8 @@ import { after, describe, test } from 'node:test';
 import { MemoryStore, type BlacklistMonitor, type Device, type NewDevice, type PageRequest } from '../../core/index.ts';
 import type { TestApi } from '../../core/testing/index.ts';
 import { http, lastResults, mustRecord, recordBlacklistCheck, recordDeviceCheck, service, tls } from './checks.ts';
-import { assertSuccess, START, createTestApi } from './helpers.ts';
+import { assertSuccess, createTestApi } from './helpers.ts';
+import { newWebDevice } from '../support/records.ts';
 
 /**
  * A memory store with a change marker, as a database store has, so that lists go through the
@@ -46,31 +47,10 @@ after(async () => {
 
 function device(i: number): NewDevice {
   // Every engine field set, and differently per record, so a field lost or mixed up shows.
-  return {
-    target_type: 'domain',
+  return newWebDevice({
     target_value: `d${i}.example.com`,
-    service_type: 'web',
-    scheme: 'https',
-    port: 443,
-    host_header: null,
-    proxy_enabled: false,
-    origin_host: null,
-    origin_scheme: 'https',
-    origin_port: 443,
-    check_public_http: false,
-    check_public_https: true,
-    check_public_tls: true,
-    check_origin_http: false,
-    check_origin_tls: false,
-    expect_status: 200,
-    location: null,
     is_enabled: i % 7 !== 0,
-    created_at: START,
     check_interval_s: 30 + i,
-    check_locations: null,
-    quorum: null,
-    quorum_state: null,
-    locations: null,
     status: i % 7 === 0 ? 'paused' : i % 3 === 0 ? 'down' : 'up',
     status_since: i % 2 === 0 ? null : '2026-01-01T00:01:00.000Z',
     last_checked_at: '2026-01-01T00:02:00.000Z',
@@ -78,7 +58,7 @@ function device(i: number): NewDevice {
       http('2026-01-01T00:02:00.000Z', i % 3 === 0 ? 503 : 200),
       tls('2026-01-01T00:02:00.000Z', i),
     ),
-  };
+  });
 }
 
 const body = (data: unknown) => JSON.stringify({ success: true, data });

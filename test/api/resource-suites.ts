@@ -15,8 +15,9 @@ import type {
   Store,
 } from '../../core/index.ts';
 import type { TestApi, TestResponse } from '../../core/testing/index.ts';
-import { assertError, assertSuccess, assertValidation, JSON_TYPE, START, type Env, validationOnly } from './helpers.ts';
+import { assertError, assertSuccess, assertValidation, JSON_TYPE, type Env, validationOnly } from './helpers.ts';
 import { HANG_GUARD_MS } from '../support/hang-guard.ts';
+import { newMonitor, newWebDevice } from '../support/records.ts';
 
 export interface Resource {
   /** Path segment: `devices` or `blacklist-monitors`. */
@@ -28,56 +29,9 @@ export interface Resource {
   seed(store: Store, userId: number, i: number): Promise<number>;
 }
 
-function seedDevice(i: number): NewDevice {
-  return {
-    target_type: 'domain',
-    target_value: `d${i}.example.com`,
-    service_type: 'web',
-    scheme: 'https',
-    port: 443,
-    host_header: null,
-    proxy_enabled: false,
-    origin_host: null,
-    origin_scheme: 'https',
-    origin_port: 443,
-    check_public_http: false,
-    check_public_https: true,
-    check_public_tls: true,
-    check_origin_http: false,
-    check_origin_tls: false,
-    expect_status: 200,
-    location: null,
-    is_enabled: true,
-    created_at: START,
-    check_interval_s: 60,
-    check_locations: null,
-    quorum: null,
-    quorum_state: null,
-    locations: null,
-    status: 'pending',
-    status_since: null,
-    last_checked_at: null,
-    last_results: {},
-  };
-}
+const seedDevice = (i: number): NewDevice => newWebDevice({ target_value: `d${i}.example.com` });
 
-function seedMonitor(i: number): NewBlacklistMonitor {
-  return {
-    target_type: 'domain',
-    target_value: `m${i}.example.com`,
-    is_enabled: true,
-    last_status: null,
-    last_checked_at: null,
-    listed_on: [],
-    created_at: START,
-    check_interval_s: 3600,
-    failed_zones: [],
-    zones: null,
-    count_policy_listings: false,
-    listings: [],
-    rdns: null,
-  };
-}
+const seedMonitor = (i: number): NewBlacklistMonitor => newMonitor({ target_value: `m${i}.example.com` });
 
 export const DEVICES: Resource = {
   segment: 'devices',

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
-import { bootstrapToken, runCli, startServe, stopServe } from '../support/cli.ts';
+import { bootstrapToken, dnsblFlags, runCli, startServe, stopServe } from '../support/cli.ts';
 import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
 import { freePort } from '../support/ports.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -33,16 +33,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const ENGINE = () => [
-  '--dns-server',
-  dns.address,
-  '--dnsbl-zone',
-  'zen.spamhaus.org',
-  '--dnsbl-domain-zone',
-  'dbl.spamhaus.org',
-  '--poll-interval',
-  '200',
-];
+const ENGINE = () => [...dnsblFlags(dns.address), '--poll-interval', '200'];
 
 interface Scrape {
   families: Map<string, PrometheusFamily>;

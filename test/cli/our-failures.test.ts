@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { bootstrapToken, startServe, stopServe, type ServerProcess } from '../support/cli.ts';
+import { bootstrapToken, dnsblFlags, startServe, stopServe, type ServerProcess } from '../support/cli.ts';
 import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startWorker } from '../support/worker-process.ts';
@@ -76,12 +76,7 @@ it('a DNS server stopped and restarted: resolver_unavailable, nothing moves or i
   const worker = await startWorker([
     '--database',
     database,
-    '--dns-server',
-    dns.address,
-    '--dnsbl-zone',
-    'zen.spamhaus.org',
-    '--dnsbl-domain-zone',
-    'dbl.spamhaus.org',
+    ...dnsblFlags(dns.address),
     '--allow-private-targets',
     '--retry-delay',
     '1',
@@ -238,12 +233,7 @@ it('a worker without --allow-private-targets beside an API with it: refused_by_p
     '1',
     '--failures-before-down',
     '1',
-    '--dnsbl-zone',
-    'zen.spamhaus.org',
-    '--dnsbl-domain-zone',
-    'dbl.spamhaus.org',
-    '--dns-server',
-    '127.0.0.1:9',
+    ...dnsblFlags('127.0.0.1:9'),
   ]);
   try {
     assert.match(worker.stdout.join('\n'), /private targets refused/);

@@ -11,7 +11,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createSocket } from 'node:dgram';
 import { createMonitoringApi } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { bootstrapToken, startServe, stopServe } from '../support/cli.ts';
+import { bootstrapToken, dnsblFlags, startServe, stopServe } from '../support/cli.ts';
 import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
 import { startWorker, type WorkerProcess } from '../support/worker-process.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -27,15 +27,8 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The engine flags of every run here: the fake DNS server, one zone, nothing else asked. */
-const ENGINE = () => [
-  '--dns-server',
-  dns.address,
-  '--dnsbl-zone',
-  'zen.spamhaus.org',
-  '--dnsbl-domain-zone',
-  'dbl.spamhaus.org',
-];
+/** The engine flags of every run here: the fake DNS server, its zones, nothing else asked. */
+const ENGINE = () => dnsblFlags(dns.address);
 
 async function createMonitor(url: string, token: string, ip = '93.184.215.14'): Promise<number> {
   const response = await fetch(`${url}/blacklist-monitors/create`, {
@@ -159,12 +152,7 @@ describe('monitoring-api worker --stop-timeout', () => {
       '300',
       '--dns-timeout',
       '60000',
-      '--dns-server',
-      `127.0.0.1:${silent.address().port}`,
-      '--dnsbl-zone',
-      'zen.spamhaus.org',
-      '--dnsbl-domain-zone',
-      'dbl.spamhaus.org',
+      ...dnsblFlags(`127.0.0.1:${silent.address().port}`),
     ]);
     await waitFor('the worker to ask the DNS server', () => asked > 0);
     const stopped = performance.now();

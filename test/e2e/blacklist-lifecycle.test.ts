@@ -5,10 +5,9 @@
  * reach a webhook, the error does not, and the API shows `listed_on` and `failed_zones`.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
+import { it } from 'node:test';
 import type { BlacklistMonitor, DnsblResult } from '../../core/index.ts';
-import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
-import { eachStore, openWorld, verifySigned, type World } from './harness.ts';
+import { closedAfterEach, eachStore, verifySigned } from './harness.ts';
 
 const ZONE_A = 'zone-a.e2e-dnsbl.net';
 const ZONE_B = 'zone-b.e2e-dnsbl.net';
@@ -16,16 +15,11 @@ const INTERVAL_S = 300;
 const START = '2026-03-01T00:00:00.000Z';
 
 eachStore('a blacklist monitor through the API, the engine, the fake DNS server and a webhook', (opened) => {
-  let world: World | undefined;
-  let dns: FakeDnsServer | undefined;
-  afterEach(async () => {
-    await world?.close();
-    await dns?.close();
-  });
+  const open = closedAfterEach();
 
   it('null → clean → listed → listed on more zones → clean → error: the changes announced, the error not', async () => {
-    const w = (world = await openWorld(opened().store, START));
-    dns = await startFakeDnsServer();
+    const w = await open.world(opened().store, START);
+    const dns = await open.dns();
     const { receiver, webhook } = await w.subscribe();
     // The engine's own Resolver, pointed at the fake server: the path a `--dns-server` takes.
     const engine = w.engine({ dnsServers: [dns.address], dnsblZones: [ZONE_A, ZONE_B], dnsblDomainZones: [] });

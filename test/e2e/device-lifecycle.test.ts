@@ -5,11 +5,10 @@
  * signed as standardwebhooks verifies; the API shows the statuses and pages the results.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
-import type { CheckResult, Device } from '../../core/index.ts';
+import { it } from 'node:test';
+import type { CheckResult } from '../../core/index.ts';
 import { DEVICE_FIELDS } from '../support/record-fields.ts';
-import { eachStore, openWorld, verifyNow, type World } from './harness.ts';
-import { startTargetServer, type TargetServer } from './target-server.ts';
+import { closedAfterEach, createWebDevice, eachStore, verifyNow } from './harness.ts';
 
 const INTERVAL_S = 30;
 /** The engine's jitter is pinned to none (harness.ts): a next check is due exactly this later. */
@@ -17,35 +16,16 @@ const INTERVAL_MS = INTERVAL_S * 1000;
 const RETRY_DELAY_S = 30;
 
 eachStore('a device through the API, the engine and a webhook', (opened) => {
-  let world: World | undefined;
-  let target: TargetServer | undefined;
-  afterEach(async () => {
-    await world?.close();
-    await target?.close();
-  });
+  const open = closedAfterEach();
 
   it('pending → up → validating → down (device.down delivered) → up (device.up delivered)', async () => {
     // The real time, rounded to a second: standardwebhooks' 5-minute replay window then accepts
     // every attempt, as the whole story spans about two minutes of the manual clock.
-    const w = (world = await openWorld(opened().store, Math.floor(Date.now() / 1000) * 1000));
-    target = await startTargetServer();
+    const w = await open.world(opened().store, Math.floor(Date.now() / 1000) * 1000);
+    const target = await open.target();
     const { receiver, webhook } = await w.subscribe();
     const engine = w.engine({ retryDelayS: RETRY_DELAY_S, failuresBeforeDown: 2 });
-    const created = await w.call<Device>(
-      '/devices/create',
-      {
-        method: 'POST',
-        body: {
-          target_type: 'domain',
-          target_value: 'web.probe-fixture.net',
-          service_type: 'web',
-          scheme: 'http',
-          port: target.port,
-          check_interval_s: INTERVAL_S,
-        },
-      },
-      201,
-    );
+    const created = await createWebDevice(w, 'web.probe-fixture.net', target.port, INTERVAL_S);
     assert.deepEqual(
       [created.status, created.status_since, created.last_checked_at, created.last_results],
       ['pending', null, null, {}],

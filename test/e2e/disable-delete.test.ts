@@ -5,29 +5,23 @@
  * flight when it is deleted writes nothing and announces nothing.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
+import { it } from 'node:test';
 import type { Device } from '../../core/index.ts';
-import { createWebDevice, eachStore, openWorld, type World } from './harness.ts';
-import { startTargetServer, type TargetServer } from './target-server.ts';
+import { closedAfterEach, createWebDevice, eachStore, type World } from './harness.ts';
 
 const START = '2026-07-01T00:00:00.000Z';
 const INTERVAL_MS = 30_000;
 const FAR_FUTURE = '2100-01-01T00:00:00.000Z';
 
 eachStore('disabling and deleting records the engine checks', (opened) => {
-  let world: World | undefined;
-  let target: TargetServer | undefined;
-  afterEach(async () => {
-    await world?.close();
-    await target?.close();
-  });
+  const open = closedAfterEach();
 
   const webDevice = (w: World, name: string, port: number): Promise<Device> =>
     createWebDevice(w, name, port, INTERVAL_MS / 1000);
 
   it('a disabled device is paused and no longer checked; enabled again, it is pending and due at once', async () => {
-    const w = (world = await openWorld(opened().store, START));
-    target = await startTargetServer();
+    const w = await open.world(opened().store, START);
+    const target = await open.target();
     const engine = w.engine();
     const device = await webDevice(w, 'paused.probe-fixture.net', target.port);
     await engine.runOnce();
@@ -54,8 +48,8 @@ eachStore('disabling and deleting records the engine checks', (opened) => {
   });
 
   it('a device deleted while its check is in flight is not written, and its change is not announced', async () => {
-    const w = (world = await openWorld(opened().store, START));
-    target = await startTargetServer();
+    const w = await open.world(opened().store, START);
+    const target = await open.target();
     const { receiver } = await w.subscribe();
     const engine = w.engine({ failuresBeforeDown: 1 });
     const device = await webDevice(w, 'deleted.probe-fixture.net', target.port);
@@ -83,8 +77,8 @@ eachStore('disabling and deleting records the engine checks', (opened) => {
   });
 
   it('deleting a device through the API deletes its results, and only its', async () => {
-    const w = (world = await openWorld(opened().store, START));
-    target = await startTargetServer();
+    const w = await open.world(opened().store, START);
+    const target = await open.target();
     const engine = w.engine();
     const gone = await webDevice(w, 'gone.probe-fixture.net', target.port);
     const kept = await webDevice(w, 'kept.probe-fixture.net', target.port);

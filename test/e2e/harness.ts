@@ -6,16 +6,18 @@
  * asks a real DNS server or leaves the machine.
  */
 import assert from 'node:assert/strict';
-import { after, before } from 'node:test';
+import { after, afterEach, before } from 'node:test';
 import { Webhook as Verifier } from 'standardwebhooks';
 import type { BlacklistMonitor, CreatedWebhook, Device, EventData, Store, Webhook } from '../../core/index.ts';
 import { ManualClock } from '../../core/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import { createTestApi, type TestApi, type TestResponse } from '../../core/testing/index.ts';
 import { createMonitoringEngine, type MonitoringEngine, type MonitoringEngineOptions } from '../../engine/index.ts';
+import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
 import { availableStores, type OpenedStore, type StoreFactory } from '../support/stores.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
 import { startReceiver, type Received, type Receiver } from '../webhooks/support.ts';
+import { startTargetServer, type TargetServer } from './target-server.ts';
 
 export type { Received, Receiver };
 
@@ -149,8 +151,46 @@ export async function openWorld(
   };
 }
 
-/** A web device on plain HTTP to a local target, created through the API. */
-export async function createWebDevice(w: World, name: string, port: number, intervalS: number): Promise<Device> {
+/** What a test opens through `closedAfterEach`: each is closed when the test ends. */
+export interface PerTest {
+  world(store: Store, start: number | string, options?: { allowPrivateTargets?: boolean }): Promise<World>;
+  target(tls?: Parameters<typeof startTargetServer>[0]): Promise<TargetServer>;
+  dns(replies?: Parameters<typeof startFakeDnsServer>[0]): Promise<FakeDnsServer>;
+}
+
+/**
+ * Opens worlds, targets and fake DNS servers for the tests of the suite it is called in, and
+ * closes each after its test, in the order they were opened, whether the test passed or not.
+ */
+export function closedAfterEach(): PerTest {
+  const open: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    const failures: unknown[] = [];
+    for (const opened of open.splice(0)) await opened.close().catch((error: unknown) => failures.push(error));
+    if (failures.length > 0) throw failures[0];
+  });
+  const kept = <T extends { close(): Promise<void> }>(opened: T): T => {
+    open.push(opened);
+    return opened;
+  };
+  return {
+    world: async (store, start, options) => kept(await openWorld(store, start, options)),
+    target: async (tls) => kept(await startTargetServer(tls)),
+    dns: async (replies) => kept(await startFakeDnsServer(replies)),
+  };
+}
+
+/**
+ * A web device on plain HTTP to a local target, created through the API; `more` adds to or
+ * overrides the create body.
+ */
+export async function createWebDevice(
+  w: World,
+  name: string,
+  port: number,
+  intervalS: number,
+  more: Record<string, unknown> = {},
+): Promise<Device> {
   return w.call<Device>(
     '/devices/create',
     {
@@ -162,6 +202,7 @@ export async function createWebDevice(w: World, name: string, port: number, inte
         scheme: 'http',
         port,
         check_interval_s: intervalS,
+        ...more,
       },
     },
     201,

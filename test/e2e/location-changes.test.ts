@@ -6,20 +6,14 @@
  * demand and the end of a maintenance window make its locations due.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
+import { it } from 'node:test';
 import type { Device } from '../../core/index.ts';
-import { createWebDevice, eachStore, openWorld, type World } from './harness.ts';
-import { startTargetServer, type TargetServer } from './target-server.ts';
+import { closedAfterEach, createWebDevice, eachStore, type World } from './harness.ts';
 
 const INTERVAL_S = 30;
 
 eachStore('changing the locations of a device the engine checks', (opened, name) => {
-  let world: World | undefined;
-  const targets: TargetServer[] = [];
-  afterEach(async () => {
-    await world?.close();
-    for (const target of targets.splice(0)) await target.close();
-  });
+  const open = closedAfterEach();
 
   const located = (w: World, id: number, body: Record<string, unknown>) =>
     w.call<Device>(`/devices/update?id=${id}`, { method: 'PATCH', body });
@@ -30,9 +24,8 @@ eachStore('changing the locations of a device the engine checks', (opened, name)
       skip: name === 'memory' ? 'the memory store keeps no schedule per location' : false,
     },
     async () => {
-      const w = (world = await openWorld(opened().store, Math.floor(Date.now() / 1000) * 1000));
-      const target = await startTargetServer();
-      targets.push(target);
+      const w = await open.world(opened().store, Math.floor(Date.now() / 1000) * 1000);
+      const target = await open.target();
       const eu = w.engine({ location: 'eu', workerId: 'w-eu' });
       const us = w.engine({ location: 'us', workerId: 'w-us' });
       const device = await createWebDevice(w, 'located.probe-fixture.net', target.port, INTERVAL_S);

@@ -6,45 +6,22 @@
  * location does (docs/engine.md, "Maintenance windows").
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
-import type { Device, DeviceProbeResult } from '../../core/index.ts';
-import { createWebDevice, eachStore, openWorld, verifySigned, type World } from './harness.ts';
-import { startTargetServer, type TargetServer } from './target-server.ts';
+import { it } from 'node:test';
+import type { DeviceProbeResult } from '../../core/index.ts';
+import { closedAfterEach, createWebDevice, eachStore, verifySigned, type World } from './harness.ts';
 
 const INTERVAL_S = 60;
 const RETRY_S = 30;
 
 eachStore('results and maintenance of a device checked from several locations', (opened, name) => {
-  let world: World | undefined;
-  let target: TargetServer | undefined;
-  afterEach(async () => {
-    await world?.close();
-    await target?.close();
-    target = undefined;
-  });
+  const open = closedAfterEach();
 
   const locatedDevice = (w: World, port: number) =>
-    w.call<Device>(
-      '/devices/create',
-      {
-        method: 'POST',
-        body: {
-          target_type: 'domain',
-          target_value: 'located.probe-fixture.net',
-          service_type: 'web',
-          scheme: 'http',
-          port,
-          check_interval_s: INTERVAL_S,
-          check_locations: ['eu', 'us'],
-          quorum: 2,
-        },
-      },
-      201,
-    );
+    createWebDevice(w, 'located.probe-fixture.net', port, INTERVAL_S, { check_locations: ['eu', 'us'], quorum: 2 });
 
   it('a device checked from any one location: its results carry check_location null', async () => {
-    const w = (world = await openWorld(opened().store, Date.parse('2026-05-04T10:00:00.000Z')));
-    target = await startTargetServer();
+    const w = await open.world(opened().store, Date.parse('2026-05-04T10:00:00.000Z'));
+    const target = await open.target();
     const device = await createWebDevice(w, 'anywhere.probe-fixture.net', target.port, INTERVAL_S);
     assert.equal((await w.engine({ location: 'eu' }).runOnce()).written, 1);
     const results = await w.call<DeviceProbeResult[]>(`/devices/results?id=${device.id}`);
@@ -58,8 +35,8 @@ eachStore('results and maintenance of a device checked from several locations', 
     'results name their location; in a window they are marked and nothing moves or is announced',
     { skip: name === 'memory' ? 'the memory store keeps no schedule per location' : false },
     async () => {
-      const w = (world = await openWorld(opened().store, Date.parse('2026-05-04T10:00:00.000Z')));
-      target = await startTargetServer();
+      const w = await open.world(opened().store, Date.parse('2026-05-04T10:00:00.000Z'));
+      const target = await open.target();
       const { receiver, webhook } = await w.subscribe();
       const options = { retryDelayS: RETRY_S };
       const eu = w.engine({ ...options, location: 'eu', workerId: 'w-eu' });

@@ -6,33 +6,23 @@
  * starts at the right UTC instants.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
+import { it } from 'node:test';
 import type { BlacklistMonitor, Device, DeviceProbeResult, DnsblResult, MaintenanceWindow } from '../../core/index.ts';
-import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
-import { createWebDevice, eachStore, openWorld, verifySigned, type World } from './harness.ts';
-import { startTargetServer, type TargetServer } from './target-server.ts';
+import { closedAfterEach, createWebDevice, eachStore, verifySigned, type World } from './harness.ts';
 
 const INTERVAL_S = 60;
 const RETRY_S = 30;
 
 eachStore('maintenance windows in the engine', (opened) => {
-  let world: World | undefined;
-  let target: TargetServer | undefined;
-  let dns: FakeDnsServer | undefined;
-  afterEach(async () => {
-    await world?.close();
-    await target?.close();
-    await dns?.close();
-    dns = undefined;
-  });
+  const open = closedAfterEach();
 
   const webDevice = (w: World, name: string, port: number): Promise<Device> =>
     createWebDevice(w, name, port, INTERVAL_S);
 
   it('a window that starts while the target is down: no device.down, started and ended announced, down once after', async () => {
     const start = Date.parse('2026-05-04T10:00:00.000Z');
-    const w = (world = await openWorld(opened().store, start));
-    target = await startTargetServer();
+    const w = await open.world(opened().store, start);
+    const target = await open.target();
     const { receiver, webhook } = await w.subscribe();
     const engine = w.engine({ retryDelayS: RETRY_S, failuresBeforeDown: 2 });
     const device = await webDevice(w, 'maintained.probe-fixture.net', target.port);
@@ -101,8 +91,8 @@ eachStore('maintenance windows in the engine', (opened) => {
 
   it('a blacklist monitor in a window: checked and marked, nothing announced; a listing that holds after it is announced once', async () => {
     const zone = 'zone.maintenance-dnsbl.net';
-    const w = (world = await openWorld(opened().store, Date.parse('2026-05-04T10:00:00.000Z')));
-    dns = await startFakeDnsServer();
+    const w = await open.world(opened().store, Date.parse('2026-05-04T10:00:00.000Z'));
+    const dns = await open.dns();
     const { receiver, webhook } = await w.subscribe();
     const engine = w.engine({ dnsServers: [dns.address], dnsblZones: [zone], dnsblDomainZones: [] });
     const listedFirst = await w.call<BlacklistMonitor>(
@@ -167,77 +157,73 @@ eachStore('maintenance windows in the engine', (opened) => {
   });
 
   it('maintenance started and ended once per occurrence, through a pause and an edit; the next occurrence again', async () => {
-    const w = (world = await openWorld(opened().store, Date.parse('2026-05-04T10:00:00.000Z')));
-    target = await startTargetServer();
-    const moved = await startTargetServer();
-    try {
-      const { receiver, webhook } = await w.subscribe();
-      const engine = w.engine();
-      const device = await webDevice(w, 'edited.probe-fixture.net', target.port);
-      // Mondays 10:05 to 10:20 UTC.
-      await w.call(
-        '/maintenance-windows/create',
-        {
-          method: 'POST',
-          body: {
-            name: 'Weekly',
-            repeat: { days: ['mon'], start: '10:05', duration_s: 900, time_zone: 'Etc/UTC' },
-            device_ids: [device.id],
-          },
+    const w = await open.world(opened().store, Date.parse('2026-05-04T10:00:00.000Z'));
+    const target = await open.target();
+    const moved = await open.target();
+    const { receiver, webhook } = await w.subscribe();
+    const engine = w.engine();
+    const device = await webDevice(w, 'edited.probe-fixture.net', target.port);
+    // Mondays 10:05 to 10:20 UTC.
+    await w.call(
+      '/maintenance-windows/create',
+      {
+        method: 'POST',
+        body: {
+          name: 'Weekly',
+          repeat: { days: ['mon'], start: '10:05', duration_s: 900, time_zone: 'Etc/UTC' },
+          device_ids: [device.id],
         },
-        201,
-      );
-      const at = async (instant: string) => {
-        w.clock.set(Date.parse(instant));
-        await engine.runOnce();
-        return w.device(device.id);
-      };
-      const update = (body: Record<string, unknown>) =>
-        w.call<Device>(`/devices/update?id=${device.id}`, { method: 'PATCH', body });
-      assert.equal((await at('2026-05-04T10:00:00Z')).status, 'up');
-      assert.equal((await at('2026-05-04T10:05:00Z')).status, 'maintenance');
+      },
+      201,
+    );
+    const at = async (instant: string) => {
+      w.clock.set(Date.parse(instant));
+      await engine.runOnce();
+      return w.device(device.id);
+    };
+    const update = (body: Record<string, unknown>) =>
+      w.call<Device>(`/devices/update?id=${device.id}`, { method: 'PATCH', body });
+    assert.equal((await at('2026-05-04T10:00:00Z')).status, 'up');
+    assert.equal((await at('2026-05-04T10:05:00Z')).status, 'maintenance');
 
-      // Paused and resumed inside the window: back in maintenance for the same occurrence.
-      w.clock.set(Date.parse('2026-05-04T10:07:00Z'));
-      assert.equal((await update({ is_enabled: false })).status, 'paused');
-      assert.equal((await at('2026-05-04T10:08:00Z')).status, 'paused');
-      assert.equal((await update({ is_enabled: true })).status, 'pending');
-      const resumed = await at('2026-05-04T10:09:00Z');
-      assert.deepEqual([resumed.status, resumed.status_since], ['maintenance', '2026-05-04T10:05:00.000Z']);
-      // The port changed inside the window: pending, then in maintenance again.
-      assert.equal((await update({ port: moved.port })).status, 'pending');
-      const edited = await at('2026-05-04T10:10:00Z');
-      assert.deepEqual([edited.status, edited.status_since], ['maintenance', '2026-05-04T10:05:00.000Z']);
-      assert.equal((await at('2026-05-04T10:20:00Z')).status, 'up', 'pending at the end, checked at once');
-      assert.equal((await at('2026-05-04T10:21:00Z')).status, 'up');
+    // Paused and resumed inside the window: back in maintenance for the same occurrence.
+    w.clock.set(Date.parse('2026-05-04T10:07:00Z'));
+    assert.equal((await update({ is_enabled: false })).status, 'paused');
+    assert.equal((await at('2026-05-04T10:08:00Z')).status, 'paused');
+    assert.equal((await update({ is_enabled: true })).status, 'pending');
+    const resumed = await at('2026-05-04T10:09:00Z');
+    assert.deepEqual([resumed.status, resumed.status_since], ['maintenance', '2026-05-04T10:05:00.000Z']);
+    // The port changed inside the window: pending, then in maintenance again.
+    assert.equal((await update({ port: moved.port })).status, 'pending');
+    const edited = await at('2026-05-04T10:10:00Z');
+    assert.deepEqual([edited.status, edited.status_since], ['maintenance', '2026-05-04T10:05:00.000Z']);
+    assert.equal((await at('2026-05-04T10:20:00Z')).status, 'up', 'pending at the end, checked at once');
+    assert.equal((await at('2026-05-04T10:21:00Z')).status, 'up');
 
-      // The next Monday's occurrence is announced again.
-      assert.equal((await at('2026-05-11T10:05:00Z')).status, 'maintenance');
-      assert.equal((await at('2026-05-11T10:20:00Z')).status, 'up');
-      assert.equal((await at('2026-05-11T10:21:00Z')).status, 'up');
+    // The next Monday's occurrence is announced again.
+    assert.equal((await at('2026-05-11T10:05:00Z')).status, 'maintenance');
+    assert.equal((await at('2026-05-11T10:20:00Z')).status, 'up');
+    assert.equal((await at('2026-05-11T10:21:00Z')).status, 'up');
 
-      const events = receiver.received
-        .map((request) => verifySigned(webhook.secret, request))
-        .filter((e) => e.type.startsWith('device.maintenance_'));
-      assert.deepEqual(
-        events.map((e) => [e.type, e.data.id, e.data.status_since]),
-        [
-          ['device.maintenance_started', device.id, '2026-05-04T10:05:00.000Z'],
-          ['device.maintenance_ended', device.id, '2026-05-04T10:20:00.000Z'],
-          ['device.maintenance_started', device.id, '2026-05-11T10:05:00.000Z'],
-          ['device.maintenance_ended', device.id, '2026-05-11T10:20:00.000Z'],
-        ],
-      );
-    } finally {
-      await moved.close();
-    }
+    const events = receiver.received
+      .map((request) => verifySigned(webhook.secret, request))
+      .filter((e) => e.type.startsWith('device.maintenance_'));
+    assert.deepEqual(
+      events.map((e) => [e.type, e.data.id, e.data.status_since]),
+      [
+        ['device.maintenance_started', device.id, '2026-05-04T10:05:00.000Z'],
+        ['device.maintenance_ended', device.id, '2026-05-04T10:20:00.000Z'],
+        ['device.maintenance_started', device.id, '2026-05-11T10:05:00.000Z'],
+        ['device.maintenance_ended', device.id, '2026-05-11T10:20:00.000Z'],
+      ],
+    );
   });
 
   it('a weekly window across a daylight-saving change starts at the right UTC instants', async () => {
     // New York: EST (UTC-5) until Sunday 2026-03-08 02:00 local, EDT (UTC-4) after. 09:00 local
     // is 14:00 UTC on Saturday and 13:00 UTC on Sunday.
-    const w = (world = await openWorld(opened().store, Date.parse('2026-03-07T13:00:00Z')));
-    target = await startTargetServer();
+    const w = await open.world(opened().store, Date.parse('2026-03-07T13:00:00Z'));
+    const target = await open.target();
     const engine = w.engine();
     const device = await webDevice(w, 'weekly.probe-fixture.net', target.port);
     await w.call(

@@ -5,21 +5,16 @@
  * API are announced to a webhook, verified with the `standardwebhooks` package.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
+import { it } from 'node:test';
 import type { BlacklistMonitor, Device } from '../../core/index.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { createWebDevice, eachStore, openWorld, verifyNow, type World } from './harness.ts';
-import { startTargetServer, type TargetServer } from './target-server.ts';
+import { closedAfterEach, createWebDevice, eachStore, verifyNow, type World } from './harness.ts';
+import type { TargetServer } from './target-server.ts';
 
 const INTERVAL_S = 30;
 
 eachStore('changing records the engine checks', (opened) => {
-  let world: World | undefined;
-  const targets: TargetServer[] = [];
-  afterEach(async () => {
-    await world?.close();
-    for (const target of targets.splice(0)) await target.close();
-  });
+  const open = closedAfterEach();
 
   const webDevice = (w: World, name: string, port: number): Promise<Device> =>
     createWebDevice(w, name, port, INTERVAL_S);
@@ -33,10 +28,9 @@ eachStore('changing records the engine checks', (opened) => {
   }
 
   it('a PATCH of the port while a check is in flight fences it: nothing of it is written or announced', async () => {
-    const w = (world = await openWorld(opened().store, Math.floor(Date.now() / 1000) * 1000));
-    const old = await startTargetServer();
-    const next = await startTargetServer();
-    targets.push(old, next);
+    const w = await open.world(opened().store, Math.floor(Date.now() / 1000) * 1000);
+    const old = await open.target();
+    const next = await open.target();
     const { receiver } = await w.subscribe(['device.down', 'device.up']);
     const engine = w.engine({ failuresBeforeDown: 1 });
     const device = await webDevice(w, 'moved.probe-fixture.net', old.port);
@@ -74,9 +68,8 @@ eachStore('changing records the engine checks', (opened) => {
   });
 
   it('a PATCH of the location alone while a check is in flight keeps it: both are written', async () => {
-    const w = (world = await openWorld(opened().store, Math.floor(Date.now() / 1000) * 1000));
-    const target = await startTargetServer();
-    targets.push(target);
+    const w = await open.world(opened().store, Math.floor(Date.now() / 1000) * 1000);
+    const target = await open.target();
     const engine = w.engine();
     const device = await webDevice(w, 'noted.probe-fixture.net', target.port);
     const release = await holdNext(target);
@@ -94,9 +87,8 @@ eachStore('changing records the engine checks', (opened) => {
   });
 
   it('pause and resume through the API are announced (verified with standardwebhooks); a paused device is not checked', async () => {
-    const w = (world = await openWorld(opened().store, Math.floor(Date.now() / 1000) * 1000));
-    const target = await startTargetServer();
-    targets.push(target);
+    const w = await open.world(opened().store, Math.floor(Date.now() / 1000) * 1000);
+    const target = await open.target();
     const { receiver, webhook } = await w.subscribe();
     const engine = w.engine();
     const device = await webDevice(w, 'paused.probe-fixture.net', target.port);
@@ -140,7 +132,7 @@ eachStore('changing records the engine checks', (opened) => {
   });
 
   it('a blacklist monitor paused and resumed through the API is announced as paused and active', async () => {
-    const w = (world = await openWorld(opened().store, Math.floor(Date.now() / 1000) * 1000));
+    const w = await open.world(opened().store, Math.floor(Date.now() / 1000) * 1000);
     const { receiver, webhook } = await w.subscribe(['blacklist_monitor.paused', 'blacklist_monitor.resumed']);
     // No zones: the engine checks nothing, but it delivers.
     const engine = w.engine({ dnsblZones: [], dnsblDomainZones: [] });

@@ -5,11 +5,10 @@
  * single-engine cases on every store).
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import type { AvailabilityReport, Device, Incident } from '../../core/index.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
-import { createWebDevice, openWorld, STORES, type World } from './harness.ts';
-import { startTargetServer, type TargetServer } from './target-server.ts';
+import { closedAfterEach, createWebDevice, STORES, type World } from './harness.ts';
 import { openWorkerStores, type WorkerStores } from './worker-stores.ts';
 
 const DAY = '2026-06-01';
@@ -27,23 +26,18 @@ async function checkEveryMinute(w: World, run: () => Promise<unknown>, fromTime:
 for (const factory of STORES.filter((f) => f.name === 'postgres')) {
   suiteOrSkip(`reports with three racing workers (${factory.name})`, factory.skip, { concurrency: 1 }, () => {
     let shared: WorkerStores | undefined;
-    let world: World | undefined;
-    let target: TargetServer | undefined;
     before(async () => {
       shared = await openWorkerStores(factory.name, 3);
     });
-    afterEach(async () => {
-      await world?.close();
-      await target?.close();
-    });
+    const open = closedAfterEach();
     after(async () => {
       await shared?.cleanup();
     });
 
     it('one incident per outage, opened and closed once, whichever worker writes', async () => {
       const { stores } = shared!;
-      const w = (world = await openWorld(stores[0]!, at('00:00:00')));
-      target = await startTargetServer();
+      const w = await open.world(stores[0]!, at('00:00:00'));
+      const target = await open.target();
       const engines = stores.map((store, i) =>
         w.engine({ store, workerId: `worker-${i + 1}`, failuresBeforeDown: 1, batchSize: 1 }),
       );

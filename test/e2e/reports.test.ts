@@ -5,10 +5,10 @@
  * counts neither as up nor as down.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
+import { it } from 'node:test';
 import type { AvailabilityReport, Device, Incident } from '../../core/index.ts';
-import { createWebDevice, eachStore, openWorld, type World } from './harness.ts';
-import { startTargetServer, type TargetServer } from './target-server.ts';
+import { closedAfterEach, createWebDevice, eachStore, type World } from './harness.ts';
+import type { TargetServer } from './target-server.ts';
 
 const DAY_START = '2026-05-04T00:00:00.000Z';
 const DAY_END = '2026-05-05T00:00:00.000Z';
@@ -16,16 +16,13 @@ const at = (time: string) => Date.parse(`2026-05-04T${time}Z`);
 const enc = encodeURIComponent;
 
 eachStore('reports from a running engine', (opened) => {
-  let world: World | undefined;
-  let target: TargetServer | undefined;
-  afterEach(async () => {
-    await world?.close();
-    await target?.close();
-  });
+  const open = closedAfterEach();
 
-  async function start(name: string): Promise<{ w: World; device: Device; run: (time: string) => Promise<void> }> {
-    const w = (world = await openWorld(opened().store, DAY_START));
-    target = await startTargetServer();
+  async function start(
+    name: string,
+  ): Promise<{ w: World; target: TargetServer; device: Device; run: (time: string) => Promise<void> }> {
+    const w = await open.world(opened().store, DAY_START);
+    const target = await open.target();
     const engine = w.engine({ retryDelayS: 30, failuresBeforeDown: 2 });
     const device = await createWebDevice(w, name, target.port, 60);
     const run = async (time: string) => {
@@ -34,19 +31,19 @@ eachStore('reports from a running engine', (opened) => {
     };
     await run('00:00:00');
     assert.equal((await w.device(device.id)).status, 'up');
-    return { w, device, run };
+    return { w, target, device, run };
   }
 
   const availability = (w: World, id: number) =>
     w.call<AvailabilityReport>(`/devices/availability?id=${id}&from=${enc(DAY_START)}&to=${enc(DAY_END)}`);
 
   it('down 10 minutes in a day: 99.3056 %, one incident of 600 s with its cause', async () => {
-    const { w, device, run } = await start('outage.probe-fixture.net');
-    target!.health = 'error';
+    const { w, target, device, run } = await start('outage.probe-fixture.net');
+    target.health = 'error';
     await run('10:00:00'); // the first failure: validating, which counts as up
     await run('10:00:30'); // confirmed at the retry: down from here
     assert.equal((await w.device(device.id)).status, 'down');
-    target!.health = 'ok';
+    target.health = 'ok';
     await run('10:10:30'); // up again, 600 s later
     assert.equal((await w.device(device.id)).status, 'up');
     w.clock.set(Date.parse(DAY_END) + 3_600_000);
@@ -75,7 +72,7 @@ eachStore('reports from a running engine', (opened) => {
   });
 
   it('an outage inside a maintenance window is maintenance time, and no incident', async () => {
-    const { w, device, run } = await start('maintained.probe-fixture.net');
+    const { w, target, device, run } = await start('maintained.probe-fixture.net');
     await w.call(
       '/maintenance-windows/create',
       {
@@ -91,10 +88,10 @@ eachStore('reports from a running engine', (opened) => {
     );
     await run('10:00:00');
     assert.equal((await w.device(device.id)).status, 'maintenance');
-    target!.health = 'error';
+    target.health = 'error';
     for (const time of ['10:05:00', '10:05:30', '10:06:30', '10:10:00']) await run(time);
     assert.equal((await w.device(device.id)).status, 'maintenance');
-    target!.health = 'ok';
+    target.health = 'ok';
     await run('10:20:00'); // the window ends: pending, checked at once
     await run('10:21:00');
     assert.equal((await w.device(device.id)).status, 'up');

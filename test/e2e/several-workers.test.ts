@@ -9,8 +9,7 @@ import { after, afterEach, before, it } from 'node:test';
 import type { Device } from '../../core/index.ts';
 import type { EngineRunSummary, MonitoringEngine } from '../../engine/index.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
-import { openWorld, STORES, verifySigned, type Receiver, type World } from './harness.ts';
-import { startTargetServer, type TargetServer } from './target-server.ts';
+import { closedAfterEach, createWebDevice, type Receiver, STORES, verifySigned } from './harness.ts';
 import { openWorkerStores, type WorkerStores } from './worker-stores.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -24,26 +23,21 @@ const LEASE_MS = 120_000;
 for (const factory of STORES) {
   suiteOrSkip(`several workers on one database (${factory.name})`, factory.skip, { concurrency: 1 }, () => {
     let shared: WorkerStores | undefined;
-    let world: World | undefined;
-    let target: TargetServer | undefined;
     /** Lets held answers go: also after a failed assertion, so no check outlives its test. */
     let release = () => {};
     before(async () => {
       shared = await openWorkerStores(factory.name, WORKERS);
     });
-    afterEach(async () => {
-      release();
-      await world?.close();
-      await target?.close();
-    });
+    afterEach(() => release());
+    const open = closedAfterEach();
     after(async () => {
       await shared?.cleanup();
     });
 
     it('each status change is one event, delivered once to each endpoint', async () => {
       const { stores } = shared!;
-      const w = (world = await openWorld(stores[0]!, '2026-04-01T00:00:00.000Z'));
-      target = await startTargetServer();
+      const w = await open.world(stores[0]!, '2026-04-01T00:00:00.000Z');
+      const target = await open.target();
       const endpoints = [await w.subscribe(), await w.subscribe()];
       const engines: MonitoringEngine[] = stores.map((store, i) =>
         w.engine({
@@ -57,21 +51,7 @@ for (const factory of STORES) {
       );
       const ids: number[] = [];
       for (let i = 0; i < DEVICES; i++) {
-        const device = await w.call<Device>(
-          '/devices/create',
-          {
-            method: 'POST',
-            body: {
-              target_type: 'domain',
-              target_value: `web${i}.probe-fixture.net`,
-              service_type: 'web',
-              scheme: 'http',
-              port: target.port,
-              check_interval_s: INTERVAL_S,
-            },
-          },
-          201,
-        );
+        const device = await createWebDevice(w, `web${i}.probe-fixture.net`, target.port, INTERVAL_S);
         ids.push(device.id);
       }
       const statuses = async () => (await w.call<Device[]>('/devices')).map((d) => d.status);

@@ -4,11 +4,10 @@
  * that certificate, however many checks follow, delivered to a webhook made through the API.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
+import { it } from 'node:test';
 import type { Device } from '../../core/index.ts';
 import { TEST_CA } from '../support/probe-servers.ts';
-import { eachStore, openWorld, verifySigned, type World } from './harness.ts';
-import { startTargetServer, type TargetServer } from './target-server.ts';
+import { closedAfterEach, createWebDevice, eachStore, verifySigned } from './harness.ts';
 
 /** test/probes/fixtures/valid.pem ends at 2045-01-01T00:00:00Z. */
 const VALID_TO = '2045-01-01T00:00:00.000Z';
@@ -17,34 +16,15 @@ const START = '2044-12-24T12:00:00.000Z';
 const INTERVAL_S = 3600;
 
 eachStore('a certificate near its end through the API, the engine and a webhook', (opened) => {
-  let world: World | undefined;
-  let target: TargetServer | undefined;
-  afterEach(async () => {
-    await world?.close();
-    await target?.close();
-  });
+  const open = closedAfterEach();
 
   it('device.tls_expiring is announced once across several checks, the device staying up', async () => {
-    const w = (world = await openWorld(opened().store, START));
-    target = await startTargetServer('valid');
+    const w = await open.world(opened().store, START);
+    const target = await open.target('valid');
     const { receiver, webhook } = await w.subscribe();
     // The fixtures' CA is the only thing trusted beyond Node's list; the name is the certificate's.
     const engine = w.engine({ trustedCa: [TEST_CA] });
-    const created = await w.call<Device>(
-      '/devices/create',
-      {
-        method: 'POST',
-        body: {
-          target_type: 'domain',
-          target_value: 'www.probe-fixture.net',
-          service_type: 'web',
-          scheme: 'https',
-          port: target.port,
-          check_interval_s: INTERVAL_S,
-        },
-      },
-      201,
-    );
+    const created = await createWebDevice(w, 'www.probe-fixture.net', target.port, INTERVAL_S, { scheme: 'https' });
     assert.deepEqual([created.check_public_https, created.check_public_tls], [true, true]);
 
     for (let check = 1; check <= 4; check++) {

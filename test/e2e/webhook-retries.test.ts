@@ -5,10 +5,10 @@
  * (without allowPrivateTargets) delivers is refused and shown as failing by `GET /webhooks`.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
+import { it } from 'node:test';
 import type { BlacklistMonitor, WebhookAttempt } from '../../core/index.ts';
 import type { DnsblResolver } from '../../engine/index.ts';
-import { eachStore, openWorld, verifySigned, type World } from './harness.ts';
+import { closedAfterEach, eachStore, verifySigned, type World } from './harness.ts';
 
 const ZONE = 'zone.e2e-dnsbl.net';
 const START = '2026-05-01T00:00:00.000Z';
@@ -19,10 +19,7 @@ const FIRST_RETRY_MS = 30_000;
 const listsEverything: DnsblResolver = { resolve4: async () => ['127.0.0.2'] };
 
 eachStore('webhook retries and refusals through the engine', (opened) => {
-  let world: World | undefined;
-  afterEach(async () => {
-    await world?.close();
-  });
+  const open = closedAfterEach();
 
   async function listedMonitor(w: World, target: string): Promise<BlacklistMonitor> {
     const type = /^[0-9.]+$/.test(target) ? 'ip' : 'domain';
@@ -34,7 +31,7 @@ eachStore('webhook retries and refusals through the engine', (opened) => {
   }
 
   it('500 then 200: retried after 30 s with the same webhook-id, delivered once, the later event waiting behind it', async () => {
-    const w = (world = await openWorld(opened().store, START));
+    const w = await open.world(opened().store, START);
     const { receiver, webhook } = await w.subscribe();
     let failing = true;
     receiver.answer = () => (failing ? 500 : 200);
@@ -107,7 +104,7 @@ eachStore('webhook retries and refusals through the engine', (opened) => {
 
   it('a webhook host resolving to a private address at delivery time is refused and shown as failing', async () => {
     // The API judges the name (it is public-looking); the engine judges the address it resolves to.
-    const w = (world = await openWorld(opened().store, START, { allowPrivateTargets: false }));
+    const w = await open.world(opened().store, START, { allowPrivateTargets: false });
     const { receiver } = await w.subscribe();
     const engine = w.engine({ resolver: listsEverything, dnsblDomainZones: [ZONE], allowPrivateTargets: false });
     // A public-looking domain: the API without allowPrivateTargets takes it.

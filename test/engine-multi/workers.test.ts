@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
 import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
 import { createTestDatabase } from '../support/postgres.ts';
+import { newDevice } from '../support/records.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startWorker, type WorkerProcess } from '../support/worker-process.ts';
@@ -312,36 +313,16 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
       const listener: Server = createServer((socket) => socket.destroy());
       await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
       after(() => new Promise<void>((resolve) => listener.close(() => resolve())));
-      const created = await db.opened.store.createDevice(db.userId, {
-        target_type: 'ip',
-        target_value: '127.0.0.1',
-        service_type: 'tcp',
-        scheme: null,
-        port: (listener.address() as { port: number }).port,
-        host_header: null,
-        proxy_enabled: false,
-        origin_host: null,
-        origin_scheme: null,
-        origin_port: null,
-        check_public_http: false,
-        check_public_https: false,
-        check_public_tls: false,
-        check_origin_http: false,
-        check_origin_tls: false,
-        expect_status: null,
-        location: null,
-        is_enabled: true,
-        created_at: NOW,
-        check_interval_s: 60,
-        check_locations: null,
-        quorum: null,
-        quorum_state: null,
-        locations: null,
-        status: 'pending',
-        status_since: null,
-        last_checked_at: null,
-        last_results: {},
-      });
+      const created = await db.opened.store.createDevice(
+        db.userId,
+        newDevice({
+          target_type: 'ip',
+          target_value: '127.0.0.1',
+          service_type: 'tcp',
+          port: (listener.address() as { port: number }).port,
+          created_at: NOW,
+        }),
+      );
       assert.ok('created' in created);
     }
     // Every second (the store takes any interval; the API's minimum is 300 s): the outages below

@@ -5,9 +5,8 @@
  * from the check that made it so.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
-import { createWebDevice, eachStore, openWorld, type World } from '../e2e/harness.ts';
-import { startTargetServer, type TargetServer } from '../e2e/target-server.ts';
+import { it } from 'node:test';
+import { closedAfterEach, createWebDevice, eachStore } from '../e2e/harness.ts';
 
 const START = Date.parse('2026-05-04T10:00:00.000Z');
 const INTERVAL_S = 60;
@@ -15,18 +14,11 @@ const RETRY_S = 30;
 const stamp = (ms: number) => new Date(ms).toISOString();
 
 eachStore('status_since of a device checked from any one location', (opened) => {
-  let world: World | undefined;
-  let target: TargetServer | undefined;
-  afterEach(async () => {
-    await world?.close();
-    await target?.close();
-    world = undefined;
-    target = undefined;
-  });
+  const open = closedAfterEach();
 
   it('a silent validating → up keeps the time it has been up; validating shows its own start', async () => {
-    const w = (world = await openWorld(opened().store, START));
-    target = await startTargetServer();
+    const w = await open.world(opened().store, START);
+    const target = await open.target();
     const engine = w.engine({ retryDelayS: RETRY_S });
     const { id } = await createWebDevice(w, 'blip.probe-fixture.net', target.port, INTERVAL_S);
     await engine.runOnce();
@@ -79,8 +71,8 @@ eachStore('status_since of a device checked from any one location', (opened) => 
   });
 
   it('a first check that fails, then a pass: up from that pass, never before it', async () => {
-    const w = (world = await openWorld(opened().store, START));
-    target = await startTargetServer();
+    const w = await open.world(opened().store, START);
+    const target = await open.target();
     target.health = 'error';
     const engine = w.engine({ retryDelayS: RETRY_S });
     const { id } = await createWebDevice(w, 'late.probe-fixture.net', target.port, INTERVAL_S);

@@ -9,6 +9,7 @@ import { createMonitoringEngine } from '../../engine/index.ts';
 import { WatchedStore } from '../support/engine-fixtures.ts';
 import { startTlsServer, TEST_CA, type LocalServer } from '../support/probe-servers.ts';
 import { FIXTURE_NAME } from '../support/probe-devices.ts';
+import { newWebDevice } from '../support/records.ts';
 
 const START = '2026-03-01T00:00:00.000Z';
 let server: LocalServer;
@@ -19,36 +20,10 @@ async function tlsResultWith(trustedCa: readonly string[] | undefined) {
   const store = new WatchedStore();
   const user = await store.createUser({ name: null, created_at: START });
   // A web device with only its TLS probe on, at the fixture server's port, named as its certificate.
-  const created = await store.createDevice(user.id, {
-    target_type: 'domain',
-    target_value: FIXTURE_NAME,
-    service_type: 'web',
-    scheme: 'https',
-    port: server.port,
-    host_header: null,
-    proxy_enabled: false,
-    origin_host: null,
-    origin_scheme: 'https',
-    origin_port: 443,
-    check_public_http: false,
-    check_public_https: false,
-    check_public_tls: true,
-    check_origin_http: false,
-    check_origin_tls: false,
-    expect_status: 200,
-    location: null,
-    is_enabled: true,
-    created_at: START,
-    check_interval_s: 60,
-    check_locations: null,
-    quorum: null,
-    quorum_state: null,
-    locations: null,
-    status: 'pending',
-    status_since: null,
-    last_checked_at: null,
-    last_results: {},
-  });
+  const created = await store.createDevice(
+    user.id,
+    newWebDevice({ target_value: FIXTURE_NAME, port: server.port, check_public_https: false, created_at: START }),
+  );
   assert.ok('created' in created);
   const engine = createMonitoringEngine({
     store,

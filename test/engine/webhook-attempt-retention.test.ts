@@ -12,7 +12,8 @@ import type { DeliveryOutcome } from '../../core/store/webhook-store.ts';
 import { createMonitoringEngine } from '../../engine/index.ts';
 import { keepingLogger } from '../support/engine-fixtures.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';
-import { createdWebhookId, emitterFor, newWebhook } from '../webhooks/support.ts';
+import { createdWebhookId, emitterFor } from '../webhooks/support.ts';
+import { newWebhook } from '../support/records.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

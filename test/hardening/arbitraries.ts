@@ -5,6 +5,7 @@
  * (inet_aton forms, IPv4-mapped/compatible IPv6, zone ids, brackets, full-width digits).
  */
 import fc from 'fast-check';
+import { DEVICE_BODY_FIELDS } from '../support/record-fields.ts';
 import { IANA_V4, IANA_V6 } from './support.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -413,27 +414,6 @@ export const jsonTree: fc.Arbitrary<JsonTree> = fc.letrec<{ tree: JsonTree }>((t
   ),
 })).tree;
 
-const DEVICE_FIELDS = [
-  'target_type',
-  'target_value',
-  'service_type',
-  'scheme',
-  'port',
-  'host_header',
-  'proxy_enabled',
-  'origin_host',
-  'origin_scheme',
-  'origin_port',
-  'check_public_http',
-  'check_public_https',
-  'check_public_tls',
-  'check_origin_http',
-  'check_origin_tls',
-  'expect_status',
-  'location',
-  'is_enabled',
-] as const;
-
 /** Names that pass the target policy, for bodies meant to be stored. */
 const publicName = fc
   .tuple(fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/), fc.constantFrom('com', 'net', 'org', 'io', 'de'))
@@ -451,7 +431,7 @@ const publicIp = fc.constantFrom(
  * A value for a field: mostly valid (so that bodies get past validation and are stored, with
  * their strings, flags and numbers in every legal spelling), sometimes a hostile one.
  */
-function plausible(field: (typeof DEVICE_FIELDS)[number]): fc.Arbitrary<JsonTree> {
+function plausible(field: (typeof DEVICE_BODY_FIELDS)[number]): fc.Arbitrary<JsonTree> {
   const str = (valid: fc.Arbitrary<string>, hostile: fc.Arbitrary<string>) =>
     stringTree(fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: hostile }));
   const raw = (a: fc.Arbitrary<string>) => a.map((text) => ({ kind: 'raw' as const, text }));
@@ -510,7 +490,7 @@ function plausible(field: (typeof DEVICE_FIELDS)[number]): fc.Arbitrary<JsonTree
 export const createBodyTree: fc.Arbitrary<JsonTree & { kind: 'object' }> = fc
   .tuple(
     fc
-      .subarray([...DEVICE_FIELDS], { minLength: 0, maxLength: 5 })
+      .subarray([...DEVICE_BODY_FIELDS], { minLength: 0, maxLength: 5 })
       .chain((fields) =>
         fc.tuple(
           ...fields.map((field) =>

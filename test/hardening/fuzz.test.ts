@@ -17,12 +17,12 @@ import {
   assertSafeHost,
   callRaw,
   checkAnswer,
-  DETAIL_CODES,
   STORE_FACTORIES,
   type CheckedAnswer,
   type RawResponse,
 } from './support.ts';
 import { DEVICE_FIELDS, MONITOR_FIELDS } from '../support/record-fields.ts';
+import { DETAIL_CODES } from '../support/contract-codes.ts';
 
 const { seed, runs } = fuzzParameters(100);
 console.log(`[fuzz] seed=${seed} runs=${runs} (replay with FUZZ_SEED=${seed} FUZZ_RUNS=${runs})`);

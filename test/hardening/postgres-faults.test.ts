@@ -321,7 +321,7 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
     await migrateToLatest(db);
     await direct.close();
     const proxy = await startFaultProxy(PG_PORT(database.url));
-    const child = spawn(process.execPath, nodeArgs(join('test', 'hardening', 'fixtures', 'pool-error-child.ts')), {
+    const child = spawn(process.execPath, nodeArgs(join('test', 'hardening', 'pool-error-child.ts')), {
       env: { ...process.env, DATABASE_URL: viaPort(database.url, proxy.port) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

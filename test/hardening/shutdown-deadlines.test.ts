@@ -63,7 +63,7 @@ describe('shutdown deadlines', { concurrency: true }, () => {
   test('a request that arrived before the grace ended is answered, even when the process stalled past it', async () => {
     // The fixture's stall lasts until this file exists: the test creates it once its request is sent.
     const sent = join(dir, 'request-sent');
-    const fixture = nodeArgs(join('test', 'hardening', 'fixtures', 'busy-after-sigterm.ts'));
+    const fixture = nodeArgs(join('test', 'hardening', 'busy-after-sigterm.ts'));
     const child = spawn(process.execPath, [...fixture, sent], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       let err = '';

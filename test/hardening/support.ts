@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore, type ApiResponse, type HeaderReader, type MonitoringApi, type Store } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
+import { DETAIL_CODES } from '../support/contract-codes.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -83,18 +84,6 @@ export async function callRaw(api: MonitoringApi, request: RawRequest): Promise<
 export const JSON_TYPE = 'application/json; charset=utf-8';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CALLER_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
-export const DETAIL_CODES: ReadonlySet<string> = new Set([
-  'missing',
-  'invalid_type',
-  'invalid_value',
-  'out_of_range',
-  'too_long',
-  'unknown_field',
-  'forbidden_target',
-  'not_applicable',
-  'read_only_field',
-]);
 
 /** Every status the contract can answer with, and the codes allowed under it. 500 is not here. */
 const CODES_BY_STATUS: ReadonlyMap<number, ReadonlySet<string> | null> = new Map([

@@ -1,9 +1,10 @@
 /**
  * Issue 6, item 2: the address and name tricks behind real CVEs, through the API rather than the
- * parsing functions (test/unit/ covers those): target_value of both types on both resources,
- * origin_host, and the key allow-list. Every IANA special-purpose block is refused at its edges and
- * inside, in plain and odd spellings, while its public neighbours are accepted; long labels and
- * names are refused; internationalised homographs are stored as the punycode a URL parser uses.
+ * parsing functions (test/api/ip-address, normalize-target and target-policy cover those):
+ * target_value of both types on both resources, origin_host, and the key allow-list. Every IANA
+ * special-purpose block is refused at its edges and inside, in plain and odd spellings, while its
+ * public neighbours are accepted; long labels and names are refused; internationalised homographs
+ * are stored as the punycode a URL parser uses.
  *
  * CVE-2021-28918 (netmask): octal `0177.0.0.1` read as decimal 177.0.0.1, a public address.
  * CVE-2023-42282 (ip): `0x7f.1` not recognised as loopback by isPublic().

@@ -6,48 +6,24 @@
  * schedule per location), through engines of one location and the store's claim.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
-import type { Device } from '../../core/index.ts';
+import { it } from 'node:test';
 import { locationDecider } from '../../engine/devices/location-check.ts';
-import { eachStore, openWorld, type World } from '../e2e/harness.ts';
-import { startTargetServer, type TargetServer } from '../e2e/target-server.ts';
+import { closedAfterEach, createWebDevice, eachStore } from '../e2e/harness.ts';
 
 const START = Date.parse('2026-05-04T10:00:00.000Z');
 const LEASE_MS = 120_000;
 const SETTINGS = { retryDelayS: 30, probeTimeoutMs: 10_000, failuresBeforeDown: 2, random: () => 0.5, tlsWarnDays: 14 };
 
 eachStore('location leases under a frozen clock', (opened, name) => {
-  let world: World | undefined;
-  let target: TargetServer | undefined;
-  afterEach(async () => {
-    await world?.close();
-    await target?.close();
-    world = undefined;
-    target = undefined;
-  });
+  const open = closedAfterEach();
 
   it(
     "a dead worker's pair: claimed again once, when its lease runs out by the clock; its late result fenced",
     { skip: name === 'memory' ? 'the memory store keeps no schedule per location' : false },
     async () => {
-      const w = (world = await openWorld(opened().store, START));
-      target = await startTargetServer();
-      const device = await w.call<Device>(
-        '/devices/create',
-        {
-          method: 'POST',
-          body: {
-            target_type: 'domain',
-            target_value: 'leased.probe-fixture.net',
-            service_type: 'web',
-            scheme: 'http',
-            port: target.port,
-            check_interval_s: 60,
-            check_locations: ['eu'],
-          },
-        },
-        201,
-      );
+      const w = await open.world(opened().store, START);
+      const target = await open.target();
+      const device = await createWebDevice(w, 'leased.probe-fixture.net', target.port, 60, { check_locations: ['eu'] });
       const at = (ms: number) => new Date(ms).toISOString();
       // A worker of eu claims the pair and dies before writing.
       const [dead] = await w.store.claimDueLocationChecks!({

@@ -8,9 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, it } from 'node:test';
-import type { Device, DeviceProbeResult } from '../../core/index.ts';
-import { eachStore, openWorld, verifySigned, type World } from '../e2e/harness.ts';
-import { startTargetServer, type TargetServer } from '../e2e/target-server.ts';
+import type { DeviceProbeResult } from '../../core/index.ts';
+import { closedAfterEach, createWebDevice, eachStore, verifySigned } from '../e2e/harness.ts';
 
 const LOCATIONS = ['eu', 'us', 'ap'] as const;
 const START = '2026-05-04T10:00:00.000Z';
@@ -18,41 +17,22 @@ const INTERVAL_S = 60;
 const RETRY_S = 30;
 
 eachStore('our own failures on the quorum path', (opened, name) => {
-  let world: World | undefined;
-  let target: TargetServer | undefined;
+  /** Lets held answers go before the target closes, also after a failed assertion. */
   let release: (() => void) | undefined;
-  afterEach(async () => {
-    release?.();
-    await world?.close();
-    await target?.close();
-    world = undefined;
-    target = undefined;
-  });
+  afterEach(() => release?.());
+  const open = closedAfterEach();
   const skip = name === 'memory' ? 'the memory store keeps no schedule per location' : false;
 
   async function located() {
-    const w = (world = await openWorld(opened().store, START));
-    target = await startTargetServer();
+    const w = await open.world(opened().store, START);
+    const target = await open.target();
     const { receiver, webhook } = await w.subscribe();
     const engines = LOCATIONS.map((location) =>
       w.engine({ location, workerId: `w-${location}`, retryDelayS: RETRY_S }),
     );
-    const { id } = await w.call<Device>(
-      '/devices/create',
-      {
-        method: 'POST',
-        body: {
-          target_type: 'domain',
-          target_value: 'located.probe-fixture.net',
-          service_type: 'web',
-          scheme: 'http',
-          port: target.port,
-          check_interval_s: INTERVAL_S,
-          check_locations: LOCATIONS,
-        },
-      },
-      201,
-    );
+    const { id } = await createWebDevice(w, 'located.probe-fixture.net', target.port, INTERVAL_S, {
+      check_locations: LOCATIONS,
+    });
     for (const engine of engines) await engine.runOnce();
     const up = await w.device(id);
     assert.equal(up.status, 'up');
@@ -97,9 +77,9 @@ eachStore('our own failures on the quorum path', (opened, name) => {
     async () => {
       const { w, id, up, target: t } = await located();
       // The target holds ap's request until the test lets it go; ap's lease is short.
-      let open!: () => void;
-      const held = new Promise<void>((resolve) => (open = resolve));
-      release = open;
+      let letGo!: () => void;
+      const held = new Promise<void>((resolve) => (letGo = resolve));
+      release = letGo;
       t.gate = () => held;
       const ap = w.engine({ location: 'ap', workerId: 'w-ap-busy', retryDelayS: RETRY_S, leaseMs: 300 });
       w.clock.advance(INTERVAL_S * 1000);

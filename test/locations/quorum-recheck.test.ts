@@ -6,50 +6,28 @@
  * between one location's check and the next; every event verified with `standardwebhooks`.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
-import type { Device } from '../../core/index.ts';
-import { eachStore, openWorld, verifySigned, type World } from '../e2e/harness.ts';
-import { startTargetServer, type TargetServer } from '../e2e/target-server.ts';
+import { it } from 'node:test';
+import { closedAfterEach, createWebDevice, eachStore, verifySigned } from '../e2e/harness.ts';
 
 const LOCATIONS = ['eu', 'us', 'ap'] as const;
 type Location = (typeof LOCATIONS)[number];
 const START = '2026-05-04T10:00:00.000Z';
 
 eachStore('the re-check rule and failing episodes on the quorum path', (opened, name) => {
-  let world: World | undefined;
-  let target: TargetServer | undefined;
-  afterEach(async () => {
-    await world?.close();
-    await target?.close();
-    world = undefined;
-    target = undefined;
-  });
+  const open = closedAfterEach();
   const skip = name === 'memory' ? 'the memory store keeps no schedule per location' : false;
 
   /** A world with a device checked from the three locations, each checked once and passing. */
   async function located(intervalS: number, retryDelayS: number) {
-    const w = (world = await openWorld(opened().store, START));
-    target = await startTargetServer();
+    const w = await open.world(opened().store, START);
+    const target = await open.target();
     const { receiver, webhook } = await w.subscribe();
     const engines = new Map(
       LOCATIONS.map((location) => [location, w.engine({ location, workerId: `w-${location}`, retryDelayS })]),
     );
-    const device = await w.call<Device>(
-      '/devices/create',
-      {
-        method: 'POST',
-        body: {
-          target_type: 'domain',
-          target_value: 'located.probe-fixture.net',
-          service_type: 'web',
-          scheme: 'http',
-          port: target.port,
-          check_interval_s: intervalS,
-          check_locations: LOCATIONS,
-        },
-      },
-      201,
-    );
+    const device = await createWebDevice(w, 'located.probe-fixture.net', target.port, intervalS, {
+      check_locations: LOCATIONS,
+    });
     const t = target;
     /** Each location's due checks, in this order, the target healthy for those named `ok`. */
     const run = async (

@@ -9,10 +9,9 @@
  * same holds.
  */
 import assert from 'node:assert/strict';
-import { afterEach, it } from 'node:test';
+import { it } from 'node:test';
 import type { Device } from '../../core/index.ts';
-import { eachStore, openWorld, verifySigned, type World } from '../e2e/harness.ts';
-import { startTargetServer, type TargetServer } from '../e2e/target-server.ts';
+import { closedAfterEach, createWebDevice, eachStore, verifySigned } from '../e2e/harness.ts';
 import { fixtureKeyPair, TEST_CA } from '../support/probe-servers.ts';
 
 const LOCATIONS = ['eu', 'us', 'ap'] as const;
@@ -29,39 +28,20 @@ const RETRY_DELAY_S = 30;
 const INTERVAL_S = 3600;
 
 eachStore('device.tls_expiring for a device checked from several locations', (opened, name) => {
-  let world: World | undefined;
-  let target: TargetServer | undefined;
-  afterEach(async () => {
-    await world?.close();
-    await target?.close();
-    world = undefined;
-    target = undefined;
-  });
+  const open = closedAfterEach();
 
   it('three locations seeing one certificate announce it once; a renewed one once more', async () => {
-    const w = (world = await openWorld(opened().store, START));
-    target = await startTargetServer('valid');
+    const w = await open.world(opened().store, START);
+    const target = await open.target('valid');
     const { receiver, webhook } = await w.subscribe();
     const trustedCa = [TEST_CA, fixtureKeyPair('self-signed').cert];
     const engines = LOCATIONS.map((location) =>
       w.engine({ location, workerId: `w-${location}`, trustedCa, retryDelayS: RETRY_DELAY_S }),
     );
-    const device = await w.call<Device>(
-      '/devices/create',
-      {
-        method: 'POST',
-        body: {
-          target_type: 'domain',
-          target_value: 'www.probe-fixture.net',
-          service_type: 'web',
-          scheme: 'https',
-          port: target.port,
-          check_interval_s: INTERVAL_S,
-          check_locations: LOCATIONS,
-        },
-      },
-      201,
-    );
+    const device = await createWebDevice(w, 'www.probe-fixture.net', target.port, INTERVAL_S, {
+      scheme: 'https',
+      check_locations: LOCATIONS,
+    });
     const events = () => receiver.received.map((request) => verifySigned(webhook.secret, request));
     const expiring = () => events().filter((e) => e.type === 'device.tls_expiring');
     /** Every location's due check, the three run at once: their results are written concurrently. */

@@ -32,6 +32,7 @@ import type {
   WebhookAttempt,
 } from '../../core/records/index.ts';
 import { emitterFor } from '../webhooks/support.ts';
+import { newDevice, newMonitor, newWebhook } from '../support/records.ts';
 import type { IncidentQuery, ReportRange, ResponseTimeQuery, WebhookEndpoint } from '../../core/index.ts';
 import {
   dnsbl,
@@ -381,73 +382,50 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       const key = await t.createKey();
       for (let i = 0; i < 520; i++) {
         if (resource.path === 'devices') {
-          await t.store.createDevice(key.key.user_id, {
-            target_type: 'domain',
-            target_value: `host${i}.example.com`,
-            service_type: 'ssh',
-            scheme: null,
-            port: 22,
-            host_header: null,
-            proxy_enabled: false,
-            origin_host: null,
-            origin_scheme: null,
-            origin_port: null,
-            check_public_http: false,
-            check_public_https: false,
-            check_public_tls: false,
-            check_origin_http: false,
-            check_origin_tls: false,
-            expect_status: null,
-            location: null,
-            is_enabled: true,
-            created_at: '2026-01-01T00:00:00.000Z',
-            check_interval_s: 300,
-            check_locations: null,
-            quorum: null,
-            quorum_state: null,
-            locations: null,
-            status: 'down',
-            status_since: '2026-01-01T00:03:00.000Z',
-            last_checked_at: '2026-01-01T00:05:00.000Z',
-            last_results: { service: service('2026-01-01T00:05:00.000Z', null) },
-          });
+          await t.store.createDevice(
+            key.key.user_id,
+            newDevice({
+              target_value: `host${i}.example.com`,
+              check_interval_s: 300,
+              status: 'down',
+              status_since: '2026-01-01T00:03:00.000Z',
+              last_checked_at: '2026-01-01T00:05:00.000Z',
+              last_results: { service: service('2026-01-01T00:05:00.000Z', null) },
+            }),
+          );
         } else if (resource.path === 'webhooks') {
-          await t.store.createWebhook(key.key.user_id, {
-            url: `https://hooks${i}.example.com/`,
-            events: ['device.down', 'device.up'],
-            is_enabled: true,
-            created_at: '2026-01-01T00:00:00.000Z',
-            last_delivery_at: '2026-01-01T00:05:00.000Z',
-            last_delivery_status: 'failing',
-            last_delivery_error: 'http_503',
-            failing_since: '2026-01-01T00:04:00.000Z',
-            secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2U=',
-          });
+          await t.store.createWebhook(
+            key.key.user_id,
+            newWebhook(`https://hooks${i}.example.com/`, {
+              events: ['device.down', 'device.up'],
+              last_delivery_at: '2026-01-01T00:05:00.000Z',
+              last_delivery_status: 'failing',
+              last_delivery_error: 'http_503',
+              failing_since: '2026-01-01T00:04:00.000Z',
+              secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2U=',
+            }),
+          );
         } else {
-          await t.store.createBlacklistMonitor(key.key.user_id, {
-            target_type: 'domain',
-            target_value: `host${i}.example.com`,
-            is_enabled: true,
-            last_status: 'listed',
-            last_checked_at: '2026-01-01T00:05:00.000Z',
-            listed_on: ['zen.spamhaus.org'],
-            created_at: '2026-01-01T00:00:00.000Z',
-            check_interval_s: 3600,
-            failed_zones: ['bl.spamcop.net'],
-            zones: null,
-            count_policy_listings: false,
-            rdns: null,
-            listings: [
-              {
-                zone: 'zen.spamhaus.org',
-                answer: '127.0.0.2',
-                meaning: 'SBL',
-                policy: false,
-                delist_url: 'https://check.spamhaus.org/',
-                since: '2026-01-01T00:05:00.000Z',
-              },
-            ],
-          });
+          await t.store.createBlacklistMonitor(
+            key.key.user_id,
+            newMonitor({
+              target_value: `host${i}.example.com`,
+              last_status: 'listed',
+              last_checked_at: '2026-01-01T00:05:00.000Z',
+              listed_on: ['zen.spamhaus.org'],
+              failed_zones: ['bl.spamcop.net'],
+              listings: [
+                {
+                  zone: 'zen.spamhaus.org',
+                  answer: '127.0.0.2',
+                  meaning: 'SBL',
+                  policy: false,
+                  delist_url: 'https://check.spamhaus.org/',
+                  since: '2026-01-01T00:05:00.000Z',
+                },
+              ],
+            }),
+          );
         }
       }
       const all = await call<(Device | BlacklistMonitor)[]>(t, `/v1/${resource.path}`, { key }, 200);

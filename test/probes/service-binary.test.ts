@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
-import { isIP, type Socket } from 'node:net';
-import { after, describe, it } from 'node:test';
+import { isIP } from 'node:net';
+import { describe, it } from 'node:test';
 import type { ServiceType } from '../../core/records/index.ts';
 import { probeService } from '../../engine/probes/service-probe.ts';
 import { localServiceSkip } from '../support/probe-local-services.ts';
 import { probeDevice, probeHarness } from '../support/probe-devices.ts';
-import { startTcpServer, type LocalServer } from '../support/probe-servers.ts';
+import { tcpServersClosedAfter, type LocalServer } from '../support/probe-servers.ts';
 
-const servers: LocalServer[] = [];
-after(() => Promise.all(servers.map((s) => s.close())));
-
-async function serve(onConnection: (socket: Socket) => void): Promise<LocalServer> {
-  const server = await startTcpServer(onConnection);
-  servers.push(server);
-  return server;
-}
+const serve = tcpServersClosedAfter();
 
 /** A server that answers the client's first bytes with `answer(bytes)`, remembering them. */
 async function answering(answer: (request: Buffer) => Buffer): Promise<{ server: LocalServer; requests: Buffer[] }> {

@@ -1,20 +1,12 @@
 import assert from 'node:assert/strict';
-import type { Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ServiceType } from '../../core/records/index.ts';
 import { probeService } from '../../engine/probes/service-probe.ts';
 import { probeDevice, probeHarness } from '../support/probe-devices.ts';
-import { fixtureKeyPair, startTcpServer, type LocalServer } from '../support/probe-servers.ts';
+import { fixtureKeyPair, tcpServersClosedAfter } from '../support/probe-servers.ts';
 
-const servers: LocalServer[] = [];
-after(() => Promise.all(servers.map((s) => s.close())));
-
-async function serve(onConnection: (socket: Socket) => void): Promise<LocalServer> {
-  const server = await startTcpServer(onConnection);
-  servers.push(server);
-  return server;
-}
+const serve = tcpServersClosedAfter();
 
 /** A server that writes `greeting` to each client and keeps the connection open. */
 const banner = (greeting: string | Buffer) => serve((socket) => socket.write(greeting));

@@ -16,7 +16,7 @@ import {
   dnsblResult,
   httpsResult,
   MAX_ID,
-  newMonitor,
+  ipMonitor,
   serviceResult,
   sshDevice,
   tlsResult,
@@ -70,10 +70,8 @@ export function claimsContract(ctx: ContractContext): void {
       const user = await ctx.newUser();
       const ssh = createdOf(await store.createDevice(user.id, sshDevice({ created_at: at(1) })));
       createdOf(await store.createDevice(user.id, webDevice({ is_enabled: false })));
-      const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor({ created_at: at(1) })));
-      createdOf(
-        await store.createBlacklistMonitor(user.id, newMonitor({ target_value: '9.9.9.9', is_enabled: false })),
-      );
+      const monitor = createdOf(await store.createBlacklistMonitor(user.id, ipMonitor({ created_at: at(1) })));
+      createdOf(await store.createBlacklistMonitor(user.id, ipMonitor({ target_value: '9.9.9.9', is_enabled: false })));
       assert.deepEqual(await store.claimDueDevices(claimAt(0)), [], 'not yet due before its creation');
       assert.deepEqual(await store.claimDueBlacklistMonitors(claimAt(0)), []);
       const [device] = await store.claimDueDevices(claimAt(1));
@@ -124,7 +122,7 @@ export function claimsContract(ctx: ContractContext): void {
     it('claims a leased record again only once its lease has run out, under a new token', async () => {
       const store = ctx.store();
       const user = await ctx.newUser();
-      const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor()));
+      const monitor = createdOf(await store.createBlacklistMonitor(user.id, ipMonitor()));
       const [first] = await store.claimDueBlacklistMonitors(claimAt(0));
       assert.equal(first?.lease.id, monitor.id);
       assert.deepEqual(await store.claimDueBlacklistMonitors(claimAt(4, 10, 'worker-b')), []);
@@ -207,8 +205,8 @@ export function claimsContract(ctx: ContractContext): void {
     it('records blacklist checks under their leases, in batches', async () => {
       const store = ctx.store();
       const user = await ctx.newUser();
-      const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor()));
-      const other = createdOf(await store.createBlacklistMonitor(user.id, newMonitor({ target_value: '1.1.1.1' })));
+      const monitor = createdOf(await store.createBlacklistMonitor(user.id, ipMonitor()));
+      const other = createdOf(await store.createBlacklistMonitor(user.id, ipMonitor({ target_value: '1.1.1.1' })));
       const claims = await store.claimDueBlacklistMonitors(claimAt(0));
       const outcome: BlacklistCheckOutcome = {
         checked_at: '2026-11-22T07:07:00.5Z',
@@ -253,7 +251,7 @@ export function claimsContract(ctx: ContractContext): void {
       const store = ctx.store();
       const user = await ctx.newUser();
       const device = createdOf(await store.createDevice(user.id, sshDevice()));
-      const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor()));
+      const monitor = createdOf(await store.createBlacklistMonitor(user.id, ipMonitor()));
       const [inFlight] = await store.claimDueDevices(claimAt(1));
       const [monitorInFlight] = await store.claimDueBlacklistMonitors(claimAt(1));
       assert.equal(await store.setEnabled('device', device.id, false, at(2)), true);
@@ -302,7 +300,7 @@ export function claimsContract(ctx: ContractContext): void {
       const monitor = createdOf(
         await store.createBlacklistMonitor(
           user.id,
-          newMonitor({ zones: ['b.example', 'zen.example'], count_policy_listings: true }),
+          ipMonitor({ zones: ['b.example', 'zen.example'], count_policy_listings: true }),
         ),
       );
       assert.deepEqual(
@@ -350,7 +348,7 @@ export function claimsContract(ctx: ContractContext): void {
       const user = await ctx.newUser();
       const other = await ctx.newUser();
       const device = createdOf(await store.createDevice(user.id, sshDevice({ created_at: at(0) })));
-      const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor({ created_at: at(0) })));
+      const monitor = createdOf(await store.createBlacklistMonitor(user.id, ipMonitor({ created_at: at(0) })));
       const paused = createdOf(await store.createDevice(user.id, webDevice({ is_enabled: false })));
       // Checked once: the next checks are due an hour later.
       const [claimedDevice] = await store.claimDueDevices(claimAt(0));

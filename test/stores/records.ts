@@ -7,6 +7,7 @@ import type {
   Timestamp,
 } from '../../core/records/index.ts';
 import type { CreateResult } from '../../core/store/store.ts';
+import { newDevice, newMonitor } from '../support/records.ts';
 
 // Records the store suites create: every field set, with unusual values where a store might slip.
 
@@ -19,25 +20,9 @@ export function at(minutes: number): Timestamp {
   return new Date(Date.parse(T0) + minutes * 60_000).toISOString();
 }
 
-/** The engine's state of a record as a create leaves it: never checked, `paused` when disabled. */
-function uncheckedDevice(enabled: boolean) {
-  return {
-    check_interval_s: 60,
-    check_locations: null,
-    quorum: null,
-    quorum_state: null,
-    locations: null,
-    status: enabled ? 'pending' : 'paused',
-    status_since: null,
-    last_checked_at: null,
-    last_results: {},
-  } as const;
-}
-
+/** A web device with every field set, several to values a store might mangle: disabled, so `paused`. */
 export function webDevice(overrides: Partial<NewDevice> = {}): NewDevice {
-  return {
-    target_type: 'domain',
-    target_value: 'example.com',
+  return newDevice({
     service_type: 'web',
     scheme: 'https',
     port: 443,
@@ -46,68 +31,27 @@ export function webDevice(overrides: Partial<NewDevice> = {}): NewDevice {
     origin_host: 'origin.example.net',
     origin_scheme: 'http',
     origin_port: 8080,
-    check_public_http: false,
     check_public_https: true,
     check_public_tls: true,
     check_origin_http: true,
-    check_origin_tls: false,
     expect_status: 204,
     location: 'Frankfurt, rack 7 ✓ "quoted"',
     is_enabled: false,
     created_at: T0,
-    ...uncheckedDevice(false),
     check_interval_s: 300,
-    check_locations: null,
-    quorum: null,
-    quorum_state: null,
-    locations: null,
+    status: 'paused',
     ...overrides,
-  };
+  });
 }
 
+/** An SSH service on an IPv6 address, enabled and never checked. */
 export function sshDevice(overrides: Partial<NewDevice> = {}): NewDevice {
-  return {
-    target_type: 'ip',
-    target_value: '2001:4860:4860::8888',
-    service_type: 'ssh',
-    scheme: null,
-    port: 22,
-    host_header: null,
-    proxy_enabled: false,
-    origin_host: null,
-    origin_scheme: null,
-    origin_port: null,
-    check_public_http: false,
-    check_public_https: false,
-    check_public_tls: false,
-    check_origin_http: false,
-    check_origin_tls: false,
-    expect_status: null,
-    location: null,
-    is_enabled: true,
-    created_at: at(1),
-    ...uncheckedDevice(true),
-    ...overrides,
-  };
+  return newDevice({ target_type: 'ip', target_value: '2001:4860:4860::8888', created_at: at(1), ...overrides });
 }
 
-export function newMonitor(overrides: Partial<NewBlacklistMonitor> = {}): NewBlacklistMonitor {
-  return {
-    target_type: 'ip',
-    target_value: '8.8.8.8',
-    is_enabled: true,
-    last_status: null,
-    last_checked_at: null,
-    listed_on: [],
-    created_at: T0,
-    check_interval_s: 3600,
-    failed_zones: [],
-    zones: null,
-    count_policy_listings: false,
-    listings: [],
-    rdns: null,
-    ...overrides,
-  };
+/** A blacklist monitor of 8.8.8.8, enabled and never checked. */
+export function ipMonitor(overrides: Partial<NewBlacklistMonitor> = {}): NewBlacklistMonitor {
+  return newMonitor({ target_type: 'ip', target_value: '8.8.8.8', created_at: T0, ...overrides });
 }
 
 export function createdOf<T>(result: CreateResult<T>): T {

@@ -6,7 +6,7 @@ import { availabilityReport } from '../../core/reports/availability.ts';
 import { dayStart } from '../../core/reports/rollups.ts';
 import type { Store } from '../../core/store/store.ts';
 import type { ContractContext } from './contract-context.ts';
-import { createdOf, newMonitor, sshDevice } from './records.ts';
+import { createdOf, ipMonitor, sshDevice } from './records.ts';
 
 // Reports through the store's surface (docs/engine.md, "Reports"): the timeline, incidents and
 // listing periods every status path writes, response-time rollups and report retention. A store
@@ -199,7 +199,7 @@ export function reportsContract(ctx: ContractContext): void {
       const store = ctx.store();
       const user = await ctx.newUser();
       const monitor = createdOf(
-        await store.createBlacklistMonitor(user.id, newMonitor({ is_enabled: true, created_at: t(0) })),
+        await store.createBlacklistMonitor(user.id, ipMonitor({ is_enabled: true, created_at: t(0) })),
       );
       const listing = (zone: string, since: string): DnsblListing => ({
         zone,

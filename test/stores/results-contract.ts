@@ -9,7 +9,7 @@ import {
   dnsblResult,
   httpsResult,
   MAX_ID,
-  newMonitor,
+  ipMonitor,
   serviceResult,
   sshDevice,
   tlsResult,
@@ -82,7 +82,7 @@ export function resultsContract(ctx: ContractContext): void {
     it('keeps one result per DNSBL zone with its fields', async () => {
       const store = ctx.store();
       const user = await ctx.newUser();
-      const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor()));
+      const monitor = createdOf(await store.createBlacklistMonitor(user.id, ipMonitor()));
       const [claimed] = await store.claimDueBlacklistMonitors(claimAt(0));
       const results = [dnsblResult(at(1), 'zen.example', true), dnsblResult(at(1), 'bl.example', false)];
       const outcome = {
@@ -112,7 +112,7 @@ export function resultsContract(ctx: ContractContext): void {
       const store = ctx.store();
       const user = await ctx.newUser();
       const device = createdOf(await store.createDevice(user.id, sshDevice()));
-      const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor()));
+      const monitor = createdOf(await store.createBlacklistMonitor(user.id, ipMonitor()));
       const [claimed] = await store.claimDueDevices(claimAt(1));
       const [monitorClaim] = await store.claimDueBlacklistMonitors(claimAt(1));
       assert.deepEqual(
@@ -168,7 +168,7 @@ export function resultsContract(ctx: ContractContext): void {
       const store = ctx.store();
       const user = await ctx.newUser();
       const device = createdOf(await store.createDevice(user.id, sshDevice()));
-      const monitor = createdOf(await store.createBlacklistMonitor(user.id, newMonitor()));
+      const monitor = createdOf(await store.createBlacklistMonitor(user.id, ipMonitor()));
       const [stale] = await store.claimDueDevices(claimAt(1));
       const [current] = await store.claimDueDevices(claimAt(6));
       const down: NewMonitoringEvent = {

@@ -10,7 +10,7 @@ import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { ACCEPTED_DATABASE_URLS } from '../../stores/kysely/drivers/open-database.ts';
 import { ROOT } from '../support/root.ts';
 import { readEvents } from './outbox.ts';
-import { newMonitor } from './records.ts';
+import { ipMonitor } from './records.ts';
 import { storeContract } from './store-contract.ts';
 import { MIGRATION_NAMES } from './migration-names.ts';
 
@@ -110,7 +110,7 @@ describe('SQLite database URLs and migrations', () => {
     const b = await openKyselyStore(url);
     try {
       await migrateToLatest(a.db);
-      const monitor = newMonitor();
+      const monitor = ipMonitor();
       const user = await a.store.createUser({ name: null, created_at: monitor.created_at });
       const first = await a.store.createBlacklistMonitor(user.id, monitor);
       assert.ok('created' in first);

@@ -6,7 +6,7 @@ import { MissingTableError } from '../../core/store/store.ts';
 import type { Store } from '../../core/store/store.ts';
 import { claimsContract } from './claims-contract.ts';
 import type { ContractContext, OpenedStore } from './contract-context.ts';
-import { ALL, at, createdOf, MAX_ID, newMonitor, sshDevice, T0, webDevice } from './records.ts';
+import { ALL, at, createdOf, MAX_ID, ipMonitor, sshDevice, T0, webDevice } from './records.ts';
 import { reportsContract } from './reports-contract.ts';
 import { responseRangesContract } from './response-ranges-contract.ts';
 import { resultsContract } from './results-contract.ts';
@@ -219,20 +219,20 @@ export function storeContract(
     describe('blacklist monitors', () => {
       it('round-trips every field and answers duplicates with the existing id', async () => {
         const [alice, bob] = [await newUser(), await newUser()];
-        const checked = newMonitor({
+        const checked = ipMonitor({
           last_status: 'listed',
           last_checked_at: at(3),
           listed_on: ['zen.spamhaus.org', 'b.barracudacentral.org'],
         });
         const monitor = createdOf(await store.createBlacklistMonitor(alice.id, checked));
         assert.deepEqual(monitor, { id: monitor.id, ...checked });
-        const again = await store.createBlacklistMonitor(alice.id, newMonitor({ is_enabled: false }));
+        const again = await store.createBlacklistMonitor(alice.id, ipMonitor({ is_enabled: false }));
         assert.deepEqual(again, { duplicateOf: monitor.id });
-        const domain = newMonitor({ target_type: 'domain', target_value: 'example.com', is_enabled: false });
+        const domain = ipMonitor({ target_type: 'domain', target_value: 'example.com', is_enabled: false });
         const other = createdOf(await store.createBlacklistMonitor(alice.id, domain));
         assert.deepEqual(other, { id: other.id, ...domain });
-        createdOf(await store.createBlacklistMonitor(alice.id, newMonitor({ target_value: '8.8.4.4' })));
-        createdOf(await store.createBlacklistMonitor(bob.id, newMonitor()));
+        createdOf(await store.createBlacklistMonitor(alice.id, ipMonitor({ target_value: '8.8.4.4' })));
+        createdOf(await store.createBlacklistMonitor(bob.id, ipMonitor()));
         const listed = await store.listBlacklistMonitors(alice.id, ALL);
         assert.deepEqual(listed.slice(0, 2), [monitor, other]);
       });
@@ -241,8 +241,8 @@ export function storeContract(
         const [alice, bob] = [await newUser(), await newUser()];
         const mine = [];
         for (const value of ['1.1.1.1', '1.0.0.1', '9.9.9.9']) {
-          await store.createBlacklistMonitor(bob.id, newMonitor({ target_value: value }));
-          mine.push(createdOf(await store.createBlacklistMonitor(alice.id, newMonitor({ target_value: value }))));
+          await store.createBlacklistMonitor(bob.id, ipMonitor({ target_value: value }));
+          mine.push(createdOf(await store.createBlacklistMonitor(alice.id, ipMonitor({ target_value: value }))));
         }
         assert.deepEqual(await store.listBlacklistMonitors(alice.id, ALL), mine);
         assert.deepEqual(await store.listBlacklistMonitors(alice.id, { afterId: mine[0]!.id, limit: 1 }), [mine[1]]);
@@ -251,7 +251,7 @@ export function storeContract(
         assert.equal(await store.deleteBlacklistMonitor(alice.id, mine[2]!.id), true);
         assert.equal(await store.deleteBlacklistMonitor(alice.id, mine[2]!.id), false);
         assert.equal(await store.deleteBlacklistMonitor(alice.id, MAX_ID), false);
-        const next = createdOf(await store.createBlacklistMonitor(alice.id, newMonitor({ target_value: '4.4.4.4' })));
+        const next = createdOf(await store.createBlacklistMonitor(alice.id, ipMonitor({ target_value: '4.4.4.4' })));
         assert.ok(next.id > mine[2]!.id, 'the id of the deleted newest monitor was reused');
         assert.deepEqual(await store.listBlacklistMonitors(alice.id, ALL), [...mine.slice(0, 2), next]);
       });
@@ -262,7 +262,7 @@ export function storeContract(
         // way it goes, it must go the way the Store's promise says, so callers' .catch sees it.
         const creates = [
           () => store.createDevice(alice.id, webDevice({ created_at: 'not a time' })),
-          () => store.createBlacklistMonitor(alice.id, newMonitor({ created_at: 'not a time' })),
+          () => store.createBlacklistMonitor(alice.id, ipMonitor({ created_at: 'not a time' })),
         ];
         for (const create of creates) {
           let pending: Promise<unknown> | undefined;
@@ -276,7 +276,7 @@ export function storeContract(
 
       it('gives twenty concurrent identical creates one record', async () => {
         const user = await newUser();
-        const creates = Array.from({ length: 20 }, () => store.createBlacklistMonitor(user.id, newMonitor()));
+        const creates = Array.from({ length: 20 }, () => store.createBlacklistMonitor(user.id, ipMonitor()));
         const results = await Promise.all(creates);
         const created = results.flatMap((r) => ('created' in r ? [r.created] : []));
         assert.equal(created.length, 1);

@@ -137,3 +137,11 @@ export async function stopServe(server: ServerProcess, signal: NodeJS.Signals = 
 export function getMe(url: string, token: string): Promise<Response> {
   return fetch(`${url}/me`, { headers: { authorization: `Bearer ${token}` } });
 }
+
+/**
+ * The engine flags of a worker that asks only `dnsServer` (a fake DNS server's `host:port`), about
+ * one IP zone and one domain zone.
+ */
+export function dnsblFlags(dnsServer: string): string[] {
+  return ['--dns-server', dnsServer, '--dnsbl-zone', 'zen.spamhaus.org', '--dnsbl-domain-zone', 'dbl.spamhaus.org'];
+}

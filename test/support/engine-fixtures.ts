@@ -13,6 +13,7 @@ import {
   type Store,
   type TargetType,
 } from '../../core/index.ts';
+import { newDevice, newMonitor } from './records.ts';
 
 /** The memory store, keeping the events of every check it wrote and counting its writes. */
 export class WatchedStore extends MemoryStore {
@@ -47,21 +48,18 @@ export async function addMonitor(
     count_policy_listings?: boolean;
   } = {},
 ): Promise<BlacklistMonitor> {
-  const created = await store.createBlacklistMonitor(userId, {
-    target_type: fields.target_type ?? (target.includes(':') || /^[0-9.]+$/.test(target) ? 'ip' : 'domain'),
-    target_value: target,
-    is_enabled: fields.is_enabled ?? true,
-    last_status: null,
-    last_checked_at: null,
-    listed_on: [],
-    created_at: at,
-    check_interval_s: fields.check_interval_s ?? 3600,
-    failed_zones: [],
-    zones: fields.zones ?? null,
-    count_policy_listings: fields.count_policy_listings ?? false,
-    listings: [],
-    rdns: null,
-  });
+  const created = await store.createBlacklistMonitor(
+    userId,
+    newMonitor({
+      target_type: fields.target_type ?? (target.includes(':') || /^[0-9.]+$/.test(target) ? 'ip' : 'domain'),
+      target_value: target,
+      is_enabled: fields.is_enabled ?? true,
+      created_at: at,
+      check_interval_s: fields.check_interval_s ?? 3600,
+      zones: fields.zones ?? null,
+      count_policy_listings: fields.count_policy_listings ?? false,
+    }),
+  );
   if (!('created' in created)) throw new Error(`duplicate monitor ${target}`);
   return created.created;
 }
@@ -73,36 +71,12 @@ export async function addDevice(
   at: string,
   service: Partial<Pick<NewDevice, 'service_type' | 'port'>> = {},
 ): Promise<number> {
-  const device: NewDevice = {
-    target_type: 'domain',
+  const device = newDevice({
     target_value: target,
     service_type: service.service_type ?? 'ssh',
-    scheme: null,
     port: service.port ?? 22,
-    host_header: null,
-    proxy_enabled: false,
-    origin_host: null,
-    origin_scheme: null,
-    origin_port: null,
-    check_public_http: false,
-    check_public_https: false,
-    check_public_tls: false,
-    check_origin_http: false,
-    check_origin_tls: false,
-    expect_status: null,
-    location: null,
-    is_enabled: true,
     created_at: at,
-    check_interval_s: 60,
-    check_locations: null,
-    quorum: null,
-    quorum_state: null,
-    locations: null,
-    status: 'pending',
-    status_since: null,
-    last_checked_at: null,
-    last_results: {},
-  };
+  });
   const created = await store.createDevice(userId, device);
   if (!('created' in created)) throw new Error(`duplicate device ${target}`);
   return created.created.id;

@@ -4,6 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { ROOT } from './root.ts';
 
 const FIXTURES = `${join(ROOT, 'test', 'probes', 'fixtures')}/`;
@@ -94,4 +95,18 @@ export function startTlsServer(
 /** A plain TCP server running `onConnection` for each client (a banner, an answer, or silence). */
 export function startTcpServer(onConnection: (socket: Socket) => void = () => undefined): Promise<LocalServer> {
   return listen(createNetServer(onConnection));
+}
+
+/**
+ * Starts TCP servers for the calling test file with `onConnection` each, all closed after its
+ * tests: for files whose every test serves its own conversation.
+ */
+export function tcpServersClosedAfter(): (onConnection: (socket: Socket) => void) => Promise<LocalServer> {
+  const servers: LocalServer[] = [];
+  after(() => Promise.all(servers.map((s) => s.close())));
+  return async (onConnection) => {
+    const server = await startTcpServer(onConnection);
+    servers.push(server);
+    return server;
+  };
 }

@@ -2,8 +2,9 @@
  * The fields of a device and of a blacklist monitor as the API answers them, in the order it
  * answers them (docs/contract.md §6.1, §6.2); an event's data carries the same.
  */
-export const DEVICE_FIELDS = [
-  'id',
+
+/** The fields a device's create body sets, in the order the record shows them. */
+export const DEVICE_BODY_FIELDS = [
   'target_type',
   'target_value',
   'service_type',
@@ -22,6 +23,11 @@ export const DEVICE_FIELDS = [
   'expect_status',
   'location',
   'is_enabled',
+] as const;
+
+export const DEVICE_FIELDS = [
+  'id',
+  ...DEVICE_BODY_FIELDS,
   'created_at',
   'check_interval_s',
   'check_locations',

@@ -17,15 +17,8 @@ import { contextTrusting } from '../../engine/net/trusted-context.ts';
 import { FIXTURE_NAME } from '../support/probe-devices.ts';
 import { startHttpsServer, TEST_CA } from '../support/probe-servers.ts';
 import { createTestConnector } from '../support/webhook-connector.ts';
-import {
-  createdWebhookId,
-  emitterFor,
-  newWebhook,
-  SECRET,
-  startReceiver,
-  type Emit,
-  type Receiver,
-} from './support.ts';
+import { createdWebhookId, emitterFor, startReceiver, type Emit, type Receiver } from './support.ts';
+import { newWebhook, SECRET } from '../support/records.ts';
 
 const LOOPBACK = async () => ['127.0.0.1'];
 

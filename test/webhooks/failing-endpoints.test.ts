@@ -10,7 +10,8 @@ import { beforeEach, describe, it } from 'node:test';
 import { ManualClock, MemoryStore, type Store } from '../../core/index.ts';
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from '../../engine/webhooks/index.ts';
 import { createTestConnector } from '../support/webhook-connector.ts';
-import { createdWebhookId, emitterFor, newWebhook, type Emit } from './support.ts';
+import { createdWebhookId, emitterFor, type Emit } from './support.ts';
+import { newWebhook } from '../support/records.ts';
 
 const FOLLOWED = 1000;
 const SAID = /^webhook (\d+): delivery failed \(forbidden_address\)/;

@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Store } from '../../core/index.ts';
 import type { DeliveryOutcome } from '../../core/store/webhook-store.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';
-import { createdWebhookId, emitterFor, newWebhook, SECRET, T0, type Emit } from './support.ts';
+import { createdWebhookId, emitterFor, T0, type Emit } from './support.ts';
+import { newWebhook, SECRET } from '../support/records.ts';
 
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
 const ALL = { afterId: 0, limit: 1000 };

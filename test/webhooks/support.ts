@@ -1,5 +1,5 @@
 /**
- * What the webhook tests share: a webhook to store, and events put into a store's outbox the way
+ * What the webhook tests share: a stored webhook's id, and events put into a store's outbox the way
  * each store allows (the memory store through a recorded check, the SQL stores by a row in
  * `events`, until their engine methods land).
  */
@@ -7,26 +7,10 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EventData, EventType, NewWebhook, Store } from '../../core/index.ts';
-import { EVENT_TYPES } from '../../core/index.ts';
+import { newMonitor } from '../support/records.ts';
 import type { OpenedStore, StoreName } from '../support/stores.ts';
 
 export const T0 = '2026-01-01T00:00:00.000Z';
-export const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-
-export function newWebhook(url: string, overrides: Partial<NewWebhook> = {}): NewWebhook {
-  return {
-    url,
-    events: [...EVENT_TYPES],
-    is_enabled: true,
-    created_at: T0,
-    last_delivery_at: null,
-    last_delivery_status: null,
-    last_delivery_error: null,
-    failing_since: null,
-    secret: SECRET,
-    ...overrides,
-  };
-}
 
 export async function createdWebhookId(store: Store, userId: number, webhook: NewWebhook): Promise<number> {
   const result = await store.createWebhook(userId, webhook);
@@ -38,19 +22,13 @@ export async function createdWebhookId(store: Store, userId: number, webhook: Ne
 export function eventData(monitorId: number, previous: string | null, status: string): EventData {
   return {
     id: monitorId,
-    target_type: 'domain',
-    target_value: 'listed.example.com',
-    is_enabled: true,
-    last_status: status === 'listed' ? 'listed' : 'clean',
-    last_checked_at: T0,
-    listed_on: status === 'listed' ? ['zen.spamhaus.org'] : [],
-    created_at: T0,
-    check_interval_s: 3600,
-    failed_zones: [],
-    zones: null,
-    count_policy_listings: false,
-    listings: [],
-    rdns: null,
+    ...newMonitor({
+      target_value: 'listed.example.com',
+      last_status: status === 'listed' ? 'listed' : 'clean',
+      last_checked_at: T0,
+      listed_on: status === 'listed' ? ['zen.spamhaus.org'] : [],
+      created_at: T0,
+    }),
     previous_status: previous,
     status,
   };
@@ -75,21 +53,10 @@ export function emitterFor(name: StoreName, opened: OpenedStore): Emit {
   let events = 0;
   let targets = 0;
   return async (userId, type, createdAt = T0) => {
-    const created = await store.createBlacklistMonitor(userId, {
-      target_type: 'domain',
-      target_value: `t${++targets}.example.com`,
-      is_enabled: true,
-      last_status: null,
-      last_checked_at: null,
-      listed_on: [],
-      created_at: T0,
-      check_interval_s: 3600,
-      failed_zones: [],
-      zones: null,
-      count_policy_listings: false,
-      listings: [],
-      rdns: null,
-    });
+    const created = await store.createBlacklistMonitor(
+      userId,
+      newMonitor({ target_value: `t${++targets}.example.com`, created_at: T0 }),
+    );
     assert.ok('created' in created);
     const [claimed] = await store.claimDueBlacklistMonitors({
       owner: 't',

@@ -22,13 +22,13 @@ function runTests(file: string, env: Record<string, string>): { status: number |
 
 describe('skipped suites', () => {
   it('a suite skipped for a missing service is counted in the closing summary, with its reason', () => {
-    const { status, output } = runTests(join('test', 'fixtures', 'skipped-suite.ts'), {
+    const { status, output } = runTests(join('test', 'tooling', 'skipped-suite.ts'), {
       FIXTURE_SKIP: 'the service is not reachable',
     });
     assert.equal(status, 0, output);
     assert.match(output, /# the service is not reachable/);
     assert.match(output, /skipped 1\n/, output);
-    const ran = runTests(join('test', 'fixtures', 'skipped-suite.ts'), {});
+    const ran = runTests(join('test', 'tooling', 'skipped-suite.ts'), {});
     assert.match(ran.output, /pass 1\n/);
     assert.match(ran.output, /skipped 0\n/);
   });
