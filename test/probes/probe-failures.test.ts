@@ -42,14 +42,15 @@ for (const [name, probe, device] of probes) {
   describe(`${name} failures`, () => {
     it('a silent target costs one probe timeout: error timeout, response_ms counted from the start', async () => {
       const server = await silent;
-      const { options } = probeHarness({ probeTimeoutMs: 150, ca: [TEST_CA] });
+      // Only the probe's own deadline can end it: no other timeout is shorter than the test's
+      // hang guard, so a probe that missed its deadline would fail the test by hanging.
+      const { options } = probeHarness({ probeTimeoutMs: 150, connectTimeoutMs: HANG_GUARD_MS, ca: [TEST_CA] });
       const started = performance.now();
       const result = await probe(device(server.port), options);
       const took = performance.now() - started;
       assert.deepEqual([result.ok, result.error], [false, 'timeout']);
       assert.ok(result.response_ms !== null && result.response_ms >= 140, `response_ms ${result.response_ms}`);
-      // Not the harness's 30 s connect timeout, nor no end at all.
-      assert.ok(took >= 140 && took < 10_000, `took ${took} ms`);
+      assert.ok(took >= 140, `took ${took} ms`);
     });
 
     it('a name resolving to loopback is refused when private targets are not allowed: forbidden_address', async () => {
@@ -70,13 +71,16 @@ for (const [name, probe, device] of probes) {
     it("the engine's abort ends the probe at once with error aborted", async () => {
       const server = await silent;
       const controller = new AbortController();
-      const { options } = probeHarness({ probeTimeoutMs: 60_000, signal: controller.signal, ca: [TEST_CA] });
+      // No deadline of the probe's own could end it before the test's hang guard: only the abort.
+      const { options } = probeHarness({
+        probeTimeoutMs: HANG_GUARD_MS,
+        connectTimeoutMs: HANG_GUARD_MS,
+        signal: controller.signal,
+        ca: [TEST_CA],
+      });
       setTimeout(() => controller.abort(), 30);
-      const started = performance.now();
       const result = await probe(device(server.port), options);
       assert.deepEqual([result.ok, result.error], [false, 'aborted']);
-      // Not the minute of the probe's own timeout.
-      assert.ok(performance.now() - started < 10_000);
     });
   });
 }
@@ -114,13 +118,12 @@ describe('connect timeout', () => {
             socket.once('close', () => reject(new ProbeFailure('aborted')));
           }),
       };
-      const { options } = probeHarness({ connectTimeoutMs: 30_000, probeTimeoutMs: 80 });
-      const started = performance.now();
+      // Ended by the probe's deadline: the hanging connector never gives up of its own accord, and
+      // the connect timeout is the test's hang guard.
+      const { options } = probeHarness({ connectTimeoutMs: HANG_GUARD_MS, probeTimeoutMs: 80 });
       const device = probeDevice({ service_type: 'ssh', scheme: null, port: 22, expect_status: null });
       const result = await probeService(device, { ...options, connector: hanging });
       assert.deepEqual([result.ok, result.error], [false, 'timeout']);
-      // Ended by the probe's deadline: the hanging connector never gives up of its own accord.
-      assert.ok(performance.now() - started < 10_000);
       assert.equal(sockets.length, 1);
       assert.equal(sockets[0]!.destroyed, true);
     },
