@@ -90,7 +90,9 @@ function monitorDay(day: PageDay, now: number, input: Input & { listings: Listin
   }
   const zones = new Set(
     input.listings
-      .filter((l) => Date.parse(l.listed_at) < to && (l.delisted_at === null || Date.parse(l.delisted_at) > day.start))
+      // A listing found by the check at `now` is today's already.
+      .filter((l) => Date.parse(l.listed_at) < Math.max(to, now + 1) && Date.parse(l.listed_at) < day.end)
+      .filter((l) => l.delisted_at === null || Date.parse(l.delisted_at) > day.start)
       .map((l) => l.zone),
   );
   const notices = noticesOn(day, input);
