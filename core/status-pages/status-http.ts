@@ -11,7 +11,7 @@ import { readStatusSource } from './status-source.ts';
 import { buildStatusView } from './status-view.ts';
 import { statusSummary } from './summary-json.ts';
 
-// A public status answer as HTTP (docs/status-pages.md, "The page" and "The worst day"): what the
+// A public status answer as HTTP (docs/status-pages.md, "The page" and "Caching and conditional requests"): what the
 // page shows now, written in the form asked, with an ETag (a request that names it gets 304),
 // `Cache-Control: public, max-age=30`, compressed when the client accepts it, and headers that
 // keep a browser from running or sniffing anything in it.

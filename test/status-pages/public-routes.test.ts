@@ -1,5 +1,5 @@
 /**
- * docs/status-pages.md, "Public routes", "The page" and "The worst day": the answers without a key,
+ * docs/status-pages.md, "Public routes", "The page" and "Caching and conditional requests": the answers without a key,
  * their headers, ETags and compression, the one 404 for every page nobody may see, a page served
  * at its own hostname, and every bad request answered with the contract's errors.
  */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Migration } from 'kysely';
 import type { StoreDialect } from '../schema.ts';
 import { primaryKey, TYPES } from './column-types.ts';
@@ -22,6 +23,8 @@ export function statusPages(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
   return {
     async up(db) {
+      // The foreign keys lock `users` briefly: wait at most 2 s for it, as 0013 does (docs/operations.md).
+      if (dialect === 'postgres') await sql`set local lock_timeout = '2s'`.execute(db);
       await db.schema
         .createTable('status_pages')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
