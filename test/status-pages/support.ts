@@ -1,4 +1,4 @@
-/** What the status page suites share: records and pages made through the API, checks written as the engine writes them. */
+/** What the status page suites share: records and pages made through the API, checks written as the engine does. */
 import assert from 'node:assert/strict';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import type { DeviceStatus, Notice, StatusPage } from '../../core/index.ts';
