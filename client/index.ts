@@ -7,6 +7,7 @@
  */
 import { MonitoringApiError } from './errors.ts';
 import { reportsClient } from './reports.ts';
+import { noticesClient } from './status-pages.ts';
 import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } from './transport.ts';
 import type {
   AllOptions,
@@ -31,6 +32,8 @@ import type {
   Page,
   RequestOptions,
   ResourceClient,
+  StatusPage,
+  StatusPageInput,
   ResultCursor,
   ResultPage,
   ResultsOptions,
@@ -191,6 +194,10 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
     webhooks: webhooks(transport, base),
     maintenanceWindows: resource<MaintenanceWindow, MaintenanceWindowInput>(transport, base, 'maintenance-windows'),
     reports: reportsClient(transport, base),
+    statusPages: {
+      ...resource<StatusPage, StatusPageInput>(transport, base, 'status-pages'),
+      notices: noticesClient(transport, base),
+    },
   };
 }
 

@@ -3,86 +3,35 @@
  * types only (erased at build), so the client has no runtime dependency on the server code.
  */
 import type {
+  AvailabilityReport,
   BlacklistMonitor,
-  BlacklistStatus,
-  CheckResult,
   CreatedWebhook,
   Deleted,
-  DetailCode,
   Device,
-  DeviceLastResults,
-  DeviceProbe,
   DeviceProbeResult,
-  DeviceStatus,
-  DnsblListing,
   DnsblResult,
-  ErrorDetail,
   EventType,
-  HttpProbeResult,
+  Incident,
+  ListingPeriod,
   LocationSummary,
   MaintenanceRepeat,
   MaintenanceWindow,
   Me,
-  ProbeName,
-  Scheme,
-  Scope,
-  ServiceProbeResult,
-  ServiceType,
-  TargetType,
-  TlsProbeResult,
-  Webhook,
-  WebhookAttempt,
-  WebhookDeliveryStatus,
-  WebhookTestResult,
-  Weekday,
-  AvailabilityReport,
-  Incident,
-  IncidentCause,
-  ListingPeriod,
+  Notice,
+  NoticeImpact,
+  NoticeStatus,
   ReportBucket,
   ResponseTimePoint,
+  Scheme,
+  ServiceType,
+  StatusPage,
+  TargetType,
+  Webhook,
+  WebhookAttempt,
+  WebhookTestResult,
 } from '../core/index.ts';
 
-export type {
-  BlacklistMonitor,
-  BlacklistStatus,
-  CheckResult,
-  CreatedWebhook,
-  Deleted,
-  DetailCode,
-  Device,
-  DeviceLastResults,
-  DeviceProbe,
-  DeviceProbeResult,
-  DeviceStatus,
-  DnsblListing,
-  DnsblResult,
-  ErrorDetail,
-  EventType,
-  HttpProbeResult,
-  LocationSummary,
-  MaintenanceRepeat,
-  MaintenanceWindow,
-  Me,
-  ProbeName,
-  Scheme,
-  Scope,
-  ServiceProbeResult,
-  ServiceType,
-  TargetType,
-  TlsProbeResult,
-  Webhook,
-  WebhookAttempt,
-  WebhookDeliveryStatus,
-  WebhookTestResult,
-  Weekday,
-  AvailabilityReport,
-  Incident,
-  IncidentCause,
-  ListingPeriod,
-  ReportBucket,
-  ResponseTimePoint,
-};
+export type * from './records.ts';
 
 /** An int/bool field: the API accepts exactly these (docs/contract.md §4) and answers booleans. */
 export type Flag = boolean | 0 | 1;
@@ -164,6 +113,47 @@ export interface MaintenanceWindowInput {
   all_devices?: Flag | null;
   blacklist_monitor_ids?: number[] | null;
   all_blacklist_monitors?: Flag | null;
+}
+
+/** A component of a status page to create: its record (exactly one id), and its name unless the record lends one. */
+export type StatusPageComponentInput = { name?: string | null; group?: string | null } & (
+  { device_id: number; blacklist_monitor_id?: never } | { blacklist_monitor_id: number; device_id?: never }
+);
+
+/** A status page to create (docs/status-pages.md, "Managing pages"). */
+export interface StatusPageInput {
+  /** `[a-z0-9-]{3,64}`, unique across the service: served at `/status/<slug>`. */
+  slug: string;
+  /** 1-100 characters. */
+  title: string;
+  description?: string | null;
+  /** 1-100 components, shown in this order. */
+  components: StatusPageComponentInput[];
+  history_days?: number | null;
+  time_zone?: string | null;
+  show_response_times?: Flag | null;
+  show_targets?: Flag | null;
+  hostname?: string | null;
+  is_public?: Flag | null;
+}
+
+/** A notice to write on a status page: its first update is `status` with `message`. */
+export interface NoticeInput {
+  status_page_id: number;
+  title: string;
+  impact: NoticeImpact;
+  status: NoticeStatus;
+  message: string;
+  component_indexes?: number[] | null;
+}
+
+/** Changes to a notice: `message` appends an update (with `status`, else the current one). */
+export interface NoticeChanges {
+  title?: string;
+  impact?: NoticeImpact;
+  status?: NoticeStatus;
+  message?: string;
+  component_indexes?: number[] | null;
 }
 
 /** Where the next page starts: pass it back to `list` as it is. */
@@ -356,6 +346,27 @@ export interface AllIncidentsOptions extends Omit<IncidentOptions, 'limit'> {
   pageSize?: number;
 }
 
+/** The notices of one's status pages (`/status-pages/notices`). */
+export interface NoticeClient {
+  /** One page of a status page's notices (with `limit`), ascending by id, and the cursor of the next. */
+  list(statusPageId: number, options?: ListOptions): Promise<Page<Notice>>;
+  /** Every notice of a status page, page by page. */
+  all(statusPageId: number, options?: AllOptions): AsyncIterableIterator<Notice>;
+  create(input: NoticeInput, options?: RequestOptions): Promise<Notice>;
+  get(id: number, options?: RequestOptions): Promise<Notice>;
+  update(id: number, changes: NoticeChanges, options?: RequestOptions): Promise<Notice>;
+  delete(id: number, options?: RequestOptions): Promise<Deleted>;
+}
+
+/**
+ * Status pages (`/status-pages`): a resource client, whose creates and updates answer 409
+ * `duplicate_slug` or `duplicate_hostname` (without `existingId`: the other page may be another
+ * user's), and the pages' notices.
+ */
+export interface StatusPageClient extends ResourceClient<StatusPage, StatusPageInput> {
+  notices: NoticeClient;
+}
+
 /** The report routes (scope read): availability, response times, incidents and blacklist listings. */
 export interface ReportsClient {
   /** `GET /devices/availability`: how one device spent the range, and its availability in percent. */
@@ -380,4 +391,5 @@ export interface MonitoringClient {
   webhooks: WebhookClient;
   maintenanceWindows: ResourceClient<MaintenanceWindow, MaintenanceWindowInput>;
   reports: ReportsClient;
+  statusPages: StatusPageClient;
 }

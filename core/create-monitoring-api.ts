@@ -7,7 +7,13 @@ import { KeyUsageRecorder } from './auth/key-usage-recorder.ts';
 import { systemClock, toTimestamp } from './clock.ts';
 import { ApiError, type HeaderFields } from './http/api-error.ts';
 import { errors } from './http/errors.ts';
-import { fromWebRequest, parseRequestUrl, type ApiRequest, type RequestContext } from './http/api-request.ts';
+import {
+  fromWebRequest,
+  parseRequestUrl,
+  type ApiRequest,
+  type ParsedUrl,
+  type RequestContext,
+} from './http/api-request.ts';
 import { errorResponse, toWebResponse, type ApiResponse } from './http/api-response.ts';
 import { keyQuotaHeaders } from './http/rate-limit-headers.ts';
 import { requestId } from './http/request-id.ts';
@@ -24,6 +30,9 @@ import { ListCache } from './routes/list-cache.ts';
 import { ClosedDayCache } from './reports/closed-day-cache.ts';
 import { RecentRecords } from './routes/recent-records.ts';
 import { createRouter } from './routes/router.ts';
+import { createPublicDispatcher } from './public/public-dispatcher.ts';
+import { PUBLIC_ROUTES } from './public/public-routes.ts';
+import { StatusAnswers } from './status-pages/status-answers.ts';
 import { MissingTableError } from './store/store.ts';
 
 export interface MonitoringApi {
@@ -31,7 +40,10 @@ export interface MonitoringApi {
   fetch(request: Request, context?: RequestContext): Promise<Response>;
   /** The same, for adapters that pass a lighter request and write the answer themselves. */
   handle(request: ApiRequest, context: RequestContext): Promise<ApiResponse>;
-  /** Whether a path lies under the base path; embedding adapters pass other paths to the host. */
+  /**
+   * Whether a path is the API's: under the base path, or a public route's (`/status/...`);
+   * embedding adapters pass other paths to the host.
+   */
   owns(pathname: string): boolean;
   readonly basePath: string;
   /** Users and keys, for the host (never exposed over HTTP). Revocations here take effect at once. */
@@ -81,7 +93,21 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   /** A limiter's decision, at once when it can make one without I/O (RateLimiter.consumeNow). */
   const consumeNow = consumeNowOf(limiter);
 
-  const owns = (pathname: string) => pathname === basePath || pathname.startsWith(`${basePath}/`);
+  const statusAnswers = new StatusAnswers();
+  const publicRoutes = createPublicDispatcher(PUBLIC_ROUTES, { store, statusAnswers });
+
+  const underBase = (pathname: string) => pathname === basePath || pathname.startsWith(`${basePath}/`);
+  const owns = (pathname: string) => underBase(pathname) || publicRoutes.owns(pathname);
+
+  /**
+   * A request outside the base path: a public route's answer (docs/status-pages.md), judged
+   * before authentication since it needs no key, else 404 `unknown_route`.
+   */
+  async function publicAnswer(request: ApiRequest, url: ParsedUrl, now: number): Promise<ApiResponse> {
+    const answered = await publicRoutes.dispatch(request, url, now);
+    if (answered === undefined) throw errors.unknownRoute(null);
+    return answered;
+  }
 
   /**
    * Steps 1-3 of docs/contract.md §2: who calls, from where, and how often. A refusal is thrown
@@ -126,30 +152,33 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     let code: string | undefined;
     let response: ApiResponse;
     try {
-      if (!owns(url.pathname)) throw errors.unknownRoute(null);
-      const now = clock.now();
-      const admitted = await admit(request, ip, now);
-      const { key } = admitted;
-      keyId = key.id;
-      quota = admitted.quota;
-      let path = url.pathname.slice(basePath.length);
-      if (path.endsWith('/')) path = path.slice(0, -1);
-      response = await route(path, {
-        request,
-        url,
-        key,
-        now,
-        arrivedAt: started,
-        store,
-        bodyLimit,
-        listBatchSize,
-        allowPrivateTargets,
-        dnsblZones,
-        listCache,
-        closedDays,
-        webhookSender,
-        recentRecords,
-      });
+      if (!underBase(url.pathname)) {
+        response = await publicAnswer(request, url, clock.now());
+      } else {
+        const now = clock.now();
+        const admitted = await admit(request, ip, now);
+        const { key } = admitted;
+        keyId = key.id;
+        quota = admitted.quota;
+        let path = url.pathname.slice(basePath.length);
+        if (path.endsWith('/')) path = path.slice(0, -1);
+        response = await route(path, {
+          request,
+          url,
+          key,
+          now,
+          arrivedAt: started,
+          store,
+          bodyLimit,
+          listBatchSize,
+          allowPrivateTargets,
+          dnsblZones,
+          listCache,
+          closedDays,
+          webhookSender,
+          recentRecords,
+        });
+      }
     } catch (error) {
       const apiError = asApiError(error, id);
       code = apiError.code;

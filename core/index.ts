@@ -57,6 +57,15 @@ export type { Logger, RequestLogEntry } from './logger.ts';
 export * from './records/index.ts';
 export type { ReportStore, ReportUpkeep } from './store/report-store.ts';
 export type {
+  ComponentIds,
+  ComponentRecords,
+  StatusPageAddress,
+  StatusPageConflict,
+  StatusPageCreateResult,
+  StatusPageStore,
+  StatusPageUpdateResult,
+} from './store/status-page-store.ts';
+export type {
   AvailabilityReport,
   ClosedSeriesDays,
   Incident,
@@ -68,5 +77,6 @@ export type {
   ReportRange,
   ResponseTimePoint,
   ResponseTimeQuery,
+  StatusTimeline,
   StatusTotals,
 } from './reports/report-records.ts';

@@ -107,7 +107,9 @@ export async function writeApiResponse(res: ServerResponse, response: ApiRespons
   const { body } = response;
   if (typeof body === 'string') {
     const bytes = response.bodyBytes;
-    response.headers['content-length'] = String(bytes?.byteLength ?? response.bodyLength ?? Buffer.byteLength(body));
+    // A 304 has no body; a Content-Length there would have to be the 200's (RFC 9110 §8.6).
+    if (response.status !== 304)
+      response.headers['content-length'] = String(bytes?.byteLength ?? response.bodyLength ?? Buffer.byteLength(body));
     res.writeHead(response.status, response.headers);
     res.end(bytes ?? body);
     return;

@@ -17,8 +17,10 @@ export interface ApiResponse {
    */
   bodyLength?: number;
   /**
-   * A string body already encoded as UTF-8, when the core has it (a kept answer asked again): an
-   * adapter that writes bytes sends these instead of encoding the text once more. Read-only.
+   * The body as bytes, when the core has them, which an adapter that writes bytes sends instead of
+   * `body`: a string body already encoded as UTF-8 (a kept answer asked again), or a body that is
+   * not text, or not as text (a status page compressed, with its `content-encoding`), whose
+   * `body` is then ''. Read-only.
    */
   bodyBytes?: Uint8Array<ArrayBuffer>;
 }
@@ -94,6 +96,8 @@ function webHeaders(headers: Record<string, string>): Record<string, string> {
 export function toWebResponse(response: ApiResponse): Response {
   const { body } = response;
   const headers = webHeaders(response.headers);
+  // A 304 (a status page's ETag matched) has no body, and a Web Response refuses one, even empty.
+  if (response.status === 304) return new Response(null, { status: 304, headers });
   if (typeof body === 'string') return new Response(response.bodyBytes ?? body, { status: response.status, headers });
   const encoder = new TextEncoder();
   const iterator = body[Symbol.asyncIterator]();

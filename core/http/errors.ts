@@ -10,7 +10,12 @@ import { authThrottleHeaders, keyQuotaHeaders } from './rate-limit-headers.ts';
  */
 
 export type NotFoundCode =
-  'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found' | 'maintenance_window_not_found';
+  | 'device_not_found'
+  | 'blacklist_monitor_not_found'
+  | 'webhook_not_found'
+  | 'maintenance_window_not_found'
+  | 'status_page_not_found'
+  | 'notice_not_found';
 export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
 
 const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
@@ -18,6 +23,8 @@ const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
   blacklist_monitor_not_found: 'No such blacklist monitor.',
   webhook_not_found: 'No such webhook.',
   maintenance_window_not_found: 'No such maintenance window.',
+  status_page_not_found: 'No such status page.',
+  notice_not_found: 'No such notice.',
 };
 
 const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {
@@ -105,6 +112,12 @@ export const errors = {
   notFound: (code: NotFoundCode) => new ApiError(404, code, NOT_FOUND_MESSAGES[code]),
   duplicate: (code: DuplicateCode, existingId: number) =>
     new ApiError(409, code, DUPLICATE_MESSAGES[code], { existingId }),
+  /**
+   * A status page's slug or hostname that another page holds (docs/status-pages.md). Unlike the
+   * other duplicates it names no `existing_id`: the page may be another user's.
+   */
+  takenByAnotherPage: (field: 'slug' | 'hostname') =>
+    new ApiError(409, `duplicate_${field}`, `Another status page has this ${field} already.`),
   /** An on-demand check asked again within its minimum gap (docs/engine.md, "Checks on demand"). */
   checkTooSoon: (retryAfterSeconds: number) =>
     new ApiError(

@@ -9,8 +9,10 @@ import type {
   ReportRange,
   ResponseTimePoint,
   ResponseTimeQuery,
+  StatusTimeline,
   StatusTotals,
 } from '../reports/report-records.ts';
+import { totalsOfTimeline, type TimelineChange } from '../reports/timeline-totals.ts';
 import { responseSeries, seriesReads, type StoredRollup } from '../reports/response-series.ts';
 import { DAY_MS, HOUR_MS, dayStart, hourStart, mergeRollups, rollUpResults, rollupP95 } from '../reports/rollups.ts';
 import type { RollupInput } from '../reports/rollups.ts';
@@ -191,23 +193,27 @@ export class MemoryReports {
   }
 
   statusTotals(deviceId: number, range: ReportRange): StatusTotals {
+    return totalsOfTimeline(this.#timelineOf(deviceId), Date.parse(range.from), Date.parse(range.to));
+  }
+
+  /** ReportStore.statusTimelines for one device: the last change at or before `from`, then those inside. */
+  timeline(deviceId: number, range: ReportRange): StatusTimeline {
     const from = Date.parse(range.from);
     const to = Date.parse(range.to);
-    const changes = this.#changes.filter((c) => c.deviceId === deviceId).sort((a, b) => a.at - b.at || a.id - b.id);
-    const totals: StatusTotals = { ms: {}, down_periods: 0, longest_down_ms: 0 };
-    changes.forEach((change, i) => {
-      const next = changes[i + 1]?.at ?? to;
-      const start = Math.max(change.at, from);
-      const end = Math.min(next, to);
-      if (change.at >= to || next <= from || end < start) return;
-      const length = end - start;
-      totals.ms[change.to] = (totals.ms[change.to] ?? 0) + length;
-      if (change.to === 'down') {
-        totals.down_periods += 1;
-        totals.longest_down_ms = Math.max(totals.longest_down_ms, length);
-      }
-    });
-    return totals;
+    const changes = this.#timelineOf(deviceId);
+    const first = changes.findLastIndex((c) => c.at <= from);
+    const kept = changes.slice(Math.max(first, 0)).filter((c) => c.at < to);
+    return {
+      device_id: deviceId,
+      changes: kept.map((c) => ({ status: c.status, at: new Date(c.at).toISOString() })),
+    };
+  }
+
+  #timelineOf(deviceId: number): TimelineChange[] {
+    return this.#changes
+      .filter((c) => c.deviceId === deviceId)
+      .sort((a, b) => a.at - b.at || a.id - b.id)
+      .map((c) => ({ status: c.to, at: c.at }));
   }
 
   responseTimes(

@@ -19,7 +19,12 @@ import type {
   NewBlacklistMonitor,
   NewDevice,
   NewMaintenanceWindow,
+  NewNotice,
+  NewStatusPage,
   NewWebhook,
+  Notice,
+  OwnedStatusPage,
+  StatusPage,
   StoredMaintenanceWindow,
   Timestamp,
   User,
@@ -47,6 +52,13 @@ import type {
 } from '../store/webhook-store.ts';
 import type { ActiveMaintenance, OwnedMaintenanceWindow } from '../store/maintenance-store.ts';
 import type {
+  ComponentIds,
+  ComponentRecords,
+  StatusPageAddress,
+  StatusPageCreateResult,
+  StatusPageUpdateResult,
+} from '../store/status-page-store.ts';
+import type {
   ClosedSeriesDays,
   Incident,
   IncidentQuery,
@@ -54,12 +66,14 @@ import type {
   ReportRange,
   ResponseTimePoint,
   ResponseTimeQuery,
+  StatusTimeline,
   StatusTotals,
 } from '../reports/report-records.ts';
 import { MemoryAccess } from './memory-access.ts';
 import { MemoryChecks } from './memory-checks.ts';
 import { MemoryMaintenance } from './memory-maintenance.ts';
 import { MemoryRecords } from './memory-records.ts';
+import { MemoryStatusPages } from './memory-status-pages.ts';
 import { MemoryTables } from './memory-tables.ts';
 import { MemoryWebhooks } from './memory-webhooks.ts';
 
@@ -70,7 +84,8 @@ import { MemoryWebhooks } from './memory-webhooks.ts';
  * One part a resource, over the tables they share (memory-tables.ts): users and keys
  * (memory-access.ts), devices and blacklist monitors (memory-records.ts), the engine's checks
  * (memory-checks.ts), maintenance windows (memory-maintenance.ts), webhooks and their deliveries
- * (memory-webhooks.ts) and reports (memory-reports.ts); this class hands each call to its part.
+ * (memory-webhooks.ts), reports (memory-reports.ts) and status pages (memory-status-pages.ts); this
+ * class hands each call to its part.
  */
 export class MemoryStore implements Store {
   readonly #tables: MemoryTables;
@@ -78,6 +93,7 @@ export class MemoryStore implements Store {
   readonly #records: MemoryRecords;
   readonly #checks: MemoryChecks;
   readonly #maintenance: MemoryMaintenance;
+  readonly #statusPages: MemoryStatusPages;
   /** Webhooks and their deliveries, over the event outbox. */
   readonly #webhooks: MemoryWebhooks;
   /** Worker heartbeats by worker id. */
@@ -89,6 +105,7 @@ export class MemoryStore implements Store {
     this.#records = new MemoryRecords(tables);
     this.#checks = new MemoryChecks(tables);
     this.#maintenance = new MemoryMaintenance(tables);
+    this.#statusPages = new MemoryStatusPages(tables);
     this.#webhooks = new MemoryWebhooks(() => tables.events);
   }
 
@@ -96,6 +113,12 @@ export class MemoryStore implements Store {
   async deviceStatusTotals(userId: number, deviceId: number, range: ReportRange): Promise<StatusTotals | undefined> {
     if (this.#tables.devices.get(deviceId)?.userId !== userId) return undefined;
     return this.#tables.reports.statusTotals(deviceId, range);
+  }
+  async statusTimelines(userId: number, deviceIds: readonly number[], range: ReportRange): Promise<StatusTimeline[]> {
+    return [...new Set(deviceIds)]
+      .filter((id) => this.#tables.devices.get(id)?.userId === userId)
+      .sort((a, b) => a - b)
+      .map((id) => this.#tables.reports.timeline(id, range));
   }
   async listResponseTimes(
     userId: number,
@@ -302,6 +325,50 @@ export class MemoryStore implements Store {
   }
   deleteWebhookAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
     return this.#webhooks.deleteWebhookAttemptsBefore(before, limit);
+  }
+
+  createStatusPage(userId: number, page: NewStatusPage): Promise<StatusPageCreateResult> {
+    return this.#statusPages.createStatusPage(userId, page);
+  }
+  listStatusPages(userId: number, req: PageRequest): Promise<StatusPage[]> {
+    return this.#statusPages.listStatusPages(userId, req);
+  }
+  getStatusPage(userId: number, id: number): Promise<StatusPage | undefined> {
+    return this.#statusPages.getStatusPage(userId, id);
+  }
+  updateStatusPage(
+    userId: number,
+    id: number,
+    change: RecordChange<StatusPage, NewStatusPage>,
+  ): Promise<StatusPageUpdateResult> {
+    return this.#statusPages.updateStatusPage(userId, id, change);
+  }
+  deleteStatusPage(userId: number, id: number): Promise<boolean> {
+    return this.#statusPages.deleteStatusPage(userId, id);
+  }
+  createNotice(userId: number, notice: NewNotice): Promise<Notice | undefined> {
+    return this.#statusPages.createNotice(userId, notice);
+  }
+  listNotices(userId: number, statusPageId: number, req: PageRequest): Promise<Notice[] | undefined> {
+    return this.#statusPages.listNotices(userId, statusPageId, req);
+  }
+  getNotice(userId: number, id: number): Promise<Notice | undefined> {
+    return this.#statusPages.getNotice(userId, id);
+  }
+  updateNotice(userId: number, id: number, change: RecordChange<Notice, NewNotice>): Promise<UpdateResult<Notice>> {
+    return this.#statusPages.updateNotice(userId, id, change);
+  }
+  deleteNotice(userId: number, id: number): Promise<boolean> {
+    return this.#statusPages.deleteNotice(userId, id);
+  }
+  findPublicStatusPage(address: StatusPageAddress): Promise<OwnedStatusPage | undefined> {
+    return this.#statusPages.findPublicStatusPage(address);
+  }
+  componentRecords(userId: number, ids: ComponentIds): Promise<ComponentRecords> {
+    return this.#statusPages.componentRecords(userId, ids);
+  }
+  recentNotices(statusPageId: number, since: Timestamp, limit: number): Promise<Notice[]> {
+    return this.#statusPages.recentNotices(statusPageId, since, limit);
   }
 
   async close(): Promise<void> {}

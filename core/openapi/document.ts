@@ -23,6 +23,8 @@ import { responseRef, sharedResponses, unmatchedBadRequest } from './response-ob
 import { drafts } from './operations.ts';
 import { reportDrafts, reportParameters } from './report-operations.ts';
 import { reportSchemas } from './report-schemas.ts';
+import { statusPageDrafts, statusPageParameters } from './status-page-operations.ts';
+import { statusPageSchemas } from './status-page-schemas.ts';
 
 export interface OpenApiOptions {
   /** Where the API is mounted, as in MonitoringApiOptions. Default `/v1`. */
@@ -103,7 +105,7 @@ const DESCRIPTION = `Devices (monitored endpoints) and DNS-blacklist monitors, p
 export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   const basePath = normalizeBasePath(options.basePath ?? DEFAULTS.basePath);
   const byRoute = drafts();
-  for (const [key, draft] of reportDrafts()) byRoute.set(key, draft);
+  for (const [key, draft] of [...reportDrafts(), ...statusPageDrafts()]) byRoute.set(key, draft);
   const paths: Record<string, PathItemObject> = {};
   for (const route of ROUTES) {
     const key = `${route.method} ${route.path}`;
@@ -131,7 +133,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     DeviceInput: deviceInputSchema(),
     BlacklistMonitorInput: blacklistMonitorInputSchema(),
   });
-  Object.assign(schemas, webhookSchemas(), maintenanceSchemas(), reportSchemas());
+  Object.assign(schemas, webhookSchemas(), maintenanceSchemas(), reportSchemas(), statusPageSchemas());
   schemas.DeviceUpdate = updateSchema(schemas.DeviceInput!, 'device');
   schemas.BlacklistMonitorUpdate = updateSchema(schemas.BlacklistMonitorInput!, 'blacklist monitor');
   schemas.WebhookUpdate = updateSchema(schemas.WebhookInput!, 'webhook', {
@@ -172,6 +174,11 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       },
       { name: 'locations', description: 'Where the monitoring engine checks from: its workers, by location.' },
       {
+        name: 'status-pages',
+        description:
+          'Public status pages of chosen records, and the notices written on them: served without a key outside the base path, at /status/<slug> (see docs/status-pages.md).',
+      },
+      {
         name: 'reports',
         description:
           'Availability, response times, incidents and blacklist listings over a range of time, kept for the report retention (400 days by default).',
@@ -181,7 +188,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     components: {
       schemas,
       responses: sharedResponses(),
-      parameters: { ...parameters(), ...reportParameters() },
+      parameters: { ...parameters(), ...reportParameters(), ...statusPageParameters() },
       headers: componentHeaders(),
       securitySchemes: {
         [SECURITY_SCHEME]: {

@@ -272,7 +272,10 @@ export function componentSchemas(requestSchemas: Record<string, JsonSchema>): Re
 export function errorEnvelopeFor(codes: readonly string[]): JsonSchema {
   const message = { type: 'string' } satisfies JsonSchema;
   const variants: JsonSchema[] = [];
-  const plain = codes.filter((code) => code !== 'validation_failed' && !code.startsWith('duplicate_'));
+  // A status page's slug or hostname may be another user's page: its 409 names no existing_id.
+  const withId = (code: string) =>
+    code.startsWith('duplicate_') && code !== 'duplicate_slug' && code !== 'duplicate_hostname';
+  const plain = codes.filter((code) => code !== 'validation_failed' && !withId(code));
   if (plain.length > 0) {
     variants.push({
       type: 'object',
@@ -291,7 +294,7 @@ export function errorEnvelopeFor(codes: readonly string[]): JsonSchema {
       },
     });
   }
-  for (const code of codes.filter((c) => c.startsWith('duplicate_'))) {
+  for (const code of codes.filter(withId)) {
     variants.push({
       type: 'object',
       required: ['code', 'message', 'existing_id'],

@@ -36,6 +36,15 @@ export interface ListingPeriod {
   delisted_at: Timestamp | null;
 }
 
+/**
+ * A device's status timeline over a range (ReportStore.statusTimelines): the last change at or
+ * before its start, when there is one, then every change inside it, in order.
+ */
+export interface StatusTimeline {
+  device_id: number;
+  changes: { status: DeviceStatus; at: Timestamp }[];
+}
+
 /** A half-open time range [from, to). */
 export interface ReportRange {
   from: Timestamp;

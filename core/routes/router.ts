@@ -11,6 +11,8 @@ import { listLocations } from './locations.ts';
 import { getMe } from './me.ts';
 import { checkRoute } from './check-route.ts';
 import { maintenanceWindowRoutes as windows } from './maintenance-windows.ts';
+import { noticeRoutes as notices } from './notices.ts';
+import { statusPageRoutes as pages } from './status-pages.ts';
 import { getResponseTimes } from './response-times.ts';
 import { newestFirstRoute, resultsRoute } from './results-routes.ts';
 import { createRouteTable, type Method } from './route-table.ts';
@@ -78,6 +80,16 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/devices/response-times', scope: 'read', handler: getResponseTimes },
   { method: 'GET', path: '/incidents', scope: 'read', handler: listIncidents },
   { method: 'GET', path: '/blacklist-monitors/listings', scope: 'read', handler: getListings },
+  { method: 'GET', path: '/status-pages', scope: 'read', handler: pages.list },
+  { method: 'POST', path: '/status-pages/create', scope: 'write', handler: pages.create },
+  { method: 'GET', path: '/status-pages/get', scope: 'read', handler: pages.get },
+  { method: 'PATCH', path: '/status-pages/update', scope: 'write', handler: pages.update },
+  { method: 'DELETE', path: '/status-pages/delete', scope: 'write', handler: pages.remove },
+  { method: 'GET', path: '/status-pages/notices', scope: 'read', handler: notices.list },
+  { method: 'POST', path: '/status-pages/notices/create', scope: 'write', handler: notices.create },
+  { method: 'GET', path: '/status-pages/notices/get', scope: 'read', handler: notices.get },
+  { method: 'PATCH', path: '/status-pages/notices/update', scope: 'write', handler: notices.update },
+  { method: 'DELETE', path: '/status-pages/notices/delete', scope: 'write', handler: notices.remove },
 ];
 
 const RESOURCES = new Set(ROUTES.map((route) => route.path.split('/')[1]!));

@@ -7,6 +7,7 @@ import type {
   ReportRange,
   ResponseTimePoint,
   ResponseTimeQuery,
+  StatusTimeline,
   StatusTotals,
 } from '../reports/report-records.ts';
 
@@ -17,6 +18,12 @@ import type {
  * changes it (a check, a pause, a maintenance window, an update); `Store` extends this.
  */
 export interface ReportStore {
+  /**
+   * The status timelines of the user's devices among `deviceIds` over `range`, one per device
+   * found, ascending by id (a status page's days, docs/status-pages.md): the rows availability is
+   * computed from, read at once for every component of a page.
+   */
+  statusTimelines(userId: number, deviceIds: readonly number[], range: ReportRange): Promise<StatusTimeline[]>;
   /** How the device spent `range`, from its status timeline. */
   deviceStatusTotals(userId: number, deviceId: number, range: ReportRange): Promise<StatusTotals | undefined>;
   /**

@@ -80,7 +80,9 @@ export interface TestBody<T = unknown> {
 export interface TestResponse<T = unknown> {
   status: number;
   headers: Headers;
+  /** The envelope; for an answer that is not JSON (a status page, its feed or badge), only `success`. */
   body: TestBody<T>;
+  /** The body as text (a request that sends `Accept-Encoding` reads a compressed body here as it came). */
   text: string;
 }
 
@@ -129,7 +131,10 @@ export function createTestApi(options: TestApiOptions = {}): TestApi {
       clientAddress: init.clientAddress === undefined ? '127.0.0.1' : init.clientAddress,
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: JSON.parse(text) as TestBody<T>, text };
+    // A public status page's answer (HTML, Atom, SVG, or a 304) is no envelope: its text is all there is.
+    const json = response.headers.get('content-type')?.startsWith('application/json') ?? false;
+    const envelope = json ? (JSON.parse(text) as TestBody<T>) : { success: response.ok };
+    return { status: response.status, headers: response.headers, body: envelope, text };
   }
 
   return {

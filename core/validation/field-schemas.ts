@@ -25,6 +25,20 @@ export const text = (max: number) =>
     v.check((s) => atMostCodePoints(s, max), 'too_long'),
   );
 
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
+const CONTROL_BUT_LINE_FEED = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+/**
+ * Plain text an owner writes for the public (a status page's description, a notice's message):
+ * as `text`, but line feeds are kept, since such text has paragraphs (docs/status-pages.md).
+ */
+export const plainText = (max: number) =>
+  v.pipe(
+    v.string('invalid_type'),
+    v.check((s) => s.isWellFormed() && !CONTROL_BUT_LINE_FEED.test(s), 'invalid_value'),
+    v.check((s) => atMostCodePoints(s, max), 'too_long'),
+  );
+
 /** A JSON integer in [min, max]. 443.0 is the number 443 once parsed, so it passes; 443.5 does not. */
 export const integer = (min: number, max: number) =>
   v.pipe(

@@ -41,6 +41,7 @@ import type {
   ResponseTimePoint,
   ResponseTimeQuery,
   ResultsPage,
+  StatusTimeline,
   StatusTotals,
   Store,
   StoredMaintenanceWindow,
@@ -63,6 +64,7 @@ import { MonitorRecords } from './records/monitors.ts';
 import { ReportRecords } from './reports/report-store.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
+import { StatusPageParts } from './status-pages/status-page-parts.ts';
 import { StoreContext } from './store-context.ts';
 import { KyselyWebhooks } from './webhooks/webhook-store.ts';
 
@@ -79,10 +81,10 @@ export interface KyselyStoreOptions {
 /**
  * A store on PostgreSQL or SQLite through Kysely. Duplicates are decided by unique indexes. The
  * store is its parts, one per concept (users and keys, devices, monitors, checks, reports,
- * webhooks, maintenance windows), sharing one StoreContext: the database, its dialect and the
+ * webhooks, maintenance windows, status pages), sharing one StoreContext: the database, its dialect and the
  * count of this store's writes that the change marker reads.
  */
-export class KyselyStore implements Store {
+export class KyselyStore extends StatusPageParts implements Store {
   readonly #ctx: StoreContext;
   readonly #destroyOnClose: boolean;
   #closing: Promise<void> | undefined;
@@ -101,6 +103,7 @@ export class KyselyStore implements Store {
 
   constructor(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db), options: KyselyStoreOptions = {}) {
     const ctx = new StoreContext(db, dialect);
+    super(ctx);
     this.#ctx = ctx;
     this.#destroyOnClose = options.destroyOnClose ?? true;
     this.#keys = new KeyRecords(ctx);
@@ -256,6 +259,9 @@ export class KyselyStore implements Store {
   }
 
   // Reports (reports/report-store.ts).
+  statusTimelines(userId: number, deviceIds: readonly number[], range: ReportRange): Promise<StatusTimeline[]> {
+    return this.#reports.statusTimelines(userId, deviceIds, range);
+  }
   deviceStatusTotals(userId: number, deviceId: number, range: ReportRange): Promise<StatusTotals | undefined> {
     return this.#reports.deviceStatusTotals(userId, deviceId, range);
   }

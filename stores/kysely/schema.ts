@@ -364,6 +364,8 @@ export interface ReportProgressTable {
 }
 
 export interface Database {
+  status_pages: import('./status-pages/status-page-tables.ts').StatusPagesTable;
+  status_page_notices: import('./status-pages/status-page-tables.ts').StatusPageNoticesTable;
   status_changes: StatusChangesTable;
   incidents: IncidentsTable;
   listing_periods: ListingPeriodsTable;

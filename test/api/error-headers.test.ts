@@ -61,6 +61,7 @@ const errorCases: Record<keyof typeof errors, Case> = {
   invalidId: [errors.invalidId(), {}],
   notFound: [errors.notFound('device_not_found'), {}],
   duplicate: [errors.duplicate('duplicate_device', 7), {}],
+  takenByAnotherPage: [errors.takenByAnotherPage('slug'), {}],
   webhookTestUnavailable: [errors.webhookTestUnavailable(), {}],
   serverError: [errors.serverError(), {}],
   missingTable: [errors.missingTable(), {}],

@@ -14,6 +14,7 @@ import {
   MemoryStore,
   MissingTableError,
   type CheckRequestResult,
+  type ComponentIds,
   type MonitoredKind,
   type PageRequest,
   type ResultsPage,
@@ -191,6 +192,34 @@ class FailingStore extends MemoryStore {
     this.fail();
     return super.deleteMaintenanceWindow(userId, id);
   }
+  override async listStatusPages(userId: number, page: PageRequest) {
+    this.fail();
+    return super.listStatusPages(userId, page);
+  }
+  override async getStatusPage(userId: number, id: number) {
+    this.fail();
+    return super.getStatusPage(userId, id);
+  }
+  override async componentRecords(userId: number, ids: ComponentIds) {
+    this.fail();
+    return super.componentRecords(userId, ids);
+  }
+  override async deleteStatusPage(userId: number, id: number) {
+    this.fail();
+    return super.deleteStatusPage(userId, id);
+  }
+  override async listNotices(userId: number, statusPageId: number, page: PageRequest) {
+    this.fail();
+    return super.listNotices(userId, statusPageId, page);
+  }
+  override async getNotice(userId: number, id: number) {
+    this.fail();
+    return super.getNotice(userId, id);
+  }
+  override async deleteNotice(userId: number, id: number) {
+    this.fail();
+    return super.deleteNotice(userId, id);
+  }
 }
 
 interface Seen {
@@ -265,6 +294,24 @@ const WEB_DEVICE = {
   location: 'rack 4',
   is_enabled: 0,
 };
+
+/** Each status page operation, as the 401, 403, 429 and 500 tests ask it. */
+const STATUS_PAGE_ROUTES: [string, string, unknown][] = [
+  ['GET', '/v1/status-pages', undefined],
+  ['POST', '/v1/status-pages/create', { slug: 'sp-x', title: 'T', components: [{ name: 'D', device_id: 1 }] }],
+  ['GET', '/v1/status-pages/get?id=1', undefined],
+  ['PATCH', '/v1/status-pages/update?id=1', {}],
+  ['DELETE', '/v1/status-pages/delete?id=1', undefined],
+  ['GET', '/v1/status-pages/notices?status_page_id=1', undefined],
+  [
+    'POST',
+    '/v1/status-pages/notices/create',
+    { status_page_id: 1, title: 'N', impact: 'none', status: 'identified', message: 'M' },
+  ],
+  ['GET', '/v1/status-pages/notices/get?id=1', undefined],
+  ['PATCH', '/v1/status-pages/notices/update?id=1', {}],
+  ['DELETE', '/v1/status-pages/notices/delete?id=1', undefined],
+];
 
 describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
   for (const resource of [
@@ -790,6 +837,126 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     });
   }
 
+  test('/status-pages and their notices: every operation, its success and each error it documents', async () => {
+    const t = open({ bodyLimit: 2048 });
+    const key = await t.createKey();
+    const device = (
+      await call<Device>(
+        t,
+        '/v1/devices/create',
+        { method: 'POST', key, body: { target_type: 'domain', target_value: 'sp.example.com' } },
+        201,
+      )
+    ).body.data!.id;
+    const page = (slug: string) => ({ slug, title: 'T', components: [{ name: 'D', device_id: device }] });
+    const a = (
+      await call<{ id: number }>(t, '/v1/status-pages/create', { method: 'POST', key, body: page('sp-a') }, 201)
+    ).body.data!.id;
+    const b = (
+      await call<{ id: number }>(
+        t,
+        '/v1/status-pages/create',
+        { method: 'POST', key, body: { ...page('sp-b'), hostname: 'status.example.net' } },
+        201,
+      )
+    ).body.data!.id;
+    await call(t, '/v1/status-pages/create', { method: 'POST', key, body: page('sp-a') }, 409);
+    await call(
+      t,
+      '/v1/status-pages/create',
+      { method: 'POST', key, body: { ...page('sp-c'), hostname: 'status.example.net' } },
+      409,
+    );
+    await call(
+      t,
+      '/v1/status-pages/create',
+      { method: 'POST', key, body: { ...page('SP'), components: [{ device_id: device, blacklist_monitor_id: 1 }] } },
+      400,
+    );
+    await call(
+      t,
+      '/v1/status-pages/create',
+      { method: 'POST', key, body: '{', headers: { 'content-type': 'application/json' } },
+      400,
+    );
+    await call(
+      t,
+      '/v1/status-pages/create',
+      { method: 'POST', key, body: 'x', headers: { 'content-type': 'text/plain' } },
+      400,
+    );
+    await call(t, '/v1/status-pages/create', { method: 'POST', key, body: { title: 'x'.repeat(3000) } }, 413);
+    await call(t, '/v1/status-pages', { key }, 200);
+    await call(t, '/v1/status-pages?limit=1', { key }, 200);
+    await call(t, '/v1/status-pages?limit=0', { key }, 400);
+    await call(t, `/v1/status-pages/get?id=${a}`, { key }, 200);
+    await call(t, '/v1/status-pages/get?id=x', { key }, 400);
+    await call(t, '/v1/status-pages/get?id=999999', { key }, 404);
+    await call(
+      t,
+      `/v1/status-pages/update?id=${a}`,
+      { method: 'PATCH', key, body: { title: 'U', description: 'a\nb' } },
+      200,
+    );
+    await call(t, `/v1/status-pages/update?id=${a}`, { method: 'PATCH', key, body: { slug: 'sp-b' } }, 409);
+    await call(t, `/v1/status-pages/update?id=${a}`, { method: 'PATCH', key, body: { id: 3 } }, 400);
+    await call(t, '/v1/status-pages/update?id=999999', { method: 'PATCH', key, body: {} }, 404);
+    await call(t, `/v1/status-pages/update?id=${a}`, { method: 'PATCH', key, body: { title: 'x'.repeat(3000) } }, 413);
+    const notice = {
+      status_page_id: a,
+      title: 'N',
+      impact: 'minor',
+      status: 'investigating',
+      message: 'M',
+      component_indexes: [0],
+    };
+    const n = (
+      await call<{ id: number }>(t, '/v1/status-pages/notices/create', { method: 'POST', key, body: notice }, 201)
+    ).body.data!.id;
+    await call(t, '/v1/status-pages/notices/create', { method: 'POST', key, body: { ...notice, impact: 'x' } }, 400);
+    await call(t, '/v1/status-pages/notices/create', { method: 'POST', key, body: { message: 'x'.repeat(3000) } }, 413);
+    await call(t, `/v1/status-pages/notices?status_page_id=${a}`, { key }, 200);
+    await call(t, `/v1/status-pages/notices?status_page_id=${a}&limit=1`, { key }, 200);
+    await call(t, '/v1/status-pages/notices', { key }, 400);
+    await call(t, '/v1/status-pages/notices?status_page_id=999999', { key }, 404);
+    await call(t, `/v1/status-pages/notices/get?id=${n}`, { key }, 200);
+    await call(t, '/v1/status-pages/notices/get?id=0', { key }, 400);
+    await call(t, '/v1/status-pages/notices/get?id=999999', { key }, 404);
+    await call(
+      t,
+      `/v1/status-pages/notices/update?id=${n}`,
+      { method: 'PATCH', key, body: { status: 'resolved', message: 'Done.' } },
+      200,
+    );
+    await call(
+      t,
+      `/v1/status-pages/notices/update?id=${n}`,
+      { method: 'PATCH', key, body: { status: 'resolved' } },
+      400,
+    );
+    await call(t, '/v1/status-pages/notices/update?id=999999', { method: 'PATCH', key, body: {} }, 404);
+    await call(
+      t,
+      `/v1/status-pages/notices/update?id=${n}`,
+      { method: 'PATCH', key, body: { message: 'x'.repeat(3000) } },
+      413,
+    );
+    await call(t, `/v1/status-pages/notices/delete?id=${n}`, { method: 'DELETE', key }, 200);
+    await call(t, `/v1/status-pages/notices/delete?id=${n}`, { method: 'DELETE', key }, 404);
+    await call(t, '/v1/status-pages/notices/delete?id=x', { method: 'DELETE', key }, 400);
+    await call(t, `/v1/status-pages/delete?id=${b}`, { method: 'DELETE', key }, 200);
+    await call(t, `/v1/status-pages/delete?id=${b}`, { method: 'DELETE', key }, 404);
+    await call(t, '/v1/status-pages/delete?id=x', { method: 'DELETE', key }, 400);
+    const reader = await t.createKey({ scopes: ['read'] });
+    const writer = await t.createKey({ scopes: ['write'] });
+    const elsewhere = await t.createKey({ allowedIps: ['203.0.113.0/24'] });
+    for (const [method, path] of STATUS_PAGE_ROUTES) {
+      await call(t, path, { method, key: method === 'GET' ? writer : reader }, 403);
+      await call(t, path, { method, key: elsewhere }, 403);
+      await call(t, path, { method }, 401);
+    }
+  });
+
   test('/me: success, a stray parameter, and every failure before the route', async () => {
     const t = open();
     const key = await t.createKey({ scopes: ['read'] });
@@ -932,6 +1099,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/devices/response-times?id=1'],
       ['GET', '/v1/incidents'],
       ['GET', '/v1/blacklist-monitors/listings?id=1'],
+      ...STATUS_PAGE_ROUTES.map(([method, path]): [string, string] => [method, path]),
     ];
     for (const [method, path] of requests) {
       const key = await t.createKey();
@@ -987,6 +1155,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/devices/response-times?id=1', undefined],
       ['GET', '/v1/incidents', undefined],
       ['GET', '/v1/blacklist-monitors/listings?id=1', undefined],
+      ...STATUS_PAGE_ROUTES,
     ];
     for (const failure of [new Error('connection reset'), new MissingTableError()]) {
       store.failure = failure;
@@ -1013,6 +1182,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       '/v1/webhooks/results',
       '/v1/maintenance-windows/nope',
       '/v1/incidents/nope',
+      '/v1/status-pages/notices/nope',
     ]) {
       await call(t, path, { key }, 404);
     }

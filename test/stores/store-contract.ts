@@ -10,6 +10,7 @@ import { ALL, at, createdOf, MAX_ID, ipMonitor, sshDevice, T0, webDevice } from 
 import { reportsContract } from './reports-contract.ts';
 import { responseRangesContract } from './response-ranges-contract.ts';
 import { resultsContract } from './results-contract.ts';
+import { statusPagesContract } from './status-pages-contract.ts';
 
 function newKey(userId: number, overrides: Partial<NewApiKey> = {}): NewApiKey {
   return {
@@ -291,6 +292,7 @@ export function storeContract(
     resultsContract(context);
     reportsContract(context);
     responseRangesContract(context);
+    statusPagesContract(context);
 
     const { openUnmigrated } = options;
     const skip = !openUnmigrated && 'this store has no schema';

@@ -6,12 +6,14 @@ import type {
   ReportRange,
   ResponseTimePoint,
   ResponseTimeQuery,
+  StatusTimeline,
   StatusTotals,
   Timestamp,
 } from '../../../core/index.ts';
 import type { StoreContext } from '../store-context.ts';
 import { closedSeriesDays, listIncidents, listListingPeriods, listResponseTimes } from './report-reads.ts';
 import { deleteReportsBefore, rollUpResults } from './report-upkeep.ts';
+import { statusTimelines } from './status-timelines.ts';
 import { deviceStatusTotals } from './timeline-reads.ts';
 
 /**
@@ -23,6 +25,10 @@ export class ReportRecords {
 
   constructor(ctx: StoreContext) {
     this.#ctx = ctx;
+  }
+
+  statusTimelines(userId: number, deviceIds: readonly number[], range: ReportRange): Promise<StatusTimeline[]> {
+    return this.#ctx.run((db) => statusTimelines(db, this.#ctx.dialect, userId, deviceIds, range));
   }
 
   deviceStatusTotals(userId: number, deviceId: number, range: ReportRange): Promise<StatusTotals | undefined> {

@@ -1,0 +1,92 @@
+import { compress, type Encoding } from './encodings.ts';
+
+// The public answers a process keeps (docs/architecture.md, "Caches"): each page's bodies by what
+// they show, with their ETag and their compressed forms, made at most once for each content. An
+// answer read again with the same content is sent as kept; bounded in bytes, the one used longest
+// ago out first, so a service with many pages keeps the ones being read.
+
+interface Kept {
+  etag: string;
+  plain: Uint8Array<ArrayBuffer>;
+  encoded: Partial<Record<Encoding, Promise<Uint8Array<ArrayBuffer>>>>;
+  /** Bytes held: the text and each compressed form, once made. */
+  bytes: number;
+}
+
+/** What an answer sends: its ETag and its body in the encoding asked (null: as text). */
+export interface KeptBody {
+  etag: string;
+  body: Uint8Array<ArrayBuffer>;
+  encoding: Encoding | null;
+}
+
+const encoder = new TextEncoder();
+/** Bodies smaller than this go as they are: compressing them saves less than its headers cost. */
+const MIN_COMPRESSED = 1024;
+
+/** A weak ETag of the text: its SHA-256, the same whatever the encoding (RFC 9110 §8.8.1). */
+async function etagOf(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  let text = '';
+  for (const byte of digest.subarray(0, 16)) text += byte.toString(16).padStart(2, '0');
+  return `W/"${text}"`;
+}
+
+export class StatusAnswers {
+  readonly #entries = new Map<string, Kept>();
+  readonly #maxBytes: number;
+  #total = 0;
+
+  constructor(maxBytes = 32 * 1024 * 1024) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /**
+   * The body `text` is answered with for `key` (a page, how it is addressed, and what is asked),
+   * in `encoding`: the kept one when the text is the same as kept, else made and kept.
+   */
+  async body(key: string, text: string, encoding: Encoding | null): Promise<KeptBody> {
+    const plain = encoder.encode(text);
+    const etag = await etagOf(plain);
+    let kept = this.#entries.get(key);
+    if (kept?.etag !== etag) {
+      this.#drop(key);
+      kept = { etag, plain, encoded: {}, bytes: plain.byteLength };
+      this.#total += kept.bytes;
+    }
+    // Used now: last out.
+    this.#entries.delete(key);
+    this.#entries.set(key, kept);
+    let body = kept.plain;
+    const chosen = encoding !== null && plain.byteLength >= MIN_COMPRESSED ? encoding : null;
+    if (chosen !== null) {
+      let encoded = kept.encoded[chosen];
+      if (encoded === undefined) {
+        const entry = kept;
+        kept.encoded[chosen] = encoded = compress(kept.plain, chosen);
+        encoded.then(
+          (bytes) => {
+            entry.bytes += bytes.byteLength;
+            if (this.#entries.get(key) === entry) this.#total += bytes.byteLength;
+            this.#bound();
+          },
+          () => delete entry.encoded[chosen],
+        );
+      }
+      body = await encoded;
+    }
+    this.#bound();
+    return { etag, body, encoding: chosen };
+  }
+
+  #drop(key: string): void {
+    const kept = this.#entries.get(key);
+    if (kept === undefined) return;
+    this.#total -= kept.bytes;
+    this.#entries.delete(key);
+  }
+
+  #bound(): void {
+    while (this.#total > this.#maxBytes && this.#entries.size > 1) this.#drop(this.#entries.keys().next().value!);
+  }
+}
