@@ -4,7 +4,7 @@ import type { NewNotice, NewStatusPage, Notice, StatusPage } from '../../core/re
 import { totalsOfTimeline } from '../../core/reports/timeline-totals.ts';
 import type { RecordChange } from '../../core/store/store.ts';
 import type { ContractContext } from './contract-context.ts';
-import { ALL, at, createdOf, MAX_ID, newMonitor, T0 } from './records.ts';
+import { ALL, at, createdOf, MAX_ID, ipMonitor, T0 } from './records.ts';
 import { check, newDevice, t, useDay } from './reports-contract.ts';
 
 // Status pages and their notices through the store's surface (docs/status-pages.md): the
@@ -168,7 +168,7 @@ export function statusPagesContract(ctx: ContractContext): void {
       useDay(40);
       const devices = [await newDevice(store, alice.id, 'b.example.com'), await newDevice(store, alice.id)];
       const foreign = await newDevice(store, bob.id, 'c.example.com');
-      const monitor = createdOf(await store.createBlacklistMonitor(alice.id, newMonitor()));
+      const monitor = createdOf(await store.createBlacklistMonitor(alice.id, ipMonitor()));
       const records = await store.componentRecords(alice.id, {
         device_ids: [devices[1]!.id, foreign.id, devices[0]!.id, devices[1]!.id, MAX_ID],
         blacklist_monitor_ids: [monitor.id],
