@@ -235,7 +235,10 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     for (const name of names) dns.set(name, { a: ['127.0.0.2'] });
     const release = dns.hold(stale);
     const common = ['--database', db.url, '--dns-server', dns.address];
-    // A DNS timeout far beyond the test: the stale worker's checks wait for the held answers. It
+    // A DNS timeout beyond the test's hang guard: the stale worker's checks wait for the held
+    // answers, however long the fresh worker takes to start on a busy machine. A shorter one ends
+    // them as errors under leases nobody has claimed again yet, so the writes stand and the
+    // records are not due for an hour. It
     // polls once an hour, so once its leases have run out it does not race the fresh worker for
     // the same records (a race whose winner the two poll phases would decide, and which it wins
     // on a machine busy enough to hold the fresh worker's checks for a minute) and stays stuck.
@@ -250,7 +253,7 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
       '--lease',
       '1500',
       '--dns-timeout',
-      '60000',
+      '600000',
       '--poll-interval',
       '3600000',
       '--worker-id',
@@ -285,8 +288,8 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
     );
     await stop(b);
     // Now the stale worker's checks finish (listed) and it writes them under its lost leases.
-    // A SIGTERM makes it finish its checks in flight and write them before it exits 0; with a
-    // 60 s DNS timeout, an exit 0 now means the answers came and the writes were made.
+    // A SIGTERM makes it finish its checks in flight and write them before it exits 0; with the
+    // DNS timeout that long, an exit 0 now means the answers came and the writes were made.
     release();
     await stop(a);
     const { rows } = await sql<{ last_status: string; listed_on: string }>`
