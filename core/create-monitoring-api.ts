@@ -17,7 +17,16 @@ import { addressBucket } from './net/address-bucket.ts';
 import { clientIp } from './net/client-ip.ts';
 import { ipAllowList } from './net/ip-allow-list.ts';
 import { createIpMatcher } from './net/ip-matcher.ts';
-import { checkListBatchSize, DEFAULTS, normalizeBasePath, type MonitoringApiOptions } from './options.ts';
+import {
+  checkListBatchSize,
+  DEFAULTS,
+  normalizeBasePath,
+  normalizePublicUrl,
+  type MonitoringApiOptions,
+} from './options.ts';
+import { pingRoutes } from './public/ping-route.ts';
+import { PingWriter } from './public/ping-writer.ts';
+import { createPublicRoutes } from './public/public-routes.ts';
 import type { RequestLogEntry } from './logger.ts';
 import type { ApiKey } from './records/index.ts';
 import { ListCache } from './routes/list-cache.ts';
@@ -31,12 +40,15 @@ export interface MonitoringApi {
   fetch(request: Request, context?: RequestContext): Promise<Response>;
   /** The same, for adapters that pass a lighter request and write the answer themselves. */
   handle(request: ApiRequest, context: RequestContext): Promise<ApiResponse>;
-  /** Whether a path lies under the base path; embedding adapters pass other paths to the host. */
+  /**
+   * Whether a path is the API's: under the base path, or a public route (`/ping/...`, docs/contract.md
+   * §1); embedding adapters pass other paths to the host.
+   */
   owns(pathname: string): boolean;
   readonly basePath: string;
   /** Users and keys, for the host (never exposed over HTTP). Revocations here take effect at once. */
   readonly keys: KeyAdmin;
-  /** Writes pending key usage and releases what the API created itself (not the store). */
+  /** Writes pending key usage and pings, and releases what the API created itself (not the store). */
   close(): Promise<void>;
 }
 
@@ -77,11 +89,26 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const recentRecords = new RecentRecords();
   const authenticate = createAuthenticator(keyCache, limiter, authPolicy);
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
+  const publicUrl = options.publicUrl === undefined ? undefined : normalizePublicUrl(options.publicUrl);
 
   /** A limiter's decision, at once when it can make one without I/O (RateLimiter.consumeNow). */
   const consumeNow = consumeNowOf(limiter);
 
-  const owns = (pathname: string) => pathname === basePath || pathname.startsWith(`${basePath}/`);
+  // The routes answered outside the base path and without a key (docs/contract.md §1).
+  const pings = new PingWriter(
+    (batch) => store.recordPings(batch),
+    options.pingQueueLimit ?? DEFAULTS.pingQueueLimit,
+    (error) => logger.error?.('recording pings failed; they were answered 503', error),
+  );
+  const publicRoutes = createPublicRoutes(
+    pingRoutes({
+      writer: pings,
+      consume: (bucket, policy) => consumeNow?.(bucket, policy, 1) ?? limiter.consume(bucket, policy, 1),
+    }),
+  );
+
+  const owns = (pathname: string) =>
+    pathname === basePath || pathname.startsWith(`${basePath}/`) || publicRoutes.owns(pathname);
 
   /**
    * Steps 1-3 of docs/contract.md §2: who calls, from where, and how often. A refusal is thrown
@@ -125,7 +152,21 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     let keyId: number | null = null;
     let code: string | undefined;
     let response: ApiResponse;
+    let loggedPath = url.pathname;
     try {
+      if (publicRoutes.owns(url.pathname)) {
+        // A public route answers without a key, so before the pipeline's first step: its own
+        // answers (text, as Healthchecks gives them) carry no quota.
+        const answered = await publicRoutes.answer(request.method, url.pathname, {
+          request,
+          url,
+          now: clock.now(),
+          clientIp: ip,
+        });
+        // The pattern, never the path: a ping's path carries its heartbeat's token.
+        loggedPath = answered.pattern ?? url.pathname.split('/', 2).join('/');
+        return finish(answered.response);
+      }
       if (!owns(url.pathname)) throw errors.unknownRoute(null);
       const now = clock.now();
       const admitted = await admit(request, ip, now);
@@ -149,32 +190,38 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
         closedDays,
         webhookSender,
         recentRecords,
+        publicUrl,
       });
     } catch (error) {
       const apiError = asApiError(error, id);
       code = apiError.code;
       response = errorResponse(apiError);
     }
-    // The one place the per-request fields join the answer's own (docs/contract.md §3): the key's
-    // quota once it is known, and X-Request-Id on every answer.
-    Object.assign(response.headers, quota);
-    response.headers['x-request-id'] = id;
-    if (logger.request !== undefined) {
-      const entry: RequestLogEntry = {
-        time: toTimestamp(Date.now()),
-        request_id: id,
-        method: request.method,
-        path: url.pathname,
-        status: response.status,
-        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        client_ip: ip,
-        key_id: keyId,
-      };
-      // Set only on errors, after the others: a spread of a conditional object cost two more per request.
-      if (code !== undefined) entry.code = code;
-      logger.request(entry);
+    return finish(response);
+
+    /** The answer with its per-request fields, logged. */
+    function finish(response: ApiResponse): ApiResponse {
+      // The one place the per-request fields join the answer's own (docs/contract.md §3): the key's
+      // quota once it is known, and X-Request-Id on every answer.
+      Object.assign(response.headers, quota);
+      response.headers['x-request-id'] = id;
+      if (logger.request !== undefined) {
+        const entry: RequestLogEntry = {
+          time: toTimestamp(Date.now()),
+          request_id: id,
+          method: request.method,
+          path: loggedPath,
+          status: response.status,
+          duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+          client_ip: ip,
+          key_id: keyId,
+        };
+        // Set only on errors, after the others: a spread of a conditional object cost two more per request.
+        if (code !== undefined) entry.code = code;
+        logger.request(entry);
+      }
+      return response;
     }
-    return response;
   }
 
   function asApiError(error: unknown, id: string): ApiError {
@@ -196,6 +243,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       return toWebResponse(await handle(fromWebRequest(request), context));
     },
     async close() {
+      await pings.drain();
       await usage.flush();
       if (ownLimiter) await limiter.close?.();
     },

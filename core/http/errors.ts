@@ -10,7 +10,11 @@ import { authThrottleHeaders, keyQuotaHeaders } from './rate-limit-headers.ts';
  */
 
 export type NotFoundCode =
-  'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found' | 'maintenance_window_not_found';
+  | 'device_not_found'
+  | 'blacklist_monitor_not_found'
+  | 'webhook_not_found'
+  | 'maintenance_window_not_found'
+  | 'heartbeat_not_found';
 export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
 
 const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
@@ -18,6 +22,7 @@ const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
   blacklist_monitor_not_found: 'No such blacklist monitor.',
   webhook_not_found: 'No such webhook.',
   maintenance_window_not_found: 'No such maintenance window.',
+  heartbeat_not_found: 'No such heartbeat.',
 };
 
 const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {

@@ -12,6 +12,7 @@ import type {
   StatusTotals,
 } from '../reports/report-records.ts';
 import { responseSeries, seriesReads, type StoredRollup } from '../reports/response-series.ts';
+import type { HeartbeatTimelineChange, HeartbeatTimelineState } from '../heartbeats/heartbeat-state.ts';
 import { DAY_MS, HOUR_MS, dayStart, hourStart, mergeRollups, rollUpResults, rollupP95 } from '../reports/rollups.ts';
 import type { RollupInput } from '../reports/rollups.ts';
 
@@ -19,17 +20,22 @@ import type { RollupInput } from '../reports/rollups.ts';
 // report tables keep, kept in JS. The memory store tells it of every status change and every
 // change of a monitor's listings, at the points where it makes them.
 
+/** One change of a timeline: a device's (key `d<id>`) or a heartbeat's (`h<id>`). */
 interface StatusChange {
   id: number;
-  deviceId: number;
-  to: DeviceStatus;
+  key: string;
+  to: string;
   at: number;
 }
+
+const deviceKey = (id: number) => `d${id}`;
+const heartbeatKey = (id: number) => `h${id}`;
 
 interface StoredIncident {
   id: number;
   userId: number;
-  deviceId: number;
+  deviceId: number | null;
+  heartbeatId: number | null;
   startedAt: Timestamp;
   resolvedAt: Timestamp | null;
   cause: IncidentCause | null;
@@ -100,8 +106,8 @@ const rollupKey = (row: LatencyRollup) =>
 export class MemoryReports {
   #nextId = { change: 1, incident: 1, period: 1 };
   #changes: StatusChange[] = [];
-  /** Each device's last change's time, which a change is never dated before. */
-  readonly #lastChangeAt = new Map<number, number>();
+  /** Each timeline's last change's time, which a change is never dated before. */
+  readonly #lastChangeAt = new Map<string, number>();
   #incidents: StoredIncident[] = [];
   #periods: StoredPeriod[] = [];
   #hourly = new Map<string, StoredRollup>();
@@ -126,14 +132,15 @@ export class MemoryReports {
     if (from === device.status) return;
     const since = device.status_since ?? device.created_at;
     // Nor before the device's last change: the timeline stays in order, as the SQL stores keep it.
+    const key = deviceKey(device.id);
     const atMs = Math.max(
       Date.parse(since),
       fromSince === null ? -Infinity : Date.parse(fromSince),
-      this.#lastChangeAt.get(device.id) ?? -Infinity,
+      this.#lastChangeAt.get(key) ?? -Infinity,
     );
     const at = new Date(atMs).toISOString();
-    this.#lastChangeAt.set(device.id, atMs);
-    this.#changes.push({ id: this.#nextId.change++, deviceId: device.id, to: device.status, at: atMs });
+    this.#lastChangeAt.set(key, atMs);
+    this.#changes.push({ id: this.#nextId.change++, key, to: device.status, at: atMs });
     if (from === 'down') {
       for (const incident of this.#incidents) {
         if (incident.deviceId === device.id && incident.resolvedAt === null)
@@ -145,12 +152,50 @@ export class MemoryReports {
         id: this.#nextId.incident++,
         userId,
         deviceId: device.id,
+        heartbeatId: null,
         startedAt: new Date(at).toISOString(),
         resolvedAt: null,
         cause: causeOf(device),
         locations: locationVerdicts(device),
       });
     }
+  }
+
+  /**
+   * A heartbeat's timeline changed (core/heartbeats/heartbeat-state.ts): dated at `change.at`, never
+   * before its last change, closing its incident when it leaves `down` and opening one when it
+   * enters it.
+   */
+  heartbeatChanged(userId: number, heartbeatId: number, change: HeartbeatTimelineChange): void {
+    const key = heartbeatKey(heartbeatId);
+    const atMs = Math.max(Date.parse(change.at), this.#lastChangeAt.get(key) ?? -Infinity);
+    const at = new Date(atMs).toISOString();
+    this.#lastChangeAt.set(key, atMs);
+    this.#changes.push({ id: this.#nextId.change++, key, to: change.to, at: atMs });
+    if (change.from === 'down') {
+      for (const incident of this.#incidents) {
+        if (incident.heartbeatId === heartbeatId && incident.resolvedAt === null) incident.resolvedAt = at;
+      }
+    }
+    if (change.to === 'down') {
+      this.#incidents.push({
+        id: this.#nextId.incident++,
+        userId,
+        deviceId: null,
+        heartbeatId,
+        startedAt: at,
+        resolvedAt: null,
+        cause: structuredClone(change.cause),
+        locations: null,
+      });
+    }
+  }
+
+  dropHeartbeat(id: number): void {
+    const key = heartbeatKey(id);
+    this.#lastChangeAt.delete(key);
+    this.#changes = this.#changes.filter((c) => c.key !== key);
+    this.#incidents = this.#incidents.filter((i) => i.heartbeatId !== id);
   }
 
   /** A monitor's listings were written: periods open for new (zone, since) pairs and close for gone ones. */
@@ -178,8 +223,9 @@ export class MemoryReports {
   }
 
   dropDevice(id: number): void {
-    this.#lastChangeAt.delete(id);
-    this.#changes = this.#changes.filter((c) => c.deviceId !== id);
+    const key = deviceKey(id);
+    this.#lastChangeAt.delete(key);
+    this.#changes = this.#changes.filter((c) => c.key !== key);
     this.#incidents = this.#incidents.filter((i) => i.deviceId !== id);
     for (const rows of [this.#hourly, this.#daily]) {
       for (const [key, row] of rows) if (row.device_id === id) rows.delete(key);
@@ -191,17 +237,26 @@ export class MemoryReports {
   }
 
   statusTotals(deviceId: number, range: ReportRange): StatusTotals {
+    return this.#totals<DeviceStatus>(deviceKey(deviceId), range);
+  }
+
+  heartbeatTotals(heartbeatId: number, range: ReportRange): StatusTotals<HeartbeatTimelineState> {
+    return this.#totals<HeartbeatTimelineState>(heartbeatKey(heartbeatId), range);
+  }
+
+  #totals<S extends string>(key: string, range: ReportRange): StatusTotals<S> {
     const from = Date.parse(range.from);
     const to = Date.parse(range.to);
-    const changes = this.#changes.filter((c) => c.deviceId === deviceId).sort((a, b) => a.at - b.at || a.id - b.id);
-    const totals: StatusTotals = { ms: {}, down_periods: 0, longest_down_ms: 0 };
+    const changes = this.#changes.filter((c) => c.key === key).sort((a, b) => a.at - b.at || a.id - b.id);
+    const totals: StatusTotals<S> = { ms: {}, down_periods: 0, longest_down_ms: 0 };
     changes.forEach((change, i) => {
       const next = changes[i + 1]?.at ?? to;
       const start = Math.max(change.at, from);
       const end = Math.min(next, to);
       if (change.at >= to || next <= from || end < start) return;
       const length = end - start;
-      totals.ms[change.to] = (totals.ms[change.to] ?? 0) + length;
+      const status = change.to as S;
+      totals.ms[status] = (totals.ms[status] ?? 0) + length;
       if (change.to === 'down') {
         totals.down_periods += 1;
         totals.longest_down_ms = Math.max(totals.longest_down_ms, length);
@@ -246,6 +301,7 @@ export class MemoryReports {
         (i) =>
           i.userId === userId &&
           (query.device_id === undefined || i.deviceId === query.device_id) &&
+          (query.heartbeat_id === undefined || i.heartbeatId === query.heartbeat_id) &&
           (query.before_id === undefined || i.id < query.before_id) &&
           Date.parse(i.startedAt) < to &&
           (i.resolvedAt === null || Date.parse(i.resolvedAt) > from),
@@ -255,6 +311,7 @@ export class MemoryReports {
       .map((i) => ({
         id: i.id,
         device_id: i.deviceId,
+        heartbeat_id: i.heartbeatId,
         started_at: i.startedAt,
         resolved_at: i.resolvedAt,
         duration_s:
@@ -317,14 +374,14 @@ export class MemoryReports {
     this.#periods = this.#periods.filter(
       (p) => !(p.delisted_at !== null && Date.parse(p.delisted_at) < cutoff && take()),
     );
-    // A change stays while it is its device's last at or before the cutoff.
-    const lastKept = new Map<number, StatusChange>();
+    // A change stays while it is its timeline's last at or before the cutoff.
+    const lastKept = new Map<string, StatusChange>();
     for (const c of this.#changes) {
       if (c.at > cutoff) continue;
-      const kept = lastKept.get(c.deviceId);
-      if (kept === undefined || c.at > kept.at || (c.at === kept.at && c.id > kept.id)) lastKept.set(c.deviceId, c);
+      const kept = lastKept.get(c.key);
+      if (kept === undefined || c.at > kept.at || (c.at === kept.at && c.id > kept.id)) lastKept.set(c.key, c);
     }
-    this.#changes = this.#changes.filter((c) => !(c.at < cutoff && lastKept.get(c.deviceId) !== c && take()));
+    this.#changes = this.#changes.filter((c) => !(c.at < cutoff && lastKept.get(c.key) !== c && take()));
     return deleted;
   }
 }

@@ -11,3 +11,4 @@ export * from './events.ts';
 export * from './webhooks.ts';
 export * from './maintenance-windows.ts';
 export * from './workers.ts';
+export * from './heartbeats.ts';
