@@ -89,7 +89,8 @@ export function pingRoutes(options: PingRouteOptions): PublicRoute[] {
       rid,
     };
     const outcome = await options.writer.submit(ping);
-    if (outcome === 'recorded') return answer(200, 'OK');
+    // A HEAD answer has no body: what a server would drop, the core does not give.
+    if (outcome === 'recorded') return answer(200, call.request.method === 'HEAD' ? '' : 'OK');
     if (outcome === 'not_found') return answer(404, 'not found');
     // Not recorded: the client is to send it again (curl --retry does so on a 503).
     return answer(503, 'try again later', { 'retry-after': '1' });
