@@ -69,7 +69,7 @@ describe('lateness found by the engine', () => {
     assert.deepEqual(await deliveries(), [], 'not late a millisecond early');
     t.clock.set('2026-01-01T01:05:03.000Z');
     assert.deepEqual(await deliveries(), [['heartbeat.down', 'late', 'down']]);
-    const down = received.length === 0 ? undefined : (await shown());
+    const down = received.length === 0 ? undefined : await shown();
     assert.deepEqual([down!.status, down!.status_since, down!.next_due_at], ['down', '2026-01-01T01:05:00.000Z', null]);
     t.clock.advance(3_600_000);
     assert.deepEqual(await deliveries(), [], 'announced once');
@@ -156,7 +156,7 @@ describe('lateness found by the engine', () => {
     await t.close();
   });
 
-  it('a foreign heartbeat id in a window is invalid_value; incidents of a heartbeat not the user\'s are 404', async () => {
+  it("a foreign heartbeat id in a window is invalid_value; incidents of a heartbeat not the user's are 404", async () => {
     const { t, hb } = await setup({ period_s: 60 });
     const other = await t.createKey();
     const window = await t.request('/v1/maintenance-windows/create', {

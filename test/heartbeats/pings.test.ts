@@ -177,4 +177,3 @@ describe('what pings do to a heartbeat', () => {
     await t.close();
   });
 });
-

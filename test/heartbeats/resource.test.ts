@@ -7,12 +7,17 @@ import { it } from 'node:test';
 import type { Heartbeat, HeartbeatPing } from '../../core/index.ts';
 import { eachStore, validationOnly } from '../api/helpers.ts';
 
-const TOKEN_URL = /^http:\/\/monitoring\.test\/ping\/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const TOKEN_URL =
+  /^http:\/\/monitoring\.test\/ping\/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 eachStore('heartbeats as a resource', (env) => {
   it('creates a heartbeat with its defaults, new and awaiting nothing, and lists, gets and deletes it', async () => {
     const { t, key } = await env.setup();
-    const created = await t.request<Heartbeat>('/v1/heartbeats/create', { method: 'POST', key, body: { period_s: 3600 } });
+    const created = await t.request<Heartbeat>('/v1/heartbeats/create', {
+      method: 'POST',
+      key,
+      body: { period_s: 3600 },
+    });
     assert.equal(created.status, 201);
     const heartbeat = created.body.data!;
     assert.match(heartbeat.ping_url!, TOKEN_URL);
@@ -65,8 +70,9 @@ eachStore('heartbeats as a resource', (env) => {
 
   it('rotate_token gives a new token at once: the old ping URL is 404 from then on', async () => {
     const { t, key } = await env.setup();
-    const created = (await t.request<Heartbeat>('/v1/heartbeats/create', { method: 'POST', key, body: { period_s: 60 } }))
-      .body.data!;
+    const created = (
+      await t.request<Heartbeat>('/v1/heartbeats/create', { method: 'POST', key, body: { period_s: 60 } })
+    ).body.data!;
     assert.equal((await t.ping(created.ping_url!)).status, 200);
     const rotated = await t.request<Heartbeat>(`/v1/heartbeats/update?id=${created.id}`, {
       method: 'PATCH',
