@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 
-// When a heartbeat must next be told (docs/heartbeats.md, "Deadlines"): a period after the last
+// When a heartbeat must next be told (docs/heartbeats.md, "Deadlines"): one period after the last
 // success, or the schedule's next time after it, read in the heartbeat's time zone; grace added in
 // both cases. Cron expressions are read by croner (docs/development.md, "Dependencies"): five fields,
 // day of month and day of week joined by OR when both are restricted, as cron does; a time that

@@ -122,8 +122,8 @@ export class MemoryStore implements Store {
     if (query.device_id !== undefined && this.#tables.devices.get(query.device_id)?.userId !== userId) {
       return undefined;
     }
-    const { heartbeat_id: heartbeatId } = query;
-    if (heartbeatId !== undefined && this.#heartbeatsPart.ownedIds(userId, [heartbeatId]).length === 0) return undefined;
+    const { heartbeat_id: heartbeat } = query;
+    if (heartbeat !== undefined && this.#heartbeatsPart.ownedIds(userId, [heartbeat]).length === 0) return undefined;
     return this.#tables.reports.incidents(userId, query);
   }
   async listListingPeriods(

@@ -64,7 +64,10 @@ export interface StatusTotals<S extends string = DeviceStatus> {
   longest_down_ms: number;
 }
 
-/** `GET /devices/availability`, `GET /heartbeats/availability`. Seconds are whole or fractional as measured; never rounded up. */
+/**
+ * `GET /devices/availability`, `GET /heartbeats/availability`. Seconds are whole or fractional as
+ * measured; never rounded up.
+ */
 export interface AvailabilityReport {
   from: Timestamp;
   to: Timestamp;

@@ -12,6 +12,7 @@ import type {
   TargetType,
   WebhookDeliveryStatus,
 } from '../../core/index.ts';
+// Migration 0015's tables (heartbeats) are declared beside their store part.
 import type { HeartbeatTables } from './heartbeats/heartbeat-schema.ts';
 
 /** The SQL databases a `KyselyStore` runs on. */

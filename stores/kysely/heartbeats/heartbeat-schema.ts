@@ -1,8 +1,13 @@
 import type { ColumnType } from 'kysely';
 import type { HeartbeatStatus, PingKind } from '../../../core/index.ts';
-import type { DbFlag, DbInteger, DbTimestamp } from '../schema.ts';
 
-// The tables of migration 0015 (migrations/0015-heartbeats.ts), as Kysely sees them.
+// The tables of migration 0015 (migrations/0015-heartbeats.ts), as Kysely sees them. The driver
+// types are schema.ts's (DbInteger, DbFlag, DbTimestamp), written again here: schema.ts joins these
+// tables into its Database, so importing from it would be a cycle.
+
+type DbInteger = number | string | bigint;
+type DbFlag = boolean | number;
+type DbTimestamp = Date | string;
 
 type Id = ColumnType<DbInteger, never, never>;
 type Ref = ColumnType<DbInteger, number, number>;
