@@ -6,10 +6,17 @@
  *   for await (const device of api.devices.all()) console.log(device.id, device.target_value);
  */
 import { MonitoringApiError } from './errors.ts';
-import { reportsClient } from './reports.ts';
+import { reportsClient, withRange } from './reports.ts';
 import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } from './transport.ts';
 import type {
   AllOptions,
+  AvailabilityReport,
+  Heartbeat,
+  HeartbeatChanges,
+  HeartbeatClient,
+  HeartbeatInput,
+  HeartbeatPing,
+  RangeOptions,
   AllResultsOptions,
   BlacklistMonitor,
   BlacklistMonitorInput,
@@ -131,6 +138,22 @@ function webhooks(transport: Transport, base: URL): WebhookClient {
   return { ...webhookResource, deliveries, allDeliveries, test };
 }
 
+/** Heartbeats: the resource client plus each one's pings, newest first, and its availability. */
+function heartbeats(transport: Transport, base: URL): HeartbeatClient {
+  const { page: pings, all: allPings } = newestFirst<HeartbeatPing>(transport, new URL('heartbeats/results', base));
+  async function availability(id: number, options: RangeOptions = {}): Promise<AvailabilityReport> {
+    const url = withRange(new URL('heartbeats/availability', base), options);
+    url.searchParams.set('id', String(id));
+    return (await transport.send<AvailabilityReport>('GET', url, undefined, options)).data;
+  }
+  const resourceClient = resource<Heartbeat, HeartbeatInput, Heartbeat, HeartbeatChanges>(
+    transport,
+    base,
+    'heartbeats',
+  );
+  return { ...resourceClient, pings, allPings, availability };
+}
+
 /** One record's rows at `resultsUrl`, newest first: a page, and every page following the Link header. */
 function newestFirst<R>(transport: Transport, resultsUrl: URL) {
   async function results(id: number, options: ResultsOptions = {}): Promise<ResultPage<R>> {
@@ -190,6 +213,7 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
     ),
     webhooks: webhooks(transport, base),
     maintenanceWindows: resource<MaintenanceWindow, MaintenanceWindowInput>(transport, base, 'maintenance-windows'),
+    heartbeats: heartbeats(transport, base),
     reports: reportsClient(transport, base),
   };
 }

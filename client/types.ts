@@ -42,6 +42,7 @@ import type {
   ReportBucket,
   ResponseTimePoint,
 } from '../core/index.ts';
+import type { HeartbeatClient } from './heartbeat-types.ts';
 
 export type {
   BlacklistMonitor,
@@ -164,6 +165,8 @@ export interface MaintenanceWindowInput {
   all_devices?: Flag | null;
   blacklist_monitor_ids?: number[] | null;
   all_blacklist_monitors?: Flag | null;
+  heartbeat_ids?: number[] | null;
+  all_heartbeats?: Flag | null;
 }
 
 /** Where the next page starts: pass it back to `list` as it is. */
@@ -328,8 +331,10 @@ export interface ResponseTimeOptions extends RangeOptions {
 }
 
 export interface IncidentOptions extends RangeOptions {
-  /** Only this device's incidents; all the user's without it. */
+  /** Only this device's incidents; all the user's without it (or `heartbeatId`). */
   deviceId?: number;
+  /** Only this heartbeat's incidents. */
+  heartbeatId?: number;
   /** Page size, 1-1000. Default 100 (the server's). */
   limit?: number;
   /** Cursor: incidents with a smaller id (older ones). Default: from the newest. */
@@ -339,6 +344,7 @@ export interface IncidentOptions extends RangeOptions {
 /** Where the next (older) page of incidents starts: the same range, device and size. Pass it back to `incidents`. */
 export interface IncidentCursor {
   deviceId?: number;
+  heartbeatId?: number;
   from: string;
   to: string;
   limit: number;
@@ -379,5 +385,9 @@ export interface MonitoringClient {
   /** Only the create answer, and an update with `rotate_secret`, carry the signing secret: keep it then. */
   webhooks: WebhookClient;
   maintenanceWindows: ResourceClient<MaintenanceWindow, MaintenanceWindowInput>;
+  /** Heartbeats (docs/heartbeats.md): `ping_url` is shown to keys with the write scope only. */
+  heartbeats: HeartbeatClient;
   reports: ReportsClient;
 }
+
+export * from './heartbeat-types.ts';
