@@ -1,4 +1,4 @@
-/** What the client sends and receives for heartbeats (docs/heartbeats.md). */
+/** What the client sends and receives for heartbeats (docs/heartbeats.md, "The resource"). */
 import type { AvailabilityReport, Heartbeat, HeartbeatPing, HeartbeatStatus, PingKind } from '../core/index.ts';
 import type {
   AllResultsOptions,

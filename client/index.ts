@@ -6,16 +6,13 @@
  *   for await (const device of api.devices.all()) console.log(device.id, device.target_value);
  */
 import { MonitoringApiError } from './errors.ts';
+import type { Heartbeat, HeartbeatChanges, HeartbeatClient, HeartbeatInput, HeartbeatPing } from './heartbeat-types.ts';
+import type { MonitoringClient } from './monitoring-client.ts';
 import { reportsClient, withRange } from './reports.ts';
 import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } from './transport.ts';
 import type {
   AllOptions,
   AvailabilityReport,
-  Heartbeat,
-  HeartbeatChanges,
-  HeartbeatClient,
-  HeartbeatInput,
-  HeartbeatPing,
   RangeOptions,
   AllResultsOptions,
   BlacklistMonitor,
@@ -33,7 +30,6 @@ import type {
   MaintenanceWindowInput,
   Me,
   MonitoredResourceClient,
-  MonitoringClient,
   MonitoringClientOptions,
   Page,
   RequestOptions,
@@ -51,6 +47,8 @@ import type {
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
 export type * from './types.ts';
+export type * from './heartbeat-types.ts';
+export type * from './monitoring-client.ts';
 
 /** Records per request of `all()` unless told otherwise: a few round trips for typical accounts, small answers. */
 const DEFAULT_PAGE_SIZE = 100;

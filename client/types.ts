@@ -42,7 +42,6 @@ import type {
   ReportBucket,
   ResponseTimePoint,
 } from '../core/index.ts';
-import type { HeartbeatClient } from './heartbeat-types.ts';
 
 export type {
   BlacklistMonitor,
@@ -375,19 +374,3 @@ export interface ReportsClient {
   /** `GET /blacklist-monitors/listings`: the monitor's listing periods overlapping the range. */
   listings(monitorId: number, options?: RangeOptions): Promise<ListingPeriod[]>;
 }
-
-export interface MonitoringClient {
-  me(options?: RequestOptions): Promise<Me>;
-  /** `GET /locations`: where the monitoring engine checks from, by name (scope read). */
-  locations(options?: RequestOptions): Promise<LocationSummary[]>;
-  devices: MonitoredResourceClient<Device, DeviceInput, DeviceProbeResult>;
-  blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
-  /** Only the create answer, and an update with `rotate_secret`, carry the signing secret: keep it then. */
-  webhooks: WebhookClient;
-  maintenanceWindows: ResourceClient<MaintenanceWindow, MaintenanceWindowInput>;
-  /** Heartbeats (docs/heartbeats.md): `ping_url` is shown to keys with the write scope only. */
-  heartbeats: HeartbeatClient;
-  reports: ReportsClient;
-}
-
-export * from './heartbeat-types.ts';
