@@ -38,7 +38,7 @@ export interface HeartbeatState {
 }
 
 /**
- * The state the status timeline records (docs/heartbeats.md, "Reports"): `paused` while disabled,
+ * The state the status timeline records (docs/heartbeats.md, "Events, incidents and reports"): `paused` while disabled,
  * `maintenance` while a window covers it, else the status. Incidents are its `down` periods.
  */
 export type HeartbeatTimelineState = HeartbeatStatus | 'maintenance';

@@ -1,5 +1,5 @@
 /**
- * docs/heartbeats.md, "Lateness" and "Reports": the engine finds heartbeats past their deadline
+ * docs/heartbeats.md, "Lateness" and "Events, incidents and reports": the engine finds heartbeats past their deadline
  * (with an injected clock, one `runOnce()` at a time), announces `heartbeat.down` and
  * `heartbeat.up` to webhooks, opens incidents from the deadline missed, and counts availability;
  * maintenance windows hold a heartbeat's going down. Through the API and a webhook on 127.0.0.1.

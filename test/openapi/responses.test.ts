@@ -1034,6 +1034,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       '/elsewhere',
       '/v1/webhooks/results',
       '/v1/maintenance-windows/nope',
+      '/v1/heartbeats/nope',
       '/v1/incidents/nope',
     ]) {
       await call(t, path, { key }, 404);

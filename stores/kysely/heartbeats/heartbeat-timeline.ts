@@ -5,7 +5,7 @@ import { stampText, toStamp } from '../rows.ts';
 import type { Database } from '../schema.ts';
 
 // A heartbeat's status timeline and incidents (docs/reports.md, "Availability"; docs/heartbeats.md,
-// "Reports"), written by the store in the transaction of the change, which holds the heartbeat's
+// "Events, incidents and reports"), written by the store in the transaction of the change, which holds the heartbeat's
 // row: each change follows the last one written, as the device trigger's do
 // (migrations/timeline-totals.ts).
 
