@@ -10,6 +10,23 @@ export const HEARTBEAT_TIMELINE_COLUMNS = ['new', 'up', 'started', 'down', 'paus
   (state) => `total_${state}_ms`,
 );
 
+/** Every event type before this migration, in the order webhooks store them (migration 0010's). */
+const EVERY_BEFORE = [
+  'device.down',
+  'device.up',
+  'device.tls_expiring',
+  'device.location_failing',
+  'blacklist.listed',
+  'blacklist.delisted',
+  'device.paused',
+  'device.resumed',
+  'blacklist_monitor.paused',
+  'blacklist_monitor.resumed',
+  'device.maintenance_started',
+  'device.maintenance_ended',
+];
+const EVERY_AFTER = [...EVERY_BEFORE, 'heartbeat.down', 'heartbeat.up'];
+
 /**
  * Migration 0015: heartbeats (docs/heartbeats.md); forward only.
  *
@@ -25,6 +42,7 @@ export const HEARTBEAT_TIMELINE_COLUMNS = ['new', 'up', 'started', 'down', 'paus
  *   SQLite cannot drop a NOT NULL, so there the table is made again with its rows and ids, and the
  *   device status triggers that write it are made again with it.
  * - `maintenance_windows` gains `heartbeat_ids` and `all_heartbeats`.
+ * - A webhook that receives every event type receives `heartbeat.down` and `heartbeat.up` too.
  */
 export function heartbeats(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
@@ -32,6 +50,8 @@ export function heartbeats(dialect: StoreDialect): Migration {
   return {
     async up(db) {
       if (dialect === 'postgres') await sql`set local lock_timeout = '2s'`.execute(db);
+      await sql`update webhooks set events = ${JSON.stringify(EVERY_AFTER)}
+        where events = ${JSON.stringify(EVERY_BEFORE)}`.execute(db);
       await db.schema
         .createTable('heartbeats')
         .addColumn('id', t.id, (c) => primaryKey(dialect, c))
