@@ -54,12 +54,10 @@ export class MemoryHeartbeats {
 
   /** Writes a move: the state, its events and timeline; any write drops a claim's lease. */
   #write(row: HeartbeatRow, write: HeartbeatWrite): void {
-    const before = row.state.record.ping_token;
+    // The token index follows the row (a rotation moves it).
+    this.#byToken.delete(row.state.record.ping_token);
     row.state = structuredClone(write.state);
-    if (before !== row.state.record.ping_token) {
-      this.#byToken.delete(before);
-      this.#byToken.set(row.state.record.ping_token, row.state.record.id);
-    }
+    this.#byToken.set(row.state.record.ping_token, row.state.record.id);
     row.lease = null;
     const due = lateCheckAt(row.state);
     row.dueAt = due === null ? null : ms(due);
@@ -175,7 +173,7 @@ export class MemoryHeartbeats {
   async recordLateHeartbeats(checks: readonly RecordedCheck<HeartbeatLateOutcome>[]): Promise<boolean[]> {
     return checks.map(({ lease, outcome }) => {
       const row = this.#rows.get(lease.id);
-      if (row === undefined || row.lease?.token !== lease.token) return false;
+      if (row === undefined || row.lease === null || row.lease.token !== lease.token) return false;
       if (row.state.record.status !== outcome.previous_status) return false;
       this.#write(row, outcome.write);
       return true;
