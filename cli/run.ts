@@ -12,7 +12,7 @@ import { UsageError } from './usage-error.ts';
 export const USAGE = `usage: monitoring-api <command> [flags]
 
   serve [--host H] [--port P] [--database URL] [--rate-limit N/S] [--rate-limit-store memory|redis://HOST:PORT[/DB][?prefix=NAME&timeout=MS]]
-        [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES]
+        [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES] [--public-url URL]
         [--no-prepared-statements] [--query-timeout MS] [--shutdown-timeout MS]
         [--header-timeout MS] [--request-timeout MS] [--keep-alive-timeout MS] [--log-level debug|info|warn|error]
         [--metrics-address HOST:PORT] [--worker [ENGINE FLAGS]]

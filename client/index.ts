@@ -6,11 +6,15 @@
  *   for await (const device of api.devices.all()) console.log(device.id, device.target_value);
  */
 import { MonitoringApiError } from './errors.ts';
-import { reportsClient } from './reports.ts';
 import { noticesClient } from './status-pages.ts';
+import type { Heartbeat, HeartbeatChanges, HeartbeatClient, HeartbeatInput, HeartbeatPing } from './heartbeat-types.ts';
+import type { MonitoringClient } from './monitoring-client.ts';
+import { reportsClient, withRange } from './reports.ts';
 import { createTransport, cursorOf, nextLink, resultCursorOf, type Transport } from './transport.ts';
 import type {
   AllOptions,
+  AvailabilityReport,
+  RangeOptions,
   AllResultsOptions,
   BlacklistMonitor,
   BlacklistMonitorInput,
@@ -27,7 +31,6 @@ import type {
   MaintenanceWindowInput,
   Me,
   MonitoredResourceClient,
-  MonitoringClient,
   MonitoringClientOptions,
   Page,
   RequestOptions,
@@ -47,6 +50,8 @@ import type {
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
 export type * from './types.ts';
+export type * from './heartbeat-types.ts';
+export type * from './monitoring-client.ts';
 
 /** Records per request of `all()` unless told otherwise: a few round trips for typical accounts, small answers. */
 const DEFAULT_PAGE_SIZE = 100;
@@ -134,6 +139,22 @@ function webhooks(transport: Transport, base: URL): WebhookClient {
   return { ...webhookResource, deliveries, allDeliveries, test };
 }
 
+/** Heartbeats: the resource client plus each one's pings, newest first, and its availability. */
+function heartbeats(transport: Transport, base: URL): HeartbeatClient {
+  const { page: pings, all: allPings } = newestFirst<HeartbeatPing>(transport, new URL('heartbeats/results', base));
+  async function availability(id: number, options: RangeOptions = {}): Promise<AvailabilityReport> {
+    const url = withRange(new URL('heartbeats/availability', base), options);
+    url.searchParams.set('id', String(id));
+    return (await transport.send<AvailabilityReport>('GET', url, undefined, options)).data;
+  }
+  const resourceClient = resource<Heartbeat, HeartbeatInput, Heartbeat, HeartbeatChanges>(
+    transport,
+    base,
+    'heartbeats',
+  );
+  return { ...resourceClient, pings, allPings, availability };
+}
+
 /** One record's rows at `resultsUrl`, newest first: a page, and every page following the Link header. */
 function newestFirst<R>(transport: Transport, resultsUrl: URL) {
   async function results(id: number, options: ResultsOptions = {}): Promise<ResultPage<R>> {
@@ -193,6 +214,7 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
     ),
     webhooks: webhooks(transport, base),
     maintenanceWindows: resource<MaintenanceWindow, MaintenanceWindowInput>(transport, base, 'maintenance-windows'),
+    heartbeats: heartbeats(transport, base),
     reports: reportsClient(transport, base),
     statusPages: {
       ...resource<StatusPage, StatusPageInput>(transport, base, 'status-pages'),

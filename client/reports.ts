@@ -19,7 +19,7 @@ const DEFAULT_PAGE_SIZE = 100;
 
 const stamp = (value: string | Date) => (typeof value === 'string' ? value : value.toISOString());
 
-function withRange(url: URL, options: RangeOptions): URL {
+export function withRange(url: URL, options: RangeOptions): URL {
   if (options.from !== undefined) url.searchParams.set('from', stamp(options.from));
   if (options.to !== undefined) url.searchParams.set('to', stamp(options.to));
   return url;
@@ -37,7 +37,9 @@ function incidentCursorOf(next: URL, current: URL): IncidentCursor {
   const from = q.get('from');
   const to = q.get('to');
   const sameRoute = next.origin === current.origin && next.pathname === current.pathname;
-  const sameDevice = q.get('device_id') === current.searchParams.get('device_id');
+  const sameDevice =
+    q.get('device_id') === current.searchParams.get('device_id') &&
+    q.get('heartbeat_id') === current.searchParams.get('heartbeat_id');
   const valid = Number.isSafeInteger(limit) && limit >= 1 && Number.isSafeInteger(beforeId) && beforeId >= 1;
   if (!sameRoute || !sameDevice || !valid || from === null || to === null) {
     throw new MonitoringApiError({
@@ -47,7 +49,15 @@ function incidentCursorOf(next: URL, current: URL): IncidentCursor {
     });
   }
   const deviceId = q.get('device_id');
-  return { ...(deviceId === null ? {} : { deviceId: Number(deviceId) }), from, to, limit, beforeId };
+  const heartbeatId = q.get('heartbeat_id');
+  return {
+    ...(deviceId === null ? {} : { deviceId: Number(deviceId) }),
+    ...(heartbeatId === null ? {} : { heartbeatId: Number(heartbeatId) }),
+    from,
+    to,
+    limit,
+    beforeId,
+  };
 }
 
 /** The report routes' client (docs/contract.md §6.12). */
@@ -59,6 +69,7 @@ export function reportsClient(transport: Transport, base: URL): ReportsClient {
   async function incidents(options: IncidentOptions | (IncidentCursor & RequestOptions) = {}): Promise<IncidentPage> {
     const url = withRange(new URL('incidents', base), options);
     if (options.deviceId !== undefined) url.searchParams.set('device_id', String(options.deviceId));
+    if (options.heartbeatId !== undefined) url.searchParams.set('heartbeat_id', String(options.heartbeatId));
     if (options.limit !== undefined) url.searchParams.set('limit', String(options.limit));
     if (options.beforeId !== undefined) url.searchParams.set('before_id', String(options.beforeId));
     const answer = await transport.send<Incident[]>('GET', url, undefined, {

@@ -4,19 +4,12 @@
  */
 import type {
   AvailabilityReport,
-  BlacklistMonitor,
   CreatedWebhook,
   Deleted,
-  Device,
-  DeviceProbeResult,
-  DnsblResult,
   EventType,
   Incident,
   ListingPeriod,
-  LocationSummary,
   MaintenanceRepeat,
-  MaintenanceWindow,
-  Me,
   Notice,
   NoticeImpact,
   NoticeStatus,
@@ -113,6 +106,8 @@ export interface MaintenanceWindowInput {
   all_devices?: Flag | null;
   blacklist_monitor_ids?: number[] | null;
   all_blacklist_monitors?: Flag | null;
+  heartbeat_ids?: number[] | null;
+  all_heartbeats?: Flag | null;
 }
 
 /** A component of a status page to create: its record (exactly one id), and its name unless the record lends one. */
@@ -318,8 +313,10 @@ export interface ResponseTimeOptions extends RangeOptions {
 }
 
 export interface IncidentOptions extends RangeOptions {
-  /** Only this device's incidents; all the user's without it. */
+  /** Only this device's incidents; all the user's without it (or `heartbeatId`). */
   deviceId?: number;
+  /** Only this heartbeat's incidents. */
+  heartbeatId?: number;
   /** Page size, 1-1000. Default 100 (the server's). */
   limit?: number;
   /** Cursor: incidents with a smaller id (older ones). Default: from the newest. */
@@ -329,6 +326,7 @@ export interface IncidentOptions extends RangeOptions {
 /** Where the next (older) page of incidents starts: the same range, device and size. Pass it back to `incidents`. */
 export interface IncidentCursor {
   deviceId?: number;
+  heartbeatId?: number;
   from: string;
   to: string;
   limit: number;
@@ -379,17 +377,4 @@ export interface ReportsClient {
   allIncidents(options?: AllIncidentsOptions): AsyncIterableIterator<Incident>;
   /** `GET /blacklist-monitors/listings`: the monitor's listing periods overlapping the range. */
   listings(monitorId: number, options?: RangeOptions): Promise<ListingPeriod[]>;
-}
-
-export interface MonitoringClient {
-  me(options?: RequestOptions): Promise<Me>;
-  /** `GET /locations`: where the monitoring engine checks from, by name (scope read). */
-  locations(options?: RequestOptions): Promise<LocationSummary[]>;
-  devices: MonitoredResourceClient<Device, DeviceInput, DeviceProbeResult>;
-  blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
-  /** Only the create answer, and an update with `rotate_secret`, carry the signing secret: keep it then. */
-  webhooks: WebhookClient;
-  maintenanceWindows: ResourceClient<MaintenanceWindow, MaintenanceWindowInput>;
-  reports: ReportsClient;
-  statusPages: StatusPageClient;
 }

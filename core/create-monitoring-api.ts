@@ -7,13 +7,7 @@ import { KeyUsageRecorder } from './auth/key-usage-recorder.ts';
 import { systemClock, toTimestamp } from './clock.ts';
 import { ApiError, type HeaderFields } from './http/api-error.ts';
 import { errors } from './http/errors.ts';
-import {
-  fromWebRequest,
-  parseRequestUrl,
-  type ApiRequest,
-  type ParsedUrl,
-  type RequestContext,
-} from './http/api-request.ts';
+import { fromWebRequest, parseRequestUrl, type ApiRequest, type RequestContext } from './http/api-request.ts';
 import { errorResponse, toWebResponse, type ApiResponse } from './http/api-response.ts';
 import { keyQuotaHeaders } from './http/rate-limit-headers.ts';
 import { requestId } from './http/request-id.ts';
@@ -23,7 +17,14 @@ import { addressBucket } from './net/address-bucket.ts';
 import { clientIp } from './net/client-ip.ts';
 import { ipAllowList } from './net/ip-allow-list.ts';
 import { createIpMatcher } from './net/ip-matcher.ts';
-import { checkListBatchSize, DEFAULTS, normalizeBasePath, type MonitoringApiOptions } from './options.ts';
+import {
+  checkListBatchSize,
+  DEFAULTS,
+  normalizeBasePath,
+  normalizePublicUrl,
+  type MonitoringApiOptions,
+} from './options.ts';
+import { PingWriter } from './public/ping-writer.ts';
 import type { RequestLogEntry } from './logger.ts';
 import type { ApiKey } from './records/index.ts';
 import { ListCache } from './routes/list-cache.ts';
@@ -31,7 +32,7 @@ import { ClosedDayCache } from './reports/closed-day-cache.ts';
 import { RecentRecords } from './routes/recent-records.ts';
 import { createRouter } from './routes/router.ts';
 import { createPublicDispatcher } from './public/public-dispatcher.ts';
-import { PUBLIC_ROUTES } from './public/public-routes.ts';
+import { publicRoutes } from './public/public-routes.ts';
 import { StatusAnswers } from './status-pages/status-answers.ts';
 import { MissingTableError } from './store/store.ts';
 
@@ -41,14 +42,14 @@ export interface MonitoringApi {
   /** The same, for adapters that pass a lighter request and write the answer themselves. */
   handle(request: ApiRequest, context: RequestContext): Promise<ApiResponse>;
   /**
-   * Whether a path is the API's: under the base path, or a public route's (`/status/...`);
-   * embedding adapters pass other paths to the host.
+   * Whether a path is the API's: under the base path, or a public route's (`/ping/...`,
+   * `/status/...`; docs/contract.md §1); embedding adapters pass other paths to the host.
    */
   owns(pathname: string): boolean;
   readonly basePath: string;
   /** Users and keys, for the host (never exposed over HTTP). Revocations here take effect at once. */
   readonly keys: KeyAdmin;
-  /** Writes pending key usage and releases what the API created itself (not the store). */
+  /** Writes pending key usage and pings, and releases what the API created itself (not the store). */
   close(): Promise<void>;
 }
 
@@ -89,25 +90,31 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
   const recentRecords = new RecentRecords();
   const authenticate = createAuthenticator(keyCache, limiter, authPolicy);
   const keys = new KeyAdmin(store, clock, (keyId) => keyCache.forget(keyId));
+  const publicUrl = options.publicUrl === undefined ? undefined : normalizePublicUrl(options.publicUrl);
 
   /** A limiter's decision, at once when it can make one without I/O (RateLimiter.consumeNow). */
   const consumeNow = consumeNowOf(limiter);
 
+  // The routes answered outside the base path and without a key (docs/contract.md §1, "Public
+  // routes"): the heartbeats' pings and the status pages.
+  const pings = new PingWriter(
+    (batch) => store.recordPings(batch),
+    options.pingQueueLimit ?? DEFAULTS.pingQueueLimit,
+    (error) => logger.error?.('recording pings failed; they were answered 503', error),
+  );
   const statusAnswers = new StatusAnswers();
-  const publicRoutes = createPublicDispatcher(PUBLIC_ROUTES, { store, statusAnswers });
+  const publicDispatcher = createPublicDispatcher(
+    publicRoutes({
+      pings: {
+        writer: pings,
+        consume: (bucket, policy) => consumeNow?.(bucket, policy, 1) ?? limiter.consume(bucket, policy, 1),
+      },
+    }),
+    { store, statusAnswers },
+  );
 
   const underBase = (pathname: string) => pathname === basePath || pathname.startsWith(`${basePath}/`);
-  const owns = (pathname: string) => underBase(pathname) || publicRoutes.owns(pathname);
-
-  /**
-   * A request outside the base path: a public route's answer (docs/status-pages.md), judged
-   * before authentication since it needs no key, else 404 `unknown_route`.
-   */
-  async function publicAnswer(request: ApiRequest, url: ParsedUrl, now: number): Promise<ApiResponse> {
-    const answered = await publicRoutes.dispatch(request, url, now);
-    if (answered === undefined) throw errors.unknownRoute(null);
-    return answered;
-  }
+  const owns = (pathname: string) => underBase(pathname) || publicDispatcher.owns(pathname);
 
   /**
    * Steps 1-3 of docs/contract.md §2: who calls, from where, and how often. A refusal is thrown
@@ -151,9 +158,23 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     let keyId: number | null = null;
     let code: string | undefined;
     let response: ApiResponse;
+    let loggedPath = url.pathname;
     try {
-      if (!underBase(url.pathname)) {
-        response = await publicAnswer(request, url, clock.now());
+      const ownedByPublic = publicDispatcher.owns(url.pathname);
+      // A path a public route owns is logged by its first segment until a route's pattern is
+      // known: a ping's path carries its heartbeat's token.
+      if (ownedByPublic) loggedPath = url.pathname.split('/', 2).join('/');
+      // A public route answers without a key, so before the pipeline's first step: its answers
+      // (the pings' text, as Healthchecks gives them; the status pages') carry no quota.
+      const answered =
+        ownedByPublic || !underBase(url.pathname)
+          ? await publicDispatcher.dispatch(request, url, clock.now(), ip)
+          : undefined;
+      if (answered !== undefined) {
+        loggedPath = answered.pattern;
+        response = answered.response;
+      } else if (!underBase(url.pathname)) {
+        throw errors.unknownRoute(null);
       } else {
         const now = clock.now();
         const admitted = await admit(request, ip, now);
@@ -177,6 +198,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
           closedDays,
           webhookSender,
           recentRecords,
+          publicUrl,
         });
       }
     } catch (error) {
@@ -184,26 +206,31 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       code = apiError.code;
       response = errorResponse(apiError);
     }
-    // The one place the per-request fields join the answer's own (docs/contract.md §3): the key's
-    // quota once it is known, and X-Request-Id on every answer.
-    Object.assign(response.headers, quota);
-    response.headers['x-request-id'] = id;
-    if (logger.request !== undefined) {
-      const entry: RequestLogEntry = {
-        time: toTimestamp(Date.now()),
-        request_id: id,
-        method: request.method,
-        path: url.pathname,
-        status: response.status,
-        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        client_ip: ip,
-        key_id: keyId,
-      };
-      // Set only on errors, after the others: a spread of a conditional object cost two more per request.
-      if (code !== undefined) entry.code = code;
-      logger.request(entry);
+    return finish(response);
+
+    /** The answer with its per-request fields, logged. */
+    function finish(response: ApiResponse): ApiResponse {
+      // The one place the per-request fields join the answer's own (docs/contract.md §3): the key's
+      // quota once it is known, and X-Request-Id on every answer.
+      Object.assign(response.headers, quota);
+      response.headers['x-request-id'] = id;
+      if (logger.request !== undefined) {
+        const entry: RequestLogEntry = {
+          time: toTimestamp(Date.now()),
+          request_id: id,
+          method: request.method,
+          path: loggedPath,
+          status: response.status,
+          duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+          client_ip: ip,
+          key_id: keyId,
+        };
+        // Set only on errors, after the others: a spread of a conditional object cost two more per request.
+        if (code !== undefined) entry.code = code;
+        logger.request(entry);
+      }
+      return response;
     }
-    return response;
   }
 
   function asApiError(error: unknown, id: string): ApiError {
@@ -225,6 +252,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       return toWebResponse(await handle(fromWebRequest(request), context));
     },
     async close() {
+      await pings.drain();
       await usage.flush();
       if (ownLimiter) await limiter.close?.();
     },

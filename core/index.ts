@@ -48,6 +48,18 @@ export type {
 } from './store/webhook-store.ts';
 export type { WebhookEndpoint, WebhookSender, WebhookTestResult } from './webhook-sender.ts';
 export type { ActiveMaintenance, MaintenanceStore, OwnedMaintenanceWindow } from './store/maintenance-store.ts';
+export type {
+  ClaimedHeartbeat,
+  HeartbeatChange,
+  HeartbeatLateOutcome,
+  HeartbeatStore,
+} from './store/heartbeat-store.ts';
+export type {
+  HeartbeatState,
+  HeartbeatTimelineChange,
+  HeartbeatTimelineState,
+  HeartbeatWrite,
+} from './heartbeats/heartbeat-state.ts';
 export { ManualClock, systemClock, type Clock } from './clock.ts';
 export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './store/rate-limiter.ts';
 export { MemoryRateLimiter } from './memory/memory-rate-limiter.ts';

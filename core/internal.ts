@@ -13,6 +13,22 @@ export { occurrenceAt } from './maintenance/window-times.ts';
 export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';
 export { RepeatedErrorLog, type RepeatedError, type RepeatedErrorLogOptions } from './repeated-error-log.ts';
 export { ROUTES } from './routes/router.ts';
+export { normalizePublicUrl } from './options.ts';
+export { sameValue } from './store/store-calls.ts';
+export { PINGS_KEPT } from './store/heartbeat-store.ts';
+export {
+  HEARTBEAT_TIMELINE_STATES,
+  firstTimelineChange,
+  lateCheckAt,
+  newHeartbeatState,
+} from './heartbeats/heartbeat-state.ts';
+export {
+  applyPing,
+  lateWrite,
+  maintenanceEnded,
+  maintenanceStarted,
+  settingsWrite,
+} from './heartbeats/heartbeat-moves.ts';
 export {
   DAY_MS,
   HOUR_MS,

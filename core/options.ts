@@ -46,6 +46,17 @@ export interface MonitoringApiOptions {
    * one; give it the same `allowPrivateTargets` as the API.
    */
   webhookSender?: WebhookSender;
+  /**
+   * The URL clients reach this server at (`https://monitor.example.com`), under which a
+   * heartbeat's `ping_url` is given: `<publicUrl>/ping/<token>`. Default: the origin of the request
+   * that reads the heartbeat (docs/heartbeats.md, "The resource").
+   */
+  publicUrl?: string;
+  /**
+   * Pings waiting to be written beyond which a ping is answered 503 at once, so that a slow
+   * store never holds an unbounded queue (docs/heartbeats.md, "Durability"). Default 10,000.
+   */
+  pingQueueLimit?: number;
 }
 
 export const DEFAULTS = {
@@ -55,6 +66,7 @@ export const DEFAULTS = {
   bodyLimit: 16 * 1024,
   keyCacheTtlMs: 5_000,
   listBatchSize: 500,
+  pingQueueLimit: 10_000,
 } as const;
 
 /** The largest list batch: the largest page (`limit=1000`), which every store must serve. */
@@ -75,4 +87,18 @@ export function normalizeBasePath(basePath: string): string {
     throw new TypeError(`basePath must look like /v1 or /api/monitoring/v1, got ${JSON.stringify(basePath)}`);
   }
   return trimmed;
+}
+
+/** A public URL: http or https, with no query or fragment; kept without its trailing slashes. */
+export function normalizePublicUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`publicUrl must be an http or https URL, got ${JSON.stringify(url)}`);
+  }
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.search !== '' || parsed.hash !== '') {
+    throw new TypeError(`publicUrl must be an http or https URL without query or fragment, got ${JSON.stringify(url)}`);
+  }
+  return parsed.href.replace(/\/+$/, '');
 }

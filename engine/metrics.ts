@@ -1,5 +1,8 @@
 import type { DeliveryOutcome, MonitoredKind } from '../core/index.ts';
 
+/** What the engine claims and writes: the checked records, and heartbeats found late (docs/heartbeats.md). */
+type EngineKind = MonitoredKind | 'heartbeat';
+
 /** What a check found, for counting: passed, failed on the target's side, or on the worker's. */
 export type CheckVerdict = 'ok' | 'failed' | 'ours';
 
@@ -14,7 +17,7 @@ export interface EngineGauges {
   /** Checks running now (slots taken). */
   checksInFlight(): number;
   /** Records claimed and not yet written or given up, by kind. */
-  leasesHeld(kind: MonitoredKind): number;
+  leasesHeld(kind: EngineKind): number;
   /** False while the DNS server does not answer (docs/engine.md, "Our failures are not the target's"). */
   resolverUp(): boolean;
 }
@@ -28,13 +31,13 @@ export interface EngineMetrics {
   /** Called once, as the engine is made, with what a scrape reads. */
   gauges?(gauges: EngineGauges): void;
   /** One claim: how many records it got and how long the store took. */
-  claimed?(kind: MonitoredKind, count: number, durationMs: number): void;
+  claimed?(kind: EngineKind, count: number, durationMs: number): void;
   /** How late one claimed check starts. */
-  lag?(kind: MonitoredKind, lagMs: number): void;
+  lag?(kind: EngineKind, lagMs: number): void;
   /** One written check: its verdict and each probe's (a DNSBL zone's probe is `dnsbl`). */
-  checked?(kind: MonitoredKind, verdict: CheckVerdict, results: readonly ProbeVerdict[]): void;
+  checked?(kind: EngineKind, verdict: CheckVerdict, results: readonly ProbeVerdict[]): void;
   /** One store write of a batch of checks: how many, how long, and whether it failed. */
-  written?(kind: MonitoredKind, count: number, durationMs: number, failed: boolean): void;
+  written?(kind: EngineKind, count: number, durationMs: number, failed: boolean): void;
   /** One webhook delivery attempt, as recorded. */
   delivery?(outcome: DeliveryOutcome): void;
 }

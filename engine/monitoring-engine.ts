@@ -1,5 +1,6 @@
 import { boundedLogger } from './bounded-logger.ts';
 import { PolicyRefusals } from './devices/policy-refusals.ts';
+import { heartbeatKind } from './heartbeats/late-heartbeat.ts';
 import { blacklistKind, deviceKind, hasLocationChecks, locationKind } from './kinds.ts';
 import { syncMaintenance } from './maintenance/maintenance-sync.ts';
 import { contextTrusting } from './net/trusted-context.ts';
@@ -75,6 +76,15 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   // Devices with check_locations, on a store that schedules them per location.
   if (hasLocationChecks(store))
     runners.push(new KindRunner(locationKind(resolved, store, probeConnector, refusals), settings));
+  // Heartbeats past their deadline (docs/heartbeats.md, "Lateness"), on a store that keeps them.
+  const { claimLateHeartbeats, recordLateHeartbeats } = store;
+  if (claimLateHeartbeats !== undefined && recordLateHeartbeats !== undefined) {
+    const heartbeats = {
+      claimLateHeartbeats: claimLateHeartbeats.bind(store),
+      recordLateHeartbeats: recordLateHeartbeats.bind(store),
+    };
+    runners.push(new KindRunner(heartbeatKind(heartbeats, clock), settings));
+  }
   resolved.metrics.gauges?.({
     checksInFlight: () => slots.used,
     leasesHeld: (kind) => runners.reduce((sum, runner) => sum + (runner.kind === kind ? runner.held : 0), 0),

@@ -3,6 +3,7 @@ import {
   LOCATION_NAME,
   systemClock,
   type Clock,
+  type HeartbeatStore,
   type MaintenanceStore,
   type MonitoringStore,
   type WebhookDeliveryStore,
@@ -24,11 +25,13 @@ import type { DeviceCheck } from './devices/check-device.ts';
 export interface MonitoringEngineOptions {
   /**
    * The records to check and the webhook deliveries to make: any `Store` will do. A store without
-   * `allMaintenanceWindows` and `syncMaintenance` has no maintenance windows.
+   * `allMaintenanceWindows` and `syncMaintenance` has no maintenance windows, and one without
+   * `claimLateHeartbeats` and `recordLateHeartbeats` no heartbeats to find late.
    */
   store: MonitoringStore &
     WebhookDeliveryStore &
-    Partial<Pick<MaintenanceStore, 'allMaintenanceWindows' | 'syncMaintenance'>>;
+    Partial<Pick<MaintenanceStore, 'allMaintenanceWindows' | 'syncMaintenance'>> &
+    Partial<Pick<HeartbeatStore, 'claimLateHeartbeats' | 'recordLateHeartbeats' | 'deleteHeartbeatPingsBefore'>>;
   clock?: Clock;
   logger?: EngineLogger;
   /** Where the engine's counts go (docs/operations.md, "Metrics"); default nowhere. */

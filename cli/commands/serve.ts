@@ -1,4 +1,5 @@
 import { createMonitoringApi, DEFAULTS, type RateLimiter, type RateLimitRule } from '../../core/index.ts';
+import { normalizePublicUrl } from '../../core/internal.ts';
 import { createMonitoringEngine, createWebhookSender, type MonitoringEngine } from '../../engine/index.ts';
 import { resolveEngineOptions } from '../../engine/options.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
@@ -53,6 +54,7 @@ export const SERVE_FLAGS = {
   'log-level': { type: 'string' },
   'metrics-address': { type: 'string' },
   'body-limit': { type: 'string' },
+  'public-url': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
   worker: { type: 'boolean' },
   ...ENGINE_FLAGS,
@@ -62,6 +64,16 @@ export const SERVE_FLAGS = {
   'request-timeout': { type: 'string' },
   'keep-alive-timeout': { type: 'string' },
 } as const;
+
+/** `--public-url URL`: an http or https URL without query or fragment, checked as the core checks it. */
+function publicUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return normalizePublicUrl(value);
+  } catch {
+    throw new UsageError(`--public-url must be an http or https URL without query or fragment, not "${value}"`);
+  }
+}
 
 /** Timeouts past a day are typos, not needs. */
 const MAX_TIMEOUT_MS = 86_400_000;
@@ -78,6 +90,8 @@ interface ServeConfig {
   failOpen: boolean;
   trustProxy: string[];
   bodyLimit: number;
+  /** `--public-url`: where clients reach this server, for heartbeats' `ping_url`. */
+  publicUrl: string | undefined;
   allowPrivateTargets: boolean;
   preparedStatements: boolean;
   /** The engine's settings with `--worker`: the checks then run in this process. */
@@ -156,6 +170,7 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
     failOpen: failMode === 'open',
     trustProxy: cidrs(list(flags, 'trust-proxy'), '--trust-proxy'),
     bodyLimit: bodyLimit === undefined ? DEFAULTS.bodyLimit : positiveInt(bodyLimit, '--body-limit', MAX_BODY_LIMIT),
+    publicUrl: publicUrl(text(flags, 'public-url')),
     allowPrivateTargets,
     preparedStatements: flags['no-prepared-statements'] !== true,
     engine: flags['worker'] === true ? readEngineFlags(flags, allowPrivateTargets) : undefined,
@@ -242,6 +257,7 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
       rateLimit: config.rateLimit,
       trustProxy: config.trustProxy,
       bodyLimit: config.bodyLimit,
+      ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
       allowPrivateTargets: config.allowPrivateTargets,
       ...config.zones,
       logger:

@@ -9,7 +9,7 @@ const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 360
 /** Seconds: a store round trip, from a local SQLite to a busy PostgreSQL. */
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 
-const KINDS = ['device', 'blacklist_monitor'] as const;
+const KINDS = ['device', 'blacklist_monitor', 'heartbeat'] as const;
 
 /** A counter's series for label values known in advance, at 0: they show before their first event. */
 function startAtZero<T extends string>(counter: Counter<T>, series: readonly Partial<Record<T, string>>[]): void {

@@ -15,7 +15,8 @@ export type NotFoundCode =
   | 'webhook_not_found'
   | 'maintenance_window_not_found'
   | 'status_page_not_found'
-  | 'notice_not_found';
+  | 'notice_not_found'
+  | 'heartbeat_not_found';
 export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
 
 const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
@@ -25,6 +26,7 @@ const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
   maintenance_window_not_found: 'No such maintenance window.',
   status_page_not_found: 'No such status page.',
   notice_not_found: 'No such notice.',
+  heartbeat_not_found: 'No such heartbeat.',
 };
 
 const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {

@@ -14,6 +14,7 @@ import type {
 } from '../reports/report-records.ts';
 import { totalsOfTimeline, type TimelineChange } from '../reports/timeline-totals.ts';
 import { responseSeries, seriesReads, type StoredRollup } from '../reports/response-series.ts';
+import type { HeartbeatTimelineChange, HeartbeatTimelineState } from '../heartbeats/heartbeat-state.ts';
 import { DAY_MS, HOUR_MS, dayStart, hourStart, mergeRollups, rollUpResults, rollupP95 } from '../reports/rollups.ts';
 import type { RollupInput } from '../reports/rollups.ts';
 
@@ -21,17 +22,22 @@ import type { RollupInput } from '../reports/rollups.ts';
 // report tables keep, kept in JS. The memory store tells it of every status change and every
 // change of a monitor's listings, at the points where it makes them.
 
+/** One change of a timeline: a device's (key `d<id>`) or a heartbeat's (`h<id>`). */
 interface StatusChange {
   id: number;
-  deviceId: number;
-  to: DeviceStatus;
+  key: string;
+  to: string;
   at: number;
 }
+
+const deviceKey = (id: number) => `d${id}`;
+const heartbeatKey = (id: number) => `h${id}`;
 
 interface StoredIncident {
   id: number;
   userId: number;
-  deviceId: number;
+  deviceId: number | null;
+  heartbeatId: number | null;
   startedAt: Timestamp;
   resolvedAt: Timestamp | null;
   cause: IncidentCause | null;
@@ -102,8 +108,8 @@ const rollupKey = (row: LatencyRollup) =>
 export class MemoryReports {
   #nextId = { change: 1, incident: 1, period: 1 };
   #changes: StatusChange[] = [];
-  /** Each device's last change's time, which a change is never dated before. */
-  readonly #lastChangeAt = new Map<number, number>();
+  /** Each timeline's last change's time, which a change is never dated before. */
+  readonly #lastChangeAt = new Map<string, number>();
   #incidents: StoredIncident[] = [];
   #periods: StoredPeriod[] = [];
   #hourly = new Map<string, StoredRollup>();
@@ -128,14 +134,15 @@ export class MemoryReports {
     if (from === device.status) return;
     const since = device.status_since ?? device.created_at;
     // Nor before the device's last change: the timeline stays in order, as the SQL stores keep it.
+    const key = deviceKey(device.id);
     const atMs = Math.max(
       Date.parse(since),
       fromSince === null ? -Infinity : Date.parse(fromSince),
-      this.#lastChangeAt.get(device.id) ?? -Infinity,
+      this.#lastChangeAt.get(key) ?? -Infinity,
     );
     const at = new Date(atMs).toISOString();
-    this.#lastChangeAt.set(device.id, atMs);
-    this.#changes.push({ id: this.#nextId.change++, deviceId: device.id, to: device.status, at: atMs });
+    this.#lastChangeAt.set(key, atMs);
+    this.#changes.push({ id: this.#nextId.change++, key, to: device.status, at: atMs });
     if (from === 'down') {
       for (const incident of this.#incidents) {
         if (incident.deviceId === device.id && incident.resolvedAt === null)
@@ -147,12 +154,50 @@ export class MemoryReports {
         id: this.#nextId.incident++,
         userId,
         deviceId: device.id,
+        heartbeatId: null,
         startedAt: new Date(at).toISOString(),
         resolvedAt: null,
         cause: causeOf(device),
         locations: locationVerdicts(device),
       });
     }
+  }
+
+  /**
+   * A heartbeat's timeline changed (core/heartbeats/heartbeat-state.ts): dated at `change.at`, never
+   * before its last change, closing its incident when it leaves `down` and opening one when it
+   * enters it.
+   */
+  heartbeatChanged(userId: number, heartbeatId: number, change: HeartbeatTimelineChange): void {
+    const key = heartbeatKey(heartbeatId);
+    const atMs = Math.max(Date.parse(change.at), this.#lastChangeAt.get(key) ?? -Infinity);
+    const at = new Date(atMs).toISOString();
+    this.#lastChangeAt.set(key, atMs);
+    this.#changes.push({ id: this.#nextId.change++, key, to: change.to, at: atMs });
+    if (change.from === 'down') {
+      for (const incident of this.#incidents) {
+        if (incident.heartbeatId === heartbeatId && incident.resolvedAt === null) incident.resolvedAt = at;
+      }
+    }
+    if (change.to === 'down') {
+      this.#incidents.push({
+        id: this.#nextId.incident++,
+        userId,
+        deviceId: null,
+        heartbeatId,
+        startedAt: at,
+        resolvedAt: null,
+        cause: structuredClone(change.cause),
+        locations: null,
+      });
+    }
+  }
+
+  dropHeartbeat(id: number): void {
+    const key = heartbeatKey(id);
+    this.#lastChangeAt.delete(key);
+    this.#changes = this.#changes.filter((c) => c.key !== key);
+    this.#incidents = this.#incidents.filter((i) => i.heartbeatId !== id);
   }
 
   /** A monitor's listings were written: periods open for new (zone, since) pairs and close for gone ones. */
@@ -180,8 +225,9 @@ export class MemoryReports {
   }
 
   dropDevice(id: number): void {
-    this.#lastChangeAt.delete(id);
-    this.#changes = this.#changes.filter((c) => c.deviceId !== id);
+    const key = deviceKey(id);
+    this.#lastChangeAt.delete(key);
+    this.#changes = this.#changes.filter((c) => c.key !== key);
     this.#incidents = this.#incidents.filter((i) => i.deviceId !== id);
     for (const rows of [this.#hourly, this.#daily]) {
       for (const [key, row] of rows) if (row.device_id === id) rows.delete(key);
@@ -193,14 +239,23 @@ export class MemoryReports {
   }
 
   statusTotals(deviceId: number, range: ReportRange): StatusTotals {
-    return totalsOfTimeline(this.#timelineOf(deviceId), Date.parse(range.from), Date.parse(range.to));
+    return totalsOfTimeline(
+      this.#timelineOf<DeviceStatus>(deviceKey(deviceId)),
+      Date.parse(range.from),
+      Date.parse(range.to),
+    );
+  }
+
+  heartbeatTotals(heartbeatId: number, range: ReportRange): StatusTotals<HeartbeatTimelineState> {
+    const changes = this.#timelineOf<HeartbeatTimelineState>(heartbeatKey(heartbeatId));
+    return totalsOfTimeline(changes, Date.parse(range.from), Date.parse(range.to));
   }
 
   /** ReportStore.statusTimelines for one device: the last change at or before `from`, then those inside. */
   timeline(deviceId: number, range: ReportRange): StatusTimeline {
     const from = Date.parse(range.from);
     const to = Date.parse(range.to);
-    const changes = this.#timelineOf(deviceId);
+    const changes = this.#timelineOf<DeviceStatus>(deviceKey(deviceId));
     const first = changes.findLastIndex((c) => c.at <= from);
     const kept = changes.slice(Math.max(first, 0)).filter((c) => c.at < to);
     return {
@@ -209,11 +264,12 @@ export class MemoryReports {
     };
   }
 
-  #timelineOf(deviceId: number): TimelineChange[] {
+  /** One timeline's changes (a device's or a heartbeat's, by key), in time order. */
+  #timelineOf<S extends string>(key: string): TimelineChange<S>[] {
     return this.#changes
-      .filter((c) => c.deviceId === deviceId)
+      .filter((c) => c.key === key)
       .sort((a, b) => a.at - b.at || a.id - b.id)
-      .map((c) => ({ status: c.to, at: c.at }));
+      .map((c) => ({ status: c.to as S, at: c.at }));
   }
 
   responseTimes(
@@ -252,6 +308,7 @@ export class MemoryReports {
         (i) =>
           i.userId === userId &&
           (query.device_id === undefined || i.deviceId === query.device_id) &&
+          (query.heartbeat_id === undefined || i.heartbeatId === query.heartbeat_id) &&
           (query.before_id === undefined || i.id < query.before_id) &&
           Date.parse(i.startedAt) < to &&
           (i.resolvedAt === null || Date.parse(i.resolvedAt) > from),
@@ -261,6 +318,7 @@ export class MemoryReports {
       .map((i) => ({
         id: i.id,
         device_id: i.deviceId,
+        heartbeat_id: i.heartbeatId,
         started_at: i.startedAt,
         resolved_at: i.resolvedAt,
         duration_s:
@@ -323,14 +381,14 @@ export class MemoryReports {
     this.#periods = this.#periods.filter(
       (p) => !(p.delisted_at !== null && Date.parse(p.delisted_at) < cutoff && take()),
     );
-    // A change stays while it is its device's last at or before the cutoff.
-    const lastKept = new Map<number, StatusChange>();
+    // A change stays while it is its timeline's last at or before the cutoff.
+    const lastKept = new Map<string, StatusChange>();
     for (const c of this.#changes) {
       if (c.at > cutoff) continue;
-      const kept = lastKept.get(c.deviceId);
-      if (kept === undefined || c.at > kept.at || (c.at === kept.at && c.id > kept.id)) lastKept.set(c.deviceId, c);
+      const kept = lastKept.get(c.key);
+      if (kept === undefined || c.at > kept.at || (c.at === kept.at && c.id > kept.id)) lastKept.set(c.key, c);
     }
-    this.#changes = this.#changes.filter((c) => !(c.at < cutoff && lastKept.get(c.deviceId) !== c && take()));
+    this.#changes = this.#changes.filter((c) => !(c.at < cutoff && lastKept.get(c.key) !== c && take()));
     return deleted;
   }
 }

@@ -14,10 +14,12 @@ import type {
   CheckResult,
   CreatedWebhook,
   Device,
+  HeartbeatPing,
   LocationSummary,
   NewApiKey,
   NewBlacklistMonitor,
   NewDevice,
+  NewHeartbeat,
   NewMaintenanceWindow,
   NewNotice,
   NewStatusPage,
@@ -25,6 +27,8 @@ import type {
   Notice,
   OwnedStatusPage,
   StatusPage,
+  ReceivedPing,
+  StoredHeartbeat,
   StoredMaintenanceWindow,
   Timestamp,
   User,
@@ -33,7 +37,7 @@ import type {
   WorkerHeartbeat,
 } from '../records/index.ts';
 import { systemClock, type Clock } from '../clock.ts';
-import { LISTED_LOCATION_MS, summarizeLocations, type StoredHeartbeat } from '../locations.ts';
+import { LISTED_LOCATION_MS, summarizeLocations, type StoredHeartbeat as StoredWorkerBeat } from '../locations.ts';
 import type {
   CheckRequestResult,
   CreateResult,
@@ -51,6 +55,8 @@ import type {
   WebhookChange,
 } from '../store/webhook-store.ts';
 import type { ActiveMaintenance, OwnedMaintenanceWindow } from '../store/maintenance-store.ts';
+import type { ClaimedHeartbeat, HeartbeatChange, HeartbeatLateOutcome } from '../store/heartbeat-store.ts';
+import type { HeartbeatTimelineState } from '../heartbeats/heartbeat-state.ts';
 import type {
   ComponentIds,
   ComponentRecords,
@@ -71,6 +77,7 @@ import type {
 } from '../reports/report-records.ts';
 import { MemoryAccess } from './memory-access.ts';
 import { MemoryChecks } from './memory-checks.ts';
+import { MemoryHeartbeats } from './memory-heartbeats.ts';
 import { MemoryMaintenance } from './memory-maintenance.ts';
 import { MemoryRecords } from './memory-records.ts';
 import { MemoryStatusPages } from './memory-status-pages.ts';
@@ -94,10 +101,11 @@ export class MemoryStore implements Store {
   readonly #checks: MemoryChecks;
   readonly #maintenance: MemoryMaintenance;
   readonly #statusPages: MemoryStatusPages;
+  readonly #heartbeatsPart: MemoryHeartbeats;
   /** Webhooks and their deliveries, over the event outbox. */
   readonly #webhooks: MemoryWebhooks;
   /** Worker heartbeats by worker id. */
-  readonly #heartbeats = new Map<string, StoredHeartbeat>();
+  readonly #heartbeats = new Map<string, StoredWorkerBeat>();
 
   constructor(options: { clock?: Clock } = {}) {
     const tables = new MemoryTables(options.clock ?? systemClock);
@@ -106,6 +114,7 @@ export class MemoryStore implements Store {
     this.#checks = new MemoryChecks(tables);
     this.#maintenance = new MemoryMaintenance(tables);
     this.#statusPages = new MemoryStatusPages(tables);
+    this.#heartbeatsPart = new MemoryHeartbeats(tables);
     this.#webhooks = new MemoryWebhooks(() => tables.events);
   }
 
@@ -136,6 +145,8 @@ export class MemoryStore implements Store {
     if (query.device_id !== undefined && this.#tables.devices.get(query.device_id)?.userId !== userId) {
       return undefined;
     }
+    const { heartbeat_id: heartbeat } = query;
+    if (heartbeat !== undefined && this.#heartbeatsPart.ownedIds(userId, [heartbeat]).length === 0) return undefined;
     return this.#tables.reports.incidents(userId, query);
   }
   async listListingPeriods(
@@ -240,7 +251,8 @@ export class MemoryStore implements Store {
   ): Promise<CheckResult[] | undefined> {
     return this.#records.listCheckResults(userId, kind, id, req);
   }
-  ownedIds(userId: number, kind: MonitoredKind, ids: readonly number[]): Promise<number[]> {
+  async ownedIds(userId: number, kind: MonitoredKind | 'heartbeat', ids: readonly number[]): Promise<number[]> {
+    if (kind === 'heartbeat') return this.#heartbeatsPart.ownedIds(userId, ids);
     return this.#records.ownedIds(userId, kind, ids);
   }
 
@@ -285,8 +297,51 @@ export class MemoryStore implements Store {
   allMaintenanceWindows(): Promise<OwnedMaintenanceWindow[]> {
     return this.#maintenance.allMaintenanceWindows();
   }
-  syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
-    return this.#maintenance.syncMaintenance(active, at);
+  async syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
+    return (await this.#maintenance.syncMaintenance(active, at)) + this.#heartbeatsPart.syncMaintenance(active, at);
+  }
+
+  // Heartbeats (memory-heartbeats.ts).
+  createHeartbeat(userId: number, heartbeat: NewHeartbeat): Promise<StoredHeartbeat> {
+    return this.#heartbeatsPart.createHeartbeat(userId, heartbeat);
+  }
+  listHeartbeats(userId: number, req: PageRequest): Promise<StoredHeartbeat[]> {
+    return this.#heartbeatsPart.listHeartbeats(userId, req);
+  }
+  getHeartbeat(userId: number, id: number): Promise<StoredHeartbeat | undefined> {
+    return this.#heartbeatsPart.getHeartbeat(userId, id);
+  }
+  updateHeartbeat(
+    userId: number,
+    id: number,
+    change: RecordChange<StoredHeartbeat, HeartbeatChange>,
+  ): Promise<UpdateResult<StoredHeartbeat>> {
+    return this.#heartbeatsPart.updateHeartbeat(userId, id, change);
+  }
+  deleteHeartbeat(userId: number, id: number): Promise<boolean> {
+    return this.#heartbeatsPart.deleteHeartbeat(userId, id);
+  }
+  listHeartbeatPings(userId: number, id: number, req: ResultsPage): Promise<HeartbeatPing[] | undefined> {
+    return this.#heartbeatsPart.listHeartbeatPings(userId, id, req);
+  }
+  heartbeatStatusTotals(
+    userId: number,
+    id: number,
+    range: ReportRange,
+  ): Promise<StatusTotals<HeartbeatTimelineState> | undefined> {
+    return this.#heartbeatsPart.heartbeatStatusTotals(userId, id, range);
+  }
+  recordPings(pings: readonly ReceivedPing[]): Promise<boolean[]> {
+    return this.#heartbeatsPart.recordPings(pings);
+  }
+  claimLateHeartbeats(claim: ClaimRequest): Promise<ClaimedHeartbeat[]> {
+    return this.#heartbeatsPart.claimLateHeartbeats(claim);
+  }
+  recordLateHeartbeats(checks: readonly RecordedCheck<HeartbeatLateOutcome>[]): Promise<boolean[]> {
+    return this.#heartbeatsPart.recordLateHeartbeats(checks);
+  }
+  deleteHeartbeatPingsBefore(before: Timestamp, limit: number): Promise<number> {
+    return this.#heartbeatsPart.deleteHeartbeatPingsBefore(before, limit);
   }
 
   createWebhook(userId: number, webhook: NewWebhook): Promise<CreateResult<CreatedWebhook>> {

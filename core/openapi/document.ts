@@ -8,6 +8,7 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import { DEFAULTS, normalizeBasePath } from '../options.ts';
 import { ROUTES } from '../routes/router.ts';
 import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
+import { heartbeatSchemas } from './heartbeat-schemas.ts';
 import { maintenanceSchemas } from './maintenance-schemas.ts';
 import {
   blacklistMonitorInputSchema,
@@ -133,7 +134,14 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     DeviceInput: deviceInputSchema(),
     BlacklistMonitorInput: blacklistMonitorInputSchema(),
   });
-  Object.assign(schemas, webhookSchemas(), maintenanceSchemas(), reportSchemas(), statusPageSchemas());
+  Object.assign(
+    schemas,
+    webhookSchemas(),
+    maintenanceSchemas(),
+    heartbeatSchemas(),
+    reportSchemas(),
+    statusPageSchemas(),
+  );
   schemas.DeviceUpdate = updateSchema(schemas.DeviceInput!, 'device');
   schemas.BlacklistMonitorUpdate = updateSchema(schemas.BlacklistMonitorInput!, 'blacklist monitor');
   schemas.WebhookUpdate = updateSchema(schemas.WebhookInput!, 'webhook', {
@@ -171,6 +179,11 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
         name: 'webhooks',
         description:
           'Endpoints that receive status-change events, signed per Standard Webhooks (the secret is shown once, at creation).',
+      },
+      {
+        name: 'heartbeats',
+        description:
+          'Monitors that wait to be told: a job pings its URL (outside the base path, without a key, as it would Healthchecks) and is down when it is late, fails or runs too long or too short.',
       },
       { name: 'locations', description: 'Where the monitoring engine checks from: its workers, by location.' },
       {

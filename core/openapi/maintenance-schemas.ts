@@ -48,6 +48,11 @@ function inputProperties(): Record<string, JsonSchema> {
       anyOf: [IDS, { type: 'null' }],
     },
     all_blacklist_monitors: { description: 'Default false.', ...FLAG_OR_NULL },
+    heartbeat_ids: {
+      description: "Ids of the user's heartbeats: never down while the window is in force. Default [].",
+      anyOf: [IDS, { type: 'null' }],
+    },
+    all_heartbeats: { description: 'Default false.', ...FLAG_OR_NULL },
   };
 }
 
@@ -62,6 +67,8 @@ export function maintenanceSchemas(): Record<string, JsonSchema> {
     all_devices: { type: 'boolean' },
     blacklist_monitor_ids: { type: 'array', items: ref('Id') },
     all_blacklist_monitors: { type: 'boolean' },
+    heartbeat_ids: { type: 'array', items: ref('Id') },
+    all_heartbeats: { type: 'boolean' },
     created_at: ref('Timestamp'),
     active_now: { type: 'boolean', description: 'Whether an occurrence is in force as the answer is made.' },
     next_start_at: {

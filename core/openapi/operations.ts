@@ -66,6 +66,14 @@ export const RESOURCES: Resource[] = [
     notFound: errors.notFound('maintenance_window_not_found'),
   },
   {
+    path: 'heartbeats',
+    name: 'Heartbeat',
+    plural: 'Heartbeats',
+    noun: 'heartbeat',
+    tag: 'heartbeats',
+    notFound: errors.notFound('heartbeat_not_found'),
+  },
+  {
     path: 'webhooks',
     name: 'Webhook',
     plural: 'Webhooks',
@@ -266,6 +274,26 @@ export function drafts(): Map<string, Draft> {
               ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
             ),
           ),
+          500: responseRef('ServerError'),
+          ...everyOperation(),
+        },
+      });
+    if (r.path === 'heartbeats')
+      map.set('GET /heartbeats/results', {
+        operationId: 'listHeartbeatPings',
+        summary: 'The pings of one heartbeat, newest first',
+        description: `Every ping one heartbeat of the key's user received (the last 1,000, within the engine's retention), newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}), paged as results are (\`before_id\`, \`Link: <...>; rel="next"\`). A heartbeat that does not exist and one of another user get the same 404.`,
+        tags: [r.tag],
+        parameters: [
+          { $ref: '#/components/parameters/Id' },
+          { $ref: '#/components/parameters/ResultsLimit' },
+          { $ref: '#/components/parameters/BeforeId' },
+        ],
+        responses: {
+          200: success('The pings, newest first.', 'HeartbeatPingListEnvelope', headers([], ['Link'])),
+          400: pagedQueryRefused(),
+          ...refusedForRecord(r),
+          429: responseRef('RateLimited'),
           500: responseRef('ServerError'),
           ...everyOperation(),
         },

@@ -59,6 +59,14 @@ export function reportParameters(): Record<string, ParameterObject> {
       description: "Only this device's incidents. Another user's device, or none: 404 device_not_found.",
       schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     },
+    HeartbeatId: {
+      name: 'heartbeat_id',
+      in: 'query',
+      required: false,
+      description:
+        "Only this heartbeat's incidents (not with device_id: not_applicable). Another user's heartbeat, or none: 404 heartbeat_not_found.",
+      schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    },
     IncidentLimit: {
       name: 'limit',
       in: 'query',
@@ -95,10 +103,14 @@ function rangeRefused(withId: boolean, more = ''): ResponseObject {
   );
 }
 
-function notFound(code: 'device_not_found' | 'blacklist_monitor_not_found', noun: string): ResponseObject {
+function notFound(
+  code: 'device_not_found' | 'blacklist_monitor_not_found' | 'heartbeat_not_found',
+  noun: string,
+  more: ('device_not_found' | 'heartbeat_not_found')[] = [],
+): ResponseObject {
   return errorResponseObject(
     `No such ${noun} for this user; or (unknown_*_route) the server URL does not end in the API's base path.`,
-    [errors.notFound(code), ...unknownRouteErrors()],
+    [errors.notFound(code), ...more.map((other) => errors.notFound(other)), ...unknownRouteErrors()],
     headers(['X-Request-Id'], RATE_LIMIT_HEADERS),
   );
 }
@@ -155,13 +167,39 @@ export function reportDrafts(): [string, Draft][] {
       {
         operationId: 'listIncidents',
         summary: "The incidents of the key's user, newest first",
-        description: `Every \`down\` period of the user's devices (or of \`device_id\`) that overlaps the range, newest first (by id), one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}). When older incidents follow, a \`Link: <...>; rel="next"\` header gives the next page: the same range as this page resolved it, the same \`limit\`, \`before_id\` = the last id of this page. An open incident has \`resolved_at\` null.`,
+        description: `Every \`down\` period of the user's devices and heartbeats (or of \`device_id\`, or \`heartbeat_id\`) that overlaps the range, newest first (by id), one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}). When older incidents follow, a \`Link: <...>; rel="next"\` header gives the next page: the same range as this page resolved it, the same \`limit\`, \`before_id\` = the last id of this page. An open incident has \`resolved_at\` null.`,
         tags: ['reports'],
-        parameters: [param('DeviceId'), param('From'), param('To'), param('IncidentLimit'), param('IncidentBeforeId')],
+        parameters: [
+          param('DeviceId'),
+          param('HeartbeatId'),
+          param('From'),
+          param('To'),
+          param('IncidentLimit'),
+          param('IncidentBeforeId'),
+        ],
         responses: {
           200: success('The incidents, newest first.', 'IncidentListEnvelope', headers([], ['Link'])),
-          400: rangeRefused(false, ' Or device_id, limit or before_id is not an integer in its range.'),
-          ...common(device),
+          400: rangeRefused(
+            false,
+            ' Or device_id, heartbeat_id, limit or before_id is not an integer in its range, or device_id and heartbeat_id are both given.',
+          ),
+          ...common(notFound('device_not_found', 'device or heartbeat', ['heartbeat_not_found'])),
+        },
+      },
+    ],
+    [
+      'GET /heartbeats/availability',
+      {
+        operationId: 'getHeartbeatAvailability',
+        summary: 'How available one heartbeat was over a range',
+        description:
+          "As a device's, from the heartbeat's status timeline: `up` and `started` count as up, `down` as down (from the deadline it missed), time in a maintenance window as maintenance, `paused` as paused, and `new` (never told anything yet) as unknown.",
+        tags: ['reports'],
+        parameters: [param('Id'), param('From'), param('To')],
+        responses: {
+          200: success("The heartbeat's availability over the range.", 'AvailabilityReportEnvelope'),
+          400: rangeRefused(true),
+          ...common(notFound('heartbeat_not_found', 'heartbeat')),
         },
       },
     ],

@@ -59,19 +59,29 @@ function responseTimePoint(): JsonSchema {
 
 function incidentCause(): JsonSchema {
   const properties: { [K in keyof IncidentCause]-?: JsonSchema } = {
-    probe: described('The first failing probe of the check that made the device `down`.', STRING),
-    error: described('Its error; null when it gave none.', nullable(STRING)),
+    probe: described(
+      'The first failing probe of the check that made the device `down`; `heartbeat` for a heartbeat.',
+      STRING,
+    ),
+    error: described(
+      'Its error; null when it gave none. For a heartbeat, why it went down: `late`, `failed`, `exit_status`, `ran_too_long` or `ran_too_short`.',
+      nullable(STRING),
+    ),
     location: described('Where it ran from; only for a device with `check_locations`.', STRING),
   };
-  const schema = record<IncidentCause>('Why a device went down.', properties);
+  const schema = record<IncidentCause>('Why a device or a heartbeat went down.', properties);
   return { ...schema, required: ['probe', 'error'] };
 }
 
 function incident(): JsonSchema {
   const properties: { [K in keyof Incident]-?: JsonSchema } = {
     id: ref('Id'),
-    device_id: ref('Id'),
-    started_at: described('When the device became `down`.', ref('Timestamp')),
+    device_id: described("The device's id; null for a heartbeat's incident.", nullable(ref('Id'))),
+    heartbeat_id: described("The heartbeat's id; null for a device's incident.", nullable(ref('Id'))),
+    started_at: described(
+      'When the record became `down` (a late heartbeat: the deadline it missed).',
+      ref('Timestamp'),
+    ),
     resolved_at: described('When it left `down`; null while it is down.', nullable(ref('Timestamp'))),
     duration_s: described('Whole seconds from started_at to resolved_at; null while open.', nullable(COUNT)),
     cause: described('The first failing probe; null when not known.', nullable(ref('IncidentCause'))),

@@ -4,16 +4,34 @@ import { errors } from '../http/errors.ts';
 import { createRouteTable } from '../routes/route-table.ts';
 import type { StatusAnswers } from '../status-pages/status-answers.ts';
 import type { Store } from '../store/store.ts';
-import type { PublicRoute } from './public-route.ts';
+import { textResponse, type PublicRoute } from './public-route.ts';
+
+/** A public route's answer, and the pattern its path matched. */
+export interface PublicAnswer {
+  response: ApiResponse;
+  /**
+   * What the request log shows for the path: the route's pattern, or a text table's first segment
+   * when no route took the path, never the path itself (a ping's token is its heartbeat's secret).
+   */
+  pattern: string;
+}
 
 export interface PublicDispatcher {
-  /** Whether a path is a public route's whatever the host (`/status/...`), so that embedding adapters hand it over. */
+  /**
+   * Whether a path is a public route's whatever the host (`/ping`, `/ping/...`, `/status/...`), so
+   * that embedding adapters hand it over.
+   */
   owns(pathname: string): boolean;
   /**
    * The public route's answer to a request, or undefined when none takes it (the API's own answer
    * follows: its routes, or 404 unknown_route). Runs before authentication: no key is asked.
    */
-  dispatch(request: ApiRequest, url: ParsedUrl, now: number): Promise<ApiResponse | undefined>;
+  dispatch(
+    request: ApiRequest,
+    url: ParsedUrl,
+    now: number,
+    clientIp: string | null,
+  ): Promise<PublicAnswer | undefined>;
 }
 
 const PORT = /:\d*$/;
@@ -26,9 +44,16 @@ function hostOf(request: ApiRequest, url: ParsedUrl): string | null {
   return host.endsWith('.') ? host.slice(0, -1) : host;
 }
 
+/** A path's first segment: `/ping` of `/ping/x/start`. */
+function firstSegment(path: string): string {
+  const slash = path.indexOf('/', 1);
+  return slash < 0 ? path : path.slice(0, slash);
+}
+
 /**
  * The public routes as one dispatcher over a route table (core/routes/route-table.ts). `/` cannot
- * be a pattern of the table (it refuses empty segments), so a route at `/` is matched here.
+ * be a pattern of the table (it refuses empty segments), so a route at `/` is matched here. One
+ * trailing slash is ignored, as on the API's routes.
  */
 export function createPublicDispatcher(
   routes: readonly PublicRoute[],
@@ -36,33 +61,52 @@ export function createPublicDispatcher(
 ): PublicDispatcher {
   const resolve = createRouteTable(routes.filter((route) => route.path !== '/'));
   const root = routes.find((route) => route.path === '/' && route.method === 'GET')?.value;
+  const pathed = routes.filter((r) => !r.value.byHost && r.path !== '/');
+  // The first segments of the text routes (`/ping`): theirs whole, refusals included.
+  const textSegments = new Set(pathed.filter((r) => r.value.text).map((r) => firstSegment(r.path)));
   // `/status/` and the like: the first segment of every route not served by hostname alone.
-  const prefixes = [
-    ...new Set(routes.filter((r) => !r.value.byHost && r.path !== '/').map((r) => `/${r.path.split('/')[1]}/`)),
-  ];
+  const prefixes = [...new Set(pathed.map((r) => `${firstSegment(r.path)}/`))];
 
   return {
-    owns: (pathname) => prefixes.some((prefix) => pathname.startsWith(prefix)),
-    async dispatch(request, url, now) {
+    owns: (pathname) => textSegments.has(pathname) || prefixes.some((prefix) => pathname.startsWith(prefix)),
+    async dispatch(request, url, now, clientIp) {
       let path = url.pathname;
       if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
       let endpoint;
+      let pattern = path;
       let params: Readonly<Record<string, string>> = {};
       if (path === '/') {
         if (request.method !== 'GET' || root === undefined) return undefined;
         endpoint = root;
       } else {
         const resolved = await resolve(request.method, path);
-        if (resolved.kind === 'unknown') return undefined;
+        if (resolved.kind === 'unknown') {
+          const segment = firstSegment(path);
+          if (!textSegments.has(segment)) return undefined;
+          return { response: textResponse(404, 'not found'), pattern: segment };
+        }
+        pattern = resolved.pattern;
         if (resolved.kind === 'method_not_allowed') {
+          const route = routes.find((r) => r.path === resolved.pattern)!;
           // A hostname's path asked otherwise is the API's to answer; `/status/...` is ours.
-          if (routes.some((r) => r.path === resolved.pattern && r.value.byHost)) return undefined;
-          throw errors.methodNotAllowed(resolved.allow);
+          if (route.value.byHost) return undefined;
+          if (!route.value.text) throw errors.methodNotAllowed(resolved.allow);
+          const allow = resolved.allow.join(', ');
+          return { response: textResponse(405, 'method not allowed', { allow }), pattern };
         }
         endpoint = resolved.value;
         params = resolved.params;
       }
-      return endpoint.handler({ request, url, params, host: hostOf(request, url), now, ...parts });
+      const response = await endpoint.handler({
+        request,
+        url,
+        params,
+        host: hostOf(request, url),
+        now,
+        clientIp,
+        ...parts,
+      });
+      return response === undefined ? undefined : { response, pattern };
     },
   };
 }

@@ -53,6 +53,7 @@ function badgeQuestion(query: string, page: OwnedStatusPage): BadgeQuestion {
 function endpoint(form: StatusForm, byHost: boolean): PublicEndpoint {
   return {
     byHost,
+    text: false,
     async handler(call: PublicCall): Promise<ApiResponse | undefined> {
       let page: OwnedStatusPage | undefined;
       if (byHost) {

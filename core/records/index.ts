@@ -12,3 +12,4 @@ export * from './webhooks.ts';
 export * from './maintenance-windows.ts';
 export * from './workers.ts';
 export * from './status-pages.ts';
+export * from './heartbeats.ts';

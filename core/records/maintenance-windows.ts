@@ -24,6 +24,9 @@ export interface MaintenanceWindowSettings {
   all_devices: boolean;
   blacklist_monitor_ids: number[];
   all_blacklist_monitors: boolean;
+  /** The heartbeats it covers (docs/heartbeats.md, "Maintenance windows"). */
+  heartbeat_ids: number[];
+  all_heartbeats: boolean;
 }
 
 export interface StoredMaintenanceWindow extends MaintenanceWindowSettings {

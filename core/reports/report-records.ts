@@ -3,17 +3,24 @@ import type { DeviceStatus, ProbeName, Timestamp } from '../records/index.ts';
 // What the reports read and answer (docs/engine.md, "Reports"): incidents, listing periods, the
 // status totals availability is computed from, and response times rolled up by hour and day.
 
-/** A device's `down` period, opened and closed in the transaction that changes its status. */
+/**
+ * A device's or a heartbeat's `down` period, opened and closed in the transaction that changes its
+ * status. Exactly one of `device_id` and `heartbeat_id` is set.
+ */
 export interface Incident {
   id: number;
-  device_id: number;
-  /** When the device became `down`. */
+  device_id: number | null;
+  heartbeat_id: number | null;
+  /** When the record became `down` (a late heartbeat: the deadline it missed). */
   started_at: Timestamp;
   /** When it left `down`; null while it is down. */
   resolved_at: Timestamp | null;
   /** Whole seconds from `started_at` to `resolved_at`; null while open. */
   duration_s: number | null;
-  /** The first failing probe of the check that made the device `down`; null when not known. */
+  /**
+   * The first failing probe of the check that made the device `down`, or for a heartbeat
+   * `{probe: "heartbeat", error: <cause>}`; null when not known.
+   */
   cause: IncidentCause | null;
   /** Each location's verdict when it opened (devices with `check_locations`); null otherwise. */
   locations: Record<string, string> | null;
@@ -57,16 +64,19 @@ export interface ReportRange {
  * cover (before the device existed, before the timeline began, beyond the report retention) is
  * in no status and becomes `unknown_s`.
  */
-export interface StatusTotals {
+export interface StatusTotals<S extends string = DeviceStatus> {
   /** Milliseconds in each status within the range; a status absent from it counts 0. */
-  ms: Partial<Record<DeviceStatus, number>>;
+  ms: Partial<Record<S, number>>;
   /** `down` periods overlapping the range. */
   down_periods: number;
   /** The longest of them, cut to the range, in milliseconds; 0 when none. */
   longest_down_ms: number;
 }
 
-/** `GET /devices/availability`. Seconds are whole or fractional as measured; never rounded up. */
+/**
+ * `GET /devices/availability`, `GET /heartbeats/availability`. Seconds are whole or fractional as
+ * measured; never rounded up.
+ */
 export interface AvailabilityReport {
   from: Timestamp;
   to: Timestamp;
@@ -145,8 +155,10 @@ export interface ResponseTimeQuery extends ReportRange {
 }
 
 export interface IncidentQuery extends ReportRange {
-  /** Only this device's incidents; every device of the user's when absent. */
+  /** Only this device's incidents. */
   device_id?: number;
+  /** Only this heartbeat's incidents; with neither, every incident of the user's. */
+  heartbeat_id?: number;
   limit: number;
   /** Only incidents with a smaller id (the next page). */
   before_id?: number;

@@ -9,6 +9,7 @@ import type { RouteContext } from './route-context.ts';
 function nextPage(query: IncidentQuery, lastId: number): string {
   const params = new URLSearchParams();
   if (query.device_id !== undefined) params.set('device_id', String(query.device_id));
+  if (query.heartbeat_id !== undefined) params.set('heartbeat_id', String(query.heartbeat_id));
   params.set('from', query.from);
   params.set('to', query.to);
   params.set('limit', String(query.limit));
@@ -17,7 +18,7 @@ function nextPage(query: IncidentQuery, lastId: number): string {
 }
 
 /**
- * `GET /incidents?device_id=&from=&to=&limit=&before_id=` (docs/contract.md, "6.12 Reports"): the
+ * `GET /incidents?device_id=&heartbeat_id=&from=&to=&limit=&before_id=` (docs/contract.md, "6.12 Reports"): the
  * key's user's incidents that overlap the range, newest first, one page at a time.
  *
  * The page is read as `limit + 1` rows, as the results routes read theirs, and the `Link` to the
@@ -27,11 +28,12 @@ function nextPage(query: IncidentQuery, lastId: number): string {
  */
 export async function listIncidents(call: RouteContext): Promise<ApiResponse> {
   const query = parseIncidentsQuery(call.url.query, call.now);
-  const key = `${query.device_id ?? ''} ${query.from} ${query.to} ${query.limit} ${query.before_id ?? ''}`;
+  const key = `${query.device_id ?? ''} ${query.heartbeat_id ?? ''} ${query.from} ${query.to} ${query.limit} ${query.before_id ?? ''}`;
   return reusedAnswer(call, key, async () => {
     const rows = await call.store.listIncidents(call.key.user_id, { ...query, limit: query.limit + 1 });
-    // Missing and another user's device are the same 404: nobody learns whether an id exists.
-    if (rows === undefined) throw errors.notFound('device_not_found');
+    // Missing and another user's record are the same 404: nobody learns whether an id exists.
+    if (rows === undefined)
+      throw errors.notFound(query.heartbeat_id === undefined ? 'device_not_found' : 'heartbeat_not_found');
     const headers: Record<string, string> = {};
     if (rows.length > query.limit) {
       rows.length = query.limit;

@@ -40,6 +40,7 @@ async function refuseForeignIds(
   for (const [field, kind] of [
     ['device_ids', 'device'],
     ['blacklist_monitor_ids', 'blacklist_monitor'],
+    ['heartbeat_ids', 'heartbeat'],
   ] as const) {
     // Ids a window already held and keeps are not judged again: a deleted device stays harmless.
     const asked = window[field].filter((id) => !(before?.[field].includes(id) ?? false));

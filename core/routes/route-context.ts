@@ -29,4 +29,6 @@ export interface RouteContext {
   readonly webhookSender: WebhookSender | undefined;
   /** The records last answered, a PATCH's first guess at its record (recent-records.ts). */
   readonly recentRecords: RecentRecords;
+  /** Where clients reach the public routes (MonitoringApiOptions.publicUrl), without a trailing slash. */
+  readonly publicUrl: string | undefined;
 }

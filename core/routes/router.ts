@@ -6,6 +6,7 @@ import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
 import type { RouteContext } from './route-context.ts';
 import { deviceRoutes as devices } from './devices.ts';
 import { listIncidents } from './incidents.ts';
+import { heartbeatRoutes as heartbeats } from './heartbeats.ts';
 import { getListings } from './listings.ts';
 import { listLocations } from './locations.ts';
 import { getMe } from './me.ts';
@@ -80,6 +81,13 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/devices/response-times', scope: 'read', handler: getResponseTimes },
   { method: 'GET', path: '/incidents', scope: 'read', handler: listIncidents },
   { method: 'GET', path: '/blacklist-monitors/listings', scope: 'read', handler: getListings },
+  { method: 'GET', path: '/heartbeats', scope: 'read', handler: heartbeats.list },
+  { method: 'POST', path: '/heartbeats/create', scope: 'write', handler: heartbeats.create },
+  { method: 'GET', path: '/heartbeats/get', scope: 'read', handler: heartbeats.get },
+  { method: 'PATCH', path: '/heartbeats/update', scope: 'write', handler: heartbeats.update },
+  { method: 'DELETE', path: '/heartbeats/delete', scope: 'write', handler: heartbeats.remove },
+  { method: 'GET', path: '/heartbeats/results', scope: 'read', handler: heartbeats.results },
+  { method: 'GET', path: '/heartbeats/availability', scope: 'read', handler: heartbeats.availability },
   { method: 'GET', path: '/status-pages', scope: 'read', handler: pages.list },
   { method: 'POST', path: '/status-pages/create', scope: 'write', handler: pages.create },
   { method: 'GET', path: '/status-pages/get', scope: 'read', handler: pages.get },

@@ -20,7 +20,7 @@ export interface MaintenanceStore {
   ): Promise<UpdateResult<StoredMaintenanceWindow>>;
   deleteMaintenanceWindow(userId: number, id: number): Promise<boolean>;
   /** Of `ids`, those that are records of `kind` of the user. */
-  ownedIds(userId: number, kind: MonitoredKind, ids: readonly number[]): Promise<number[]>;
+  ownedIds(userId: number, kind: MonitoredKind | 'heartbeat', ids: readonly number[]): Promise<number[]>;
 
   /** Every window of every user, for the engine: read once per claim cycle. */
   allMaintenanceWindows(): Promise<OwnedMaintenanceWindow[]>;
@@ -33,7 +33,9 @@ export interface MaintenanceStore {
    * device entering again the occurrence it was announced for enters silently. A paused device
    * is left alone. Likewise for blacklist monitors, without events:
    * one entering keeps the listings last announced (`announced_listed_on` of its claims), one
-   * leaving is due at once. Answers how many records it moved.
+   * leaving is due at once. And for heartbeats, as core's `maintenanceStarted` and
+   * `maintenanceEnded` say (no event; their timeline records the window). Answers how many records
+   * it moved.
    */
   syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number>;
 }
@@ -49,6 +51,8 @@ export interface ActiveMaintenance {
   device_ids: readonly number[] | null;
   /** Null: every blacklist monitor of the user. */
   blacklist_monitor_ids: readonly number[] | null;
+  /** Null: every heartbeat of the user. */
+  heartbeat_ids: readonly number[] | null;
   /** When the occurrence in force began: the devices' `status_since`. */
   started_at: Timestamp;
 }

@@ -98,6 +98,11 @@ export interface TestApi {
   /** Calls the API in process: `request<Device>('/v1/devices/create', { method: 'POST', key, body })`. */
   request<T = unknown>(path: string, init?: TestRequestInit): Promise<TestResponse<T>>;
   /**
+   * Pings as a job would (docs/heartbeats.md): `ping(heartbeat.ping_url)` or `ping('/ping/<token>/start')`,
+   * without a key; POST when a body is given, else GET. The answer's text as it is (`OK`).
+   */
+  ping(url: string, init?: Omit<TestRequestInit, 'key'>): Promise<Omit<TestResponse, 'body'>>;
+  /**
    * Rolls up every hour of check results that ended by the clock's now and is not rolled up yet,
    * as running engines do a few minutes after each hour ends (docs/engine.md, "Reports"); says how
    * many hours it rolled. Nothing to do on a store without report upkeep.
@@ -147,6 +152,18 @@ export function createTestApi(options: TestApiOptions = {}): TestApi {
       return api.keys.createApiKey({ ...input, userId });
     },
     request,
+    async ping(url, init = {}) {
+      const body = init.body === undefined ? undefined : String(init.body);
+      const request = new Request(new URL(url, 'http://monitoring.test').href, {
+        method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+        headers: new Headers(init.headers),
+        body,
+      });
+      const response = await api.fetch(request, {
+        clientAddress: init.clientAddress === undefined ? '127.0.0.1' : init.clientAddress,
+      });
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    },
     async rollUp() {
       let total = 0;
       for (;;) {

@@ -34,6 +34,8 @@ export const maintenanceWindowSchema = v.object(
     all_devices: optional(flag()),
     blacklist_monitor_ids: optional(ids()),
     all_blacklist_monitors: optional(flag()),
+    heartbeat_ids: optional(ids()),
+    all_heartbeats: optional(flag()),
   },
   'invalid_type',
 );
@@ -65,6 +67,8 @@ export const maintenanceWindowHints: FieldHints = {
   all_devices: 'true, false, 0 or 1',
   blacklist_monitor_ids: `a list of at most ${MAX_WINDOW_IDS} ids of your blacklist monitors`,
   all_blacklist_monitors: 'true, false, 0 or 1',
+  heartbeat_ids: `a list of at most ${MAX_WINDOW_IDS} ids of your heartbeats`,
+  all_heartbeats: 'true, false, 0 or 1',
 };
 
 const stamp = (s: string) => new Date(Date.parse(s)).toISOString();
@@ -112,10 +116,23 @@ export function parseMaintenanceWindowInput(input: Record<string, unknown>, crea
   const monitorIds = [...new Set(f.blacklist_monitor_ids ?? [])].sort((a, b) => a - b);
   const allDevices = f.all_devices ?? false;
   const allMonitors = f.all_blacklist_monitors ?? false;
-  const named = ['device_ids', 'blacklist_monitor_ids', 'all_devices', 'all_blacklist_monitors'].some((name) =>
-    bad.has(name),
-  );
-  const nothing = deviceIds.length === 0 && monitorIds.length === 0 && !allDevices && !allMonitors;
+  const heartbeatIds = [...new Set(f.heartbeat_ids ?? [])].sort((a, b) => a - b);
+  const allHeartbeats = f.all_heartbeats ?? false;
+  const named = [
+    'device_ids',
+    'blacklist_monitor_ids',
+    'heartbeat_ids',
+    'all_devices',
+    'all_blacklist_monitors',
+    'all_heartbeats',
+  ].some((name) => bad.has(name));
+  const nothing =
+    deviceIds.length === 0 &&
+    monitorIds.length === 0 &&
+    heartbeatIds.length === 0 &&
+    !allDevices &&
+    !allMonitors &&
+    !allHeartbeats;
   if (!named && nothing) problem('device_ids', 'missing');
 
   failIfAny(details);
@@ -128,16 +145,18 @@ export function parseMaintenanceWindowInput(input: Record<string, unknown>, crea
     all_devices: allDevices,
     blacklist_monitor_ids: monitorIds,
     all_blacklist_monitors: allMonitors,
+    heartbeat_ids: heartbeatIds,
+    all_heartbeats: allHeartbeats,
     created_at: createdAt,
   };
 }
 
 /** A 400's details for ids that are not the user's: `invalid_value`, naming the field and the id. */
 export function foreignIdDetails(
-  field: 'device_ids' | 'blacklist_monitor_ids',
+  field: 'device_ids' | 'blacklist_monitor_ids' | 'heartbeat_ids',
   foreign: readonly number[],
 ): ErrorDetail[] {
-  const noun = field === 'device_ids' ? 'device' : 'blacklist monitor';
+  const noun = field === 'device_ids' ? 'device' : field === 'heartbeat_ids' ? 'heartbeat' : 'blacklist monitor';
   const message = (id: number) => `${field}: ${id} is not the id of one of your ${noun}s.`;
   return foreign.map((id) => ({ field, code: 'invalid_value', message: message(id) }));
 }

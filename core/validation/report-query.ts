@@ -20,6 +20,7 @@ const hints: FieldHints = {
   ...resultsQueryHints,
   id: 'an integer from 1 to 2^53-1',
   device_id: `an integer from 1 to ${MAX_ID}, given once`,
+  heartbeat_id: `an integer from 1 to ${MAX_ID}, given once, without device_id`,
   bucket: 'hour or day',
   time_zone: 'an IANA time zone such as Europe/Berlin, with bucket=day',
 };
@@ -35,6 +36,7 @@ const responseTimesSchema = v.object(
 const incidentsSchema = v.object(
   {
     device_id: v.optional(decimal(1, MAX_ID)),
+    heartbeat_id: v.optional(decimal(1, MAX_ID)),
     limit: v.optional(decimal(1, 1000)),
     before_id: v.optional(decimal(1, MAX_ID)),
   },
@@ -109,10 +111,11 @@ export function parseResponseTimesQuery(query: string, now: number): { id: numbe
   return { id, query: done(details, asked) };
 }
 
-const INCIDENT_PARAMS = new Set(['device_id', 'from', 'to', 'limit', 'before_id']);
+const INCIDENT_PARAMS = new Set(['device_id', 'heartbeat_id', 'from', 'to', 'limit', 'before_id']);
 
 /**
- * `GET /incidents`: the range, `device_id` (only that device's incidents), and `limit` (default
+ * `GET /incidents`: the range, `device_id` or `heartbeat_id` (only that record's incidents: an
+ * incident is one record's, so both together is `not_applicable`), and `limit` (default
  * 100) and `before_id` as the results routes read them. `limit` is the page size the caller asked
  * for; the route reads one more to know whether a next page exists.
  */
@@ -121,9 +124,17 @@ export function parseIncidentsQuery(query: string, now: number): IncidentQuery {
   const range = parseReportRange(values, now, details);
   const { from, to, ...rest } = values;
   const fields = judge(incidentsSchema, rest, details);
+  if (fields?.device_id !== undefined && fields.heartbeat_id !== undefined) {
+    details.push({
+      field: 'heartbeat_id',
+      code: 'not_applicable',
+      message: "heartbeat_id and device_id cannot be given together: an incident is one record's.",
+    });
+  }
   if (range === undefined || fields === undefined) return fail(details);
   const asked: IncidentQuery = { ...range, limit: fields.limit ?? DEFAULT_RESULTS_LIMIT };
   if (fields.device_id !== undefined) asked.device_id = fields.device_id;
+  if (fields.heartbeat_id !== undefined) asked.heartbeat_id = fields.heartbeat_id;
   if (fields.before_id !== undefined) asked.before_id = fields.before_id;
   return done(details, asked);
 }

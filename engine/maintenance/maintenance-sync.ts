@@ -18,6 +18,7 @@ export async function syncMaintenance(store: ResolvedEngineOptions['store'], now
       user_id: window.user_id,
       device_ids: window.all_devices ? null : window.device_ids,
       blacklist_monitor_ids: window.all_blacklist_monitors ? null : window.blacklist_monitor_ids,
+      heartbeat_ids: window.all_heartbeats ? null : window.heartbeat_ids,
       started_at: toTimestamp(occurrence.start),
     });
   }

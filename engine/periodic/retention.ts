@@ -4,13 +4,15 @@ import type { EngineService } from '../service.ts';
 import { periodic } from './periodic.ts';
 
 /** The store's deletions, each of up to `limit` rows older than `before`, saying how many it deleted. */
-type Deletion = 'deleteCheckResultsBefore' | 'deleteWebhookAttemptsBefore' | 'deleteReportsBefore';
+type Deletion =
+  'deleteCheckResultsBefore' | 'deleteWebhookAttemptsBefore' | 'deleteHeartbeatPingsBefore' | 'deleteReportsBefore';
 
 /**
  * The retention sweep (docs/engine.md, "Scheduling" and "Reports"): when the engine starts and
  * then every `retentionSweepMs`, it deletes check results older than the result retention, then
- * webhook delivery attempts older than the same retention (an attempt reports on one try of a
- * delivery as a result on one probe of a check, and is kept as long), then report rows (rollups,
+ * webhook delivery attempts and heartbeat pings older than the same retention (an attempt reports
+ * on one try of a delivery, and a ping on one run of a job, as a result on one probe of a check,
+ * and each is kept as long), then report rows (rollups,
  * closed incidents, listing periods, timeline changes) older than the report retention. A store
  * without `deleteWebhookAttemptsBefore` or `deleteReportsBefore` keeps those. Each expiry logs
  * what it deleted, or its failure, which the next sweep tries again. `deletedResults` counts the
@@ -41,6 +43,7 @@ export function retentionSweep(
     };
   const results = expire('check results', hours, 'deleteCheckResultsBefore');
   const attempts = expire('webhook attempts', hours, 'deleteWebhookAttemptsBefore');
+  const pings = expire('heartbeat pings', hours, 'deleteHeartbeatPingsBefore');
   const reports = expire('report rows', reportHours, 'deleteReportsBefore');
 
   const service = periodic({
@@ -51,6 +54,7 @@ export function retentionSweep(
     async run(nowMs, stopping) {
       deletedResults += await results(nowMs, stopping);
       await attempts(nowMs, stopping);
+      await pings(nowMs, stopping);
       await reports(nowMs, stopping);
     },
   });

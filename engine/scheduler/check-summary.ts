@@ -24,7 +24,7 @@ export interface CheckSummaryLine {
   lost: number;
   /** The 99th percentile of how late claimed checks started, as the bound of its bucket; null when none. */
   lag_ms_p99: number | null;
-  by_kind: Record<MonitoredKind, KindCounts>;
+  by_kind: Record<MonitoredKind | 'heartbeat', KindCounts>;
 }
 
 interface KindCounts {
@@ -39,7 +39,7 @@ export class CheckSummary {
   #claimed = 0;
   #lost = 0;
   #lags = new Array<number>(LAG_BUCKETS_MS.length + 1).fill(0);
-  #byKind: Record<MonitoredKind, KindCounts> = fresh();
+  #byKind: Record<MonitoredKind | 'heartbeat', KindCounts> = fresh();
 
   constructor(nowMs: number) {
     this.#since = nowMs;
@@ -56,7 +56,7 @@ export class CheckSummary {
     this.#lags[bucket]!++;
   }
 
-  written(kind: MonitoredKind, verdict: CheckVerdict): void {
+  written(kind: MonitoredKind | 'heartbeat', verdict: CheckVerdict): void {
     const counts = this.#byKind[kind];
     counts.checks++;
     if (verdict === 'failed') counts.failed++;
@@ -69,13 +69,14 @@ export class CheckSummary {
 
   /** The period's line; the next period starts at `nowMs`. */
   take(nowMs: number): CheckSummaryLine {
-    const { device, blacklist_monitor } = this.#byKind;
+    const kinds = Object.values(this.#byKind);
+    const sum = (count: keyof KindCounts) => kinds.reduce((total, counts) => total + counts[count], 0);
     const line: CheckSummaryLine = {
       period_s: Math.round((nowMs - this.#since) / 1000),
       claimed: this.#claimed,
-      checks: device.checks + blacklist_monitor.checks,
-      failed: device.failed + blacklist_monitor.failed,
-      ours: device.ours + blacklist_monitor.ours,
+      checks: sum('checks'),
+      failed: sum('failed'),
+      ours: sum('ours'),
       lost: this.#lost,
       lag_ms_p99: this.#p99(),
       by_kind: this.#byKind,
@@ -101,6 +102,11 @@ export class CheckSummary {
   }
 }
 
-function fresh(): Record<MonitoredKind, KindCounts> {
-  return { device: { checks: 0, failed: 0, ours: 0 }, blacklist_monitor: { checks: 0, failed: 0, ours: 0 } };
+/** A heartbeat found late counts as a failed check of its kind. */
+function fresh(): Record<MonitoredKind | 'heartbeat', KindCounts> {
+  return {
+    device: { checks: 0, failed: 0, ours: 0 },
+    blacklist_monitor: { checks: 0, failed: 0, ours: 0 },
+    heartbeat: { checks: 0, failed: 0, ours: 0 },
+  };
 }

@@ -6,8 +6,14 @@ import type { CheckSummary } from './check-summary.ts';
 import type { Slots } from './slots.ts';
 import { WriteBuffer, type WriteTally } from './write-buffer.ts';
 
-/** What a runner checks: a kind of record, or the (device, location) pairs of this worker's location. */
-export type RunnerName = MonitoredKind | 'device location';
+/**
+ * What a runner checks: a kind of record, the (device, location) pairs of this worker's location,
+ * or heartbeats past their deadline (docs/heartbeats.md, "Lateness").
+ */
+export type RunnerName = MonitoredKind | 'device location' | 'heartbeat';
+
+/** The kind metrics and the summary count a runner's records under. */
+export type CountedKind = MonitoredKind | 'heartbeat';
 
 /** What the scheduler reads of any check's outcome: one result per probe or zone. */
 export interface CheckOutcomeLike {
@@ -63,7 +69,7 @@ export interface RunnerSettings {
 /** What the engine drives, whatever the kind. */
 export interface Runner {
   readonly name: RunnerName;
-  readonly kind: MonitoredKind;
+  readonly kind: CountedKind;
   readonly unwritten: number;
   readonly held: number;
   claimAndStart(limit: number, dueByMs?: number): Promise<number>;
@@ -74,7 +80,7 @@ export interface Runner {
 export class KindRunner<C extends Claimed<unknown>, O extends CheckOutcomeLike> implements Runner {
   readonly name: RunnerName;
   /** The kind of record checked, as metrics and the summary count it: a location's check is a device's. */
-  readonly kind: MonitoredKind;
+  readonly kind: CountedKind;
   readonly #kind: CheckKind<C, O>;
   readonly #settings: RunnerSettings;
   readonly #buffer: WriteBuffer<O>;

@@ -57,6 +57,7 @@ import type {
 import { CHANGE_COUNT_SQL } from './change-count.ts';
 import { CheckRecords } from './checks/check-store.ts';
 import { FreshRead } from './fresh-read.ts';
+import { KyselyHeartbeats } from './heartbeats/heartbeat-store.ts';
 import { KyselyMaintenance } from './maintenance/maintenance-store.ts';
 import { DeviceRecords } from './records/devices.ts';
 import { KeyRecords } from './records/keys.ts';
@@ -85,6 +86,18 @@ export interface KyselyStoreOptions {
  * count of this store's writes that the change marker reads.
  */
 export class KyselyStore extends StatusPageParts implements Store {
+  // Heartbeats (HeartbeatStore): KyselyHeartbeats' methods, bound to it in the constructor.
+  readonly createHeartbeat: Store['createHeartbeat'];
+  readonly listHeartbeats: Store['listHeartbeats'];
+  readonly getHeartbeat: Store['getHeartbeat'];
+  readonly updateHeartbeat: Store['updateHeartbeat'];
+  readonly deleteHeartbeat: Store['deleteHeartbeat'];
+  readonly listHeartbeatPings: Store['listHeartbeatPings'];
+  readonly heartbeatStatusTotals: Store['heartbeatStatusTotals'];
+  readonly recordPings: Store['recordPings'];
+  readonly claimLateHeartbeats: Store['claimLateHeartbeats'];
+  readonly recordLateHeartbeats: Store['recordLateHeartbeats'];
+  readonly deleteHeartbeatPingsBefore: Store['deleteHeartbeatPingsBefore'];
   readonly #ctx: StoreContext;
   readonly #destroyOnClose: boolean;
   #closing: Promise<void> | undefined;
@@ -95,6 +108,8 @@ export class KyselyStore extends StatusPageParts implements Store {
   readonly #reports: ReportRecords;
   readonly #webhooks: KyselyWebhooks;
   readonly #maintenance: KyselyMaintenance;
+  /** Heartbeats (heartbeats/heartbeat-store.ts), whose methods are this store's own (see the constructor). */
+  readonly #beats: KyselyHeartbeats;
   /**
    * The change marker, read fresh for each caller (see changeMarker): on PostgreSQL the count the
    * triggers of migration 0005 keep; on SQLite `data_version` with this store's own writes.
@@ -113,6 +128,19 @@ export class KyselyStore extends StatusPageParts implements Store {
     this.#reports = new ReportRecords(ctx);
     this.#webhooks = new KyselyWebhooks(db, dialect);
     this.#maintenance = new KyselyMaintenance(db, dialect);
+    this.#beats = new KyselyHeartbeats(ctx);
+    const beats = this.#beats;
+    this.createHeartbeat = beats.createHeartbeat.bind(beats);
+    this.listHeartbeats = beats.listHeartbeats.bind(beats);
+    this.getHeartbeat = beats.getHeartbeat.bind(beats);
+    this.updateHeartbeat = beats.updateHeartbeat.bind(beats);
+    this.deleteHeartbeat = beats.deleteHeartbeat.bind(beats);
+    this.listHeartbeatPings = beats.listHeartbeatPings.bind(beats);
+    this.heartbeatStatusTotals = beats.heartbeatStatusTotals.bind(beats);
+    this.recordPings = beats.recordPings.bind(beats);
+    this.claimLateHeartbeats = beats.claimLateHeartbeats.bind(beats);
+    this.recordLateHeartbeats = beats.recordLateHeartbeats.bind(beats);
+    this.deleteHeartbeatPingsBefore = beats.deleteHeartbeatPingsBefore.bind(beats);
     const { dataVersion } = options;
     if (dialect === 'postgres') this.#marker = new FreshRead(() => this.#readChangeCount());
     // data_version asks SQLite for a read transaction (two fcntl locks on the -shm file and an
@@ -350,14 +378,16 @@ export class KyselyStore extends StatusPageParts implements Store {
   deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
     return this.#ctx.run(() => this.#maintenance.deleteMaintenanceWindow(userId, id));
   }
-  ownedIds(userId: number, kind: MonitoredKind, ids: readonly number[]): Promise<number[]> {
+  ownedIds(userId: number, kind: MonitoredKind | 'heartbeat', ids: readonly number[]): Promise<number[]> {
+    if (kind === 'heartbeat') return this.#beats.ownedIds(userId, ids);
     return this.#ctx.run(() => this.#maintenance.ownedIds(userId, kind, ids));
   }
   allMaintenanceWindows(): Promise<OwnedMaintenanceWindow[]> {
     return this.#ctx.run(() => this.#maintenance.allMaintenanceWindows());
   }
-  syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
-    return this.#ctx.write(() => this.#maintenance.syncMaintenance(active, at));
+  async syncMaintenance(active: readonly ActiveMaintenance[], at: Timestamp): Promise<number> {
+    const moved = await this.#ctx.write(() => this.#maintenance.syncMaintenance(active, at));
+    return moved + (await this.#beats.syncMaintenance(active, at));
   }
 
   close(): Promise<void> {

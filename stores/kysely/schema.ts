@@ -12,13 +12,15 @@ import type {
   TargetType,
   WebhookDeliveryStatus,
 } from '../../core/index.ts';
+// Migration 0015's tables (heartbeats) are declared beside their store part.
+import type { HeartbeatTables } from './heartbeats/heartbeat-schema.ts';
 
 /** The SQL databases a `KyselyStore` runs on. */
 export type StoreDialect = 'postgres' | 'sqlite';
 
 /**
- * An integer as the drivers hand it back: pg returns int8 as a string (it may exceed 2^53), the
- * SQLite drivers a number (or a bigint when asked to). The store turns each into a number.
+ * An integer as the drivers hand it back: pg returns int8 as a string (it may exceed 2^53), SQLite's
+ * a number (or a bigint when asked to). The store turns each into a number.
  */
 export type DbInteger = number | string | bigint;
 
@@ -39,6 +41,7 @@ type Stamp = ColumnType<DbTimestamp, string, string>;
 type RunningTotal = ColumnType<DbInteger, number | undefined, never>;
 /** A timestamp that may be null; an insert may leave it out, and the column is then null. */
 type NullableStamp = ColumnType<DbTimestamp | null, string | null | undefined, string | null>;
+type NullableRef = ColumnType<DbInteger | null, number | null | undefined, number | null>;
 
 export interface UsersTable {
   id: Id;
@@ -94,10 +97,7 @@ export interface DevicesTable {
   location_states: string | null;
   status: DeviceStatus;
   status_since: NullableStamp;
-  /**
-   * Migration 0013: while a device that was `up` is `validating`, when that `up` began (its
-   * `status_since` again if the failure is not confirmed); null otherwise.
-   */
+  /** Migration 0013: while an `up` device is `validating`, when that `up` began; null otherwise. */
   up_since: NullableStamp;
   last_checked_at: NullableStamp;
   /** JSON object: the last result of each probe, keyed by probe name. */
@@ -282,6 +282,8 @@ export interface MaintenanceWindowsTable {
   all_devices: Flag;
   blacklist_monitor_ids: string;
   all_blacklist_monitors: Flag;
+  heartbeat_ids: string; // migration 0015, as all_heartbeats
+  all_heartbeats: Flag;
   created_at: Stamp;
 }
 
@@ -319,7 +321,9 @@ export interface StatusChangesTable {
 export interface IncidentsTable {
   id: Id;
   user_id: Ref;
-  device_id: Ref;
+  /** Migration 0015: one of device_id and heartbeat_id is set. */
+  device_id: NullableRef;
+  heartbeat_id: NullableRef;
   started_at: Stamp;
   resolved_at: NullableStamp;
   /** JSON `{probe, error, location?}`; null when not known. */
@@ -363,7 +367,7 @@ export interface ReportProgressTable {
   rolled_until: Stamp;
 }
 
-export interface Database {
+export interface Database extends HeartbeatTables {
   status_pages: import('./status-pages/status-page-tables.ts').StatusPagesTable;
   status_page_notices: import('./status-pages/status-page-tables.ts').StatusPageNoticesTable;
   status_changes: StatusChangesTable;
@@ -388,10 +392,7 @@ export interface Database {
   maintenance_windows: MaintenanceWindowsTable;
 }
 
-/**
- * Tells which SQL dialect a Kysely instance speaks, so a caller that built its own instance need
- * not say it again. Bun and Deno SQLite dialects reuse Kysely's SqliteAdapter, so they are found too.
- */
+/** The SQL dialect a Kysely instance speaks (Bun's and Deno's SQLite dialects reuse Kysely's SqliteAdapter). */
 export function dialectOf(db: Kysely<Database>): StoreDialect {
   const adapter = db.getExecutor().adapter;
   if (adapter instanceof PostgresAdapter) return 'postgres';

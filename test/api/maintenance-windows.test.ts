@@ -75,6 +75,8 @@ eachStore('maintenance windows', (env) => {
       all_devices: false,
       blacklist_monitor_ids: [],
       all_blacklist_monitors: false,
+      heartbeat_ids: [],
+      all_heartbeats: false,
       created_at: '2026-01-01T00:00:00.000Z',
       active_now: false,
       next_start_at: '2026-01-01T01:00:00.000Z',

@@ -159,6 +159,7 @@ eachStore('reports', (env) => {
     assert.deepEqual(first, {
       id: first.id,
       device_id: device.id,
+      heartbeat_id: null,
       started_at: iso(T0 + 2 * HOUR),
       resolved_at: iso(T0 + 2 * HOUR + 10 * MINUTE),
       duration_s: 600,

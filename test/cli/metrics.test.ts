@@ -207,7 +207,11 @@ it("worker --metrics-address: the engine's metrics on their own listener", async
     );
     const series = (name: string) =>
       fresh.families.get(name)?.metrics.map((sample) => `${JSON.stringify(sample.labels)} ${sample.value}`);
-    assert.deepEqual(series('monitoring_lost_checks_total'), ['{"kind":"device"} 0', '{"kind":"blacklist_monitor"} 0']);
+    assert.deepEqual(series('monitoring_lost_checks_total'), [
+      '{"kind":"device"} 0',
+      '{"kind":"blacklist_monitor"} 0',
+      '{"kind":"heartbeat"} 0',
+    ]);
     assert.deepEqual(series('monitoring_webhook_deliveries_total'), [
       '{"outcome":"delivered"} 0',
       '{"outcome":"retrying"} 0',

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { EVENT_TYPES, type BlacklistMonitor, type Device, type EventType } from '../../core/index.ts';
+import { EVENT_TYPES, type BlacklistMonitor, type Device, type EventType, type Heartbeat } from '../../core/index.ts';
 import { createOpenApiDocument } from '../../core/openapi/index.ts';
 import type { DnsblResolver } from '../../engine/index.ts';
 import { openWorld, type Receiver, type World } from '../e2e/harness.ts';
@@ -36,6 +36,7 @@ const schemas = (createOpenApiDocument() as { components: { schemas: Record<stri
 const CREATE_FIELDS = {
   device: Object.keys(schemas.DeviceInput!.properties),
   monitor: Object.keys(schemas.BlacklistMonitorInput!.properties),
+  heartbeat: Object.keys(schemas.HeartbeatInput!.properties),
 };
 const pick = (record: object, fields: string[]): Record<string, unknown> =>
   Object.fromEntries(
@@ -71,7 +72,7 @@ it('every JSON block of docs/webhooks.md parses, and every event example is of a
   for (const e of EXAMPLES) assert.ok((EVENT_TYPES as readonly string[]).includes(e.type), `unknown type ${e.type}`);
   assert.deepEqual(
     EXAMPLES.map((e) => e.type),
-    ['device.down', 'blacklist.listed'],
+    ['device.down', 'blacklist.listed', 'heartbeat.down'],
     'each example has a test below that makes the same event',
   );
 });
@@ -145,5 +146,19 @@ describe('the example payloads are what the engine sends (SQLite)', { concurrenc
     };
     await w.engine({ resolver, dnsblZones: listings.map((l) => l.zone) }).runOnce();
     assert.deepEqual(shape(example('blacklist.listed')), shape(delivered(receiver, 'blacklist.listed')));
+  });
+
+  it('heartbeat.down: the example heartbeat is what its create answers, with the keys the engine sends', async () => {
+    const { data } = example('heartbeat.down');
+    const w = (world = await openWorld(opened.store, data.created_at as string));
+    const fields = pick(data, CREATE_FIELDS.heartbeat);
+    const created = await w.call<Heartbeat>('/heartbeats/create', { method: 'POST', body: fields }, 201);
+    const { ping_url: pingUrl, ...shown } = created;
+    assert.deepEqual(pick(shown, CREATE_FIELDS.heartbeat), fields, 'the example holds the defaults a create gives');
+    const { receiver } = await w.subscribe(['heartbeat.down']);
+    await w.t.ping(pingUrl!, { body: data.last_ping_body as string });
+    w.clock.advance(2 * 86_400_000);
+    await w.engine().runOnce();
+    assert.deepEqual(shape(example('heartbeat.down')), shape(delivered(receiver, 'heartbeat.down')));
   });
 });

@@ -62,6 +62,7 @@ eachStore('reports from a running engine', (opened) => {
       {
         id: 0,
         device_id: device.id,
+        heartbeat_id: null,
         started_at: '2026-05-04T10:00:30.000Z',
         resolved_at: '2026-05-04T10:10:30.000Z',
         duration_s: 600,

@@ -67,6 +67,8 @@ suiteOrSkip(
         all_devices: true,
         blacklist_monitor_ids: [],
         all_blacklist_monitors: false,
+        heartbeat_ids: [],
+        all_heartbeats: false,
         created_at: now.toISOString(),
       });
       await waitFor('every device in maintenance', async () => (await inStatus('maintenance')) === DEVICES);

@@ -184,7 +184,11 @@ describe('scheduling', () => {
         ours: 0,
         lost: 0,
         lag_ms_p99: 2_500,
-        by_kind: { device: { checks: 0, failed: 0, ours: 0 }, blacklist_monitor: { checks: 3, failed: 0, ours: 0 } },
+        by_kind: {
+          device: { checks: 0, failed: 0, ours: 0 },
+          blacklist_monitor: { checks: 3, failed: 0, ours: 0 },
+          heartbeat: { checks: 0, failed: 0, ours: 0 },
+        },
       },
     );
     assert.ok(

@@ -27,6 +27,9 @@ import type {
   NewBlacklistMonitor,
   NewDevice,
   NewMaintenanceWindow,
+  NewHeartbeat,
+  StoredHeartbeat,
+  HeartbeatPing,
   NewWebhook,
   StoredMaintenanceWindow,
   Webhook,
@@ -34,7 +37,14 @@ import type {
 } from '../../core/records/index.ts';
 import { emitterFor } from '../webhooks/support.ts';
 import { newDevice, newMonitor, newWebhook } from '../support/records.ts';
-import type { IncidentQuery, ReportRange, ResponseTimeQuery, WebhookEndpoint } from '../../core/index.ts';
+import type {
+  HeartbeatTimelineState as TimelineState,
+  IncidentQuery,
+  ReportRange,
+  ResponseTimeQuery,
+  StatusTotals,
+  WebhookEndpoint,
+} from '../../core/index.ts';
 import {
   dnsbl,
   dnsblFailure,
@@ -219,6 +229,38 @@ class FailingStore extends MemoryStore {
   override async deleteNotice(userId: number, id: number) {
     this.fail();
     return super.deleteNotice(userId, id);
+  }
+  override async listHeartbeats(userId: number, page: PageRequest): Promise<StoredHeartbeat[]> {
+    this.fail();
+    return super.listHeartbeats(userId, page);
+  }
+  override async createHeartbeat(userId: number, heartbeat: NewHeartbeat): Promise<StoredHeartbeat> {
+    this.fail();
+    return super.createHeartbeat(userId, heartbeat);
+  }
+  override async getHeartbeat(userId: number, id: number): Promise<StoredHeartbeat | undefined> {
+    this.fail();
+    return super.getHeartbeat(userId, id);
+  }
+  override async deleteHeartbeat(userId: number, id: number): Promise<boolean> {
+    this.fail();
+    return super.deleteHeartbeat(userId, id);
+  }
+  override async listHeartbeatPings(
+    userId: number,
+    id: number,
+    page: ResultsPage,
+  ): Promise<HeartbeatPing[] | undefined> {
+    this.fail();
+    return super.listHeartbeatPings(userId, id, page);
+  }
+  override async heartbeatStatusTotals(
+    userId: number,
+    id: number,
+    range: ReportRange,
+  ): Promise<StatusTotals<TimelineState> | undefined> {
+    this.fail();
+    return super.heartbeatStatusTotals(userId, id, range);
   }
 }
 
@@ -759,6 +801,12 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
         repeat: { days: ['sun'], start: '01:30', duration_s: 600, time_zone: 'UTC' },
       },
     },
+    {
+      path: 'heartbeats',
+      body: { period_s: 3600, name: 'a' },
+      other: { schedule: '0 3 * * *', time_zone: 'Europe/Berlin' },
+      change: { rotate_token: true, grace_s: 600 },
+    },
   ]) {
     test(`/${resource.path}: get and update, and their errors`, async () => {
       const t = open({ bodyLimit: 1024 });
@@ -790,7 +838,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       );
       await call(t, `${base}/update?id=${a}`, { method: 'PATCH', key, body: { name: 'x'.repeat(2000) } }, 413);
       await call(t, `${base}/update?id=999999`, { method: 'PATCH', key, body: {} }, 404);
-      if (resource.path !== 'maintenance-windows') {
+      if (resource.path !== 'maintenance-windows' && resource.path !== 'heartbeats') {
         const duplicate = await call(t, `${base}/update?id=${b}`, { method: 'PATCH', key, body: resource.body }, 409);
         assert.equal(duplicate.body.error?.existing_id, a);
       }
@@ -807,7 +855,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
         await call(t, path, { method }, 401);
         await call(t, path, { method, key: 'mapi_not-a-real-key' }, 401);
       }
-      if (resource.path === 'maintenance-windows') {
+      if (resource.path === 'maintenance-windows' || resource.path === 'heartbeats') {
         await call(t, base, { key }, 200);
         await call(t, `${base}?limit=0`, { key }, 400);
         await call(t, `${base}/create`, { method: 'POST', key, body: { name: '', device_ids: [999] } }, 400);
@@ -957,6 +1005,24 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     }
   });
 
+  test('/heartbeats/results and /heartbeats/availability: success and the failures of one record', async () => {
+    const t = open();
+    const key = await t.createKey();
+    const id = (
+      await call<{ id: number }>(t, '/v1/heartbeats/create', { method: 'POST', key, body: { period_s: 60 } }, 201)
+    ).body.data!.id;
+    const reader = await t.createKey({ scopes: ['write'] });
+    const elsewhere = await t.createKey({ allowedIps: ['203.0.113.0/24'] });
+    for (const path of ['/v1/heartbeats/results', '/v1/heartbeats/availability']) {
+      await call(t, `${path}?id=${id}`, { key }, 200);
+      await call(t, `${path}?id=999999`, { key }, 404);
+      await call(t, `${path}?id=${id}`, {}, 401);
+      await call(t, `${path}?id=${id}`, { key: reader }, 403);
+      await call(t, `${path}?id=${id}`, { key: elsewhere }, 403);
+    }
+    await call(t, '/v1/incidents?heartbeat_id=999999', { key }, 404);
+  });
+
   test('/me: success, a stray parameter, and every failure before the route', async () => {
     const t = open();
     const key = await t.createKey({ scopes: ['read'] });
@@ -1095,6 +1161,13 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/maintenance-windows'],
       ['POST', '/v1/maintenance-windows/create'],
       ['DELETE', '/v1/maintenance-windows/delete?id=1'],
+      ['GET', '/v1/heartbeats'],
+      ['POST', '/v1/heartbeats/create'],
+      ['DELETE', '/v1/heartbeats/delete?id=1'],
+      ['GET', '/v1/heartbeats/get?id=1'],
+      ['PATCH', '/v1/heartbeats/update?id=1'],
+      ['GET', '/v1/heartbeats/results?id=1'],
+      ['GET', '/v1/heartbeats/availability?id=1'],
       ['GET', '/v1/devices/availability?id=1'],
       ['GET', '/v1/devices/response-times?id=1'],
       ['GET', '/v1/incidents'],
@@ -1156,6 +1229,13 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/incidents', undefined],
       ['GET', '/v1/blacklist-monitors/listings?id=1', undefined],
       ...STATUS_PAGE_ROUTES,
+      ['GET', '/v1/heartbeats', undefined],
+      ['POST', '/v1/heartbeats/create', { period_s: 60 }],
+      ['DELETE', '/v1/heartbeats/delete?id=1', undefined],
+      ['GET', '/v1/heartbeats/get?id=1', undefined],
+      ['PATCH', '/v1/heartbeats/update?id=1', {}],
+      ['GET', '/v1/heartbeats/results?id=1', undefined],
+      ['GET', '/v1/heartbeats/availability?id=1', undefined],
     ];
     for (const failure of [new Error('connection reset'), new MissingTableError()]) {
       store.failure = failure;
@@ -1181,6 +1261,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       '/elsewhere',
       '/v1/webhooks/results',
       '/v1/maintenance-windows/nope',
+      '/v1/heartbeats/nope',
       '/v1/incidents/nope',
       '/v1/status-pages/notices/nope',
     ]) {

@@ -33,7 +33,7 @@ eachStore('what a status page shows', (env) => {
     const user = (await t.request<{ user_id: number }>('/v1/me', { key })).body.data!.user_id;
     const now = new Date(t.clock.now()).toISOString();
     await t.store.syncMaintenance(
-      [{ user_id: user, device_ids: [serviced], blacklist_monitor_ids: [], started_at: now }],
+      [{ user_id: user, device_ids: [serviced], blacklist_monitor_ids: [], heartbeat_ids: [], started_at: now }],
       now,
     );
     const never = await newDevice(t, key);

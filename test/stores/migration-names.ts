@@ -16,6 +16,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0011_reports',
   '0012_timeline_totals',
   '0013_recheck_state',
+  '0015_heartbeats',
   '0016_status_pages',
 ];
 

@@ -108,6 +108,7 @@ export function reportsContract(ctx: ContractContext): void {
         [
           {
             device_id: device.id,
+            heartbeat_id: null,
             started_at: t(60),
             resolved_at: t(70),
             duration_s: 600,
@@ -163,7 +164,13 @@ export function reportsContract(ctx: ContractContext): void {
       assert.equal(await store.setEnabled('device', device.id, true, t(120)), true);
       await check(store, device.id, 120, 'up');
       // A maintenance window over minutes 180 to 240, with an outage inside it.
-      const window = { user_id: user.id, device_ids: [device.id], blacklist_monitor_ids: [], started_at: t(180) };
+      const window = {
+        user_id: user.id,
+        device_ids: [device.id],
+        blacklist_monitor_ids: [],
+        heartbeat_ids: [],
+        started_at: t(180),
+      };
       assert.equal(await store.syncMaintenance([window], t(180)), 1);
       await check(store, device.id, 200, 'maintenance', [failing(t(200))]);
       assert.equal(await store.syncMaintenance([], t(240)), 1);

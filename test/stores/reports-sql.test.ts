@@ -98,6 +98,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
           [
             {
               device_id: id,
+              heartbeat_id: null,
               started_at: at(34),
               resolved_at: null,
               duration_s: null,

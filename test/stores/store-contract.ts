@@ -5,6 +5,7 @@ import type { ApiKey, NewApiKey, User } from '../../core/records/index.ts';
 import { MissingTableError } from '../../core/store/store.ts';
 import type { Store } from '../../core/store/store.ts';
 import { claimsContract } from './claims-contract.ts';
+import { heartbeatsContract } from './heartbeats-contract.ts';
 import type { ContractContext, OpenedStore } from './contract-context.ts';
 import { ALL, at, createdOf, MAX_ID, ipMonitor, sshDevice, T0, webDevice } from './records.ts';
 import { reportsContract } from './reports-contract.ts';
@@ -293,6 +294,7 @@ export function storeContract(
     reportsContract(context);
     responseRangesContract(context);
     statusPagesContract(context);
+    heartbeatsContract(context);
 
     const { openUnmigrated } = options;
     const skip = !openUnmigrated && 'this store has no schema';

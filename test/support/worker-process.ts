@@ -18,7 +18,7 @@ export interface WorkerProcess {
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
   /** Records claimed so far, from the `claimed N due <kind> checks` log lines (`--log-level debug`). */
-  claimed(kind: 'blacklist_monitor' | 'device'): number;
+  claimed(kind: 'blacklist_monitor' | 'device' | 'heartbeat'): number;
 }
 
 const running = new Set<ChildProcessWithoutNullStreams>();

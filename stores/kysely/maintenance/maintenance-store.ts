@@ -51,6 +51,8 @@ function windowFromRow(row: Selectable<MaintenanceWindowsTable>): OwnedMaintenan
     all_devices: toFlag(row.all_devices),
     blacklist_monitor_ids: parseIds(row.blacklist_monitor_ids),
     all_blacklist_monitors: toFlag(row.all_blacklist_monitors),
+    heartbeat_ids: parseIds(row.heartbeat_ids),
+    all_heartbeats: toFlag(row.all_heartbeats),
     created_at: toStamp(row.created_at),
   };
 }
@@ -81,6 +83,8 @@ export class KyselyMaintenance implements MaintenanceStore {
       all_devices: flagFor(this.dialect, window.all_devices),
       blacklist_monitor_ids: JSON.stringify(window.blacklist_monitor_ids),
       all_blacklist_monitors: flagFor(this.dialect, window.all_blacklist_monitors),
+      heartbeat_ids: JSON.stringify(window.heartbeat_ids),
+      all_heartbeats: flagFor(this.dialect, window.all_heartbeats),
     };
   }
 

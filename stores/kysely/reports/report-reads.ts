@@ -20,7 +20,7 @@ import type { Database, DbTimestamp, DeviceRollupsTable, StoreDialect } from '..
 
 async function owns(
   db: Kysely<Database>,
-  table: 'devices' | 'blacklist_monitors',
+  table: 'devices' | 'blacklist_monitors' | 'heartbeats',
   userId: number,
   id: number,
 ): Promise<boolean> {
@@ -192,6 +192,7 @@ export async function listIncidents(
   query: IncidentQuery,
 ): Promise<Incident[] | undefined> {
   if (query.device_id !== undefined && !(await owns(db, 'devices', userId, query.device_id))) return undefined;
+  if (query.heartbeat_id !== undefined && !(await owns(db, 'heartbeats', userId, query.heartbeat_id))) return undefined;
   let select = db
     .selectFrom('incidents')
     .selectAll()
@@ -199,6 +200,7 @@ export async function listIncidents(
     .where('started_at', '<', stampText(query.to))
     .where((eb) => eb.or([eb('resolved_at', 'is', null), eb('resolved_at', '>', stampText(query.from))]));
   if (query.device_id !== undefined) select = select.where('device_id', '=', query.device_id);
+  if (query.heartbeat_id !== undefined) select = select.where('heartbeat_id', '=', query.heartbeat_id);
   if (query.before_id !== undefined) select = select.where('id', '<', query.before_id);
   const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
   return rows.map((row) => {
@@ -206,7 +208,8 @@ export async function listIncidents(
     const resolved = toNullableStamp(row.resolved_at);
     return {
       id: toId(row.id),
-      device_id: toId(row.device_id),
+      device_id: row.device_id === null ? null : toId(row.device_id),
+      heartbeat_id: row.heartbeat_id === null ? null : toId(row.heartbeat_id),
       started_at: started,
       resolved_at: resolved,
       duration_s: resolved === null ? null : Math.floor((Date.parse(resolved) - Date.parse(started)) / 1000),
