@@ -160,19 +160,15 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     let response: ApiResponse;
     let loggedPath = url.pathname;
     try {
-      const ownedByPublic = publicDispatcher.owns(url.pathname);
-      // A path a public route owns is logged by its first segment until a route's pattern is
-      // known: a ping's path carries its heartbeat's token.
-      if (ownedByPublic) loggedPath = url.pathname.split('/', 2).join('/');
       // A public route answers without a key, so before the pipeline's first step: its answers
-      // (the pings' text, as Healthchecks gives them; the status pages') carry no quota.
+      // (the pings' text, as Healthchecks gives them; the status pages') carry no quota. It is
+      // logged by its pattern (publicDispatcher.dispatch), never by a path with a ping's token.
       const answered =
-        ownedByPublic || !underBase(url.pathname)
-          ? await publicDispatcher.dispatch(request, url, clock.now(), ip)
+        publicDispatcher.owns(url.pathname) || !underBase(url.pathname)
+          ? await publicDispatcher.dispatch(request, url, clock.now(), ip, (pattern) => (loggedPath = pattern))
           : undefined;
       if (answered !== undefined) {
-        loggedPath = answered.pattern;
-        response = answered.response;
+        response = answered;
       } else if (!underBase(url.pathname)) {
         throw errors.unknownRoute(null);
       } else {

@@ -6,16 +6,6 @@ import type { StatusAnswers } from '../status-pages/status-answers.ts';
 import type { Store } from '../store/store.ts';
 import { textResponse, type PublicRoute } from './public-route.ts';
 
-/** A public route's answer, and the pattern its path matched. */
-export interface PublicAnswer {
-  response: ApiResponse;
-  /**
-   * What the request log shows for the path: the route's pattern, or a text table's first segment
-   * when no route took the path, never the path itself (a ping's token is its heartbeat's secret).
-   */
-  pattern: string;
-}
-
 export interface PublicDispatcher {
   /**
    * Whether a path is a public route's whatever the host (`/ping`, `/ping/...`, `/status/...`), so
@@ -25,13 +15,18 @@ export interface PublicDispatcher {
   /**
    * The public route's answer to a request, or undefined when none takes it (the API's own answer
    * follows: its routes, or 404 unknown_route). Runs before authentication: no key is asked.
+   * `matched` is told what the request log shows for the path once it is known, before the route
+   * runs or refuses (so an error thrown there is logged by it too): the route's pattern, or a text
+   * route's first segment when no route takes the path; never the path itself, since a ping's
+   * path holds its heartbeat's token.
    */
   dispatch(
     request: ApiRequest,
     url: ParsedUrl,
     now: number,
     clientIp: string | null,
-  ): Promise<PublicAnswer | undefined>;
+    matched: (pattern: string) => void,
+  ): Promise<ApiResponse | undefined>;
 }
 
 const PORT = /:\d*$/;
@@ -69,35 +64,36 @@ export function createPublicDispatcher(
 
   return {
     owns: (pathname) => textSegments.has(pathname) || prefixes.some((prefix) => pathname.startsWith(prefix)),
-    async dispatch(request, url, now, clientIp) {
+    async dispatch(request, url, now, clientIp, matched) {
       let path = url.pathname;
       if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
       let endpoint;
-      let pattern = path;
       let params: Readonly<Record<string, string>> = {};
       if (path === '/') {
         if (request.method !== 'GET' || root === undefined) return undefined;
+        matched(path);
         endpoint = root;
       } else {
         const resolved = await resolve(request.method, path);
         if (resolved.kind === 'unknown') {
           const segment = firstSegment(path);
           if (!textSegments.has(segment)) return undefined;
-          return { response: textResponse(404, 'not found'), pattern: segment };
+          matched(segment);
+          return textResponse(404, 'not found');
         }
-        pattern = resolved.pattern;
         if (resolved.kind === 'method_not_allowed') {
           const route = routes.find((r) => r.path === resolved.pattern)!;
           // A hostname's path asked otherwise is the API's to answer; `/status/...` is ours.
           if (route.value.byHost) return undefined;
+          matched(resolved.pattern);
           if (!route.value.text) throw errors.methodNotAllowed(resolved.allow);
-          const allow = resolved.allow.join(', ');
-          return { response: textResponse(405, 'method not allowed', { allow }), pattern };
+          return textResponse(405, 'method not allowed', { allow: resolved.allow.join(', ') });
         }
+        matched(resolved.pattern);
         endpoint = resolved.value;
         params = resolved.params;
       }
-      const response = await endpoint.handler({
+      return endpoint.handler({
         request,
         url,
         params,
@@ -106,7 +102,6 @@ export function createPublicDispatcher(
         clientIp,
         ...parts,
       });
-      return response === undefined ? undefined : { response, pattern };
     },
   };
 }
