@@ -21,12 +21,7 @@ import type {
   NewDevice,
   NewHeartbeat,
   NewMaintenanceWindow,
-  NewNotice,
-  NewStatusPage,
   NewWebhook,
-  Notice,
-  OwnedStatusPage,
-  StatusPage,
   ReceivedPing,
   StoredHeartbeat,
   StoredMaintenanceWindow,
@@ -58,13 +53,6 @@ import type { ActiveMaintenance, OwnedMaintenanceWindow } from '../store/mainten
 import type { ClaimedHeartbeat, HeartbeatChange, HeartbeatLateOutcome } from '../store/heartbeat-store.ts';
 import type { HeartbeatTimelineState } from '../heartbeats/heartbeat-state.ts';
 import type {
-  ComponentIds,
-  ComponentRecords,
-  StatusPageAddress,
-  StatusPageCreateResult,
-  StatusPageUpdateResult,
-} from '../store/status-page-store.ts';
-import type {
   ClosedSeriesDays,
   Incident,
   IncidentQuery,
@@ -91,16 +79,16 @@ import { MemoryWebhooks } from './memory-webhooks.ts';
  * One part a resource, over the tables they share (memory-tables.ts): users and keys
  * (memory-access.ts), devices and blacklist monitors (memory-records.ts), the engine's checks
  * (memory-checks.ts), maintenance windows (memory-maintenance.ts), webhooks and their deliveries
- * (memory-webhooks.ts), reports (memory-reports.ts) and status pages (memory-status-pages.ts); this
- * class hands each call to its part.
+ * (memory-webhooks.ts), reports (memory-reports.ts) and heartbeats (memory-heartbeats.ts); this
+ * class hands each call to its part. The status pages' part (memory-status-pages.ts) is the class
+ * it extends, as the Kysely store's (stores/kysely/kysely-store.ts).
  */
-export class MemoryStore implements Store {
+export class MemoryStore extends MemoryStatusPages implements Store {
   readonly #tables: MemoryTables;
   readonly #access = new MemoryAccess();
   readonly #records: MemoryRecords;
   readonly #checks: MemoryChecks;
   readonly #maintenance: MemoryMaintenance;
-  readonly #statusPages: MemoryStatusPages;
   readonly #heartbeatsPart: MemoryHeartbeats;
   /** Webhooks and their deliveries, over the event outbox. */
   readonly #webhooks: MemoryWebhooks;
@@ -109,11 +97,11 @@ export class MemoryStore implements Store {
 
   constructor(options: { clock?: Clock } = {}) {
     const tables = new MemoryTables(options.clock ?? systemClock);
+    super(tables);
     this.#tables = tables;
     this.#records = new MemoryRecords(tables);
     this.#checks = new MemoryChecks(tables);
     this.#maintenance = new MemoryMaintenance(tables);
-    this.#statusPages = new MemoryStatusPages(tables);
     this.#heartbeatsPart = new MemoryHeartbeats(tables);
     this.#webhooks = new MemoryWebhooks(() => tables.events);
   }
@@ -380,50 +368,6 @@ export class MemoryStore implements Store {
   }
   deleteWebhookAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
     return this.#webhooks.deleteWebhookAttemptsBefore(before, limit);
-  }
-
-  createStatusPage(userId: number, page: NewStatusPage): Promise<StatusPageCreateResult> {
-    return this.#statusPages.createStatusPage(userId, page);
-  }
-  listStatusPages(userId: number, req: PageRequest): Promise<StatusPage[]> {
-    return this.#statusPages.listStatusPages(userId, req);
-  }
-  getStatusPage(userId: number, id: number): Promise<StatusPage | undefined> {
-    return this.#statusPages.getStatusPage(userId, id);
-  }
-  updateStatusPage(
-    userId: number,
-    id: number,
-    change: RecordChange<StatusPage, NewStatusPage>,
-  ): Promise<StatusPageUpdateResult> {
-    return this.#statusPages.updateStatusPage(userId, id, change);
-  }
-  deleteStatusPage(userId: number, id: number): Promise<boolean> {
-    return this.#statusPages.deleteStatusPage(userId, id);
-  }
-  createNotice(userId: number, notice: NewNotice): Promise<Notice | undefined> {
-    return this.#statusPages.createNotice(userId, notice);
-  }
-  listNotices(userId: number, statusPageId: number, req: PageRequest): Promise<Notice[] | undefined> {
-    return this.#statusPages.listNotices(userId, statusPageId, req);
-  }
-  getNotice(userId: number, id: number): Promise<Notice | undefined> {
-    return this.#statusPages.getNotice(userId, id);
-  }
-  updateNotice(userId: number, id: number, change: RecordChange<Notice, NewNotice>): Promise<UpdateResult<Notice>> {
-    return this.#statusPages.updateNotice(userId, id, change);
-  }
-  deleteNotice(userId: number, id: number): Promise<boolean> {
-    return this.#statusPages.deleteNotice(userId, id);
-  }
-  findPublicStatusPage(address: StatusPageAddress): Promise<OwnedStatusPage | undefined> {
-    return this.#statusPages.findPublicStatusPage(address);
-  }
-  componentRecords(userId: number, ids: ComponentIds): Promise<ComponentRecords> {
-    return this.#statusPages.componentRecords(userId, ids);
-  }
-  recentNotices(statusPageId: number, since: Timestamp, limit: number): Promise<Notice[]> {
-    return this.#statusPages.recentNotices(statusPageId, since, limit);
   }
 
   async close(): Promise<void> {}

@@ -14,6 +14,7 @@ import type {
 } from '../../core/index.ts';
 // Migration 0015's tables (heartbeats) are declared beside their store part.
 import type { HeartbeatTables } from './heartbeats/heartbeat-schema.ts';
+import type { StatusPageTables } from './status-pages/status-page-tables.ts';
 
 /** The SQL databases a `KyselyStore` runs on. */
 export type StoreDialect = 'postgres' | 'sqlite';
@@ -367,9 +368,7 @@ export interface ReportProgressTable {
   rolled_until: Stamp;
 }
 
-export interface Database extends HeartbeatTables {
-  status_pages: import('./status-pages/status-page-tables.ts').StatusPagesTable;
-  status_page_notices: import('./status-pages/status-page-tables.ts').StatusPageNoticesTable;
+export interface Database extends HeartbeatTables, StatusPageTables {
   status_changes: StatusChangesTable;
   incidents: IncidentsTable;
   listing_periods: ListingPeriodsTable;

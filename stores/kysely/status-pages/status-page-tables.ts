@@ -42,3 +42,9 @@ export interface StatusPageNoticesTable {
   updated_at: Stamp;
   resolved_at: NullableStamp;
 }
+
+/** The status pages' tables, as the Database of schema.ts holds them. */
+export interface StatusPageTables {
+  status_pages: StatusPagesTable;
+  status_page_notices: StatusPageNoticesTable;
+}
