@@ -282,7 +282,11 @@ suiteOrSkip('many workers, one PostgreSQL database, real processes', first.skip,
       async () => {
         const { rows } = await sql<{ last_status: string | null; n: string }>`
           select last_status, count(*) as n from blacklist_monitors group by 1 order by 1`.execute(db.opened.db);
-        seen = JSON.stringify(rows);
+        // With the results' errors and zones: which worker wrote an error, and why, if this never ends.
+        const errors = await sql<{ zone: string; error: string | null; n: string }>`
+          select cast(fields as jsonb) ->> 'zone' as zone, cast(fields as jsonb) ->> 'error' as error, count(*) as n
+          from check_results group by 1, 2 order by 1, 2`.execute(db.opened.db);
+        seen = `${JSON.stringify(rows)}; results by zone and error: ${JSON.stringify(errors.rows)}`;
         return rows.length === 1 && rows[0]!.last_status === 'clean' && Number(rows[0]!.n) === 20;
       },
     );
