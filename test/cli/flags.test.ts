@@ -170,7 +170,7 @@ describe('what cannot be reached: one line on stderr, exit 2, without retrying',
     const paths = [join(nowhere, 'sub', 'x.db')];
     if (existsSync('/proc/self')) paths.push('/proc/monitoring-api-test/sub/x.db');
     for (const path of paths) {
-      const result = await runCli(['migrate', '--database', `sqlite:${path}`], {}, 30_000);
+      const result = await runCli(['migrate', '--database', `sqlite:${path}`], {}, HANG_GUARD_MS);
       assertUsageError(result, /^monitoring-api: cannot open SQLite .*ENOENT/);
     }
     assert.ok(!existsSync(join(dir, 'no-such-folder')));

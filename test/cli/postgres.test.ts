@@ -12,10 +12,12 @@ import { after, before, it } from 'node:test';
 import { bootstrapFirstKey } from '../../cli/commands/bootstrap.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { bootstrapToken, CLI_ARGS, getMe, ROOT, startServe, stopServe } from '../support/cli.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 import { connectUntilRefused, freePort } from '../support/ports.ts';
 import { runCommand, runCommandJson } from '../support/run-command.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const pg: TestDatabase = await createTestDatabase();
 const skip = pg.skip;
@@ -118,54 +120,59 @@ suiteOrSkip('the CLI on PostgreSQL', skip, { concurrency: 1 }, () => {
     }
   });
 
-  it('SIGTERM while the first key waits on the lock: the key made is still shown, no listening line, exit 0', async () => {
-    const fresh = await createTestDatabase();
-    if (fresh.skip !== undefined) throw new Error(fresh.skip);
-    const holder = new pgDriver.Client({ connectionString: fresh.url });
-    await holder.connect();
-    try {
-      assert.equal((await runCommand(['migrate', '--database', fresh.url])).code, 0);
-      // Another instance is making the first key: this one waits on the same advisory lock.
-      await holder.query('select pg_advisory_lock($1)', [0x6d617069]);
-      // A port known beforehand: serve listens before it makes the first key and closes its
-      // listener on handling the signal; the lock is released only once it has.
-      const port = await freePort();
-      const args = [...CLI_ARGS, 'serve', '--port', String(port), '--database', fresh.url];
-      const child = spawn(process.execPath, args, { cwd: ROOT });
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => (out += chunk));
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      // Migrated already, so the first line comes only once the key is made. Rather than wait
-      // long enough for it to be blocked, watch PostgreSQL until it is: its request for the lock
-      // shows in pg_locks, not granted.
-      const started = Date.now();
-      for (;;) {
-        const { rows } = await holder.query<{ waiting: number }>(
-          `select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted and objid = $1
+  it(
+    'SIGTERM while the first key waits on the lock: the key made is still shown, no listening line, exit 0',
+    { timeout: HANG_GUARD_MS },
+    async () => {
+      const fresh = await createTestDatabase();
+      if (fresh.skip !== undefined) throw new Error(fresh.skip);
+      const holder = new pgDriver.Client({ connectionString: fresh.url });
+      await holder.connect();
+      try {
+        assert.equal((await runCommand(['migrate', '--database', fresh.url])).code, 0);
+        // Another instance is making the first key: this one waits on the same advisory lock.
+        await holder.query('select pg_advisory_lock($1)', [0x6d617069]);
+        // A port known beforehand: serve listens before it makes the first key and closes its
+        // listener on handling the signal; the lock is released only once it has.
+        const port = await freePort();
+        // The wait on the lock is a statement: with the query timeout and the drain deadline as long
+        // as the test's hang guard, neither ends it however long the steps below take.
+        const guard = String(HANG_GUARD_MS);
+        const timeouts = ['--query-timeout', guard, '--shutdown-timeout', guard];
+        const args = [...CLI_ARGS, 'serve', '--port', String(port), '--database', fresh.url, ...timeouts];
+        const child = spawn(process.execPath, args, { cwd: ROOT });
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+        const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+        // Migrated already, so the first line comes only once the key is made. Rather than wait
+        // long enough for it to be blocked, watch PostgreSQL until it is: its request for the lock
+        // shows in pg_locks, not granted.
+        await waitFor('serve to wait on the first-key lock', async () => {
+          const { rows } = await holder.query<{ waiting: number }>(
+            `select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted and objid = $1
              and database = (select oid from pg_database where datname = current_database())`,
-          [0x6d617069],
-        );
-        if (rows[0]!.waiting > 0) break;
-        assert.ok(Date.now() - started < 60_000, 'serve never waited on the first-key lock');
-        await new Promise((resolve) => setTimeout(resolve, 50));
+            [0x6d617069],
+          );
+          return rows[0]!.waiting > 0;
+        });
+        assert.equal(out, '');
+        // It listens meanwhile: a connection now is accepted, one after the signal is refused.
+        await new Promise<void>((resolve, reject) => {
+          const socket = connect(port, '127.0.0.1', () => {
+            socket.destroy();
+            resolve();
+          }).once('error', reject);
+        });
+        child.kill('SIGTERM');
+        await connectUntilRefused(port);
+        await holder.query('select pg_advisory_unlock($1)', [0x6d617069]);
+        assert.equal(await exited, 0);
+        assert.match(out, /API key \(shown once, keep it now\): mapi_/);
+        assert.doesNotMatch(out, /listening on/);
+      } finally {
+        await holder.end();
+        await fresh.drop();
       }
-      assert.equal(out, '');
-      // It listens meanwhile: a connection now is accepted, one after the signal is refused.
-      await new Promise<void>((resolve, reject) => {
-        const socket = connect(port, '127.0.0.1', () => {
-          socket.destroy();
-          resolve();
-        }).once('error', reject);
-      });
-      child.kill('SIGTERM');
-      await connectUntilRefused(port);
-      await holder.query('select pg_advisory_unlock($1)', [0x6d617069]);
-      assert.equal(await exited, 0);
-      assert.match(out, /API key \(shown once, keep it now\): mapi_/);
-      assert.doesNotMatch(out, /listening on/);
-    } finally {
-      await holder.end();
-      await fresh.drop();
-    }
-  });
+    },
+  );
 });

@@ -13,6 +13,7 @@ import { createMonitoringApi } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { bootstrapToken, dnsblFlags, startServe, stopServe } from '../support/cli.ts';
 import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 import { startWorker, type WorkerProcess } from '../support/worker-process.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -46,16 +47,20 @@ async function statusOf(
   token: string,
   id: number,
 ): Promise<{ last_status: string | null; listed_on: string[] }> {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
-    const response = await fetch(`${url}/blacklist-monitors`, { headers: { authorization: `Bearer ${token}` } });
-    const { data } = (await response.json()) as {
-      data: { id: number; last_status: string | null; listed_on: string[] }[];
-    };
-    const monitor = data.find((m) => m.id === id);
-    if (monitor?.last_status !== null && monitor !== undefined) return monitor;
-    await delay(100);
-  }
-  assert.fail('the monitor was not checked within 30 s');
+  let checked: { last_status: string | null; listed_on: string[] } | undefined;
+  await waitFor(
+    `monitor ${id} to be checked`,
+    async () => {
+      const response = await fetch(`${url}/blacklist-monitors`, { headers: { authorization: `Bearer ${token}` } });
+      const { data } = (await response.json()) as {
+        data: { id: number; last_status: string | null; listed_on: string[] }[];
+      };
+      checked = data.find((m) => m.id === id && m.last_status !== null);
+      return checked !== undefined;
+    },
+    100,
+  );
+  return checked!;
 }
 
 // One worker and one server for these four, in order: three process starts saved. The worker
@@ -121,48 +126,53 @@ describe('monitoring-api worker, then serve beside it', () => {
 });
 
 describe('monitoring-api worker --stop-timeout', () => {
-  it('a check still in flight at SIGTERM: exit 1 once the stop timeout has passed, saying why', async () => {
-    // A DNS server that receives and never answers: the DNSBL check of the monitor hangs in flight.
-    const silent = createSocket('udp4');
-    let asked = 0;
-    silent.on('message', () => void asked++);
-    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
-    after(() => silent.close());
-    const file = join(dir, 'stuck.db');
-    const { store, db } = await openKyselyStore(`sqlite:${file}`);
-    await migrateToLatest(db);
-    const api = createMonitoringApi({ store });
-    const key = await api.keys.createApiKey({ userId: (await api.keys.createUser()).id });
-    const created = await api.fetch(
-      new Request('http://api.test/v1/blacklist-monitors/create', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ target_type: 'ip', target_value: '93.184.215.14' }),
-      }),
-    );
-    assert.equal(created.status, 201);
-    await api.close();
-    await store.close();
+  it(
+    'a check still in flight at SIGTERM: exit 1 once the stop timeout has passed, saying why',
+    { timeout: HANG_GUARD_MS },
+    async () => {
+      // A DNS server that receives and never answers: the DNSBL check of the monitor hangs in flight.
+      const silent = createSocket('udp4');
+      let asked = 0;
+      silent.on('message', () => void asked++);
+      await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+      after(() => silent.close());
+      const file = join(dir, 'stuck.db');
+      const { store, db } = await openKyselyStore(`sqlite:${file}`);
+      await migrateToLatest(db);
+      const api = createMonitoringApi({ store });
+      const key = await api.keys.createApiKey({ userId: (await api.keys.createUser()).id });
+      const created = await api.fetch(
+        new Request('http://api.test/v1/blacklist-monitors/create', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ target_type: 'ip', target_value: '93.184.215.14' }),
+        }),
+      );
+      assert.equal(created.status, 201);
+      await api.close();
+      await store.close();
 
-    // A DNS timeout of a minute: the check is still in flight at the signal, however slow the machine.
-    const worker = await startWorker([
-      '--database',
-      `sqlite:${file}`,
-      '--stop-timeout',
-      '300',
-      '--dns-timeout',
-      '60000',
-      ...dnsblFlags(`127.0.0.1:${silent.address().port}`),
-    ]);
-    await waitFor('the worker to ask the DNS server', () => asked > 0);
-    const stopped = performance.now();
-    worker.child.kill('SIGTERM');
-    assert.equal(await worker.exited, 1, worker.stderr.join('\n'));
-    const ms = performance.now() - stopped;
-    assert.match(worker.stderr.join('\n'), /^monitoring-api: checks still in flight after 0\.3 s, exiting$/m);
-    // Its own deadline, not the 30 s default stop timeout nor the 60 s DNS timeout.
-    assert.ok(ms >= 250 && ms < 20_000, `exited ${Math.round(ms)} ms after SIGTERM`);
-  });
+      // A DNS timeout as long as the test's hang guard: the check is still in flight at the signal
+      // however slow the machine, and only the stop timeout can end the wait for it in time.
+      const worker = await startWorker([
+        '--database',
+        `sqlite:${file}`,
+        '--stop-timeout',
+        '300',
+        '--dns-timeout',
+        String(HANG_GUARD_MS),
+        ...dnsblFlags(`127.0.0.1:${silent.address().port}`),
+      ]);
+      await waitFor('the worker to ask the DNS server', () => asked > 0);
+      const stopped = performance.now();
+      worker.child.kill('SIGTERM');
+      assert.equal(await worker.exited, 1, worker.stderr.join('\n'));
+      const ms = performance.now() - stopped;
+      // Its own deadline (0.3 s, not the 30 s default) says it ended the wait, and not before it.
+      assert.match(worker.stderr.join('\n'), /^monitoring-api: checks still in flight after 0\.3 s, exiting$/m);
+      assert.ok(ms >= 250, `exited ${Math.round(ms)} ms after SIGTERM`);
+    },
+  );
 });
 
 describe('monitoring-api serve --worker', () => {

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_ARGS, ROOT } from '../support/built-cli.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 import { runCommandJson } from '../support/run-command.ts';
 
 export { ROOT };
@@ -53,7 +54,10 @@ export async function startServer(extraArgs: string[] = []): Promise<StandaloneS
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within 60 s:\n${output}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the server did not start within ${HANG_GUARD_MS} ms:\n${output}`)),
+      HANG_GUARD_MS,
+    );
     const check = () => {
       const match = output.match(/listening on (http:\/\/\S+\/v1)/);
       if (match) {

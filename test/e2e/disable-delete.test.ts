@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Device } from '../../core/index.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { closedAfterEach, createWebDevice, eachStore, type World } from './harness.ts';
 
 const START = '2026-07-01T00:00:00.000Z';
@@ -64,10 +65,8 @@ eachStore('disabling and deleting records the engine checks', (opened) => {
     w.clock.advance(INTERVAL_MS);
     const requests = target.requests;
     const running = engine.runOnce();
-    for (const deadline = Date.now() + 30_000; target.requests === requests && Date.now() < deadline;) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    assert.equal(target.requests, requests + 1, 'the check reached the server');
+    await waitFor('the check to reach the server', () => target.requests !== requests, 5);
+    assert.equal(target.requests, requests + 1, 'the check reached the server once');
     await w.call(`/devices/delete?id=${device.id}`, { method: 'DELETE' });
     release();
     const summary = await running;

@@ -18,6 +18,7 @@ import { before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createMonitoringApi, generateToken, type CreatedApiKey, type MonitoringApi } from '../../core/internal.ts';
 import { migrateToLatest, openKyselyStore, type KyselyStore } from '../../stores/kysely/index.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 import { nodeArgs } from '../support/node-args.ts';
 import { probePostgres } from '../support/postgres.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
@@ -49,16 +50,13 @@ interface Rig {
 
 /**
  * Store timeouts for the tests that wait them out (the defaults are 5 s and 12 s). Each test reads
- * the error that ended its requests, so which timeout fired is known; the time bounds only show
- * that a request stuck for good is ended, and leave room for a busy machine. The connect timeout
- * also bounds every connection the test itself needs (fresh backends, through the proxy, while
- * other files create databases), so it stays at the default.
+ * the error that ended its requests, so which timeout fired is known, and sets the timeouts it is
+ * not about to the hang guard; no test bounds how long a request took. The connect timeout also
+ * bounds every connection the test itself needs (fresh backends, through the proxy, while other
+ * files create databases), so it stays at the default where a test waits it out.
  */
 const CONNECT_MS = 5_000;
 const QUERY_MS = 2_400;
-
-/** Time allowed to each test, for the timeouts it waits out on a busy machine; a passing test ends well before. */
-const TEST_TIMEOUT_MS = 120_000;
 
 let skip: string | undefined;
 let names = 0;
@@ -128,13 +126,13 @@ before(async () => {
   if (skip !== undefined) warnPostgresSkipped(skip);
 });
 
-// The tests run side by side, so the suite's time limit is each test's.
-describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST_TIMEOUT_MS }, () => {
+// The tests run side by side, so the suite's time limit, the hang guard, is each test's.
+describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: HANG_GUARD_MS }, () => {
   test('cut off mid-run, mid-query: fast 500 server_error on every route, no crash, service resumes when it returns', async (t) => {
     if (skip !== undefined) return t.skip(skip);
-    // A connect timeout far longer than the bounds below: failing fast, as a refused connection
-    // does, is told apart from waiting one out.
-    const r = await rig({ connectionTimeoutMs: 60_000 });
+    // Fast: no timeout of the store's could end a request before the test's hang guard, so only the
+    // cut can, and the errors behind the 500s name none.
+    const r = await rig({ connectionTimeoutMs: HANG_GUARD_MS, queryTimeoutMs: HANG_GUARD_MS });
     const locker = new pg.Client({ connectionString: r.url });
     await locker.connect();
     try {
@@ -148,24 +146,19 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
       // connection's 'error' event. Without it this process would die here.
       await locker.query('begin');
       await locker.query('lock table devices in exclusive mode');
-      const inFlight = timed(() => create(r));
+      const inFlight = create(r);
       // Cut once PostgreSQL has it waiting on the lock.
-      const deadline = Date.now() + 30_000;
-      for (;;) {
+      await waitFor('the create to wait on the lock', async () => {
         const { rows } = await locker.query<{ waiting: number }>(
           "select count(*)::int as waiting from pg_locks where not granted and relation = 'devices'::regclass",
         );
-        if (rows[0]!.waiting > 0) break;
-        assert.ok(Date.now() < deadline, 'the create never waited on the lock');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+        return rows[0]!.waiting > 0;
+      });
       r.proxy.cut();
-      const cutAt = performance.now();
       // And one in the same tick, which may be handed an idle connection not yet known to be dead.
       assertServerError(await create(r));
-      const blocked = await inFlight;
-      assertServerError(blocked.res);
-      assert.ok(performance.now() - cutAt < 10_000, 'the request in flight must fail as soon as its connection does');
+      // The request in flight fails as its connection does: the lock is still held.
+      assertServerError(await inFlight);
       await new Promise((resolve) => setTimeout(resolve, 100));
 
       const calls: (() => Promise<RawResponse>)[] = [
@@ -176,13 +169,9 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
         // A token the key cache has never seen must be looked up: that fails too, as a 500, not a 401.
         () => callRaw(r.api, { url: '/v1/me', headers: headers(generateToken()) }),
       ];
-      for (let round = 0; round < 3; round++) {
-        for (const call of calls) {
-          const { res, ms } = await timed(call);
-          assertServerError(res);
-          assert.ok(ms < 10_000, `a refused connection must fail fast, took ${Math.round(ms)} ms`);
-        }
-      }
+      for (let round = 0; round < 3; round++) for (const call of calls) assertServerError(await call());
+      const described = r.failures.map(String);
+      assert.ok(described.length > 0 && !described.some((line) => /timeout/i.test(line)), described.join('\n'));
       // The pool's 'error' event for each idle connection reached the handler (and crashed nothing).
       assert.ok(r.poolErrors.length > 0, 'idle connections that died were not reported');
 
@@ -208,19 +197,13 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
 
   test('a database that accepts connections but never answers: 500 within the connect timeout, then service resumes', async (t) => {
     if (skip !== undefined) return t.skip(skip);
-    const r = await rig({ connectionTimeoutMs: CONNECT_MS });
+    const r = await rig({ connectionTimeoutMs: CONNECT_MS, queryTimeoutMs: HANG_GUARD_MS });
     try {
       assert.equal(checkAnswer(await list(r)).status, 200);
       r.proxy.cut(); // no pooled connection survives...
       r.proxy.stall(); // ...and new ones hang after the TCP handshake
-      const results = await Promise.all(Array.from({ length: 5 }, () => timed(() => create(r))));
-      for (const { res, ms } of results) {
-        assertServerError(res);
-        assert.ok(
-          ms < CONNECT_MS + 10_000,
-          `bounded by connectionTimeoutMillis (${CONNECT_MS} ms), took ${Math.round(ms)} ms`,
-        );
-      }
+      const results = await Promise.all(Array.from({ length: 5 }, () => create(r)));
+      for (const res of results) assertServerError(res);
       // What ended them is the connect timeout (or, for one that caught a pooled connection as it
       // was cut, the reset): nothing else.
       const described = r.failures.map(String);
@@ -247,16 +230,10 @@ describe('PostgreSQL faults through a proxy', { concurrency: true, timeout: TEST
     try {
       await Promise.all(Array.from({ length: 3 }, () => create(r)));
       r.proxy.stall(); // the pooled connections stay open, but nothing comes back
-      const results = await Promise.all(Array.from({ length: 3 }, () => timed(() => list(r))));
-      for (const { res, ms } of results) {
-        assertServerError(res);
-        // The query timeout gives up on a stalled connection, which is then closed; a list's next
-        // query waits for a new connection, which the stalled server never completes.
-        assert.ok(
-          ms < QUERY_MS + 2 * CONNECT_MS + 5_000,
-          `bounded by the query timeout (${QUERY_MS} ms), took ${Math.round(ms)} ms`,
-        );
-      }
+      // The query timeout gives up on a stalled connection, which is then closed; a list's next
+      // query waits for a new connection, which the stalled server never completes.
+      const results = await Promise.all(Array.from({ length: 3 }, () => list(r)));
+      for (const res of results) assertServerError(res);
       // The client gave up (the query timeout, then the connect timeout): the stalled server could not
       // have cancelled anything. A connect timeout reads "connection timeout" when the new
       // connection's handshake stalls, and "timeout exceeded when trying to connect" when a query

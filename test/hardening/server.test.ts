@@ -21,6 +21,7 @@ import { startFaultProxy } from './fault-proxy.ts';
 import { connectUntilRefused } from '../support/ports.ts';
 import { postgresOrSkip, viaPort } from './support.ts';
 import { HANG_GUARD_MS } from '../support/hang-guard.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -66,8 +67,6 @@ interface RawAnswer {
   body: string;
   /** Milliseconds from the first byte sent to the server's close, or null if still open at the end. */
   closedAfter: number | null;
-  /** Milliseconds from the first byte sent to the first byte received, or null if none came. */
-  answeredAfter: number | null;
   error: string | null;
 }
 
@@ -87,7 +86,6 @@ function raw(
     let data = '';
     let error: string | null = null;
     let closedAfter: number | null = null;
-    let answeredAfter: number | null = null;
     const finish = () => {
       clearTimeout(timer);
       // An interim 100 Continue is not the answer.
@@ -98,14 +96,12 @@ function raw(
         head,
         body: rest.join('\r\n\r\n'),
         closedAfter,
-        answeredAfter,
         error,
       });
       socket.destroy();
     };
     const timer = setTimeout(finish, waitMs);
     socket.on('data', (chunk) => {
-      answeredAfter ??= performance.now() - started;
       data += chunk.toString('latin1');
     });
     socket.on('error', (e) => {
@@ -450,16 +446,14 @@ describe('the standalone server', () => {
         new RegExp(`\r\nkeep-alive: timeout=${KEEP_ALIVE_MS / 1_000}(?:\r\n|$)`, 'i'),
         answer.head,
       );
-      assert.ok(answer.closedAfter !== null && answer.answeredAfter !== null, 'the idle connection was never closed');
-      // Not before the timeout: the server answered after the request was sent, and waited from
-      // then on. Then by it, not left open (counted from when the answer arrived here: the request
-      // itself, and reading its answer, may take a while on a busy machine).
+      // Closed, not left open until the hang guard: node:http holds an idle connection to its
+      // keep-alive timeout alone (the header and request timeouts bound requests in progress).
+      assert.ok(answer.closedAfter !== null, 'the idle connection was never closed');
+      // Not before the timeout: the server answered after the request was sent, and waited from then on.
       assert.ok(
         answer.closedAfter > KEEP_ALIVE_MS * 0.9,
         `closed ${Math.round(answer.closedAfter)} ms after the request`,
       );
-      const idle = answer.closedAfter - answer.answeredAfter;
-      assert.ok(idle < KEEP_ALIVE_MS + 10_000, `closed ${Math.round(idle)} ms after the answer`);
     });
 
     test('a client that never finishes its headers is cut at the header timeout', async () => {
@@ -582,10 +576,7 @@ describe('the standalone server', () => {
           };
           const workers = Array.from({ length: 16 }, (_, w) => worker(w));
           // Killed in the middle of the burst: once enough have been answered, with 16 more in flight.
-          const deadline = Date.now() + 20_000;
-          while (answered.size < 30 && Date.now() < deadline && unexpected.length === 0) {
-            await new Promise((resolve) => setTimeout(resolve, 10));
-          }
+          await waitFor('thirty creates answered', () => answered.size >= 30 || unexpected.length > 0, 10);
           first.server.child.kill('SIGKILL');
           stopped = true;
           await Promise.all(workers);
@@ -688,7 +679,9 @@ describe('the standalone server', () => {
       const proxy = await startFaultProxy(Number(new URL(database.url).port || '5432'));
       let s: Served | undefined;
       try {
-        s = await serve(viaPort(database.url, proxy.port));
+        // No timeout of the store's ends a request here before the test's hang guard but the
+        // connect timeout, which is logged as a failure of its own kind when it does.
+        s = await serve(viaPort(database.url, proxy.port), ['--query-timeout', String(HANG_GUARD_MS)]);
         await Promise.all(
           Array.from({ length: 6 }, (_, i) =>
             api(s!.port, '/v1/devices/create', {
@@ -701,15 +694,10 @@ describe('the standalone server', () => {
         proxy.cut();
         await new Promise((resolve) => setTimeout(resolve, 300));
         for (let i = 0; i < 5; i++) {
-          const started = performance.now();
           const res = await api(s.port, '/v1/devices', { token: s.token });
           assert.equal(res.status, 500);
           assert.equal(res.type, JSON_TYPE);
           assert.equal(res.body.error?.code, 'server_error');
-          // Fast: a refused connection fails at once, where one left hanging would wait out the
-          // pool's connect timeout (5 s).
-          const ms = performance.now() - started;
-          assert.ok(ms < 4_000, `answered after ${Math.round(ms)} ms`);
         }
         assert.equal(s.server.child.exitCode, null, `the server died: ${s.server.stderr()}`);
         assert.doesNotMatch(
@@ -729,6 +717,10 @@ describe('the standalone server', () => {
           ).status,
           201,
         );
+        // Fast: every 500 came from the refused connection. One left hanging would have waited out
+        // the pool's connect timeout, a failure the log writes in full the first time it comes.
+        assert.match(s.server.stderr(), /"unexpected failure".*ECONNRESET/);
+        assert.doesNotMatch(s.server.stderr(), /timeout/i, s.server.stderr());
       } finally {
         if (s !== undefined) await stop(s);
         await proxy.close();

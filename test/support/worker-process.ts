@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { after } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CLI_ARGS, ROOT } from './built-cli.ts';
+import { HANG_GUARD_MS } from './hang-guard.ts';
 
 export interface WorkerProcess {
   child: ChildProcessWithoutNullStreams;
@@ -30,10 +31,10 @@ after(() => {
 
 /**
  * How long a worker may take to say it is checking: loading the CLI, connecting to PostgreSQL and
- * checking its migrations, beside other test files' processes. Only a worker that never starts waits
- * it out.
+ * checking its migrations, beside other test files' processes, however busy the machine. The hang
+ * guard: only a worker that never starts waits it out.
  */
-const START_MS = 60_000;
+const START_MS = HANG_GUARD_MS;
 
 /** Starts a worker and resolves once it says it is checking. */
 export async function startWorker(args: readonly string[]): Promise<WorkerProcess> {

@@ -13,6 +13,8 @@ import {
   type WebhookDispatcherOptions,
 } from '../../engine/webhooks/index.ts';
 import type { OpenedStore } from '../support/stores.ts';
+import { HANG_GUARD_MS } from '../support/hang-guard.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { contextTrusting } from '../../engine/net/trusted-context.ts';
 import { FIXTURE_NAME } from '../support/probe-devices.ts';
 import { startHttpsServer, TEST_CA } from '../support/probe-servers.ts';
@@ -177,26 +179,46 @@ describe('webhook delivery', () => {
     assert.equal(listed?.last_delivery_status, 'failing');
   });
 
-  it('a slow endpoint costs one timeout and holds no other endpoint back', async () => {
+  it('a slow endpoint holds no other endpoint back', { timeout: HANG_GUARD_MS }, async () => {
     const slow = await endpoint();
     const fast = await endpoint();
-    // Its answer comes after 30 s, if the receiver is not closed before (afterEach closes it).
-    slow.receiver.answer = () => new Promise((resolve) => setTimeout(() => resolve(200), 30_000).unref());
+    // The slow endpoint answers only once the fast one has had both events: were the fast one held
+    // back behind it, neither would ever answer, and the test would hang into its guard. The
+    // request timeout is the hang guard too, so nothing but the answers ends the round.
+    slow.receiver.answer = async () => {
+      await waitFor('both events to reach the fast endpoint', () => fast.receiver.received.length === 2, 5);
+      return 200;
+    };
     await emit(userId, 'device.down', now());
     await emit(userId, 'device.up', now());
-    const started = performance.now();
-    // A timeout the fast endpoint's deliveries beat on a slow machine too.
-    const done = dispatcher({ requestTimeoutMs: 3_000, concurrency: 2 }).runOnce();
-    await done;
-    const elapsed = performance.now() - started;
-    assert.ok(elapsed < 20_000, `the round ended after the timeout, not the endpoint (${Math.round(elapsed)} ms)`);
+    await dispatcher({ requestTimeoutMs: HANG_GUARD_MS, concurrency: 2 }).runOnce();
     assert.equal(fast.receiver.received.length, 2, 'both events reached the fast endpoint');
+    assert.equal(slow.receiver.received.length, 2, 'and the slow one');
     const hooks = await store.listWebhooks(userId, { afterId: 0, limit: 10 });
     assert.deepEqual(
       hooks.map((h) => h.last_delivery_status),
-      ['failing', 'delivered'],
+      ['delivered', 'delivered'],
     );
   });
+
+  it(
+    'an endpoint that never answers costs one request timeout and counts as failing',
+    { timeout: HANG_GUARD_MS },
+    async () => {
+      const { receiver, id } = await endpoint();
+      // It never answers (afterEach closes the connection): only the request timeout can end the round.
+      receiver.answer = () => new Promise<number>(() => undefined);
+      await emit(userId, 'device.down', now());
+      await dispatcher({ requestTimeoutMs: 100 }).runOnce();
+      assert.equal(receiver.received.length, 1);
+      const [listed] = await store.listWebhooks(userId, { afterId: 0, limit: 10 });
+      assert.equal(listed?.last_delivery_status, 'failing');
+      assert.ok(
+        warnings.some((w) => w.startsWith(`webhook ${id}: delivery failed (timeout);`)),
+        warnings.join('\n'),
+      );
+    },
+  );
 
   it('several dispatchers deliver each event to each endpoint once', async () => {
     const endpoints = [await endpoint(), await endpoint(), await endpoint()];
@@ -215,9 +237,7 @@ describe('webhook delivery', () => {
     const d = dispatcher({ pollIntervalMs: 10 });
     d.start();
     await emit(userId, 'device.down', now());
-    for (const deadline = Date.now() + 30_000; receiver.received.length === 0 && Date.now() < deadline;) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await waitFor('the delivery', () => receiver.received.length > 0, 10);
     await d.stop();
     assert.equal(receiver.received.length, 1);
   });
