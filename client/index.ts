@@ -14,6 +14,11 @@ import type {
   BlacklistMonitor,
   BlacklistMonitorInput,
   Changes,
+  Channel,
+  ChannelAttempt,
+  ChannelChanges,
+  ChannelClient,
+  ChannelInput,
   CreatedWebhook,
   Deleted,
   Device,
@@ -131,6 +136,21 @@ function webhooks(transport: Transport, base: URL): WebhookClient {
   return { ...webhookResource, deliveries, allDeliveries, test };
 }
 
+/** Channels: the resource client plus each one's delivery attempts and its test message. */
+function channels(transport: Transport, base: URL): ChannelClient {
+  const { page: deliveries, all: allDeliveries } = newestFirst<ChannelAttempt>(
+    transport,
+    new URL('channels/deliveries', base),
+  );
+  async function test(id: number, options?: RequestOptions): Promise<WebhookTestResult> {
+    const url = new URL('channels/test', base);
+    url.searchParams.set('id', String(id));
+    return (await transport.send<WebhookTestResult>('POST', url, undefined, options)).data;
+  }
+  const channelResource = resource<Channel, ChannelInput, Channel, ChannelChanges>(transport, base, 'channels');
+  return { ...channelResource, deliveries, allDeliveries, test };
+}
+
 /** One record's rows at `resultsUrl`, newest first: a page, and every page following the Link header. */
 function newestFirst<R>(transport: Transport, resultsUrl: URL) {
   async function results(id: number, options: ResultsOptions = {}): Promise<ResultPage<R>> {
@@ -189,6 +209,7 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
       'blacklist-monitors',
     ),
     webhooks: webhooks(transport, base),
+    channels: channels(transport, base),
     maintenanceWindows: resource<MaintenanceWindow, MaintenanceWindowInput>(transport, base, 'maintenance-windows'),
     reports: reportsClient(transport, base),
   };

@@ -5,6 +5,13 @@
 import type {
   BlacklistMonitor,
   BlacklistStatus,
+  Channel,
+  ChannelAttempt,
+  ChannelConfig,
+  ChannelConfigs,
+  ChannelDeliveryStatus,
+  ChannelMessageKind,
+  ChannelType,
   CheckResult,
   CreatedWebhook,
   Deleted,
@@ -39,6 +46,7 @@ import type {
   Incident,
   IncidentCause,
   ListingPeriod,
+  PagerDutySeverity,
   ReportBucket,
   ResponseTimePoint,
 } from '../core/index.ts';
@@ -46,6 +54,13 @@ import type {
 export type {
   BlacklistMonitor,
   BlacklistStatus,
+  Channel,
+  ChannelAttempt,
+  ChannelConfig,
+  ChannelConfigs,
+  ChannelDeliveryStatus,
+  ChannelMessageKind,
+  ChannelType,
   CheckResult,
   CreatedWebhook,
   Deleted,
@@ -80,6 +95,7 @@ export type {
   Incident,
   IncidentCause,
   ListingPeriod,
+  PagerDutySeverity,
   ReportBucket,
   ResponseTimePoint,
 };
@@ -126,6 +142,10 @@ export interface DeviceInput {
   check_locations?: string[] | null;
   /** 1 to the number of check_locations; default floor(n / 2) + 1; only with check_locations. */
   quorum?: number | null;
+  /** 1-100 characters, used in notifications; default null (its target names it). */
+  name?: string | null;
+  /** null (the default): every channel of yours with is_default; []: none; else these ids of your channels. */
+  channel_ids?: number[] | null;
 }
 
 export interface BlacklistMonitorInput {
@@ -139,6 +159,10 @@ export interface BlacklistMonitorInput {
   zones?: string[] | null;
   /** Whether a policy listing (Spamhaus PBL) makes the monitor `listed`; default false. */
   count_policy_listings?: Flag | null;
+  /** 1-100 characters, used in notifications; default null (its target names it). */
+  name?: string | null;
+  /** null (the default): every channel of yours with is_default; []: none; else these ids of your channels. */
+  channel_ids?: number[] | null;
 }
 
 export interface WebhookInput {
@@ -149,6 +173,58 @@ export interface WebhookInput {
   /** Default true. */
   is_enabled?: Flag | null;
 }
+
+/**
+ * A channel's config as a create gives it, by type (docs/notifications.md): a Telegram `chat_id`
+ * may be a number, PagerDuty's `severity` and ntfy's `token` may be left out.
+ */
+export interface ChannelConfigInputs {
+  email: { to: string[] };
+  slack: { webhook_url: string };
+  discord: { webhook_url: string };
+  teams: { webhook_url: string };
+  telegram: { bot_token: string; chat_id: string | number };
+  pagerduty: { routing_key: string; severity?: PagerDutySeverity | null };
+  ntfy: { server_url: string; topic: string; token?: string | null };
+}
+
+/** The fields of a channel to create besides its type and config. */
+interface ChannelSettings {
+  /** 1-100 characters. */
+  name: string;
+  /**
+   * Non-empty and distinct; default device.down, device.up, device.tls_expiring, blacklist.listed,
+   * blacklist.delisted, channel.disabled.
+   */
+  events?: EventType[] | null;
+  /** Default true: serves every record of yours whose channel_ids is null. */
+  is_default?: Flag | null;
+  /** 300-604800 seconds, or null (the default): no reminders. */
+  remind_every_s?: number | null;
+  /** 60-86400 seconds, or null (the default): told at once. */
+  escalate_after_s?: number | null;
+  /** Default true. */
+  send_recovery?: Flag | null;
+  /** Default true. */
+  is_enabled?: Flag | null;
+}
+
+/** A channel to create: its type, that type's config, and its settings. */
+export type ChannelInput = {
+  [T in ChannelType]: ChannelSettings & { type: T; config: ChannelConfigInputs[T] };
+}[ChannelType];
+
+/**
+ * Changes to a channel (`update`): any of its create fields. A config of the channel's own type is
+ * merged into the stored one (a field left out keeps its value, its secrets too); a new type needs
+ * its config whole.
+ */
+export type ChannelChanges = Changes<ChannelSettings> & {
+  type?: ChannelType;
+  config?: {
+    [T in ChannelType]: { [K in keyof ChannelConfigInputs[T]]?: ChannelConfigInputs[T][K] | null };
+  }[ChannelType];
+};
 
 /**
  * A maintenance window to create: one-off (`starts_at`, `ends_at`, RFC 3339, at most 31 days
@@ -289,6 +365,16 @@ export interface WebhookClient extends ResourceClient<
   test(id: number, options?: RequestOptions): Promise<WebhookTestResult>;
 }
 
+/** Channels: a resource client that also reads each channel's delivery attempts and sends it a test. */
+export interface ChannelClient extends ResourceClient<Channel, ChannelInput, Channel, ChannelChanges> {
+  /** One page of a channel's delivery attempts, newest first, and the cursor of the next (older) page. */
+  deliveries(id: number, options?: ResultsOptions): Promise<ResultPage<ChannelAttempt>>;
+  /** A channel's delivery attempts, newest first, page by page until the oldest. */
+  allDeliveries(id: number, options?: AllResultsOptions): AsyncIterableIterator<ChannelAttempt>;
+  /** Sends the channel one test message at once and answers how the attempt went (write scope). */
+  test(id: number, options?: RequestOptions): Promise<WebhookTestResult>;
+}
+
 export interface RetryOptions {
   /** How many times a 429 may be retried (0 = never). */
   retries: number;
@@ -378,6 +464,8 @@ export interface MonitoringClient {
   blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
   /** Only the create answer, and an update with `rotate_secret`, carry the signing secret: keep it then. */
   webhooks: WebhookClient;
+  /** Every answer shows a channel's secrets masked (`…` and the last four characters). */
+  channels: ChannelClient;
   maintenanceWindows: ResourceClient<MaintenanceWindow, MaintenanceWindowInput>;
   reports: ReportsClient;
 }

@@ -16,15 +16,16 @@ import type { TargetOptions } from '../validation/device-input.ts';
  * no spaces, at most 254 characters (RFC 5321 §4.5.3.1.3). Stricter than RFC 5322 on purpose: a
  * quoted local part or a comment is almost always a typo here.
  */
-const ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+export const ADDRESS =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 /** A bot token as BotFather issues it: the bot's numeric id, a colon, and the secret part. */
-const BOT_TOKEN = /^[0-9]{1,20}:[A-Za-z0-9_-]{20,100}$/;
+export const BOT_TOKEN = /^[0-9]{1,20}:[A-Za-z0-9_-]{20,100}$/;
 /** A chat's numeric id (negative for groups and channels) or a public channel's `@username`. */
-const CHAT_ID = /^(?:-?[0-9]{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$/;
+export const CHAT_ID = /^(?:-?[0-9]{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$/;
 /** An integration key of PagerDuty's Events API v2: 32 characters. */
-const ROUTING_KEY = /^[A-Za-z0-9]{32}$/;
+export const ROUTING_KEY = /^[A-Za-z0-9]{32}$/;
 /** ntfy's topic names: letters, digits, `_` and `-`, at most 64. */
-const TOPIC = /^[A-Za-z0-9_-]{1,64}$/;
+export const TOPIC = /^[A-Za-z0-9_-]{1,64}$/;
 
 const matching = (pattern: RegExp, max: number) =>
   v.pipe(
@@ -127,7 +128,9 @@ export function parseChannelConfig<T extends ChannelType>(
   options: TargetOptions,
 ): { config: ChannelConfigs[T] } | { details: ErrorDetail[] } {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { details: [detail('config', 'invalid_type', { config: `an object with the fields of a ${type} channel` })] };
+    return {
+      details: [detail('config', 'invalid_type', { config: `an object with the fields of a ${type} channel` })],
+    };
   }
   const hints = HINTS[type];
   const { fields, details } = parseFields(SCHEMAS[type], input as Record<string, unknown>, hints);

@@ -10,7 +10,11 @@ import { authThrottleHeaders, keyQuotaHeaders } from './rate-limit-headers.ts';
  */
 
 export type NotFoundCode =
-  'device_not_found' | 'blacklist_monitor_not_found' | 'webhook_not_found' | 'maintenance_window_not_found';
+  | 'device_not_found'
+  | 'blacklist_monitor_not_found'
+  | 'webhook_not_found'
+  | 'maintenance_window_not_found'
+  | 'channel_not_found';
 export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
 
 const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
@@ -18,6 +22,7 @@ const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
   blacklist_monitor_not_found: 'No such blacklist monitor.',
   webhook_not_found: 'No such webhook.',
   maintenance_window_not_found: 'No such maintenance window.',
+  channel_not_found: 'No such channel.',
 };
 
 const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {
@@ -126,6 +131,19 @@ export const errors = {
       503,
       'webhook_test_unavailable',
       'This server cannot send test deliveries: it was set up without a webhook sender.',
+    ),
+  /** An `email` channel on a server that cannot send mail (docs/notifications.md, "Email"). */
+  emailUnavailable: () =>
+    new ApiError(
+      400,
+      'email_unavailable',
+      'This server cannot send email: its operator has not configured an SMTP server (--smtp-url).',
+    ),
+  channelTestUnavailable: () =>
+    new ApiError(
+      503,
+      'channel_test_unavailable',
+      'This server cannot send test messages: it was set up without a channel sender.',
     ),
   missingTable: () =>
     new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),

@@ -11,12 +11,15 @@ import type {
 import type {
   ApiKey,
   BlacklistMonitor,
+  Channel,
+  ChannelAttempt,
   CheckResult,
   CreatedWebhook,
   Device,
   LocationSummary,
   NewApiKey,
   NewBlacklistMonitor,
+  NewChannel,
   NewDevice,
   NewMaintenanceWindow,
   NewWebhook,
@@ -56,7 +59,9 @@ import type {
   ResponseTimeQuery,
   StatusTotals,
 } from '../reports/report-records.ts';
+import type { NewChannelAttempt } from '../store/channel-store.ts';
 import { MemoryAccess } from './memory-access.ts';
+import { MemoryChannels } from './memory-channels.ts';
 import { MemoryChecks } from './memory-checks.ts';
 import { MemoryMaintenance } from './memory-maintenance.ts';
 import { MemoryRecords } from './memory-records.ts';
@@ -70,7 +75,8 @@ import { MemoryWebhooks } from './memory-webhooks.ts';
  * One part a resource, over the tables they share (memory-tables.ts): users and keys
  * (memory-access.ts), devices and blacklist monitors (memory-records.ts), the engine's checks
  * (memory-checks.ts), maintenance windows (memory-maintenance.ts), webhooks and their deliveries
- * (memory-webhooks.ts) and reports (memory-reports.ts); this class hands each call to its part.
+ * (memory-webhooks.ts), channels and their attempts (memory-channels.ts) and reports
+ * (memory-reports.ts); this class hands each call to its part.
  */
 export class MemoryStore implements Store {
   readonly #tables: MemoryTables;
@@ -80,6 +86,7 @@ export class MemoryStore implements Store {
   readonly #maintenance: MemoryMaintenance;
   /** Webhooks and their deliveries, over the event outbox. */
   readonly #webhooks: MemoryWebhooks;
+  readonly #channels: MemoryChannels;
   /** Worker heartbeats by worker id. */
   readonly #heartbeats = new Map<string, StoredHeartbeat>();
 
@@ -90,6 +97,7 @@ export class MemoryStore implements Store {
     this.#checks = new MemoryChecks(tables);
     this.#maintenance = new MemoryMaintenance(tables);
     this.#webhooks = new MemoryWebhooks(() => tables.events);
+    this.#channels = new MemoryChannels(tables);
   }
 
   // Reports (memory-reports.ts): told of every status and listings change where this store makes it.
@@ -302,6 +310,37 @@ export class MemoryStore implements Store {
   }
   deleteWebhookAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
     return this.#webhooks.deleteWebhookAttemptsBefore(before, limit);
+  }
+
+  createChannel(userId: number, channel: NewChannel): Promise<Channel> {
+    return this.#channels.createChannel(userId, channel);
+  }
+  listChannels(userId: number, req: PageRequest): Promise<Channel[]> {
+    return this.#channels.listChannels(userId, req);
+  }
+  getChannel(userId: number, id: number): Promise<Channel | undefined> {
+    return this.#channels.getChannel(userId, id);
+  }
+  updateChannel(userId: number, id: number, change: RecordChange<Channel, NewChannel>): Promise<UpdateResult<Channel>> {
+    return this.#channels.updateChannel(userId, id, change);
+  }
+  deleteChannel(userId: number, id: number): Promise<boolean> {
+    return this.#channels.deleteChannel(userId, id);
+  }
+  ownedChannelIds(userId: number, ids: readonly number[]): Promise<number[]> {
+    return this.#channels.ownedChannelIds(userId, ids);
+  }
+  channelsServing(userId: number, channelIds: readonly number[] | null): Promise<Channel[]> {
+    return this.#channels.channelsServing(userId, channelIds);
+  }
+  listChannelAttempts(userId: number, id: number, page: ResultsPage): Promise<ChannelAttempt[] | undefined> {
+    return this.#channels.listChannelAttempts(userId, id, page);
+  }
+  recordChannelAttempt(channelId: number, attempt: NewChannelAttempt): Promise<boolean> {
+    return this.#channels.recordChannelAttempt(channelId, attempt);
+  }
+  deleteChannelAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
+    return this.#channels.deleteChannelAttemptsBefore(before, limit);
   }
 
   async close(): Promise<void> {}

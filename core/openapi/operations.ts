@@ -34,6 +34,8 @@ export interface Resource {
   createdEnvelope?: string;
   /** Whether the engine checks it, so it has a results route. */
   checked?: boolean;
+  /** The 400s its create and update may answer besides the input's form and fields. */
+  refusals?: ApiError[];
 }
 
 export const RESOURCES: Resource[] = [
@@ -75,6 +77,15 @@ export const RESOURCES: Resource[] = [
     duplicate: errors.duplicate('duplicate_webhook', 42),
     createdEnvelope: 'CreatedWebhookEnvelope',
   },
+  {
+    path: 'channels',
+    name: 'Channel',
+    plural: 'Channels',
+    noun: 'channel',
+    tag: 'channels',
+    notFound: errors.notFound('channel_not_found'),
+    refusals: [errors.emailUnavailable()],
+  },
 ];
 
 /** The 404 of an operation on one record: that record is not the user's, or the URL is off. */
@@ -86,12 +97,19 @@ function notFound(r: Resource): ResponseObject {
   );
 }
 
+/** What a resource's own 400s add to the description of its create and update. */
+function refusedHow(r: Resource): string {
+  return r.refusals?.some((error) => error.code === 'email_unavailable')
+    ? ', or it makes an email channel on a server that cannot send mail (email_unavailable)'
+    : '';
+}
+
 export type Draft = Omit<OperationObject, 'security' | 'x-required-scope' | 'responses'> & {
   responses: Record<string, ResponseObject | Reference>;
 };
 
 /** What an operation on one record of the key's user answers when the key may not, or the record is not the user's. */
-function refusedForRecord(r: Resource): Record<401 | 403 | 404, ResponseObject | Reference> {
+export function refusedForRecord(r: Resource): Record<401 | 403 | 404, ResponseObject | Reference> {
   return { 401: responseRef('Unauthorized'), 403: responseRef('Forbidden'), 404: notFound(r) };
 }
 
@@ -107,7 +125,7 @@ function idOnlyQueryRefused(): ResponseObject {
 }
 
 /** The 400 of a newest-first page of one record's rows (`id`, `limit`, `before_id`). */
-function pagedQueryRefused(): ResponseObject {
+export function pagedQueryRefused(): ResponseObject {
   return badRequest(
     'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
     [
@@ -182,9 +200,11 @@ export function drafts(): Map<string, Draft> {
       operationId: `create${r.name}`,
       summary: `Create a ${r.noun}`,
       description:
-        r.duplicate === undefined
-          ? "Fields not in the schema are refused (unknown_field); ids of records that are not the user's are invalid_value, naming the field and the id."
-          : `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
+        r.path === 'channels'
+          ? "Fields not in the schema are refused (unknown_field), and so is each problem of the config, named config.<field>. The answer shows the config's secrets masked, as every answer does."
+          : r.duplicate === undefined
+            ? "Fields not in the schema are refused (unknown_field); ids of records that are not the user's are invalid_value, naming the field and the id."
+            : `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
       tags: [r.tag],
       requestBody: {
         description: `The ${r.noun}. Content-Type must be application/json (a charset parameter is allowed).`,
@@ -197,8 +217,13 @@ export function drafts(): Map<string, Draft> {
           r.createdEnvelope ?? `${r.name}Envelope`,
         ),
         400: badRequest(
-          'The body is not JSON of the right media type, or has invalid fields (every problem is listed in details).',
-          [errors.invalidContentType(), errors.invalidJson(), errors.validationFailed(sampleDetails())],
+          `The body is not JSON of the right media type, or has invalid fields (every problem is listed in details)${refusedHow(r)}.`,
+          [
+            errors.invalidContentType(),
+            errors.invalidJson(),
+            errors.validationFailed(sampleDetails()),
+            ...(r.refusals ?? []),
+          ],
         ),
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
@@ -344,12 +369,13 @@ export function drafts(): Map<string, Draft> {
           r.path === 'webhooks' ? 'UpdatedWebhookEnvelope' : `${r.name}Envelope`,
         ),
         400: badRequest(
-          'The id is not valid (invalid_id), the body is not JSON of the right media type, or it has invalid fields (every problem is listed in details).',
+          `The id is not valid (invalid_id), the body is not JSON of the right media type, or it has invalid fields (every problem is listed in details)${refusedHow(r)}.`,
           [
             errors.invalidId(),
             errors.invalidContentType(),
             errors.invalidJson(),
             errors.validationFailed(sampleDetails()),
+            ...(r.refusals ?? []),
           ],
         ),
         ...refusedForRecord(r),

@@ -1,6 +1,6 @@
 /** Channels: where people are told of events (docs/notifications.md), beside webhooks. */
 import type { Timestamp } from './common.ts';
-import type { EventType } from './events.ts';
+import type { EventType } from './event-types.ts';
 
 /** The kinds of channel, each with its own `config` (docs/notifications.md, "Channel types"). */
 export const CHANNEL_TYPES = ['email', 'slack', 'discord', 'teams', 'telegram', 'pagerduty', 'ntfy'] as const;
@@ -52,4 +52,40 @@ export interface Channel {
   failing_since: Timestamp | null;
   /** Why the server disabled it (`http_404`, `http_410`, `http_401`, `http_403`); null otherwise. */
   disabled_reason: string | null;
+}
+
+/**
+ * A channel as validated from a create request, before the store gives it an id: its `config` in
+ * full, secrets included. A store hands channels back in this form too (with their id); the API
+ * masks the secrets in every answer (docs/notifications.md, "Secrets").
+ */
+export type NewChannel = Omit<Channel, 'id'>;
+
+/**
+ * What a message to a channel was (docs/notifications.md, "Deliveries"): `events`, one event or
+ * several grouped (an escalation is such a message, sent late); `reminder`, an incident still
+ * open; `acknowledgement`, an incident acknowledged (PagerDuty).
+ */
+export const CHANNEL_MESSAGE_KINDS = ['events', 'reminder', 'acknowledgement'] as const;
+export type ChannelMessageKind = (typeof CHANNEL_MESSAGE_KINDS)[number];
+
+/** One attempt to send a message to a channel, as `GET /channels/deliveries` lists it. */
+export interface ChannelAttempt {
+  /** Larger ids are later attempts. */
+  id: number;
+  kind: ChannelMessageKind;
+  /** The events the message told of, ascending: one, several grouped, or the event that opened a reminded incident. */
+  event_ids: number[];
+  /** Their types, distinct, in the order of EVENT_TYPES. */
+  event_types: EventType[];
+  /** 1 for the first attempt at this message, 2 for its first retry, ... */
+  attempt: number;
+  /** When the attempt ended. */
+  attempted_at: Timestamp;
+  /** The HTTP status the service answered; null when none came (an email has none). */
+  http_status: number | null;
+  /** Why the attempt failed (`timeout`, `http_429`, `ECONNREFUSED`, ...); null when it was delivered. */
+  error: string | null;
+  /** How long the attempt took, connecting included, in whole milliseconds. */
+  duration_ms: number | null;
 }

@@ -1,5 +1,6 @@
 import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
+import type { ChannelStore } from './channel-store.ts';
 import type { MaintenanceStore } from './maintenance-store.ts';
 import type { ReportStore } from './report-store.ts';
 import type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
@@ -24,7 +25,7 @@ export type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResul
  * `MissingTableError` when its schema is not migrated; any other error it throws is answered 500
  * `server_error` and never shown to the client.
  */
-export interface Store extends MonitoringStore, WebhookStore, MaintenanceStore, ReportStore {
+export interface Store extends MonitoringStore, WebhookStore, ChannelStore, MaintenanceStore, ReportStore {
   createUser(user: Omit<User, 'id'>): Promise<User>;
   getUser(id: number): Promise<User | undefined>;
 
@@ -93,7 +94,7 @@ export interface Store extends MonitoringStore, WebhookStore, MaintenanceStore, 
   listLocations(): Promise<LocationSummary[]>;
 
   /**
-   * Optional: a value that differs whenever any device, monitor or webhook may have changed since
+   * Optional: a value that differs whenever any device, monitor, webhook or channel may have changed since
    * it was last asked, or reports were rolled up or deleted (`ReportUpkeep`), writes by other
    * processes included, cheap enough to ask on every list request. When given, the API reuses a
    * list or report answer as long as the value stays the same; a store that cannot tell leaves it

@@ -5,6 +5,8 @@ import type {
   ApiKey,
   BlacklistCheckOutcome,
   BlacklistMonitor,
+  Channel,
+  ChannelAttempt,
   CheckRequestResult,
   CheckResult,
   ClaimedBlacklistMonitor,
@@ -30,6 +32,8 @@ import type {
   MonitoredKind,
   NewApiKey,
   NewBlacklistMonitor,
+  NewChannel,
+  NewChannelAttempt,
   NewDevice,
   NewMaintenanceWindow,
   NewWebhook,
@@ -54,6 +58,7 @@ import type {
   WorkerHeartbeat,
 } from '../../core/index.ts';
 import { CHANGE_COUNT_SQL } from './change-count.ts';
+import { KyselyChannels } from './channels/channel-store.ts';
 import { CheckRecords } from './checks/check-store.ts';
 import { FreshRead } from './fresh-read.ts';
 import { KyselyMaintenance } from './maintenance/maintenance-store.ts';
@@ -79,7 +84,7 @@ export interface KyselyStoreOptions {
 /**
  * A store on PostgreSQL or SQLite through Kysely. Duplicates are decided by unique indexes. The
  * store is its parts, one per concept (users and keys, devices, monitors, checks, reports,
- * webhooks, maintenance windows), sharing one StoreContext: the database, its dialect and the
+ * webhooks, channels, maintenance windows), sharing one StoreContext: the database, its dialect and the
  * count of this store's writes that the change marker reads.
  */
 export class KyselyStore implements Store {
@@ -93,6 +98,7 @@ export class KyselyStore implements Store {
   readonly #reports: ReportRecords;
   readonly #webhooks: KyselyWebhooks;
   readonly #maintenance: KyselyMaintenance;
+  readonly #channels: KyselyChannels;
   /**
    * The change marker, read fresh for each caller (see changeMarker): on PostgreSQL the count the
    * triggers of migration 0005 keep; on SQLite `data_version` with this store's own writes.
@@ -110,6 +116,7 @@ export class KyselyStore implements Store {
     this.#reports = new ReportRecords(ctx);
     this.#webhooks = new KyselyWebhooks(db, dialect);
     this.#maintenance = new KyselyMaintenance(db, dialect);
+    this.#channels = new KyselyChannels(ctx);
     const { dataVersion } = options;
     if (dialect === 'postgres') this.#marker = new FreshRead(() => this.#readChangeCount());
     // data_version asks SQLite for a read transaction (two fcntl locks on the -shm file and an
@@ -321,6 +328,38 @@ export class KyselyStore implements Store {
   }
   recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
     return this.#ctx.write(() => this.#webhooks.recordDeliveryAttempt(lease, outcome));
+  }
+
+  // Channels (channels/channel-store.ts).
+  createChannel(userId: number, channel: NewChannel): Promise<Channel> {
+    return this.#channels.createChannel(userId, channel);
+  }
+  listChannels(userId: number, page: PageRequest): Promise<Channel[]> {
+    return this.#channels.listChannels(userId, page);
+  }
+  getChannel(userId: number, id: number): Promise<Channel | undefined> {
+    return this.#channels.getChannel(userId, id);
+  }
+  updateChannel(userId: number, id: number, change: RecordChange<Channel, NewChannel>): Promise<UpdateResult<Channel>> {
+    return this.#channels.updateChannel(userId, id, change);
+  }
+  deleteChannel(userId: number, id: number): Promise<boolean> {
+    return this.#channels.deleteChannel(userId, id);
+  }
+  ownedChannelIds(userId: number, ids: readonly number[]): Promise<number[]> {
+    return this.#channels.ownedChannelIds(userId, ids);
+  }
+  channelsServing(userId: number, channelIds: readonly number[] | null): Promise<Channel[]> {
+    return this.#channels.channelsServing(userId, channelIds);
+  }
+  listChannelAttempts(userId: number, id: number, page: ResultsPage): Promise<ChannelAttempt[] | undefined> {
+    return this.#channels.listChannelAttempts(userId, id, page);
+  }
+  recordChannelAttempt(channelId: number, attempt: NewChannelAttempt): Promise<boolean> {
+    return this.#channels.recordChannelAttempt(channelId, attempt);
+  }
+  deleteChannelAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
+    return this.#channels.deleteChannelAttemptsBefore(before, limit);
   }
 
   // Maintenance windows (maintenance/maintenance-store.ts). Windows are never in a cached list;

@@ -2,6 +2,9 @@ import { PostgresAdapter, SqliteAdapter } from 'kysely';
 import type { ColumnType, Kysely } from 'kysely';
 import type {
   BlacklistStatus,
+  ChannelDeliveryStatus,
+  ChannelMessageKind,
+  ChannelType,
   DeliveryState,
   DeviceStatus,
   EventType,
@@ -39,6 +42,8 @@ type Stamp = ColumnType<DbTimestamp, string, string>;
 type RunningTotal = ColumnType<DbInteger, number | undefined, never>;
 /** A timestamp that may be null; an insert may leave it out, and the column is then null. */
 type NullableStamp = ColumnType<DbTimestamp | null, string | null | undefined, string | null>;
+/** Text that may be null; an insert may leave it out. */
+type NullableText = ColumnType<string | null, string | null | undefined, string | null>;
 
 export interface UsersTable {
   id: Id;
@@ -115,6 +120,10 @@ export interface DevicesTable {
    * (docs/engine.md, "Maintenance windows"): entering that occurrence again is silent.
    */
   maintenance_announced: NullableStamp;
+  /** Migration 0014: the name people know it by; null for none. */
+  name: NullableText;
+  /** Migration 0014: JSON array of channel ids; null: every default channel of its user. */
+  channel_ids: NullableText;
 }
 
 export interface BlacklistMonitorsTable {
@@ -147,6 +156,9 @@ export interface BlacklistMonitorsTable {
   rdns: string | null;
   /** The last on-demand check request that took effect (`POST /blacklist-monitors/check`). */
   check_requested_at: NullableStamp;
+  /** Migration 0014: as for devices. */
+  name: NullableText;
+  channel_ids: NullableText;
 }
 
 /** One probe's result (one DNSBL zone's, for a monitor). Rows go with their record. */
@@ -268,6 +280,48 @@ export interface WebhookFanoutFloorTable {
   event_id: ColumnType<DbInteger, number, number>;
 }
 
+/** Migration 0014: channels (docs/notifications.md). */
+export interface ChannelsTable {
+  id: Id;
+  user_id: Ref;
+  name: string;
+  type: ChannelType;
+  /** JSON object: the type's config, secrets included. */
+  config: string;
+  /** JSON array of event types. */
+  events: string;
+  is_default: Flag;
+  remind_every_s: number | null;
+  escalate_after_s: number | null;
+  send_recovery: Flag;
+  is_enabled: Flag;
+  created_at: Stamp;
+  last_delivery_at: NullableStamp;
+  last_delivery_status: ColumnType<
+    ChannelDeliveryStatus | null,
+    ChannelDeliveryStatus | null | undefined,
+    ChannelDeliveryStatus | null
+  >;
+  last_delivery_error: NullableText;
+  failing_since: NullableStamp;
+  disabled_reason: NullableText;
+}
+
+/** Migration 0014: one row per attempt to send a channel a message. */
+export interface ChannelAttemptsTable {
+  id: Id;
+  channel_id: Ref;
+  kind: ChannelMessageKind;
+  /** JSON arrays: the events the message told of, and their types. */
+  event_ids: string;
+  event_types: string;
+  attempt: number;
+  attempted_at: Stamp;
+  http_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+}
+
 /** Migration 0006_manage: maintenance windows. */
 export interface MaintenanceWindowsTable {
   id: Id;
@@ -381,6 +435,8 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   webhook_event_fanouts: WebhookEventFanoutsTable;
   webhook_fanout_floor: WebhookFanoutFloorTable;
+  channels: ChannelsTable;
+  channel_attempts: ChannelAttemptsTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   device_location_checks: DeviceLocationChecksTable;
   maintenance_windows: MaintenanceWindowsTable;

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { ManualClock } from '../../core/index.ts';
+import { ManualClock, type BlacklistMonitor } from '../../core/index.ts';
 import { createMonitoringEngine } from '../../engine/index.ts';
 import { addMonitor, WatchedStore } from '../support/engine-fixtures.ts';
 import { startFakeDnsServer, type FakeDnsServer } from '../support/fake-dns-server.ts';
@@ -74,7 +74,7 @@ it('listings and delistings are announced, errors and unchanged listings are not
   );
 
   const last = store.events.at(-1)!;
-  assert.equal(last.created_at, last.data.last_checked_at, 'the event is stamped with its check');
+  assert.equal(last.created_at, (last.data as BlacklistMonitor).last_checked_at, 'the event is stamped with its check');
   assert.deepEqual(
     { ...last.data },
     {

@@ -61,6 +61,9 @@ export function webDevice(overrides: Partial<NewDevice> = {}): NewDevice {
     quorum: null,
     quorum_state: null,
     locations: null,
+    // The store keeps the ids as they are: whose channels they are is the API's to judge.
+    name: 'Frankfurt shop ✓ "quoted"',
+    channel_ids: [2, 5],
     ...overrides,
   };
 }
@@ -87,6 +90,8 @@ export function sshDevice(overrides: Partial<NewDevice> = {}): NewDevice {
     is_enabled: true,
     created_at: at(1),
     ...uncheckedDevice(true),
+    name: null,
+    channel_ids: null,
     ...overrides,
   };
 }
@@ -106,6 +111,8 @@ export function newMonitor(overrides: Partial<NewBlacklistMonitor> = {}): NewBla
     count_policy_listings: false,
     listings: [],
     rdns: null,
+    name: null,
+    channel_ids: null,
     ...overrides,
   };
 }

@@ -38,6 +38,8 @@ export function probeDevice(overrides: Partial<Device> = {}): Device {
     status_since: null,
     last_checked_at: null,
     last_results: {},
+    name: null,
+    channel_ids: null,
     ...overrides,
   };
 }

@@ -62,6 +62,8 @@ const errorCases: Record<keyof typeof errors, Case> = {
   notFound: [errors.notFound('device_not_found'), {}],
   duplicate: [errors.duplicate('duplicate_device', 7), {}],
   webhookTestUnavailable: [errors.webhookTestUnavailable(), {}],
+  emailUnavailable: [errors.emailUnavailable(), {}],
+  channelTestUnavailable: [errors.channelTestUnavailable(), {}],
   serverError: [errors.serverError(), {}],
   missingTable: [errors.missingTable(), {}],
 };

@@ -51,6 +51,8 @@ export function eventData(monitorId: number, previous: string | null, status: st
     count_policy_listings: false,
     listings: [],
     rdns: null,
+    name: null,
+    channel_ids: null,
     previous_status: previous,
     status,
   };

@@ -6,7 +6,7 @@ import { flagFor, stampText } from '../rows.ts';
 import type { Database, StoreDialect } from '../schema.ts';
 import { sqlOf } from '../drivers/sql-of.ts';
 
-type ChangedTable = 'devices' | 'blacklist_monitors' | 'webhooks' | 'maintenance_windows';
+type ChangedTable = 'devices' | 'blacklist_monitors' | 'webhooks' | 'maintenance_windows' | 'channels';
 
 /** One record's change as SQL: compare-and-set on `expect`, then `set`, then the events, at once. */
 export interface RowChange {
@@ -47,7 +47,7 @@ const LEASE = 'lease_owner = null, lease_token = null, lease_expires_at = null';
  * the next check to at most one interval after the last.
  */
 function effectClauses(table: ChangedTable, effect: ChangeEffect): string | null {
-  if (table === 'webhooks' || table === 'maintenance_windows' || effect === 'none') return null;
+  if (table === 'webhooks' || table === 'maintenance_windows' || table === 'channels' || effect === 'none') return null;
   if (effect === 'reschedule') return 'next_check_at = case when next_check_at > @ then @ else next_check_at end';
   if (table === 'devices') {
     const status = effect === 'pause' ? 'paused' : 'pending';
