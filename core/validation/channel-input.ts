@@ -14,8 +14,8 @@ import { failIfAny, parseFields } from './parse-fields.ts';
 import type { TargetOptions } from './device-input.ts';
 
 /**
- * The events a channel is told of when its create names none (docs/notifications.md, "The
- * resource"): what a person acts on, in the order of EVENT_TYPES.
+ * The events a channel is told of when its create names none (docs/notifications.md,
+ * "Channels"): what a person acts on, in the order of EVENT_TYPES.
  */
 export const DEFAULT_CHANNEL_EVENTS: readonly EventType[] = [
   'device.down',

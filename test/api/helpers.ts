@@ -27,7 +27,10 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const START = '2026-01-01T00:00:00.000Z';
 
-/** The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"). */
+/**
+ * The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"),
+ * and the name and channels of one created without them (docs/notifications.md, "Which channels").
+ */
 export const UNCHECKED = {
   check_interval_s: 60,
   check_locations: null,
@@ -38,6 +41,8 @@ export const UNCHECKED = {
   status_since: null,
   last_checked_at: null,
   last_results: {},
+  name: null,
+  channel_ids: null,
 } as const;
 /** The same, for a device created disabled. */
 export const UNCHECKED_PAUSED = { ...UNCHECKED, status: 'paused' } as const;

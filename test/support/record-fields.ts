@@ -1,6 +1,7 @@
 /**
  * The fields of a device and of a blacklist monitor as the API answers them, in the order it
- * answers them (docs/contract.md §6.1, §6.2); an event's data carries the same.
+ * answers them (docs/contract.md §6.1, §6.2; `name` and `channel_ids` last, docs/notifications.md,
+ * "Which channels"); an event's data carries the same.
  */
 export const DEVICE_FIELDS = [
   'id',
@@ -32,6 +33,8 @@ export const DEVICE_FIELDS = [
   'status_since',
   'last_checked_at',
   'last_results',
+  'name',
+  'channel_ids',
 ] as const;
 
 export const MONITOR_FIELDS = [
@@ -49,4 +52,6 @@ export const MONITOR_FIELDS = [
   'count_policy_listings',
   'listings',
   'rdns',
+  'name',
+  'channel_ids',
 ] as const;
