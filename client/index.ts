@@ -12,23 +12,17 @@ import type {
   AllOptions,
   AllResultsOptions,
   BlacklistMonitor,
-  BlacklistMonitorInput,
-  Changes,
   Channel,
   ChannelAttempt,
-  ChannelChanges,
   ChannelClient,
-  ChannelInput,
   CreatedWebhook,
   Deleted,
   Device,
-  DeviceInput,
   DeviceProbeResult,
   DnsblResult,
   ListOptions,
   LocationSummary,
   MaintenanceWindow,
-  MaintenanceWindowInput,
   Me,
   MonitoredResourceClient,
   MonitoringClient,
@@ -42,13 +36,22 @@ import type {
   Webhook,
   WebhookAttempt,
   WebhookClient,
-  WebhookChanges,
-  WebhookInput,
   WebhookTestResult,
 } from './types.ts';
+import type {
+  BlacklistMonitorInput,
+  Changes,
+  ChannelChanges,
+  ChannelInput,
+  DeviceInput,
+  MaintenanceWindowInput,
+  WebhookChanges,
+  WebhookInput,
+} from './input-types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
 export type * from './types.ts';
+export type * from './input-types.ts';
 
 /** Records per request of `all()` unless told otherwise: a few round trips for typical accounts, small answers. */
 const DEFAULT_PAGE_SIZE = 100;
