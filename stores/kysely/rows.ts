@@ -91,9 +91,12 @@ function parseStrings(text: string, column: string): string[] {
   return value;
 }
 
-/** Reads a `channel_ids` column (migration 0014): a JSON array of ids, or null. */
-function parseChannelIds(text: string | null, table: string): number[] | null {
-  if (text === null) return null;
+/**
+ * Reads a `channel_ids` column (migration 0014): a JSON array of ids, or null. A row read from a
+ * schema before 0014 (a test's older database, the upgrade itself) has no such column: null.
+ */
+function parseChannelIds(text: string | null | undefined, table: string): number[] | null {
+  if (text === null || text === undefined) return null;
   const value: unknown = JSON.parse(text);
   if (!Array.isArray(value) || !value.every((id) => Number.isSafeInteger(id))) {
     throw new Error(`column ${table}.channel_ids does not hold a JSON array of ids`);
@@ -101,11 +104,15 @@ function parseChannelIds(text: string | null, table: string): number[] | null {
   return value as number[];
 }
 
-/** The `name` and `channel_ids` columns of a new device or monitor, null when it leaves them out. */
+/**
+ * The `name` and `channel_ids` columns of a new device or monitor (migration 0014), each only when
+ * it is not null: the columns default to null, and a row that names neither has the columns of the
+ * rows before them, so the same statement inserts it (records/insert-if-absent.ts).
+ */
 function notifyColumns(record: { name?: string | null; channel_ids?: number[] | null }) {
   return {
-    name: record.name ?? null,
-    channel_ids: record.channel_ids == null ? null : JSON.stringify(record.channel_ids),
+    ...(record.name == null ? {} : { name: record.name }),
+    ...(record.channel_ids == null ? {} : { channel_ids: JSON.stringify(record.channel_ids) }),
   };
 }
 
@@ -241,7 +248,7 @@ export function deviceFromRow(row: Selectable<DevicesTable>): Device {
     status_since: toNullableStamp(row.status_since),
     last_checked_at: toNullableStamp(row.last_checked_at),
     last_results: parseLastResults(row.last_results),
-    name: row.name,
+    name: row.name ?? null,
     channel_ids: parseChannelIds(row.channel_ids, 'devices'),
   };
 }
@@ -301,7 +308,7 @@ export function monitorFromRow(row: Selectable<BlacklistMonitorsTable>): Blackli
     count_policy_listings: toFlag(row.count_policy_listings),
     listings: parseListings(row.listings),
     rdns: row.rdns,
-    name: row.name,
+    name: row.name ?? null,
     channel_ids: parseChannelIds(row.channel_ids, 'blacklist_monitors'),
   };
 }
