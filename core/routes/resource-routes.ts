@@ -23,10 +23,10 @@ export interface ResourceSpec<T extends { id: number }, New> {
   parse(input: Record<string, unknown>, options: RouteContext, createdAt: string): New;
   /**
    * Judges what only the store can tell of a record to write (ids it names that are not the
-   * user's) and throws the 400; `before` is the record a change starts from. Called once a
+   * user's) and throws the 400; `body` is the request's, which says what it gives. Called once a
    * create or a change is judged otherwise valid, before anything is written.
    */
-  refuse?(call: RouteContext, record: New, before?: T): Promise<void>;
+  refuse?(call: RouteContext, record: New, body: Record<string, unknown>): Promise<void>;
   /** The record as every answer shows it (a channel's secrets masked); the record itself by default. */
   shown?(record: T): { id: number };
   list(store: Store, userId: number, page: PageRequest): Promise<T[]>;
@@ -98,7 +98,7 @@ export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec
       refuseQuery(call.url.query);
       const body = await readJsonObject(call.request, call.bodyLimit);
       const record = spec.parse(body, call, toTimestamp(call.now));
-      await spec.refuse?.(call, record);
+      await spec.refuse?.(call, record, body);
       const result = await spec.create(call.store, call.key.user_id, record);
       if ('duplicateOf' in result) throw duplicateOf(spec, result.duplicateOf);
       call.recentRecords.set(spec.kind, call.key.user_id, result.created.id, result.created);
@@ -134,7 +134,7 @@ export function resourceRoutes<T extends { id: number }, New>(spec: ResourceSpec
       const prepared = guessed ?? spec.prepare(from, body, call, at);
       let answer = prepared.answer ?? shown;
       if (prepared.change === null) return successResponse(200, answer(from));
-      await spec.refuse?.(call, prepared.change.to, from);
+      await spec.refuse?.(call, prepared.change.to, body);
       // Changed by someone else since it was read: the store hands the record as it is now, held
       // until the change is written, and the body is judged again against that.
       const reapply = (current: T) => {

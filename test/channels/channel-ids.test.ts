@@ -163,5 +163,18 @@ eachStore('devices and blacklist monitors: name and channel_ids', (env) => {
       await t.request(`/v1/devices/update?id=${d2}`, { method: 'PATCH', key, body: { channel_ids: [b] } }),
       [['channel_ids', 'invalid_value']],
     );
+    // A list the API last answered (its guess for the next change) that named the deleted channel
+    // does not bring it back: every id a change gives is looked up.
+    assertSuccess(await t.request(`/v1/devices/get?id=${d3}`, { key }), 200);
+    assertSuccess(await t.request(`/v1/channels/delete?id=${c}`, { method: 'DELETE', key }), 200);
+    assertValidation(
+      await t.request(`/v1/devices/update?id=${d3}`, { method: 'PATCH', key, body: { channel_ids: [a, c] } }),
+      [['channel_ids', 'invalid_value']],
+    );
+    const renamed = assertSuccess(
+      await t.request<Device>(`/v1/devices/update?id=${d3}`, { method: 'PATCH', key, body: { name: 'C' } }),
+      200,
+    );
+    assert.deepEqual([renamed.name, renamed.channel_ids], ['C', [a]]);
   });
 });
