@@ -47,6 +47,7 @@ export type {
   WebhookStore,
 } from './store/webhook-store.ts';
 export type { WebhookEndpoint, WebhookSender, WebhookTestResult } from './webhook-sender.ts';
+export type { ChannelEndpoint, ChannelSender } from './channel-sender.ts';
 export type { ActiveMaintenance, MaintenanceStore, OwnedMaintenanceWindow } from './store/maintenance-store.ts';
 export { ManualClock, systemClock, type Clock } from './clock.ts';
 export type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './store/rate-limiter.ts';

@@ -16,7 +16,8 @@ import type { TargetOptions } from '../validation/device-input.ts';
  * no spaces, at most 254 characters (RFC 5321 §4.5.3.1.3). Stricter than RFC 5322 on purpose: a
  * quoted local part or a comment is almost always a typo here.
  */
-const ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const ADDRESS =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 /** A bot token as BotFather issues it: the bot's numeric id, a colon, and the secret part. */
 const BOT_TOKEN = /^[0-9]{1,20}:[A-Za-z0-9_-]{20,100}$/;
 /** A chat's numeric id (negative for groups and channels) or a public channel's `@username`. */
@@ -127,7 +128,9 @@ export function parseChannelConfig<T extends ChannelType>(
   options: TargetOptions,
 ): { config: ChannelConfigs[T] } | { details: ErrorDetail[] } {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { details: [detail('config', 'invalid_type', { config: `an object with the fields of a ${type} channel` })] };
+    return {
+      details: [detail('config', 'invalid_type', { config: `an object with the fields of a ${type} channel` })],
+    };
   }
   const hints = HINTS[type];
   const { fields, details } = parseFields(SCHEMAS[type], input as Record<string, unknown>, hints);

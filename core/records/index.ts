@@ -9,5 +9,6 @@ export * from './blacklist-monitors.ts';
 export * from './check-results.ts';
 export * from './events.ts';
 export * from './webhooks.ts';
+export * from './channels.ts';
 export * from './maintenance-windows.ts';
 export * from './workers.ts';
