@@ -6,12 +6,10 @@
 import { DELETED_WEBHOOK, judgeHttpAnswer } from '../answers.ts';
 import type { HttpKind } from '../kind.ts';
 import { describe, type ItemSummary, type Tone } from '../message/describe.ts';
-import { andMore, blocksWithin, linesWithin, truncate } from '../message/text.ts';
+import { andMore, blocksWithin, linesWithin, shareOf, truncate } from '../message/text.ts';
 
 const TITLE = 256;
 const DESCRIPTION = 4096;
-/** A group's item shows its first lines only, so twenty fit. */
-const GROUP_ITEM = 400;
 
 const COLOUR: Record<Tone, number> = {
   down: 0xd92d20,
@@ -45,7 +43,9 @@ export const discord: HttpKind<'discord'> = {
   render(config, notification, context) {
     const summary = describe(notification, context.publicUrl);
     const single = summary.items.length === 1 && summary.hidden === 0;
-    const blocks = summary.items.map((item) => block(item, single ? DESCRIPTION : GROUP_ITEM));
+    const blocks = summary.items.map((item) =>
+      block(item, single ? DESCRIPTION : shareOf(DESCRIPTION, summary.items.length, '\n\n')),
+    );
     const description = blocksWithin(blocks, DESCRIPTION, summary.hidden, andMore, '\n\n').text;
     const embed = {
       title: truncate(escape(summary.title), TITLE),

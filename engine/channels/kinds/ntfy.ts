@@ -7,10 +7,9 @@
 import { judgeHttpAnswer, REFUSED_CREDENTIALS } from '../answers.ts';
 import type { HttpKind } from '../kind.ts';
 import { describe, type ItemSummary, type Tone } from '../message/describe.ts';
-import { andMore, blocksWithin, linesWithin, oneLine, truncate, utf8Bytes } from '../message/text.ts';
+import { andMore, blocksWithin, linesWithin, oneLine, shareOf, truncate, utf8Bytes } from '../message/text.ts';
 
 const BODY_BYTES = 4096;
-const GROUP_ITEM_BYTES = 600;
 const TITLE = 250;
 
 const PRIORITY: Record<Tone, string> = { down: '5', warning: '4', up: '3', info: '3', test: '3' };
@@ -46,7 +45,9 @@ export const ntfy: HttpKind<'ntfy'> = {
   render(config, notification, context) {
     const summary = describe(notification, context.publicUrl);
     const single = summary.items.length === 1 && summary.hidden === 0;
-    const blocks = summary.items.map((item) => block(item, single ? BODY_BYTES : GROUP_ITEM_BYTES));
+    const blocks = summary.items.map((item) =>
+      block(item, single ? BODY_BYTES : shareOf(BODY_BYTES, summary.items.length, '\n\n')),
+    );
     const body = blocksWithin(blocks, BODY_BYTES, summary.hidden, andMore, '\n\n', utf8Bytes).text;
     const headers: Record<string, string> = {
       'content-type': 'text/plain; charset=utf-8',

@@ -5,12 +5,11 @@
 import { judgeHttpAnswer, REFUSED_CREDENTIALS } from '../answers.ts';
 import type { HttpKind } from '../kind.ts';
 import { describe, type ItemSummary, type Tone } from '../message/describe.ts';
-import { andMore, blocksWithin, linesWithin, truncate } from '../message/text.ts';
+import { andMore, blocksWithin, linesWithin, shareOf, truncate } from '../message/text.ts';
 
 /** `sendMessage`'s limit, counted here on the text as sent, tags included: never over it once parsed. */
 const TEXT = 4096;
 const TITLE = 512;
-const GROUP_ITEM = 600;
 
 const EMOJI: Record<Tone, string> = { down: '🔴', up: '🟢', warning: '⚠️', info: 'ℹ️', test: '👋' };
 
@@ -49,8 +48,11 @@ export const telegram: HttpKind<'telegram'> = {
     const summary = describe(notification, context.publicUrl);
     const single = summary.items.length === 1 && summary.hidden === 0;
     const title = `<b>${escape(truncate(summary.title, TITLE))}</b>`;
-    const blocks = summary.items.map((item) => block(item, single ? TEXT - title.length - 2 : GROUP_ITEM));
-    const list = blocksWithin(blocks, TEXT - title.length - 2, summary.hidden, (n) => escape(andMore(n)), '\n\n');
+    const room = TEXT - title.length - 2;
+    const blocks = summary.items.map((item) =>
+      block(item, single ? room : shareOf(room, summary.items.length, '\n\n')),
+    );
+    const list = blocksWithin(blocks, room, summary.hidden, (n) => escape(andMore(n)), '\n\n');
     return [
       {
         url: `${context.telegramApiUrl}/bot${config.bot_token}/sendMessage`,

@@ -81,5 +81,14 @@ export function blocksWithin(
   return { text: withMore(text, blocks.length - shown + hidden), shown };
 }
 
+/**
+ * How much of `max` each of `n` listed blocks may take, leaving room for the separators and the
+ * "… and N more" line; never below `floor`, so a block keeps at least its first lines.
+ */
+export function shareOf(max: number, n: number, separator: string, floor = 160): number {
+  const reserve = andMore(999_999).length + separator.length;
+  return Math.max(floor, Math.floor((max - reserve) / Math.max(1, n)) - separator.length);
+}
+
 /** `… and 180 more`. */
 export const andMore = (n: number): string => `… and ${n} more`;
