@@ -34,7 +34,7 @@ export interface ChannelDeliveryOptions {
 }
 
 /** An attempt's outcome. */
-export interface ChannelAttempt {
+export interface ChannelSendResult {
   verdict: DeliveryVerdict;
   /** The last HTTP status answered; null for email and when none answered. */
   httpStatus: number | null;
@@ -44,7 +44,7 @@ export interface ChannelAttempt {
 
 export interface ChannelDelivery {
   /** Never rejects for the channel's sake. */
-  deliver(channel: Pick<ChannelEndpoint, 'type' | 'config'>, notification: Notification): Promise<ChannelAttempt>;
+  deliver(channel: Pick<ChannelEndpoint, 'type' | 'config'>, notification: Notification): Promise<ChannelSendResult>;
   /** Closes the SMTP transport, if one was opened. */
   close(): void;
 }
@@ -58,7 +58,7 @@ export function createChannelDelivery(options: ChannelDeliveryOptions): ChannelD
     kind: HttpKind<T>,
     config: ChannelConfigs[T],
     notification: Notification,
-  ): Promise<Omit<ChannelAttempt, 'durationMs'>> {
+  ): Promise<Omit<ChannelSendResult, 'durationMs'>> {
     let verdict: DeliveryVerdict = { outcome: 'delivered' };
     let httpStatus: number | null = null;
     // A kind's several requests (PagerDuty's, one per item) go in order; the first that is not

@@ -34,11 +34,12 @@ export function smtpServer(url: string): SmtpServer {
   try {
     parsed = new URL(url);
   } catch {
-    throw new RangeError(`the SMTP URL must be smtp://[user:pass@]host[:port] or smtps://..., not "${url}"`);
+    // The URL is not repeated: it may hold a password.
+    throw new RangeError('the SMTP URL must be smtp://[user:pass@]host[:port] or smtps://...');
   }
   if ((parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') || parsed.hostname === '') {
     throw new RangeError(
-      `the SMTP URL must be smtp://[user:pass@]host[:port] or smtps://..., not "${parsed.protocol}//..."`,
+      `the SMTP URL must be smtp://[user:pass@]host[:port] or smtps://..., not ${parsed.protocol}//...`,
     );
   }
   const secure = parsed.protocol === 'smtps:';

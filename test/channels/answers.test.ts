@@ -17,7 +17,7 @@ import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
 import { startFakeSlack } from '../support/fakes/slack.ts';
 import { startFakeTeams } from '../support/fakes/teams.ts';
 import { startFakeTelegram } from '../support/fakes/telegram.ts';
-import { downItem, LOOPBACK, notification, T0, testDelivery } from './support.ts';
+import { downItem, LOOPBACK, notification, T0, testDelivery } from './message-fixtures.ts';
 
 const TOKEN = '123456789:AAEexampleexampleexampleexample00';
 const KEY = 'R0123456789abcdef0123456789abcde';

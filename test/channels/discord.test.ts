@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { startFakeDiscord } from '../support/fakes/discord.ts';
 import { kindScenarios } from './kind-scenarios.ts';
-import { downItem, notification, T5, upItem } from './support.ts';
+import { downItem, notification, T5, upItem } from './message-fixtures.ts';
 
 interface Message {
   allowed_mentions: { parse: string[] };

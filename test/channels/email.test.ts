@@ -23,7 +23,7 @@ import {
   testDelivery,
   twoHundredDown,
   upItem,
-} from './support.ts';
+} from './message-fixtures.ts';
 
 interface Received {
   from: string;

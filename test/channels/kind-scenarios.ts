@@ -23,7 +23,7 @@ import {
   testDelivery,
   twoHundredDown,
   upItem,
-} from './support.ts';
+} from './message-fixtures.ts';
 
 export const PUBLIC_URL = 'https://monitoring.example.com/v1';
 

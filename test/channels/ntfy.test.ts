@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { decodedHeader, startFakeNtfy } from '../support/fakes/ntfy.ts';
 import { kindScenarios } from './kind-scenarios.ts';
-import { downItem, notification, T5, upItem } from './support.ts';
+import { downItem, notification, T5, upItem } from './message-fixtures.ts';
 
 const { fake, send } = kindScenarios({
   type: 'ntfy',

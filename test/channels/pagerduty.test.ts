@@ -22,7 +22,7 @@ import {
   testDelivery,
   twoHundredDown,
   upItem,
-} from './support.ts';
+} from './message-fixtures.ts';
 
 const ROUTING_KEY = 'R0123456789abcdef0123456789abcde';
 

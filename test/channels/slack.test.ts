@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { startFakeSlack, slackTexts } from '../support/fakes/slack.ts';
 import { kindScenarios } from './kind-scenarios.ts';
-import { downItem, notification } from './support.ts';
+import type { EventData, EventType } from '../../core/internal.ts';
+import { downItem, notification, T0 } from './message-fixtures.ts';
 
 /** mrkdwn as read: the emoji and the bold around each item's name gone, links as label and URL, entities decoded. */
 const unescape = (text: string) =>
@@ -41,4 +42,27 @@ it('slack: a text fallback, a header, one section per item', async () => {
     body.blocks.map((b) => b.type),
     ['header', 'section', 'section'],
   );
+});
+
+it('slack: a channel the server disabled is named, with why and what it takes to send to it again', async () => {
+  // A `channel.disabled` event carries the channel as answers show it (docs/notifications.md, "Channels").
+  const channel = {
+    id: 4,
+    name: 'Ops room',
+    type: 'discord',
+    disabled_reason: 'http_404',
+    previous_status: 'enabled',
+    status: 'disabled',
+  };
+  const disabled = {
+    id: 77,
+    type: 'channel.disabled' as EventType,
+    user_id: 1,
+    created_at: T0,
+    data: channel as unknown as EventData,
+  };
+  const text = await send(notification([{ reason: 'event', event: disabled, incident: null }]));
+  assert.ok(text.includes('Ops room was disabled (http_404)'), text);
+  assert.ok(text.includes('nothing is sent to it until it is mended and enabled'), text);
+  assert.ok(text.includes('https://monitoring.example.com/v1/channels/get?id=4'), text);
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { startFakeTeams, teamsTexts } from '../support/fakes/teams.ts';
 import { kindScenarios } from './kind-scenarios.ts';
-import { downItem, notification } from './support.ts';
+import { downItem, notification } from './message-fixtures.ts';
 
 const read = (text: string) =>
   text

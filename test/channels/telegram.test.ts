@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { startFakeTelegram, telegramText } from '../support/fakes/telegram.ts';
 import { kindScenarios } from './kind-scenarios.ts';
-import { downItem, notification } from './support.ts';
+import { downItem, notification } from './message-fixtures.ts';
 
 const TOKEN = '123456789:AAEexampleexampleexampleexample00';
 

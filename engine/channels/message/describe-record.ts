@@ -12,8 +12,11 @@ export interface WhyLine {
   link: { url: string; label: string } | null;
 }
 
-/** The kinds of record events are about, as they name incidents and links. */
-export type RecordKind = 'device' | 'blacklist-monitor';
+/**
+ * The kinds of record events are about, as they name incidents and links: a channel is the record
+ * of a `channel.disabled` event.
+ */
+export type RecordKind = 'device' | 'blacklist-monitor' | 'channel';
 
 /** The longest name, target or reason line a message shows: what is longer is cut (`…`). */
 const MAX_PIECE = 300;
@@ -21,7 +24,8 @@ const MAX_PIECE = 300;
 const MAX_WHY_LINES = 12;
 
 export function recordKind(data: EventData): RecordKind {
-  return 'service_type' in data ? 'device' : 'blacklist-monitor';
+  if ('service_type' in data) return 'device';
+  return 'target_value' in data ? 'blacklist-monitor' : 'channel';
 }
 
 /**
@@ -35,19 +39,25 @@ export function recordName(data: EventData): string {
   return truncate(oneLine(recordTarget(data)), MAX_PIECE);
 }
 
-/** What the record checks: `example.com:443 (web)`, or a monitor's `192.0.2.1`. */
+/** What the record checks: `example.com:443 (web)`, a monitor's `192.0.2.1`; a channel's type. */
 export function recordTarget(data: EventData): string {
-  if (recordKind(data) === 'device') {
-    const device = data as Device;
-    return `${device.target_value}:${device.port} (${device.service_type})`;
+  switch (recordKind(data)) {
+    case 'device': {
+      const device = data as Device;
+      return `${device.target_value}:${device.port} (${device.service_type})`;
+    }
+    case 'blacklist-monitor':
+      return (data as BlacklistMonitor).target_value;
+    default:
+      return `${String((data as { type?: unknown }).type)} channel`;
   }
-  return data.target_value;
 }
 
 /** The record under `--public-url` (its `get` route); null without one. */
 export function recordLink(publicUrl: string | null, data: EventData): string | null {
   if (publicUrl === null) return null;
-  const path = recordKind(data) === 'device' ? 'devices' : 'blacklist-monitors';
+  const kind = recordKind(data);
+  const path = kind === 'device' ? 'devices' : kind === 'blacklist-monitor' ? 'blacklist-monitors' : 'channels';
   return `${publicUrl}/${path}/get?id=${data.id}`;
 }
 

@@ -8,6 +8,7 @@ import {
   MAX_LISTED_ITEMS,
   type BlacklistMonitor,
   type Device,
+  type EventData,
   type EventItem,
   type Notification,
   type NotificationItem,
@@ -131,7 +132,8 @@ function describeEvent(item: EventItem, at: number, publicUrl: string | null): D
     monitor?.listings.map((listing) => listing.since).sort()[0] ??
     event.created_at;
   const problem = device === undefined ? 'listed' : 'down';
-  const failures = device !== undefined ? deviceFailures(device) : blacklistListings(monitor!);
+  const failures =
+    device !== undefined ? deviceFailures(device) : monitor !== undefined ? blacklistListings(monitor) : [];
   const base = {
     reason,
     name: recordName(data),
@@ -142,6 +144,7 @@ function describeEvent(item: EventItem, at: number, publicUrl: string | null): D
     incident:
       key === null ? null : { key, opens: reason === 'escalation' || (reason === 'event' && opensType), closes: false },
   };
+  if (kind === 'channel') return channelDisabled(base, data);
   const openFor = formatDuration(at - Date.parse(opened));
   const still: Phrase =
     device !== undefined
@@ -248,6 +251,26 @@ function describeEvent(item: EventItem, at: number, publicUrl: string | null): D
       return { summary: { ...base, tone: 'info', what: verb, when, why: [] }, phrase };
     }
   }
+}
+
+/** A channel the server disabled: which, why, and what it takes to send to it again. */
+function channelDisabled(base: Omit<ItemSummary, 'tone' | 'what' | 'when' | 'why'>, data: EventData): Described {
+  const reason = (data as { disabled_reason?: unknown }).disabled_reason;
+  return {
+    summary: {
+      ...base,
+      tone: 'warning',
+      what: `was disabled${typeof reason === 'string' ? ` (${reason})` : ''}`,
+      when: `at ${formatTime(base.at)}`,
+      why: [
+        {
+          text: 'its service refused it for good (a deleted webhook, a revoked token or key): nothing is sent to it until it is mended and enabled',
+          link: null,
+        },
+      ],
+    },
+    phrase: ['channel disabled', 'channels disabled'],
+  };
 }
 
 function describeItem(item: NotificationItem, notification: Notification, publicUrl: string | null): Described {
