@@ -4,7 +4,7 @@ import { text, type FlagValues } from '../flags.ts';
 import { UsageError } from '../usage-error.ts';
 
 /**
- * Where channels' messages go (docs/notifications.md, "Channel types"): `serve` sends test messages
+ * Where channels' messages go (docs/notifications.md, "What each type sends"): `serve` sends test messages
  * with them, `worker` and `serve --worker` the deliveries, so both take them, `serve` without
  * `--worker` too.
  */

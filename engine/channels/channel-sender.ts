@@ -18,7 +18,7 @@ export const TELEGRAM_API_URL = 'https://api.telegram.org';
 export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
 
 /**
- * The operator's settings for channels (docs/notifications.md, "Channel types"), beside the
+ * The operator's settings for channels (docs/notifications.md, "What each type sends"), beside the
  * outbound options the webhook sender takes: the target policy, DNS servers, lookup, trusted CAs,
  * the attempt's timeout (default 10 000 ms) and the clock.
  */

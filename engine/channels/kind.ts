@@ -1,5 +1,5 @@
 /**
- * The seam of a channel kind (docs/notifications.md, "Channel types"): what each type of channel
+ * The seam of a channel kind (docs/notifications.md, "What each type sends"): what each type of channel
  * does with a notification, as data. A kind renders the request(s) that carry a notification to
  * its service and judges the service's answer; it never touches the network itself, so each kind
  * is one small file of pure functions, tested by rendering, and every request it makes goes out

@@ -45,7 +45,7 @@ it('slack: a text fallback, a header, one section per item', async () => {
 });
 
 it('slack: a channel the server disabled is named, with why and what it takes to send to it again', async () => {
-  // A `channel.disabled` event carries the channel as answers show it (docs/notifications.md, "Channels").
+  // A `channel.disabled` event carries the channel as answers show it (docs/notifications.md, "Messages").
   const channel = {
     id: 4,
     name: 'Ops room',

@@ -1,5 +1,5 @@
 /**
- * The channel kinds by type (docs/notifications.md, "Channel types"). A new kind is its file in
+ * The channel kinds by type (docs/notifications.md, "What each type sends"). A new kind is its file in
  * this folder and its line here (docs/architecture.md, "A new notification channel").
  */
 import type { ChannelKinds } from '../kind.ts';
