@@ -1,6 +1,6 @@
 /**
  * The channel kinds by type (docs/notifications.md, "What each type sends"). A new kind is its file in
- * this folder and its line here (docs/architecture.md, "A new notification channel").
+ * this folder and its line here (docs/architecture.md, "Where a new thing goes").
  */
 import type { ChannelKinds } from '../kind.ts';
 import { discord } from './discord.ts';
