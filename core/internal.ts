@@ -44,3 +44,13 @@ export {
   normalizeZones,
   type DnsblZoneLists,
 } from './dnsbl/zones.ts';
+export {
+  MAX_LISTED_ITEMS,
+  NOTIFICATION_REASONS,
+  type EventItem,
+  type Notification,
+  type NotificationIncident,
+  type NotificationItem,
+  type NotificationReason,
+  type TestItem,
+} from './channels/notification.ts';

@@ -12,6 +12,7 @@ import {
   readZoneFlags,
   type EngineFlagOptions,
 } from './engine-flags.ts';
+import { CHANNEL_FLAGS, readChannelFlags, type ChannelFlagOptions } from './channel-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
 import { poolErrorLog } from './pool-errors.ts';
 import { readLogLevel, type LogLevel } from '../log-level.ts';
@@ -55,6 +56,7 @@ export const SERVE_FLAGS = {
   'body-limit': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
   worker: { type: 'boolean' },
+  ...CHANNEL_FLAGS,
   ...ENGINE_FLAGS,
   'query-timeout': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
@@ -91,6 +93,8 @@ interface ServeConfig {
   logLevel: LogLevel;
   /** `--metrics-address`: the Prometheus listener's, never the API's port. */
   metricsAddress: { host: string; port: number } | undefined;
+  /** Where channels' messages go (`--smtp-url`, `--public-url`, ...), checked at start. */
+  channels: ChannelFlagOptions;
 }
 
 /** --header-timeout, --request-timeout and --keep-alive-timeout, checked as node:http would take them. */
@@ -170,6 +174,7 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
     serverTimeouts: readServerTimeouts(flags),
     logLevel: readLogLevel(flags),
     metricsAddress: readMetricsAddress(flags, apiPort),
+    channels: readChannelFlags(flags),
   };
 }
 

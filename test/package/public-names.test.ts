@@ -173,6 +173,7 @@ const PUBLIC_NAMES: Record<string, string[]> = {
   './bun': ['BunFetchHandler', 'BunServerLike', 'createBunHandler'],
   './deno': ['DenoServeHandler', 'DenoServeInfo', 'createDenoHandler'],
   './engine': [
+    'ChannelSenderOptions',
     'CheckVerdict',
     'ConnectRequest',
     'Connection',
@@ -197,6 +198,7 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'ProbeVerdict',
     'WebhookSenderOptions',
     'checkDevice',
+    'createChannelSender',
     'createMonitoringEngine',
     'createWebhookSender',
   ],
