@@ -1,5 +1,10 @@
 import { createMonitoringApi, DEFAULTS, type RateLimiter, type RateLimitRule } from '../../core/index.ts';
-import { createMonitoringEngine, createWebhookSender, type MonitoringEngine } from '../../engine/index.ts';
+import {
+  createChannelSender,
+  createMonitoringEngine,
+  createWebhookSender,
+  type MonitoringEngine,
+} from '../../engine/index.ts';
 import { resolveEngineOptions } from '../../engine/options.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
 import { POSTGRES_TIMEOUTS } from '../../stores/kysely/index.ts';
@@ -241,6 +246,12 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     if (metrics !== undefined) {
       metricsListener = await startMetricsListener(config.metricsAddress!.host, config.metricsAddress!.port, metrics);
     }
+    // Test deliveries go out under the API's own target policy, through the engine's DNS servers when it has some.
+    const outbound = {
+      allowPrivateTargets: config.allowPrivateTargets,
+      dnsServers: config.engine?.dnsServers ?? [],
+      trustedCa: config.engine?.trustedCa ?? [],
+    };
     const api = createMonitoringApi({
       store: opened.store,
       rateLimiter: apiMetrics === undefined ? rateLimiter : apiMetrics.countingLimiter(rateLimiter),
@@ -259,12 +270,10 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
                 apiMetrics.request(entry);
               },
             },
-      // Test deliveries go out under the API's own target policy, through the engine's DNS servers when it has some.
-      webhookSender: createWebhookSender({
-        allowPrivateTargets: config.allowPrivateTargets,
-        dnsServers: config.engine?.dnsServers ?? [],
-        trustedCa: config.engine?.trustedCa ?? [],
-      }),
+      webhookSender: createWebhookSender(outbound),
+      // `POST /channels/test` sends as the engine's deliveries do; without `--smtp-url`, email
+      // channels are refused with `email_unavailable`.
+      channelSender: createChannelSender({ ...outbound, ...config.channels }),
     });
     const apiServer = createApiServer(api, config.serverTimeouts, databaseReadiness(opened));
     const address = await listen(apiServer.server, config.port, config.host);

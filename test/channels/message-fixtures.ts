@@ -25,7 +25,7 @@ export const T125 = '2026-03-01T12:05:00.000Z';
 export const LOOPBACK = async (): Promise<string[]> => ['127.0.0.1'];
 
 /** A web device that is down: its HTTPS probe timed out, the service refused; two of three locations failing. */
-export function downDevice(id: number, overrides: Partial<Device> & { name?: string | null } = {}): Device {
+export function downDevice(id: number, overrides: Partial<Device> = {}): Device {
   return {
     id,
     target_type: 'domain',
@@ -80,6 +80,8 @@ export function downDevice(id: number, overrides: Partial<Device> & { name?: str
         tls_error: null,
       },
     },
+    name: null,
+    channel_ids: null,
     ...overrides,
   };
 }
@@ -110,6 +112,8 @@ export function listedMonitor(id: number, overrides: Partial<BlacklistMonitor> =
       },
     ],
     rdns: null,
+    name: null,
+    channel_ids: null,
     ...overrides,
   };
 }
@@ -136,7 +140,7 @@ export function notification(items: EventItem[], at = T0): Notification {
 }
 
 /** Device `id` went down at T0 (its incident `id`). */
-export const downItem = (id: number, overrides: Partial<Device> & { name?: string | null } = {}): EventItem => ({
+export const downItem = (id: number, overrides: Partial<Device> = {}): EventItem => ({
   reason: 'event',
   event: event(id, 'device.down', downDevice(id, overrides)),
   incident: incident(id),
