@@ -110,8 +110,9 @@ const MASKED: JsonSchema = {
 /** Each type's config as answers show it: its fields as stored, its secrets masked. */
 function shownConfig(type: ChannelType, input: { properties: Record<string, JsonSchema> }): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
+  const writeOnly: readonly string[] = SECRET_FIELDS[type];
   for (const name of Object.keys(input.properties)) {
-    const secret = SECRET_FIELDS[type].includes(name);
+    const secret = writeOnly.includes(name);
     if (type === 'ntfy' && name === 'token') properties[name] = nullable(MASKED);
     else if (secret) properties[name] = MASKED;
     else if (type === 'telegram' && name === 'chat_id') properties[name] = { type: 'string', pattern: CHAT_ID.source };

@@ -124,11 +124,11 @@ export function channelPatchBody(channel: Channel, body: Record<string, unknown>
   if (!isObject(given) || type !== channel.type) return body;
   const stored = channel.config as Record<string, unknown>;
   const masked = maskedConfig(channel.type, channel.config) as Record<string, unknown>;
-  const secrets = SECRET_FIELDS[channel.type];
+  const writeOnly: readonly string[] = SECRET_FIELDS[channel.type];
   // Built from entries, so a `__proto__` of the body stays a field (refused as unknown), never a prototype.
   const merged = new Map(Object.entries(stored));
   for (const [name, value] of Object.entries(given)) {
-    const echoed = secrets.includes(name) && typeof value === 'string' && value === masked[name];
+    const echoed = writeOnly.includes(name) && typeof value === 'string' && value === masked[name];
     if (!echoed) merged.set(name, value);
   }
   return { ...body, config: Object.fromEntries(merged) };
