@@ -30,6 +30,25 @@ export class MemoryChannels implements ChannelStore {
     return row?.userId === userId ? row : undefined;
   }
 
+  /** The user's channels, for the notification queue (memory-notifications.ts); not copies. */
+  channelsOf(userId: number): Channel[] {
+    return [...this.#channels.values()].filter((row) => row.userId === userId).map((row) => row.record);
+  }
+
+  /** A channel whoever owns it; not a copy. */
+  channelById(id: number): Channel | undefined {
+    return this.#channels.get(id)?.record;
+  }
+
+  /** Disables a channel for `reason`; its owner and the channel as it is now (a copy), or undefined when gone. */
+  disable(id: number, reason: string): { userId: number; record: Channel } | undefined {
+    const row = this.#channels.get(id);
+    if (row === undefined) return undefined;
+    row.record.is_enabled = false;
+    row.record.disabled_reason = reason;
+    return { userId: row.userId, record: structuredClone(row.record) };
+  }
+
   async createChannel(userId: number, channel: NewChannel): Promise<Channel> {
     const record: Channel = { id: this.#nextId.channel++, ...structuredClone(channel) };
     this.#channels.set(record.id, { userId, record });

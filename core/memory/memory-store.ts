@@ -60,10 +60,17 @@ import type {
   StatusTotals,
 } from '../reports/report-records.ts';
 import type { NewChannelAttempt } from '../store/channel-store.ts';
+import type {
+  ChannelLease,
+  ChannelMessageClaim,
+  ChannelMessageOutcome,
+  ClaimedChannelMessage,
+} from '../store/notification-store.ts';
 import { MemoryAccess } from './memory-access.ts';
 import { MemoryChannels } from './memory-channels.ts';
 import { MemoryChecks } from './memory-checks.ts';
 import { MemoryMaintenance } from './memory-maintenance.ts';
+import { MemoryNotifications } from './memory-notifications.ts';
 import { MemoryRecords } from './memory-records.ts';
 import { MemoryTables } from './memory-tables.ts';
 import { MemoryWebhooks } from './memory-webhooks.ts';
@@ -87,6 +94,8 @@ export class MemoryStore implements Store {
   /** Webhooks and their deliveries, over the event outbox. */
   readonly #webhooks: MemoryWebhooks;
   readonly #channels: MemoryChannels;
+  /** The channels' notification queue, over the event outbox. */
+  readonly #notifications: MemoryNotifications;
   /** Worker heartbeats by worker id. */
   readonly #heartbeats = new Map<string, StoredHeartbeat>();
 
@@ -98,6 +107,7 @@ export class MemoryStore implements Store {
     this.#maintenance = new MemoryMaintenance(tables);
     this.#webhooks = new MemoryWebhooks(() => tables.events);
     this.#channels = new MemoryChannels(tables);
+    this.#notifications = new MemoryNotifications(tables, this.#channels);
   }
 
   // Reports (memory-reports.ts): told of every status and listings change where this store makes it.
@@ -341,6 +351,17 @@ export class MemoryStore implements Store {
   }
   deleteChannelAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
     return this.#channels.deleteChannelAttemptsBefore(before, limit);
+  }
+
+  // The notification queue (memory-notifications.ts).
+  fanOutNotifications(now: Timestamp, limit: number): Promise<number> {
+    return this.#notifications.fanOutNotifications(now, limit);
+  }
+  claimChannelMessages(claim: ChannelMessageClaim): Promise<ClaimedChannelMessage[]> {
+    return this.#notifications.claimChannelMessages(claim);
+  }
+  recordChannelMessage(lease: ChannelLease, outcome: ChannelMessageOutcome): Promise<boolean> {
+    return this.#notifications.recordChannelMessage(lease, outcome);
   }
 
   async close(): Promise<void> {}

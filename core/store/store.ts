@@ -1,6 +1,7 @@
 import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
 import type { ChannelStore } from './channel-store.ts';
+import type { NotificationStore } from './notification-store.ts';
 import type { MaintenanceStore } from './maintenance-store.ts';
 import type { ReportStore } from './report-store.ts';
 import type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
@@ -25,7 +26,8 @@ export type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResul
  * `MissingTableError` when its schema is not migrated; any other error it throws is answered 500
  * `server_error` and never shown to the client.
  */
-export interface Store extends MonitoringStore, WebhookStore, ChannelStore, MaintenanceStore, ReportStore {
+export interface Store
+  extends MonitoringStore, WebhookStore, ChannelStore, NotificationStore, MaintenanceStore, ReportStore {
   createUser(user: Omit<User, 'id'>): Promise<User>;
   getUser(id: number): Promise<User | undefined>;
 

@@ -5,8 +5,8 @@ import type {
   ApiKey,
   BlacklistCheckOutcome,
   BlacklistMonitor,
-  Channel,
-  ChannelAttempt,
+  ChannelStore,
+  NotificationStore,
   CheckRequestResult,
   CheckResult,
   ClaimedBlacklistMonitor,
@@ -32,8 +32,6 @@ import type {
   MonitoredKind,
   NewApiKey,
   NewBlacklistMonitor,
-  NewChannel,
-  NewChannelAttempt,
   NewDevice,
   NewMaintenanceWindow,
   NewWebhook,
@@ -59,6 +57,7 @@ import type {
 } from '../../core/index.ts';
 import { CHANGE_COUNT_SQL } from './change-count.ts';
 import { KyselyChannels } from './channels/channel-store.ts';
+import { KyselyNotifications } from './channels/notification-queue.ts';
 import { CheckRecords } from './checks/check-store.ts';
 import { FreshRead } from './fresh-read.ts';
 import { KyselyMaintenance } from './maintenance/maintenance-store.ts';
@@ -98,7 +97,20 @@ export class KyselyStore implements Store {
   readonly #reports: ReportRecords;
   readonly #webhooks: KyselyWebhooks;
   readonly #maintenance: KyselyMaintenance;
-  readonly #channels: KyselyChannels;
+  // Channels (channels/channel-store.ts) and their notification queue (channels/notification-queue.ts).
+  readonly createChannel: ChannelStore['createChannel'];
+  readonly listChannels: ChannelStore['listChannels'];
+  readonly getChannel: ChannelStore['getChannel'];
+  readonly updateChannel: ChannelStore['updateChannel'];
+  readonly deleteChannel: ChannelStore['deleteChannel'];
+  readonly ownedChannelIds: ChannelStore['ownedChannelIds'];
+  readonly channelsServing: ChannelStore['channelsServing'];
+  readonly listChannelAttempts: ChannelStore['listChannelAttempts'];
+  readonly recordChannelAttempt: ChannelStore['recordChannelAttempt'];
+  readonly deleteChannelAttemptsBefore: ChannelStore['deleteChannelAttemptsBefore'];
+  readonly fanOutNotifications: NotificationStore['fanOutNotifications'];
+  readonly claimChannelMessages: NotificationStore['claimChannelMessages'];
+  readonly recordChannelMessage: NotificationStore['recordChannelMessage'];
   /**
    * The change marker, read fresh for each caller (see changeMarker): on PostgreSQL the count the
    * triggers of migration 0005 keep; on SQLite `data_version` with this store's own writes.
@@ -116,7 +128,21 @@ export class KyselyStore implements Store {
     this.#reports = new ReportRecords(ctx);
     this.#webhooks = new KyselyWebhooks(db, dialect);
     this.#maintenance = new KyselyMaintenance(db, dialect);
-    this.#channels = new KyselyChannels(ctx);
+    const channels = new KyselyChannels(ctx);
+    this.createChannel = channels.createChannel.bind(channels);
+    this.listChannels = channels.listChannels.bind(channels);
+    this.getChannel = channels.getChannel.bind(channels);
+    this.updateChannel = channels.updateChannel.bind(channels);
+    this.deleteChannel = channels.deleteChannel.bind(channels);
+    this.ownedChannelIds = channels.ownedChannelIds.bind(channels);
+    this.channelsServing = channels.channelsServing.bind(channels);
+    this.listChannelAttempts = channels.listChannelAttempts.bind(channels);
+    this.recordChannelAttempt = channels.recordChannelAttempt.bind(channels);
+    this.deleteChannelAttemptsBefore = channels.deleteChannelAttemptsBefore.bind(channels);
+    const queue = new KyselyNotifications(ctx);
+    this.fanOutNotifications = queue.fanOutNotifications.bind(queue);
+    this.claimChannelMessages = queue.claimChannelMessages.bind(queue);
+    this.recordChannelMessage = queue.recordChannelMessage.bind(queue);
     const { dataVersion } = options;
     if (dialect === 'postgres') this.#marker = new FreshRead(() => this.#readChangeCount());
     // data_version asks SQLite for a read transaction (two fcntl locks on the -shm file and an
@@ -328,38 +354,6 @@ export class KyselyStore implements Store {
   }
   recordDeliveryAttempt(lease: DeliveryLease, outcome: DeliveryOutcome): Promise<boolean> {
     return this.#ctx.write(() => this.#webhooks.recordDeliveryAttempt(lease, outcome));
-  }
-
-  // Channels (channels/channel-store.ts).
-  createChannel(userId: number, channel: NewChannel): Promise<Channel> {
-    return this.#channels.createChannel(userId, channel);
-  }
-  listChannels(userId: number, page: PageRequest): Promise<Channel[]> {
-    return this.#channels.listChannels(userId, page);
-  }
-  getChannel(userId: number, id: number): Promise<Channel | undefined> {
-    return this.#channels.getChannel(userId, id);
-  }
-  updateChannel(userId: number, id: number, change: RecordChange<Channel, NewChannel>): Promise<UpdateResult<Channel>> {
-    return this.#channels.updateChannel(userId, id, change);
-  }
-  deleteChannel(userId: number, id: number): Promise<boolean> {
-    return this.#channels.deleteChannel(userId, id);
-  }
-  ownedChannelIds(userId: number, ids: readonly number[]): Promise<number[]> {
-    return this.#channels.ownedChannelIds(userId, ids);
-  }
-  channelsServing(userId: number, channelIds: readonly number[] | null): Promise<Channel[]> {
-    return this.#channels.channelsServing(userId, channelIds);
-  }
-  listChannelAttempts(userId: number, id: number, page: ResultsPage): Promise<ChannelAttempt[] | undefined> {
-    return this.#channels.listChannelAttempts(userId, id, page);
-  }
-  recordChannelAttempt(channelId: number, attempt: NewChannelAttempt): Promise<boolean> {
-    return this.#channels.recordChannelAttempt(channelId, attempt);
-  }
-  deleteChannelAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
-    return this.#channels.deleteChannelAttemptsBefore(before, limit);
   }
 
   // Maintenance windows (maintenance/maintenance-store.ts). Windows are never in a cached list;

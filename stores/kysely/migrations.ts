@@ -13,6 +13,7 @@ import { reports } from './migrations/0011-reports.ts';
 import { timelineTotals } from './migrations/0012-timeline-totals.ts';
 import { recheckState } from './migrations/0013-recheck-state.ts';
 import { channels } from './migrations/0014-channels.ts';
+import { notifications } from './migrations/0017-notifications.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
@@ -32,6 +33,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0012_timeline_totals': timelineTotals(dialect),
     '0013_recheck_state': recheckState(dialect),
     '0014_channels': channels(dialect),
+    '0017_notifications': notifications(dialect),
   };
 }
 

@@ -209,7 +209,8 @@ export interface EventsTable {
   id: Id;
   user_id: Ref;
   type: EventType;
-  resource_kind: MonitoredKind;
+  /** `channel` for `channel.disabled` (migration 0017's queue writes it). */
+  resource_kind: MonitoredKind | 'channel';
   resource_id: Ref;
   created_at: Stamp;
   /** JSON of the event's data: the record's state then, with `previous_status` and `status`. */
@@ -320,6 +321,25 @@ export interface ChannelAttemptsTable {
   http_status: number | null;
   error: string | null;
   duration_ms: number | null;
+}
+
+/** Migration 0017: one notification per event and channel that serves it. */
+export interface NotificationsTable {
+  id: Id;
+  channel_id: Ref;
+  event_id: Ref;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Stamp;
+}
+
+/** Migration 0017: a channel's lease and grouping window. */
+export interface ChannelQueueTable {
+  channel_id: Ref;
+  next_message_at: NullableStamp;
+  lease_token: NullableText;
+  lease_owner: NullableText;
+  lease_expires_at: NullableStamp;
 }
 
 /** Migration 0006_manage: maintenance windows. */
@@ -437,6 +457,10 @@ export interface Database {
   webhook_fanout_floor: WebhookFanoutFloorTable;
   channels: ChannelsTable;
   channel_attempts: ChannelAttemptsTable;
+  notifications: NotificationsTable;
+  channel_queue: ChannelQueueTable;
+  channel_event_fanouts: WebhookEventFanoutsTable;
+  channel_fanout_floor: WebhookFanoutFloorTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   device_location_checks: DeviceLocationChecksTable;
   maintenance_windows: MaintenanceWindowsTable;

@@ -17,6 +17,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0012_timeline_totals',
   '0013_recheck_state',
   '0014_channels',
+  '0017_notifications',
 ];
 
 /** The migrations from `first` on, as a database migrated up to the one before it applies them. */
