@@ -1,4 +1,4 @@
-import type { DeliveryOutcome, MonitoredKind } from '../core/index.ts';
+import type { ChannelMessageOutcome, DeliveryOutcome, MonitoredKind } from '../core/index.ts';
 
 /** What a check found, for counting: passed, failed on the target's side, or on the worker's. */
 export type CheckVerdict = 'ok' | 'failed' | 'ours';
@@ -37,4 +37,6 @@ export interface EngineMetrics {
   written?(kind: MonitoredKind, count: number, durationMs: number, failed: boolean): void;
   /** One webhook delivery attempt, as recorded. */
   delivery?(outcome: DeliveryOutcome): void;
+  /** One attempt to send a channel its message, as recorded (docs/notifications.md, "Delivery"). */
+  channelMessage?(outcome: ChannelMessageOutcome): void;
 }

@@ -316,6 +316,7 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
         logger: jsonEngineLogger(config.logLevel),
         version: version(),
         ...config.engine,
+        channels: config.channels,
         ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
       });
       engine = createMonitoringEngine(options);

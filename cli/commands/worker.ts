@@ -52,7 +52,7 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
     stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
   const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
   // Checked before anything is opened, as every flag is: a bad value is exit 2 at start.
-  readChannelFlags(flags);
+  const channels = readChannelFlags(flags);
   const logLevel: LogLevel = readLogLevel(flags);
   const healthFlag = text(flags, 'health-address');
   const healthAddress = healthFlag === undefined ? undefined : hostPort(healthFlag, '--health-address');
@@ -103,6 +103,7 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
     logger: log,
     version: version(),
     ...engineFlags,
+    channels,
     ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
   });
   const engine = createMonitoringEngine(options);
