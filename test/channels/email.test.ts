@@ -4,13 +4,12 @@
  * and an incident as one thread (the recovery's In-Reply-To is the down mail's Message-ID).
  */
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import type { Notification } from '../../core/internal.ts';
 import type { ChannelDelivery } from '../../engine/channels/channel-delivery.ts';
 import { createChannelSender } from '../../engine/index.ts';
+import { startSmtp, type SmtpFake } from '../support/fakes/smtp.ts';
 import { PUBLIC_URL } from './kind-scenarios.ts';
 import {
   downItem,
@@ -24,64 +23,6 @@ import {
   twoHundredDown,
   upItem,
 } from './message-fixtures.ts';
-
-interface Received {
-  from: string;
-  to: string[];
-  mail: ParsedMail;
-}
-
-interface SmtpFake {
-  port: number;
-  received: Received[];
-  /** Recipients the server refuses with 550. */
-  unknown: Set<string>;
-  logins: string[];
-  close(): Promise<void>;
-}
-
-async function startSmtp(): Promise<SmtpFake> {
-  const received: Received[] = [];
-  const unknown = new Set<string>();
-  const logins: string[] = [];
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    authOptional: true,
-    logger: false,
-    onAuth(auth, _session, callback) {
-      logins.push(`${auth.username}:${auth.password}`);
-      if (auth.username === 'mailer' && auth.password === 's3cret') callback(null, { user: auth.username });
-      else callback(new Error('535 authentication failed'));
-    },
-    onRcptTo(address, _session, callback) {
-      if (unknown.has(address.address)) {
-        const error = new Error('no such mailbox') as Error & { responseCode: number };
-        error.responseCode = 550;
-        callback(error);
-      } else callback();
-    },
-    onData(stream, session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          const from = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
-          received.push({ from, to: session.envelope.rcptTo.map((r) => r.address), mail });
-          callback();
-        },
-        (error: Error) => callback(error),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    port,
-    received,
-    unknown,
-    logins,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 const TO = ['ops@example.org', 'oncall@example.org'];
 
