@@ -13,7 +13,7 @@ import {
   type NotificationStore,
   type Timestamp,
 } from '../../../core/index.ts';
-import { channelsServing, disabledEventData } from '../../../core/channels/serving.ts';
+import { channelsServing, disabledEventData } from '../../../core/internal.ts';
 import { sqlOf } from '../drivers/sql-of.ts';
 import { stampText, toId, toStamp } from '../rows.ts';
 import type { Database, DbInteger } from '../schema.ts';
