@@ -1,5 +1,5 @@
 /**
- * When a channel's message is tried again (docs/notifications.md, "Retries"): 10 s, 30 s, 1 min,
+ * When a channel's message is tried again (docs/notifications.md, "Delivery"): 10 s, 30 s, 1 min,
  * 2 min, 5 min, 10 min, then every 30 min, for a day; a Retry-After the service gave is honoured
  * when it asks for longer.
  */
