@@ -7,7 +7,9 @@ import {
   type ClaimedChannelMessage,
   type Clock,
   type Logger,
+  type MonitoringEvent,
   type Notification,
+  type NotificationIncident,
   type NotificationStore,
 } from '../../core/internal.ts';
 import { wakeableSleep } from '../wakeable-sleep.ts';
@@ -30,6 +32,8 @@ export interface ChannelDispatcherOptions {
   logger?: Pick<Logger, 'warn' | 'error'>;
   /** Told of every attempt's outcome once it is recorded (the metrics count them). */
   observe?(outcome: ChannelMessageOutcome): void;
+  /** The incident an event opened or closed (incident-of.ts); without it, none. */
+  incidentOf?(event: MonitoringEvent): Promise<NotificationIncident | null>;
   /** Kept with each lease, for operators. Default `host:pid`. */
   workerId?: string;
   /** Messages in flight at once, each to a different channel. Default 20. */
@@ -102,7 +106,13 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
   async function send(message: ClaimedChannelMessage): Promise<void> {
     const notification: Notification = {
       at: toTimestamp(clock.now()),
-      items: message.notifications.map((n) => ({ reason: 'event', event: n.event, incident: null })),
+      items: await Promise.all(
+        message.notifications.map(async (n) => ({
+          reason: 'event' as const,
+          event: n.event,
+          incident: options.incidentOf === undefined ? null : await options.incidentOf(n.event),
+        })),
+      ),
       total: message.notifications.length,
     };
     const sent = await delivery.deliver(message.channel, notification);

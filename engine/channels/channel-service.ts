@@ -4,6 +4,7 @@ import type { ResolvedEngineOptions } from '../options.ts';
 import type { EngineService } from '../service.ts';
 import { createChannelDispatcher } from './channel-dispatcher.ts';
 import { channelDeliveryFrom } from './channel-sender.ts';
+import { incidentOf, type IncidentReader } from './incident-of.ts';
 
 /**
  * The engine's channel messages (docs/notifications.md, "Delivery"): a dispatcher over the store's
@@ -34,9 +35,15 @@ export function channelMessages(resolved: ResolvedEngineOptions, logger: EngineL
     logger,
     workerId: resolved.workerId,
     pollIntervalMs: resolved.pollIntervalMs,
+    // The reports' incidents, where the store keeps them: a recovery then closes what its down opened.
+    ...(hasIncidents(store) ? { incidentOf: (event) => incidentOf(store, event) } : {}),
     ...(resolved.metrics.channelMessage === undefined
       ? {}
       : { observe: resolved.metrics.channelMessage.bind(resolved.metrics) }),
   });
   return { name: 'channel messages', ...dispatcher };
+}
+
+function hasIncidents(store: object): store is IncidentReader {
+  return typeof (store as Partial<IncidentReader>).listIncidents === 'function';
 }

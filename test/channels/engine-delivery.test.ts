@@ -12,6 +12,7 @@ import { ManualClock, MemoryStore, type ChannelConfig, type ChannelType, type Ev
 import { createMonitoringEngine, type MonitoringEngine } from '../../engine/index.ts';
 import { addDevice } from '../support/engine-fixtures.ts';
 import type { FakeService } from '../support/fakes/fake-service.ts';
+import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
 import { startFakeSlack } from '../support/fakes/slack.ts';
 import { startSmtp, type SmtpFake } from '../support/fakes/smtp.ts';
 import { newWebhook, startReceiver, type Receiver } from '../webhooks/support.ts';
@@ -49,13 +50,20 @@ describe('channels served by the engine', () => {
   let slack: FakeService;
   let smtp: SmtpFake;
   let hooks: Receiver;
+  let pagerduty: FakeService;
   let engine: MonitoringEngine;
 
   beforeEach(async () => {
     clock = new ManualClock(START);
     store = new MemoryStore({ clock });
     userId = (await store.createUser({ name: null, created_at: START })).id;
-    [ssh, slack, smtp, hooks] = await Promise.all([startSsh(), startFakeSlack(), startSmtp(), startReceiver()]);
+    [ssh, slack, smtp, hooks, pagerduty] = await Promise.all([
+      startSsh(),
+      startFakeSlack(),
+      startSmtp(),
+      startReceiver(),
+      startFakePagerDuty(),
+    ]);
     engine = createMonitoringEngine({
       store,
       clock,
@@ -63,12 +71,16 @@ describe('channels served by the engine', () => {
       lookup: LOOPBACK,
       allowPrivateTargets: true,
       failuresBeforeDown: 1,
-      channels: { smtpUrl: `smtp://mailer:s3cret@smtp.example.net:${smtp.port}`, smtpFrom: 'monitoring@example.com' },
+      channels: {
+        smtpUrl: `smtp://mailer:s3cret@smtp.example.net:${smtp.port}`,
+        smtpFrom: 'monitoring@example.com',
+        pagerdutyEventsUrl: `${pagerduty.url('events.pagerduty.com')}/v2/enqueue`,
+      },
     });
   });
   afterEach(async () => {
     await engine.stop();
-    await Promise.all([ssh.close(), slack.close(), smtp.close(), hooks.close()]);
+    await Promise.all([ssh.close(), slack.close(), smtp.close(), hooks.close(), pagerduty.close()]);
   });
 
   const channel = (type: ChannelType, config: ChannelConfig, events: EventType[]) =>
@@ -170,5 +182,28 @@ describe('channels served by the engine', () => {
         [1, 429, 'http_429'],
       ],
     );
+  });
+
+  it("PagerDuty: a device's down triggers and its recovery resolves the same alert, its incident's dedup_key", async () => {
+    await channel('pagerduty', { routing_key: 'R0uTiNgKeyPagerDutySecretValue32', severity: 'error' }, [
+      'device.down',
+      'device.up',
+    ]);
+    await devices(1);
+    await engine.runOnce();
+    ssh.up = true;
+    clock.advance(300_000);
+    await engine.runOnce();
+    assert.deepEqual(pagerduty.refused, []);
+    const sent = pagerduty.accepted.map((r) => JSON.parse(r.body) as { event_action: string; dedup_key: string });
+    assert.deepEqual(
+      sent.map((e) => e.event_action),
+      ['trigger', 'resolve'],
+    );
+    const [incident] =
+      (await store.listIncidents(userId, { from: START, to: '2026-08-02T00:00:00.000Z', limit: 5 })) ?? [];
+    assert.ok(incident !== undefined && incident.resolved_at !== null, 'the incident closed');
+    assert.ok(sent[0]!.dedup_key.includes(String(incident.id)), sent[0]!.dedup_key);
+    assert.equal(sent[1]!.dedup_key, sent[0]!.dedup_key);
   });
 });
