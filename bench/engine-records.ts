@@ -19,6 +19,8 @@ export function benchMonitor(id: number): BlacklistMonitor {
     count_policy_listings: false,
     listings: [],
     rdns: null,
+    name: null,
+    channel_ids: null,
   };
 }
 
@@ -57,6 +59,8 @@ export function benchDevice(id: number, kind: 'tcp' | 'http', port: number, inte
     status_since: null,
     last_checked_at: null,
     last_results: {},
+    name: null,
+    channel_ids: null,
   };
 }
 

@@ -15,9 +15,12 @@ export const USAGE = `usage: monitoring-api <command> [flags]
         [--rate-limit-fail open|closed] [--trust-proxy CIDR]... [--allow-private-targets] [--body-limit BYTES] [--public-url URL]
         [--no-prepared-statements] [--query-timeout MS] [--shutdown-timeout MS]
         [--header-timeout MS] [--request-timeout MS] [--keep-alive-timeout MS] [--log-level debug|info|warn|error]
-        [--metrics-address HOST:PORT] [--worker [ENGINE FLAGS]]
+        [--metrics-address HOST:PORT] [--smtp-url URL] [--smtp-from ADDR] [--public-url URL]
+        [--telegram-api-url URL] [--pagerduty-events-url URL] [--worker [ENGINE FLAGS]]
   worker [--database URL] [--allow-private-targets] [--no-prepared-statements] [--query-timeout MS] [--stop-timeout MS]
-         [--log-level debug|info|warn|error] [--health-address HOST:PORT] [--metrics-address HOST:PORT] [ENGINE FLAGS]
+         [--log-level debug|info|warn|error] [--health-address HOST:PORT] [--metrics-address HOST:PORT]
+         [--smtp-url URL] [--smtp-from ADDR] [--public-url URL] [--telegram-api-url URL] [--pagerduty-events-url URL]
+         [ENGINE FLAGS]
   migrate [--database URL]
   users create [--name N] [--json] [--database URL]
   keys create --user ID [--scopes read,write] [--allow-ip CIDR]... [--name N] [--rate-limit N/S] [--expires ISO] [--json] [--database URL]
@@ -39,6 +42,9 @@ engine defaults: --concurrency 100 --probe-timeout 10000 --dns-timeout 5000 --re
 serve defaults: --host 127.0.0.1 --port 8080 (0: any free port) --rate-limit 120/60 --body-limit 16384
   --query-timeout 12000 (PostgreSQL) --shutdown-timeout 5000 + query timeout + 3000
   --header-timeout 10000 --request-timeout 30000 --keep-alive-timeout 5000 --log-level info; --metrics-address off.
+channels (serve and worker): --smtp-url smtp[s]://user:pass@host:port with --smtp-from ADDR sends email (none
+  without); --public-url links messages to records; --telegram-api-url https://api.telegram.org and
+  --pagerduty-events-url https://events.pagerduty.com/v2/enqueue by default.
 worker defaults: --stop-timeout 30000 (on SIGTERM, how long checks in flight may take; then exit 1) --log-level info;
   --health-address (GET /healthz, /readyz) and --metrics-address (GET /metrics) off; port 0 takes any free port.
 Database URLs: postgres://..., postgresql://..., sqlite:PATH, sqlite::memory: (default sqlite:./data/monitoring.db).

@@ -17,18 +17,17 @@ import type {
   RangeOptions,
   AllResultsOptions,
   BlacklistMonitor,
-  BlacklistMonitorInput,
-  Changes,
+  Channel,
+  ChannelAttempt,
+  ChannelClient,
   CreatedWebhook,
   Deleted,
   Device,
-  DeviceInput,
   DeviceProbeResult,
   DnsblResult,
   ListOptions,
   LocationSummary,
   MaintenanceWindow,
-  MaintenanceWindowInput,
   Me,
   MonitoredResourceClient,
   MonitoringClientOptions,
@@ -43,10 +42,18 @@ import type {
   Webhook,
   WebhookAttempt,
   WebhookClient,
-  WebhookChanges,
-  WebhookInput,
   WebhookTestResult,
 } from './types.ts';
+import type {
+  BlacklistMonitorInput,
+  Changes,
+  ChannelChanges,
+  ChannelInput,
+  DeviceInput,
+  MaintenanceWindowInput,
+  WebhookChanges,
+  WebhookInput,
+} from './input-types.ts';
 
 export { MonitoringApiError, type ClientErrorCode, type MonitoringApiErrorInit } from './errors.ts';
 export type * from './types.ts';
@@ -155,6 +162,21 @@ function heartbeats(transport: Transport, base: URL): HeartbeatClient {
   return { ...resourceClient, pings, allPings, availability };
 }
 
+/** Channels: the resource client plus each one's delivery attempts and its test message. */
+function channels(transport: Transport, base: URL): ChannelClient {
+  const { page: deliveries, all: allDeliveries } = newestFirst<ChannelAttempt>(
+    transport,
+    new URL('channels/deliveries', base),
+  );
+  async function test(id: number, options?: RequestOptions): Promise<WebhookTestResult> {
+    const url = new URL('channels/test', base);
+    url.searchParams.set('id', String(id));
+    return (await transport.send<WebhookTestResult>('POST', url, undefined, options)).data;
+  }
+  const channelResource = resource<Channel, ChannelInput, Channel, ChannelChanges>(transport, base, 'channels');
+  return { ...channelResource, deliveries, allDeliveries, test };
+}
+
 /** One record's rows at `resultsUrl`, newest first: a page, and every page following the Link header. */
 function newestFirst<R>(transport: Transport, resultsUrl: URL) {
   async function results(id: number, options: ResultsOptions = {}): Promise<ResultPage<R>> {
@@ -213,6 +235,7 @@ export function createMonitoringClient(options: MonitoringClientOptions): Monito
       'blacklist-monitors',
     ),
     webhooks: webhooks(transport, base),
+    channels: channels(transport, base),
     maintenanceWindows: resource<MaintenanceWindow, MaintenanceWindowInput>(transport, base, 'maintenance-windows'),
     heartbeats: heartbeats(transport, base),
     reports: reportsClient(transport, base),

@@ -3,6 +3,7 @@ import type { HeartbeatClient } from './heartbeat-types.ts';
 import type {
   BlacklistMonitor,
   BlacklistMonitorInput,
+  ChannelClient,
   Device,
   DeviceInput,
   DeviceProbeResult,
@@ -27,6 +28,8 @@ export interface MonitoringClient {
   blacklistMonitors: MonitoredResourceClient<BlacklistMonitor, BlacklistMonitorInput, DnsblResult>;
   /** Only the create answer, and an update with `rotate_secret`, carry the signing secret: keep it then. */
   webhooks: WebhookClient;
+  /** Every answer shows a channel's secrets masked (`…` and the last four characters). */
+  channels: ChannelClient;
   maintenanceWindows: ResourceClient<MaintenanceWindow, MaintenanceWindowInput>;
   /** Heartbeats (docs/heartbeats.md): `ping_url` is shown to keys with the write scope only. */
   heartbeats: HeartbeatClient;

@@ -80,6 +80,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     domain: normalizeZones(options.dnsblDomainZones ?? DEFAULT_DNSBL_DOMAIN_ZONES, 'a DNSBL domain zone'),
   };
   const webhookSender = options.webhookSender;
+  const channelSender = options.channelSender;
   const trustedProxies = options.trustProxy?.length ? createIpMatcher(options.trustProxy) : null;
   const keyCache = new KeyCache(store, options.keyCacheTtlMs ?? DEFAULTS.keyCacheTtlMs);
   const usage = new KeyUsageRecorder(store, (error) => logger.error?.('recording key usage failed', error));
@@ -193,6 +194,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
           listCache,
           closedDays,
           webhookSender,
+          channelSender,
           recentRecords,
           publicUrl,
         });

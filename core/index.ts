@@ -47,6 +47,16 @@ export type {
   WebhookStore,
 } from './store/webhook-store.ts';
 export type { WebhookEndpoint, WebhookSender, WebhookTestResult } from './webhook-sender.ts';
+export type { ChannelStore, NewChannelAttempt } from './store/channel-store.ts';
+export type {
+  ChannelLease,
+  ChannelMessageClaim,
+  ChannelMessageOutcome,
+  ChannelMessageState,
+  ClaimedChannelMessage,
+  NotificationStore,
+} from './store/notification-store.ts';
+export type { ChannelEndpoint, ChannelSender } from './channel-sender.ts';
 export type { ActiveMaintenance, MaintenanceStore, OwnedMaintenanceWindow } from './store/maintenance-store.ts';
 export type {
   ClaimedHeartbeat,

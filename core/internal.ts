@@ -10,6 +10,7 @@ export { errors } from './http/errors.ts';
 export { WEBHOOK_SECRET_PREFIX } from './webhook-secret.ts';
 export { toTimestamp } from './clock.ts';
 export { occurrenceAt } from './maintenance/window-times.ts';
+export { channelsServing, disabledEventData } from './channels/serving.ts';
 export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';
 export { RepeatedErrorLog, type RepeatedError, type RepeatedErrorLogOptions } from './repeated-error-log.ts';
 export { ROUTES } from './routes/router.ts';
@@ -60,3 +61,13 @@ export {
   normalizeZones,
   type DnsblZoneLists,
 } from './dnsbl/zones.ts';
+export {
+  MAX_LISTED_ITEMS,
+  NOTIFICATION_REASONS,
+  type EventItem,
+  type Notification,
+  type NotificationIncident,
+  type NotificationItem,
+  type NotificationReason,
+  type TestItem,
+} from './channels/notification.ts';

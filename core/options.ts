@@ -1,3 +1,4 @@
+import type { ChannelSender } from './channel-sender.ts';
 import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import type { RateLimitPolicy, RateLimiter } from './store/rate-limiter.ts';
@@ -57,6 +58,13 @@ export interface MonitoringApiOptions {
    * store never holds an unbounded queue (docs/heartbeats.md, "Durability"). Default 10,000.
    */
   pingQueueLimit?: number;
+  /**
+   * Sends the test message of `POST /channels/test`, and says whether this server can send mail
+   * (docs/notifications.md). Without it that route answers 503 `channel_test_unavailable`, and an
+   * `email` channel is refused with 400 `email_unavailable`, as it is when `email` is false. The
+   * engine's channel sender makes one; give it the same `allowPrivateTargets` as the API.
+   */
+  channelSender?: ChannelSender;
 }
 
 export const DEFAULTS = {

@@ -27,3 +27,4 @@ export {
   type HostLookup,
 } from './net/connector.ts';
 export { createWebhookSender, type WebhookSenderOptions } from './webhooks/webhook-sender.ts';
+export { createChannelSender, type ChannelSenderOptions } from './channels/channel-sender.ts';

@@ -1,4 +1,4 @@
-import type { DeliveryOutcome, MonitoredKind } from '../core/index.ts';
+import type { ChannelMessageOutcome, DeliveryOutcome, MonitoredKind } from '../core/index.ts';
 
 /** What the engine claims and writes: the checked records, and heartbeats found late (docs/heartbeats.md). */
 type EngineKind = MonitoredKind | 'heartbeat';
@@ -40,4 +40,6 @@ export interface EngineMetrics {
   written?(kind: EngineKind, count: number, durationMs: number, failed: boolean): void;
   /** One webhook delivery attempt, as recorded. */
   delivery?(outcome: DeliveryOutcome): void;
+  /** One attempt to send a channel its message, as recorded (docs/notifications.md, "Delivery"). */
+  channelMessage?(outcome: ChannelMessageOutcome): void;
 }

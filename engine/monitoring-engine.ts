@@ -1,4 +1,5 @@
 import { boundedLogger } from './bounded-logger.ts';
+import { channelMessages } from './channels/channel-service.ts';
 import { PolicyRefusals } from './devices/policy-refusals.ts';
 import { heartbeatKind } from './heartbeats/late-heartbeat.ts';
 import { blacklistKind, deviceKind, hasLocationChecks, locationKind } from './kinds.ts';
@@ -113,7 +114,11 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
   const retention = retentionSweep(resolved, logger);
   // The periodic jobs, each a file of periodic/: a new one is one line here (service.ts).
   const jobs: EngineService[] = [retention, rollups(resolved, logger)];
-  const services = [...jobs, claims, beat, webhooks];
+  // Channels' messages, beside the webhooks and as they are: their own loop and bound. First in
+  // runOnce(), so a channel.disabled event they write reaches the webhooks in the same run.
+  const channels = channelMessages(resolved, logger);
+  const deliveries = channels === undefined ? [webhooks] : [channels, webhooks];
+  const services = [...jobs, claims, beat, ...deliveries];
 
   let started = false;
   return {
@@ -138,7 +143,7 @@ export function createMonitoringEngine(options: MonitoringEngineOptions): Monito
       const upkeep = Promise.all(jobs.map((job) => job.runOnce(now)));
       await claims.runOnce(now);
       // After the checks, so the events they wrote are delivered in the same run.
-      await webhooks.runOnce(now);
+      for (const service of deliveries) await service.runOnce(now);
       summarize(clock.now());
       await upkeep;
       return {

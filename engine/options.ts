@@ -6,8 +6,10 @@ import {
   type HeartbeatStore,
   type MaintenanceStore,
   type MonitoringStore,
+  type NotificationStore,
   type WebhookDeliveryStore,
 } from '../core/internal.ts';
+import type { ChannelSenderOptions } from './channels/channel-sender.ts';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { DEFAULT_DNSBL_DOMAIN_ZONES, DEFAULT_DNSBL_ZONES, normalizeZones } from './dnsbl/zones.ts';
@@ -24,12 +26,14 @@ import type { DeviceCheck } from './devices/check-device.ts';
 /** What `createMonitoringEngine` takes (docs/engine.md, "Configuration"). Only `store` is required. */
 export interface MonitoringEngineOptions {
   /**
-   * The records to check and the webhook deliveries to make: any `Store` will do. A store without
-   * `allMaintenanceWindows` and `syncMaintenance` has no maintenance windows, and one without
-   * `claimLateHeartbeats` and `recordLateHeartbeats` no heartbeats to find late.
+   * The records to check, the webhook deliveries and channels' messages to make: any `Store`
+   * will do. A store without the notification queue (NotificationStore) sends no channel
+   * messages; one without `allMaintenanceWindows` and `syncMaintenance` has no maintenance windows,
+   * and one without `claimLateHeartbeats` and `recordLateHeartbeats` no heartbeats to find late.
    */
   store: MonitoringStore &
     WebhookDeliveryStore &
+    Partial<NotificationStore> &
     Partial<Pick<MaintenanceStore, 'allMaintenanceWindows' | 'syncMaintenance'>> &
     Partial<Pick<HeartbeatStore, 'claimLateHeartbeats' | 'recordLateHeartbeats' | 'deleteHeartbeatPingsBefore'>>;
   clock?: Clock;
@@ -113,12 +117,18 @@ export interface MonitoringEngineOptions {
   deviceCheck?: DeviceCheck;
   /** Source of the schedule's jitter, in [0, 1). Default Math.random. */
   random?: () => number;
+  /**
+   * Where channels' messages go (docs/notifications.md, "Delivery"): the SMTP server, the public
+   * URL messages link to, Telegram's and PagerDuty's API URLs. Without `smtpUrl`, email channels'
+   * messages wait, retried, as our own failure. Default none of them.
+   */
+  channels?: Pick<ChannelSenderOptions, 'smtpUrl' | 'smtpFrom' | 'publicUrl' | 'telegramApiUrl' | 'pagerdutyEventsUrl'>;
 }
 
 /** The options with every default filled in and every value checked. */
-type Optional = 'lookup' | 'resolver' | 'logger' | 'metrics' | 'probeSourceAddress';
+type Optional = 'lookup' | 'resolver' | 'logger' | 'metrics' | 'probeSourceAddress' | 'channels';
 export type ResolvedEngineOptions = Required<Omit<MonitoringEngineOptions, Optional>> &
-  Pick<MonitoringEngineOptions, 'lookup' | 'resolver' | 'probeSourceAddress'> & {
+  Pick<MonitoringEngineOptions, 'lookup' | 'resolver' | 'probeSourceAddress' | 'channels'> & {
     logger: EngineLogger;
     metrics: EngineMetrics;
   };
@@ -224,6 +234,7 @@ export function resolveEngineOptions(options: MonitoringEngineOptions): Resolved
     retentionBatchSize: positive(options.retentionBatchSize, d.retentionBatchSize, 'retentionBatchSize'),
     lookup: options.lookup,
     resolver: options.resolver,
+    channels: options.channels,
     deviceCheck: options.deviceCheck ?? checkDevice,
     random: options.random ?? Math.random,
   };

@@ -8,7 +8,8 @@
 //
 // What stays outside the file: pg (loaded only for a PostgreSQL URL, and so that the command uses
 // the pg the package installed beside it). The store imports it lazily, so a run pays for it only
-// when it opens a PostgreSQL database; SQLite is Node's own node:sqlite. The
+// when it opens a PostgreSQL database; SQLite is Node's own node:sqlite. nodemailer too: it is
+// imported only when a first mail is sent (`--smtp-url`), so no other start parses it. The
 // library entry points (`monitoring-api`, `/node`, `/kysely`, ...) are not bundled: a host
 // application imports them as modules, with its own copies of their dependencies.
 //
@@ -19,7 +20,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Packages the command imports at run time rather than carrying in its file. */
-const CLI_EXTERNAL_PACKAGES = ['pg'];
+const CLI_EXTERNAL_PACKAGES = ['pg', 'nodemailer'];
 
 /** Replaces `dist/cli/` (tsc's output) with the single file `dist/cli/main.js`. */
 export async function bundleCli(dist) {

@@ -1,6 +1,10 @@
 import { createMonitoringApi, DEFAULTS, type RateLimiter, type RateLimitRule } from '../../core/index.ts';
-import { normalizePublicUrl } from '../../core/internal.ts';
-import { createMonitoringEngine, createWebhookSender, type MonitoringEngine } from '../../engine/index.ts';
+import {
+  createChannelSender,
+  createMonitoringEngine,
+  createWebhookSender,
+  type MonitoringEngine,
+} from '../../engine/index.ts';
 import { resolveEngineOptions } from '../../engine/options.ts';
 import { bootstrapFirstKey, type Bootstrapped } from './bootstrap.ts';
 import { POSTGRES_TIMEOUTS } from '../../stores/kysely/index.ts';
@@ -13,6 +17,7 @@ import {
   readZoneFlags,
   type EngineFlagOptions,
 } from './engine-flags.ts';
+import { CHANNEL_FLAGS, readChannelFlags, readPublicUrl, type ChannelFlagOptions } from './channel-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
 import { poolErrorLog } from './pool-errors.ts';
 import { readLogLevel, type LogLevel } from '../log-level.ts';
@@ -54,9 +59,9 @@ export const SERVE_FLAGS = {
   'log-level': { type: 'string' },
   'metrics-address': { type: 'string' },
   'body-limit': { type: 'string' },
-  'public-url': { type: 'string' },
   'no-prepared-statements': { type: 'boolean' },
   worker: { type: 'boolean' },
+  ...CHANNEL_FLAGS,
   ...ENGINE_FLAGS,
   'query-timeout': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
@@ -64,16 +69,6 @@ export const SERVE_FLAGS = {
   'request-timeout': { type: 'string' },
   'keep-alive-timeout': { type: 'string' },
 } as const;
-
-/** `--public-url URL`: an http or https URL without query or fragment, checked as the core checks it. */
-function publicUrl(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  try {
-    return normalizePublicUrl(value);
-  } catch {
-    throw new UsageError(`--public-url must be an http or https URL without query or fragment, not "${value}"`);
-  }
-}
 
 /** Timeouts past a day are typos, not needs. */
 const MAX_TIMEOUT_MS = 86_400_000;
@@ -105,6 +100,8 @@ interface ServeConfig {
   logLevel: LogLevel;
   /** `--metrics-address`: the Prometheus listener's, never the API's port. */
   metricsAddress: { host: string; port: number } | undefined;
+  /** Where channels' messages go (`--smtp-url`, `--public-url`, ...), checked at start. */
+  channels: ChannelFlagOptions;
 }
 
 /** --header-timeout, --request-timeout and --keep-alive-timeout, checked as node:http would take them. */
@@ -149,6 +146,7 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
   const limit = text(flags, 'rate-limit');
   const bodyLimit = text(flags, 'body-limit');
   const allowPrivateTargets = flags['allow-private-targets'] === true;
+  const publicUrl = readPublicUrl(flags);
   const engineFlag = firstEngineFlag(flags);
   if (flags['worker'] !== true && engineFlag !== undefined) throw new UsageError(`--${engineFlag} needs --worker`);
   const queryTimeout = text(flags, 'query-timeout');
@@ -170,7 +168,7 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
     failOpen: failMode === 'open',
     trustProxy: cidrs(list(flags, 'trust-proxy'), '--trust-proxy'),
     bodyLimit: bodyLimit === undefined ? DEFAULTS.bodyLimit : positiveInt(bodyLimit, '--body-limit', MAX_BODY_LIMIT),
-    publicUrl: publicUrl(text(flags, 'public-url')),
+    publicUrl,
     allowPrivateTargets,
     preparedStatements: flags['no-prepared-statements'] !== true,
     engine: flags['worker'] === true ? readEngineFlags(flags, allowPrivateTargets) : undefined,
@@ -185,6 +183,7 @@ function readConfig(args: readonly string[], variables: CliIo['env']): ServeConf
     serverTimeouts: readServerTimeouts(flags),
     logLevel: readLogLevel(flags),
     metricsAddress: readMetricsAddress(flags, apiPort),
+    channels: readChannelFlags(flags, publicUrl),
   };
 }
 
@@ -251,6 +250,12 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     if (metrics !== undefined) {
       metricsListener = await startMetricsListener(config.metricsAddress!.host, config.metricsAddress!.port, metrics);
     }
+    // Test deliveries go out under the API's own target policy, through the engine's DNS servers when it has some.
+    const outbound = {
+      allowPrivateTargets: config.allowPrivateTargets,
+      dnsServers: config.engine?.dnsServers ?? [],
+      trustedCa: config.engine?.trustedCa ?? [],
+    };
     const api = createMonitoringApi({
       store: opened.store,
       rateLimiter: apiMetrics === undefined ? rateLimiter : apiMetrics.countingLimiter(rateLimiter),
@@ -270,12 +275,10 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
                 apiMetrics.request(entry);
               },
             },
-      // Test deliveries go out under the API's own target policy, through the engine's DNS servers when it has some.
-      webhookSender: createWebhookSender({
-        allowPrivateTargets: config.allowPrivateTargets,
-        dnsServers: config.engine?.dnsServers ?? [],
-        trustedCa: config.engine?.trustedCa ?? [],
-      }),
+      webhookSender: createWebhookSender(outbound),
+      // `POST /channels/test` sends as the engine's deliveries do; without `--smtp-url`, email
+      // channels are refused with `email_unavailable`.
+      channelSender: createChannelSender({ ...outbound, ...config.channels }),
     });
     const apiServer = createApiServer(api, config.serverTimeouts, databaseReadiness(opened));
     const address = await listen(apiServer.server, config.port, config.host);
@@ -318,6 +321,7 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
         logger: jsonEngineLogger(config.logLevel),
         version: version(),
         ...config.engine,
+        channels: config.channels,
         ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
       });
       engine = createMonitoringEngine(options);

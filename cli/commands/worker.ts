@@ -1,6 +1,7 @@
 import { createMonitoringEngine } from '../../engine/index.ts';
 import { resolveEngineOptions } from '../../engine/options.ts';
 import { databaseUrl, openMigrated } from './database.ts';
+import { CHANNEL_FLAGS, readChannelFlags, readPublicUrl } from './channel-flags.ts';
 import { describeEngine, ENGINE_FLAGS, readEngineFlags } from './engine-flags.ts';
 import { jsonEngineLogger } from './engine-log.ts';
 import { poolErrorLog } from './pool-errors.ts';
@@ -25,6 +26,7 @@ export const WORKER_FLAGS = {
   'no-prepared-statements': { type: 'boolean' },
   'query-timeout': { type: 'string' },
   'stop-timeout': { type: 'string' },
+  ...CHANNEL_FLAGS,
   ...ENGINE_FLAGS,
 } as const;
 
@@ -49,6 +51,8 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
   const stopDeadlineMs =
     stopTimeout === undefined ? STOP_DEADLINE_MS : positiveInt(stopTimeout, '--stop-timeout', MAX_STOP_DEADLINE_MS);
   const engineFlags = readEngineFlags(flags, flags['allow-private-targets'] === true);
+  // Checked before anything is opened, as every flag is: a bad value is exit 2 at start.
+  const channels = readChannelFlags(flags, readPublicUrl(flags));
   const logLevel: LogLevel = readLogLevel(flags);
   const healthFlag = text(flags, 'health-address');
   const healthAddress = healthFlag === undefined ? undefined : hostPort(healthFlag, '--health-address');
@@ -99,6 +103,7 @@ export async function worker(args: readonly string[], io: CliIo): Promise<void> 
     logger: log,
     version: version(),
     ...engineFlags,
+    channels,
     ...(metrics === undefined ? {} : { metrics: metrics.engine() }),
   });
   const engine = createMonitoringEngine(options);

@@ -167,6 +167,12 @@ export class PrometheusMetrics {
       labelNames: ['outcome'],
       registers: [registry],
     });
+    const channelMessages = new Counter({
+      name: 'monitoring_channel_messages_total',
+      help: 'Attempts to send channels their messages, by outcome (delivered, retrying, failed, disabled).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
     const deliverySeconds = new Histogram({
       name: 'monitoring_webhook_delivery_duration_seconds',
       help: 'How long webhook delivery attempts took.',
@@ -184,6 +190,10 @@ export class PrometheusMetrics {
     startAtZero(
       deliveries,
       (['delivered', 'retrying', 'given_up'] as const).map((outcome) => ({ outcome })),
+    );
+    startAtZero(
+      channelMessages,
+      (['delivered', 'retrying', 'failed', 'disabled'] as const).map((outcome) => ({ outcome })),
     );
     let gauges: EngineGauges | undefined;
     new Gauge({
@@ -228,6 +238,9 @@ export class PrometheusMetrics {
           outcome.state === 'delivered' ? 'delivered' : outcome.state === 'pending' ? 'retrying' : 'given_up';
         deliveries.inc({ outcome: counted });
         deliverySeconds.observe(outcome.duration_ms / 1000);
+      },
+      channelMessage(outcome) {
+        channelMessages.inc({ outcome: outcome.state === 'pending' ? 'retrying' : outcome.state });
       },
     };
   }

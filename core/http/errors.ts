@@ -16,7 +16,8 @@ export type NotFoundCode =
   | 'maintenance_window_not_found'
   | 'status_page_not_found'
   | 'notice_not_found'
-  | 'heartbeat_not_found';
+  | 'heartbeat_not_found'
+  | 'channel_not_found';
 export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
 
 const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
@@ -27,6 +28,7 @@ const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
   status_page_not_found: 'No such status page.',
   notice_not_found: 'No such notice.',
   heartbeat_not_found: 'No such heartbeat.',
+  channel_not_found: 'No such channel.',
 };
 
 const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {
@@ -141,6 +143,19 @@ export const errors = {
       503,
       'webhook_test_unavailable',
       'This server cannot send test deliveries: it was set up without a webhook sender.',
+    ),
+  /** An `email` channel on a server that cannot send mail (docs/notifications.md, "Email"). */
+  emailUnavailable: () =>
+    new ApiError(
+      400,
+      'email_unavailable',
+      'This server cannot send email: its operator has not configured an SMTP server (--smtp-url).',
+    ),
+  channelTestUnavailable: () =>
+    new ApiError(
+      503,
+      'channel_test_unavailable',
+      'This server cannot send test messages: it was set up without a channel sender.',
     ),
   missingTable: () =>
     new ApiError(500, 'missing_table', 'The database schema is missing: the operator must run the migrations.'),

@@ -18,6 +18,7 @@ import {
   newSchedule,
   page,
   withChangedFields,
+  withNotify,
   type Owned,
 } from './memory-rows.ts';
 import type { MemoryTables } from './memory-tables.ts';
@@ -37,7 +38,7 @@ export class MemoryRecords {
     const identity = deviceIdentity(userId, device);
     const existing = this.#t.deviceIndex.get(identity);
     if (existing !== undefined) return { duplicateOf: existing };
-    const record: Device = { id: this.#t.nextId.device++, ...structuredClone(device) };
+    const record: Device = { id: this.#t.nextId.device++, ...structuredClone(withNotify(device)) };
     this.#t.devices.set(record.id, { userId, record, schedule: newSchedule(record.is_enabled, record.created_at) });
     this.#t.deviceIndex.set(identity, record.id);
     this.#t.reports.statusChanged(userId, record, null);
@@ -127,7 +128,7 @@ export class MemoryRecords {
     const identity = monitorIdentity(userId, monitor);
     const existing = this.#t.monitorIndex.get(identity);
     if (existing !== undefined) return { duplicateOf: existing };
-    const record: BlacklistMonitor = { id: this.#t.nextId.monitor++, ...structuredClone(monitor) };
+    const record: BlacklistMonitor = { id: this.#t.nextId.monitor++, ...structuredClone(withNotify(monitor)) };
     this.#t.monitors.set(record.id, { userId, record, schedule: newSchedule(record.is_enabled, record.created_at) });
     this.#t.monitorIndex.set(identity, record.id);
     return { created: structuredClone(record) };

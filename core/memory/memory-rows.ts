@@ -62,6 +62,13 @@ export function holds(row: Owned<unknown> | undefined, lease: Lease): row is Own
   return row !== undefined && row.schedule.lease !== null && row.schedule.lease.token === lease.token;
 }
 
+/** A new record with `name` and `channel_ids`, null when it leaves them out (NewDevice, NewBlacklistMonitor). */
+export function withNotify<T extends { name?: string | null; channel_ids?: number[] | null }>(
+  record: T,
+): T & { name: string | null; channel_ids: number[] | null } {
+  return { ...record, name: record.name ?? null, channel_ids: record.channel_ids ?? null };
+}
+
 export function deviceIdentity(userId: number, d: NewDevice): string {
   return JSON.stringify([userId, d.target_type, d.target_value, d.service_type, d.port, d.scheme]);
 }

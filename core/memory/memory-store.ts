@@ -64,11 +64,11 @@ import type {
   StatusTotals,
 } from '../reports/report-records.ts';
 import { MemoryAccess } from './memory-access.ts';
+import { MemoryChannelParts } from './memory-channel-parts.ts';
 import { MemoryChecks } from './memory-checks.ts';
 import { MemoryHeartbeats } from './memory-heartbeats.ts';
 import { MemoryMaintenance } from './memory-maintenance.ts';
 import { MemoryRecords } from './memory-records.ts';
-import { MemoryStatusPages } from './memory-status-pages.ts';
 import { MemoryTables } from './memory-tables.ts';
 import { MemoryWebhooks } from './memory-webhooks.ts';
 
@@ -80,10 +80,11 @@ import { MemoryWebhooks } from './memory-webhooks.ts';
  * (memory-access.ts), devices and blacklist monitors (memory-records.ts), the engine's checks
  * (memory-checks.ts), maintenance windows (memory-maintenance.ts), webhooks and their deliveries
  * (memory-webhooks.ts), reports (memory-reports.ts) and heartbeats (memory-heartbeats.ts); this
- * class hands each call to its part. The status pages' part (memory-status-pages.ts) is the class
- * it extends, as the Kysely store's (stores/kysely/kysely-store.ts).
+ * class hands each call to its part. The channels' part (memory-channel-parts.ts) is the class it
+ * extends, and the status pages' (memory-status-pages.ts) the one that extends, as the Kysely
+ * store's (stores/kysely/kysely-store.ts).
  */
-export class MemoryStore extends MemoryStatusPages implements Store {
+export class MemoryStore extends MemoryChannelParts implements Store {
   readonly #tables: MemoryTables;
   readonly #access = new MemoryAccess();
   readonly #records: MemoryRecords;

@@ -18,6 +18,8 @@ import {
 } from './request-schemas.ts';
 import { componentSchemas } from './response-schemas.ts';
 import { webhookSchemas } from './webhook-schemas.ts';
+import { channelSchemas } from './channel-schemas.ts';
+import { channelDrafts } from './channel-operations.ts';
 import { componentHeaders } from './headers.ts';
 import type { HttpMethod, OpenApiDocument, OperationObject, ParameterObject, PathItemObject } from './types.ts';
 import { responseRef, sharedResponses, unmatchedBadRequest } from './response-objects.ts';
@@ -89,7 +91,7 @@ function parameters(): Record<string, ParameterObject> {
   };
 }
 
-const DESCRIPTION = `Devices (monitored endpoints) and DNS-blacklist monitors, per user, behind scoped API keys.
+const DESCRIPTION = `Devices (monitored endpoints) and DNS-blacklist monitors, per user, behind scoped API keys, and the webhooks and channels that tell of their events.
 
 **Authentication.** Every request carries \`Authorization: Bearer <API key>\`. Keys are issued by the operator (\`monitoring-api keys create\`), never through this API. A key has scopes: \`read\` for the list and results operations, \`write\` for create and delete; \`/me\` needs only a valid key. Each operation states its scope in \`security\` and in \`x-required-scope\`. A key may be restricted to addresses (403 ip_not_allowed).
 
@@ -106,7 +108,7 @@ const DESCRIPTION = `Devices (monitored endpoints) and DNS-blacklist monitors, p
 export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   const basePath = normalizeBasePath(options.basePath ?? DEFAULTS.basePath);
   const byRoute = drafts();
-  for (const [key, draft] of [...reportDrafts(), ...statusPageDrafts()]) byRoute.set(key, draft);
+  for (const [key, draft] of [...reportDrafts(), ...statusPageDrafts(), ...channelDrafts()]) byRoute.set(key, draft);
   const paths: Record<string, PathItemObject> = {};
   for (const route of ROUTES) {
     const key = `${route.method} ${route.path}`;
@@ -137,6 +139,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
   Object.assign(
     schemas,
     webhookSchemas(),
+    channelSchemas(),
     maintenanceSchemas(),
     heartbeatSchemas(),
     reportSchemas(),
@@ -184,6 +187,11 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
         name: 'heartbeats',
         description:
           'Monitors that wait to be told: a job pings its URL (outside the base path, without a key, as it would Healthchecks) and is down when it is late, fails or runs too long or too short.',
+      },
+      {
+        name: 'channels',
+        description:
+          'Where people are told of events: email, Slack, Discord, Microsoft Teams, Telegram, PagerDuty and ntfy. Their secrets are write-only, masked in every answer.',
       },
       { name: 'locations', description: 'Where the monitoring engine checks from: its workers, by location.' },
       {

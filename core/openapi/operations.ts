@@ -1,5 +1,4 @@
 /** The operations of the OpenAPI document, one draft per route of ROUTES. */
-import type { ApiError } from '../http/api-error.ts';
 import { errors } from '../http/errors.ts';
 import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
 import { ref } from './schema-helpers.ts';
@@ -17,73 +16,7 @@ import {
   success,
   unknownRouteErrors,
 } from './response-objects.ts';
-
-export interface Resource {
-  /** Path segment, e.g. `devices`. */
-  path: string;
-  /** Name in operation ids and schema names, e.g. `Device`. */
-  name: string;
-  plural: string;
-  /** Human noun, e.g. `device`. */
-  noun: string;
-  tag: string;
-  notFound: ApiError;
-  /** Absent for a resource without duplicates. */
-  duplicate?: ApiError;
-  /** The create answer's envelope when it differs from `${name}Envelope`. */
-  createdEnvelope?: string;
-  /** Whether the engine checks it, so it has a results route. */
-  checked?: boolean;
-}
-
-export const RESOURCES: Resource[] = [
-  {
-    path: 'devices',
-    name: 'Device',
-    plural: 'Devices',
-    noun: 'device',
-    tag: 'devices',
-    notFound: errors.notFound('device_not_found'),
-    duplicate: errors.duplicate('duplicate_device', 42),
-    checked: true,
-  },
-  {
-    path: 'blacklist-monitors',
-    name: 'BlacklistMonitor',
-    plural: 'BlacklistMonitors',
-    noun: 'blacklist monitor',
-    tag: 'blacklist-monitors',
-    notFound: errors.notFound('blacklist_monitor_not_found'),
-    duplicate: errors.duplicate('duplicate_blacklist_monitor', 42),
-    checked: true,
-  },
-  {
-    path: 'maintenance-windows',
-    name: 'MaintenanceWindow',
-    plural: 'MaintenanceWindows',
-    noun: 'maintenance window',
-    tag: 'maintenance-windows',
-    notFound: errors.notFound('maintenance_window_not_found'),
-  },
-  {
-    path: 'heartbeats',
-    name: 'Heartbeat',
-    plural: 'Heartbeats',
-    noun: 'heartbeat',
-    tag: 'heartbeats',
-    notFound: errors.notFound('heartbeat_not_found'),
-  },
-  {
-    path: 'webhooks',
-    name: 'Webhook',
-    plural: 'Webhooks',
-    noun: 'webhook',
-    tag: 'webhooks',
-    notFound: errors.notFound('webhook_not_found'),
-    duplicate: errors.duplicate('duplicate_webhook', 42),
-    createdEnvelope: 'CreatedWebhookEnvelope',
-  },
-];
+import { RESOURCES, type Resource } from './resources.ts';
 
 /** The 404 of an operation on one record: that record is not the user's, or the URL is off. */
 function notFound(r: Resource): ResponseObject {
@@ -94,12 +27,19 @@ function notFound(r: Resource): ResponseObject {
   );
 }
 
+/** What a resource's own 400s add to the description of its create and update. */
+function refusedHow(r: Resource): string {
+  return r.refusals?.some((error) => error.code === 'email_unavailable')
+    ? ', or it makes an email channel on a server that cannot send mail (email_unavailable)'
+    : '';
+}
+
 export type Draft = Omit<OperationObject, 'security' | 'x-required-scope' | 'responses'> & {
   responses: Record<string, ResponseObject | Reference>;
 };
 
 /** What an operation on one record of the key's user answers when the key may not, or the record is not the user's. */
-function refusedForRecord(r: Resource): Record<401 | 403 | 404, ResponseObject | Reference> {
+export function refusedForRecord(r: Resource): Record<401 | 403 | 404, ResponseObject | Reference> {
   return { 401: responseRef('Unauthorized'), 403: responseRef('Forbidden'), 404: notFound(r) };
 }
 
@@ -115,7 +55,7 @@ function idOnlyQueryRefused(): ResponseObject {
 }
 
 /** The 400 of a newest-first page of one record's rows (`id`, `limit`, `before_id`). */
-function pagedQueryRefused(): ResponseObject {
+export function pagedQueryRefused(): ResponseObject {
   return badRequest(
     'id is missing, repeated or not a positive integer (invalid_id), or limit or before_id is invalid, or another query parameter was given (validation_failed).',
     [
@@ -190,9 +130,11 @@ export function drafts(): Map<string, Draft> {
       operationId: `create${r.name}`,
       summary: `Create a ${r.noun}`,
       description:
-        r.duplicate === undefined
-          ? "Fields not in the schema are refused (unknown_field); ids of records that are not the user's are invalid_value, naming the field and the id."
-          : `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
+        r.path === 'channels'
+          ? "Fields not in the schema are refused (unknown_field), and so is each problem of the config, named config.<field>. The answer shows the config's secrets masked, as every answer does."
+          : r.duplicate === undefined
+            ? "Fields not in the schema are refused (unknown_field); ids of records that are not the user's are invalid_value, naming the field and the id."
+            : `Fields not in the schema are refused (unknown_field). On 409 the error carries \`existing_id\`, the ${r.noun} this one duplicates: a client that lost the answer to a create it sent can carry on with that id instead of creating twice.`,
       tags: [r.tag],
       requestBody: {
         description: `The ${r.noun}. Content-Type must be application/json (a charset parameter is allowed).`,
@@ -205,8 +147,13 @@ export function drafts(): Map<string, Draft> {
           r.createdEnvelope ?? `${r.name}Envelope`,
         ),
         400: badRequest(
-          'The body is not JSON of the right media type, or has invalid fields (every problem is listed in details).',
-          [errors.invalidContentType(), errors.invalidJson(), errors.validationFailed(sampleDetails())],
+          `The body is not JSON of the right media type, or has invalid fields (every problem is listed in details)${refusedHow(r)}.`,
+          [
+            errors.invalidContentType(),
+            errors.invalidJson(),
+            errors.validationFailed(sampleDetails()),
+            ...(r.refusals ?? []),
+          ],
         ),
         401: responseRef('Unauthorized'),
         403: responseRef('Forbidden'),
@@ -372,12 +319,13 @@ export function drafts(): Map<string, Draft> {
           r.path === 'webhooks' ? 'UpdatedWebhookEnvelope' : `${r.name}Envelope`,
         ),
         400: badRequest(
-          'The id is not valid (invalid_id), the body is not JSON of the right media type, or it has invalid fields (every problem is listed in details).',
+          `The id is not valid (invalid_id), the body is not JSON of the right media type, or it has invalid fields (every problem is listed in details)${refusedHow(r)}.`,
           [
             errors.invalidId(),
             errors.invalidContentType(),
             errors.invalidJson(),
             errors.validationFailed(sampleDetails()),
+            ...(r.refusals ?? []),
           ],
         ),
         ...refusedForRecord(r),

@@ -131,6 +131,14 @@ function recordSchemas(): Record<string, JsonSchema> {
         nullable(ref('Timestamp')),
       ),
       last_results: ref('DeviceLastResults'),
+      name: described(
+        'A name people know it by, used in notifications; null for none (its target names it).',
+        nullable({ ...STRING, minLength: 1, maxLength: 100 }),
+      ),
+      channel_ids: described(
+        "The channels told of its events: null, every channel of its user with is_default; [] none; else these ids of the user's channels, ascending.",
+        nullable({ type: 'array', items: ref('Id'), maxItems: 100, uniqueItems: true }),
+      ),
     }),
     BlacklistMonitor: record<BlacklistMonitor>('A domain or IP address watched for blacklisting.', {
       id: ref('Id'),
@@ -167,6 +175,14 @@ function recordSchemas(): Record<string, JsonSchema> {
       rdns: described(
         'The reverse DNS (PTR) name of an IP target; null when it has none, and for a domain.',
         nullable(STRING),
+      ),
+      name: described(
+        'A name people know it by, used in notifications; null for none (its target names it).',
+        nullable({ ...STRING, minLength: 1, maxLength: 100 }),
+      ),
+      channel_ids: described(
+        "The channels told of its events: null, every channel of its user with is_default; [] none; else these ids of the user's channels, ascending.",
+        nullable({ type: 'array', items: ref('Id'), maxItems: 100, uniqueItems: true }),
       ),
     }),
     DnsblListing: record<DnsblListing>("One zone's listing of a target, read against what the list documents.", {

@@ -32,6 +32,13 @@ export interface BlacklistMonitor {
   listings: DnsblListing[];
   /** The reverse DNS (PTR) name of an IP target at the last check that got an answer; null when it has none. */
   rdns: string | null;
+  /** A name people know it by, 1 to 100 characters, used in notifications; null for none (its target names it). */
+  name: string | null;
+  /**
+   * The channels told of its events (docs/notifications.md, "Which channels"): null, every channel
+   * of its user with `is_default`; [] none; else these ids of the user's channels, ascending.
+   */
+  channel_ids: number[] | null;
 }
 
 /** One zone's listing of a target (docs/engine.md, "Blacklist monitors (DNSBL)"). */
@@ -49,4 +56,6 @@ export interface DnsblListing {
   since: Timestamp;
 }
 
-export type NewBlacklistMonitor = Omit<BlacklistMonitor, 'id'>;
+/** A monitor as validated from a create request; `name` and `channel_ids` may be left out, as for NewDevice. */
+export type NewBlacklistMonitor = Omit<BlacklistMonitor, 'id' | 'name' | 'channel_ids'> &
+  Partial<Pick<BlacklistMonitor, 'name' | 'channel_ids'>>;

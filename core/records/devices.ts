@@ -66,13 +66,22 @@ export interface Device {
   last_checked_at: Timestamp | null;
   /** The last result of each probe that ran, keyed by probe name; `{}` before the first check. */
   last_results: DeviceLastResults;
+  /** A name people know it by, 1 to 100 characters, used in notifications; null for none (its target names it). */
+  name: string | null;
+  /**
+   * The channels told of its events (docs/notifications.md, "Which channels"): null, every channel
+   * of its user with `is_default`; [] none; else these ids of the user's channels, ascending.
+   */
+  channel_ids: number[] | null;
 }
 
 /**
  * A device as validated from a create request, before the store gives it an id. The engine's
- * state starts as a create leaves it: `pending` (`paused` when disabled), never checked.
+ * state starts as a create leaves it: `pending` (`paused` when disabled), never checked. `name`
+ * and `channel_ids` may be left out (a store writes null for them), so that a host's own code
+ * that makes devices need not name them.
  */
-export type NewDevice = Omit<Device, 'id'>;
+export type NewDevice = Omit<Device, 'id' | 'name' | 'channel_ids'> & Partial<Pick<Device, 'name' | 'channel_ids'>>;
 
 export type QuorumState = 'met' | 'insufficient';
 

@@ -1,27 +1,10 @@
-/** Events: the status changes written to the outbox and announced to webhooks. */
+/** Events: the status changes written to the outbox and announced to webhooks and channels. */
 import type { BlacklistMonitor } from './blacklist-monitors.ts';
+import type { Channel } from './channels.ts';
 import type { Timestamp } from './common.ts';
 import type { Device } from './devices.ts';
 import type { Heartbeat, HeartbeatDownCause } from './heartbeats.ts';
-
-/** The status changes announced to webhooks (docs/engine.md, "Events and webhooks"). */
-export const EVENT_TYPES = [
-  'device.down',
-  'device.up',
-  'device.tls_expiring',
-  'device.location_failing',
-  'blacklist.listed',
-  'blacklist.delisted',
-  'device.paused',
-  'device.resumed',
-  'blacklist_monitor.paused',
-  'blacklist_monitor.resumed',
-  'device.maintenance_started',
-  'device.maintenance_ended',
-  'heartbeat.down',
-  'heartbeat.up',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+import type { EventType } from './event-types.ts';
 
 /**
  * What `heartbeat.down` and `heartbeat.up` add to the heartbeat (docs/webhooks.md, "Payloads"): why
@@ -34,18 +17,21 @@ export interface HeartbeatEventFields {
 
 /**
  * A status change as it is announced: the record's state at that moment, with the status before
- * and after (`last_status` for a blacklist monitor).
+ * and after (`last_status` for a blacklist monitor). For `channel.disabled`, the channel as
+ * answers show it (its secrets masked), `disabled_reason` saying why, from `enabled` to `disabled`.
  */
-export type EventData = (Device | BlacklistMonitor | (Heartbeat & HeartbeatEventFields)) & {
-  previous_status: string | null;
-  status: string | null;
-};
+export type EventData =
+  | ((Device | BlacklistMonitor | (Heartbeat & HeartbeatEventFields)) & {
+      previous_status: string | null;
+      status: string | null;
+    })
+  | (Channel & { previous_status: 'enabled'; status: 'disabled' });
 
 /** One event in the outbox. Written with the status change that caused it, in one transaction. */
 export interface MonitoringEvent {
   id: number;
   type: EventType;
-  /** The owner of the record: the webhooks that hear of it are theirs. */
+  /** The owner of the record: the webhooks and channels that hear of it are theirs. */
   user_id: number;
   created_at: Timestamp;
   data: EventData;

@@ -1,6 +1,6 @@
 /** Webhooks: the endpoints that hear of events, and their delivery attempts. */
 import type { Timestamp } from './common.ts';
-import type { EventType } from './events.ts';
+import type { EventType } from './event-types.ts';
 
 /** How the last delivery to a webhook went: `failing` from its first failed attempt until one succeeds. */
 export const WEBHOOK_DELIVERY_STATUSES = ['delivered', 'failing'] as const;

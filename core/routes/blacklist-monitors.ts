@@ -6,12 +6,13 @@ import {
 } from '../validation/blacklist-monitor-input.ts';
 import { parsePatch } from '../validation/patch-input.ts';
 import { changedFields, changeEvents, effectOf, type ChangeRules } from './record-change.ts';
+import { refuseForeignChannels } from './channel-ids.ts';
 import { resourceRoutes } from './resource-routes.ts';
 
 const FIELDS = Object.keys(blacklistMonitorSchema.entries);
 
 const RULES: ChangeRules = {
-  unchecked: new Set(['is_enabled', 'check_interval_s']),
+  unchecked: new Set(['is_enabled', 'check_interval_s', 'name', 'channel_ids']),
   events: { paused: 'blacklist_monitor.paused', resumed: 'blacklist_monitor.resumed' },
 };
 
@@ -41,6 +42,7 @@ export const blacklistMonitorRoutes = resourceRoutes<BlacklistMonitor, NewBlackl
     const events = changeEvents(RULES, from, { to, fields: FIELDS }, effect, at);
     return { change: { to, fields: FIELDS, effect, at, events } };
   },
+  refuse: refuseForeignChannels,
   update: (store, userId, id, change) => store.updateBlacklistMonitor(userId, id, change),
   duplicate: 'duplicate_blacklist_monitor',
   kind: 'blacklist_monitor',

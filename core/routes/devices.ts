@@ -2,12 +2,13 @@ import type { Device, NewDevice } from '../records/index.ts';
 import { deviceHints, deviceSchema, parseDeviceInput, rederivedDeviceFields } from '../validation/device-input.ts';
 import { parsePatch } from '../validation/patch-input.ts';
 import { changedFields, changeEvents, effectOf, type ChangeRules } from './record-change.ts';
+import { refuseForeignChannels } from './channel-ids.ts';
 import { resourceRoutes } from './resource-routes.ts';
 
 const FIELDS = Object.keys(deviceSchema.entries);
 
 const RULES: ChangeRules = {
-  unchecked: new Set(['location', 'is_enabled', 'check_interval_s']),
+  unchecked: new Set(['location', 'is_enabled', 'check_interval_s', 'name', 'channel_ids']),
   events: { paused: 'device.paused', resumed: 'device.resumed' },
 };
 
@@ -38,6 +39,7 @@ export const deviceRoutes = resourceRoutes<Device, NewDevice>({
     const events = changeEvents(RULES, from, { to, fields: FIELDS }, effect, at);
     return { change: { to, fields: FIELDS, effect, at, events } };
   },
+  refuse: refuseForeignChannels,
   update: (store, userId, id, change) => store.updateDevice(userId, id, change),
   duplicate: 'duplicate_device',
   kind: 'device',

@@ -1,3 +1,4 @@
+import type { ChannelSender } from '../channel-sender.ts';
 import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
 import type { DnsblZoneLists } from '../dnsbl/zones.ts';
 import type { ClosedDayCache } from '../reports/closed-day-cache.ts';
@@ -27,6 +28,7 @@ export interface RouteContext {
   /** The closed UTC days of response-time series, kept per API instance (utc-day-series.ts). */
   readonly closedDays: ClosedDayCache;
   readonly webhookSender: WebhookSender | undefined;
+  readonly channelSender: ChannelSender | undefined;
   /** The records last answered, a PATCH's first guess at its record (recent-records.ts). */
   readonly recentRecords: RecentRecords;
   /** Where clients reach the public routes (MonitoringApiOptions.publicUrl), without a trailing slash. */

@@ -3,6 +3,7 @@ import type { ApiResponse } from '../http/api-response.ts';
 import type { Scope } from '../records/index.ts';
 import { getAvailability } from './availability.ts';
 import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
+import { channelRoutes as channels, testChannel } from './channels.ts';
 import type { RouteContext } from './route-context.ts';
 import { deviceRoutes as devices } from './devices.ts';
 import { listIncidents } from './incidents.ts';
@@ -98,6 +99,21 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/status-pages/notices/get', scope: 'read', handler: notices.get },
   { method: 'PATCH', path: '/status-pages/notices/update', scope: 'write', handler: notices.update },
   { method: 'DELETE', path: '/status-pages/notices/delete', scope: 'write', handler: notices.remove },
+  { method: 'GET', path: '/channels', scope: 'read', handler: channels.list },
+  { method: 'POST', path: '/channels/create', scope: 'write', handler: channels.create },
+  { method: 'GET', path: '/channels/get', scope: 'read', handler: channels.get },
+  { method: 'PATCH', path: '/channels/update', scope: 'write', handler: channels.update },
+  { method: 'DELETE', path: '/channels/delete', scope: 'write', handler: channels.remove },
+  { method: 'POST', path: '/channels/test', scope: 'write', handler: testChannel },
+  {
+    method: 'GET',
+    path: '/channels/deliveries',
+    scope: 'read',
+    handler: newestFirstRoute(
+      (call, id, page) => call.store.listChannelAttempts(call.key.user_id, id, page),
+      'channel_not_found',
+    ),
+  },
 ];
 
 const RESOURCES = new Set(ROUTES.map((route) => route.path.split('/')[1]!));

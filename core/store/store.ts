@@ -1,5 +1,7 @@
 import type { MonitoredKind, MonitoringStore, ResultsPage } from './monitoring-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
+import type { ChannelStore } from './channel-store.ts';
+import type { NotificationStore } from './notification-store.ts';
 import type { MaintenanceStore } from './maintenance-store.ts';
 import type { HeartbeatStore } from './heartbeat-store.ts';
 import type { ReportStore } from './report-store.ts';
@@ -27,7 +29,15 @@ export type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResul
  * `server_error` and never shown to the client.
  */
 export interface Store
-  extends MonitoringStore, WebhookStore, MaintenanceStore, ReportStore, HeartbeatStore, StatusPageStore {
+  extends
+    MonitoringStore,
+    WebhookStore,
+    ChannelStore,
+    NotificationStore,
+    MaintenanceStore,
+    ReportStore,
+    HeartbeatStore,
+    StatusPageStore {
   createUser(user: Omit<User, 'id'>): Promise<User>;
   getUser(id: number): Promise<User | undefined>;
 
@@ -96,7 +106,7 @@ export interface Store
   listLocations(): Promise<LocationSummary[]>;
 
   /**
-   * Optional: a value that differs whenever any device, monitor or webhook may have changed since
+   * Optional: a value that differs whenever any device, monitor, webhook or channel may have changed since
    * it was last asked, or reports were rolled up or deleted (`ReportUpkeep`), writes by other
    * processes included, cheap enough to ask on every list request. When given, the API reuses a
    * list or report answer as long as the value stays the same; a store that cannot tell leaves it

@@ -29,6 +29,18 @@
  * Probes must reach only what the test serves on loopback (see the engine's options for the
  * lookup, the DNS servers and `allowPrivateTargets`).
  *
+ * Channels (docs/notifications.md) are made and changed through the API as any record; their
+ * answers show each secret masked, and `t.store.getChannel` the config whole. `POST /channels/test`,
+ * and an `email` channel at all, need the `channelSender` option, as `POST /webhooks/test` needs
+ * `webhookSender`: give the engine's, or a `ChannelSender` of the test's own whose `email` says
+ * whether mail can be sent and whose `test` sends to a server the test runs on loopback. What the
+ * delivery work records shows in `GET /channels/deliveries`:
+ *
+ *   const t = createTestApi({ channelSender, allowPrivateTargets: true });
+ *   const body = { name: 'ops', type: 'slack', config: { webhook_url: 'http://127.0.0.1:8081/hook' } };
+ *   const created = await t.request('/v1/channels/create', { method: 'POST', key, body });
+ *   await t.request('/v1/channels/test?id=1', { method: 'POST', key }); // channelSender.test, once
+ *
  * Reports (docs/contract.md §6.12) read the memory store's status timeline, incidents, listing
  * periods and rollups, which begin at the clock's `start`: give a `start` before anything the
  * test records. A pause, a resume and a maintenance window change a device's status at the

@@ -5,6 +5,7 @@ import type { NewBlacklistMonitor } from '../records/index.ts';
 import { normalizeTarget } from '../targets/normalize-target.ts';
 import { detail, type FieldHints } from './details.ts';
 import { flag, integer, oneOf, optional, text } from './field-schemas.ts';
+import { notifyEntries, notifyFields, notifyHints } from './notify-fields.ts';
 import { failIfAny, parseFields } from './parse-fields.ts';
 import type { TargetOptions } from './device-input.ts';
 
@@ -18,6 +19,7 @@ export const blacklistMonitorSchema = v.object(
       v.pipe(v.array(text(253), 'invalid_type'), v.minLength(1, 'invalid_value'), v.maxLength(100, 'invalid_value')),
     ),
     count_policy_listings: optional(flag()),
+    ...notifyEntries,
   },
   'invalid_type',
 );
@@ -29,6 +31,7 @@ export const blacklistMonitorHints: FieldHints = {
   check_interval_s: 'an integer from 300 to 86400 (seconds)',
   zones: "a non-empty array of the installation's DNSBL zone names for the target's type",
   count_policy_listings: 'true, false, 0 or 1',
+  ...notifyHints,
 };
 
 /** What a monitor's create is judged against besides the target policy. */
@@ -99,5 +102,6 @@ export function parseBlacklistMonitorInput(
     count_policy_listings: f.count_policy_listings ?? false,
     listings: [],
     rdns: null,
+    ...notifyFields(f),
   };
 }

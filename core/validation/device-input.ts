@@ -5,6 +5,7 @@ import { isValidHostHeader, normalizeHost, normalizeTarget } from '../targets/no
 import { detail, type FieldHints } from './details.ts';
 import { LOCATION_NAME } from '../locations.ts';
 import { flag, integer, oneOf, optional, text } from './field-schemas.ts';
+import { notifyEntries, notifyFields, notifyHints } from './notify-fields.ts';
 import { failIfAny, parseFields } from './parse-fields.ts';
 
 const SCHEMES = ['http', 'https'] as const;
@@ -41,6 +42,7 @@ export const deviceSchema = v.object(
       ),
     ),
     quorum: optional(integer(1, MAX_CHECK_LOCATIONS)),
+    ...notifyEntries,
   },
   'invalid_type',
 );
@@ -68,6 +70,7 @@ export const deviceHints: FieldHints = {
   check_interval_s: 'an integer from 30 to 86400 (seconds)',
   check_locations: `a list of 1 to ${MAX_CHECK_LOCATIONS} distinct location names, each of 1 to 32 of a-z, 0-9 and -`,
   quorum: 'an integer from 1 to the number of check_locations, given only with check_locations',
+  ...notifyHints,
 };
 
 export const DEFAULT_PORTS: Readonly<Record<Exclude<ServiceType, 'web' | 'tcp'>, number>> = {
@@ -196,6 +199,7 @@ export function parseDeviceInput(input: Record<string, unknown>, options: Target
     status_since: null,
     last_checked_at: null,
     last_results: {},
+    ...notifyFields(f),
   };
 }
 

@@ -55,6 +55,7 @@ import type {
   WorkerHeartbeat,
 } from '../../core/index.ts';
 import { CHANGE_COUNT_SQL } from './change-count.ts';
+import { ChannelParts } from './channels/channel-parts.ts';
 import { CheckRecords } from './checks/check-store.ts';
 import { FreshRead } from './fresh-read.ts';
 import { KyselyHeartbeats } from './heartbeats/heartbeat-store.ts';
@@ -65,7 +66,6 @@ import { MonitorRecords } from './records/monitors.ts';
 import { ReportRecords } from './reports/report-store.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
-import { StatusPageParts } from './status-pages/status-page-parts.ts';
 import { StoreContext } from './store-context.ts';
 import { KyselyWebhooks } from './webhooks/webhook-store.ts';
 
@@ -82,10 +82,10 @@ export interface KyselyStoreOptions {
 /**
  * A store on PostgreSQL or SQLite through Kysely. Duplicates are decided by unique indexes. The
  * store is its parts, one per concept (users and keys, devices, monitors, checks, reports,
- * webhooks, maintenance windows, status pages), sharing one StoreContext: the database, its dialect and the
+ * webhooks, channels, maintenance windows, status pages), sharing one StoreContext: the database, its dialect and the
  * count of this store's writes that the change marker reads.
  */
-export class KyselyStore extends StatusPageParts implements Store {
+export class KyselyStore extends ChannelParts implements Store {
   // Heartbeats (HeartbeatStore): KyselyHeartbeats' methods, bound to it in the constructor.
   readonly createHeartbeat: Store['createHeartbeat'];
   readonly listHeartbeats: Store['listHeartbeats'];

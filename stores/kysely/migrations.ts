@@ -12,8 +12,10 @@ import { locations } from './migrations/0010-locations.ts';
 import { reports } from './migrations/0011-reports.ts';
 import { timelineTotals } from './migrations/0012-timeline-totals.ts';
 import { recheckState } from './migrations/0013-recheck-state.ts';
+import { channels } from './migrations/0014-channels.ts';
 import { heartbeats } from './migrations/0015-heartbeats.ts';
 import { statusPages } from './migrations/0016-status-pages.ts';
+import { notifications } from './migrations/0017-notifications.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
@@ -32,8 +34,10 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0011_reports': reports(dialect),
     '0012_timeline_totals': timelineTotals(dialect),
     '0013_recheck_state': recheckState(dialect),
+    '0014_channels': channels(dialect),
     '0015_heartbeats': heartbeats(dialect),
     '0016_status_pages': statusPages(dialect),
+    '0017_notifications': notifications(dialect),
   };
 }
 

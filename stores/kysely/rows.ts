@@ -91,6 +91,31 @@ function parseStrings(text: string, column: string): string[] {
   return value;
 }
 
+/**
+ * Reads a `channel_ids` column (migration 0014): a JSON array of ids, or null. A row read from a
+ * schema before 0014 (a test's older database, the upgrade itself) has no such column: null.
+ */
+function parseChannelIds(text: string | null | undefined, table: string): number[] | null {
+  if (text === null || text === undefined) return null;
+  const value: unknown = JSON.parse(text);
+  if (!Array.isArray(value) || !value.every((id) => Number.isSafeInteger(id))) {
+    throw new Error(`column ${table}.channel_ids does not hold a JSON array of ids`);
+  }
+  return value as number[];
+}
+
+/**
+ * The `name` and `channel_ids` columns of a new device or monitor (migration 0014), each only when
+ * it is not null: the columns default to null, and a row that names neither has the columns of the
+ * rows before them, so the same statement inserts it (records/insert-if-absent.ts).
+ */
+function notifyColumns(record: { name?: string | null; channel_ids?: number[] | null }) {
+  return {
+    ...(record.name == null ? {} : { name: record.name }),
+    ...(record.channel_ids == null ? {} : { channel_ids: JSON.stringify(record.channel_ids) }),
+  };
+}
+
 function isDeviceStatus(value: string): value is DeviceStatus {
   return (DEVICE_STATUSES as readonly string[]).includes(value);
 }
@@ -223,6 +248,8 @@ export function deviceFromRow(row: Selectable<DevicesTable>): Device {
     status_since: toNullableStamp(row.status_since),
     last_checked_at: toNullableStamp(row.last_checked_at),
     last_results: parseLastResults(row.last_results),
+    name: row.name ?? null,
+    channel_ids: parseChannelIds(row.channel_ids, 'devices'),
   };
 }
 
@@ -261,6 +288,7 @@ export function deviceToRow(dialect: StoreDialect, userId: number, d: NewDevice)
     consecutive_failures: 0,
     // A device checked from several locations is scheduled per location (checks/location-checks.ts).
     ...newSchedule(d.is_enabled && d.check_locations === null, d.created_at),
+    ...notifyColumns(d),
   };
 }
 
@@ -280,6 +308,8 @@ export function monitorFromRow(row: Selectable<BlacklistMonitorsTable>): Blackli
     count_policy_listings: toFlag(row.count_policy_listings),
     listings: parseListings(row.listings),
     rdns: row.rdns,
+    name: row.name ?? null,
+    channel_ids: parseChannelIds(row.channel_ids, 'blacklist_monitors'),
   };
 }
 
@@ -320,5 +350,6 @@ export function monitorToRow(
     listings: JSON.stringify(m.listings),
     rdns: m.rdns,
     ...newSchedule(m.is_enabled, m.created_at),
+    ...notifyColumns(m),
   };
 }

@@ -2,7 +2,6 @@ import { PostgresAdapter, SqliteAdapter } from 'kysely';
 import type { ColumnType, Kysely } from 'kysely';
 import type {
   BlacklistStatus,
-  DeliveryState,
   DeviceStatus,
   EventType,
   MonitoredKind,
@@ -10,11 +9,13 @@ import type {
   Scheme,
   ServiceType,
   TargetType,
-  WebhookDeliveryStatus,
 } from '../../core/index.ts';
 // Migration 0015's tables (heartbeats) are declared beside their store part.
 import type { HeartbeatTables } from './heartbeats/heartbeat-schema.ts';
 import type { StatusPageTables } from './status-pages/status-page-tables.ts';
+// Migrations 0014's and 0017's tables (channels, their notification queue) and the webhooks' too.
+import type { ChannelTables } from './channels/channel-tables.ts';
+import type { WebhookTables } from './webhooks/webhook-tables.ts';
 
 /** The SQL databases a `KyselyStore` runs on. */
 export type StoreDialect = 'postgres' | 'sqlite';
@@ -43,6 +44,8 @@ type RunningTotal = ColumnType<DbInteger, number | undefined, never>;
 /** A timestamp that may be null; an insert may leave it out, and the column is then null. */
 type NullableStamp = ColumnType<DbTimestamp | null, string | null | undefined, string | null>;
 type NullableRef = ColumnType<DbInteger | null, number | null | undefined, number | null>;
+/** Text that may be null; an insert may leave it out. */
+type NullableText = ColumnType<string | null, string | null | undefined, string | null>;
 
 export interface UsersTable {
   id: Id;
@@ -116,6 +119,10 @@ export interface DevicesTable {
    * (docs/engine.md, "Maintenance windows"): entering that occurrence again is silent.
    */
   maintenance_announced: NullableStamp;
+  /** Migration 0014: the name people know it by; null for none. */
+  name: NullableText;
+  /** Migration 0014: JSON array of channel ids; null: every default channel of its user. */
+  channel_ids: NullableText;
 }
 
 export interface BlacklistMonitorsTable {
@@ -148,6 +155,9 @@ export interface BlacklistMonitorsTable {
   rdns: string | null;
   /** The last on-demand check request that took effect (`POST /blacklist-monitors/check`). */
   check_requested_at: NullableStamp;
+  /** Migration 0014: as for devices. */
+  name: NullableText;
+  channel_ids: NullableText;
 }
 
 /** One probe's result (one DNSBL zone's, for a monitor). Rows go with their record. */
@@ -198,75 +208,12 @@ export interface EventsTable {
   id: Id;
   user_id: Ref;
   type: EventType;
-  resource_kind: MonitoredKind;
+  /** `channel` for `channel.disabled` (migration 0017's queue writes it). */
+  resource_kind: MonitoredKind | 'channel';
   resource_id: Ref;
   created_at: Stamp;
   /** JSON of the event's data: the record's state then, with `previous_status` and `status`. */
   data: string;
-}
-
-/** Migration 0004_webhooks: the endpoints. */
-export interface WebhooksTable {
-  id: Id;
-  user_id: Ref;
-  url: string;
-  /** JSON array of event types. */
-  events: string;
-  is_enabled: Flag;
-  /** Kept as it is: signing needs it, so it cannot be hashed like an API token. */
-  secret: string;
-  created_at: Stamp;
-  last_delivery_at: NullableStamp;
-  last_delivery_status: ColumnType<
-    WebhookDeliveryStatus | null,
-    WebhookDeliveryStatus | null | undefined,
-    WebhookDeliveryStatus | null
-  >;
-  /** Migration 0007. */
-  last_delivery_error: ColumnType<string | null, string | null | undefined, string | null>;
-  /** Migration 0007. */
-  failing_since: NullableStamp;
-}
-
-/** Migration 0007: one row per delivery attempt. */
-export interface WebhookAttemptsTable {
-  id: Id;
-  webhook_id: Ref;
-  event_id: Ref;
-  event_type: string;
-  attempt: number;
-  attempted_at: Stamp;
-  http_status: number | null;
-  error: string | null;
-  duration_ms: number | null;
-}
-
-/** Migration 0004_webhooks: one row per event and endpoint. */
-export interface WebhookDeliveriesTable {
-  id: Id;
-  event_id: Ref;
-  webhook_id: Ref;
-  attempts: ColumnType<number, number, number>;
-  next_attempt_at: Stamp;
-  status: DeliveryState;
-  lease_token: ColumnType<string | null, string | null | undefined, string | null>;
-  lease_owner: ColumnType<string | null, string | null | undefined, string | null>;
-  lease_expires_at: NullableStamp;
-  last_attempt_at: NullableStamp;
-  last_error: ColumnType<string | null, string | null | undefined, string | null>;
-  last_response_status: ColumnType<number | null, number | null | undefined, number | null>;
-}
-
-/** Migration 0004_webhooks: events above the floor that were fanned out already. */
-export interface WebhookEventFanoutsTable {
-  event_id: ColumnType<DbInteger, number, number>;
-  fanned_out_at: Stamp;
-}
-
-/** Migration 0004_webhooks: one row; every event at or below `event_id` was fanned out. */
-export interface WebhookFanoutFloorTable {
-  id: ColumnType<number, number, never>;
-  event_id: ColumnType<DbInteger, number, number>;
 }
 
 /** Migration 0006_manage: maintenance windows. */
@@ -368,7 +315,7 @@ export interface ReportProgressTable {
   rolled_until: Stamp;
 }
 
-export interface Database extends HeartbeatTables, StatusPageTables {
+export interface Database extends HeartbeatTables, StatusPageTables, ChannelTables, WebhookTables {
   status_changes: StatusChangesTable;
   incidents: IncidentsTable;
   listing_periods: ListingPeriodsTable;
@@ -381,11 +328,6 @@ export interface Database extends HeartbeatTables, StatusPageTables {
   blacklist_monitors: BlacklistMonitorsTable;
   check_results: CheckResultsTable;
   events: EventsTable;
-  webhooks: WebhooksTable;
-  webhook_deliveries: WebhookDeliveriesTable;
-  webhook_attempts: WebhookAttemptsTable;
-  webhook_event_fanouts: WebhookEventFanoutsTable;
-  webhook_fanout_floor: WebhookFanoutFloorTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   device_location_checks: DeviceLocationChecksTable;
   maintenance_windows: MaintenanceWindowsTable;

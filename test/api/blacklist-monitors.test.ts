@@ -59,6 +59,8 @@ eachStore('blacklist monitors', (env) => {
       count_policy_listings: false,
       listings: [],
       rdns: null,
+      name: null,
+      channel_ids: null,
     });
     assert.deepEqual(assertSuccess(await t.request('/v1/blacklist-monitors', { key }), 200), [record]);
   });

@@ -63,6 +63,8 @@ const errorCases: Record<keyof typeof errors, Case> = {
   duplicate: [errors.duplicate('duplicate_device', 7), {}],
   takenByAnotherPage: [errors.takenByAnotherPage('slug'), {}],
   webhookTestUnavailable: [errors.webhookTestUnavailable(), {}],
+  emailUnavailable: [errors.emailUnavailable(), {}],
+  channelTestUnavailable: [errors.channelTestUnavailable(), {}],
   serverError: [errors.serverError(), {}],
   missingTable: [errors.missingTable(), {}],
 };

@@ -105,7 +105,8 @@ describe('record fields on every answer path', { concurrency: 1 }, () => {
       monitor.text,
       body((await t.store.listBlacklistMonitors(key.key.user_id, { afterId: 0, limit: 10 }))[0]),
     );
-    assert.deepEqual(Object.keys(created.body.data!).slice(-9), [
+    // The engine's fields, then the name and channels (docs/notifications.md, "Which channels").
+    assert.deepEqual(Object.keys(created.body.data!).slice(-11), [
       'check_interval_s',
       'check_locations',
       'quorum',
@@ -115,14 +116,18 @@ describe('record fields on every answer path', { concurrency: 1 }, () => {
       'status_since',
       'last_checked_at',
       'last_results',
+      'name',
+      'channel_ids',
     ]);
-    assert.deepEqual(Object.keys(monitor.body.data!).slice(-6), [
+    assert.deepEqual(Object.keys(monitor.body.data!).slice(-8), [
       'check_interval_s',
       'failed_zones',
       'zones',
       'count_policy_listings',
       'listings',
       'rdns',
+      'name',
+      'channel_ids',
     ]);
   });
 

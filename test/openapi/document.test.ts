@@ -17,6 +17,7 @@ import {
   type OpenApiDocument,
 } from '../../core/openapi/index.ts';
 import { parseBlacklistMonitorInput } from '../../core/validation/blacklist-monitor-input.ts';
+import { parseChannelInput } from '../../core/validation/channel-input.ts';
 import { parseDeviceInput } from '../../core/validation/device-input.ts';
 import { ApiError } from '../../core/http/api-error.ts';
 import { runOpenApiCommand } from '../../cli/commands/openapi-command.ts';
@@ -423,6 +424,17 @@ describe('OpenAPI document', () => {
       { ...base, check_interval_s: 60.5 },
       { ...base, check_interval_s: null },
       { ...base, check_interval_s: '60' },
+      { ...base, name: 'Shop' },
+      { ...base, name: '' },
+      { ...base, name: 'x'.repeat(101) },
+      { ...base, name: null },
+      { ...base, channel_ids: [] },
+      { ...base, channel_ids: [3, 1] },
+      { ...base, channel_ids: [1, 1] },
+      { ...base, channel_ids: [0] },
+      { ...base, channel_ids: ['1'] },
+      { ...base, channel_ids: Array.from({ length: 101 }, (_, i) => i + 1) },
+      { ...base, channel_ids: null },
     ];
     for (const body of deviceCases) check('DeviceInput', device, body);
     for (const body of [
@@ -437,6 +449,48 @@ describe('OpenAPI document', () => {
       { ...base, check_interval_s: '300' },
     ]) {
       check('BlacklistMonitorInput', monitor, body);
+    }
+    const channel = (body: Record<string, unknown>) => parseChannelInput(body, options, '2026-01-01T00:00:00.000Z');
+    const slack = { name: 'ops', type: 'slack', config: { webhook_url: 'https://hooks.slack.com/services/x' } };
+    for (const body of [
+      slack,
+      { ...slack, type: 'pigeon' },
+      { ...slack, name: '' },
+      { ...slack, name: 'x'.repeat(100) },
+      { ...slack, name: 'x'.repeat(101) },
+      { ...slack, config: [] },
+      { ...slack, config: 'x' },
+      { ...slack, config: {} },
+      { ...slack, config: { webhook_url: 'https://hooks.slack.com/x', extra: 1 } },
+      // The type decides the config: another type's config is refused by both.
+      { ...slack, config: { to: ['a@example.com'] } },
+      { ...slack, type: 'email', config: { to: ['a@example.com'] } },
+      { ...slack, type: 'email', config: { to: [] } },
+      { ...slack, type: 'email', config: { to: ['not an address'] } },
+      { ...slack, type: 'telegram', config: { bot_token: '1:abcdefghijklmnopqrstu', chat_id: -100 } },
+      { ...slack, type: 'telegram', config: { bot_token: '1:abcdefghijklmnopqrstu', chat_id: '@opsroom' } },
+      { ...slack, type: 'telegram', config: { bot_token: 'nope', chat_id: 1 } },
+      { ...slack, type: 'pagerduty', config: { routing_key: 'A'.repeat(32) } },
+      { ...slack, type: 'pagerduty', config: { routing_key: 'A'.repeat(31) } },
+      { ...slack, type: 'pagerduty', config: { routing_key: 'A'.repeat(32), severity: 'info' } },
+      { ...slack, type: 'pagerduty', config: { routing_key: 'A'.repeat(32), severity: 'loud' } },
+      { ...slack, type: 'ntfy', config: { server_url: 'https://ntfy.sh', topic: 'a_b-c' } },
+      { ...slack, type: 'ntfy', config: { server_url: 'https://ntfy.sh', topic: 'a b' } },
+      { ...slack, type: 'ntfy', config: { server_url: 'https://ntfy.sh', topic: 't', token: null } },
+      { ...slack, type: 'ntfy', config: { server_url: 'https://ntfy.sh', topic: 't', token: 5 } },
+      { ...slack, events: [] },
+      { ...slack, events: ['device.down', 'device.down'] },
+      { ...slack, events: ['channel.disabled'] },
+      { ...slack, remind_every_s: 299 },
+      { ...slack, remind_every_s: 300 },
+      { ...slack, remind_every_s: 604801 },
+      { ...slack, escalate_after_s: 59 },
+      { ...slack, escalate_after_s: 86400 },
+      { ...slack, is_default: 1, send_recovery: false, is_enabled: null },
+      { ...slack, is_default: 2 },
+      { ...slack, disabled_reason: null },
+    ]) {
+      check('ChannelInput', channel, body);
     }
   });
 

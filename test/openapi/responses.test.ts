@@ -21,10 +21,13 @@ import {
 } from '../../core/index.ts';
 import type {
   BlacklistMonitor,
+  Channel,
+  ChannelAttempt,
   CheckResult,
   CreatedWebhook,
   Device,
   NewBlacklistMonitor,
+  NewChannel,
   NewDevice,
   NewMaintenanceWindow,
   NewHeartbeat,
@@ -64,6 +67,7 @@ import {
   type TestRequestInit,
   type TestResponse,
 } from '../../core/testing/index.ts';
+import { channelResponses } from './channel-responses.ts';
 import { conformanceFor, headerRecord, type Exchange } from './conformance.ts';
 
 /** A memory store whose resource operations (and, on demand, key lookups) fail like a broken database. */
@@ -261,6 +265,30 @@ class FailingStore extends MemoryStore {
   ): Promise<StatusTotals<TimelineState> | undefined> {
     this.fail();
     return super.heartbeatStatusTotals(userId, id, range);
+  }
+  override async createChannel(userId: number, channel: NewChannel): Promise<Channel> {
+    this.fail();
+    return super.createChannel(userId, channel);
+  }
+  override async listChannels(userId: number, page: PageRequest): Promise<Channel[]> {
+    this.fail();
+    return super.listChannels(userId, page);
+  }
+  override async getChannel(userId: number, id: number): Promise<Channel | undefined> {
+    this.fail();
+    return super.getChannel(userId, id);
+  }
+  override async deleteChannel(userId: number, id: number): Promise<boolean> {
+    this.fail();
+    return super.deleteChannel(userId, id);
+  }
+  override async listChannelAttempts(
+    userId: number,
+    id: number,
+    page: ResultsPage,
+  ): Promise<ChannelAttempt[] | undefined> {
+    this.fail();
+    return super.listChannelAttempts(userId, id, page);
   }
 }
 
@@ -1023,6 +1051,8 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     await call(t, '/v1/incidents?heartbeat_id=999999', { key }, 404);
   });
 
+  test('/channels: every route, its success and its errors', () => channelResponses(call, open));
+
   test('/me: success, a stray parameter, and every failure before the route', async () => {
     const t = open();
     const key = await t.createKey({ scopes: ['read'] });
@@ -1173,6 +1203,13 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/incidents'],
       ['GET', '/v1/blacklist-monitors/listings?id=1'],
       ...STATUS_PAGE_ROUTES.map(([method, path]): [string, string] => [method, path]),
+      ['GET', '/v1/channels'],
+      ['POST', '/v1/channels/create'],
+      ['GET', '/v1/channels/get?id=1'],
+      ['PATCH', '/v1/channels/update?id=1'],
+      ['DELETE', '/v1/channels/delete?id=1'],
+      ['POST', '/v1/channels/test?id=1'],
+      ['GET', '/v1/channels/deliveries?id=1'],
     ];
     for (const [method, path] of requests) {
       const key = await t.createKey();
@@ -1236,6 +1273,17 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['PATCH', '/v1/heartbeats/update?id=1', {}],
       ['GET', '/v1/heartbeats/results?id=1', undefined],
       ['GET', '/v1/heartbeats/availability?id=1', undefined],
+      ['GET', '/v1/channels', undefined],
+      [
+        'POST',
+        '/v1/channels/create',
+        { name: 'c', type: 'ntfy', config: { server_url: 'https://ntfy.sh', topic: 't' } },
+      ],
+      ['GET', '/v1/channels/get?id=1', undefined],
+      ['PATCH', '/v1/channels/update?id=1', {}],
+      ['DELETE', '/v1/channels/delete?id=1', undefined],
+      ['POST', '/v1/channels/test?id=1', undefined],
+      ['GET', '/v1/channels/deliveries?id=1', undefined],
     ];
     for (const failure of [new Error('connection reset'), new MissingTableError()]) {
       store.failure = failure;
@@ -1264,6 +1312,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       '/v1/heartbeats/nope',
       '/v1/incidents/nope',
       '/v1/status-pages/notices/nope',
+      '/v1/channels/nope',
     ]) {
       await call(t, path, { key }, 404);
     }

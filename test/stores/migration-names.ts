@@ -16,8 +16,10 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0011_reports',
   '0012_timeline_totals',
   '0013_recheck_state',
+  '0014_channels',
   '0015_heartbeats',
   '0016_status_pages',
+  '0017_notifications',
 ];
 
 /** The migrations from `first` on, as a database migrated up to the one before it applies them. */

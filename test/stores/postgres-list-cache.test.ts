@@ -5,7 +5,7 @@ import type { Device } from '../../core/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
-import { assertRecordedCheckShows } from './list-cache-checks.ts';
+import { assertChannelWritesShow, assertRecordedCheckShows } from './list-cache-checks.ts';
 import { sshDevice } from './records.ts';
 
 // PostgreSQL's change marker is a count kept by triggers in the writing transaction (migration
@@ -109,6 +109,7 @@ describe('list answers reused on PostgreSQL, never stale', { skip: database.skip
     assert.equal(((await a.request('/v1/webhooks', { key: token })).body.data as unknown[]).length, 1);
 
     await assertRecordedCheckShows(a, b, two.store, token);
+    await assertChannelWritesShow(a, b, token);
   });
 
   it('lists asked at once share marker reads, and each sees what was committed before it asked', async () => {

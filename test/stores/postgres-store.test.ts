@@ -12,6 +12,8 @@ import { MIGRATION_NAMES } from './migration-names.ts';
 
 /** The tables a test may write, children before their parents. */
 const EVERY_TABLE = [
+  'channel_attempts',
+  'channels',
   'webhook_event_fanouts',
   'webhook_deliveries',
   'webhooks',

@@ -40,6 +40,9 @@ export function webDevice(overrides: Partial<NewDevice> = {}): NewDevice {
     created_at: T0,
     check_interval_s: 300,
     status: 'paused',
+    // The store keeps the ids as they are: whose channels they are is the API's to judge.
+    name: 'Frankfurt shop ✓ "quoted"',
+    channel_ids: [2, 5],
     ...overrides,
   });
 }

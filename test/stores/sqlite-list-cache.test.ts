@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Device } from '../../core/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
-import { assertRecordedCheckShows } from './list-cache-checks.ts';
+import { assertChannelWritesShow, assertRecordedCheckShows } from './list-cache-checks.ts';
 import { sshDevice } from './records.ts';
 
 // List answers are reused while the store's change marker stays the same. Two stores on one
@@ -107,6 +107,7 @@ describe('list answers reused on SQLite, never stale', () => {
     assert.deepEqual(await targets(a, keyB), ['two.example.com']);
 
     await assertRecordedCheckShows(a, b, two.store, keyB);
+    await assertChannelWritesShow(a, b, keyB);
   });
 
   it('each user and each query has its own answer', async () => {

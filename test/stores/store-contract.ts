@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { ApiKey, NewApiKey, User } from '../../core/records/index.ts';
 import { MissingTableError } from '../../core/store/store.ts';
 import type { Store } from '../../core/store/store.ts';
+import { channelsContract } from './channels-contract.ts';
 import { claimsContract } from './claims-contract.ts';
 import { heartbeatsContract } from './heartbeats-contract.ts';
 import type { ContractContext, OpenedStore } from './contract-context.ts';
@@ -290,6 +291,7 @@ export function storeContract(
     });
 
     claimsContract(context);
+    channelsContract(context);
     resultsContract(context);
     reportsContract(context);
     responseRangesContract(context);

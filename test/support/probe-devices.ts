@@ -12,6 +12,8 @@ export function probeDevice(overrides: Partial<Device> = {}): Device {
   return {
     id: 1,
     ...newDevice({ target_value: FIXTURE_NAME, service_type: 'web', scheme: 'http', port: 80, expect_status: 200 }),
+    name: null,
+    channel_ids: null,
     ...overrides,
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The fields of a device and of a blacklist monitor as the API answers them, in the order it
- * answers them (docs/contract.md §6.1, §6.2); an event's data carries the same.
+ * answers them (docs/contract.md §6.1, §6.2; `name` and `channel_ids` last, docs/notifications.md,
+ * "Which channels"); an event's data carries the same.
  */
 
 /** The fields a device's create body sets, in the order the record shows them. */
@@ -38,6 +39,8 @@ export const DEVICE_FIELDS = [
   'status_since',
   'last_checked_at',
   'last_results',
+  'name',
+  'channel_ids',
 ] as const;
 
 export const MONITOR_FIELDS = [
@@ -55,4 +58,6 @@ export const MONITOR_FIELDS = [
   'count_policy_listings',
   'listings',
   'rdns',
+  'name',
+  'channel_ids',
 ] as const;

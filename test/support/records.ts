@@ -12,7 +12,10 @@ export const CREATED_AT = '2026-01-01T00:00:00.000Z';
 /** A webhook secret in the format the API hands out (`whsec_` and 32 bytes in base64). */
 export const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
-/** The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"). */
+/**
+ * The engine's fields of a device that was never checked (docs/engine.md, "What the API shows"),
+ * and the name and channels of one created without them (docs/notifications.md, "Which channels").
+ */
 export const UNCHECKED = {
   check_interval_s: 60,
   check_locations: null,
@@ -23,6 +26,8 @@ export const UNCHECKED = {
   status_since: null,
   last_checked_at: null,
   last_results: {},
+  name: null,
+  channel_ids: null,
 } as const;
 
 /** The same, for a device created disabled. */
@@ -86,6 +91,8 @@ export function newMonitor(overrides: Partial<NewBlacklistMonitor> = {}): NewBla
     count_policy_listings: false,
     listings: [],
     rdns: null,
+    name: null,
+    channel_ids: null,
     ...overrides,
   };
 }

@@ -29,6 +29,8 @@ export function eventData(monitorId: number, previous: string | null, status: st
       listed_on: status === 'listed' ? ['zen.spamhaus.org'] : [],
       created_at: T0,
     }),
+    name: null,
+    channel_ids: null,
     previous_status: previous,
     status,
   };

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import type { Kysely, Migration } from 'kysely';
+import type { Migration } from 'kysely';
 import type { StoreDialect } from '../schema.ts';
+import { rewriteCountTrigger } from './change-trigger.ts';
 import { TYPES } from './column-types.ts';
 
 /**
@@ -81,8 +82,8 @@ export function locations(dialect: StoreDialect): Migration {
         .columns(['location', 'next_check_at'])
         .execute();
       if (dialect === 'postgres') {
-        await rewriteTrigger(db, 'devices', ['check_locations', 'quorum', 'quorum_state', 'location_states']);
-        await rewriteTrigger(db, 'blacklist_monitors', []);
+        await rewriteCountTrigger(db, 'devices', ['check_locations', 'quorum', 'quorum_state', 'location_states']);
+        await rewriteCountTrigger(db, 'blacklist_monitors', []);
       }
 
       // Worker heartbeats: one row per worker, its times by the database's clock.
@@ -105,21 +106,4 @@ export function locations(dialect: StoreDialect): Migration {
       throw new Error('migration 0010_locations cannot be undone');
     },
   };
-}
-
-/** Makes a change-marker trigger again without `next_check_at` and with the columns `added`. */
-async function rewriteTrigger(db: Kysely<unknown>, table: string, added: readonly string[]): Promise<void> {
-  const trigger = `${table}_count_change`;
-  const { rows } = await sql<{ name: string }>`
-    select a.attname as name
-    from pg_trigger t
-    cross join lateral unnest(cast(t.tgattr as int2[])) with ordinality as c (attnum, n)
-    join pg_attribute a on a.attrelid = t.tgrelid and a.attnum = c.attnum
-    where t.tgname = ${trigger} and t.tgrelid = cast(${table} as regclass)
-    order by c.n`.execute(db);
-  const columns = [...rows.map((row) => row.name).filter((name) => name !== 'next_check_at'), ...added];
-  if (columns.length === 0) return;
-  await sql`drop trigger ${sql.id(trigger)} on ${sql.table(table)}`.execute(db);
-  await sql`create trigger ${sql.id(trigger)} after insert or delete or update of ${sql.join(columns.map((c) => sql.id(c)))}
-    on ${sql.table(table)} for each statement execute function count_change()`.execute(db);
 }

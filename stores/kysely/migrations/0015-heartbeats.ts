@@ -10,8 +10,11 @@ export const HEARTBEAT_TIMELINE_COLUMNS = ['new', 'up', 'started', 'down', 'paus
   (state) => `total_${state}_ms`,
 );
 
-/** Every event type before this migration, in the order webhooks store them (migration 0010's). */
-const EVERY_BEFORE = [
+/**
+ * Every event type before this migration, in the order webhooks store them: migration 0010's, with
+ * `channel.disabled` that 0014 appended; after it, in EVENT_TYPES's order (core/records/event-types.ts).
+ */
+const EVERY_BEFORE_0014 = [
   'device.down',
   'device.up',
   'device.tls_expiring',
@@ -25,7 +28,8 @@ const EVERY_BEFORE = [
   'device.maintenance_started',
   'device.maintenance_ended',
 ];
-const EVERY_AFTER = [...EVERY_BEFORE, 'heartbeat.down', 'heartbeat.up'];
+const EVERY_BEFORE = [...EVERY_BEFORE_0014, 'channel.disabled'];
+const EVERY_AFTER = [...EVERY_BEFORE_0014, 'heartbeat.down', 'heartbeat.up', 'channel.disabled'];
 
 /**
  * Migration 0015: heartbeats (docs/heartbeats.md); forward only.

@@ -5,14 +5,22 @@ import type { Database } from '../schema.ts';
 type Table = 'devices' | 'blacklist_monitors';
 
 /**
- * `INSERT ... ON CONFLICT DO NOTHING RETURNING *` for one table, compiled by Kysely once. Rows of
- * a table have the same columns every time and differ only in values, which Kysely sends as
- * parameters in column order; building and compiling the query anew for each create was a tenth
- * of a create's CPU. The first compilation is checked against that assumption, and a row that
- * does not fit it (a column left undefined, so omitted) is compiled the ordinary way.
+ * The most column sets one table keeps a statement for: a device or a monitor leaves out its
+ * `name` and its `channel_ids` when null (rows.ts), which makes four.
+ */
+const SHAPES = 4;
+
+/**
+ * `INSERT ... ON CONFLICT DO NOTHING RETURNING *` for one table, compiled by Kysely once per set
+ * of columns. Rows with the same columns differ only in values, which Kysely sends as parameters
+ * in column order; building and compiling the query anew for each create was a tenth of a
+ * create's CPU. Each compilation is checked against that assumption, and a row that does not fit
+ * it (a column left undefined, so omitted), or of a set of columns past the first few, is
+ * compiled the ordinary way.
  */
 export class InsertIfAbsent<T extends Table> {
-  #compiled: { sql: string; columns: readonly string[] } | null | undefined;
+  /** By the row's column names, joined: the statement, or null when that shape did not fit. */
+  readonly #compiled = new Map<string, string | null>();
 
   private readonly table: T;
   constructor(table: T) {
@@ -31,27 +39,22 @@ export class InsertIfAbsent<T extends Table> {
 
   async run(db: Kysely<Database>, values: Insertable<Database[T]>): Promise<Selectable<Database[T]> | undefined> {
     const parameters = Object.values(values);
-    const columns = Object.keys(values);
     const complete = !parameters.includes(undefined);
-    if (this.#compiled === undefined) {
-      const compiled = this.#build(db, values).compile();
+    // Column names never hold a comma, so the joined names tell the sets apart.
+    const shape = Object.keys(values).join(',');
+    let compiled = this.#compiled.get(shape);
+    if (compiled === undefined && complete && this.#compiled.size < SHAPES) {
+      const query = this.#build(db, values).compile();
       const fits =
-        complete &&
-        compiled.parameters.length === parameters.length &&
-        compiled.parameters.every((parameter, i) => parameter === parameters[i]);
-      this.#compiled = fits ? { sql: compiled.sql, columns } : null;
+        query.parameters.length === parameters.length &&
+        query.parameters.every((parameter, i) => parameter === parameters[i]);
+      compiled = fits ? query.sql : null;
+      this.#compiled.set(shape, compiled);
     }
-    if (this.#compiled === null || !sameNames(this.#compiled.columns, columns) || !complete) {
+    if (compiled == null || !complete) {
       return (await this.#build(db, values).executeTakeFirst()) as Selectable<Database[T]> | undefined;
     }
-    const result = await db.executeQuery<Selectable<Database[T]>>(CompiledQuery.raw(this.#compiled.sql, parameters));
+    const result = await db.executeQuery<Selectable<Database[T]>>(CompiledQuery.raw(compiled, parameters));
     return result.rows[0];
   }
-}
-
-/** Whether a row has the compiled row's columns, in its order (compared name by name, not joined). */
-function sameNames(compiled: readonly string[], columns: readonly string[]): boolean {
-  if (compiled.length !== columns.length) return false;
-  for (let i = 0; i < columns.length; i++) if (compiled[i] !== columns[i]) return false;
-  return true;
 }

@@ -7,7 +7,13 @@ import type { Database, StoreDialect } from '../schema.ts';
 import { sqlOf } from '../drivers/sql-of.ts';
 
 type ChangedTable =
-  'devices' | 'blacklist_monitors' | 'webhooks' | 'maintenance_windows' | 'status_pages' | 'status_page_notices';
+  | 'devices'
+  | 'blacklist_monitors'
+  | 'webhooks'
+  | 'maintenance_windows'
+  | 'status_pages'
+  | 'status_page_notices'
+  | 'channels';
 
 /** One record's change as SQL: compare-and-set on `expect`, then `set`, then the events, at once. */
 export interface RowChange {

@@ -27,7 +27,8 @@ import { applyChange } from '../records/apply-change.ts';
 import { listOwnedRows, readOwnedRow } from '../records/update-record.ts';
 import { stampText, toId, toStamp } from '../rows.ts';
 import { deleteWebhookAttemptsBefore, listWebhookAttempts } from './webhook-attempts.ts';
-import type { Database, DbInteger, StoreDialect, WebhooksTable } from '../schema.ts';
+import type { Database, DbInteger, StoreDialect } from '../schema.ts';
+import type { WebhooksTable } from './webhook-tables.ts';
 import { sqlOf } from '../drivers/sql-of.ts';
 
 /**

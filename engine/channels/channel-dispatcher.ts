@@ -1,0 +1,193 @@
+import { hostname } from 'node:os';
+import {
+  systemClock,
+  toTimestamp,
+  type ChannelMessageOutcome,
+  type ChannelType,
+  type ClaimedChannelMessage,
+  type Clock,
+  type Logger,
+  type MonitoringEvent,
+  type Notification,
+  type NotificationIncident,
+  type NotificationStore,
+} from '../../core/internal.ts';
+import { wakeableSleep } from '../wakeable-sleep.ts';
+import type { ChannelDelivery } from './channel-delivery.ts';
+import type { DeliveryVerdict } from './kind.ts';
+import { CHANNEL_KINDS } from './kinds/index.ts';
+import { nextAttemptAt } from './retry.ts';
+
+/** The types whose notifications go one per message (PagerDuty: one event per incident). */
+const ONE_AT_A_TIME = (Object.keys(CHANNEL_KINDS) as ChannelType[]).filter((type) => !CHANNEL_KINDS[type].groups);
+
+/** Notifications one message carries at most: the kind lists 20 of them and counts the rest. */
+const MAX_NOTIFICATIONS = 500;
+
+export interface ChannelDispatcherOptions {
+  store: NotificationStore;
+  /** Renders and sends (channel-delivery.ts), under the target policy. */
+  delivery: ChannelDelivery;
+  clock?: Clock;
+  logger?: Pick<Logger, 'warn' | 'error'>;
+  /** Told of every attempt's outcome once it is recorded (the metrics count them). */
+  observe?(outcome: ChannelMessageOutcome): void;
+  /** The incident an event opened or closed (incident-of.ts); without it, none. */
+  incidentOf?(event: MonitoringEvent): Promise<NotificationIncident | null>;
+  /** Kept with each lease, for operators. Default `host:pid`. */
+  workerId?: string;
+  /** Messages in flight at once, each to a different channel. Default 20. */
+  concurrency?: number;
+  /** A whole attempt's bound, which the lease outlives. Default 10 000 ms. */
+  requestTimeoutMs?: number;
+  /** Events fanned out per store call. Default 100. */
+  fanOutBatch?: number;
+  /** How long `start()` waits between rounds. Default 1000 ms. */
+  pollIntervalMs?: number;
+}
+
+export interface ChannelDispatcher {
+  /** Fans out new events, then sends every channel what is due for it; resolves when recorded. */
+  runOnce(): Promise<void>;
+  start(): void;
+  /** Stops claiming; resolves once the messages in flight are recorded. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Sends channels their messages (docs/notifications.md, "Delivery"), as the webhook dispatcher
+ * delivers webhooks: its own loop and concurrency bound, beside the checks. It leases a channel,
+ * not a notification, so what fell due together is one message, and the channel's grouping window
+ * (its kind's `spacingMs`) keeps the next one back. Any number of dispatchers may share a store.
+ */
+export function createChannelDispatcher(options: ChannelDispatcherOptions): ChannelDispatcher {
+  const { store, delivery } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? {};
+  const owner = options.workerId ?? `${hostname()}:${process.pid}`;
+  const concurrency = options.concurrency ?? 20;
+  const leaseMs = (options.requestTimeoutMs ?? 10_000) * 3;
+  const fanOutBatch = options.fanOutBatch ?? 100;
+  const pollMs = options.pollIntervalMs ?? 1_000;
+  const stopping = new AbortController();
+
+  function outcomeOf(
+    message: ClaimedChannelMessage,
+    verdict: DeliveryVerdict,
+  ): Omit<ChannelMessageOutcome, 'http_status' | 'duration_ms'> {
+    const now = clock.now();
+    const attempt = Math.max(0, ...message.notifications.map((n) => n.attempts)) + 1;
+    const spacing = CHANNEL_KINDS[message.channel.type].spacingMs;
+    const base = {
+      notification_ids: message.notifications.map((n) => n.id),
+      attempted_at: toTimestamp(now),
+      next_attempt_at: null,
+      next_message_at: toTimestamp(now + spacing),
+      attempt,
+      disabled_reason: null,
+    };
+    switch (verdict.outcome) {
+      case 'delivered':
+        return { ...base, state: 'delivered', error: null };
+      case 'failed':
+        return { ...base, state: 'failed', error: verdict.error };
+      case 'disable':
+        return { ...base, state: 'disabled', error: verdict.error, disabled_reason: verdict.reason };
+      case 'retry': {
+        const next = nextAttemptAt(attempt, now, verdict.retryAfterMs, verdict.ours);
+        if (next === null) return { ...base, state: 'failed', error: verdict.error };
+        // The whole channel waits: a service that said Retry-After hears nothing before it.
+        const at = toTimestamp(next);
+        return { ...base, state: 'pending', error: verdict.error, next_attempt_at: at, next_message_at: at };
+      }
+    }
+  }
+
+  async function send(message: ClaimedChannelMessage): Promise<void> {
+    const notification: Notification = {
+      at: toTimestamp(clock.now()),
+      items: await Promise.all(
+        message.notifications.map(async (n) => ({
+          reason: 'event' as const,
+          event: n.event,
+          incident: options.incidentOf === undefined ? null : await options.incidentOf(n.event),
+        })),
+      ),
+      total: message.notifications.length,
+    };
+    const sent = await delivery.deliver(message.channel, notification);
+    const outcome = { ...outcomeOf(message, sent.verdict), http_status: sent.httpStatus, duration_ms: sent.durationMs };
+    const written = await store.recordChannelMessage(message.lease, outcome);
+    if (!written) {
+      logger.warn?.(`channel ${message.channel.id}: the lease was lost; another worker sends its message`);
+      return;
+    }
+    options.observe?.(outcome);
+    if (outcome.state === 'disabled') {
+      logger.warn?.(`channel ${message.channel.id}: disabled, the service answered ${outcome.error}`);
+    } else if (outcome.state === 'failed') {
+      logger.warn?.(
+        `channel ${message.channel.id}: gave up a message after ${outcome.attempt} attempts; last error ${outcome.error}`,
+      );
+    }
+  }
+
+  async function runOnce(): Promise<void> {
+    let fanned = fanOutBatch;
+    while (fanned === fanOutBatch && !stopping.signal.aborted) {
+      fanned = await store.fanOutNotifications(toTimestamp(clock.now()), fanOutBatch);
+    }
+    // A pool, as the webhook dispatcher's: a freed slot is refilled at once.
+    const inFlight = new Set<Promise<void>>();
+    while (!stopping.signal.aborted) {
+      const free = concurrency - inFlight.size;
+      const now = clock.now();
+      const claimed =
+        free > 0
+          ? await store.claimChannelMessages({
+              owner,
+              now: toTimestamp(now),
+              limit: free,
+              leaseUntil: toTimestamp(now + leaseMs),
+              maxNotifications: MAX_NOTIFICATIONS,
+              oneAtATime: ONE_AT_A_TIME,
+            })
+          : [];
+      for (const message of claimed) {
+        const running: Promise<void> = send(message)
+          .catch((error: unknown) => logger.error?.(`channel ${message.channel.id}: recording a message failed`, error))
+          .finally(() => inFlight.delete(running));
+        inFlight.add(running);
+      }
+      if (inFlight.size === 0) break;
+      if (claimed.length === 0 || inFlight.size >= concurrency) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+  }
+
+  let loop: Promise<void> | undefined;
+  const { sleep, wake } = wakeableSleep();
+  return {
+    runOnce,
+    start() {
+      if (loop !== undefined) return;
+      loop = (async () => {
+        while (!stopping.signal.aborted) {
+          try {
+            await runOnce();
+          } catch (error) {
+            logger.error?.('channel dispatcher: a round failed', error);
+          }
+          if (stopping.signal.aborted) break;
+          await sleep(pollMs);
+        }
+      })();
+    },
+    async stop() {
+      stopping.abort();
+      wake();
+      await loop;
+      delivery.close();
+    },
+  };
+}

@@ -1,0 +1,268 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import {
+  EVENT_TYPES,
+  type ChannelLease,
+  type ChannelMessageClaim,
+  type ChannelMessageOutcome,
+  type ChannelType,
+  type ClaimedChannelMessage,
+  type EventData,
+  type EventType,
+  type MonitoringEvent,
+  type NotificationStore,
+  type Timestamp,
+} from '../../../core/index.ts';
+import { channelsServing, disabledEventData } from '../../../core/internal.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
+import { stampText, toId, toStamp } from '../rows.ts';
+import type { Database, DbInteger } from '../schema.ts';
+import type { StoreContext } from '../store-context.ts';
+import { channelFromRow } from './channel-rows.ts';
+
+/** As webhooks' (webhooks/webhook-store.ts): how long a fan-out marker is kept before the floor passes it. */
+const FLOOR_LAG_MS = 60 * 60 * 1000;
+
+/** The notification queue of `KyselyStore` (core/store/notification-store.ts), on PostgreSQL and SQLite alike. */
+export class KyselyNotifications implements NotificationStore {
+  readonly #ctx: StoreContext;
+
+  constructor(ctx: StoreContext) {
+    this.#ctx = ctx;
+  }
+
+  #stamp(value: Timestamp) {
+    return sqlOf(this.#ctx.dialect).stamp(stampText(value));
+  }
+
+  fanOutNotifications(now: Timestamp, limit: number): Promise<number> {
+    return this.#ctx.run((db) =>
+      db.transaction().execute(async (trx) => {
+        // The marker is the claim, as for webhooks: a second worker's insert of the same event
+        // waits for the first to commit and then does nothing.
+        const marked = await sql<{ event_id: DbInteger }>`
+          insert into channel_event_fanouts (event_id, fanned_out_at)
+          select e.id, ${this.#stamp(now)} from events e
+          where e.id > (select event_id from channel_fanout_floor where id = 1)
+            and not exists (select 1 from channel_event_fanouts f where f.event_id = e.id)
+          order by e.id limit ${limit}
+          on conflict do nothing
+          returning event_id`.execute(trx);
+        const ids = marked.rows.map((r) => toId(r.event_id));
+        if (ids.length > 0) await this.#expand(trx, ids, now);
+        await this.#raiseFloor(trx, now);
+        return ids.length;
+      }),
+    );
+  }
+
+  async #expand(trx: Kysely<Database>, eventIds: number[], now: Timestamp): Promise<void> {
+    const events = (await trx.selectFrom('events').selectAll().where('id', 'in', eventIds).execute()).map(eventOf);
+    const users = [...new Set(events.map((e) => e.user_id))];
+    const channels = (await trx.selectFrom('channels').selectAll().where('user_id', 'in', users).execute()).map(
+      (row) => ({ userId: toId(row.user_id), channel: channelFromRow(row) }),
+    );
+    const rows = [];
+    for (const event of events) {
+      const own = channels.filter((c) => c.userId === event.user_id).map((c) => c.channel);
+      for (const channelId of channelsServing(event, own)) {
+        rows.push({
+          channel_id: channelId,
+          event_id: event.id,
+          status: 'pending' as const,
+          next_attempt_at: stampText(now),
+        });
+      }
+    }
+    for (let start = 0; start < rows.length; start += 500) {
+      const slice = rows.slice(start, start + 500);
+      await trx
+        .insertInto('notifications')
+        .values(slice)
+        .onConflict((oc) => oc.columns(['channel_id', 'event_id']).doNothing())
+        .execute();
+      await trx
+        .insertInto('channel_queue')
+        .values([...new Set(slice.map((r) => r.channel_id))].map((channel_id) => ({ channel_id })))
+        .onConflict((oc) => oc.column('channel_id').doNothing())
+        .execute();
+    }
+  }
+
+  /** As webhooks' floor (webhooks/webhook-store.ts), over the channels' markers. */
+  async #raiseFloor(trx: Kysely<Database>, now: Timestamp): Promise<void> {
+    const cutoff = stampText(new Date(Date.parse(now) - FLOOR_LAG_MS).toISOString());
+    await sql`
+      update channel_fanout_floor set event_id = coalesce((
+        select max(f.event_id) from channel_event_fanouts f
+        where f.fanned_out_at < ${this.#stamp(cutoff)}
+          and f.event_id < coalesce((
+            select min(e.id) from events e
+            where e.id > channel_fanout_floor.event_id
+              and not exists (select 1 from channel_event_fanouts g where g.event_id = e.id)
+          ), ${Number.MAX_SAFE_INTEGER})
+      ), event_id) where id = 1`.execute(trx);
+    await sql`delete from channel_event_fanouts where event_id <= (select event_id from channel_fanout_floor where id = 1)`.execute(
+      trx,
+    );
+  }
+
+  async claimChannelMessages(claim: ChannelMessageClaim): Promise<ClaimedChannelMessage[]> {
+    const now = stampText(claim.now);
+    const token = randomUUID();
+    const { dialect } = this.#ctx;
+    const lock = sql.raw(sqlOf(dialect).skipLocked('q'));
+    const enabled = dialect === 'postgres' ? sql`true` : sql`1`;
+    // One statement, so SQLite takes its write lock once and PostgreSQL's SKIP LOCKED keeps two
+    // workers off the same channel.
+    const claimed = await this.#ctx.run((db) =>
+      sql<{ channel_id: DbInteger }>`
+        update channel_queue set lease_token = ${token}, lease_owner = ${claim.owner},
+          lease_expires_at = ${stampText(claim.leaseUntil)}
+        where channel_id in (
+          select q.channel_id from channel_queue q join channels c on c.id = q.channel_id
+          where c.is_enabled = ${enabled}
+            and (q.lease_expires_at is null or q.lease_expires_at <= ${now})
+            and (q.next_message_at is null or q.next_message_at <= ${now})
+            and exists (select 1 from notifications n where n.channel_id = q.channel_id
+              and n.status = 'pending' and n.next_attempt_at <= ${now})
+          order by q.channel_id limit ${claim.limit} ${lock})
+        returning channel_id`.execute(db),
+    );
+    const out: ClaimedChannelMessage[] = [];
+    for (const { channel_id } of claimed.rows) {
+      const channelId = toId(channel_id);
+      const row = await this.#ctx.db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
+      if (row === undefined) continue;
+      const channel = channelFromRow(row);
+      const cap = claim.oneAtATime.includes(channel.type as ChannelType) ? 1 : claim.maxNotifications;
+      const due = await this.#ctx.db
+        .selectFrom('notifications as n')
+        .innerJoin('events as e', 'e.id', 'n.event_id')
+        .select(['n.id as nid', 'n.attempts', 'e.id', 'e.user_id', 'e.type', 'e.created_at', 'e.data'])
+        .where('n.channel_id', '=', channelId)
+        .where('n.status', '=', 'pending')
+        .where('n.next_attempt_at', '<=', now)
+        .orderBy('n.id')
+        .limit(cap)
+        .execute();
+      out.push({
+        lease: { channelId, token },
+        channel: { id: channel.id, name: channel.name, type: channel.type, config: channel.config },
+        notifications: due.map((n) => ({ id: toId(n.nid), attempts: Number(n.attempts), event: eventOf(n) })),
+      });
+    }
+    return out;
+  }
+
+  recordChannelMessage(lease: ChannelLease, outcome: ChannelMessageOutcome): Promise<boolean> {
+    const { dialect } = this.#ctx;
+    return this.#ctx.write((db) =>
+      db.transaction().execute(async (trx) => {
+        const at = stampText(outcome.attempted_at);
+        const released = await trx
+          .updateTable('channel_queue')
+          .set({
+            lease_token: null,
+            lease_owner: null,
+            lease_expires_at: null,
+            next_message_at: outcome.next_message_at === null ? null : stampText(outcome.next_message_at),
+          })
+          .where('channel_id', '=', lease.channelId)
+          .where('lease_token', '=', lease.token)
+          .executeTakeFirst();
+        if (released.numUpdatedRows === 0n) return false;
+        const ids = outcome.notification_ids;
+        if (ids.length > 0) {
+          await trx
+            .updateTable('notifications')
+            .set((eb) => ({
+              attempts: eb('attempts', '+', 1),
+              ...(outcome.state === 'pending'
+                ? { next_attempt_at: stampText(outcome.next_attempt_at ?? outcome.attempted_at) }
+                : { status: outcome.state === 'delivered' ? ('delivered' as const) : ('failed' as const) }),
+            }))
+            .where('id', 'in', ids)
+            .where('channel_id', '=', lease.channelId)
+            .execute();
+        }
+        const events =
+          ids.length === 0
+            ? []
+            : await trx
+                .selectFrom('notifications as n')
+                .innerJoin('events as e', 'e.id', 'n.event_id')
+                .select(['e.id', 'e.type'])
+                .where('n.id', 'in', ids)
+                .orderBy('e.id')
+                .execute();
+        const types = new Set(events.map((e) => e.type));
+        await trx
+          .insertInto('channel_attempts')
+          .values({
+            channel_id: lease.channelId,
+            kind: 'events',
+            event_ids: JSON.stringify(events.map((e) => toId(e.id))),
+            event_types: JSON.stringify(EVENT_TYPES.filter((type) => types.has(type))),
+            attempt: outcome.attempt,
+            attempted_at: at,
+            http_status: outcome.http_status,
+            error: outcome.error,
+            duration_ms: outcome.duration_ms,
+          })
+          .execute();
+        const delivered = outcome.state === 'delivered';
+        await trx
+          .updateTable('channels')
+          .set({
+            last_delivery_at: at,
+            last_delivery_status: delivered ? 'delivered' : 'failing',
+            last_delivery_error: outcome.error,
+            failing_since: delivered ? null : sql<string>`coalesce(failing_since, ${sqlOf(dialect).stamp(at)})`,
+          })
+          .where('id', '=', lease.channelId)
+          .where((eb) => eb.or([eb('last_delivery_at', 'is', null), eb('last_delivery_at', '<=', at)]))
+          .execute();
+        if (outcome.state === 'disabled') {
+          const row = await trx
+            .updateTable('channels')
+            .set({ is_enabled: sqlOf(dialect).flag(false), disabled_reason: outcome.disabled_reason ?? 'disabled' })
+            .where('id', '=', lease.channelId)
+            .returningAll()
+            .executeTakeFirst();
+          if (row !== undefined) {
+            const channel = channelFromRow(row);
+            await trx
+              .insertInto('events')
+              .values({
+                user_id: toId(row.user_id),
+                type: 'channel.disabled',
+                resource_kind: 'channel',
+                resource_id: channel.id,
+                created_at: at,
+                data: JSON.stringify(disabledEventData(channel)),
+              })
+              .execute();
+          }
+        }
+        return true;
+      }),
+    );
+  }
+}
+
+function eventOf(row: {
+  id: DbInteger;
+  user_id: DbInteger;
+  type: EventType;
+  created_at: Parameters<typeof toStamp>[0];
+  data: string;
+}): MonitoringEvent {
+  return {
+    id: toId(row.id),
+    user_id: toId(row.user_id),
+    type: row.type,
+    created_at: toStamp(row.created_at),
+    data: JSON.parse(row.data) as EventData,
+  };
+}
