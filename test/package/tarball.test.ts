@@ -209,7 +209,12 @@ describe('the tarball installed into a new project', () => {
       const user = JSON.parse((await run(['users', 'create', '--json'])).stdout) as { user_id: number };
       assert.equal(user.user_id, 1);
       // A command that opens no SQLite database loads no SQLite, and so prints no warning on Node 22.
-      const openapi = await promisify(execFile)(node, [cli, 'openapi'], { cwd: project, encoding: 'utf8' });
+      // The document is past 1 MB, execFile's default buffer: give it room.
+      const openapi = await promisify(execFile)(node, [cli, 'openapi'], {
+        cwd: project,
+        encoding: 'utf8',
+        maxBuffer: 16 * 1024 * 1024,
+      });
       assert.equal(openapi.stderr, '');
     });
 
