@@ -7,7 +7,7 @@ import type {
   Timestamp,
 } from '../records/index.ts';
 import type { PageRequest, RecordChange, UpdateResult } from '../store/store.ts';
-import { changeNow, iso, ms, newSchedule, page, withChangedFields, type Owned } from './memory-rows.ts';
+import { deleteOwned, iso, ms, newSchedule, page, updateOwned, type Owned } from './memory-rows.ts';
 import type { MemoryTables } from './memory-tables.ts';
 
 /**
@@ -42,19 +42,11 @@ export class MemoryMaintenance {
     id: number,
     change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
   ): Promise<UpdateResult<StoredMaintenanceWindow>> {
-    const row = this.#windows.get(id);
-    if (!row || row.userId !== userId) return undefined;
-    const now = changeNow(row.record, change);
-    if (now === 'stale') return { stale: true };
-    if (now === 'unchanged') return { updated: structuredClone(row.record) };
-    row.record = withChangedFields(row.record, now);
-    return { updated: structuredClone(row.record) };
+    return updateOwned(this.#windows, userId, id, change);
   }
 
   async deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
-    const row = this.#windows.get(id);
-    if (!row || row.userId !== userId) return false;
-    return this.#windows.delete(id);
+    return deleteOwned(this.#windows, userId, id);
   }
 
   async allMaintenanceWindows(): Promise<OwnedMaintenanceWindow[]> {

@@ -1,6 +1,6 @@
 import type { Claimed, ClaimRequest, Lease } from '../store/monitoring-store.ts';
 import type { BlacklistMonitor, Device, NewBlacklistMonitor, NewDevice, Timestamp } from '../records/index.ts';
-import { sameValue, type PageRequest, type RecordChange } from '../store/store-calls.ts';
+import { sameValue, type PageRequest, type RecordChange, type UpdateResult } from '../store/store-calls.ts';
 
 // How the memory store keeps a record (memory-store.ts): its owner, the engine's schedule
 // beside it, claims and leases, and the rules a change is written by, as the SQL stores apply them.
@@ -113,6 +113,31 @@ export function withChangedFields<T extends object>(record: T, change: { to: unk
   const to = change.to as Record<string, unknown>;
   for (const name of change.fields) if (Object.hasOwn(next, name)) next[name] = structuredClone(to[name]);
   return next as T;
+}
+
+/**
+ * Writes a change to a user's record kept as `{ userId, record }` (maintenance windows, status
+ * page notices), as the SQL stores' compare-and-set does: undefined when the record is not the
+ * user's, `stale` or the record as it is after the change.
+ */
+export function updateOwned<T extends object, New>(
+  rows: Map<number, { userId: number; record: T }>,
+  userId: number,
+  id: number,
+  change: RecordChange<T, New>,
+): UpdateResult<T> {
+  const row = rows.get(id);
+  if (!row || row.userId !== userId) return undefined;
+  const now = changeNow(row.record, change);
+  if (now === 'stale') return { stale: true };
+  if (now !== 'unchanged') row.record = withChangedFields(row.record, now);
+  return { updated: structuredClone(row.record) };
+}
+
+/** Deletes a user's record kept as `{ userId, record }`; false when it is not the user's. */
+export function deleteOwned(rows: Map<number, { userId: number }>, userId: number, id: number): boolean {
+  const row = rows.get(id);
+  return row !== undefined && row.userId === userId && rows.delete(id);
 }
 
 /** Applies a change's engine effect to a record's schedule (and a device's status), as the SQL stores do. */

@@ -8,7 +8,7 @@ import type {
   StatusPageCreateResult,
   StatusPageUpdateResult,
 } from '../store/status-page-store.ts';
-import { changeNow, withChangedFields } from './memory-rows.ts';
+import { changeNow, deleteOwned, updateOwned, withChangedFields } from './memory-rows.ts';
 import type { MemoryTables } from './memory-tables.ts';
 
 interface Row<T> {
@@ -114,19 +114,11 @@ export class MemoryStatusPages {
     id: number,
     change: RecordChange<Notice, NewNotice>,
   ): Promise<UpdateResult<Notice>> {
-    const row = this.#notices.get(id);
-    if (!row || row.userId !== userId) return undefined;
-    const now = changeNow(row.record, change);
-    if (now === 'stale') return { stale: true };
-    if (now === 'unchanged') return { updated: structuredClone(row.record) };
-    row.record = withChangedFields(row.record, now);
-    return { updated: structuredClone(row.record) };
+    return updateOwned(this.#notices, userId, id, change);
   }
 
   async deleteNotice(userId: number, id: number): Promise<boolean> {
-    const row = this.#notices.get(id);
-    if (!row || row.userId !== userId) return false;
-    return this.#notices.delete(id);
+    return deleteOwned(this.#notices, userId, id);
   }
 
   async findPublicStatusPage(address: StatusPageAddress): Promise<OwnedStatusPage | undefined> {
