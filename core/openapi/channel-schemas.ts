@@ -11,13 +11,17 @@ import {
   CHANNEL_DELIVERY_STATUSES,
   CHANNEL_MESSAGE_KINDS,
   CHANNEL_TYPES,
-  EVENT_TYPES,
   PAGERDUTY_SEVERITIES,
   type Channel,
   type ChannelAttempt,
   type ChannelType,
 } from '../records/index.ts';
-import { DEFAULT_CHANNEL_EVENTS, ESCALATE_AFTER_S, REMIND_EVERY_S } from '../validation/channel-input.ts';
+import {
+  CHANNEL_EVENT_TYPES,
+  DEFAULT_CHANNEL_EVENTS,
+  ESCALATE_AFTER_S,
+  REMIND_EVERY_S,
+} from '../validation/channel-input.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../validation/webhook-input.ts';
 import { NO_CONTROL_CHARACTERS } from './request-schemas.ts';
 import { nullable, ref } from './schema-helpers.ts';
@@ -136,7 +140,7 @@ const EVENTS: JsonSchema = {
   type: 'array',
   minItems: 1,
   uniqueItems: true,
-  items: { type: 'string', enum: [...EVENT_TYPES] },
+  items: { type: 'string', enum: [...CHANNEL_EVENT_TYPES] },
 };
 
 /** The required fields a create and a change share, besides `config` (none of them may be null). */
@@ -230,7 +234,7 @@ const attempt: { [K in keyof ChannelAttempt]-?: JsonSchema } = {
     description: 'Their types, distinct.',
     type: 'array',
     uniqueItems: true,
-    items: { type: 'string', enum: [...EVENT_TYPES] },
+    items: { type: 'string', enum: [...CHANNEL_EVENT_TYPES] },
   },
   attempt: {
     type: 'integer',

@@ -184,6 +184,8 @@ eachStore('channels API', (env) => {
       ['events', 'invalid_value'],
     ]);
     assertValidation(await post(channelBody('slack', { events: ['device.exploded'] })), [['events', 'invalid_value']]);
+    // Heartbeats are told through webhooks only: a channel's messages do not describe them.
+    assertValidation(await post(channelBody('slack', { events: ['heartbeat.down'] })), [['events', 'invalid_value']]);
     assertValidation(await post(channelBody('slack', { remind_every_s: 604801, escalate_after_s: 59 })), [
       ['remind_every_s', 'out_of_range'],
       ['escalate_after_s', 'out_of_range'],
