@@ -105,7 +105,7 @@ export class MemoryNotifications implements NotificationStore {
   async recordChannelMessage(lease: ChannelLease, outcome: ChannelMessageOutcome): Promise<boolean> {
     const state = this.#state.get(lease.channelId);
     const channel = this.#channels.channelById(lease.channelId);
-    if (channel === undefined || state?.lease?.token !== lease.token) return false;
+    if (channel === undefined || state === undefined || !state.lease || state.lease.token !== lease.token) return false;
     state.lease = null;
     state.nextMessageAt = outcome.next_message_at === null ? 0 : ms(outcome.next_message_at);
     const ids = new Set(outcome.notification_ids);
