@@ -23,10 +23,27 @@ export async function serveApi(run: BenchRun, database: string, extra: string[] 
   const key = JSON.parse(
     await cli(['keys', 'create', '--user', String(user.user_id), '--json', '--database', database]),
   ) as { token: string };
-  // The compiled package, as an operator runs it (bench/run.ts builds it first when stale).
+  // The compiled package, as an operator runs it (bench/run.ts builds it first when stale). Idle
+  // connections are kept for the whole run: the run's own requests between loads (seeding,
+  // capturing an answer) reuse a pooled connection, and one the server closed after the default
+  // 5 s as the client sent on it would fail the request ("other side closed"), which a busy
+  // machine's late timers make likely. Under load the connections are never idle, so the figures
+  // do not depend on it.
   const server = await startServer(
     process.execPath,
-    ['dist/cli/main.js', 'serve', '--port', '0', '--database', database, '--rate-limit', '1000000000/60', ...extra],
+    [
+      'dist/cli/main.js',
+      'serve',
+      '--port',
+      '0',
+      '--database',
+      database,
+      '--rate-limit',
+      '1000000000/60',
+      '--keep-alive-timeout',
+      '3600000',
+      ...extra,
+    ],
     run.work,
   );
   run.stopAtEnd(server);
