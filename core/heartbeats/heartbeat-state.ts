@@ -157,6 +157,7 @@ export function newHeartbeatState(userId: number, id: number, heartbeat: NewHear
   return {
     record: {
       ...heartbeat,
+      channel_ids: heartbeat.channel_ids ?? null,
       id,
       status: heartbeat.is_enabled ? 'new' : 'paused',
       status_since: heartbeat.created_at,

@@ -12,7 +12,7 @@ interface StoredChannel {
 
 /**
  * The channels part of `MemoryStore` (memory-store.ts): the resource, its delivery attempts, and
- * the devices' and blacklist monitors' `channel_ids` (in the shared tables) that a delete edits.
+ * the devices', blacklist monitors' and heartbeats' `channel_ids` that a delete edits.
  */
 export class MemoryChannels implements ChannelStore {
   readonly #t: MemoryTables;
@@ -94,6 +94,7 @@ export class MemoryChannels implements ChannelStore {
         if (row.userId === userId && ids?.includes(id)) row.record.channel_ids = ids.filter((x) => x !== id);
       }
     }
+    for (const holder of this.#t.channelListHolders) holder.dropChannel(userId, id);
     return true;
   }
 
