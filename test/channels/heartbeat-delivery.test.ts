@@ -4,7 +4,8 @@
  * deadline, and the engine's lateness claim writes `heartbeat.down`; the user's default channels
  * (a Slack fake, a real SMTP server, a PagerDuty fake on 127.0.0.1) each get one message naming
  * it, and its next ping's recovery answers the down mail and resolves the PagerDuty alert of the
- * same incident. A heartbeat whose `channel_ids` is `[]` is told to none of them.
+ * same incident. A heartbeat whose `channel_ids` is `[]` is told to none of them; an exit status
+ * is named by its code; `heartbeat.up` is a recovery, which `send_recovery: false` leaves unsent.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -54,7 +55,7 @@ describe('heartbeats told through channels by the engine', () => {
   });
 
   /** A default channel with the default events, as a create without `events` makes it. */
-  const channel = (type: ChannelType, config: ChannelConfig) =>
+  const channel = (type: ChannelType, config: ChannelConfig, sendRecovery = true) =>
     t.store.createChannel(key.key.user_id, {
       name: `${type} ops`,
       type,
@@ -63,7 +64,7 @@ describe('heartbeats told through channels by the engine', () => {
       is_default: true,
       remind_every_s: null,
       escalate_after_s: null,
-      send_recovery: true,
+      send_recovery: sendRecovery,
       is_enabled: true,
       created_at: START,
       last_delivery_at: null,
@@ -127,5 +128,22 @@ describe('heartbeats told through channels by the engine', () => {
     );
     assert.ok(sent[0]!.dedup_key.includes(`heartbeat-incident-${incident.id}`), sent[0]!.dedup_key);
     assert.equal(sent[1]!.dedup_key, sent[0]!.dedup_key);
+  });
+
+  it('an exit status names its code; heartbeat.up is a recovery, not sent to a channel without send_recovery', async () => {
+    const chat = `${slack.url('hooks.slack.com')}/services/T000/B000/XXXXXXXX`;
+    await channel('slack', { webhook_url: chat }, false);
+    const job = await heartbeat({ period_s: 3600 });
+    await t.ping(job.ping_url!, { body: 'starting' });
+    t.clock.advance(60_000);
+    await t.ping(`${job.ping_url!}/3`, { body: 'rsync: disk full' });
+    await engine.runOnce();
+    assert.equal(slack.accepted.length, 1);
+    const down = JSON.parse(slack.accepted[0]!.body) as { text: string };
+    assert.ok(down.text.includes(`heartbeat ${job.id} (every 1 h) is down (the job exited with status 3)`), down.text);
+    t.clock.advance(120_000);
+    await t.ping(job.ping_url!);
+    await engine.runOnce();
+    assert.equal(slack.accepted.length, 1, 'no recovery message');
   });
 });
