@@ -27,6 +27,8 @@ export interface HeartbeatInput {
   max_runtime_s?: number | null;
   min_runtime_s?: number | null;
   is_enabled?: Flag | null;
+  /** The channels told of its events: null, your default channels; [] none; else these ids of yours. */
+  channel_ids?: number[] | null;
 }
 
 /** A change of a heartbeat: `rotate_token: true` gives it a new ping URL at once. */

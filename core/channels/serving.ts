@@ -6,7 +6,7 @@ import type { Channel, EventData, MonitoringEvent } from '../records/index.ts';
 import { maskedConfig } from './channel-configs.ts';
 
 /** The events that end an incident: a channel with `send_recovery: false` is not told of them. */
-const RECOVERIES: readonly string[] = ['device.up', 'blacklist.delisted'];
+const RECOVERIES: readonly string[] = ['device.up', 'blacklist.delisted', 'heartbeat.up'];
 
 /**
  * Of `channels` (every channel of the event's user), the ids of those that get a notification of

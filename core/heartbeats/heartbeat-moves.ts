@@ -84,18 +84,26 @@ export function applyPing(before: HeartbeatState, received: ReceivedPing): PingE
       state = { ...state, last_success_at: at, down_cause: null, record: { ...state.record, status } };
     }
   }
-  return { ...settle(before, state, at), ping };
+  return { ...settle(before, state, at, received.exit_status), ping };
 }
 
-/** The status's time, deadline, events and timeline of a move to `state` at `at`. */
-function settle(before: HeartbeatState, state: HeartbeatState, at: Timestamp): HeartbeatWrite {
+/**
+ * The status's time, deadline, events and timeline of a move to `state` at `at`; `exitStatus` is
+ * the status of the ping that made the move, for a `heartbeat.down` it causes.
+ */
+function settle(
+  before: HeartbeatState,
+  state: HeartbeatState,
+  at: Timestamp,
+  exitStatus: number | null = null,
+): HeartbeatWrite {
   const previous = before.record.status;
   let after = state;
   if (after.record.status !== previous) after = { ...after, record: { ...after.record, status_since: at } };
   after = withDeadline(after);
   const events = [];
   if (after.record.status === 'down' && previous !== 'down')
-    events.push(heartbeatEvent('heartbeat.down', previous, after, at));
+    events.push(heartbeatEvent('heartbeat.down', previous, after, at, exitStatus));
   if (previous === 'down' && after.record.status !== 'down')
     events.push(heartbeatEvent('heartbeat.up', previous, after, at));
   return { state: after, events, timeline: timelineChange(before, after, after.record.status_since) };

@@ -132,12 +132,16 @@ export function bodyExcerpt(body: string | null): string | null {
   return chars.length <= BODY_EXCERPT_CHARS ? chars.join('') : chars.slice(0, BODY_EXCERPT_CHARS).join('');
 }
 
-/** `heartbeat.down` or `heartbeat.up`, carrying the heartbeat as the change left it. */
+/**
+ * `heartbeat.down` or `heartbeat.up`, carrying the heartbeat as the change left it, and the exit
+ * status of the ping that took it down for the cause `exit_status`.
+ */
 export function heartbeatEvent(
   type: Extract<EventType, 'heartbeat.down' | 'heartbeat.up'>,
   previous: HeartbeatStatus,
   after: HeartbeatState,
   at: Timestamp,
+  exitStatus: number | null = null,
 ): NewMonitoringEvent {
   return {
     type,
@@ -148,6 +152,7 @@ export function heartbeatEvent(
       status: after.record.status,
       cause: type === 'heartbeat.down' ? after.down_cause : null,
       last_ping_body: bodyExcerpt(after.last_body),
+      exit_status: type === 'heartbeat.down' && after.down_cause === 'exit_status' ? exitStatus : null,
     },
   };
 }
@@ -157,6 +162,7 @@ export function newHeartbeatState(userId: number, id: number, heartbeat: NewHear
   return {
     record: {
       ...heartbeat,
+      channel_ids: heartbeat.channel_ids ?? null,
       id,
       status: heartbeat.is_enabled ? 'new' : 'paused',
       status_since: heartbeat.created_at,

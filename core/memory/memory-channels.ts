@@ -2,7 +2,8 @@ import type { ResultsPage } from '../store/monitoring-store.ts';
 import type { ChannelStore, NewChannelAttempt } from '../store/channel-store.ts';
 import type { Channel, ChannelAttempt, NewChannel, Timestamp } from '../records/index.ts';
 import type { PageRequest, RecordChange, UpdateResult } from '../store/store.ts';
-import { changeNow, iso, ms, withChangedFields } from './memory-rows.ts';
+import { MemoryAttempts, recordLastDelivery } from './memory-attempts.ts';
+import { changeNow, iso, withChangedFields } from './memory-rows.ts';
 import type { MemoryTables } from './memory-tables.ts';
 
 interface StoredChannel {
@@ -12,14 +13,13 @@ interface StoredChannel {
 
 /**
  * The channels part of `MemoryStore` (memory-store.ts): the resource, its delivery attempts, and
- * the devices' and blacklist monitors' `channel_ids` (in the shared tables) that a delete edits.
+ * the devices', blacklist monitors' and heartbeats' `channel_ids` that a delete edits.
  */
 export class MemoryChannels implements ChannelStore {
   readonly #t: MemoryTables;
   readonly #channels = new Map<number, StoredChannel>();
-  /** Every attempt, in id order. */
-  #attempts: (ChannelAttempt & { channelId: number })[] = [];
-  #nextId = { channel: 1, attempt: 1 };
+  readonly #attempts = new MemoryAttempts<ChannelAttempt>();
+  #nextChannelId = 1;
 
   constructor(tables: MemoryTables) {
     this.#t = tables;
@@ -50,7 +50,7 @@ export class MemoryChannels implements ChannelStore {
   }
 
   async createChannel(userId: number, channel: NewChannel): Promise<Channel> {
-    const record: Channel = { id: this.#nextId.channel++, ...structuredClone(channel) };
+    const record: Channel = { id: this.#nextChannelId++, ...structuredClone(channel) };
     this.#channels.set(record.id, { userId, record });
     return structuredClone(record);
   }
@@ -86,7 +86,7 @@ export class MemoryChannels implements ChannelStore {
   async deleteChannel(userId: number, id: number): Promise<boolean> {
     if (this.#owned(userId, id) === undefined) return false;
     this.#channels.delete(id);
-    this.#attempts = this.#attempts.filter((attempt) => attempt.channelId !== id);
+    this.#attempts.dropOwner(id);
     // Only the user's own records can name it (their ids are judged on every write).
     for (const rows of [this.#t.devices, this.#t.monitors]) {
       for (const row of rows.values()) {
@@ -94,6 +94,7 @@ export class MemoryChannels implements ChannelStore {
         if (row.userId === userId && ids?.includes(id)) row.record.channel_ids = ids.filter((x) => x !== id);
       }
     }
+    for (const holder of this.#t.channelListHolders) holder.dropChannel(userId, id);
     return true;
   }
 
@@ -112,39 +113,19 @@ export class MemoryChannels implements ChannelStore {
 
   async listChannelAttempts(userId: number, id: number, page: ResultsPage): Promise<ChannelAttempt[] | undefined> {
     if (this.#owned(userId, id) === undefined) return undefined;
-    const out: ChannelAttempt[] = [];
-    for (let i = this.#attempts.length - 1; i >= 0 && out.length < page.limit; i--) {
-      const { channelId, ...attempt } = this.#attempts[i]!;
-      if (channelId !== id || (page.beforeId !== undefined && attempt.id >= page.beforeId)) continue;
-      out.push(structuredClone(attempt));
-    }
-    return out;
+    return this.#attempts.newest(id, page);
   }
 
   async recordChannelAttempt(channelId: number, attempt: NewChannelAttempt): Promise<boolean> {
     const row = this.#channels.get(channelId);
     if (row === undefined) return false;
     const at = iso(attempt.attempted_at);
-    this.#attempts.push({ id: this.#nextId.attempt++, ...structuredClone(attempt), attempted_at: at, channelId });
-    const channel = row.record;
-    if (channel.last_delivery_at === null || ms(channel.last_delivery_at) <= ms(at)) {
-      const delivered = attempt.error === null;
-      channel.last_delivery_at = at;
-      channel.last_delivery_status = delivered ? 'delivered' : 'failing';
-      channel.last_delivery_error = attempt.error;
-      channel.failing_since = delivered ? null : (channel.failing_since ?? at);
-    }
+    this.#attempts.add(channelId, { ...attempt, attempted_at: at });
+    recordLastDelivery(row.record, at, attempt.error, attempt.error === null);
     return true;
   }
 
   async deleteChannelAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
-    const cutoff = ms(before);
-    let deleted = 0;
-    this.#attempts = this.#attempts.filter((attempt) => {
-      if (deleted >= limit || ms(attempt.attempted_at) >= cutoff) return true;
-      deleted++;
-      return false;
-    });
-    return deleted;
+    return this.#attempts.deleteBefore(before, limit);
   }
 }

@@ -45,6 +45,17 @@ export class MemoryHeartbeats {
 
   constructor(tables: MemoryTables) {
     this.#t = tables;
+    tables.channelListHolders.push(this);
+  }
+
+  /** Takes a deleted channel's id out of the user's heartbeats' `channel_ids`. */
+  dropChannel(userId: number, channelId: number): void {
+    for (const { state } of this.#rows.values()) {
+      const ids = state.record.channel_ids;
+      if (state.user_id === userId && ids?.includes(channelId)) {
+        state.record.channel_ids = ids.filter((x) => x !== channelId);
+      }
+    }
   }
 
   #owned(userId: number, id: number): HeartbeatRow | undefined {

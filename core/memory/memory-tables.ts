@@ -39,6 +39,11 @@ export class MemoryTables {
   readonly reports: MemoryReports;
   /** The store's own clock, which stamps heartbeats as a database's clock would. */
   readonly clock: Clock;
+  /**
+   * The parts whose records keep `channel_ids` outside these tables (the heartbeats'): a channel's
+   * delete takes its id out of their lists too.
+   */
+  readonly channelListHolders: { dropChannel(userId: number, channelId: number): void }[] = [];
 
   constructor(clock: Clock) {
     this.clock = clock;

@@ -9,6 +9,7 @@ import type {
 } from '../records/index.ts';
 import type { CreateResult, PageRequest, RecordChange, UpdateResult } from '../store/store.ts';
 import type { WebhookEndpoint } from '../webhook-sender.ts';
+import { MemoryAttempts, recordLastDelivery } from './memory-attempts.ts';
 import { changeNow, iso, ms } from './memory-rows.ts';
 import type {
   ClaimedDelivery,
@@ -54,9 +55,8 @@ export class MemoryWebhooks implements WebhookStore {
   #deliveries: Delivery[] = [];
   /** How many outbox events were fanned out (the outbox only grows). */
   #fannedOut = 0;
-  /** Every attempt, in id order. */
-  #attempts: (WebhookAttempt & { webhookId: number })[] = [];
-  #nextId = { webhook: 1, delivery: 1, lease: 1, attempt: 1 };
+  readonly #attempts = new MemoryAttempts<WebhookAttempt>();
+  #nextId = { webhook: 1, delivery: 1, lease: 1 };
 
   constructor(events: () => readonly MonitoringEvent[]) {
     this.#events = events;
@@ -115,32 +115,18 @@ export class MemoryWebhooks implements WebhookStore {
     this.#webhooks.delete(id);
     this.#index.delete(`${userId} ${row.record.url}`);
     this.#deliveries = this.#deliveries.filter((d) => d.webhookId !== id);
-    this.#attempts = this.#attempts.filter((a) => a.webhookId !== id);
+    this.#attempts.dropOwner(id);
     return true;
   }
 
   async listWebhookAttempts(userId: number, id: number, page: ResultsPage): Promise<WebhookAttempt[] | undefined> {
     const row = this.#webhooks.get(id);
     if (!row || row.userId !== userId) return undefined;
-    const out: WebhookAttempt[] = [];
-    for (let i = this.#attempts.length - 1; i >= 0 && out.length < page.limit; i--) {
-      const { webhookId, ...attempt } = this.#attempts[i]!;
-      if (webhookId !== id || (page.beforeId !== undefined && attempt.id >= page.beforeId)) continue;
-      out.push({ ...attempt });
-    }
-    return out;
+    return this.#attempts.newest(id, page);
   }
 
   async deleteWebhookAttemptsBefore(before: Timestamp, limit: number): Promise<number> {
-    const cutoff = ms(before);
-    let deleted = 0;
-    // Kept in id order: the first `limit` that ended before the cutoff go.
-    this.#attempts = this.#attempts.filter((attempt) => {
-      if (deleted >= limit || ms(attempt.attempted_at) >= cutoff) return true;
-      deleted++;
-      return false;
-    });
-    return deleted;
+    return this.#attempts.deleteBefore(before, limit);
   }
 
   async webhookWithSecret(userId: number, id: number): Promise<WebhookEndpoint | undefined> {
@@ -208,9 +194,7 @@ export class MemoryWebhooks implements WebhookStore {
     const webhook = this.#webhooks.get(d.webhookId)?.record;
     const at = iso(outcome.attempted_at);
     const event = this.#events().find((e) => e.id === d.eventId);
-    this.#attempts.push({
-      id: this.#nextId.attempt++,
-      webhookId: d.webhookId,
+    this.#attempts.add(d.webhookId, {
       event_id: d.eventId,
       event_type: event!.type,
       attempt: d.attempts,
@@ -221,13 +205,7 @@ export class MemoryWebhooks implements WebhookStore {
     });
     // Attempts of one endpoint are sequential, but a worker whose lease was taken may still
     // finish late: the newest attempt wins.
-    if (webhook && (webhook.last_delivery_at === null || webhook.last_delivery_at <= at)) {
-      const delivered = outcome.state === 'delivered';
-      webhook.last_delivery_at = at;
-      webhook.last_delivery_status = delivered ? 'delivered' : 'failing';
-      webhook.last_delivery_error = outcome.error;
-      webhook.failing_since = delivered ? null : (webhook.failing_since ?? at);
-    }
+    if (webhook) recordLastDelivery(webhook, at, outcome.error, outcome.state === 'delivered');
     return true;
   }
 }

@@ -11,17 +11,13 @@ import {
   CHANNEL_DELIVERY_STATUSES,
   CHANNEL_MESSAGE_KINDS,
   CHANNEL_TYPES,
+  EVENT_TYPES,
   PAGERDUTY_SEVERITIES,
   type Channel,
   type ChannelAttempt,
   type ChannelType,
 } from '../records/index.ts';
-import {
-  CHANNEL_EVENT_TYPES,
-  DEFAULT_CHANNEL_EVENTS,
-  ESCALATE_AFTER_S,
-  REMIND_EVERY_S,
-} from '../validation/channel-input.ts';
+import { DEFAULT_CHANNEL_EVENTS, ESCALATE_AFTER_S, REMIND_EVERY_S } from '../validation/channel-input.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../validation/webhook-input.ts';
 import { NO_CONTROL_CHARACTERS } from './request-schemas.ts';
 import { nullable, ref } from './schema-helpers.ts';
@@ -140,7 +136,7 @@ const EVENTS: JsonSchema = {
   type: 'array',
   minItems: 1,
   uniqueItems: true,
-  items: { type: 'string', enum: [...CHANNEL_EVENT_TYPES] },
+  items: { type: 'string', enum: [...EVENT_TYPES] },
 };
 
 /** The required fields a create and a change share, besides `config` (none of them may be null). */
@@ -164,7 +160,7 @@ function settingFields(): Record<string, JsonSchema> {
     },
     is_default: {
       description:
-        'Whether it serves every device and blacklist monitor of the user whose channel_ids is null. Default true.',
+        'Whether it serves every device, blacklist monitor and heartbeat of the user whose channel_ids is null. Default true.',
       ...FLAG_OR_NULL,
     },
     remind_every_s: {
@@ -234,7 +230,7 @@ const attempt: { [K in keyof ChannelAttempt]-?: JsonSchema } = {
     description: 'Their types, distinct.',
     type: 'array',
     uniqueItems: true,
-    items: { type: 'string', enum: [...CHANNEL_EVENT_TYPES] },
+    items: { type: 'string', enum: [...EVENT_TYPES] },
   },
   attempt: {
     type: 'integer',

@@ -6,6 +6,7 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
 import { HEARTBEAT_STATUSES, PING_KINDS, type Heartbeat, type HeartbeatPing } from '../records/index.ts';
 import { DEFAULT_GRACE_S, MAX_DURATION_S, MIN_PERIOD_S } from '../validation/heartbeat-input.ts';
+import { MAX_CHANNEL_IDS } from '../validation/notify-fields.ts';
 import { NO_CONTROL_CHARACTERS } from './request-schemas.ts';
 import { described, nullable, record, ref, STRING } from './schema-helpers.ts';
 
@@ -14,6 +15,12 @@ const seconds = (min: number): JsonSchema => ({
   anyOf: [{ type: 'integer', minimum: min, maximum: MAX_DURATION_S }, { type: 'null' }],
 });
 const MS: JsonSchema = { type: 'integer', minimum: 0 };
+const CHANNEL_IDS: JsonSchema = nullable({
+  type: 'array',
+  items: ref('Id'),
+  maxItems: MAX_CHANNEL_IDS,
+  uniqueItems: true,
+});
 
 function inputProperties(): Record<string, JsonSchema> {
   return {
@@ -44,6 +51,10 @@ function inputProperties(): Record<string, JsonSchema> {
       seconds(1),
     ),
     is_enabled: described('false pauses it. Default true.', FLAG_OR_NULL),
+    channel_ids: described(
+      "The channels told of its heartbeat.down and heartbeat.up: null (the default), every channel of yours with is_default; [] none; else these ids of your channels (another's or an unknown id is invalid_value).",
+      CHANNEL_IDS,
+    ),
   };
 }
 
@@ -59,6 +70,10 @@ function heartbeat(): JsonSchema {
     max_runtime_s: nullable({ type: 'integer' }),
     min_runtime_s: nullable({ type: 'integer' }),
     is_enabled: { type: 'boolean' },
+    channel_ids: described(
+      "The channels told of its events: null, every channel of its user with is_default; [] none; else these ids of the user's channels, ascending.",
+      CHANNEL_IDS,
+    ),
     ping_url: described(
       'Where the job pings: `<public URL>/ping/<token>` (the token a random UUID). Shown to keys with the write scope only.',
       { type: 'string' },

@@ -8,11 +8,13 @@ import type { EventType } from './event-types.ts';
 
 /**
  * What `heartbeat.down` and `heartbeat.up` add to the heartbeat (docs/webhooks.md, "Payloads"): why
- * it went down (null for `up`), and the start of the last ping's body (1,000 characters at most).
+ * it went down (null for `up`), the start of the last ping's body (1,000 characters at most), and
+ * for the cause `exit_status` the non-zero status the job reported (null otherwise).
  */
 export interface HeartbeatEventFields {
   cause: HeartbeatDownCause | null;
   last_ping_body: string | null;
+  exit_status: number | null;
 }
 
 /**

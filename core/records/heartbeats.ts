@@ -30,6 +30,11 @@ export interface HeartbeatSettings {
   /** A run that finished sooner is a failure; null: none is too short. */
   min_runtime_s: number | null;
   is_enabled: boolean;
+  /**
+   * The channels told of its events (docs/notifications.md, "Which channels"): null, every channel
+   * of its user with `is_default`; [] none; else these ids, ascending.
+   */
+  channel_ids: number[] | null;
 }
 
 /** A heartbeat as the store keeps it: the settings, the server's fields, and the ping token. */
@@ -54,8 +59,9 @@ export interface StoredHeartbeat extends HeartbeatSettings {
  */
 export type Heartbeat = Omit<StoredHeartbeat, 'ping_token'> & { ping_url?: string };
 
-/** A create as the store takes it. */
-export interface NewHeartbeat extends HeartbeatSettings {
+/** A create as the store takes it; `channel_ids` may be left out (stored as null), as for NewDevice. */
+export interface NewHeartbeat extends Omit<HeartbeatSettings, 'channel_ids'> {
+  channel_ids?: number[] | null;
   ping_token: string;
   created_at: Timestamp;
 }

@@ -3,11 +3,12 @@ import { failIfAny } from '../validation/parse-fields.ts';
 import type { RouteContext } from './route-context.ts';
 
 /**
- * Refuses a device's or a blacklist monitor's `channel_ids` that name ids which are not channels of
- * the caller's user (docs/notifications.md, "Which channels"): 400 `invalid_value`, one detail per
- * id. Every id the body gives is looked up, those the record held already too (the record a
- * change was judged against may be a guess of RecentRecords, older than a delete that took an id
- * out); a change that leaves `channel_ids` out keeps the record's, which name the user's channels.
+ * Refuses a device's, a blacklist monitor's or a heartbeat's `channel_ids` that name ids which are
+ * not channels of the caller's user (docs/notifications.md, "Which channels"): 400
+ * `invalid_value`, one detail per id. Every id the body gives is looked up, those the record held
+ * already too (the record a change was judged against may be a guess of RecentRecords, older than
+ * a delete that took an id out); a change that leaves `channel_ids` out keeps the record's, which
+ * name the user's channels.
  */
 export async function refuseForeignChannels(
   call: RouteContext,

@@ -13,6 +13,7 @@ import { heartbeatHints, heartbeatSchema, parseHeartbeatInput } from '../validat
 import { parseIdAlone, refuseQuery } from '../validation/list-query.ts';
 import { parsePatch } from '../validation/patch-input.ts';
 import { parseRecordRangeQuery } from '../validation/report-query.ts';
+import { refuseForeignChannels } from './channel-ids.ts';
 import { changedFields } from './record-change.ts';
 import { listResponse } from './list-response.ts';
 import { newestFirstRoute } from './results-routes.ts';
@@ -76,6 +77,7 @@ export const heartbeatRoutes = {
     refuseQuery(call.url.query);
     const body = await readJsonObject(call.request, call.bodyLimit);
     const settings = parseHeartbeatInput(body);
+    await refuseForeignChannels(call, settings, body);
     // A random UUID, version 4 in lower case, as Healthchecks' tokens are: made after validation,
     // so a refused request costs no randomness.
     const created = await call.store.createHeartbeat(call.key.user_id, {
@@ -118,6 +120,7 @@ export const heartbeatRoutes = {
     if (from === undefined) throw notFound();
     const change = judge(from);
     if (change === null) return successResponse(200, shownHeartbeat(call, from));
+    await refuseForeignChannels(call, change.to, body);
     const result = await call.store.updateHeartbeat(userId, id, { ...change, from, reapply: judge });
     if (result === undefined) throw notFound();
     if ('duplicateOf' in result || 'stale' in result) {

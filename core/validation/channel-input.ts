@@ -14,13 +14,6 @@ import { failIfAny, parseFields } from './parse-fields.ts';
 import type { TargetOptions } from './device-input.ts';
 
 /**
- * The event types a channel may be told of: all but the heartbeats' (docs/notifications.md,
- * "Channels"). A channel's messages describe devices, blacklist monitors and channels; until they
- * describe a heartbeat, its events go to webhooks only, rather than as a message naming nothing.
- */
-export const CHANNEL_EVENT_TYPES: readonly EventType[] = EVENT_TYPES.filter((type) => !type.startsWith('heartbeat.'));
-
-/**
  * The events a channel is told of when its create names none (docs/notifications.md,
  * "Channels"): what a person acts on, in the order of EVENT_TYPES.
  */
@@ -30,6 +23,8 @@ export const DEFAULT_CHANNEL_EVENTS: readonly EventType[] = [
   'device.tls_expiring',
   'blacklist.listed',
   'blacklist.delisted',
+  'heartbeat.down',
+  'heartbeat.up',
   'channel.disabled',
 ];
 
@@ -50,7 +45,7 @@ export const channelSchema = v.object(
     ),
     events: optional(
       v.pipe(
-        v.array(oneOf(CHANNEL_EVENT_TYPES), 'invalid_type'),
+        v.array(oneOf(EVENT_TYPES), 'invalid_type'),
         v.minLength(1, 'invalid_value'),
         v.check((list) => distinct(list), 'invalid_value'),
       ),
@@ -69,7 +64,7 @@ export const channelHints: FieldHints = {
   name: 'text of 1 to 100 characters without control characters',
   type: `one of ${CHANNEL_TYPES.join(', ')}`,
   config: "an object with the fields of the channel's type",
-  events: `a non-empty array of distinct event types among ${CHANNEL_EVENT_TYPES.join(', ')}`,
+  events: `a non-empty array of distinct event types among ${EVENT_TYPES.join(', ')}`,
   is_default: FLAG,
   remind_every_s: `null or an integer from ${REMIND_EVERY_S.min} to ${REMIND_EVERY_S.max} (seconds)`,
   escalate_after_s: `null or an integer from ${ESCALATE_AFTER_S.min} to ${ESCALATE_AFTER_S.max} (seconds)`,
@@ -100,7 +95,7 @@ export function parseChannelInput(
     type: f.type!,
     config: config!,
     // One order whatever the request's, as for a webhook's events.
-    events: CHANNEL_EVENT_TYPES.filter((type) => chosen.has(type)),
+    events: EVENT_TYPES.filter((type) => chosen.has(type)),
     is_default: f.is_default ?? true,
     remind_every_s: f.remind_every_s ?? null,
     escalate_after_s: f.escalate_after_s ?? null,

@@ -5,6 +5,7 @@ import type { HeartbeatSettings } from '../records/index.ts';
 import { isTimeZone } from '../time-zones.ts';
 import { detail, type FieldHints } from './details.ts';
 import { flag, integer, optional, text } from './field-schemas.ts';
+import { notifyEntries, notifyFields, notifyHints } from './notify-fields.ts';
 import { failIfAny, parseFields } from './parse-fields.ts';
 
 /** The shortest period and grace, and the longest of any duration: a minute, and a year. */
@@ -27,6 +28,7 @@ export const heartbeatSchema = v.object(
     max_runtime_s: optional(integer(1, MAX_DURATION_S)),
     min_runtime_s: optional(integer(1, MAX_DURATION_S)),
     is_enabled: optional(flag()),
+    channel_ids: notifyEntries.channel_ids,
   },
   'invalid_type',
 );
@@ -40,6 +42,7 @@ export const heartbeatHints: FieldHints = {
   max_runtime_s: `an integer from 1 to ${MAX_DURATION_S} (seconds)`,
   min_runtime_s: `an integer from 1 to ${MAX_DURATION_S} (seconds), less than max_runtime_s`,
   is_enabled: 'true, false, 0 or 1',
+  channel_ids: notifyHints.channel_ids,
 };
 
 /** A cron expression as kept: its five fields, one space apart. */
@@ -94,5 +97,6 @@ export function parseHeartbeatInput(input: Record<string, unknown>): HeartbeatSe
     max_runtime_s: max,
     min_runtime_s: min,
     is_enabled: f.is_enabled ?? true,
+    channel_ids: notifyFields(f).channel_ids,
   };
 }

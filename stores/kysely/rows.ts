@@ -95,7 +95,7 @@ function parseStrings(text: string, column: string): string[] {
  * Reads a `channel_ids` column (migration 0014): a JSON array of ids, or null. A row read from a
  * schema before 0014 (a test's older database, the upgrade itself) has no such column: null.
  */
-function parseChannelIds(text: string | null | undefined, table: string): number[] | null {
+export function parseChannelIds(text: string | null | undefined, table: string): number[] | null {
   if (text === null || text === undefined) return null;
   const value: unknown = JSON.parse(text);
   if (!Array.isArray(value) || !value.every((id) => Number.isSafeInteger(id))) {

@@ -68,6 +68,8 @@ eachStore('channels API', (env) => {
             'device.tls_expiring',
             'blacklist.listed',
             'blacklist.delisted',
+            'heartbeat.down',
+            'heartbeat.up',
             'channel.disabled',
           ],
           is_default: true,
@@ -123,7 +125,7 @@ eachStore('channels API', (env) => {
       t,
       key,
       channelBody('slack', {
-        events: ['channel.disabled', 'device.down', 'device.maintenance_started'],
+        events: ['channel.disabled', 'heartbeat.up', 'device.down', 'device.maintenance_started', 'heartbeat.down'],
         is_default: 0,
         remind_every_s: 300,
         escalate_after_s: 86400,
@@ -133,7 +135,12 @@ eachStore('channels API', (env) => {
     );
     assert.deepEqual(
       [created.events, created.is_default, created.remind_every_s, created.escalate_after_s],
-      [['device.down', 'device.maintenance_started', 'channel.disabled'], false, 300, 86400],
+      [
+        ['device.down', 'device.maintenance_started', 'heartbeat.down', 'heartbeat.up', 'channel.disabled'],
+        false,
+        300,
+        86400,
+      ],
     );
     assert.deepEqual([created.send_recovery, created.is_enabled], [false, true]);
     const nulls = await create(t, key, channelBody('ntfy', { remind_every_s: null, escalate_after_s: null }));
@@ -184,8 +191,6 @@ eachStore('channels API', (env) => {
       ['events', 'invalid_value'],
     ]);
     assertValidation(await post(channelBody('slack', { events: ['device.exploded'] })), [['events', 'invalid_value']]);
-    // Heartbeats are told through webhooks only: a channel's messages do not describe them.
-    assertValidation(await post(channelBody('slack', { events: ['heartbeat.down'] })), [['events', 'invalid_value']]);
     assertValidation(await post(channelBody('slack', { remind_every_s: 604801, escalate_after_s: 59 })), [
       ['remind_every_s', 'out_of_range'],
       ['escalate_after_s', 'out_of_range'],

@@ -1,21 +1,33 @@
 /**
- * A device's and a blacklist monitor's `name` and `channel_ids` (docs/notifications.md, "Which
- * channels"), on every store: given on create and PATCH, answered by every route, judged against
- * the caller's channels (another user's or an unknown id is 400 invalid_value, nothing stored),
- * and a deleted channel taken out of every list.
+ * A device's, a blacklist monitor's and a heartbeat's `name` and `channel_ids`
+ * (docs/notifications.md, "Which channels"), on every store: given on create and PATCH, answered
+ * by every route, judged against the caller's channels (another user's or an unknown id is 400
+ * invalid_value, nothing stored), and a deleted channel taken out of every list.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { BlacklistMonitor, Channel, Device } from '../../core/index.ts';
+import type { BlacklistMonitor, Channel, Device, Heartbeat } from '../../core/index.ts';
 import type { TestApi } from '../../core/testing/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import { assertSuccess, assertValidation, eachStore } from '../api/helpers.ts';
 import { channelBody } from './support.ts';
 
+/** Each kind of record that names channels: a create body, and another for a second record. */
 const KINDS = [
-  { segment: 'devices', body: { target_type: 'domain', target_value: 'shop.example.com' } },
-  { segment: 'blacklist-monitors', body: { target_type: 'ip', target_value: '8.8.8.8' } },
+  {
+    segment: 'devices',
+    body: { target_type: 'domain', target_value: 'shop.example.com' },
+    second: { target_type: 'domain', target_value: 'www.example.com' },
+  },
+  {
+    segment: 'blacklist-monitors',
+    body: { target_type: 'ip', target_value: '8.8.8.8' },
+    second: { target_type: 'ip', target_value: '8.8.4.4' },
+  },
+  { segment: 'heartbeats', body: { period_s: 3600 }, second: { schedule: '0 3 * * *' } },
 ] as const;
+
+type Named = Device | BlacklistMonitor | Heartbeat;
 
 async function channel(t: TestApi, key: CreatedApiKey, type: 'slack' | 'discord' = 'slack'): Promise<number> {
   return assertSuccess(
@@ -24,13 +36,13 @@ async function channel(t: TestApi, key: CreatedApiKey, type: 'slack' | 'discord'
   ).id;
 }
 
-eachStore('devices and blacklist monitors: name and channel_ids', (env) => {
+eachStore('devices, blacklist monitors and heartbeats: name and channel_ids', (env) => {
   for (const kind of KINDS) {
     it(`${kind.segment}: null by default; given on create, answered everywhere, changed by PATCH`, async () => {
       const { t, key } = await env.setup();
       const [a, b] = [await channel(t, key), await channel(t, key, 'discord')];
       const plain = assertSuccess(
-        await t.request<Device | BlacklistMonitor>(`/v1/${kind.segment}/create`, {
+        await t.request<Named>(`/v1/${kind.segment}/create`, {
           method: 'POST',
           key,
           body: kind.body,
@@ -39,12 +51,11 @@ eachStore('devices and blacklist monitors: name and channel_ids', (env) => {
       );
       assert.deepEqual([plain.name, plain.channel_ids], [null, null]);
       const named = assertSuccess(
-        await t.request<Device | BlacklistMonitor>(`/v1/${kind.segment}/create`, {
+        await t.request<Named>(`/v1/${kind.segment}/create`, {
           method: 'POST',
           key,
           body: {
-            ...kind.body,
-            target_value: kind.segment === 'devices' ? 'www.example.com' : '8.8.4.4',
+            ...kind.second,
             name: 'Shop front',
             channel_ids: [b, a],
           },
@@ -52,12 +63,12 @@ eachStore('devices and blacklist monitors: name and channel_ids', (env) => {
         201,
       );
       assert.deepEqual([named.name, named.channel_ids], ['Shop front', [a, b]], 'ids are kept ascending');
-      const listed = assertSuccess(await t.request<(Device | BlacklistMonitor)[]>(`/v1/${kind.segment}`, { key }), 200);
+      const listed = assertSuccess(await t.request<Named[]>(`/v1/${kind.segment}`, { key }), 200);
       assert.deepEqual(listed, [plain, named]);
       assert.deepEqual(assertSuccess(await t.request(`/v1/${kind.segment}/get?id=${named.id}`, { key }), 200), named);
 
       const none = assertSuccess(
-        await t.request<Device | BlacklistMonitor>(`/v1/${kind.segment}/update?id=${plain.id}`, {
+        await t.request<Named>(`/v1/${kind.segment}/update?id=${plain.id}`, {
           method: 'PATCH',
           key,
           body: { channel_ids: [], name: 'Quiet one' },
@@ -68,7 +79,7 @@ eachStore('devices and blacklist monitors: name and channel_ids', (env) => {
       // Naming and routing change nothing the engine checks: a device stays as it was.
       if ('status' in plain) assert.equal((none as Device).status, plain.status);
       const back = assertSuccess(
-        await t.request<Device | BlacklistMonitor>(`/v1/${kind.segment}/update?id=${plain.id}`, {
+        await t.request<Named>(`/v1/${kind.segment}/update?id=${plain.id}`, {
           method: 'PATCH',
           key,
           body: { channel_ids: null, name: null },
@@ -105,7 +116,7 @@ eachStore('devices and blacklist monitors: name and channel_ids', (env) => {
       assert.deepEqual(assertSuccess(await t.request(`/v1/${kind.segment}`, { key }), 200), [], 'nothing was stored');
 
       const record = assertSuccess(
-        await t.request<Device | BlacklistMonitor>(`/v1/${kind.segment}/create`, {
+        await t.request<Named>(`/v1/${kind.segment}/create`, {
           method: 'POST',
           key,
           body: { ...kind.body, channel_ids: [mine] },
@@ -128,7 +139,7 @@ eachStore('devices and blacklist monitors: name and channel_ids', (env) => {
     });
   }
 
-  it("deleting a channel takes it out of every list of its user's devices and blacklist monitors", async () => {
+  it("deleting a channel takes it out of every list of its user's devices, blacklist monitors and heartbeats", async () => {
     const { t, key } = await env.setup();
     const other = await t.createKey();
     const [a, b, c] = [await channel(t, key), await channel(t, key), await channel(t, key)];
@@ -140,6 +151,8 @@ eachStore('devices and blacklist monitors: name and channel_ids', (env) => {
     const d3 = await made('devices', { target_type: 'domain', target_value: 'c.example.com', channel_ids: [a, c] });
     const d4 = await made('devices', { target_type: 'domain', target_value: 'd.example.com' });
     const m1 = await made('blacklist-monitors', { target_type: 'ip', target_value: '1.1.1.1', channel_ids: [c, b, a] });
+    const h1 = await made('heartbeats', { period_s: 3600, channel_ids: [b, c] });
+    const h2 = await made('heartbeats', { period_s: 3600, channel_ids: [b] });
     const t1 = await made(
       'devices',
       { target_type: 'domain', target_value: 'a.example.com', channel_ids: [theirs] },
@@ -153,6 +166,8 @@ eachStore('devices and blacklist monitors: name and channel_ids', (env) => {
     assert.deepEqual(await ids('devices', d3), [a, c]);
     assert.deepEqual(await ids('devices', d4), null);
     assert.deepEqual(await ids('blacklist-monitors', m1), [a, c]);
+    assert.deepEqual(await ids('heartbeats', h1), [c]);
+    assert.deepEqual(await ids('heartbeats', h2), []);
     assert.deepEqual(await ids('devices', t1, other), [theirs]);
     // A list that no longer names it can name other channels still: the ids left are judged as before.
     assertSuccess(

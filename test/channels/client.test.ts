@@ -82,6 +82,13 @@ it('creates, lists, pages, gets, changes, tests and deletes channels, their secr
       channel_ids: [room.id],
     });
     assert.deepEqual([device.name, device.channel_ids], ['Shop', [room.id]]);
+    // Heartbeats too, and channels take their events.
+    const beat = await api.heartbeats.create({ name: 'Backup', period_s: 3600, channel_ids: [room.id] });
+    assert.deepEqual([beat.name, beat.channel_ids], ['Backup', [room.id]]);
+    const quiet = await api.heartbeats.update(beat.id, { channel_ids: [] });
+    assert.deepEqual(quiet.channel_ids, []);
+    const told = await api.channels.update(room.id, { events: ['heartbeat.down', 'heartbeat.up'] });
+    assert.deepEqual(told.events, ['heartbeat.down', 'heartbeat.up']);
   } finally {
     await t.close();
   }

@@ -13,6 +13,8 @@ import { startSmtp, type SmtpFake } from '../support/fakes/smtp.ts';
 import { PUBLIC_URL } from './kind-scenarios.ts';
 import {
   downItem,
+  heartbeatDownItem,
+  heartbeatUpItem,
   HOSTILE_NAME,
   LOOPBACK,
   notification,
@@ -75,6 +77,20 @@ describe('email', () => {
     assert.notEqual(up.messageId, down.messageId);
     assert.ok(up.subject!.includes('is up again after 5 min down'), up.subject);
     assert.ok(reminder.text!.includes('is still down') && reminder.text!.includes('for 2 h 5 min'), reminder.text);
+  });
+
+  it("a heartbeat's down mail names it, its cause and its last body (escaped); the recovery answers it", async () => {
+    const down = await send(
+      notification([heartbeatDownItem(4, { name: 'Nightly backup', cause: 'failed', last_ping_body: HOSTILE_NAME })]),
+    );
+    assert.equal(down.subject, 'Nightly backup is down (the job reported a failure)');
+    assert.equal(down.messageId, '<heartbeat-incident-4@alerts.example.com>');
+    assert.ok(down.text!.includes(`last ping's body: ${HOSTILE_NAME}`), down.text);
+    assert.ok(!String(down.html).includes('<script>'), 'no live tag');
+    assert.ok(String(down.html).includes(`<a href="${PUBLIC_URL}/heartbeats/get?id=4">`));
+    const up = await send(notification([heartbeatUpItem(4, { name: 'Nightly backup' })], T5));
+    assert.equal(up.inReplyTo, down.messageId);
+    assert.equal(up.subject, 'Nightly backup is up again after 5 min down');
   });
 
   it('200 devices down: one mail listing 20 and "… and 180 more"', async () => {

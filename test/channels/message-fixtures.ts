@@ -5,6 +5,8 @@
 import type {
   BlacklistMonitor,
   Device,
+  Heartbeat,
+  HeartbeatEventFields,
   EventItem,
   EventType,
   MonitoringEvent,
@@ -133,6 +135,67 @@ export function incident(
 ): NotificationIncident {
   return { id, opened_at: T0, closed_at: closedAt, acknowledged_at: acknowledgedAt };
 }
+
+/** A heartbeat as its `heartbeat.down` carries it: a nightly job that missed its 10:00 deadline. */
+export function lateHeartbeat(
+  id: number,
+  overrides: Partial<Heartbeat & HeartbeatEventFields> = {},
+): Heartbeat & HeartbeatEventFields {
+  return {
+    id,
+    name: null,
+    period_s: null,
+    schedule: '55 9 * * *',
+    time_zone: 'Europe/Berlin',
+    grace_s: 300,
+    max_runtime_s: null,
+    min_runtime_s: null,
+    is_enabled: true,
+    channel_ids: null,
+    status: 'down',
+    status_since: T0,
+    last_ping_at: '2026-02-28T09:55:07.000Z',
+    last_duration_ms: null,
+    next_due_at: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    cause: 'late',
+    last_ping_body: null,
+    exit_status: null,
+    ...overrides,
+  };
+}
+
+/** Heartbeat `id` went down at T0 (its incident `id`), as `lateHeartbeat` with `overrides`. */
+export const heartbeatDownItem = (
+  id: number,
+  overrides: Partial<Heartbeat & HeartbeatEventFields> = {},
+): EventItem => ({
+  reason: 'event',
+  event: {
+    id,
+    type: 'heartbeat.down',
+    user_id: 1,
+    created_at: T0,
+    data: { ...lateHeartbeat(id, overrides), previous_status: 'up' },
+  },
+  incident: incident(id),
+});
+
+/** Heartbeat `id` pinged again at T5: its incident lasted 5 min. */
+export const heartbeatUpItem = (id: number, overrides: Partial<Heartbeat> = {}): EventItem => ({
+  reason: 'event',
+  event: {
+    id: 1000 + id,
+    type: 'heartbeat.up',
+    user_id: 1,
+    created_at: T5,
+    data: {
+      ...lateHeartbeat(id, { status: 'up', status_since: T5, last_ping_at: T5, cause: null, ...overrides }),
+      previous_status: 'down',
+    },
+  },
+  incident: incident(id, T5),
+});
 
 /** One item per event, `total` counting them all. */
 export function notification(items: EventItem[], at = T0): Notification {

@@ -12,6 +12,8 @@ import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
 import { PUBLIC_URL } from './kind-scenarios.ts';
 import {
   downItem,
+  heartbeatDownItem,
+  heartbeatUpItem,
   HOSTILE_NAME,
   incident,
   LOOPBACK,
@@ -64,6 +66,23 @@ describe('pagerduty events', () => {
     assert.deepEqual([event!.payload!.source, event!.payload!.severity], ['web1.example.com:443 (web)', 'warning']);
     assert.ok(event!.payload!.custom_details.why.includes('location eu-west: failing (timeout)'));
     assert.deepEqual(event!.links, [{ href: `${PUBLIC_URL}/devices/get?id=1`, text: 'Details' }]);
+  });
+
+  it("a heartbeat's down triggers under its incident's dedup_key, and its recovery resolves the same", async () => {
+    const events = await send(
+      notification([heartbeatDownItem(6, { cause: 'exit_status', exit_status: 3 }), heartbeatUpItem(8)], T5),
+    );
+    const [trigger, resolve] = events;
+    assert.deepEqual(
+      [trigger!.event_action, trigger!.dedup_key, resolve!.event_action, resolve!.dedup_key],
+      ['trigger', 'monitoring-api/heartbeat-incident-6', 'resolve', 'monitoring-api/heartbeat-incident-8'],
+    );
+    assert.equal(
+      trigger!.payload!.summary,
+      'heartbeat 6 (cron 55 9 * * * Europe/Berlin) is down (the job exited with status 3): the job reported exit status 3 at 2026-02-28 09:55 UTC',
+    );
+    assert.equal(trigger!.payload!.source, 'heartbeat 6 (cron 55 9 * * * Europe/Berlin)');
+    assert.deepEqual(trigger!.links, [{ href: `${PUBLIC_URL}/heartbeats/get?id=6`, text: 'Details' }]);
   });
 
   it('the recovery resolves it and an acknowledgement acknowledges it, under the same dedup_key', async () => {

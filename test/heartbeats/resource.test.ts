@@ -33,6 +33,7 @@ eachStore('heartbeats as a resource', (env) => {
         max_runtime_s: null,
         min_runtime_s: null,
         is_enabled: true,
+        channel_ids: null,
         ping_url: '',
         status: 'new',
         status_since: '2026-01-01T00:00:00.000Z',
@@ -171,7 +172,9 @@ eachStore('heartbeats as a resource', (env) => {
         [{ period_s: 60, min_runtime_s: 60, max_runtime_s: 60 }, [['min_runtime_s', 'invalid_value']]],
         [{ period_s: 60, name: '' }, [['name', 'invalid_value']]],
         [{ period_s: 60, name: 'x'.repeat(101) }, [['name', 'too_long']]],
-        [{ period_s: 60, channel_ids: [] }, [['channel_ids', 'unknown_field']]],
+        [{ period_s: 60, channel_ids: 'all' }, [['channel_ids', 'invalid_type']]],
+        [{ period_s: 60, channel_ids: [1, 1] }, [['channel_ids', 'invalid_value']]],
+        [{ period_s: 60, channel_ids: [9999] }, [['channel_ids', 'invalid_value']]],
         [{ period_s: 60, ping_url: 'x' }, [['ping_url', 'unknown_field']]],
       ];
       for (const [body, expected] of cases) {

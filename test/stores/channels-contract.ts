@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { Channel, NewChannel } from '../../core/records/index.ts';
 import type { NewChannelAttempt } from '../../core/store/channel-store.ts';
 import type { ContractContext } from './contract-context.ts';
+import { newHeartbeat } from './heartbeats-contract.ts';
 import { ALL, at, createdOf, MAX_ID, ipMonitor, sshDevice, T0, webDevice } from './records.ts';
 
 export function newChannel(overrides: Partial<NewChannel> = {}): NewChannel {
@@ -166,6 +167,28 @@ export function channelsContract(ctx: ContractContext): void {
       assert.deepEqual(await store.listChannels(alice.id, ALL), [a]);
       // The rest of each record is as it was.
       assert.deepEqual(await store.getDevice(alice.id, web.id), { ...web, channel_ids: [a.id, ...lookalikes] });
+    });
+
+    it("keeps heartbeats' channel_ids, null when left out, and a channel's delete takes it out of theirs", async () => {
+      const store = ctx.store();
+      const [alice, bob] = [await ctx.newUser(), await ctx.newUser()];
+      const a = await store.createChannel(alice.id, newChannel());
+      const b = await store.createChannel(alice.id, newChannel());
+      const theirs = await store.createChannel(bob.id, newChannel());
+      const { channel_ids: _ids, ...plain } = newHeartbeat();
+      const bare = await store.createHeartbeat(alice.id, plain);
+      assert.equal(bare.channel_ids, null);
+      const lookalikes = [Number(`${b.id}0`), Number(`1${b.id}`)];
+      const both = await store.createHeartbeat(alice.id, newHeartbeat({ channel_ids: [a.id, b.id, ...lookalikes] }));
+      const only = await store.createHeartbeat(alice.id, newHeartbeat({ channel_ids: [b.id] }));
+      const bobs = await store.createHeartbeat(bob.id, newHeartbeat({ channel_ids: [theirs.id] }));
+      assert.deepEqual(both.channel_ids, [a.id, b.id, ...lookalikes]);
+      assert.deepEqual(await store.getHeartbeat(alice.id, both.id), both);
+      assert.equal(await store.deleteChannel(alice.id, b.id), true);
+      assert.deepEqual(await store.getHeartbeat(alice.id, both.id), { ...both, channel_ids: [a.id, ...lookalikes] });
+      assert.deepEqual((await store.getHeartbeat(alice.id, only.id))?.channel_ids, []);
+      assert.equal((await store.getHeartbeat(alice.id, bare.id))?.channel_ids, null);
+      assert.deepEqual((await store.getHeartbeat(bob.id, bobs.id))?.channel_ids, [theirs.id]);
     });
 
     it("records attempts with the channel's last delivery: newest wins, failing_since per run; lists them newest first", async () => {

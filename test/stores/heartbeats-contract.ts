@@ -10,7 +10,7 @@ import { at, T0 } from './records.ts';
 let tokens = 0;
 const token = () => `00000000-0000-4000-8000-${String(++tokens).padStart(12, '0')}`;
 
-export function newHeartbeat(overrides: Partial<NewHeartbeat> = {}): NewHeartbeat {
+export function newHeartbeat(overrides: Partial<NewHeartbeat> = {}): NewHeartbeat & { channel_ids: number[] | null } {
   return {
     name: null,
     period_s: 3600,
@@ -20,6 +20,7 @@ export function newHeartbeat(overrides: Partial<NewHeartbeat> = {}): NewHeartbea
     max_runtime_s: null,
     min_runtime_s: null,
     is_enabled: true,
+    channel_ids: null,
     ping_token: token(),
     created_at: T0,
     ...overrides,

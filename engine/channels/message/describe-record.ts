@@ -1,9 +1,11 @@
 /**
  * What a message says of the record an event is about (docs/notifications.md, "Messages"): its
  * name, else its target, and the why of its state: a device's failing probes and its locations'
- * verdicts, a blacklist monitor's listings with what each means and where to ask for removal.
+ * verdicts, a blacklist monitor's listings with what each means and where to ask for removal, a
+ * heartbeat's missed deadline or reported failure (describe-heartbeat.ts).
  */
 import type { BlacklistMonitor, Device, EventData } from '../../../core/internal.ts';
+import { heartbeatTarget, heartbeatWhy, isHeartbeatData, type HeartbeatData } from './describe-heartbeat.ts';
 import { formatTime, oneLine, truncate } from './text.ts';
 
 /** One line of a message's "why", with a link it may carry (a DNSBL's delist page). */
@@ -16,7 +18,7 @@ export interface WhyLine {
  * The kinds of record events are about, as they name incidents and links: a channel is the record
  * of a `channel.disabled` event.
  */
-export type RecordKind = 'device' | 'blacklist-monitor' | 'channel';
+export type RecordKind = 'device' | 'blacklist-monitor' | 'heartbeat' | 'channel';
 
 /** The longest name, target or reason line a message shows: what is longer is cut (`…`). */
 const MAX_PIECE = 300;
@@ -25,13 +27,14 @@ const MAX_WHY_LINES = 12;
 
 export function recordKind(data: EventData): RecordKind {
   if ('service_type' in data) return 'device';
-  return 'target_value' in data ? 'blacklist-monitor' : 'channel';
+  if ('target_value' in data) return 'blacklist-monitor';
+  return isHeartbeatData(data) ? 'heartbeat' : 'channel';
 }
 
 /**
- * The record's `name` when it has one (an optional field of devices and blacklist monitors, read
- * defensively: an event written before it existed has none), else what it checks: a device's
- * target, port and service, a monitor's target.
+ * The record's `name` when it has one (an optional field, read defensively: an event written
+ * before it existed has none), else what it checks: a device's target, port and service, a
+ * monitor's target, a heartbeat's id and schedule.
  */
 export function recordName(data: EventData): string {
   const name = (data as { name?: unknown }).name;
@@ -39,7 +42,10 @@ export function recordName(data: EventData): string {
   return truncate(oneLine(recordTarget(data)), MAX_PIECE);
 }
 
-/** What the record checks: `example.com:443 (web)`, a monitor's `192.0.2.1`; a channel's type. */
+/**
+ * What the record checks: `example.com:443 (web)`, a monitor's `192.0.2.1`, `heartbeat 3 (every
+ * 1 h)`; a channel's type.
+ */
 export function recordTarget(data: EventData): string {
   switch (recordKind(data)) {
     case 'device': {
@@ -48,6 +54,8 @@ export function recordTarget(data: EventData): string {
     }
     case 'blacklist-monitor':
       return (data as BlacklistMonitor).target_value;
+    case 'heartbeat':
+      return heartbeatTarget(data as HeartbeatData);
     default:
       return `${String((data as { type?: unknown }).type)} channel`;
   }
@@ -57,8 +65,13 @@ export function recordTarget(data: EventData): string {
 export function recordLink(publicUrl: string | null, data: EventData): string | null {
   if (publicUrl === null) return null;
   const kind = recordKind(data);
-  const path = kind === 'device' ? 'devices' : kind === 'blacklist-monitor' ? 'blacklist-monitors' : 'channels';
-  return `${publicUrl}/${path}/get?id=${data.id}`;
+  const paths: Record<RecordKind, string> = {
+    device: 'devices',
+    'blacklist-monitor': 'blacklist-monitors',
+    heartbeat: 'heartbeats',
+    channel: 'channels',
+  };
+  return `${publicUrl}/${paths[kind]}/get?id=${data.id}`;
 }
 
 /** Only http and https URLs become links: a `javascript:` one must never be clickable. */
@@ -131,4 +144,11 @@ export function blacklistListings(monitor: BlacklistMonitor): WhyLine[] {
   });
   if (monitor.failed_zones.length > 0) lines.push(line(`lookups failed: ${monitor.failed_zones.join(', ')}`));
   return lines.slice(0, MAX_WHY_LINES);
+}
+
+/** Why a heartbeat is down: its cause with its figures, its last ping, its last body's start. */
+export function heartbeatFailures(heartbeat: HeartbeatData): WhyLine[] {
+  return heartbeatWhy(heartbeat)
+    .map((text) => line(text))
+    .slice(0, MAX_WHY_LINES);
 }

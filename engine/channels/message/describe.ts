@@ -14,18 +14,21 @@ import {
   type NotificationItem,
   type NotificationReason,
 } from '../../../core/internal.ts';
+import type { HeartbeatData } from './describe-heartbeat.ts';
+import { heartbeatDownWhat } from './describe-heartbeat.ts';
 import {
   blacklistListings,
   deviceFailures,
+  heartbeatFailures,
   locationVerdicts,
   recordKind,
   recordLink,
   recordName,
   recordTarget,
   tlsExpiry,
-  type RecordKind,
   type WhyLine,
 } from './describe-record.ts';
+import { escalatedPhrase, eventPhrase, stillPhrase, type Phrase } from './phrases.ts';
 import { formatDuration, formatTime, oneLine, truncate } from './text.ts';
 
 export type { WhyLine } from './describe-record.ts';
@@ -78,40 +81,8 @@ export interface MessageSummary {
 
 const TONE_ORDER: readonly Tone[] = ['down', 'warning', 'up', 'info', 'test'];
 
-const OPENING = new Set(['device.down', 'blacklist.listed']);
-const CLOSING = new Set(['device.up', 'blacklist.delisted']);
-
-/** The title's phrase for each sort of item: singular and plural. */
-type Phrase = readonly [string, string];
-
-function eventPhrase(type: string, kind: RecordKind): Phrase {
-  const device = kind === 'device';
-  switch (type) {
-    case 'device.down':
-      return ['device down', 'devices down'];
-    case 'device.up':
-      return ['device up again', 'devices up again'];
-    case 'blacklist.listed':
-      return ['target blacklisted', 'targets blacklisted'];
-    case 'blacklist.delisted':
-      return ['target delisted', 'targets delisted'];
-    case 'device.tls_expiring':
-      return ['TLS certificate expiring', 'TLS certificates expiring'];
-    case 'device.location_failing':
-      return ['device failing from a location', 'devices failing from a location'];
-    case 'device.maintenance_started':
-      return ['device in maintenance', 'devices in maintenance'];
-    case 'device.maintenance_ended':
-      return ['device out of maintenance', 'devices out of maintenance'];
-    default:
-      if (type.endsWith('.paused'))
-        return device ? ['device paused', 'devices paused'] : ['monitor paused', 'monitors paused'];
-      if (type.endsWith('.resumed')) {
-        return device ? ['device resumed', 'devices resumed'] : ['monitor resumed', 'monitors resumed'];
-      }
-      return ['event', 'events'];
-  }
-}
+const OPENING = new Set(['device.down', 'blacklist.listed', 'heartbeat.down']);
+const CLOSING = new Set(['device.up', 'blacklist.delisted', 'heartbeat.up']);
 
 interface Described {
   summary: ItemSummary;
@@ -124,16 +95,24 @@ function describeEvent(item: EventItem, at: number, publicUrl: string | null): D
   const kind = recordKind(data);
   const device = kind === 'device' ? (data as Device) : undefined;
   const monitor = kind === 'blacklist-monitor' ? (data as BlacklistMonitor) : undefined;
+  const heartbeat = kind === 'heartbeat' ? (data as HeartbeatData) : undefined;
   const opensType = OPENING.has(event.type);
   const key = incident === null ? null : `${kind}-incident-${incident.id}`;
   const opened =
     incident?.opened_at ??
     device?.status_since ??
+    heartbeat?.status_since ??
     monitor?.listings.map((listing) => listing.since).sort()[0] ??
     event.created_at;
-  const problem = device === undefined ? 'listed' : 'down';
+  const problem = monitor === undefined ? 'down' : 'listed';
   const failures =
-    device !== undefined ? deviceFailures(device) : monitor !== undefined ? blacklistListings(monitor) : [];
+    device !== undefined
+      ? deviceFailures(device)
+      : monitor !== undefined
+        ? blacklistListings(monitor)
+        : heartbeat !== undefined
+          ? heartbeatFailures(heartbeat)
+          : [];
   const base = {
     reason,
     name: recordName(data),
@@ -146,10 +125,6 @@ function describeEvent(item: EventItem, at: number, publicUrl: string | null): D
   };
   if (kind === 'channel') return channelDisabled(base, data);
   const openFor = formatDuration(at - Date.parse(opened));
-  const still: Phrase =
-    device !== undefined
-      ? ['device still down', 'devices still down']
-      : ['target still listed', 'targets still listed'];
   switch (reason) {
     case 'reminder':
       return {
@@ -160,7 +135,7 @@ function describeEvent(item: EventItem, at: number, publicUrl: string | null): D
           when: `for ${openFor}, since ${formatTime(opened)}`,
           why: failures,
         },
-        phrase: still,
+        phrase: stillPhrase(kind),
       };
     case 'escalation':
       return {
@@ -171,10 +146,7 @@ function describeEvent(item: EventItem, at: number, publicUrl: string | null): D
           when: `since ${formatTime(opened)}`,
           why: failures,
         },
-        phrase:
-          device !== undefined
-            ? ['device down, escalated', 'devices down, escalated']
-            : ['target listed, escalated', 'targets listed, escalated'],
+        phrase: escalatedPhrase(kind),
       };
     case 'acknowledgement':
       return {
@@ -192,11 +164,16 @@ function describeEvent(item: EventItem, at: number, publicUrl: string | null): D
   }
   const phrase = eventPhrase(event.type, kind);
   if (opensType) {
-    const what = device !== undefined ? 'is down' : `is listed on ${monitor!.listed_on.length} of its blacklists`;
+    const what =
+      monitor !== undefined
+        ? `is listed on ${monitor.listed_on.length} of its blacklists`
+        : heartbeat !== undefined
+          ? heartbeatDownWhat(heartbeat)
+          : 'is down';
     return { summary: { ...base, tone: 'down', what, when: `since ${formatTime(opened)}`, why: failures }, phrase };
   }
   if (CLOSING.has(event.type)) {
-    const again = device !== undefined ? 'is up again' : 'is no longer listed';
+    const again = monitor === undefined ? 'is up again' : 'is no longer listed';
     const closed = incident?.closed_at ?? event.created_at;
     const lasted = incident === null ? null : formatDuration(Date.parse(closed) - Date.parse(incident.opened_at));
     return {

@@ -1,13 +1,17 @@
 import { sql } from 'kysely';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { ChannelAttempt, NewChannelAttempt, ResultsPage, Timestamp } from '../../../core/index.ts';
+import { deleteAttemptsBefore, listOwnedAttempts, type AttemptTables } from '../delivery-attempts.ts';
 import { sqlOf } from '../drivers/sql-of.ts';
 import { stampText } from '../rows.ts';
 import type { Database, StoreDialect } from '../schema.ts';
 import { attemptFromRow } from './channel-rows.ts';
+import type { ChannelAttemptsTable } from './channel-tables.ts';
 
 // A channel's delivery attempts (`channel_attempts`, migration 0014): what `GET /channels/deliveries`
 // lists, the write that records one with the channel's `last_delivery_*`, and their expiry.
+
+const TABLES: AttemptTables = { owners: 'channels', attempts: 'channel_attempts', owner: 'channel_id' };
 
 /** ChannelStore.listChannelAttempts: newest first, below `page.beforeId`; undefined for another user's channel. */
 export async function listChannelAttempts(
@@ -16,22 +20,7 @@ export async function listChannelAttempts(
   id: number,
   page: ResultsPage,
 ): Promise<ChannelAttempt[] | undefined> {
-  const owned = await db
-    .selectFrom('channels')
-    .select('id')
-    .where('id', '=', id)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  if (owned === undefined) return undefined;
-  const rows = await db
-    .selectFrom('channel_attempts')
-    .selectAll()
-    .where('channel_id', '=', id)
-    .$if(page.beforeId !== undefined, (q) => q.where('id', '<', page.beforeId!))
-    .orderBy('id', 'desc')
-    .limit(page.limit)
-    .execute();
-  return rows.map(attemptFromRow);
+  return (await listOwnedAttempts<Selectable<ChannelAttemptsTable>>(db, TABLES, userId, id, page))?.map(attemptFromRow);
 }
 
 /**
@@ -81,19 +70,12 @@ export function recordChannelAttempt(
   });
 }
 
-/** ChannelStore.deleteChannelAttemptsBefore, as deleteWebhookAttemptsBefore (webhooks/webhook-attempts.ts). */
-export async function deleteChannelAttemptsBefore(
+/** ChannelStore.deleteChannelAttemptsBefore, as a webhook's (delivery-attempts.ts). */
+export function deleteChannelAttemptsBefore(
   db: Kysely<Database>,
   dialect: StoreDialect,
   before: Timestamp,
   limit: number,
 ): Promise<number> {
-  if (limit <= 0) return 0;
-  const skipLocked = sql.raw(sqlOf(dialect).skipLocked());
-  const result = await sql`
-    delete from channel_attempts where id in (
-      select id from channel_attempts where attempted_at < ${stampText(before)}
-      order by id limit ${limit} ${skipLocked}
-    )`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
+  return deleteAttemptsBefore(db, dialect, TABLES.attempts, before, limit);
 }

@@ -24,7 +24,7 @@ import { channelFromRow, channelToRow } from './channel-rows.ts';
 type ChannelRow = Selectable<ChannelsTable>;
 
 /** The records that may name a channel in their `channel_ids`. */
-const NAMING = ['devices', 'blacklist_monitors'] as const;
+const NAMING = ['devices', 'blacklist_monitors', 'heartbeats'] as const;
 
 /**
  * The channels part of `KyselyStore` (docs/notifications.md), on PostgreSQL and SQLite alike:
@@ -93,7 +93,7 @@ export class KyselyChannels implements ChannelStore {
 
   /**
    * Deletes the channel (its attempts go by the foreign key) and takes its id out of the
-   * `channel_ids` of the user's devices and blacklist monitors, in one transaction. The records
+   * `channel_ids` of the user's devices, blacklist monitors and heartbeats, in one transaction. The records
    * naming it are found by their list's text and held (a row lock on PostgreSQL) while the lists
    * are written; records with the same list are written in one statement.
    */

@@ -1,7 +1,16 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { HeartbeatDownCause, StoredHeartbeat } from '../../../core/index.ts';
 import { lateCheckAt, type HeartbeatState } from '../../../core/internal.ts';
-import { flagFor, nullableStampText, stampText, toFlag, toId, toNullableStamp, toStamp } from '../rows.ts';
+import {
+  flagFor,
+  nullableStampText,
+  parseChannelIds,
+  stampText,
+  toFlag,
+  toId,
+  toNullableStamp,
+  toStamp,
+} from '../rows.ts';
 import type { StoreDialect } from '../schema.ts';
 import type { HeartbeatsTable } from './heartbeat-schema.ts';
 
@@ -20,6 +29,7 @@ export function heartbeatFromRow(row: Selectable<HeartbeatsTable>): StoredHeartb
     max_runtime_s: row.max_runtime_s,
     min_runtime_s: row.min_runtime_s,
     is_enabled: toFlag(row.is_enabled),
+    channel_ids: parseChannelIds(row.channel_ids, 'heartbeats'),
     ping_token: row.ping_token,
     status: row.status,
     status_since: toStamp(row.status_since),
@@ -55,6 +65,7 @@ export function stateToRow(dialect: StoreDialect, state: HeartbeatState): Update
     max_runtime_s: record.max_runtime_s,
     min_runtime_s: record.min_runtime_s,
     is_enabled: flagFor(dialect, record.is_enabled),
+    channel_ids: record.channel_ids === null ? null : JSON.stringify(record.channel_ids),
     ping_token: record.ping_token,
     status: record.status,
     status_since: stampText(record.status_since),

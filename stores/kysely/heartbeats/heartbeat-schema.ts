@@ -1,9 +1,10 @@
 import type { ColumnType } from 'kysely';
 import type { HeartbeatStatus, PingKind } from '../../../core/index.ts';
 
-// The tables of migration 0015 (migrations/0015-heartbeats.ts), as Kysely sees them. The driver
-// types are schema.ts's (DbInteger, DbFlag, DbTimestamp), written again here: schema.ts joins these
-// tables into its Database, so importing from it would be a cycle.
+// The tables of migration 0015 (migrations/0015-heartbeats.ts, with 0019's `channel_ids`), as
+// Kysely sees them. The driver types are schema.ts's (DbInteger, DbFlag, DbTimestamp), written
+// again here: schema.ts joins these tables into its Database, so importing from it would be a
+// cycle.
 
 type DbInteger = number | string | bigint;
 type DbFlag = boolean | number;
@@ -27,6 +28,8 @@ export interface HeartbeatsTable {
   max_runtime_s: number | null;
   min_runtime_s: number | null;
   is_enabled: Flag;
+  /** JSON array of channel ids (migration 0019); null: the user's default channels. */
+  channel_ids: string | null;
   ping_token: string;
   status: HeartbeatStatus;
   status_since: Stamp;
