@@ -1,12 +1,15 @@
 /**
  * Store.watchChanges (docs/status-pages.md, "Several instances"): every committed change of what
  * a public status answer shows, told as {kind, id}, by any writer; a check that changes nothing
- * shown tells nothing. The memory store tells its own writes; PostgreSQL tells every session's
+ * shown tells nothing. The memory and SQLite stores tell their own writes; PostgreSQL tells every session's
  * through one LISTEN connection per store, and while that connection is down says it does not
  * hear (once per outage), then hears again.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { MemoryStore, type RecordChanged, type Store } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
@@ -117,6 +120,23 @@ describe('memory store', () => {
     assert.deepEqual(heard.hearing, [true]);
     await tellsWhatShows(store, heard);
     heard.stop();
+  });
+});
+
+describe('SQLite store', () => {
+  it("tells its own writes, the engine's included, through its connection's triggers", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'monitoring-api-changes-'));
+    const { store, db } = await openKyselyStore(`sqlite:${join(dir, 'changes.db')}`);
+    try {
+      await migrateToLatest(db);
+      const heard = watch(store);
+      assert.deepEqual(heard.hearing, [true]);
+      await tellsWhatShows(store, heard);
+      heard.stop();
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

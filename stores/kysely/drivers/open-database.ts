@@ -205,7 +205,7 @@ export async function openKyselyStore(url: string, options: OpenKyselyStoreOptio
   } else {
     try {
       if (target.path !== ':memory:') makeDirectories(dirname(target.path));
-      ({ dialect, dataVersion } = await sqliteDialect(target.path));
+      ({ dialect, dataVersion, listenForChanges } = await sqliteDialect(target.path));
     } catch (error) {
       throw new Error(`cannot open ${target.label}: ${describeError(error)}`, { cause: error });
     }
