@@ -145,6 +145,8 @@ async function postgresDialect(
         new pg.Client({
           connectionString: url,
           connectionTimeoutMillis: connectionTimeoutMs,
+          // Bounds the LISTEN connection's probe (pg-change-listener.ts) as any query is bounded.
+          query_timeout: queryTimeoutMs,
           keepAlive: true,
           application_name: 'monitoring-api listen',
         }),

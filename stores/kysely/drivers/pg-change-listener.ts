@@ -9,6 +9,12 @@ const KINDS = new Set<string>(['device', 'blacklist_monitor', 'heartbeat', 'stat
 /** The first wait before connecting again after the connection was lost; doubled up to the most. */
 const FIRST_RETRY_MS = 250;
 const MOST_RETRY_MS = 10_000;
+/**
+ * How often the LISTEN connection is asked `select 1`: a connection whose server or network went
+ * silent (no reset ever comes) fails that query, through the client's `query_timeout`, rather
+ * than leave the process keeping answers nobody will tell it are stale.
+ */
+export const LISTEN_PROBE_MS = 15_000;
 
 export interface PgChangeListenerOptions {
   /** A new client, not connected, for the LISTEN connection. */
@@ -37,6 +43,7 @@ export class PgChangeListener {
   #told = false;
   #retryMs = FIRST_RETRY_MS;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #probe: ReturnType<typeof setInterval> | undefined;
 
   constructor(feed: ChangeFeed, options: PgChangeListenerOptions) {
     this.#feed = feed;
@@ -56,6 +63,7 @@ export class PgChangeListener {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#probe);
     const client = this.#client;
     this.#client = undefined;
     this.#live = false;
@@ -86,6 +94,13 @@ export class PgChangeListener {
     if (failed || this.#closed) return;
     this.#retryMs = FIRST_RETRY_MS;
     this.#live = true;
+    clearInterval(this.#probe);
+    this.#probe = setInterval(() => {
+      client
+        .query('select 1')
+        .catch((error: unknown) => lost(error instanceof Error ? error : new Error(String(error))));
+    }, LISTEN_PROBE_MS);
+    this.#probe.unref?.();
     if (this.#told) this.#options.onBack?.();
     this.#told = false;
     this.#feed.hearing(true);
@@ -101,6 +116,7 @@ export class PgChangeListener {
 
   #lost(error: Error): void {
     this.#client = undefined;
+    clearInterval(this.#probe);
     if (this.#closed) return;
     if (this.#live) {
       this.#live = false;
