@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MemoryStore, type Store } from '../../core/index.ts';
+import { MemoryStore, type ChangeListener, type Store } from '../../core/index.ts';
 import type { TestApi } from '../../core/testing/index.ts';
 import { createTestApi } from '../api/helpers.ts';
 import { checkDevice, checkMonitor, newDevice, newMonitor, newPage, publicGet } from './support.ts';
@@ -161,4 +161,30 @@ test('a store that cannot tell of changes has every answer read afresh', async (
   const { t, page } = await setup(blind);
   assert.equal((await get(t, `/status/${page.slug}`)).cache, 'miss');
   assert.equal((await get(t, `/status/${page.slug}`)).cache, 'miss');
+});
+
+test('while the store does not hear changes nothing is kept; once it hears again, answers are kept again', async () => {
+  const memory = new MemoryStore();
+  const listeners: ChangeListener[] = [];
+  // The memory store, whose hearing the test decides as a lost LISTEN connection would.
+  const store = new Proxy(memory, {
+    get(target, name) {
+      if (name === 'watchChanges')
+        return (listener: ChangeListener) => {
+          listeners.push(listener);
+          return target.watchChanges(listener);
+        };
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const { t, page } = await setup(store);
+  await get(t, `/status/${page.slug}`);
+  assert.equal((await get(t, `/status/${page.slug}`)).cache, 'hit');
+  for (const listener of listeners) listener.hearing(false);
+  assert.equal((await get(t, `/status/${page.slug}`)).cache, 'miss');
+  assert.equal((await get(t, `/status/${page.slug}`)).cache, 'miss');
+  for (const listener of listeners) listener.hearing(true);
+  assert.equal((await get(t, `/status/${page.slug}`)).cache, 'miss');
+  assert.equal((await get(t, `/status/${page.slug}`)).cache, 'hit');
 });
