@@ -2,7 +2,8 @@
  * `npm run bench`: the benchmarks of docs/performance.md, each a file of its own, run in the order
  * of `BENCHMARKS` below and printed as rows of figures.
  *
- *   npm run bench -- [--rounds N] [--seconds S] [--only me,list,create,update,stream,engine,scale,reports] [--smoke]
+ *   npm run bench -- [--rounds N] [--seconds S] [--smoke]
+ *     [--only me,list,create,update,stream,status,engine,scale,reports]
  *
  * The default list is the API's: the standalone server against a bare node:http server that
  * answers the same bytes, and Hono, each loaded in turn from this process (a second process to the
@@ -40,6 +41,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   create: async () => (await import('./api/create.ts')).benchCreate,
   update: async () => (await import('./api/update.ts')).benchUpdate,
   stream: async () => (await import('./api/stream.ts')).benchStream,
+  status: async () => (await import('./api/status.ts')).benchStatus,
   engine: async () => (await import('./engine.ts')).benchEngine,
   reports: async () => (await import('./reports.ts')).benchReports,
   scale: async () => (await import('./scale.ts')).benchScale,

@@ -34,6 +34,7 @@ import { createRouter } from './routes/router.ts';
 import { createPublicDispatcher } from './public/public-dispatcher.ts';
 import { publicRoutes } from './public/public-routes.ts';
 import { StatusAnswers } from './status-pages/status-answers.ts';
+import { StatusKeeper } from './status-pages/status-keeper.ts';
 import { MissingTableError } from './store/store.ts';
 
 export interface MonitoringApi {
@@ -104,6 +105,10 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
     (error) => logger.error?.('recording pings failed; they were answered 503', error),
   );
   const statusAnswers = new StatusAnswers();
+  const statusKeeper = new StatusKeeper(store, {
+    figuresMaxAgeMs: options.statusFiguresMaxAgeMs ?? DEFAULTS.statusFiguresMaxAgeMs,
+    maxPages: 256,
+  });
   const publicDispatcher = createPublicDispatcher(
     publicRoutes({
       pings: {
@@ -111,7 +116,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
         consume: (bucket, policy) => consumeNow?.(bucket, policy, 1) ?? limiter.consume(bucket, policy, 1),
       },
     }),
-    { store, statusAnswers },
+    { store, statusAnswers, statusKeeper },
   );
 
   const underBase = (pathname: string) => pathname === basePath || pathname.startsWith(`${basePath}/`);
@@ -198,6 +203,10 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
           recentRecords,
           publicUrl,
         });
+        // A change made here shows on this process's status pages from its answer on, before the
+        // store's word of it comes back (docs/status-pages.md, "Caching and conditional requests").
+        if (request.method !== 'GET' && response.status < 400 && !/\/(check|test)$/.test(path))
+          statusKeeper.forgetAll();
       }
     } catch (error) {
       const apiError = asApiError(error, id);
@@ -250,6 +259,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       return toWebResponse(await handle(fromWebRequest(request), context));
     },
     async close() {
+      statusKeeper.close();
       await pings.drain();
       await usage.flush();
       if (ownLimiter) await limiter.close?.();

@@ -17,6 +17,7 @@ export {
   type Store,
   type UpdateResult,
 } from './store/store.ts';
+export type { ChangedKind, ChangeListener, RecordChanged } from './store/record-changes.ts';
 export type {
   BlacklistCheckOutcome,
   ClaimRequest,

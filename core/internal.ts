@@ -16,6 +16,7 @@ export { RepeatedErrorLog, type RepeatedError, type RepeatedErrorLogOptions } fr
 export { ROUTES } from './routes/router.ts';
 export { normalizePublicUrl } from './options.ts';
 export { sameValue } from './store/store-calls.ts';
+export { ChangeFeed } from './store/record-changes.ts';
 export { PINGS_KEPT } from './store/heartbeat-store.ts';
 export {
   HEARTBEAT_TIMELINE_STATES,

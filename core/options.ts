@@ -28,6 +28,12 @@ export interface MonitoringApiOptions {
    * elsewhere is seen). Default 5000 ms; 0 reads the store on every request. */
   keyCacheTtlMs?: number;
   /**
+   * How long a status page's figures that move with time alone (availability with downtime in
+   * it, today's response times) may be shown as kept rather than read again (docs/status-pages.md,
+   * "Caching and conditional requests"). Default 60000 ms.
+   */
+  statusFiguresMaxAgeMs?: number;
+  /**
    * Records a list without `limit` reads from the store per query. Such a list is streamed batch
    * by batch, so the server holds one batch at a time whatever the count; a larger batch makes
    * fewer round trips to the database and holds more. An integer from 1 to 1000 (the largest
@@ -73,6 +79,7 @@ export const DEFAULTS = {
   basePath: '/v1',
   bodyLimit: 16 * 1024,
   keyCacheTtlMs: 5_000,
+  statusFiguresMaxAgeMs: 60_000,
   listBatchSize: 500,
   pingQueueLimit: 10_000,
 } as const;

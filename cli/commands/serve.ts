@@ -226,6 +226,10 @@ export async function serve(args: readonly string[], io: CliIo): Promise<void> {
     preparedStatements: config.preparedStatements,
     queryTimeoutMs: config.queryTimeoutMs,
     onPoolError: poolErrors.report,
+    // One line per outage of the connection that hears other instances' changes (docs/status-pages.md).
+    onChangesLost: (error) =>
+      logger.error?.('PostgreSQL change notifications lost: status pages are read afresh until they are back', error),
+    onChangesBack: () => logger.warn?.('PostgreSQL change notifications are heard again'),
   });
   if (opened.applied.length > 0)
     io.stdout(`monitoring-api: migrated the database: applied ${opened.applied.join(', ')}\n`);

@@ -11,6 +11,7 @@ import type {
 import type { Device, DeviceLastResults, Timestamp } from '../records/index.ts';
 import { claimDue, holds, iso, ms, newSchedule } from './memory-rows.ts';
 import type { MemoryTables } from './memory-tables.ts';
+import { deviceShown, monitorShown } from '../store/record-changes.ts';
 
 /**
  * The memory store's side of the engine's checks (memory-store.ts): claims under a lease, the
@@ -53,6 +54,7 @@ export class MemoryChecks {
   #recordDeviceCheck(lease: Lease, outcome: DeviceCheckOutcome): boolean {
     const row = this.#t.devices.get(lease.id);
     if (!holds(row, lease) || row.record.status !== outcome.previous_status) return false;
+    const shown = deviceShown(row.record);
     const checkedAt = iso(outcome.checked_at);
     const last: DeviceLastResults = { ...row.record.last_results };
     for (const result of outcome.results) Object.assign(last, { [result.probe]: structuredClone(result) });
@@ -81,6 +83,7 @@ export class MemoryChecks {
     };
     this.#t.keepResults('device', lease.id, outcome.results);
     this.#t.keepEvents(row.userId, outcome.events);
+    if (deviceShown(row.record) !== shown) this.#t.changes.changed('device', lease.id);
     return true;
   }
 
@@ -90,6 +93,7 @@ export class MemoryChecks {
     const since = outcome.maintenance_since == null ? null : iso(outcome.maintenance_since);
     if ((row.maintenanceSince ?? null) !== since) return false;
     if (since === null) row.announced = null;
+    const shown = monitorShown(row.record);
     Object.assign(row.record, {
       last_status: outcome.last_status,
       // Stored as every store answers timestamps: ISO 8601 UTC with milliseconds, whatever ISO form came in.
@@ -103,6 +107,7 @@ export class MemoryChecks {
     row.schedule = { ...row.schedule, nextCheckAt: ms(outcome.next_check_at), lease: null, failures: 0 };
     this.#t.keepResults('blacklist_monitor', lease.id, outcome.results);
     this.#t.keepEvents(row.userId, outcome.events);
+    if (monitorShown(row.record) !== shown) this.#t.changes.changed('blacklist_monitor', lease.id);
     return true;
   }
 
@@ -119,6 +124,7 @@ export class MemoryChecks {
       Object.assign(device, { status: enabled ? 'pending' : 'paused', status_since: iso(at) });
       this.#t.reports.statusChanged(row.userId, device, previous, previousSince);
     }
+    this.#t.changes.changed(kind, id);
     return true;
   }
 

@@ -25,6 +25,7 @@ export class MemoryMaintenance {
   async createMaintenanceWindow(userId: number, window: NewMaintenanceWindow): Promise<StoredMaintenanceWindow> {
     const record: StoredMaintenanceWindow = { id: this.#t.nextId.window++, ...structuredClone(window) };
     this.#windows.set(record.id, { userId, record, schedule: newSchedule(false, record.created_at) });
+    this.#t.changes.changed('maintenance_window', record.id);
     return structuredClone(record);
   }
 
@@ -42,11 +43,15 @@ export class MemoryMaintenance {
     id: number,
     change: RecordChange<StoredMaintenanceWindow, NewMaintenanceWindow>,
   ): Promise<UpdateResult<StoredMaintenanceWindow>> {
-    return updateOwned(this.#windows, userId, id, change);
+    const result = updateOwned(this.#windows, userId, id, change);
+    if (result !== undefined && 'updated' in result) this.#t.changes.changed('maintenance_window', id);
+    return result;
   }
 
   async deleteMaintenanceWindow(userId: number, id: number): Promise<boolean> {
-    return deleteOwned(this.#windows, userId, id);
+    const deleted = deleteOwned(this.#windows, userId, id);
+    if (deleted) this.#t.changes.changed('maintenance_window', id);
+    return deleted;
   }
 
   async allMaintenanceWindows(): Promise<OwnedMaintenanceWindow[]> {
@@ -108,6 +113,7 @@ export class MemoryMaintenance {
     const { status: previous, status_since: previousSince } = row.record;
     Object.assign(row.record, { status, status_since: since });
     this.#t.reports.statusChanged(row.userId, row.record, previous, previousSince);
+    this.#t.changes.changed('device', row.record.id);
     if (type === null) return;
     const data = { ...structuredClone(row.record), previous_status: previous, status };
     this.#t.keepEvents(row.userId, [{ type, created_at: iso(at), data }]);

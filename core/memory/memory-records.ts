@@ -42,6 +42,7 @@ export class MemoryRecords {
     this.#t.devices.set(record.id, { userId, record, schedule: newSchedule(record.is_enabled, record.created_at) });
     this.#t.deviceIndex.set(identity, record.id);
     this.#t.reports.statusChanged(userId, record, null);
+    this.#t.changes.changed('device', record.id);
     return { created: structuredClone(record) };
   }
 
@@ -59,7 +60,9 @@ export class MemoryRecords {
     id: number,
     change: RecordChange<Device, NewDevice>,
   ): Promise<UpdateResult<Device>> {
-    return this.#update(this.#t.devices, this.#t.deviceIndex, deviceIdentity, userId, id, change);
+    const result = this.#update(this.#t.devices, this.#t.deviceIndex, deviceIdentity, userId, id, change);
+    if (result !== undefined && 'updated' in result) this.#t.changes.changed('device', id);
+    return result;
   }
 
   async getBlacklistMonitor(userId: number, id: number): Promise<BlacklistMonitor | undefined> {
@@ -72,7 +75,9 @@ export class MemoryRecords {
     id: number,
     change: RecordChange<BlacklistMonitor, NewBlacklistMonitor>,
   ): Promise<UpdateResult<BlacklistMonitor>> {
-    return this.#update(this.#t.monitors, this.#t.monitorIndex, monitorIdentity, userId, id, change);
+    const result = this.#update(this.#t.monitors, this.#t.monitorIndex, monitorIdentity, userId, id, change);
+    if (result !== undefined && 'updated' in result) this.#t.changes.changed('blacklist_monitor', id);
+    return result;
   }
 
   /** A change, compare-and-set, with its duplicate rule, engine effect and events, all at once. */
@@ -121,6 +126,7 @@ export class MemoryRecords {
     this.#t.deviceIndex.delete(deviceIdentity(userId, row.record));
     this.#t.dropResults('device', id);
     this.#t.reports.dropDevice(id);
+    this.#t.changes.changed('device', id);
     return true;
   }
 
@@ -131,6 +137,7 @@ export class MemoryRecords {
     const record: BlacklistMonitor = { id: this.#t.nextId.monitor++, ...structuredClone(withNotify(monitor)) };
     this.#t.monitors.set(record.id, { userId, record, schedule: newSchedule(record.is_enabled, record.created_at) });
     this.#t.monitorIndex.set(identity, record.id);
+    this.#t.changes.changed('blacklist_monitor', record.id);
     return { created: structuredClone(record) };
   }
 
@@ -145,6 +152,7 @@ export class MemoryRecords {
     this.#t.monitorIndex.delete(monitorIdentity(userId, row.record));
     this.#t.dropResults('blacklist_monitor', id);
     this.#t.reports.dropMonitor(id);
+    this.#t.changes.changed('blacklist_monitor', id);
     return true;
   }
 

@@ -10,6 +10,7 @@ import type {
 } from '../store/status-page-store.ts';
 import { changeNow, deleteOwned, updateOwned, withChangedFields } from './memory-rows.ts';
 import type { MemoryTables } from './memory-tables.ts';
+import type { ChangeListener } from '../store/record-changes.ts';
 
 interface Row<T> {
   userId: number;
@@ -55,6 +56,7 @@ export class MemoryStatusPages {
     if (conflict !== undefined) return { conflict };
     const record: StatusPage = { id: this.#nextPage++, ...structuredClone(page) };
     this.#pages.set(record.id, { userId, record });
+    this.#t.changes.changed('status_page', record.id);
     return { created: structuredClone(record) };
   }
 
@@ -80,6 +82,7 @@ export class MemoryStatusPages {
     const conflict = this.#conflict(now.to, id);
     if (conflict !== undefined) return { conflict };
     row.record = withChangedFields(row.record, now);
+    this.#t.changes.changed('status_page', id);
     return { updated: structuredClone(row.record) };
   }
 
@@ -89,13 +92,16 @@ export class MemoryStatusPages {
     for (const [noticeId, notice] of this.#notices) {
       if (notice.record.status_page_id === id) this.#notices.delete(noticeId);
     }
-    return this.#pages.delete(id);
+    this.#pages.delete(id);
+    this.#t.changes.changed('status_page', id);
+    return true;
   }
 
   async createNotice(userId: number, notice: NewNotice): Promise<Notice | undefined> {
     if (this.#pages.get(notice.status_page_id)?.userId !== userId) return undefined;
     const record: Notice = { id: this.#nextNotice++, ...structuredClone(notice) };
     this.#notices.set(record.id, { userId, record });
+    this.#t.changes.changed('status_page', record.status_page_id);
     return structuredClone(record);
   }
 
@@ -114,11 +120,24 @@ export class MemoryStatusPages {
     id: number,
     change: RecordChange<Notice, NewNotice>,
   ): Promise<UpdateResult<Notice>> {
-    return updateOwned(this.#notices, userId, id, change);
+    const pageId = this.#notices.get(id)?.record.status_page_id;
+    const result = updateOwned(this.#notices, userId, id, change);
+    if (result !== undefined && 'updated' in result) this.#t.changes.changed('status_page', pageId!);
+    return result;
   }
 
   async deleteNotice(userId: number, id: number): Promise<boolean> {
-    return deleteOwned(this.#notices, userId, id);
+    const pageId = this.#notices.get(id)?.record.status_page_id;
+    const deleted = deleteOwned(this.#notices, userId, id);
+    if (deleted) this.#t.changes.changed('status_page', pageId!);
+    return deleted;
+  }
+
+  /** Store.watchChanges: this store's own writes are all there are, told as they are made. */
+  watchChanges(listener: ChangeListener): () => void {
+    const unwatch = this.#t.changes.watch(listener);
+    listener.hearing(true);
+    return unwatch;
   }
 
   async findPublicStatusPage(address: StatusPageAddress): Promise<OwnedStatusPage | undefined> {

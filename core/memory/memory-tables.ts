@@ -12,6 +12,7 @@ import type {
 import type { RollupInput } from '../reports/rollups.ts';
 import { MemoryReports, rollupInputOf } from './memory-reports.ts';
 import { iso, type Owned } from './memory-rows.ts';
+import { ChangeFeed } from '../store/record-changes.ts';
 
 export interface StoredResult {
   kind: MonitoredKind;
@@ -37,6 +38,8 @@ export class MemoryTables {
   readonly events: MonitoringEvent[] = [];
   /** Reports (memory-reports.ts): told of every status and listings change where the store makes it. */
   readonly reports: MemoryReports;
+  /** Who watches what public status answers show (Store.watchChanges): told by the parts as they write. */
+  readonly changes = new ChangeFeed();
   /** The store's own clock, which stamps heartbeats as a database's clock would. */
   readonly clock: Clock;
   /**

@@ -3,6 +3,7 @@ import type { ApiResponse } from '../http/api-response.ts';
 import { errors } from '../http/errors.ts';
 import { createRouteTable } from '../routes/route-table.ts';
 import type { StatusAnswers } from '../status-pages/status-answers.ts';
+import type { StatusKeeper } from '../status-pages/status-keeper.ts';
 import type { Store } from '../store/store.ts';
 import { textResponse, type PublicRoute } from './public-route.ts';
 
@@ -52,7 +53,7 @@ function firstSegment(path: string): string {
  */
 export function createPublicDispatcher(
   routes: readonly PublicRoute[],
-  parts: { store: Store; statusAnswers: StatusAnswers },
+  parts: { store: Store; statusAnswers: StatusAnswers; statusKeeper: StatusKeeper },
 ): PublicDispatcher {
   const resolve = createRouteTable(routes.filter((route) => route.path !== '/'));
   const root = routes.find((route) => route.path === '/' && route.method === 'GET')?.value;

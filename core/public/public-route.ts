@@ -1,6 +1,7 @@
 import type { ApiRequest, ParsedUrl } from '../http/api-request.ts';
 import type { ApiResponse } from '../http/api-response.ts';
 import type { StatusAnswers } from '../status-pages/status-answers.ts';
+import type { StatusKeeper } from '../status-pages/status-keeper.ts';
 import type { Store } from '../store/store.ts';
 import type { TableRoute } from '../routes/route-table.ts';
 
@@ -21,6 +22,7 @@ export interface PublicCall {
   readonly clientIp: string | null;
   readonly store: Store;
   readonly statusAnswers: StatusAnswers;
+  readonly statusKeeper: StatusKeeper;
 }
 
 /** A public route's answer; undefined passes the request on to the API, as if no public route matched. */

@@ -59,18 +59,18 @@ function endpoint(form: StatusForm, byHost: boolean): PublicEndpoint {
       if (byHost) {
         // Judged by its host first: a host that is no public page's is not a status page request.
         if (call.host === null) return undefined;
-        page = await call.store.findPublicStatusPage({ hostname: call.host });
+        page = await call.statusKeeper.findPage({ hostname: call.host });
         if (page === undefined) return undefined;
       }
       const badge = form === 'badge' && page !== undefined ? badgeQuestion(call.url.query, page) : undefined;
       if (form !== 'badge') refuseQuery(call.url.query);
       if (!byHost) {
         const slug = call.params.slug!;
-        page = SLUG.test(slug) ? await call.store.findPublicStatusPage({ slug }) : undefined;
+        page = SLUG.test(slug) ? await call.statusKeeper.findPage({ slug }) : undefined;
         if (page === undefined) throw notFound();
       }
       return answerStatus(page!, {
-        store: call.store,
+        statusKeeper: call.statusKeeper,
         statusAnswers: call.statusAnswers,
         now: call.now,
         headers: call.request.headers,

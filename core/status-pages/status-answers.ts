@@ -6,6 +6,8 @@ import { compress, type Encoding } from './encodings.ts';
 // ago out first, so a service with many pages keeps the ones being read.
 
 interface Kept {
+  /** The kept view it was written from (status-keeper.ts), or 0. */
+  serial: number;
   etag: string;
   plain: Uint8Array<ArrayBuffer>;
   encoded: Partial<Record<Encoding, Promise<Uint8Array<ArrayBuffer>>>>;
@@ -42,18 +44,35 @@ export class StatusAnswers {
   }
 
   /**
-   * The body `text` is answered with for `key` (a page, how it is addressed, and what is asked),
-   * in `encoding`: the kept one when the text is the same as kept, else made and kept.
+   * The body kept for `key` when it was written from the kept view `serial` (status-keeper.ts), in
+   * `encoding`; undefined when there is none: the answer is to be written (`body`).
    */
-  async body(key: string, text: string, encoding: Encoding | null): Promise<KeptBody> {
+  kept(key: string, serial: number, encoding: Encoding | null): Promise<KeptBody> | undefined {
+    const kept = this.#entries.get(key);
+    if (kept === undefined || serial === 0 || kept.serial !== serial) return undefined;
+    return this.#answer(key, kept, encoding);
+  }
+
+  /**
+   * The body `text` is answered with for `key` (a page, how it is addressed, and what is asked),
+   * written from the view `serial`, in `encoding`: the kept one when the text is the same as
+   * kept, else made and kept.
+   */
+  async body(key: string, text: string, encoding: Encoding | null, serial = 0): Promise<KeptBody> {
     const plain = encoder.encode(text);
     const etag = await etagOf(plain);
     let kept = this.#entries.get(key);
     if (kept?.etag !== etag) {
       this.#drop(key);
-      kept = { etag, plain, encoded: {}, bytes: plain.byteLength };
+      kept = { serial, etag, plain, encoded: {}, bytes: plain.byteLength };
       this.#total += kept.bytes;
     }
+    kept.serial = serial;
+    return this.#answer(key, kept, encoding);
+  }
+
+  async #answer(key: string, kept: Kept, encoding: Encoding | null): Promise<KeptBody> {
+    const { etag, plain } = kept;
     // Used now: last out.
     this.#entries.delete(key);
     this.#entries.set(key, kept);

@@ -1,14 +1,13 @@
 import type { ApiResponse } from '../http/api-response.ts';
 import type { OwnedStatusPage } from '../records/index.ts';
-import type { Store } from '../store/store.ts';
 import { renderFeed } from './atom-feed.ts';
 import { renderBadge, type BadgeQuestion } from './badge-svg.ts';
 import { chooseEncoding } from './encodings.ts';
 import { PAGE_STYLE } from './page-style.ts';
 import { renderStatusPage } from './render-page.ts';
 import type { StatusAnswers } from './status-answers.ts';
-import { readStatusSource } from './status-source.ts';
-import { buildStatusView } from './status-view.ts';
+import type { StatusKeeper } from './status-keeper.ts';
+import type { StatusView } from './status-view.ts';
 import { statusSummary } from './summary-json.ts';
 
 // A public status answer as HTTP (docs/status-pages.md, "The page" and "Caching and conditional requests"): what the
@@ -49,7 +48,7 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
 }
 
 export interface StatusAsk {
-  store: Store;
+  statusKeeper: StatusKeeper;
   statusAnswers: StatusAnswers;
   now: number;
   headers: { get(name: string): string | null };
@@ -59,22 +58,25 @@ export interface StatusAsk {
   badge?: BadgeQuestion;
 }
 
+/** The text of `view` in the form asked. */
+function written(view: StatusView, ask: StatusAsk): string {
+  if (ask.form === 'page') return renderStatusPage(view, ask.base);
+  if (ask.form === 'summary') return JSON.stringify(statusSummary(view));
+  return ask.form === 'feed' ? renderFeed(view, ask.base) : renderBadge(view, ask.badge ?? {});
+}
+
 /** The answer to a public request for `page` in `ask.form`. */
 export async function answerStatus(page: OwnedStatusPage, ask: StatusAsk): Promise<ApiResponse> {
-  const view = buildStatusView(await readStatusSource(ask.store, page, ask.now), ask.now);
-  const text =
-    ask.form === 'page'
-      ? renderStatusPage(view, ask.base)
-      : ask.form === 'summary'
-        ? JSON.stringify(statusSummary(view))
-        : ask.form === 'feed'
-          ? renderFeed(view, ask.base)
-          : renderBadge(view, ask.badge ?? {});
+  const { view, serial, kept: viewKept } = await ask.statusKeeper.view(page, ask.now);
   const question = ask.badge === undefined ? '' : ` ${ask.badge.component ?? ''} ${ask.badge.uptimeDays ?? ''}`;
   const key = `${page.id} ${ask.base} ${ask.form}${question}`;
-  const kept = await ask.statusAnswers.body(key, text, chooseEncoding(ask.headers.get('accept-encoding')));
+  const encoding = chooseEncoding(ask.headers.get('accept-encoding'));
+  const reused = ask.statusAnswers.kept(key, serial, encoding);
+  const kept = await (reused ?? ask.statusAnswers.body(key, written(view, ask), encoding, serial));
   const headers: Record<string, string> = {
     'cache-control': 'public, max-age=30',
+    // Whether the answer was sent as kept, neither read from the store nor written for this request.
+    'x-cache': viewKept && reused !== undefined ? 'hit' : 'miss',
     etag: kept.etag,
     vary: 'Accept-Encoding',
     'x-content-type-options': 'nosniff',

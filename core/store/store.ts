@@ -7,6 +7,7 @@ import type { HeartbeatStore } from './heartbeat-store.ts';
 import type { ReportStore } from './report-store.ts';
 import type { StatusPageStore } from './status-page-store.ts';
 import type { ChangeEffect, CreateResult, PageRequest, RecordChange, UpdateResult } from './store-calls.ts';
+import type { ChangeListener } from './record-changes.ts';
 import type {
   ApiKey,
   BlacklistMonitor,
@@ -118,6 +119,15 @@ export interface Store
    * that arrived before it began.
    */
   changeMarker?(arrivedAt?: number): string | undefined | Promise<string | undefined>;
+
+  /**
+   * Optional: tells `listener` of every record changed in what a public status answer shows
+   * (record-changes.ts), writes by other processes included, once committed; until it returns
+   * the unsubscribe, `listener.hearing` says whether changes are heard. A store that cannot tell
+   * leaves it out, and status answers are read afresh for every request. A change of something no
+   * answer shows (a check that leaves a device's status as it was) is not told.
+   */
+  watchChanges?(listener: ChangeListener): () => void;
 
   /** Releases connections; calling it again is harmless. */
   close(): Promise<void>;

@@ -66,18 +66,10 @@ import { MonitorRecords } from './records/monitors.ts';
 import { ReportRecords } from './reports/report-store.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
-import { StoreContext } from './store-context.ts';
+import { StoreContext, type KyselyStoreOptions } from './store-context.ts';
 import { KyselyWebhooks } from './webhooks/webhook-store.ts';
 
-export interface KyselyStoreOptions {
-  /** Whether close() destroys the Kysely instance; false when the host owns it. Default true. */
-  destroyOnClose?: boolean;
-  /**
-   * SQLite's `PRAGMA data_version` on the store's one connection (openKyselyStore supplies it).
-   * With it the store can say cheaply whether anything changed, so list answers can be reused.
-   */
-  dataVersion?: () => number;
-}
+export type { KyselyStoreOptions };
 
 /**
  * A store on PostgreSQL or SQLite through Kysely. Duplicates are decided by unique indexes. The
@@ -117,7 +109,7 @@ export class KyselyStore extends ChannelParts implements Store {
   readonly #marker: FreshRead<string | undefined> | undefined;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect = dialectOf(db), options: KyselyStoreOptions = {}) {
-    const ctx = new StoreContext(db, dialect);
+    const ctx = new StoreContext(db, dialect, options.listenForChanges);
     super(ctx);
     this.#ctx = ctx;
     this.#destroyOnClose = options.destroyOnClose ?? true;
@@ -391,7 +383,7 @@ export class KyselyStore extends ChannelParts implements Store {
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#destroyOnClose ? this.#ctx.db.destroy() : Promise.resolve();
+    this.#closing ??= this.#ctx.closeChanges().then(() => (this.#destroyOnClose ? this.#ctx.db.destroy() : undefined));
     return this.#closing;
   }
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { MissingTableError, type CreateResult } from '../../core/index.ts';
+import { ChangeFeed } from '../../core/internal.ts';
 import { toId } from './rows.ts';
 import type { Database, DbInteger, StoreDialect } from './schema.ts';
 
@@ -21,6 +22,30 @@ export function storeError(error: unknown): unknown {
   return isMissingTable(error) ? new MissingTableError({ cause: error }) : error;
 }
 
+/** What tells a store of every change by any writer: PostgreSQL's LISTEN (drivers/pg-change-listener.ts). */
+export interface ChangeSource {
+  /** Whether changes are heard now. */
+  readonly live: boolean;
+  /** Begins listening, once; changes and hearing go to the feed it was made with. */
+  start(): void;
+  close(): Promise<void>;
+}
+
+export interface KyselyStoreOptions {
+  /** Whether close() destroys the Kysely instance; false when the host owns it. Default true. */
+  destroyOnClose?: boolean;
+  /**
+   * SQLite's `PRAGMA data_version` on the store's one connection (openKyselyStore supplies it).
+   * With it the store can say cheaply whether anything changed, so list answers can be reused.
+   */
+  dataVersion?: () => number;
+  /**
+   * What tells `feed` of changes by every writer (openKyselyStore makes PostgreSQL's LISTEN
+   * connection). Without it, `watchChanges` never hears: status answers are read afresh.
+   */
+  listenForChanges?: (feed: ChangeFeed) => ChangeSource;
+}
+
 /**
  * What every part of KyselyStore shares: the database and its dialect, the translation of a
  * missing table into core's error, and the count of this store's own writes to what lists show,
@@ -31,10 +56,26 @@ export class StoreContext {
   readonly dialect: StoreDialect;
   /** Writes to listed records through this store (see KyselyStore.changeMarker). */
   writes = 0;
+  /** Who watches the records' changes (Store.watchChanges), and what tells them. */
+  readonly changes = new ChangeFeed();
+  readonly #source: ChangeSource | undefined;
 
-  constructor(db: Kysely<Database>, dialect: StoreDialect) {
+  constructor(db: Kysely<Database>, dialect: StoreDialect, listen?: (feed: ChangeFeed) => ChangeSource) {
     this.db = db;
     this.dialect = dialect;
+    this.#source = listen?.(this.changes);
+  }
+
+  /** Store.watchChanges: told true at once when changes are heard already, and listening begun. */
+  watchChanges(listener: Parameters<ChangeFeed['watch']>[0]): () => void {
+    const unwatch = this.changes.watch(listener);
+    if (this.#source?.live === true) listener.hearing(true);
+    this.#source?.start();
+    return unwatch;
+  }
+
+  closeChanges(): Promise<void> {
+    return this.#source?.close() ?? Promise.resolve();
   }
 
   /** Runs a store operation, turning "no such table" into the error core answers as missing_table. */

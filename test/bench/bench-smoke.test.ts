@@ -22,7 +22,7 @@ function runBench(args: string[]): Promise<{ code: number | null; out: string; e
 // of the script, its build check and its servers again.
 let run: Promise<{ code: number | null; out: string; err: string }>;
 before(() => {
-  run = runBench(['--only', 'me,list,create,update,stream,engine,scale,reports']);
+  run = runBench(['--only', 'me,list,create,update,stream,status,engine,scale,reports']);
 });
 
 it('the benchmark runs end to end and prints every figure', { timeout: HANG_GUARD_MS }, async () => {
@@ -37,6 +37,8 @@ it('the benchmark runs end to end and prints every figure', { timeout: HANG_GUAR
     /^PATCH \/v1\/devices\/update \(SQLite, c=32\) {2}PATCH vs create {2}\d+/m,
     /^PATCH \/v1\/devices\/update \(PostgreSQL, c=32\) {2}PATCH vs create {2}\d+|^PATCH \/v1\/devices\/update \(PostgreSQL\) {2}skipped/m,
     /^GET \/v1\/devices \(\d+ records, streamed\) {2}\d+ ms {2}peak RSS growth [\d.]+ MB/m,
+    /^status pages \(\d+ devices checked, 20 components\) {2}page \(br\) {2}\d+ {2}\d+\.\d\d {2}cpu/m,
+    /^status pages \(\d+ devices checked, 20 components\) {2}304 {2}\d+ {2}\d+\.\d\d {2}cpu/m,
   ])
     assert.match(output.out, line);
 });

@@ -21,6 +21,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0016_status_pages',
   '0017_notifications',
   '0019_heartbeat_channels',
+  '0020_record_changes',
 ];
 
 /** The migrations from `first` on, as a database migrated up to the one before it applies them. */

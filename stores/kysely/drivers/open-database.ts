@@ -1,7 +1,9 @@
 import { dirname, resolve } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import type { Dialect } from 'kysely';
+import type { ChangeFeed } from '../../../core/internal.ts';
 import { KyselyStore } from '../kysely-store.ts';
+import type { KyselyStoreOptions } from '../store-context.ts';
 import { makeDirectories } from './make-directories.ts';
 import { apiTimestampTypes } from './pg-timestamps.ts';
 import type { Database, StoreDialect } from '../schema.ts';
@@ -14,6 +16,14 @@ export interface OpenKyselyStoreOptions {
   poolSize?: number;
   /** Errors of idle PostgreSQL connections (a server restart, say); default: one line on stderr. */
   onPoolError?: (error: Error) => void;
+  /**
+   * PostgreSQL: the connection that hears other processes' changes (docs/status-pages.md,
+   * "Several instances") was lost, told once per outage; default: one line on stderr. Until it is
+   * back, status answers are read afresh.
+   */
+  onChangesLost?: (error: Error) => void;
+  /** PostgreSQL: that connection is back after an outage told by onChangesLost. */
+  onChangesBack?: () => void;
   /**
    * Whether PostgreSQL statements are prepared once per connection (default true). Turn it off
    * behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before
@@ -76,7 +86,10 @@ function postgresLabel(url: string): string {
   }
 }
 
-async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Promise<Dialect> {
+async function postgresDialect(
+  url: string,
+  options: OpenKyselyStoreOptions,
+): Promise<{ dialect: Dialect; listen: KyselyStoreOptions['listenForChanges'] }> {
   const poolSize = options.poolSize ?? 10;
   if (!Number.isSafeInteger(poolSize) || poolSize < 1) {
     throw new Error(`poolSize must be a positive integer, not ${poolSize}`);
@@ -88,7 +101,11 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
     'connectionTimeoutMs',
   );
   // Imported on demand so a SQLite-only deployment never loads the PostgreSQL driver.
-  const [{ default: pg }, { PgDialect }] = await Promise.all([import('pg'), import('./pg-dialect.ts')]);
+  const [{ default: pg }, { PgDialect }, { PgChangeListener }] = await Promise.all([
+    import('pg'),
+    import('./pg-dialect.ts'),
+    import('./pg-change-listener.ts'),
+  ]);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -118,10 +135,27 @@ async function postgresDialect(url: string, options: OpenKyselyStoreOptions): Pr
   pool.on('connect', (client) => {
     client.on('error', () => {});
   });
-  return new PgDialect(pool, {
+  const dialect = new PgDialect(pool, {
     preparedStatements: options.preparedStatements !== false,
     serverError: pg.DatabaseError,
   });
+  const listen = (feed: ChangeFeed) =>
+    new PgChangeListener(feed, {
+      client: () =>
+        new pg.Client({
+          connectionString: url,
+          connectionTimeoutMillis: connectionTimeoutMs,
+          // Bounds the LISTEN connection's probe (pg-change-listener.ts) as any query is bounded.
+          query_timeout: queryTimeoutMs,
+          keepAlive: true,
+          application_name: 'monitoring-api listen',
+        }),
+      onLost:
+        options.onChangesLost ??
+        ((error) => console.error(`monitoring-api: PostgreSQL change notifications lost: ${error.message}`)),
+      ...(options.onChangesBack === undefined ? {} : { onBack: options.onChangesBack }),
+    });
+  return { dialect, listen };
 }
 
 /**
@@ -167,12 +201,13 @@ export async function openKyselyStore(url: string, options: OpenKyselyStoreOptio
   const target = parseDatabaseUrl(url);
   let dialect: Dialect;
   let dataVersion: (() => number) | undefined;
+  let listenForChanges: KyselyStoreOptions['listenForChanges'];
   if (target.dialect === 'postgres') {
-    dialect = await postgresDialect(target.url, options);
+    ({ dialect, listen: listenForChanges } = await postgresDialect(target.url, options));
   } else {
     try {
       if (target.path !== ':memory:') makeDirectories(dirname(target.path));
-      ({ dialect, dataVersion } = await sqliteDialect(target.path));
+      ({ dialect, dataVersion, listenForChanges } = await sqliteDialect(target.path));
     } catch (error) {
       throw new Error(`cannot open ${target.label}: ${describeError(error)}`, { cause: error });
     }
@@ -184,5 +219,6 @@ export async function openKyselyStore(url: string, options: OpenKyselyStoreOptio
     await db.destroy().catch(() => undefined);
     throw error;
   }
-  return { store: new KyselyStore(db, target.dialect, { dataVersion }), db, dialect: target.dialect };
+  const store = new KyselyStore(db, target.dialect, { dataVersion, listenForChanges });
+  return { store, db, dialect: target.dialect };
 }

@@ -1,5 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Dialect, SqliteDatabase, SqliteStatement } from 'kysely';
+import { sqliteChangeTriggers } from './sqlite-change-triggers.ts';
 import { configureSqlite, dataVersionReader, type OpenedSqlite } from './sqlite-pragmas.ts';
 import { cachingStatements } from './sqlite-statement-cache.ts';
 import { ImmediateSqliteDialect } from './sqlite-transactions.ts';
@@ -93,5 +94,6 @@ export async function openNodeSqliteDialect(path: string): Promise<OpenedSqlite<
       database: statementsFollowSchema(Database) ? cachingStatements(adapted) : adapted,
     }),
     dataVersion: dataVersionReader((sql) => database.prepare(sql)),
+    listenForChanges: sqliteChangeTriggers(database),
   };
 }

@@ -30,6 +30,8 @@ export interface OpenedSqlite<D> {
    * connection (another process on the same file) commits, so cached reads can be checked cheaply.
    */
   dataVersion: () => number;
+  /** Where the runtime can tell of the connection's own writes (node:sqlite): Store.watchChanges' source. */
+  listenForChanges?: KyselyStoreOptions['listenForChanges'];
 }
 
 /** A prepared statement's `get()`: the first row as an object, in all three drivers. */
@@ -41,3 +43,4 @@ export function dataVersionReader(prepare: (sql: string) => RowGetter): () => nu
   const statement = prepare('pragma data_version');
   return () => Number((statement.get() as { data_version: number | bigint }).data_version);
 }
+import type { KyselyStoreOptions } from '../store-context.ts';

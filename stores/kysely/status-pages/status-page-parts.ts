@@ -1,4 +1,5 @@
 import type {
+  ChangeListener,
   ComponentIds,
   ComponentRecords,
   NewNotice,
@@ -52,6 +53,10 @@ export class StatusPageParts implements StatusPageStore {
   }
   deleteStatusPage(userId: number, id: number): Promise<boolean> {
     return this.#ctx.run(() => this.#statusPages.deleteStatusPage(userId, id));
+  }
+  /** Store.watchChanges: heard on PostgreSQL through its LISTEN connection (store-context.ts). */
+  watchChanges(listener: ChangeListener): () => void {
+    return this.#ctx.watchChanges(listener);
   }
   findPublicStatusPage(address: StatusPageAddress): Promise<OwnedStatusPage | undefined> {
     return this.#ctx.run(() => this.#statusPages.findPublicStatusPage(address));
