@@ -55,6 +55,7 @@ export type {
   ChannelMessageState,
   ClaimedChannelMessage,
   NotificationStore,
+  QueuedNotificationReason,
 } from './store/notification-store.ts';
 export type { ChannelEndpoint, ChannelSender } from './channel-sender.ts';
 export type { ActiveMaintenance, MaintenanceStore, OwnedMaintenanceWindow } from './store/maintenance-store.ts';
@@ -91,6 +92,7 @@ export type {
   AvailabilityReport,
   ClosedSeriesDays,
   Incident,
+  IncidentAcknowledgement,
   IncidentCause,
   IncidentQuery,
   LatencyRollup,

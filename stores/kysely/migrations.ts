@@ -16,6 +16,7 @@ import { channels } from './migrations/0014-channels.ts';
 import { heartbeats } from './migrations/0015-heartbeats.ts';
 import { statusPages } from './migrations/0016-status-pages.ts';
 import { notifications } from './migrations/0017-notifications.ts';
+import { acknowledgements } from './migrations/0018-acknowledgements.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
@@ -38,6 +39,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0015_heartbeats': heartbeats(dialect),
     '0016_status_pages': statusPages(dialect),
     '0017_notifications': notifications(dialect),
+    '0018_acknowledgements': acknowledgements(dialect),
   };
 }
 
