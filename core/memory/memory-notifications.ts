@@ -62,6 +62,8 @@ export class MemoryNotifications implements NotificationStore {
   readonly #t: MemoryTables;
   readonly #channels: MemoryChannels;
   #queue: QueuedNotification[] = [];
+  /** The queue's identities (channel, event, reason, seq), as the SQL stores' unique index. */
+  readonly #identities = new Set<string>();
   readonly #state = new Map<number, ChannelQueueState>();
   #fannedOut = 0;
   #nextId = { notification: 1, lease: 1 };
@@ -78,11 +80,9 @@ export class MemoryNotifications implements NotificationStore {
   }
 
   #push(channelId: number, eventId: number, reason: QueuedNotificationReason, seq: number, dueAt: number): void {
-    // The queue's identity (channel, event, reason, seq), as the SQL stores' unique index.
-    const held = this.#queue.some(
-      (n) => n.channelId === channelId && n.eventId === eventId && n.reason === reason && n.seq === seq,
-    );
-    if (held) return;
+    const identity = `${channelId} ${eventId} ${reason} ${seq}`;
+    if (this.#identities.has(identity)) return;
+    this.#identities.add(identity);
     const id = this.#nextId.notification++;
     this.#queue.push({
       id,

@@ -1,7 +1,7 @@
 /**
  * `POST /incidents/acknowledge?id=` (docs/notifications.md, "Reminders, escalation and
  * acknowledgement") on every store: the key's id and the time are kept, `GET /incidents` answers
- * them, a repeat keeps the first, a closed incident may be acknowledged, and bad input, another
+ * them, a repeat keeps the first (ten at once too), a closed incident may be acknowledged, and bad input, another
  * user's incident and a read-only key get the contract's errors with nothing changed.
  */
 import assert from 'node:assert/strict';
@@ -64,6 +64,22 @@ eachStore('incident acknowledgement', (env) => {
     const other = await t.createKey({ userId: key.key.user_id });
     const again = assertSuccess(await acknowledge(t, other, `id=${open.id}`), 200);
     assert.deepEqual(again, first, 'the first acknowledgement is kept');
+  });
+
+  test('ten acknowledgements at once by ten keys: all 200, all answering the one that was kept', async () => {
+    const { t, key } = await setup();
+    const open = await incidentOf(t, key, false, 'racing.example.com');
+    const keys = await Promise.all(Array.from({ length: 10 }, () => t.createKey({ userId: key.key.user_id })));
+    const answers = await Promise.all(keys.map((k) => acknowledge(t, k, `id=${open.id}`)));
+    const bodies = answers.map((answer) => assertSuccess(answer, 200));
+    const kept = bodies[0]!.acknowledged_by;
+    assert.ok(
+      keys.some((k) => k.key.id === kept),
+      `kept ${kept}`,
+    );
+    for (const body of bodies) assert.deepEqual(body, bodies[0]);
+    const listed = assertSuccess(await t.request<Incident[]>('/v1/incidents', { key }), 200);
+    assert.deepEqual(listed, [bodies[0]]);
   });
 
   test('a closed incident may be acknowledged', async () => {

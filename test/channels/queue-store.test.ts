@@ -2,7 +2,8 @@
  * The NotificationStore contract (core/store/notification-store.ts), on the memory store, SQLite
  * and PostgreSQL alike: fan-out of outbox events to the channels that serve them, claims of a
  * channel with its due notifications, the grouping window, fenced writes, retries, disabling
- * with its `channel.disabled` event, and an incident's escalation and reminders with their drops. PostgreSQL is skipped when unreachable, except under CI=true.
+ * with its `channel.disabled` event, and an incident's escalation and reminders with their drops.
+ * PostgreSQL is skipped when unreachable, except under CI=true.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
