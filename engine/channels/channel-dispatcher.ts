@@ -129,14 +129,10 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
       })),
     );
     // A reminder or escalation of an incident that closed or was acknowledged is not sent.
-    const stale = items.filter(({ item }) => isStale(item, options.incidentOf !== undefined));
-    const kept = claimed.notifications.filter((n) => !stale.some((s) => s.id === n.id));
-    if (stale.length > 0) {
-      const held = await store.dropChannelNotifications(
-        claimed.lease,
-        stale.map((s) => s.id),
-        kept.length === 0,
-      );
+    const stale = new Set(items.filter(({ item }) => isStale(item, options.incidentOf !== undefined)).map((s) => s.id));
+    const kept = claimed.notifications.filter((n) => !stale.has(n.id));
+    if (stale.size > 0) {
+      const held = await store.dropChannelNotifications(claimed.lease, [...stale], kept.length === 0);
       if (!held) {
         logger.warn?.(`channel ${claimed.channel.id}: the lease was lost; another worker sends its message`);
         return;
@@ -146,7 +142,7 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
     const message = { ...claimed, notifications: kept };
     const notification: Notification = {
       at: toTimestamp(clock.now()),
-      items: items.filter(({ id }) => kept.some((n) => n.id === id)).map(({ item }) => item),
+      items: items.filter(({ id }) => !stale.has(id)).map(({ item }) => item),
       total: kept.length,
     };
     const sent = await delivery.deliver(message.channel, notification);
