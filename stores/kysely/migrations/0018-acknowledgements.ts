@@ -14,6 +14,9 @@ import { TYPES } from './column-types.ts';
  *   never it). Their identity becomes (channel, event, reason, seq): a reminder or an
  *   acknowledgement of an incident is a notification of the event that opened it, inserted once
  *   whichever worker inserts it.
+ * - `events_record`: a record's events of a type, by id, so the event that opened an incident is
+ *   found (by an acknowledgement, by a recovery to an escalating channel) without reading the
+ *   whole outbox, which keeps every event.
  */
 export function acknowledgements(dialect: StoreDialect): Migration {
   const t = TYPES[dialect];
@@ -37,6 +40,11 @@ export function acknowledgements(dialect: StoreDialect): Migration {
         .unique()
         .on('notifications')
         .columns(['channel_id', 'event_id', 'reason', 'seq'])
+        .execute();
+      await db.schema
+        .createIndex('events_record')
+        .on('events')
+        .columns(['resource_kind', 'resource_id', 'type', 'id'])
         .execute();
     },
 
