@@ -105,6 +105,11 @@ export function reportsClient(transport: Transport, base: URL): ReportsClient {
     },
     incidents,
     allIncidents,
+    async acknowledge(incidentId, options = {}) {
+      const url = new URL('incidents/acknowledge', base);
+      url.searchParams.set('id', String(incidentId));
+      return (await transport.send<Incident>('POST', url, undefined, options)).data;
+    },
     listings(monitorId, options = {}) {
       const url = withRange(new URL('blacklist-monitors/listings', base), options);
       url.searchParams.set('id', String(monitorId));

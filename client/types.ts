@@ -256,6 +256,11 @@ export interface ReportsClient {
   incidents(options?: IncidentOptions | (IncidentCursor & RequestOptions)): Promise<IncidentPage>;
   /** Every incident overlapping the range, newest first, page by page. */
   allIncidents(options?: AllIncidentsOptions): AsyncIterableIterator<Incident>;
+  /**
+   * `POST /incidents/acknowledge` (write scope): acknowledges the incident as this key, which stops
+   * its reminders and escalations; answers it as it now stands (a repeat keeps the first acknowledgement).
+   */
+  acknowledge(incidentId: number, options?: RequestOptions): Promise<Incident>;
   /** `GET /blacklist-monitors/listings`: the monitor's listing periods overlapping the range. */
   listings(monitorId: number, options?: RangeOptions): Promise<ListingPeriod[]>;
 }

@@ -56,6 +56,7 @@ export type {
   ChannelMessageState,
   ClaimedChannelMessage,
   NotificationStore,
+  QueuedNotificationReason,
 } from './store/notification-store.ts';
 export type { ChannelEndpoint, ChannelSender } from './channel-sender.ts';
 export type { ActiveMaintenance, MaintenanceStore, OwnedMaintenanceWindow } from './store/maintenance-store.ts';
@@ -92,6 +93,7 @@ export type {
   AvailabilityReport,
   ClosedSeriesDays,
   Incident,
+  IncidentAcknowledgement,
   IncidentCause,
   IncidentQuery,
   LatencyRollup,

@@ -11,6 +11,14 @@ export { WEBHOOK_SECRET_PREFIX } from './webhook-secret.ts';
 export { toTimestamp } from './clock.ts';
 export { occurrenceAt } from './maintenance/window-times.ts';
 export { channelsServing, disabledEventData } from './channels/serving.ts';
+export {
+  closesIncident,
+  nextReminder,
+  opensIncident,
+  recoveryNeedsEscalation,
+  scheduleFor,
+  type ScheduledNotification,
+} from './channels/incident-schedule.ts';
 export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';
 export { RepeatedErrorLog, type RepeatedError, type RepeatedErrorLogOptions } from './repeated-error-log.ts';
 export { ROUTES } from './routes/router.ts';

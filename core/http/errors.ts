@@ -17,7 +17,8 @@ export type NotFoundCode =
   | 'status_page_not_found'
   | 'notice_not_found'
   | 'heartbeat_not_found'
-  | 'channel_not_found';
+  | 'channel_not_found'
+  | 'incident_not_found';
 export type DuplicateCode = 'duplicate_device' | 'duplicate_blacklist_monitor' | 'duplicate_webhook';
 
 const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
@@ -29,6 +30,7 @@ const NOT_FOUND_MESSAGES: Record<NotFoundCode, string> = {
   notice_not_found: 'No such notice.',
   heartbeat_not_found: 'No such heartbeat.',
   channel_not_found: 'No such channel.',
+  incident_not_found: 'No such incident.',
 };
 
 const DUPLICATE_MESSAGES: Record<DuplicateCode, string> = {

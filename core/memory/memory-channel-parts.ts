@@ -1,5 +1,6 @@
 import type { Timestamp } from '../records/common.ts';
 import type { Channel, ChannelAttempt, NewChannel } from '../records/index.ts';
+import type { IncidentAcknowledgement } from '../reports/report-records.ts';
 import type { NewChannelAttempt } from '../store/channel-store.ts';
 import type { ResultsPage } from '../store/monitoring-store.ts';
 import type {
@@ -16,15 +17,18 @@ import type { MemoryTables } from './memory-tables.ts';
 
 /**
  * MemoryStore's channels and their attempts (memory-channels.ts) and their notification queue
- * over the event outbox (memory-notifications.ts): a class MemoryStore extends, so that its file
- * holds the other parts; it hands each call to its part.
+ * over the event outbox (memory-notifications.ts), with the acknowledgement of an incident (which
+ * queues notifications): a class MemoryStore extends, so that its file holds the other parts; it
+ * hands each call to its part.
  */
 export class MemoryChannelParts extends MemoryStatusPages {
+  readonly #tables: MemoryTables;
   readonly #channels: MemoryChannels;
   readonly #notifications: MemoryNotifications;
 
   constructor(tables: MemoryTables) {
     super(tables);
+    this.#tables = tables;
     this.#channels = new MemoryChannels(tables);
     this.#notifications = new MemoryNotifications(tables, this.#channels);
   }
@@ -69,5 +73,21 @@ export class MemoryChannelParts extends MemoryStatusPages {
   }
   recordChannelMessage(lease: ChannelLease, outcome: ChannelMessageOutcome): Promise<boolean> {
     return this.#notifications.recordChannelMessage(lease, outcome);
+  }
+  dropChannelNotifications(lease: ChannelLease, ids: readonly number[], release: boolean): Promise<boolean> {
+    return this.#notifications.dropChannelNotifications(lease, ids, release);
+  }
+
+  async acknowledgeIncident(
+    userId: number,
+    incidentId: number,
+    keyId: number,
+    at: Timestamp,
+  ): Promise<IncidentAcknowledgement | undefined> {
+    const answer = this.#tables.reports.acknowledge(userId, incidentId, keyId, at);
+    if (answer?.acknowledged === true && answer.incident.resolved_at === null) {
+      this.#notifications.queueAcknowledgements(userId, answer.incident, at);
+    }
+    return answer;
   }
 }

@@ -1,11 +1,21 @@
+import { nextReminder, recoveryNeedsEscalation, scheduleFor } from '../channels/incident-schedule.ts';
 import { channelsServing, disabledEventData } from '../channels/serving.ts';
-import { EVENT_TYPES, type Channel, type Timestamp } from '../records/index.ts';
+import {
+  EVENT_TYPES,
+  type Channel,
+  type ChannelMessageKind,
+  type EventType,
+  type MonitoringEvent,
+  type Timestamp,
+} from '../records/index.ts';
+import type { Incident } from '../reports/report-records.ts';
 import type {
   ChannelLease,
   ChannelMessageClaim,
   ChannelMessageOutcome,
   ClaimedChannelMessage,
   NotificationStore,
+  QueuedNotificationReason,
 } from '../store/notification-store.ts';
 import type { MemoryChannels } from './memory-channels.ts';
 import { iso, ms } from './memory-rows.ts';
@@ -15,10 +25,26 @@ interface QueuedNotification {
   id: number;
   channelId: number;
   eventId: number;
+  reason: QueuedNotificationReason;
+  seq: number;
   attempts: number;
-  /** Epoch ms. */
+  /** Epoch ms: when it is next tried, and when it was scheduled. */
   nextAttemptAt: number;
-  state: 'pending' | 'delivered' | 'failed';
+  dueAt: number;
+  state: 'pending' | 'delivered' | 'failed' | 'dropped';
+}
+
+/** The type of event that opened the incidents a closing event of a type closes. */
+const OPENER_OF: Partial<Record<EventType, EventType>> = {
+  'device.up': 'device.down',
+  'heartbeat.up': 'heartbeat.down',
+};
+
+/** As the Kysely queue's (stores/kysely/channels/notification-queue.ts). */
+function messageKind(reasons: readonly QueuedNotificationReason[]): ChannelMessageKind {
+  if (reasons.length > 0 && reasons.every((r) => r === 'reminder')) return 'reminder';
+  if (reasons.length > 0 && reasons.every((r) => r === 'acknowledgement')) return 'acknowledgement';
+  return 'events';
 }
 
 interface ChannelQueueState {
@@ -36,6 +62,8 @@ export class MemoryNotifications implements NotificationStore {
   readonly #t: MemoryTables;
   readonly #channels: MemoryChannels;
   #queue: QueuedNotification[] = [];
+  /** The queue's identities (channel, event, reason, seq), as the SQL stores' unique index. */
+  readonly #identities = new Set<string>();
   readonly #state = new Map<number, ChannelQueueState>();
   #fannedOut = 0;
   #nextId = { notification: 1, lease: 1 };
@@ -51,18 +79,80 @@ export class MemoryNotifications implements NotificationStore {
     return state;
   }
 
+  #push(channelId: number, eventId: number, reason: QueuedNotificationReason, seq: number, dueAt: number): void {
+    const identity = `${channelId} ${eventId} ${reason} ${seq}`;
+    if (this.#identities.has(identity)) return;
+    this.#identities.add(identity);
+    const id = this.#nextId.notification++;
+    this.#queue.push({
+      id,
+      channelId,
+      eventId,
+      reason,
+      seq,
+      attempts: 0,
+      nextAttemptAt: dueAt,
+      dueAt,
+      state: 'pending',
+    });
+  }
+
+  /** The newest event before `closer` that opened an incident of its record. */
+  #openerBefore(closer: MonitoringEvent): MonitoringEvent | undefined {
+    const type = OPENER_OF[closer.type];
+    const recordId = (closer.data as { id: number }).id;
+    return this.#t.events.findLast(
+      (e) =>
+        e.id < closer.id &&
+        e.user_id === closer.user_id &&
+        e.type === type &&
+        (e.data as { id: number }).id === recordId,
+    );
+  }
+
+  #escalationDelivered(channelId: number, closer: MonitoringEvent): boolean {
+    const opener = this.#openerBefore(closer);
+    return this.#queue.some(
+      (n) =>
+        n.channelId === channelId && n.eventId === opener?.id && n.reason === 'escalation' && n.state === 'delivered',
+    );
+  }
+
+  /**
+   * Queues an acknowledgement of the open `incident` at `at` for each PagerDuty channel that was
+   * delivered its trigger (stores/kysely/channels/incident-notifications.ts says the same).
+   */
+  queueAcknowledgements(userId: number, incident: Incident, at: Timestamp): void {
+    const device = incident.device_id !== null;
+    const recordId = device ? incident.device_id : incident.heartbeat_id;
+    const opener = this.#t.events.find(
+      (e) =>
+        e.user_id === userId &&
+        e.type === (device ? 'device.down' : 'heartbeat.down') &&
+        (e.data as { id: number }).id === recordId &&
+        e.created_at >= incident.started_at,
+    );
+    if (opener === undefined) return;
+    const told = new Set(
+      this.#queue
+        .filter((n) => n.eventId === opener.id && n.state === 'delivered' && n.reason !== 'acknowledgement')
+        .filter((n) => this.#channels.channelById(n.channelId)?.type === 'pagerduty')
+        .map((n) => n.channelId),
+    );
+    for (const channelId of [...told].sort((a, b) => a - b))
+      this.#push(channelId, opener.id, 'acknowledgement', 0, ms(at));
+  }
+
   async fanOutNotifications(now: Timestamp, limit: number): Promise<number> {
     const batch = this.#t.events.slice(this.#fannedOut, this.#fannedOut + limit);
     for (const event of batch) {
-      for (const channelId of channelsServing(event, this.#channels.channelsOf(event.user_id))) {
-        this.#queue.push({
-          id: this.#nextId.notification++,
-          channelId,
-          eventId: event.id,
-          attempts: 0,
-          nextAttemptAt: ms(now),
-          state: 'pending',
-        });
+      const own = this.#channels.channelsOf(event.user_id);
+      for (const channelId of channelsServing(event, own)) {
+        const channel = own.find((c) => c.id === channelId)!;
+        if (recoveryNeedsEscalation(event, channel) && !this.#escalationDelivered(channelId, event)) continue;
+        for (const due of scheduleFor(event, channel, now)) {
+          this.#push(channelId, event.id, due.reason, due.seq, ms(due.due_at));
+        }
       }
     }
     this.#fannedOut += batch.length;
@@ -95,6 +185,7 @@ export class MemoryNotifications implements NotificationStore {
         notifications: list.map((n) => ({
           id: n.id,
           attempts: n.attempts,
+          reason: n.reason,
           event: structuredClone(events.get(n.eventId)!),
         })),
       });
@@ -114,11 +205,15 @@ export class MemoryNotifications implements NotificationStore {
       n.attempts++;
       if (outcome.state === 'pending') n.nextAttemptAt = ms(outcome.next_attempt_at ?? outcome.attempted_at);
       else n.state = outcome.state === 'delivered' ? 'delivered' : 'failed';
+      if (n.reason !== 'reminder' || (outcome.state !== 'delivered' && outcome.state !== 'failed')) continue;
+      const every = this.#channels.channelById(lease.channelId)?.remind_every_s ?? null;
+      const next = nextReminder(new Date(n.dueAt).toISOString(), n.seq, every, iso(outcome.attempted_at));
+      if (next !== null) this.#push(lease.channelId, n.eventId, 'reminder', next.seq, ms(next.due_at));
     }
     const eventIds = [...new Set(carried.map((n) => n.eventId))].sort((a, b) => a - b);
     const types = new Set(eventIds.map((id) => this.#t.events.find((e) => e.id === id)?.type));
     await this.#channels.recordChannelAttempt(lease.channelId, {
-      kind: 'events',
+      kind: messageKind(carried.map((n) => n.reason)),
       event_ids: eventIds,
       event_types: EVENT_TYPES.filter((type) => types.has(type)),
       attempt: outcome.attempt,
@@ -138,6 +233,17 @@ export class MemoryNotifications implements NotificationStore {
           },
         ]);
       }
+    }
+    return true;
+  }
+
+  async dropChannelNotifications(lease: ChannelLease, ids: readonly number[], release: boolean): Promise<boolean> {
+    const state = this.#state.get(lease.channelId);
+    if (state === undefined || !state.lease || state.lease.token !== lease.token) return false;
+    if (release) state.lease = null;
+    const dropped = new Set(ids);
+    for (const n of this.#queue) {
+      if (dropped.has(n.id) && n.channelId === lease.channelId && n.state === 'pending') n.state = 'dropped';
     }
     return true;
   }

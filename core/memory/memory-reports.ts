@@ -2,6 +2,7 @@ import type { BlacklistMonitor, CheckResult, Device, DeviceStatus, Timestamp } f
 import type {
   ClosedSeriesDays,
   Incident,
+  IncidentAcknowledgement,
   IncidentCause,
   IncidentQuery,
   LatencyRollup,
@@ -17,6 +18,7 @@ import { responseSeries, seriesReads, type StoredRollup } from '../reports/respo
 import type { HeartbeatTimelineChange, HeartbeatTimelineState } from '../heartbeats/heartbeat-state.ts';
 import { DAY_MS, HOUR_MS, dayStart, hourStart, mergeRollups, rollUpResults, rollupP95 } from '../reports/rollups.ts';
 import type { RollupInput } from '../reports/rollups.ts';
+import { acknowledgeStored, incidentsOf, type StoredIncident } from './memory-incidents.ts';
 
 // The memory store's reports (docs/engine.md, "Reports"): what the SQL store's triggers and
 // report tables keep, kept in JS. The memory store tells it of every status change and every
@@ -32,17 +34,6 @@ interface StatusChange {
 
 const deviceKey = (id: number) => `d${id}`;
 const heartbeatKey = (id: number) => `h${id}`;
-
-interface StoredIncident {
-  id: number;
-  userId: number;
-  deviceId: number | null;
-  heartbeatId: number | null;
-  startedAt: Timestamp;
-  resolvedAt: Timestamp | null;
-  cause: IncidentCause | null;
-  locations: Record<string, string> | null;
-}
 
 interface StoredPeriod extends ListingPeriod {
   id: number;
@@ -159,6 +150,8 @@ export class MemoryReports {
         resolvedAt: null,
         cause: causeOf(device),
         locations: locationVerdicts(device),
+        acknowledgedAt: null,
+        acknowledgedBy: null,
       });
     }
   }
@@ -189,6 +182,8 @@ export class MemoryReports {
         resolvedAt: null,
         cause: structuredClone(change.cause),
         locations: null,
+        acknowledgedAt: null,
+        acknowledgedBy: null,
       });
     }
   }
@@ -301,31 +296,12 @@ export class MemoryReports {
   }
 
   incidents(userId: number, query: IncidentQuery): Incident[] {
-    const from = Date.parse(query.from);
-    const to = Date.parse(query.to);
-    return this.#incidents
-      .filter(
-        (i) =>
-          i.userId === userId &&
-          (query.device_id === undefined || i.deviceId === query.device_id) &&
-          (query.heartbeat_id === undefined || i.heartbeatId === query.heartbeat_id) &&
-          (query.before_id === undefined || i.id < query.before_id) &&
-          Date.parse(i.startedAt) < to &&
-          (i.resolvedAt === null || Date.parse(i.resolvedAt) > from),
-      )
-      .sort((a, b) => b.id - a.id)
-      .slice(0, query.limit)
-      .map((i) => ({
-        id: i.id,
-        device_id: i.deviceId,
-        heartbeat_id: i.heartbeatId,
-        started_at: i.startedAt,
-        resolved_at: i.resolvedAt,
-        duration_s:
-          i.resolvedAt === null ? null : Math.floor((Date.parse(i.resolvedAt) - Date.parse(i.startedAt)) / 1000),
-        cause: structuredClone(i.cause),
-        locations: structuredClone(i.locations),
-      }));
+    return incidentsOf(this.#incidents, userId, query);
+  }
+
+  /** See memory-incidents.ts. */
+  acknowledge(userId: number, incidentId: number, keyId: number, at: Timestamp): IncidentAcknowledgement | undefined {
+    return acknowledgeStored(this.#incidents, userId, incidentId, keyId, at);
   }
 
   listingPeriods(monitorId: number, range: ReportRange): ListingPeriod[] {

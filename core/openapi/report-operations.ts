@@ -104,7 +104,7 @@ function rangeRefused(withId: boolean, more = ''): ResponseObject {
 }
 
 function notFound(
-  code: 'device_not_found' | 'blacklist_monitor_not_found' | 'heartbeat_not_found',
+  code: 'device_not_found' | 'blacklist_monitor_not_found' | 'heartbeat_not_found' | 'incident_not_found',
   noun: string,
   more: ('device_not_found' | 'heartbeat_not_found')[] = [],
 ): ResponseObject {
@@ -126,7 +126,7 @@ function common(notFoundResponse: ResponseObject) {
   };
 }
 
-/** The drafts of the four report routes, keyed `METHOD /path`. */
+/** The drafts of the report routes and the acknowledgement of an incident, keyed `METHOD /path`. */
 export function reportDrafts(): [string, Draft][] {
   const device = notFound('device_not_found', 'device');
   return [
@@ -184,6 +184,30 @@ export function reportDrafts(): [string, Draft][] {
             ' Or device_id, heartbeat_id, limit or before_id is not an integer in its range, or device_id and heartbeat_id are both given.',
           ),
           ...common(notFound('device_not_found', 'device or heartbeat', ['heartbeat_not_found'])),
+        },
+      },
+    ],
+    [
+      'POST /incidents/acknowledge',
+      {
+        operationId: 'acknowledgeIncident',
+        summary: 'Acknowledge an incident',
+        description:
+          "Marks one incident of the key's user as acknowledged by this key (`acknowledged_at`, `acknowledged_by`): its reminders and pending escalations stop, and the PagerDuty channels that were paged for it are sent an `acknowledge`. Takes no body. Acknowledging again answers the incident with the first acknowledgement kept; a closed incident may be acknowledged (nothing is sent). An incident that does not exist and one of another user get the same 404.",
+        tags: ['reports'],
+        parameters: [param('Id')],
+        responses: {
+          200: success('The incident as it now stands.', 'IncidentEnvelope'),
+          400: badRequest(
+            'id is missing, repeated or not a positive integer (invalid_id), or another query parameter was given (validation_failed).',
+            [
+              errors.invalidId(),
+              errors.validationFailed([
+                { field: 'x', code: 'unknown_field', message: 'x is not a field of this request.' },
+              ]),
+            ],
+          ),
+          ...common(notFound('incident_not_found', 'incident')),
         },
       },
     ],

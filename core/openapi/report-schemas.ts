@@ -89,6 +89,11 @@ function incident(): JsonSchema {
       "Each location's verdict when it opened (devices with `check_locations`); null otherwise.",
       nullable({ type: 'object', additionalProperties: STRING }),
     ),
+    acknowledged_at: described(
+      'When someone first acknowledged it (`POST /incidents/acknowledge`); null until then.',
+      nullable(ref('Timestamp')),
+    ),
+    acknowledged_by: described('The id of the API key that acknowledged it; null until then.', nullable(ref('Id'))),
   };
   return record<Incident>('A `down` period of a device, opened and closed with the status change.', properties);
 }
@@ -124,6 +129,7 @@ export function reportSchemas(): Record<string, JsonSchema> {
       "A device's response times, by bucket start, then probe, then location.",
     ),
     IncidentListEnvelope: envelope(list('Incident'), 'Incidents overlapping the range, newest first (by id).'),
+    IncidentEnvelope: envelope(ref('Incident'), 'One incident.'),
     ListingPeriodListEnvelope: envelope(
       list('ListingPeriod'),
       'Listing periods overlapping the range, by listed_at, then zone.',

@@ -24,6 +24,17 @@ export interface Incident {
   cause: IncidentCause | null;
   /** Each location's verdict when it opened (devices with `check_locations`); null otherwise. */
   locations: Record<string, string> | null;
+  /** When someone first acknowledged it (`POST /incidents/acknowledge`); null until then. */
+  acknowledged_at: Timestamp | null;
+  /** The id of the API key that acknowledged it; null until then. */
+  acknowledged_by: number | null;
+}
+
+/** An acknowledgement's answer: the incident as it stands, and whether this call acknowledged it. */
+export interface IncidentAcknowledgement {
+  incident: Incident;
+  /** False when it was acknowledged before: the first acknowledgement is kept. */
+  acknowledged: boolean;
 }
 
 export interface IncidentCause {

@@ -1,6 +1,7 @@
 import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { errors } from '../http/errors.ts';
 import type { IncidentQuery } from '../reports/report-records.ts';
+import { parseIdAlone } from '../validation/list-query.ts';
 import { parseIncidentsQuery } from '../validation/report-query.ts';
 import { reusedAnswer } from './reused-answer.ts';
 import type { RouteContext } from './route-context.ts';
@@ -41,4 +42,19 @@ export async function listIncidents(call: RouteContext): Promise<ApiResponse> {
     }
     return successResponse(200, rows, headers);
   });
+}
+
+/**
+ * `POST /incidents/acknowledge?id=` (docs/notifications.md, "Reminders, escalation and
+ * acknowledgement"): acknowledges one of the key's user's incidents as this key, which stops its
+ * reminders and escalations and tells the PagerDuty channels that were paged. Answers the incident
+ * as it then stands: acknowledging it again, or a closed one, is a 200 too, and a repeat keeps the
+ * first acknowledgement (its `acknowledged_at` and `acknowledged_by` say who was first).
+ */
+export async function acknowledgeIncident(call: RouteContext): Promise<ApiResponse> {
+  const id = parseIdAlone(call.url.query);
+  const at = new Date(call.now).toISOString();
+  const answer = await call.store.acknowledgeIncident(call.key.user_id, id, call.key.id, at);
+  if (answer === undefined) throw errors.notFound('incident_not_found');
+  return successResponse(200, answer.incident);
 }

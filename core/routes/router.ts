@@ -6,7 +6,7 @@ import { blacklistMonitorRoutes as monitors } from './blacklist-monitors.ts';
 import { channelRoutes as channels, testChannel } from './channels.ts';
 import type { RouteContext } from './route-context.ts';
 import { deviceRoutes as devices } from './devices.ts';
-import { listIncidents } from './incidents.ts';
+import { acknowledgeIncident, listIncidents } from './incidents.ts';
 import { heartbeatRoutes as heartbeats } from './heartbeats.ts';
 import { getListings } from './listings.ts';
 import { listLocations } from './locations.ts';
@@ -81,6 +81,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/devices/availability', scope: 'read', handler: getAvailability },
   { method: 'GET', path: '/devices/response-times', scope: 'read', handler: getResponseTimes },
   { method: 'GET', path: '/incidents', scope: 'read', handler: listIncidents },
+  { method: 'POST', path: '/incidents/acknowledge', scope: 'write', handler: acknowledgeIncident },
   { method: 'GET', path: '/blacklist-monitors/listings', scope: 'read', handler: getListings },
   { method: 'GET', path: '/heartbeats', scope: 'read', handler: heartbeats.list },
   { method: 'POST', path: '/heartbeats/create', scope: 'write', handler: heartbeats.create },

@@ -1,5 +1,9 @@
 import type { ChannelType, MonitoringEvent, Timestamp } from '../records/index.ts';
 import type { ChannelEndpoint } from '../channel-sender.ts';
+import type { NotificationReason } from '../channels/notification.ts';
+
+/** Why a queued notification is sent (a test message is never queued). */
+export type QueuedNotificationReason = Exclude<NotificationReason, 'test'>;
 
 /**
  * The notification queue (docs/notifications.md, "Delivery"): what the engine's channel
@@ -14,8 +18,11 @@ export interface NotificationStore {
    * each channel that serves the event's record (its `channel_ids`, or for null the user's
    * `is_default` channels; for `channel.disabled`, each other channel of the user), enabled,
    * subscribed to the type, created at or before the event, and, for a recovery, with
-   * `send_recovery`. Due at `now`. Idempotent, and safe from several workers at once. Answers how
-   * many events it handled.
+   * `send_recovery`. Due at `now`, but for an event that opens an incident as
+   * core/channels/incident-schedule.ts says: an escalation instead of the event for a channel with
+   * `escalate_after_s`, and a first reminder for one with `remind_every_s`; a recovery reaches an
+   * escalating channel only when its escalation was delivered. Idempotent, and safe from several
+   * workers at once. Answers how many events it handled.
    */
   fanOutNotifications(now: Timestamp, limit: number): Promise<number>;
 
@@ -30,12 +37,20 @@ export interface NotificationStore {
 
   /**
    * Writes a message's outcome, only while `lease` is still the channel's (else false, nothing
-   * written), in one transaction: its notifications' state, a row of the channel's attempts and
+   * written), in one transaction: its notifications' state (and for each reminder delivered or
+   * given up, the channel's next one), a row of the channel's attempts and
    * its `last_delivery_*` and `failing_since` (as `recordChannelAttempt`), the channel's grouping
    * window, the lease's release; for `disabled`, the channel's `is_enabled: false` and
    * `disabled_reason` and a `channel.disabled` event in the outbox.
    */
   recordChannelMessage(lease: ChannelLease, outcome: ChannelMessageOutcome): Promise<boolean>;
+
+  /**
+   * Drops notifications of a claimed message that are not to be sent (a reminder or escalation
+   * whose incident closed or was acknowledged), only while `lease` is still the channel's (else
+   * false, nothing written). With `release`, the lease is released too, the grouping window kept.
+   */
+  dropChannelNotifications(lease: ChannelLease, ids: readonly number[], release: boolean): Promise<boolean>;
 }
 
 export interface ChannelMessageClaim {
@@ -59,8 +74,11 @@ export interface ChannelLease {
 export interface ClaimedChannelMessage {
   lease: ChannelLease;
   channel: ChannelEndpoint;
-  /** Oldest first; `attempts` is how many attempts each was part of before. */
-  notifications: { id: number; attempts: number; event: MonitoringEvent }[];
+  /**
+   * Oldest first; `attempts` is how many attempts each was part of before. A reminder, escalation
+   * or acknowledgement carries the event that opened its incident.
+   */
+  notifications: { id: number; attempts: number; reason: QueuedNotificationReason; event: MonitoringEvent }[];
 }
 
 /**

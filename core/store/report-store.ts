@@ -2,6 +2,7 @@ import type { Timestamp } from '../records/index.ts';
 import type {
   ClosedSeriesDays,
   Incident,
+  IncidentAcknowledgement,
   IncidentQuery,
   ListingPeriod,
   ReportRange,
@@ -48,6 +49,20 @@ export interface ReportStore {
    * start), newest first (by id); undefined when `query.device_id` is not a device of the user's.
    */
   listIncidents(userId: number, query: IncidentQuery): Promise<Incident[] | undefined>;
+  /**
+   * Acknowledges the user's incident `incidentId` as API key `keyId` at `at`: sets
+   * `acknowledged_at` and `acknowledged_by` only when it has none (a conditional update, so the
+   * first of concurrent acknowledgements wins), and, in the same transaction, while it is open,
+   * queues an `acknowledgement` notification for each PagerDuty channel that was delivered its
+   * trigger (docs/notifications.md, "Reminders, escalation and acknowledgement"). Undefined when
+   * the incident does not exist or is another user's.
+   */
+  acknowledgeIncident(
+    userId: number,
+    incidentId: number,
+    keyId: number,
+    at: Timestamp,
+  ): Promise<IncidentAcknowledgement | undefined>;
   /** The monitor's listing periods overlapping the range, by `listed_at`, then zone. */
   listListingPeriods(userId: number, monitorId: number, range: ReportRange): Promise<ListingPeriod[] | undefined>;
 }

@@ -50,6 +50,12 @@
  *   t.clock.advance(1_800_000);
  *   await t.request('/v1/devices/availability?id=1', { key }); // paused_s: 1800
  *
+ * An incident is acknowledged at the clock's time, as the key that asks: `acknowledged_at` and
+ * `acknowledged_by` show in `GET /incidents`, and the memory store's notification queue stops its
+ * reminders and escalations as the SQL stores' do (an engine given `t.store` sends what is left):
+ *
+ *   await t.request('/v1/incidents/acknowledge?id=1', { method: 'POST', key });
+ *
  * The response-time series includes hours not rolled up yet, so it needs no rollup either; a test
  * of what outlives the raw results (`reportRetentionHours` against `resultRetentionHours`) calls
  * `t.rollUp()` first, or runs the engine, which rolls each hour up a few minutes after it ends.

@@ -6,6 +6,7 @@ import {
   type ChannelType,
   type ClaimedChannelMessage,
   type Clock,
+  type EventItem,
   type Logger,
   type MonitoringEvent,
   type Notification,
@@ -23,6 +24,19 @@ const ONE_AT_A_TIME = (Object.keys(CHANNEL_KINDS) as ChannelType[]).filter((type
 
 /** Notifications one message carries at most: the kind lists 20 of them and counts the rest. */
 const MAX_NOTIFICATIONS = 500;
+
+/**
+ * Whether a reminder or an escalation is no longer to be sent: its incident closed or was
+ * acknowledged (docs/notifications.md, "Reminders, escalation and acknowledgement"). A reminder
+ * whose incident the reports no longer hold is dropped too: it could not say for how long.
+ * Without a way to read incidents (`incidentOf`), nothing is judged stale.
+ */
+function isStale(item: EventItem, judged: boolean): boolean {
+  if (!judged || (item.reason !== 'reminder' && item.reason !== 'escalation')) return false;
+  const incident = item.incident;
+  if (incident === null) return item.reason === 'reminder';
+  return incident.closed_at !== null || incident.acknowledged_at !== null;
+}
 
 export interface ChannelDispatcherOptions {
   store: NotificationStore;
@@ -103,17 +117,33 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
     }
   }
 
-  async function send(message: ClaimedChannelMessage): Promise<void> {
-    const notification: Notification = {
-      at: toTimestamp(clock.now()),
-      items: await Promise.all(
-        message.notifications.map(async (n) => ({
-          reason: 'event' as const,
+  async function send(claimed: ClaimedChannelMessage): Promise<void> {
+    const items: { id: number; item: EventItem }[] = await Promise.all(
+      claimed.notifications.map(async (n) => ({
+        id: n.id,
+        item: {
+          reason: n.reason,
           event: n.event,
           incident: options.incidentOf === undefined ? null : await options.incidentOf(n.event),
-        })),
-      ),
-      total: message.notifications.length,
+        },
+      })),
+    );
+    // A reminder or escalation of an incident that closed or was acknowledged is not sent.
+    const stale = new Set(items.filter(({ item }) => isStale(item, options.incidentOf !== undefined)).map((s) => s.id));
+    const kept = claimed.notifications.filter((n) => !stale.has(n.id));
+    if (stale.size > 0) {
+      const held = await store.dropChannelNotifications(claimed.lease, [...stale], kept.length === 0);
+      if (!held) {
+        logger.warn?.(`channel ${claimed.channel.id}: the lease was lost; another worker sends its message`);
+        return;
+      }
+      if (kept.length === 0) return;
+    }
+    const message = { ...claimed, notifications: kept };
+    const notification: Notification = {
+      at: toTimestamp(clock.now()),
+      items: items.filter(({ id }) => !stale.has(id)).map(({ item }) => item),
+      total: kept.length,
     };
     const sent = await delivery.deliver(message.channel, notification);
     const outcome = { ...outcomeOf(message, sent.verdict), http_status: sent.httpStatus, duration_ms: sent.durationMs };

@@ -35,5 +35,10 @@ export async function incidentOf(reader: IncidentReader, event: MonitoringEvent)
     kind.opens ? Date.parse(i.started_at) === at : i.resolved_at !== null && Date.parse(i.resolved_at) === at,
   );
   if (incident === undefined) return null;
-  return { id: incident.id, opened_at: incident.started_at, closed_at: incident.resolved_at, acknowledged_at: null };
+  return {
+    id: incident.id,
+    opened_at: incident.started_at,
+    closed_at: incident.resolved_at,
+    acknowledged_at: incident.acknowledged_at,
+  };
 }

@@ -16,6 +16,7 @@ import { channels } from './migrations/0014-channels.ts';
 import { heartbeats } from './migrations/0015-heartbeats.ts';
 import { statusPages } from './migrations/0016-status-pages.ts';
 import { notifications } from './migrations/0017-notifications.ts';
+import { acknowledgements } from './migrations/0018-acknowledgements.ts';
 import { heartbeatChannels } from './migrations/0019-heartbeat-channels.ts';
 import { recordChanges } from './migrations/0020-record-changes.ts';
 import { dialectOf } from './schema.ts';
@@ -40,6 +41,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0015_heartbeats': heartbeats(dialect),
     '0016_status_pages': statusPages(dialect),
     '0017_notifications': notifications(dialect),
+    '0018_acknowledgements': acknowledgements(dialect),
     '0019_heartbeat_channels': heartbeatChannels(dialect),
     '0020_record_changes': recordChanges(dialect),
   };

@@ -278,6 +278,9 @@ export interface IncidentsTable {
   cause: string | null;
   /** JSON object of each location's verdict; null for a device without `check_locations`. */
   locations: string | null;
+  /** Migration 0018: when and by which API key it was acknowledged; null until it is. */
+  acknowledged_at: NullableStamp;
+  acknowledged_by: NullableRef;
 }
 
 /** Migration 0011: a blacklist monitor's listing periods, by zone, written by a trigger. */

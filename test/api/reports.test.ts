@@ -165,6 +165,8 @@ eachStore('reports', (env) => {
       duration_s: 600,
       cause: { probe: 'public_https', error: 'ECONNREFUSED' },
       locations: null,
+      acknowledged_at: null,
+      acknowledged_by: null,
     });
 
     // One device's, one at a time: each page's Link names the next, with the range the first resolved.

@@ -1,8 +1,9 @@
 /**
  * The NotificationStore contract (core/store/notification-store.ts), on the memory store, SQLite
  * and PostgreSQL alike: fan-out of outbox events to the channels that serve them, claims of a
- * channel with its due notifications, the grouping window, fenced writes, retries, and disabling
- * with its `channel.disabled` event. PostgreSQL is skipped when unreachable, except under CI=true.
+ * channel with its due notifications, the grouping window, fenced writes, retries, disabling
+ * with its `channel.disabled` event, and an incident's escalation and reminders with their drops.
+ * PostgreSQL is skipped when unreachable, except under CI=true.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -168,6 +169,60 @@ for (const factory of await availableStores()) {
       assert.equal(got?.last_delivery_error, 'http_429');
       assert.equal(got?.failing_since, at(63));
       assert.equal(await store.recordChannelMessage(third.lease, outcome(ids, 121, { attempt: 2 })), true);
+    });
+
+    it('queues an opening event as its escalation and reminders, each due on time; a drop is fenced by the lease', async () => {
+      const alice = await user();
+      const channel = await slack(alice, { events: ['device.down'], escalate_after_s: 60, remind_every_s: 300 });
+      await emit(alice, 'device.down', at(1));
+      await drain();
+      // Other tests' channels may still have notifications due: only this channel's are looked at.
+      const claim = async (seconds: number) =>
+        (await claimAt(store, seconds)).filter((c) => c.channel.id === channel.id);
+      assert.deepEqual(await claim(60), [], 'the escalation is due 60 s after the incident opened');
+      const [escalation] = await claim(61);
+      assert.deepEqual(
+        escalation?.notifications.map((n) => [n.reason, n.event.type]),
+        [['escalation', 'device.down']],
+      );
+      const eventId = escalation.notifications[0]!.event.id;
+      assert.equal(
+        await store.recordChannelMessage(escalation.lease, outcome([escalation.notifications[0]!.id], 62)),
+        true,
+      );
+      assert.deepEqual(await claim(360), [], 'the first reminder is due 300 s after the escalation');
+      // Sent 750 s late: the next falls on the first period boundary after it, not three at once.
+      const [late] = await claim(1111);
+      assert.deepEqual(
+        late?.notifications.map((n) => [n.reason, n.event.id]),
+        [['reminder', eventId]],
+      );
+      const lateIds = late.notifications.map((n) => n.id);
+      assert.equal(await store.dropChannelNotifications({ ...late.lease, token: 'not-mine' }, lateIds, true), false);
+      assert.equal(await store.recordChannelMessage(late.lease, outcome(lateIds, 1112)), true);
+      assert.deepEqual(await claim(1260), []);
+      const [next] = await claim(1261);
+      assert.deepEqual(
+        next?.notifications.map((n) => n.reason),
+        ['reminder'],
+      );
+      assert.equal(
+        await store.dropChannelNotifications(
+          next.lease,
+          next.notifications.map((n) => n.id),
+          true,
+        ),
+        true,
+      );
+      assert.deepEqual(await claim(9999), [], 'a dropped reminder ends the chain');
+      const attempts = await store.listChannelAttempts(alice, channel.id, { limit: 10 });
+      assert.deepEqual(
+        attempts?.map((a) => [a.kind, a.event_ids]),
+        [
+          ['reminder', [eventId]],
+          ['events', [eventId]],
+        ],
+      );
     });
 
     it('disabling writes is_enabled false, disabled_reason and a channel.disabled event other channels hear of', async () => {

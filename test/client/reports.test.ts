@@ -127,6 +127,21 @@ describe('client reports against the API over node:http', { concurrency: 1 }, ()
     assert.deepEqual(all[2]!.cause, { probe: 'public_tls', error: 'CERT_HAS_EXPIRED' });
   });
 
+  test('acknowledge: POST with the id, answers the incident with the key that acknowledged it', async () => {
+    urls.length = 0;
+    const [newest] = (await api.reports.incidents({ deviceId, limit: 1 })).data;
+    assert.equal(newest!.acknowledged_at, null);
+    const acknowledged = await api.reports.acknowledge(newest!.id);
+    assert.equal(urls[1]!.pathname, '/v1/incidents/acknowledge');
+    assert.equal(urls[1]!.searchParams.get('id'), String(newest!.id));
+    assert.equal(acknowledged.id, newest!.id);
+    assert.equal(acknowledged.acknowledged_at, new Date(t.clock.now()).toISOString());
+    assert.equal(typeof acknowledged.acknowledged_by, 'number');
+    await assert.rejects(api.reports.acknowledge(newest!.id + 1000), (error) =>
+      isApiError(error, 'incident_not_found'),
+    );
+  });
+
   test('listings, and errors as MonitoringApiError with their codes', async () => {
     assert.deepEqual(await api.reports.listings(monitorId), [
       { zone: 'zen.spamhaus.org', answer: '127.0.0.2', listed_at: at(5), delisted_at: null },

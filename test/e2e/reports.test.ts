@@ -68,6 +68,8 @@ eachStore('reports from a running engine', (opened) => {
         duration_s: 600,
         cause: { probe: 'public_http', error: 'unexpected_status' },
         locations: null,
+        acknowledged_at: null,
+        acknowledged_by: null,
       },
     );
   });

@@ -87,6 +87,8 @@ describe('lateness found by the engine', () => {
           duration_s: 3603,
           cause: { probe: 'heartbeat', error: 'late' },
           locations: null,
+          acknowledged_at: null,
+          acknowledged_by: null,
         },
       ],
     );

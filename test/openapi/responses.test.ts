@@ -101,6 +101,10 @@ class FailingStore extends MemoryStore {
     this.fail();
     return super.listListingPeriods(userId, monitorId, range);
   }
+  override async acknowledgeIncident(userId: number, incidentId: number, keyId: number, at: string) {
+    this.fail();
+    return super.acknowledgeIncident(userId, incidentId, keyId, at);
+  }
   override async findApiKeyByHash(tokenHash: string) {
     if (this.failKeys) this.fail();
     return super.findApiKeyByHash(tokenHash);
@@ -1143,6 +1147,11 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
     await call(t, '/v1/incidents', { key }, 200);
     await call(t, '/v1/incidents?limit=0', { key }, 400);
     await call(t, `/v1/blacklist-monitors/listings?id=${mid}`, { key }, 200);
+    const [newest] = (page.body as { data: { id: number }[] }).data;
+    const acknowledge = `/v1/incidents/acknowledge?id=${newest!.id}`;
+    await call(t, acknowledge, { method: 'POST', key }, 200);
+    await call(t, '/v1/incidents/acknowledge', { method: 'POST', key }, 400);
+    await call(t, '/v1/incidents/acknowledge?id=9007199254740991', { method: 'POST', key }, 404);
 
     const reader = await t.createKey({ userId: key.key.user_id, scopes: ['read'] });
     const writer = await t.createKey({ userId: key.key.user_id, scopes: ['write'] });
@@ -1161,6 +1170,9 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       await call(t, `${path}?${query}`, {}, 401);
       await call(t, `${path}?${query}`, { method: 'DELETE', key }, 405);
     }
+    await call(t, acknowledge, { method: 'POST', key: reader }, 403);
+    await call(t, acknowledge, { method: 'POST', key: elsewhere }, 403);
+    await call(t, acknowledge, { method: 'POST' }, 401);
   });
 
   test('429: the key quota and the failed-authentication throttle, on every operation', async () => {
@@ -1201,6 +1213,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/devices/availability?id=1'],
       ['GET', '/v1/devices/response-times?id=1'],
       ['GET', '/v1/incidents'],
+      ['POST', '/v1/incidents/acknowledge?id=1'],
       ['GET', '/v1/blacklist-monitors/listings?id=1'],
       ...STATUS_PAGE_ROUTES.map(([method, path]): [string, string] => [method, path]),
       ['GET', '/v1/channels'],
@@ -1264,6 +1277,7 @@ describe('answers conform to the OpenAPI document', { concurrency: 1 }, () => {
       ['GET', '/v1/devices/availability?id=1', undefined],
       ['GET', '/v1/devices/response-times?id=1', undefined],
       ['GET', '/v1/incidents', undefined],
+      ['POST', '/v1/incidents/acknowledge?id=1', undefined],
       ['GET', '/v1/blacklist-monitors/listings?id=1', undefined],
       ...STATUS_PAGE_ROUTES,
       ['GET', '/v1/heartbeats', undefined],

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AvailabilityReport, Device, ResponseTimePoint } from '../../core/index.ts';
+import type { AvailabilityReport, Device, Incident, ResponseTimePoint } from '../../core/index.ts';
 import { createTestApi } from '../../core/testing/index.ts';
 import { http, mustRecord, recordDeviceCheck } from '../api/checks.ts';
 
@@ -65,6 +65,29 @@ test('rollUp() rolls every finished hour once; the series reads the same before 
     assert.equal(await t.rollUp(), 3, 'the three hours that ended');
     assert.equal(await t.rollUp(), 0, 'each once');
     assert.deepEqual((await t.request<ResponseTimePoint[]>(path, { key })).body.data, before);
+  } finally {
+    await t.close();
+  }
+});
+
+test("an incident is acknowledged at the clock's time, by the key that asks", async () => {
+  const t = createTestApi({ start: START });
+  try {
+    const key = await t.createKey();
+    const created = await t.request<Device>('/v1/devices/create', {
+      method: 'POST',
+      key,
+      body: { target_type: 'domain', target_value: 'example.com' },
+    });
+    const id = created.body.data!.id;
+    const down = new Date(T0 + HOUR).toISOString();
+    await mustRecord(recordDeviceCheck(t.store, id, { checked_at: down, status: 'down', results: [http(down, null)] }));
+    t.clock.advance(2 * HOUR);
+    const [incident] = (await t.request<Incident[]>('/v1/incidents', { key })).body.data!;
+    const answer = await t.request<Incident>(`/v1/incidents/acknowledge?id=${incident!.id}`, { method: 'POST', key });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body.data!.acknowledged_at, new Date(T0 + 2 * HOUR).toISOString());
+    assert.equal(answer.body.data!.acknowledged_by, key.key.id);
   } finally {
     await t.close();
   }

@@ -20,6 +20,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0015_heartbeats',
   '0016_status_pages',
   '0017_notifications',
+  '0018_acknowledgements',
   '0019_heartbeat_channels',
   '0020_record_changes',
 ];

@@ -114,6 +114,8 @@ export function reportsContract(ctx: ContractContext): void {
             duration_s: 600,
             cause: { probe: 'service', error: 'connection refused' },
             locations: null,
+            acknowledged_at: null,
+            acknowledged_by: null,
           },
         ],
       );

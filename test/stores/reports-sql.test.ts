@@ -104,6 +104,8 @@ for (const kind of ['sqlite', 'postgres'] as const) {
               duration_s: null,
               cause: { probe: 'service', error: 'ECONNREFUSED', location: 'eu' },
               locations: { eu: 'failing', us: 'failing', ap: 'unknown' },
+              acknowledged_at: null,
+              acknowledged_by: null,
             },
           ],
         );

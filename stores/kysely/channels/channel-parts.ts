@@ -1,4 +1,5 @@
-import type { ChannelStore, NotificationStore } from '../../../core/index.ts';
+import type { ChannelStore, NotificationStore, ReportStore } from '../../../core/index.ts';
+import { acknowledgeIncident } from '../reports/incident-acknowledgement.ts';
 import type { StoreContext } from '../store-context.ts';
 import { StatusPageParts } from '../status-pages/status-page-parts.ts';
 import { KyselyChannels } from './channel-store.ts';
@@ -6,8 +7,9 @@ import { KyselyNotifications } from './notification-queue.ts';
 
 /**
  * KyselyStore's channels (docs/notifications.md) and their notification queue: the methods of
- * KyselyChannels and KyselyNotifications, bound to them here, in a class KyselyStore extends so
- * that its file holds the other parts.
+ * KyselyChannels and KyselyNotifications, bound to them here, with the acknowledgement of an
+ * incident (which queues notifications), in a class KyselyStore extends so that its file holds the
+ * other parts.
  */
 export class ChannelParts extends StatusPageParts implements ChannelStore, NotificationStore {
   readonly createChannel: ChannelStore['createChannel'];
@@ -23,6 +25,8 @@ export class ChannelParts extends StatusPageParts implements ChannelStore, Notif
   readonly fanOutNotifications: NotificationStore['fanOutNotifications'];
   readonly claimChannelMessages: NotificationStore['claimChannelMessages'];
   readonly recordChannelMessage: NotificationStore['recordChannelMessage'];
+  readonly dropChannelNotifications: NotificationStore['dropChannelNotifications'];
+  readonly acknowledgeIncident: ReportStore['acknowledgeIncident'];
 
   constructor(ctx: StoreContext) {
     super(ctx);
@@ -41,5 +45,8 @@ export class ChannelParts extends StatusPageParts implements ChannelStore, Notif
     this.fanOutNotifications = queue.fanOutNotifications.bind(queue);
     this.claimChannelMessages = queue.claimChannelMessages.bind(queue);
     this.recordChannelMessage = queue.recordChannelMessage.bind(queue);
+    this.dropChannelNotifications = queue.dropChannelNotifications.bind(queue);
+    this.acknowledgeIncident = (userId, incidentId, keyId, at) =>
+      acknowledgeIncident(ctx, userId, incidentId, keyId, at);
   }
 }

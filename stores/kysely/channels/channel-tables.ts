@@ -65,10 +65,18 @@ export interface NotificationsTable {
   id: Id;
   channel_id: Ref;
   event_id: Ref;
-  status: 'pending' | 'delivered' | 'failed';
+  /** `dropped`: a reminder or escalation whose incident closed or was acknowledged first. */
+  status: 'pending' | 'delivered' | 'failed' | 'dropped';
   attempts: ColumnType<number, number | undefined, number>;
   next_attempt_at: Stamp;
+  /** Migration 0018: why it is sent, a reminder's number, and when it was scheduled. */
+  reason: ColumnType<QueuedReason, QueuedReason | undefined, QueuedReason>;
+  seq: ColumnType<number, number | undefined, number>;
+  due_at: NullableStamp;
 }
+
+/** A queued notification's reason: a test message is never queued. */
+export type QueuedReason = 'event' | 'escalation' | 'reminder' | 'acknowledgement';
 
 /** Migration 0017: a channel's lease and grouping window. */
 export interface ChannelQueueTable {

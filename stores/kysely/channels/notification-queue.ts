@@ -4,6 +4,7 @@ import {
   EVENT_TYPES,
   type ChannelLease,
   type ChannelMessageClaim,
+  type ChannelMessageKind,
   type ChannelMessageOutcome,
   type ChannelType,
   type ClaimedChannelMessage,
@@ -11,14 +12,16 @@ import {
   type EventType,
   type MonitoringEvent,
   type NotificationStore,
+  type QueuedNotificationReason,
   type Timestamp,
 } from '../../../core/index.ts';
-import { channelsServing, disabledEventData } from '../../../core/internal.ts';
+import { channelsServing, disabledEventData, recoveryNeedsEscalation, scheduleFor } from '../../../core/internal.ts';
 import { sqlOf } from '../drivers/sql-of.ts';
 import { stampText, toId, toStamp } from '../rows.ts';
 import type { Database, DbInteger } from '../schema.ts';
 import type { StoreContext } from '../store-context.ts';
 import { channelFromRow } from './channel-rows.ts';
+import { escalationDelivered, queueNextReminders } from './incident-notifications.ts';
 
 /** As webhooks' (webhooks/webhook-store.ts): how long a fan-out marker is kept before the floor passes it. */
 const FLOOR_LAG_MS = 60 * 60 * 1000;
@@ -57,29 +60,37 @@ export class KyselyNotifications implements NotificationStore {
   }
 
   async #expand(trx: Kysely<Database>, eventIds: number[], now: Timestamp): Promise<void> {
-    const events = (await trx.selectFrom('events').selectAll().where('id', 'in', eventIds).execute()).map(eventOf);
-    const users = [...new Set(events.map((e) => e.user_id))];
+    const rows = await trx.selectFrom('events').selectAll().where('id', 'in', eventIds).execute();
+    const users = [...new Set(rows.map((e) => toId(e.user_id)))];
     const channels = (await trx.selectFrom('channels').selectAll().where('user_id', 'in', users).execute()).map(
       (row) => ({ userId: toId(row.user_id), channel: channelFromRow(row) }),
     );
-    const rows = [];
-    for (const event of events) {
+    const inserts = [];
+    for (const row of rows) {
+      const event = eventOf(row);
       const own = channels.filter((c) => c.userId === event.user_id).map((c) => c.channel);
       for (const channelId of channelsServing(event, own)) {
-        rows.push({
-          channel_id: channelId,
-          event_id: event.id,
-          status: 'pending' as const,
-          next_attempt_at: stampText(now),
-        });
+        const channel = own.find((c) => c.id === channelId)!;
+        if (recoveryNeedsEscalation(event, channel) && !(await escalationDelivered(trx, channelId, row))) continue;
+        for (const due of scheduleFor(event, channel, now)) {
+          inserts.push({
+            channel_id: channelId,
+            event_id: event.id,
+            status: 'pending' as const,
+            next_attempt_at: stampText(due.due_at),
+            reason: due.reason,
+            seq: due.seq,
+            due_at: stampText(due.due_at),
+          });
+        }
       }
     }
-    for (let start = 0; start < rows.length; start += 500) {
-      const slice = rows.slice(start, start + 500);
+    for (let start = 0; start < inserts.length; start += 500) {
+      const slice = inserts.slice(start, start + 500);
       await trx
         .insertInto('notifications')
         .values(slice)
-        .onConflict((oc) => oc.columns(['channel_id', 'event_id']).doNothing())
+        .onConflict((oc) => oc.columns(['channel_id', 'event_id', 'reason', 'seq']).doNothing())
         .execute();
       await trx
         .insertInto('channel_queue')
@@ -139,7 +150,7 @@ export class KyselyNotifications implements NotificationStore {
       const due = await this.#ctx.db
         .selectFrom('notifications as n')
         .innerJoin('events as e', 'e.id', 'n.event_id')
-        .select(['n.id as nid', 'n.attempts', 'e.id', 'e.user_id', 'e.type', 'e.created_at', 'e.data'])
+        .select(['n.id as nid', 'n.attempts', 'n.reason', 'e.id', 'e.user_id', 'e.type', 'e.created_at', 'e.data'])
         .where('n.channel_id', '=', channelId)
         .where('n.status', '=', 'pending')
         .where('n.next_attempt_at', '<=', now)
@@ -149,7 +160,12 @@ export class KyselyNotifications implements NotificationStore {
       out.push({
         lease: { channelId, token },
         channel: { id: channel.id, name: channel.name, type: channel.type, config: channel.config },
-        notifications: due.map((n) => ({ id: toId(n.nid), attempts: Number(n.attempts), event: eventOf(n) })),
+        notifications: due.map((n) => ({
+          id: toId(n.nid),
+          attempts: Number(n.attempts),
+          reason: n.reason,
+          event: eventOf(n),
+        })),
       });
     }
     return out;
@@ -186,22 +202,26 @@ export class KyselyNotifications implements NotificationStore {
             .where('channel_id', '=', lease.channelId)
             .execute();
         }
-        const events =
+        if (outcome.state === 'delivered' || outcome.state === 'failed') {
+          await queueNextReminders(trx, lease.channelId, ids, outcome.attempted_at);
+        }
+        const carried =
           ids.length === 0
             ? []
             : await trx
                 .selectFrom('notifications as n')
                 .innerJoin('events as e', 'e.id', 'n.event_id')
-                .select(['e.id', 'e.type'])
+                .select(['e.id', 'e.type', 'n.reason'])
                 .where('n.id', 'in', ids)
                 .orderBy('e.id')
                 .execute();
+        const events = [...new Map(carried.map((e) => [toId(e.id), e])).values()];
         const types = new Set(events.map((e) => e.type));
         await trx
           .insertInto('channel_attempts')
           .values({
             channel_id: lease.channelId,
-            kind: 'events',
+            kind: messageKind(carried.map((n) => n.reason)),
             event_ids: JSON.stringify(events.map((e) => toId(e.id))),
             event_types: JSON.stringify(EVENT_TYPES.filter((type) => types.has(type))),
             attempt: outcome.attempt,
@@ -249,6 +269,42 @@ export class KyselyNotifications implements NotificationStore {
       }),
     );
   }
+  dropChannelNotifications(lease: ChannelLease, ids: readonly number[], release: boolean): Promise<boolean> {
+    return this.#ctx.write((db) =>
+      db.transaction().execute(async (trx) => {
+        // The lease is checked (and released) first, so a lost lease drops nothing.
+        const held = await trx
+          .updateTable('channel_queue')
+          .set(
+            release ? { lease_token: null, lease_owner: null, lease_expires_at: null } : { lease_token: lease.token },
+          )
+          .where('channel_id', '=', lease.channelId)
+          .where('lease_token', '=', lease.token)
+          .executeTakeFirst();
+        if (held.numUpdatedRows === 0n) return false;
+        if (ids.length > 0) {
+          await trx
+            .updateTable('notifications')
+            .set({ status: 'dropped' })
+            .where('id', 'in', [...ids])
+            .where('channel_id', '=', lease.channelId)
+            .where('status', '=', 'pending')
+            .execute();
+        }
+        return true;
+      }),
+    );
+  }
+}
+
+/**
+ * The kind of a message's attempt row: `reminder` or `acknowledgement` when it carried only those,
+ * else `events` (an escalation is the incident's event, told late).
+ */
+function messageKind(reasons: readonly QueuedNotificationReason[]): ChannelMessageKind {
+  if (reasons.length > 0 && reasons.every((r) => r === 'reminder')) return 'reminder';
+  if (reasons.length > 0 && reasons.every((r) => r === 'acknowledgement')) return 'acknowledgement';
+  return 'events';
 }
 
 function eventOf(row: {

@@ -13,7 +13,7 @@ import type {
 } from '../../../core/index.ts';
 import { dayStart, responseSeries, seriesReads, type RollupInput, type StoredRollup } from '../../../core/internal.ts';
 import { stampText, toFlag, toId, toNullableStamp, toStamp } from '../rows.ts';
-import type { Database, DbTimestamp, DeviceRollupsTable, StoreDialect } from '../schema.ts';
+import type { Database, DbTimestamp, DeviceRollupsTable, IncidentsTable, StoreDialect } from '../schema.ts';
 
 // What the report routes read (docs/engine.md, "Reports"). Every read first checks that the
 // record is the user's, so another user's id reads as not found.
@@ -203,20 +203,25 @@ export async function listIncidents(
   if (query.heartbeat_id !== undefined) select = select.where('heartbeat_id', '=', query.heartbeat_id);
   if (query.before_id !== undefined) select = select.where('id', '<', query.before_id);
   const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
-  return rows.map((row) => {
-    const started = toStamp(row.started_at);
-    const resolved = toNullableStamp(row.resolved_at);
-    return {
-      id: toId(row.id),
-      device_id: row.device_id === null ? null : toId(row.device_id),
-      heartbeat_id: row.heartbeat_id === null ? null : toId(row.heartbeat_id),
-      started_at: started,
-      resolved_at: resolved,
-      duration_s: resolved === null ? null : Math.floor((Date.parse(resolved) - Date.parse(started)) / 1000),
-      cause: parseJsonObject<IncidentCause>(row.cause),
-      locations: parseJsonObject<Record<string, string>>(row.locations),
-    };
-  });
+  return rows.map(incidentFromRow);
+}
+
+/** An `incidents` row as answers show it. */
+export function incidentFromRow(row: Selectable<IncidentsTable>): Incident {
+  const started = toStamp(row.started_at);
+  const resolved = toNullableStamp(row.resolved_at);
+  return {
+    id: toId(row.id),
+    device_id: row.device_id === null ? null : toId(row.device_id),
+    heartbeat_id: row.heartbeat_id === null ? null : toId(row.heartbeat_id),
+    started_at: started,
+    resolved_at: resolved,
+    duration_s: resolved === null ? null : Math.floor((Date.parse(resolved) - Date.parse(started)) / 1000),
+    cause: parseJsonObject<IncidentCause>(row.cause),
+    locations: parseJsonObject<Record<string, string>>(row.locations),
+    acknowledged_at: toNullableStamp(row.acknowledged_at),
+    acknowledged_by: row.acknowledged_by === null ? null : toId(row.acknowledged_by),
+  };
 }
 
 export async function listListingPeriods(

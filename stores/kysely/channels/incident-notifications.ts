@@ -1,0 +1,151 @@
+import type { Kysely, Selectable } from 'kysely';
+import { nextReminder, type Timestamp } from '../../../core/internal.ts';
+import { stampText, toId, toStamp } from '../rows.ts';
+import type { Database, IncidentsTable } from '../schema.ts';
+import type { EventsTable } from '../schema.ts';
+
+// The queue's notifications of incidents (docs/notifications.md, "Reminders, escalation and
+// acknowledgement"), written inside the callers' transactions: the acknowledgement's, the
+// fan-out's and a message's record.
+
+type Trx = Kysely<Database>;
+
+/** The type of event that opened the incidents a closing event of `type` closes. */
+const OPENER_OF: Partial<Record<EventsTable['type'], EventsTable['type']>> = {
+  'device.up': 'device.down',
+  'heartbeat.up': 'heartbeat.down',
+};
+
+/**
+ * Whether the incident that `closer` (a `device.up`, `heartbeat.up`) closes was escalated to the
+ * channel, that is its escalation notification was delivered: only then is it told of the
+ * recovery. The incident's opener is the record's newest opening event before the closer.
+ */
+export async function escalationDelivered(
+  trx: Trx,
+  channelId: number,
+  closer: Pick<Selectable<EventsTable>, 'id' | 'user_id' | 'type' | 'resource_kind' | 'resource_id'>,
+): Promise<boolean> {
+  const openerType = OPENER_OF[closer.type];
+  if (openerType === undefined) return false;
+  const opener = await trx
+    .selectFrom('events')
+    .select('id')
+    .where('user_id', '=', toId(closer.user_id))
+    .where('resource_kind', '=', closer.resource_kind)
+    .where('resource_id', '=', toId(closer.resource_id))
+    .where('type', '=', openerType)
+    .where('id', '<', toId(closer.id))
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (opener === undefined) return false;
+  const escalation = await trx
+    .selectFrom('notifications')
+    .select('id')
+    .where('channel_id', '=', channelId)
+    .where('event_id', '=', toId(opener.id))
+    .where('reason', '=', 'escalation')
+    .where('status', '=', 'delivered')
+    .executeTakeFirst();
+  return escalation !== undefined;
+}
+
+/**
+ * The event that opened `incident`: its record's first opening event at or after its start (a
+ * device's `down` is dated at the incident's start; a heartbeat's may follow the deadline it missed).
+ */
+async function openerOf(trx: Trx, incident: Selectable<IncidentsTable>): Promise<number | undefined> {
+  const device = incident.device_id !== null;
+  const row = await trx
+    .selectFrom('events')
+    .select('id')
+    .where('user_id', '=', toId(incident.user_id))
+    // Heartbeats are a kind of record of their own in the outbox (heartbeats/heartbeat-writes.ts).
+    .where('resource_kind', '=', device ? 'device' : ('heartbeat' as never))
+    .where('resource_id', '=', toId((device ? incident.device_id : incident.heartbeat_id)!))
+    .where('type', '=', device ? 'device.down' : 'heartbeat.down')
+    .where('created_at', '>=', stampText(toStamp(incident.started_at)))
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toId(row.id);
+}
+
+/**
+ * Queues an `acknowledgement` of the open `incident`, due at `at`, for each PagerDuty channel that
+ * was delivered the incident's trigger (its event, escalation or a reminder): PagerDuty then
+ * acknowledges the alert under the same `dedup_key`. Other types hear nothing of it.
+ */
+export async function queueAcknowledgements(trx: Trx, incident: Selectable<IncidentsTable>, at: Timestamp) {
+  const opener = await openerOf(trx, incident);
+  if (opener === undefined) return;
+  const told = await trx
+    .selectFrom('notifications as n')
+    .innerJoin('channels as c', 'c.id', 'n.channel_id')
+    .select('n.channel_id')
+    .distinct()
+    .where('n.event_id', '=', opener)
+    .where('c.type', '=', 'pagerduty')
+    .where('n.status', '=', 'delivered')
+    .where('n.reason', 'in', ['event', 'escalation', 'reminder'])
+    .execute();
+  if (told.length === 0) return;
+  await trx
+    .insertInto('notifications')
+    .values(
+      told.map((row) => ({
+        channel_id: toId(row.channel_id),
+        event_id: opener,
+        status: 'pending' as const,
+        next_attempt_at: stampText(at),
+        reason: 'acknowledgement' as const,
+        seq: 0,
+        due_at: stampText(at),
+      })),
+    )
+    .onConflict((oc) => oc.columns(['channel_id', 'event_id', 'reason', 'seq']).doNothing())
+    .execute();
+}
+
+/**
+ * Queues the channel's next reminder after each of `ids` that is a reminder (delivered or given
+ * up), at the channel's `remind_every_s` as it is now (none when it was set to null meanwhile).
+ * Idempotent through the queue's identity (channel, event, reason, seq).
+ */
+export async function queueNextReminders(trx: Trx, channelId: number, ids: readonly number[], now: Timestamp) {
+  if (ids.length === 0) return;
+  const reminders = await trx
+    .selectFrom('notifications')
+    .select(['event_id', 'seq', 'due_at', 'next_attempt_at'])
+    .where('id', 'in', [...ids])
+    .where('reason', '=', 'reminder')
+    .execute();
+  if (reminders.length === 0) return;
+  const channel = await trx
+    .selectFrom('channels')
+    .select('remind_every_s')
+    .where('id', '=', channelId)
+    .executeTakeFirst();
+  const rows = [];
+  for (const reminder of reminders) {
+    const dueAt = toStamp(reminder.due_at ?? reminder.next_attempt_at);
+    const next = nextReminder(dueAt, reminder.seq, channel?.remind_every_s ?? null, now);
+    if (next === null) continue;
+    rows.push({
+      channel_id: channelId,
+      event_id: toId(reminder.event_id),
+      status: 'pending' as const,
+      next_attempt_at: stampText(next.due_at),
+      reason: next.reason,
+      seq: next.seq,
+      due_at: stampText(next.due_at),
+    });
+  }
+  if (rows.length === 0) return;
+  await trx
+    .insertInto('notifications')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['channel_id', 'event_id', 'reason', 'seq']).doNothing())
+    .execute();
+}
