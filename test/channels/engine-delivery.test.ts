@@ -5,8 +5,6 @@
  * channel with a `channel.disabled` event a webhook receives; a 429 retried after its Retry-After.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ManualClock, MemoryStore, type ChannelConfig, type ChannelType, type EventType } from '../../core/index.ts';
 import { createMonitoringEngine, type MonitoringEngine } from '../../engine/index.ts';
@@ -15,39 +13,19 @@ import type { FakeService } from '../support/fakes/fake-service.ts';
 import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
 import { startFakeSlack } from '../support/fakes/slack.ts';
 import { startSmtp, type SmtpFake } from '../support/fakes/smtp.ts';
-import { newWebhook } from '../support/records.ts';
+import { channelRecord, newWebhook } from '../support/records.ts';
 import { startReceiver, type Receiver } from '../webhooks/support.ts';
 import { LOOPBACK } from './message-fixtures.ts';
+import { startSwitchableSsh } from './support.ts';
 
 const START = '2026-08-01T00:00:00.000Z';
 const none = { resolve4: async () => [] };
-
-/** An SSH server that greets while `up`, and drops every connection while down. */
-async function startSsh(): Promise<{ port: number; up: boolean; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const state = { port: 0, up: false, close: async () => {} };
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-    if (state.up) socket.end('SSH-2.0-OpenSSH_9.6\r\n');
-    else socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.port = (server.address() as AddressInfo).port;
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    });
-  return state;
-}
 
 describe('channels served by the engine', () => {
   let clock: ManualClock;
   let store: MemoryStore;
   let userId: number;
-  let ssh: Awaited<ReturnType<typeof startSsh>>;
+  let ssh: Awaited<ReturnType<typeof startSwitchableSsh>>;
   let slack: FakeService;
   let smtp: SmtpFake;
   let hooks: Receiver;
@@ -59,7 +37,7 @@ describe('channels served by the engine', () => {
     store = new MemoryStore({ clock });
     userId = (await store.createUser({ name: null, created_at: START })).id;
     [ssh, slack, smtp, hooks, pagerduty] = await Promise.all([
-      startSsh(),
+      startSwitchableSsh(),
       startFakeSlack(),
       startSmtp(),
       startReceiver(),
@@ -85,23 +63,7 @@ describe('channels served by the engine', () => {
   });
 
   const channel = (type: ChannelType, config: ChannelConfig, events: EventType[]) =>
-    store.createChannel(userId, {
-      name: `${type} ops`,
-      type,
-      config,
-      events,
-      is_default: true,
-      remind_every_s: null,
-      escalate_after_s: null,
-      send_recovery: true,
-      is_enabled: true,
-      created_at: START,
-      last_delivery_at: null,
-      last_delivery_status: null,
-      last_delivery_error: null,
-      failing_since: null,
-      disabled_reason: null,
-    });
+    store.createChannel(userId, channelRecord(type, config, { events, created_at: START }));
   const slackConfig = () => ({ webhook_url: `${slack.url('hooks.slack.com')}/services/T000/B000/XXXXXXXX` });
   const devices = async (count: number) => {
     for (let i = 1; i <= count; i++) await addDevice(store, userId, `d${i}.example.com`, START, { port: ssh.port });

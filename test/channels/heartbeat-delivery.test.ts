@@ -12,12 +12,12 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { ChannelConfig, ChannelType, Heartbeat, Incident } from '../../core/index.ts';
 import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
-import { DEFAULT_CHANNEL_EVENTS } from '../../core/validation/channel-input.ts';
 import { createMonitoringEngine, type MonitoringEngine } from '../../engine/index.ts';
 import type { FakeService } from '../support/fakes/fake-service.ts';
 import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
 import { startFakeSlack } from '../support/fakes/slack.ts';
 import { startSmtp, type SmtpFake } from '../support/fakes/smtp.ts';
+import { channelRecord } from '../support/records.ts';
 import { LOOPBACK } from './message-fixtures.ts';
 
 const START = '2026-08-01T00:00:00.000Z';
@@ -56,23 +56,10 @@ describe('heartbeats told through channels by the engine', () => {
 
   /** A default channel with the default events, as a create without `events` makes it. */
   const channel = (type: ChannelType, config: ChannelConfig, sendRecovery = true) =>
-    t.store.createChannel(key.key.user_id, {
-      name: `${type} ops`,
-      type,
-      config,
-      events: [...DEFAULT_CHANNEL_EVENTS],
-      is_default: true,
-      remind_every_s: null,
-      escalate_after_s: null,
-      send_recovery: sendRecovery,
-      is_enabled: true,
-      created_at: START,
-      last_delivery_at: null,
-      last_delivery_status: null,
-      last_delivery_error: null,
-      failing_since: null,
-      disabled_reason: null,
-    });
+    t.store.createChannel(
+      key.key.user_id,
+      channelRecord(type, config, { send_recovery: sendRecovery, created_at: START }),
+    );
   const heartbeat = async (body: Record<string, unknown>) =>
     (await t.request<Heartbeat>('/v1/heartbeats/create', { method: 'POST', key, body })).body.data!;
 

@@ -6,43 +6,21 @@
  * PostgreSQL is skipped when unreachable, except under CI=true.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ManualClock, MemoryStore, type ChannelConfig, type ChannelType, type Store } from '../../core/index.ts';
 import { createMonitoringEngine, type MonitoringEngine } from '../../engine/index.ts';
 import type { FakeService } from '../support/fakes/fake-service.ts';
 import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
 import { startFakeSlack } from '../support/fakes/slack.ts';
-import { newDevice } from '../support/records.ts';
+import { channelRecord, newDevice } from '../support/records.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';
 import { LOOPBACK } from './message-fixtures.ts';
+import { startSwitchableSsh } from './support.ts';
 
 const START = '2026-08-01T00:00:00.000Z';
 const MINUTE = 60_000;
 const none = { resolve4: async () => [] };
 const ROUTING_KEY = 'R0uTiNgKeyPagerDutySecretValue32';
-
-/** An SSH server that greets while `up`, and drops every connection while down. */
-async function startSsh(): Promise<{ port: number; up: boolean; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const state = { port: 0, up: false, close: async () => {} };
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-    if (state.up) socket.end('SSH-2.0-OpenSSH_9.6\r\n');
-    else socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.port = (server.address() as AddressInfo).port;
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    });
-  return state;
-}
 
 /** The text of each Slack message, oldest first. */
 const texts = (slack: FakeService) => slack.accepted.map((r) => (JSON.parse(r.body) as { text: string }).text);
@@ -53,7 +31,7 @@ for (const factory of await availableStores()) {
     let opened: OpenedStore;
     let store: Store;
     let userId: number;
-    let ssh: Awaited<ReturnType<typeof startSsh>>;
+    let ssh: Awaited<ReturnType<typeof startSwitchableSsh>>;
     let slack: FakeService;
     let pagerduty: FakeService;
     let engine: MonitoringEngine;
@@ -66,7 +44,7 @@ for (const factory of await availableStores()) {
           : await factory.open();
       store = opened.store;
       userId = (await store.createUser({ name: null, created_at: START })).id;
-      [ssh, slack, pagerduty] = await Promise.all([startSsh(), startFakeSlack(), startFakePagerDuty()]);
+      [ssh, slack, pagerduty] = await Promise.all([startSwitchableSsh(), startFakeSlack(), startFakePagerDuty()]);
       engine = createMonitoringEngine({
         store,
         clock,
@@ -88,23 +66,15 @@ for (const factory of await availableStores()) {
       config: ChannelConfig,
       timing: { remind_every_s?: number; escalate_after_s?: number } = {},
     ) =>
-      store.createChannel(userId, {
-        name: `${type} ops`,
-        type,
-        config,
-        events: ['device.down', 'device.up'],
-        is_default: true,
-        remind_every_s: timing.remind_every_s ?? null,
-        escalate_after_s: timing.escalate_after_s ?? null,
-        send_recovery: true,
-        is_enabled: true,
-        created_at: START,
-        last_delivery_at: null,
-        last_delivery_status: null,
-        last_delivery_error: null,
-        failing_since: null,
-        disabled_reason: null,
-      });
+      store.createChannel(
+        userId,
+        channelRecord(type, config, {
+          events: ['device.down', 'device.up'],
+          remind_every_s: timing.remind_every_s ?? null,
+          escalate_after_s: timing.escalate_after_s ?? null,
+          created_at: START,
+        }),
+      );
     const slackChannel = (timing: { remind_every_s?: number; escalate_after_s?: number }) =>
       channel('slack', { webhook_url: `${slack.url('hooks.slack.com')}/services/T000/B000/XXXXXXXX` }, timing);
     const device = async () => {

@@ -4,7 +4,7 @@
  * on loopback, as the engine's does, so a test sees what was sent and the answer it got.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import type { ChannelEndpoint, ChannelSender, ChannelType, WebhookTestResult } from '../../core/index.ts';
 
 export const SECRETS = {
@@ -108,4 +108,25 @@ export async function startEndpoint(
         server.close(() => resolve());
       }),
   };
+}
+
+/** An SSH server on 127.0.0.1 that greets while `up` and drops every connection while not. */
+export async function startSwitchableSsh(): Promise<{ port: number; up: boolean; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const state = { port: 0, up: false, close: async () => {} };
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    if (state.up) socket.end('SSH-2.0-OpenSSH_9.6\r\n');
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.port = (server.address() as AddressInfo).port;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    });
+  return state;
 }

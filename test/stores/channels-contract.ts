@@ -2,29 +2,24 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Channel, NewChannel } from '../../core/records/index.ts';
 import type { NewChannelAttempt } from '../../core/store/channel-store.ts';
+import { channelRecord } from '../support/records.ts';
 import type { ContractContext } from './contract-context.ts';
 import { newHeartbeat } from './heartbeats-contract.ts';
 import { ALL, at, createdOf, MAX_ID, ipMonitor, sshDevice, T0, webDevice } from './records.ts';
 
 export function newChannel(overrides: Partial<NewChannel> = {}): NewChannel {
-  return {
-    name: 'Ops "room" ✓',
-    type: 'telegram',
-    config: { bot_token: '123456789:AAEhBOweik6ad9r_TelegramSecretValue', chat_id: '-100123' },
-    events: ['device.down', 'device.up', 'channel.disabled'],
-    is_default: true,
-    remind_every_s: 3600,
-    escalate_after_s: null,
-    send_recovery: false,
-    is_enabled: true,
-    created_at: T0,
-    last_delivery_at: null,
-    last_delivery_status: null,
-    last_delivery_error: null,
-    failing_since: null,
-    disabled_reason: null,
-    ...overrides,
-  };
+  return channelRecord(
+    'telegram',
+    { bot_token: '123456789:AAEhBOweik6ad9r_TelegramSecretValue', chat_id: '-100123' },
+    {
+      name: 'Ops "room" ✓',
+      events: ['device.down', 'device.up', 'channel.disabled'],
+      remind_every_s: 3600,
+      send_recovery: false,
+      created_at: T0,
+      ...overrides,
+    },
+  );
 }
 
 function attempt(minutes: number, error: string | null, overrides: Partial<NewChannelAttempt> = {}): NewChannelAttempt {

@@ -3,8 +3,9 @@
  * record, set as a create with the API's defaults sets it (docs/contract.md §6.1, §6.2 and §6.7),
  * and a test names only the fields its case is about.
  */
-import { EVENT_TYPES } from '../../core/index.ts';
-import type { NewBlacklistMonitor, NewDevice, NewWebhook } from '../../core/records/index.ts';
+import { EVENT_TYPES, type ChannelConfig, type ChannelType } from '../../core/index.ts';
+import type { NewBlacklistMonitor, NewChannel, NewDevice, NewWebhook } from '../../core/records/index.ts';
+import { DEFAULT_CHANNEL_EVENTS } from '../../core/validation/channel-input.ts';
 
 /** When a record built here was created, unless a test says otherwise. */
 export const CREATED_AT = '2026-01-01T00:00:00.000Z';
@@ -109,6 +110,35 @@ export function newWebhook(url: string, overrides: Partial<NewWebhook> = {}): Ne
     last_delivery_error: null,
     failing_since: null,
     secret: SECRET,
+    ...overrides,
+  };
+}
+
+/**
+ * A channel of `type` sending to `config`, as a create with the defaults leaves it: the default
+ * events, told of every record, no reminders or escalation, recoveries sent, never delivered to.
+ */
+export function channelRecord(
+  type: ChannelType,
+  config: ChannelConfig,
+  overrides: Partial<NewChannel> = {},
+): NewChannel {
+  return {
+    name: `${type} ops`,
+    type,
+    config,
+    events: [...DEFAULT_CHANNEL_EVENTS],
+    is_default: true,
+    remind_every_s: null,
+    escalate_after_s: null,
+    send_recovery: true,
+    is_enabled: true,
+    created_at: CREATED_AT,
+    last_delivery_at: null,
+    last_delivery_status: null,
+    last_delivery_error: null,
+    failing_since: null,
+    disabled_reason: null,
     ...overrides,
   };
 }
