@@ -46,8 +46,8 @@ export async function benchHeartbeats(run: BenchRun): Promise<void> {
   const what = `heartbeats at 60 s (PostgreSQL, ${r.heartbeats}, 1 worker process)`;
   report(
     what,
-    `pings ${r.pinged} of ${r.sent} answered 200`,
-    `${Math.round(r.perSecond)}/s`,
+    `pings ${r.pinged} of ${r.due} answered 200`,
+    `${r.sent} sent, ${Math.round(r.perSecond)}/s`,
     `answer p50 ${r.answerP50.toFixed(1)} ms p99 ${r.answerP99.toFixed(1)} ms`,
     `recorded ${r.recorded}`,
     `cores: server ${r.cores.server.toFixed(2)}, worker ${r.cores.worker.toFixed(2)}, rest ${r.cores.others.toFixed(2)}`,

@@ -124,7 +124,7 @@ it('the heartbeats benchmark runs end to end and prints every figure', { timeout
     /^GET \/ping\/<uuid> \(PostgreSQL\) {2}ping {2}\d+ {2}[\d.]+ {2}cpu [\d.]+ us\/req {2}[\d.]+x GET \/me/m,
   );
   const pings =
-    /^heartbeats at 60 s \(PostgreSQL.* {2}pings (\d+) of (\d+) answered 200 {2}\d+\/s .* {2}recorded (\d+)/m.exec(
+    /^heartbeats at 60 s \(PostgreSQL.* {2}pings (\d+) of (\d+) answered 200 {2}\d+ sent, \d+\/s .* {2}recorded (\d+)/m.exec(
       output.out,
     );
   assert.ok(pings, 'the pings are printed');
