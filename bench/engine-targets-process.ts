@@ -8,6 +8,8 @@ export interface EngineTargets {
   tcp: number;
   http: number;
   receiver: number;
+  /** The fake Slack's port (test/support/fakes/slack.ts). */
+  slack: number;
   pid: number;
   stop(): Promise<void>;
 }

@@ -1,12 +1,22 @@
 // What the engine benchmarks point at, in a process of its own so its CPU is not the worker's:
 // the fake DNS server (every name NXDOMAIN, as most DNSBL answers are), a TCP listener that
 // accepts and closes, an HTTP server answering 200 to GET and a webhook receiver answering 204
-// to POST once it has the body. Prints one JSON line with their addresses; SIGTERM ends it.
+// to POST once it has the body, and the fake Slack of the tests (test/support/fakes/slack.ts), which
+// checks each message against Slack's documented shape. Prints one JSON line with their addresses; SIGTERM ends it.
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { startFakeDnsServer } from '../test/support/fake-dns-server.ts';
+import { startFakeSlack } from '../test/support/fakes/slack.ts';
 
 const dns = await startFakeDnsServer();
+const slack = await startFakeSlack();
+// The fake keeps every request it accepted, for a test to read; nothing here reads them.
+setInterval(() => {
+  if (slack.refused.length > 0)
+    process.stderr.write(`fake Slack refused: ${JSON.stringify(slack.refused[0]!.answer)}\n`);
+  slack.accepted.length = 0;
+  slack.refused.length = 0;
+}, 1000).unref();
 const tcp = createTcpServer((socket) => socket.destroy());
 const http = createHttpServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
@@ -28,9 +38,10 @@ const listen = (server: Server | ReturnType<typeof createTcpServer>) =>
     );
   });
 const ports = { tcp: await listen(tcp), http: await listen(http), receiver: await listen(receiver) };
-process.stdout.write(`${JSON.stringify({ dns: dns.address, ...ports })}\n`);
+process.stdout.write(`${JSON.stringify({ dns: dns.address, slack: slack.port, ...ports })}\n`);
 process.on('SIGTERM', () => {
   void dns.close();
+  void slack.close();
   for (const server of [tcp, http, receiver]) server.close();
   process.exit(0);
 });

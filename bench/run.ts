@@ -3,7 +3,7 @@
  * of `BENCHMARKS` below and printed as rows of figures.
  *
  *   npm run bench -- [--rounds N] [--seconds S] [--smoke]
- *     [--only me,list,create,update,stream,status,engine,scale,reports]
+ *     [--only me,list,create,update,stream,status,engine,scale,reports,notifications,heartbeats]
  *
  * The default list is the API's: the standalone server against a bare node:http server that
  * answers the same bytes, and Hono, each loaded in turn from this process (a second process to the
@@ -13,7 +13,10 @@
  * (bench/engine.ts, docs/performance.md, "The engine"); `scale` (nor is it: it seeds a million rows)
  * the engine at 1,000,000 devices (bench/scale.ts, docs/performance.md, "Scale"); `reports` (not
  * either: it seeds a year of reports and a day of results at 10,000 devices) the reports' queries,
- * storage, expiry and write cost (bench/reports.ts).
+ * storage, expiry and write cost (bench/reports.ts); `notifications` (not either) chat messages
+ * against webhook deliveries and a burst over 100 channels (bench/notifications.ts); `heartbeats`
+ * (not either: it pings 100,000 heartbeats for a minute) pings against GET /me and lateness at
+ * scale (bench/heartbeats.ts).
  *
  * `--smoke` runs every step for a fraction of a second, so the test suite can keep this script
  * from rotting without timing anything.
@@ -45,6 +48,8 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   engine: async () => (await import('./engine.ts')).benchEngine,
   reports: async () => (await import('./reports.ts')).benchReports,
   scale: async () => (await import('./scale.ts')).benchScale,
+  notifications: async () => (await import('./notifications.ts')).benchNotifications,
+  heartbeats: async () => (await import('./heartbeats.ts')).benchHeartbeats,
 };
 
 const { values: flags } = parseArgs({

@@ -22,7 +22,7 @@ function runBench(args: string[]): Promise<{ code: number | null; out: string; e
 // of the script, its build check and its servers again.
 let run: Promise<{ code: number | null; out: string; err: string }>;
 before(() => {
-  run = runBench(['--only', 'me,list,create,update,stream,status,engine,scale,reports']);
+  run = runBench(['--only', 'me,list,create,update,stream,status,engine,scale,reports,notifications,heartbeats']);
 });
 
 it('the benchmark runs end to end and prints every figure', { timeout: HANG_GUARD_MS }, async () => {
@@ -86,4 +86,57 @@ it('the reports benchmark runs end to end and prints every figure', { timeout: H
     /^expiring one day of raw results .* {2}partition drop [\d.]+ ms .* {2}batched deletes [\d.]+ s/m,
   );
   assert.match(output.out, /^claim and record, .* {2}with reports \d+\/s {2}without \d+\/s {2}ratio [\d.]+/m);
+});
+
+// The channels' part (docs/notifications.md, "Performance"): chat messages against webhook
+// deliveries, and a burst every notification of which is delivered, on SQLite and PostgreSQL.
+it('the notifications benchmark runs end to end and prints every figure', { timeout: HANG_GUARD_MS }, async () => {
+  const output = await run;
+  assert.equal(output.code, 0, output.err);
+  assert.match(
+    output.out,
+    /^chat messages \(\d+, one event each, c=20\) {2}webhook delivery {2}\d+ \/s {2}cpu \d+ us\/op {2}1\.00$/m,
+  );
+  assert.match(
+    output.out,
+    /^chat messages \(\d+, one event each, c=20\) {2}Slack message {2}\d+ \/s {2}cpu \d+ us\/op {2}\d+\.\d\d/m,
+  );
+  for (const store of ['SQLite', 'PostgreSQL']) {
+    const burst = new RegExp(
+      `^burst of (\\d+) events to \\d+ Slack channels \\(${store}\\) {2}(?:(\\d+) delivered {2}last after [\\d.]+ s {2}\\d+ messages, \\d+-\\d+ per channel|skipped)`,
+      'm',
+    ).exec(output.out);
+    assert.ok(burst, `the ${store} burst is printed`);
+    if (burst[2] !== undefined) assert.equal(burst[2], burst[1], 'every notification of the burst is delivered');
+  }
+});
+
+// The heartbeats' part (docs/heartbeats.md, "Performance"): pings against GET /me, and on
+// PostgreSQL every ping recorded and every un-pinged heartbeat found late, none of the others.
+it('the heartbeats benchmark runs end to end and prints every figure', { timeout: HANG_GUARD_MS }, async () => {
+  const output = await run;
+  assert.equal(output.code, 0, output.err);
+  assert.match(
+    output.out,
+    /^GET \/ping\/<uuid> \(SQLite\) {2}ping {2}\d+ {2}[\d.]+ {2}cpu [\d.]+ us\/req {2}[\d.]+x GET \/me/m,
+  );
+  if (/^GET \/ping\/<uuid> \(PostgreSQL\) {2}skipped/m.test(output.out)) return;
+  assert.match(
+    output.out,
+    /^GET \/ping\/<uuid> \(PostgreSQL\) {2}ping {2}\d+ {2}[\d.]+ {2}cpu [\d.]+ us\/req {2}[\d.]+x GET \/me/m,
+  );
+  const pings =
+    /^heartbeats at 60 s \(PostgreSQL.* {2}pings (\d+) of (\d+) answered 200 {2}\d+ sent, \d+\/s .* {2}recorded (\d+)/m.exec(
+      output.out,
+    );
+  assert.ok(pings, 'the pings are printed');
+  assert.equal(pings[1], pings[2], 'every ping is answered 200');
+  assert.equal(pings[3], pings[1], 'every ping is recorded');
+  const late =
+    /^heartbeats at 60 s \(PostgreSQL.* {2}late (\d+) of (\d+) un-pinged {2}p50 [\d.-]+ s {2}p99 [\d.-]+ s .* {2}false downs (\d+)/m.exec(
+      output.out,
+    );
+  assert.ok(late, 'the lateness is printed');
+  assert.equal(late[1], late[2], 'every un-pinged heartbeat is found late');
+  assert.equal(late[3], '0', 'no pinged heartbeat goes down');
 });
