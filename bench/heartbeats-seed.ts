@@ -42,6 +42,7 @@ export async function seedHeartbeats(databaseUrl: string, count: number, lastSuc
               max_runtime_s: null,
               min_runtime_s: null,
               is_enabled: true,
+              channel_ids: null,
               ping_token: token,
               status: 'up',
               status_since: at,

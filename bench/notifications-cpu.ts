@@ -47,7 +47,7 @@ export function benchChatMessages(ports: { slack: number; receiver: number }, co
         type: 'slack',
         config: { webhook_url: `http://127.0.0.1:${ports.slack}/services/T0/B${i % 20}/x` },
       },
-      notifications: [{ id: i + 1, attempts: 0, event }],
+      notifications: [{ id: i + 1, attempts: 0, reason: 'event', event }],
     }));
     const store = new ChannelQueueStore(messages);
     const delivery = channelDeliveryFrom({ allowPrivateTargets: true, lookup: noLookup, timeoutMs: 10_000 });
