@@ -120,7 +120,7 @@ function monitorStatus(monitor: BlacklistMonitor | undefined, inMaintenance: boo
 function heartbeatStatus(timeline: HeartbeatTimeline | undefined, inMaintenance: boolean): ShownStatus {
   const heartbeat = timeline?.heartbeat;
   if (heartbeat === undefined || !heartbeat.is_enabled) return 'not_monitored';
-  // Never pinged: nothing is known of it yet.
+  // Never pinged (`new`) or paused: nothing is awaited of it, so nothing is known.
   if (heartbeat.status === 'new' || heartbeat.status === 'paused') return 'not_monitored';
   if (inMaintenance) return 'under_maintenance';
   return heartbeat.status === 'down' ? 'major_outage' : 'operational';
