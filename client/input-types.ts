@@ -160,7 +160,9 @@ export interface MaintenanceWindowInput {
 
 /** A component of a status page to create: its record (exactly one id), and its name unless the record lends one. */
 export type StatusPageComponentInput = { name?: string | null; group?: string | null } & (
-  { device_id: number; blacklist_monitor_id?: never } | { blacklist_monitor_id: number; device_id?: never }
+  | { device_id: number; blacklist_monitor_id?: never; heartbeat_id?: never }
+  | { blacklist_monitor_id: number; device_id?: never; heartbeat_id?: never }
+  | { heartbeat_id: number; device_id?: never; blacklist_monitor_id?: never }
 );
 
 /** A status page to create (docs/status-pages.md, "Managing pages"). */

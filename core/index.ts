@@ -65,6 +65,7 @@ export type {
   HeartbeatChange,
   HeartbeatLateOutcome,
   HeartbeatStore,
+  HeartbeatTimeline,
 } from './store/heartbeat-store.ts';
 export type {
   HeartbeatState,

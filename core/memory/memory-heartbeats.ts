@@ -14,7 +14,9 @@ import {
   type ClaimedHeartbeat,
   type HeartbeatChange,
   type HeartbeatLateOutcome,
+  type HeartbeatTimeline,
 } from '../store/heartbeat-store.ts';
+import { heartbeatShown } from '../store/record-changes.ts';
 import type { ActiveMaintenance } from '../store/maintenance-store.ts';
 import type { ClaimRequest, Lease, RecordedCheck, ResultsPage } from '../store/monitoring-store.ts';
 import type { PageRequest, RecordChange, UpdateResult } from '../store/store-calls.ts';
@@ -65,6 +67,7 @@ export class MemoryHeartbeats {
 
   /** Writes a move: the state, its events and timeline; any write drops a claim's lease. */
   #write(row: HeartbeatRow, write: HeartbeatWrite): void {
+    const shown = heartbeatShown(row.state);
     // The token index follows the row (a rotation moves it).
     this.#byToken.delete(row.state.record.ping_token);
     row.state = structuredClone(write.state);
@@ -75,6 +78,7 @@ export class MemoryHeartbeats {
     this.#t.keepEvents(row.state.user_id, write.events);
     if (write.timeline !== null)
       this.#t.reports.heartbeatChanged(row.state.user_id, row.state.record.id, write.timeline);
+    if (heartbeatShown(row.state) !== shown) this.#t.changes.changed('heartbeat', row.state.record.id);
   }
 
   async createHeartbeat(userId: number, heartbeat: NewHeartbeat): Promise<StoredHeartbeat> {
@@ -85,6 +89,7 @@ export class MemoryHeartbeats {
     this.#rows.set(id, { state, dueAt: null, lease: null, pings: [] });
     this.#byToken.set(state.record.ping_token, id);
     this.#t.reports.heartbeatChanged(userId, id, firstTimelineChange(state));
+    this.#t.changes.changed('heartbeat', id);
     return structuredClone(state.record);
   }
 
@@ -123,6 +128,7 @@ export class MemoryHeartbeats {
     this.#rows.delete(id);
     this.#byToken.delete(row.state.record.ping_token);
     this.#t.reports.dropHeartbeat(id);
+    this.#t.changes.changed('heartbeat', id);
     return true;
   }
 
@@ -144,6 +150,17 @@ export class MemoryHeartbeats {
   ): Promise<StatusTotals<HeartbeatTimelineState> | undefined> {
     if (this.#owned(userId, id) === undefined) return undefined;
     return this.#t.reports.heartbeatTotals(id, range);
+  }
+
+  async heartbeatTimelines(userId: number, ids: readonly number[], range: ReportRange): Promise<HeartbeatTimeline[]> {
+    return [...new Set(ids)]
+      .sort((a, b) => a - b)
+      .flatMap((id) => {
+        const row = this.#owned(userId, id);
+        if (row === undefined) return [];
+        const { ping_token: _token, ...heartbeat } = structuredClone(row.state.record);
+        return [{ heartbeat, changes: this.#t.reports.heartbeatTimeline(id, range) }];
+      });
   }
 
   async recordPings(pings: readonly ReceivedPing[]): Promise<boolean[]> {

@@ -248,15 +248,19 @@ export class MemoryReports {
 
   /** ReportStore.statusTimelines for one device: the last change at or before `from`, then those inside. */
   timeline(deviceId: number, range: ReportRange): StatusTimeline {
-    const from = Date.parse(range.from);
-    const to = Date.parse(range.to);
-    const changes = this.#timelineOf<DeviceStatus>(deviceKey(deviceId));
-    const first = changes.findLastIndex((c) => c.at <= from);
-    const kept = changes.slice(Math.max(first, 0)).filter((c) => c.at < to);
-    return {
-      device_id: deviceId,
-      changes: kept.map((c) => ({ status: c.status, at: new Date(c.at).toISOString() })),
-    };
+    return { device_id: deviceId, changes: this.#within<DeviceStatus>(deviceKey(deviceId), range) };
+  }
+
+  /** Store.heartbeatTimelines for one heartbeat, as `timeline`. */
+  heartbeatTimeline(heartbeatId: number, range: ReportRange): { status: HeartbeatTimelineState; at: string }[] {
+    return this.#within(heartbeatKey(heartbeatId), range);
+  }
+
+  #within<S extends string>(key: string, range: ReportRange): { status: S; at: string }[] {
+    const changes = this.#timelineOf<S>(key);
+    const first = changes.findLastIndex((c) => c.at <= Date.parse(range.from));
+    const kept = changes.slice(Math.max(first, 0)).filter((c) => c.at < Date.parse(range.to));
+    return kept.map((c) => ({ status: c.status, at: new Date(c.at).toISOString() }));
   }
 
   /** One timeline's changes (a device's or a heartbeat's, by key), in time order. */

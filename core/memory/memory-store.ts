@@ -50,7 +50,12 @@ import type {
   WebhookChange,
 } from '../store/webhook-store.ts';
 import type { ActiveMaintenance, OwnedMaintenanceWindow } from '../store/maintenance-store.ts';
-import type { ClaimedHeartbeat, HeartbeatChange, HeartbeatLateOutcome } from '../store/heartbeat-store.ts';
+import type {
+  ClaimedHeartbeat,
+  HeartbeatChange,
+  HeartbeatLateOutcome,
+  HeartbeatTimeline,
+} from '../store/heartbeat-store.ts';
 import type { HeartbeatTimelineState } from '../heartbeats/heartbeat-state.ts';
 import type {
   ClosedSeriesDays,
@@ -319,6 +324,9 @@ export class MemoryStore extends MemoryChannelParts implements Store {
     range: ReportRange,
   ): Promise<StatusTotals<HeartbeatTimelineState> | undefined> {
     return this.#heartbeatsPart.heartbeatStatusTotals(userId, id, range);
+  }
+  heartbeatTimelines(userId: number, ids: readonly number[], range: ReportRange): Promise<HeartbeatTimeline[]> {
+    return this.#heartbeatsPart.heartbeatTimelines(userId, ids, range);
   }
   recordPings(pings: readonly ReceivedPing[]): Promise<boolean[]> {
     return this.#heartbeatsPart.recordPings(pings);

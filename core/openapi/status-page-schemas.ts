@@ -23,7 +23,7 @@ const named = (max: number): JsonSchema => ({
 const orNull = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
 function component(input: boolean): JsonSchema {
-  const base = (id: 'device_id' | 'blacklist_monitor_id'): JsonSchema => ({
+  const base = (id: 'device_id' | 'blacklist_monitor_id' | 'heartbeat_id'): JsonSchema => ({
     type: 'object',
     required: input ? [id] : ['name', 'group', id],
     additionalProperties: false,
@@ -35,9 +35,9 @@ function component(input: boolean): JsonSchema {
   });
   return {
     description: input
-      ? "A line of the page: exactly one record of the user's (device_id or blacklist_monitor_id; invalid_value naming the index otherwise), its public name (default: the record's own name, when it has one; else required) and an optional group."
+      ? "A line of the page: exactly one record of the user's (device_id, blacklist_monitor_id or heartbeat_id; invalid_value naming the index otherwise), its public name (default: the record's own name, when it has one, as a heartbeat's may; else required) and an optional group."
       : 'A line of the page: its record, public name and group.',
-    oneOf: [base('device_id'), base('blacklist_monitor_id')],
+    oneOf: [base('device_id'), base('blacklist_monitor_id'), base('heartbeat_id')],
   };
 }
 

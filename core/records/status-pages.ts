@@ -10,7 +10,11 @@ export type StatusPageComponent = {
   name: string;
   /** Components with the same group are shown together under it; null: no group. */
   group: string | null;
-} & ({ device_id: number; blacklist_monitor_id?: never } | { blacklist_monitor_id: number; device_id?: never });
+} & (
+  | { device_id: number; blacklist_monitor_id?: never; heartbeat_id?: never }
+  | { blacklist_monitor_id: number; device_id?: never; heartbeat_id?: never }
+  | { heartbeat_id: number; device_id?: never; blacklist_monitor_id?: never }
+);
 
 /** A status page as a create or an update sets it. */
 export interface StatusPageSettings {

@@ -1,3 +1,4 @@
+import type { HeartbeatTimelineState } from '../heartbeats/heartbeat-state.ts';
 import type { AvailabilityReport, ReportRange, StatusTotals } from './report-records.ts';
 
 // Availability from a device's status timeline (docs/engine.md, "Reports"): exact, not sampled.
@@ -18,8 +19,31 @@ function percentage(part: number, whole: number): number {
   return value;
 }
 
-/** The route's answer for `range` from the store's totals. */
-export function availabilityReport(range: ReportRange, totals: StatusTotals): AvailabilityReport {
+/**
+ * How a heartbeat's timeline states count: `up` and `started` (a run under way) as up; `new`
+ * (never told anything) as unknown, under a name no count reads.
+ */
+export const HEARTBEAT_COUNTED_AS: Record<HeartbeatTimelineState, string> = {
+  new: 'unknown',
+  up: 'up',
+  started: 'up',
+  down: 'down',
+  paused: 'paused',
+  maintenance: 'maintenance',
+};
+
+/** A heartbeat's totals as a device's count them (`GET /heartbeats/availability`, a status page's days). */
+export function heartbeatTotals(totals: StatusTotals<HeartbeatTimelineState>): StatusTotals<string> {
+  const ms: Partial<Record<string, number>> = {};
+  for (const [state, length] of Object.entries(totals.ms) as [HeartbeatTimelineState, number][]) {
+    const as = HEARTBEAT_COUNTED_AS[state];
+    ms[as] = (ms[as] ?? 0) + length;
+  }
+  return { ...totals, ms };
+}
+
+/** The route's answer for `range` from the store's totals (a heartbeat's through `heartbeatTotals`). */
+export function availabilityReport(range: ReportRange, totals: StatusTotals<string>): AvailabilityReport {
   const ms = (status: keyof StatusTotals['ms']) => totals.ms[status] ?? 0;
   const upMs = ms('up') + ms('pending') + ms('validating');
   const downMs = ms('down');

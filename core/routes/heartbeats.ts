@@ -4,9 +4,7 @@ import { successResponse, type ApiResponse } from '../http/api-response.ts';
 import { errors } from '../http/errors.ts';
 import { readJsonObject } from '../http/read-json-body.ts';
 import type { Deleted, Heartbeat, StoredHeartbeat } from '../records/index.ts';
-import { availabilityReport } from '../reports/availability.ts';
-import type { StatusTotals } from '../reports/report-records.ts';
-import type { HeartbeatTimelineState } from '../heartbeats/heartbeat-state.ts';
+import { availabilityReport, heartbeatTotals } from '../reports/availability.ts';
 import type { HeartbeatChange } from '../store/heartbeat-store.ts';
 import { flag, optional } from '../validation/field-schemas.ts';
 import { heartbeatHints, heartbeatSchema, parseHeartbeatInput } from '../validation/heartbeat-input.ts';
@@ -46,20 +44,6 @@ export function shownHeartbeat(call: RouteContext, record: StoredHeartbeat): Hea
   const { ping_token, ...shown } = record;
   if (!call.key.scopes.includes('write')) return shown;
   return { ...shown, ping_url: `${publicBase(call)}/ping/${ping_token}` };
-}
-
-/** A heartbeat's availability: `up` and `started` count as up; `new` (never told anything) as unknown. */
-function heartbeatAvailability(totals: StatusTotals<HeartbeatTimelineState>): StatusTotals {
-  const { ms } = totals;
-  return {
-    ...totals,
-    ms: {
-      up: (ms.up ?? 0) + (ms.started ?? 0),
-      down: ms.down ?? 0,
-      maintenance: ms.maintenance ?? 0,
-      paused: ms.paused ?? 0,
-    },
-  };
 }
 
 /** The routes of /heartbeats (docs/heartbeats.md, "The resource"). */
@@ -147,6 +131,6 @@ export const heartbeatRoutes = {
     const { id, range } = parseRecordRangeQuery(call.url.query, call.now);
     const totals = await call.store.heartbeatStatusTotals(call.key.user_id, id, range);
     if (totals === undefined) throw notFound();
-    return successResponse(200, availabilityReport(range, heartbeatAvailability(totals)));
+    return successResponse(200, availabilityReport(range, heartbeatTotals(totals)));
   },
 };

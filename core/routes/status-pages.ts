@@ -29,11 +29,18 @@ const notFound = () => errors.notFound('status_page_not_found');
 
 /** A component's record, as `kind:id`. */
 const recordKey = (c: ParsedComponent | StatusPageComponent) =>
-  c.device_id !== undefined ? `device:${c.device_id}` : `monitor:${c.blacklist_monitor_id}`;
+  c.device_id !== undefined
+    ? `device:${c.device_id}`
+    : c.heartbeat_id !== undefined
+      ? `heartbeat:${c.heartbeat_id}`
+      : `monitor:${c.blacklist_monitor_id}`;
+
+const at = (call: RouteContext) => new Date(call.now).toISOString();
 
 /**
  * A record's own name, read without assuming the record has one: devices and blacklist monitors
- * gain `name` in a later version, and a component then defaults to it (docs/status-pages.md).
+ * gain `name` in a later version, and a component then defaults to it, as it does to a
+ * heartbeat's (docs/status-pages.md).
  */
 function nameOf(record: object | undefined): string | null {
   const name = (record as { name?: unknown } | undefined)?.name ?? null;
@@ -53,18 +60,24 @@ async function resolveComponents(
 ): Promise<StatusPageComponent[]> {
   const heldKeys = new Set(held.map(recordKey));
   const asked = parsed.filter((c) => !heldKeys.has(recordKey(c)) || c.name === null);
-  const records =
+  const heartbeatIds = asked.flatMap((c) => (c.heartbeat_id === undefined ? [] : [c.heartbeat_id]));
+  const [records, heartbeats] =
     asked.length === 0
-      ? { devices: [], blacklist_monitors: [] }
-      : await call.store.componentRecords(call.key.user_id, {
-          device_ids: asked.flatMap((c) => (c.device_id === undefined ? [] : [c.device_id])),
-          blacklist_monitor_ids: asked.flatMap((c) =>
-            c.blacklist_monitor_id === undefined ? [] : [c.blacklist_monitor_id],
-          ),
-        });
+      ? [{ devices: [], blacklist_monitors: [] }, []]
+      : await Promise.all([
+          call.store.componentRecords(call.key.user_id, {
+            device_ids: asked.flatMap((c) => (c.device_id === undefined ? [] : [c.device_id])),
+            blacklist_monitor_ids: asked.flatMap((c) =>
+              c.blacklist_monitor_id === undefined ? [] : [c.blacklist_monitor_id],
+            ),
+          }),
+          // Only the records are wanted: an empty range reads no timeline to speak of.
+          call.store.heartbeatTimelines(call.key.user_id, heartbeatIds, { from: at(call), to: at(call) }),
+        ]);
   const found = new Map<string, object>([
     ...records.devices.map((d): [string, object] => [`device:${d.id}`, d]),
     ...records.blacklist_monitors.map((m): [string, object] => [`monitor:${m.id}`, m]),
+    ...heartbeats.map(({ heartbeat }): [string, object] => [`heartbeat:${heartbeat.id}`, heartbeat]),
   ]);
   const details: ErrorDetail[] = [];
   const components: StatusPageComponent[] = [];

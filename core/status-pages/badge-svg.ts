@@ -47,7 +47,7 @@ function sum(totals: readonly StatusTotals[]): StatusTotals {
 function uptime(view: StatusView, days: number, component: number | undefined): number | null {
   const from = view.now - days * DAY_MS;
   const asked = view.components.filter(
-    (c) => c.kind === 'device' && (component === undefined || c.index === component),
+    (c) => c.kind !== 'blacklist_monitor' && (component === undefined || c.index === component),
   );
   if (asked.length === 0) return null;
   const totals = sum(asked.map((c) => totalsOfTimeline(c.changes, from, view.now)));

@@ -22,8 +22,9 @@ export interface DayView {
   label: string;
 }
 
+/** A device's or a heartbeat's changes count alike (a heartbeat's states as `HEARTBEAT_COUNTED_AS` names them). */
 type Input = { index: number; source: StatusSource } & (
-  | { device: Device | undefined; changes: TimelineChange[]; monitor?: never; listings?: never }
+  | { device?: Device; changes: TimelineChange<string>[]; monitor?: never; listings?: never }
   | { monitor: BlacklistMonitor | undefined; listings: ListingPeriod[]; device?: never; changes?: never }
 );
 
@@ -53,7 +54,7 @@ function responseMs(input: Input, day: PageDay): number | null {
   return checks === 0 ? null : Math.round(sum / checks);
 }
 
-function deviceDay(day: PageDay, now: number, input: Input & { changes: TimelineChange[] }): DayView {
+function timelineDay(day: PageDay, now: number, input: Input & { changes: TimelineChange<string>[] }): DayView {
   const to = Math.min(day.end, now);
   const totals = totalsOfTimeline(input.changes, day.start, to);
   const report = availabilityReport(
@@ -104,8 +105,8 @@ function monitorDay(day: PageDay, now: number, input: Input & { listings: Listin
 /** The component's bars, one per day of `days`. */
 export function componentDays(days: readonly PageDay[], now: number, input: Input): DayView[] {
   if (input.changes !== undefined) {
-    const device = input as Input & { changes: TimelineChange[] };
-    return days.map((day) => deviceDay(day, now, device));
+    const timeline = input as Input & { changes: TimelineChange<string>[] };
+    return days.map((day) => timelineDay(day, now, timeline));
   }
   const monitor = input as Input & { listings: ListingPeriod[] };
   return days.map((day) => monitorDay(day, now, monitor));

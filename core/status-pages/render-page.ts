@@ -61,7 +61,7 @@ function component(view: StatusView, c: ComponentView, level: 3 | 4): string {
   const n = view.days.length;
   const bars = c.days.map((d) => `<li class="${d.level}"><span>${e(d.label)}</span></li>`).join('');
   const summary =
-    c.kind === 'device'
+    c.kind !== 'blacklist_monitor'
       ? c.availability === null
         ? 'No availability counted yet'
         : `${c.availability} % available over ${n} days`

@@ -44,7 +44,7 @@ function figuresMove(view: StatusView): boolean {
     view.components.some(
       (c) =>
         (c.availability !== null && c.availability < 100) ||
-        (c.kind === 'device' && c.status !== 'operational' && c.status !== 'not_monitored'),
+        (c.kind !== 'blacklist_monitor' && c.status !== 'operational' && c.status !== 'not_monitored'),
     )
   );
 }
@@ -60,6 +60,7 @@ export class StatusKeeper {
   readonly #pageGenerations = new Map<number, number>();
   readonly #pagesOfDevice = new Map<number, Set<number>>();
   readonly #pagesOfMonitor = new Map<number, Set<number>>();
+  readonly #pagesOfHeartbeat = new Map<number, Set<number>>();
   readonly #views = new Map<number, Entry>();
   readonly #reading = new Map<number, { generation: string; read: Promise<Entry> }>();
   /** Moves with every page changed: an address found before may now be another page's, or none. */
@@ -158,11 +159,12 @@ export class StatusKeeper {
       if (component.device_id !== undefined) addTo(this.#pagesOfDevice, component.device_id, page.id);
       if (component.blacklist_monitor_id !== undefined)
         addTo(this.#pagesOfMonitor, component.blacklist_monitor_id, page.id);
+      if (component.heartbeat_id !== undefined) addTo(this.#pagesOfHeartbeat, component.heartbeat_id, page.id);
     }
   }
 
   #unfollow(pageId: number): void {
-    for (const index of [this.#pagesOfDevice, this.#pagesOfMonitor]) {
+    for (const index of [this.#pagesOfDevice, this.#pagesOfMonitor, this.#pagesOfHeartbeat]) {
       for (const [id, pages] of index) {
         if (pages.delete(pageId) && pages.size === 0) index.delete(id);
       }
@@ -188,7 +190,7 @@ export class StatusKeeper {
         this.#forgetAll();
         return;
       case 'heartbeat':
-        // No page shows a heartbeat yet.
+        for (const pageId of this.#pagesOfHeartbeat.get(change.id) ?? []) this.#moved(pageId);
         return;
     }
   }
@@ -206,6 +208,7 @@ export class StatusKeeper {
     this.#pageGenerations.clear();
     this.#pagesOfDevice.clear();
     this.#pagesOfMonitor.clear();
+    this.#pagesOfHeartbeat.clear();
   }
 }
 

@@ -1,6 +1,7 @@
 import { toTimestamp } from '../clock.ts';
 import type { BlacklistMonitor, Device, Notice, OwnedStatusPage, StoredMaintenanceWindow } from '../records/index.ts';
 import type { ListingPeriod, ResponseTimePoint, StatusTimeline } from '../reports/report-records.ts';
+import type { HeartbeatTimeline } from '../store/heartbeat-store.ts';
 import type { Store } from '../store/store.ts';
 import { pageDays } from './page-time.ts';
 
@@ -15,7 +16,7 @@ const WINDOW_BATCH = 500;
 
 /**
  * Everything a status page shows, read from the store for one moment: the page, its components'
- * records, their timelines (devices) and listings (blacklist monitors) over the page's days, the
+ * records, their timelines (devices, heartbeats) and listings (blacklist monitors) over the page's days, the
  * response times per day when shown, its notices and the maintenance windows covering its
  * components. What the page shows is a function of this and the clock (status-view.ts), so it
  * can be kept and invalidated per page.
@@ -28,17 +29,29 @@ export interface StatusSource {
   monitors: Map<number, BlacklistMonitor>;
   timelines: Map<number, StatusTimeline>;
   listings: Map<number, ListingPeriod[]>;
+  /** The heartbeats with their timelines over the page's days, by id. */
+  heartbeats: Map<number, HeartbeatTimeline>;
   /** Day buckets of the page's zone, by device; empty unless `show_response_times`. */
   responseTimes: Map<number, ResponseTimePoint[]>;
   notices: Notice[];
   windows: StoredMaintenanceWindow[];
 }
 
-function covers(window: StoredMaintenanceWindow, deviceIds: Set<number>, monitorIds: Set<number>): boolean {
-  if (window.all_devices && deviceIds.size > 0) return true;
-  if (window.all_blacklist_monitors && monitorIds.size > 0) return true;
+/** The ids of the records a page shows, by kind. */
+interface Shown {
+  devices: Set<number>;
+  monitors: Set<number>;
+  heartbeats: Set<number>;
+}
+
+function covers(window: StoredMaintenanceWindow, shown: Shown): boolean {
+  if (window.all_devices && shown.devices.size > 0) return true;
+  if (window.all_blacklist_monitors && shown.monitors.size > 0) return true;
+  if (window.all_heartbeats && shown.heartbeats.size > 0) return true;
   return (
-    window.device_ids.some((id) => deviceIds.has(id)) || window.blacklist_monitor_ids.some((id) => monitorIds.has(id))
+    window.device_ids.some((id) => shown.devices.has(id)) ||
+    window.blacklist_monitor_ids.some((id) => shown.monitors.has(id)) ||
+    window.heartbeat_ids.some((id) => shown.heartbeats.has(id))
   );
 }
 
@@ -49,16 +62,18 @@ export async function readStatusSource(store: Store, page: OwnedStatusPage, now:
   const monitorIds = new Set(
     page.components.flatMap((c) => (c.blacklist_monitor_id === undefined ? [] : [c.blacklist_monitor_id])),
   );
+  const heartbeatIds = new Set(page.components.flatMap((c) => (c.heartbeat_id === undefined ? [] : [c.heartbeat_id])));
   const days = pageDays(page.time_zone, page.history_days, now);
   const from = Math.min(days[0]!.start, now - page.history_days * 86_400_000);
   const range = { from: toTimestamp(from), to: toTimestamp(now) };
   const noticesSince = toTimestamp(Math.min(from, now - RESOLVED_SHOWN_MS));
 
-  const [records, timelines, notices, windows] = await Promise.all([
+  const [records, timelines, heartbeats, notices, windows] = await Promise.all([
     store.componentRecords(userId, { device_ids: [...deviceIds], blacklist_monitor_ids: [...monitorIds] }),
     store.statusTimelines(userId, [...deviceIds], range),
+    store.heartbeatTimelines(userId, [...heartbeatIds], range),
     store.recentNotices(page.id, noticesSince, MAX_NOTICES),
-    coveringWindows(store, userId, deviceIds, monitorIds),
+    coveringWindows(store, userId, { devices: deviceIds, monitors: monitorIds, heartbeats: heartbeatIds }),
   ]);
   const listings = new Map<number, ListingPeriod[]>();
   const responseTimes = new Map<number, ResponseTimePoint[]>();
@@ -78,22 +93,18 @@ export async function readStatusSource(store: Store, page: OwnedStatusPage, now:
     monitors: new Map(records.blacklist_monitors.map((m) => [m.id, m])),
     timelines: new Map(timelines.map((t) => [t.device_id, t])),
     listings,
+    heartbeats: new Map(heartbeats.map((h) => [h.heartbeat.id, h])),
     responseTimes,
     notices,
     windows,
   };
 }
 
-async function coveringWindows(
-  store: Store,
-  userId: number,
-  deviceIds: Set<number>,
-  monitorIds: Set<number>,
-): Promise<StoredMaintenanceWindow[]> {
+async function coveringWindows(store: Store, userId: number, shown: Shown): Promise<StoredMaintenanceWindow[]> {
   const found: StoredMaintenanceWindow[] = [];
   for (let afterId = 0; ;) {
     const batch = await store.listMaintenanceWindows(userId, { afterId, limit: WINDOW_BATCH });
-    found.push(...batch.filter((w) => covers(w, deviceIds, monitorIds)));
+    found.push(...batch.filter((w) => covers(w, shown)));
     if (batch.length < WINDOW_BATCH) return found;
     afterId = batch.at(-1)!.id;
   }

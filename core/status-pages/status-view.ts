@@ -1,6 +1,7 @@
 import { currentOrNext, occurrenceAt } from '../maintenance/window-times.ts';
 import type { BlacklistMonitor, Device, Notice, NoticeImpact, StoredMaintenanceWindow } from '../records/index.ts';
-import { availabilityReport } from '../reports/availability.ts';
+import { availabilityReport, HEARTBEAT_COUNTED_AS } from '../reports/availability.ts';
+import type { HeartbeatTimeline } from '../store/heartbeat-store.ts';
 import { totalsOfTimeline, type TimelineChange } from '../reports/timeline-totals.ts';
 import { componentDays, type DayView } from './component-days.ts';
 import { pageDays, type PageDay } from './page-time.ts';
@@ -44,7 +45,7 @@ export interface ComponentView {
   index: number;
   name: string;
   group: string | null;
-  kind: 'device' | 'blacklist_monitor';
+  kind: 'device' | 'blacklist_monitor' | 'heartbeat';
   status: ShownStatus;
   /** When its status last changed, as far as the page knows (ms). */
   updatedAt: number;
@@ -53,8 +54,8 @@ export interface ComponentView {
   days: DayView[];
   /** Availability over the page's days (reports' arithmetic); null for a blacklist monitor or when nothing counted. */
   availability: number | null;
-  /** Totals over the page's days, for the badges' uptime (devices only). */
-  changes: TimelineChange[];
+  /** The timeline over the page's days, for the badges' uptime (devices; heartbeats, their states as counted). */
+  changes: TimelineChange<string>[];
   /** Days with a listing (blacklist monitors). */
   listedDays: number;
 }
@@ -116,6 +117,27 @@ function monitorStatus(monitor: BlacklistMonitor | undefined, inMaintenance: boo
   return monitor.last_status === 'clean' ? 'operational' : 'not_monitored';
 }
 
+function heartbeatStatus(timeline: HeartbeatTimeline | undefined, inMaintenance: boolean): ShownStatus {
+  const heartbeat = timeline?.heartbeat;
+  if (heartbeat === undefined || !heartbeat.is_enabled) return 'not_monitored';
+  // Never pinged (`new`) or paused: nothing is awaited of it, so nothing is known.
+  if (heartbeat.status === 'new' || heartbeat.status === 'paused') return 'not_monitored';
+  if (inMaintenance) return 'under_maintenance';
+  return heartbeat.status === 'down' ? 'major_outage' : 'operational';
+}
+
+/**
+ * When a heartbeat's shown state last changed: its timeline's last change between counted
+ * states (a run starting or ending while up is none), else its creation.
+ */
+function heartbeatSince(timeline: HeartbeatTimeline, changes: readonly TimelineChange<string>[]): number {
+  let since = Date.parse(timeline.heartbeat.created_at);
+  changes.forEach((change, i) => {
+    if (i > 0 && changes[i - 1]!.status !== change.status) since = Math.max(since, change.at);
+  });
+  return since;
+}
+
 /** docs/status-pages.md, "Public routes": the page's one word, from its monitored components. */
 export function indicatorOf(statuses: readonly ShownStatus[]): Indicator {
   const monitored = statuses.filter((s) => s !== 'not_monitored');
@@ -128,8 +150,13 @@ export function indicatorOf(statuses: readonly ShownStatus[]): Indicator {
 const IMPACT_ORDER: Record<NoticeImpact, number> = { none: 0, minor: 1, major: 2, critical: 3 };
 export const byImpact = (a: Notice, b: Notice) => IMPACT_ORDER[b.impact] - IMPACT_ORDER[a.impact];
 
-function covered(window: StoredMaintenanceWindow, component: { device_id?: number; blacklist_monitor_id?: number }) {
+function covered(
+  window: StoredMaintenanceWindow,
+  component: { device_id?: number; blacklist_monitor_id?: number; heartbeat_id?: number },
+) {
   if (component.device_id !== undefined) return window.all_devices || window.device_ids.includes(component.device_id);
+  if (component.heartbeat_id !== undefined)
+    return window.all_heartbeats || window.heartbeat_ids.includes(component.heartbeat_id);
   return window.all_blacklist_monitors || window.blacklist_monitor_ids.includes(component.blacklist_monitor_id!);
 }
 
@@ -185,8 +212,27 @@ export function buildStatusView(source: StatusSource, now: number): StatusView {
         listedDays: 0,
       };
     }
-    const monitor = source.monitors.get(component.blacklist_monitor_id!);
     const inMaintenance = source.windows.some((w) => covered(w, component) && occurrenceAt(w, now) !== null);
+    if (component.heartbeat_id !== undefined) {
+      const timeline = source.heartbeats.get(component.heartbeat_id);
+      const changes = (timeline?.changes ?? []).map((c) => ({
+        status: HEARTBEAT_COUNTED_AS[c.status],
+        at: Date.parse(c.at),
+      }));
+      const totals = totalsOfTimeline(changes, source.from, now);
+      return {
+        ...base,
+        kind: 'heartbeat',
+        status: heartbeatStatus(timeline, inMaintenance),
+        updatedAt: timeline === undefined ? Date.parse(page.created_at) : heartbeatSince(timeline, changes),
+        target: null,
+        days: componentDays(days, now, { index, changes, source }),
+        availability: availabilityReport(range, totals).availability,
+        changes,
+        listedDays: 0,
+      };
+    }
+    const monitor = source.monitors.get(component.blacklist_monitor_id!);
     const listings = source.listings.get(component.blacklist_monitor_id!) ?? [];
     const monitorDays = componentDays(days, now, { index, monitor, listings, source });
     const since = listings.map((l) => Date.parse(l.delisted_at ?? l.listed_at));

@@ -1,5 +1,6 @@
 import type { HeartbeatState, HeartbeatTimelineState, HeartbeatWrite } from '../heartbeats/heartbeat-state.ts';
 import type {
+  Heartbeat,
   HeartbeatPing,
   HeartbeatSettings,
   HeartbeatStatus,
@@ -62,6 +63,13 @@ export interface HeartbeatStore {
   ): Promise<StatusTotals<HeartbeatTimelineState> | undefined>;
 
   /**
+   * The user's heartbeats among `ids`, ascending by id, each with its status timeline over
+   * `range`: the last change at or before its start, then every change inside it (a status page's
+   * components, docs/status-pages.md).
+   */
+  heartbeatTimelines(userId: number, ids: readonly number[], range: ReportRange): Promise<HeartbeatTimeline[]>;
+
+  /**
    * Records pings, in order, in one transaction: each finds its heartbeat by token (held until the
    * transaction ends), is applied with core's `applyPing`, and is kept with the heartbeat's last
    * 1,000. Answers, per ping, whether its token was a heartbeat's. All or none are written.
@@ -78,6 +86,12 @@ export interface HeartbeatStore {
   recordLateHeartbeats(checks: readonly RecordedCheck<HeartbeatLateOutcome>[]): Promise<boolean[]>;
   /** Deletes at most `limit` pings received before `before`; says how many. */
   deleteHeartbeatPingsBefore(before: Timestamp, limit: number): Promise<number>;
+}
+
+/** A heartbeat, without its token, and how its timeline moved over a range (`heartbeatTimelines`). */
+export interface HeartbeatTimeline {
+  heartbeat: Heartbeat;
+  changes: { status: HeartbeatTimelineState; at: Timestamp }[];
 }
 
 /** The pings kept per heartbeat at most: the newest. */

@@ -1,3 +1,4 @@
+import type { HeartbeatState } from '../heartbeats/heartbeat-state.ts';
 import type { BlacklistMonitor, Device } from '../records/index.ts';
 
 /**
@@ -35,6 +36,16 @@ export function deviceShown(d: Device): string {
 /** What a public status answer shows of a blacklist monitor (status-view.ts). */
 export function monitorShown(m: BlacklistMonitor): string {
   return JSON.stringify([m.last_status, m.is_enabled, m.target_value, [...m.listed_on].sort()]);
+}
+
+/**
+ * What a public status answer shows of a heartbeat (status-view.ts): `up` and `started` are one
+ * state there, so a ping that starts or ends a run of a heartbeat that stays up shows nothing new.
+ */
+export function heartbeatShown(h: HeartbeatState): string {
+  const { record } = h;
+  const status = record.status === 'started' ? 'up' : record.status;
+  return JSON.stringify([status, record.is_enabled, record.name, h.maintenance_since === null, h.user_id]);
 }
 
 /** The listeners of one store's changes: each told every change, a failing listener never stopping the rest. */

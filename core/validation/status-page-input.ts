@@ -15,7 +15,7 @@ export const SLUG = /^[a-z0-9-]{3,64}$/;
 export const MAX_COMPONENTS = 100;
 export const HISTORY_DAYS = { min: 7, max: 365, default: 90 } as const;
 /** The kinds of record a component may name, by the field that names it. */
-export const COMPONENT_ID_FIELDS = ['device_id', 'blacklist_monitor_id'] as const;
+export const COMPONENT_ID_FIELDS = ['device_id', 'blacklist_monitor_id', 'heartbeat_id'] as const;
 
 const named = (max: number) =>
   v.pipe(
@@ -55,6 +55,7 @@ const componentSchema = v.object(
     group: optional(named(100)),
     device_id: optional(integer(1, Number.MAX_SAFE_INTEGER)),
     blacklist_monitor_id: optional(integer(1, Number.MAX_SAFE_INTEGER)),
+    heartbeat_id: optional(integer(1, Number.MAX_SAFE_INTEGER)),
   },
   'invalid_type',
 );
@@ -63,7 +64,7 @@ export const statusPageHints: FieldHints = {
   slug: '3 to 64 characters of a-z, 0-9 and -',
   title: 'text of 1 to 100 characters without control characters',
   description: 'plain text of at most 1000 characters (line feeds allowed, no other control characters)',
-  components: `a list of 1 to ${MAX_COMPONENTS} components {name, group, device_id | blacklist_monitor_id}`,
+  components: `a list of 1 to ${MAX_COMPONENTS} components {name, group, device_id | blacklist_monitor_id | heartbeat_id}`,
   history_days: `an integer from ${HISTORY_DAYS.min} to ${HISTORY_DAYS.max} (days)`,
   time_zone: 'an IANA time zone such as Europe/Berlin',
   show_response_times: 'true, false, 0 or 1',
@@ -77,6 +78,7 @@ const componentHints: FieldHints = {
   group: 'text of 1 to 100 characters without control characters',
   device_id: 'the id of one of your devices',
   blacklist_monitor_id: 'the id of one of your blacklist monitors',
+  heartbeat_id: 'the id of one of your heartbeats',
 };
 
 /** A component as given: its name may be left to the record's (`resolveComponentNames`). */
@@ -107,9 +109,9 @@ function parseComponent(item: unknown, index: number, details: ErrorDetail[]): P
     return null;
   }
   const base = { name: fields.name ?? null, group: fields.group ?? null };
-  return fields.device_id != null
-    ? { ...base, device_id: fields.device_id }
-    : { ...base, blacklist_monitor_id: fields.blacklist_monitor_id! };
+  if (fields.device_id != null) return { ...base, device_id: fields.device_id };
+  if (fields.heartbeat_id != null) return { ...base, heartbeat_id: fields.heartbeat_id };
+  return { ...base, blacklist_monitor_id: fields.blacklist_monitor_id! };
 }
 
 /**
@@ -143,8 +145,12 @@ export function parseStatusPageInput(input: Record<string, unknown>): ParsedStat
 /** The 400's detail for a component whose id is not one of the user's records of its kind. */
 export function foreignComponentDetail(index: number, component: ParsedComponent): ErrorDetail {
   const [field, noun] =
-    component.device_id !== undefined ? ['device_id', 'device'] : ['blacklist_monitor_id', 'blacklist monitor'];
-  const id = component.device_id ?? component.blacklist_monitor_id;
+    component.device_id !== undefined
+      ? ['device_id', 'device']
+      : component.heartbeat_id !== undefined
+        ? ['heartbeat_id', 'heartbeat']
+        : ['blacklist_monitor_id', 'blacklist monitor'];
+  const id = component.device_id ?? component.heartbeat_id ?? component.blacklist_monitor_id;
   return componentDetail(
     index,
     field,

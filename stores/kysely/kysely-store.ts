@@ -86,6 +86,7 @@ export class KyselyStore extends ChannelParts implements Store {
   readonly deleteHeartbeat: Store['deleteHeartbeat'];
   readonly listHeartbeatPings: Store['listHeartbeatPings'];
   readonly heartbeatStatusTotals: Store['heartbeatStatusTotals'];
+  readonly heartbeatTimelines: Store['heartbeatTimelines'];
   readonly recordPings: Store['recordPings'];
   readonly claimLateHeartbeats: Store['claimLateHeartbeats'];
   readonly recordLateHeartbeats: Store['recordLateHeartbeats'];
@@ -129,6 +130,7 @@ export class KyselyStore extends ChannelParts implements Store {
     this.deleteHeartbeat = beats.deleteHeartbeat.bind(beats);
     this.listHeartbeatPings = beats.listHeartbeatPings.bind(beats);
     this.heartbeatStatusTotals = beats.heartbeatStatusTotals.bind(beats);
+    this.heartbeatTimelines = beats.heartbeatTimelines.bind(beats);
     this.recordPings = beats.recordPings.bind(beats);
     this.claimLateHeartbeats = beats.claimLateHeartbeats.bind(beats);
     this.recordLateHeartbeats = beats.recordLateHeartbeats.bind(beats);

@@ -130,4 +130,23 @@ describe('client status pages against the API over node:http', { concurrency: 1 
       (error: MonitoringApiError) => error.code === 'status_page_not_found',
     );
   });
+
+  test('a heartbeat as a component: its name lent, its state on the public page', async () => {
+    const hb = await api.heartbeats.create({ name: 'Nightly backup', period_s: 3600 });
+    const page = await api.statusPages.create({
+      slug: 'client-jobs',
+      title: 'Jobs',
+      components: [{ heartbeat_id: hb.id }],
+    });
+    assert.deepEqual(page.components, [{ name: 'Nightly backup', group: null, heartbeat_id: hb.id }]);
+    assert.match((await get(port, '/status/client-jobs', {})).body, /Not monitored/, 'never pinged');
+    assert.equal((await t.ping(hb.ping_url!)).status, 200);
+    const summary = JSON.parse((await get(port, '/status/client-jobs/summary.json', {})).body) as {
+      components: { name: string; status: string }[];
+    };
+    assert.deepEqual(
+      summary.components.map((c) => [c.name, c.status]),
+      [['Nightly backup', 'operational']],
+    );
+  });
 });

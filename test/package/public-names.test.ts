@@ -97,6 +97,7 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'HeartbeatState',
     'HeartbeatStatus',
     'HeartbeatStore',
+    'HeartbeatTimeline',
     'HeartbeatTimelineChange',
     'HeartbeatTimelineState',
     'HeartbeatWrite',

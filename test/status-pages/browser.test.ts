@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { createNodeHandler } from '../../adapters/node/index.ts';
+import type { Heartbeat } from '../../core/index.ts';
 import { createTestApi } from '../../core/testing/index.ts';
 import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 import { ROOT } from '../support/root.ts';
@@ -57,6 +58,16 @@ async function hostilePage() {
   await checkDevice(t, b, 'down');
   await checkMonitor(t, monitor, ['zen.spamhaus.org']);
   const short = (text: string) => text.slice(0, 100);
+  // Heartbeats: one pinged, then failed (its name, an attack, lent to its component); one never pinged.
+  const heartbeat = async (name: string) => {
+    const body = { name, period_s: 3600 };
+    const made = await t.request<Heartbeat>('/v1/heartbeats/create', { method: 'POST', key, body });
+    assert.equal(made.status, 201, made.text);
+    return made.body.data!;
+  };
+  const [job, idle] = [await heartbeat(short(`Backup ${XSS}`)), await heartbeat('Idle job')];
+  await t.ping(job.ping_url!);
+  await t.ping(`${job.ping_url!}/fail`);
   const page = await newPage(t, key, {
     title: short(`Acme ${XSS}`),
     description: `About ${XSS}\nSecond line`,
@@ -66,6 +77,8 @@ async function hostilePage() {
       { name: short(`API ${XSS}`), group: short(`Group ${XSS}`), device_id: a },
       { name: short(`Web ${XSS}`), group: short(`Group ${XSS}`), device_id: b },
       { name: short(`Mail ${XSS}`), blacklist_monitor_id: monitor },
+      { group: short(`Jobs ${XSS}`), heartbeat_id: job.id },
+      { heartbeat_id: idle.id },
     ],
   });
   const notice = await newNotice(t, key, { status_page_id: page.id, title: `Outage ${XSS}`, message: `We see ${XSS}` });
@@ -141,7 +154,7 @@ test(
         const response = await page.goto(url);
         assert.equal(response?.status(), 200);
         assert.equal(await page.locator('h1').textContent(), title);
-        assert.equal(await page.locator('ol.bars > li').count(), 3 * 90);
+        assert.equal(await page.locator('ol.bars > li').count(), 5 * 90);
         assert.match((await page.locator('.overall').textContent()) ?? '', /System Outage|Service Outage/);
         await page.screenshot({ path: join(SHOTS, 'status-page-no-javascript.png'), fullPage: true });
       });

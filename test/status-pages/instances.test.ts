@@ -1,7 +1,7 @@
 /**
  * docs/status-pages.md, "Several instances": two `serve` processes on one PostgreSQL database. A
- * change made through instance A (a notice, a device paused) or written by the engine (a status
- * flip) shows on instance B's page, which B keeps otherwise (`X-Cache: hit`). B's kept page has
+ * change made through instance A (a notice, a device paused, a heartbeat's fail pinged) or written
+ * by the engine (a status flip) shows on instance B's page, which B keeps otherwise (`X-Cache: hit`). B's kept page has
  * nothing that moves with time and its day ends hours later, so only the change B is told of
  * (LISTEN) can make B read it again: the test waits for the change under the hang guard, never
  * for a time.
@@ -117,5 +117,29 @@ suiteOrSkip('status pages on two instances, one PostgreSQL database', pg.skip, {
     // A flip written as the engine writes one, by a third process's connection.
     await up(website, 'down');
     await waitFor('the flip on B', async () => (await onB()).summary.components[0]!.status === 'major_outage');
+
+    // A heartbeat's fail, pinged through A, on a page of its own whose kept view nothing else moves.
+    const backup = (await call('POST', '/heartbeats/create', { name: 'Backup', period_s: 3600 })) as {
+      id: number;
+      ping_url: string;
+    };
+    const ping = async (suffix = '') => assert.equal((await fetch(`${backup.ping_url}${suffix}`)).status, 200);
+    await ping();
+    const jobs = `jobs-${process.pid}`;
+    await call('POST', '/status-pages/create', {
+      slug: jobs,
+      title: 'Jobs',
+      time_zone: noonZone(),
+      components: [{ heartbeat_id: backup.id }],
+    });
+    const jobsOnB = async () => {
+      const res = await fetch(`${new URL(b.url).origin}/status/${jobs}/summary.json`);
+      const summary = (await res.json()) as { components: { status: string }[] };
+      return { cache: res.headers.get('x-cache'), status: summary.components[0]?.status };
+    };
+    await waitFor('B to keep the jobs page', async () => (await jobsOnB()).cache === 'hit');
+    assert.equal((await jobsOnB()).status, 'operational');
+    await ping('/fail');
+    await waitFor('the heartbeat down on B', async () => (await jobsOnB()).status === 'major_outage');
   });
 });

@@ -265,7 +265,7 @@ eachStore('status pages as a resource', (env) => {
           components: [
             { name: 'Two ids', device_id: device, blacklist_monitor_id: 1 },
             { device_id: device },
-            { name: 'Beat', heartbeat_id: 1 },
+            { name: 'Beat', heartbeat_id: 0 },
             'nope',
           ],
           history_days: 6,
@@ -279,8 +279,7 @@ eachStore('status pages as a resource', (env) => {
           ['title', 'invalid_value'],
           ['description', 'invalid_value'],
           ['components[0]', 'invalid_value'],
-          // Heartbeats are not components yet.
-          ['components[2].heartbeat_id', 'unknown_field'],
+          ['components[2].heartbeat_id', 'out_of_range'],
           ['components[3]', 'invalid_type'],
           ['history_days', 'out_of_range'],
           ['time_zone', 'invalid_value'],

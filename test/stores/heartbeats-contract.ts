@@ -246,5 +246,38 @@ export function heartbeatsContract(context: ContractContext): void {
       const totals = (await store.heartbeatStatusTotals(user.id, hb.id, { from: T0, to: at(10) }))!;
       assert.deepEqual(totals.ms, { up: 60_000, maintenance: 9 * 60_000 });
     });
+
+    it("reads the user's heartbeats among ids with their timelines: the change in force at the start, then those inside", async () => {
+      const store = context.store();
+      const user = await context.newUser();
+      const other = await context.newUser();
+      const hb = await store.createHeartbeat(user.id, newHeartbeat({ name: 'backup' }));
+      const quiet = await store.createHeartbeat(user.id, newHeartbeat());
+      const theirs = await store.createHeartbeat(other.id, newHeartbeat());
+      await store.recordPings([ping(hb, 1)]);
+      await store.recordPings([ping(hb, 2, { kind: 'start' })]);
+      await store.recordPings([ping(hb, 3, { kind: 'fail' })]);
+      await store.recordPings([ping(hb, 9)]);
+      const read = await store.heartbeatTimelines(user.id, [quiet.id, hb.id, theirs.id, hb.id, 999_999], {
+        from: at(2),
+        to: at(9),
+      });
+      assert.deepEqual(
+        read.map((t) => [t.heartbeat.id, t.heartbeat.name, 'ping_token' in t.heartbeat, t.changes]),
+        [
+          [
+            hb.id,
+            'backup',
+            false,
+            [
+              { status: 'started', at: at(2) },
+              { status: 'down', at: at(3) },
+            ],
+          ],
+          [quiet.id, null, false, [{ status: 'new', at: T0 }]],
+        ],
+      );
+      assert.deepEqual(await store.heartbeatTimelines(user.id, [], { from: T0, to: at(9) }), []);
+    });
   });
 }

@@ -1,9 +1,10 @@
 /**
  * Store.watchChanges (docs/status-pages.md, "Several instances"): every committed change of what
  * a public status answer shows, told as {kind, id}, by any writer; a check that changes nothing
- * shown tells nothing. The memory and SQLite stores tell their own writes; PostgreSQL tells every session's
- * through one LISTEN connection per store, and while that connection is down says it does not
- * hear (once per outage), then hears again.
+ * shown tells nothing, nor does a ping that leaves a heartbeat up. The memory and SQLite stores
+ * tell their own writes; PostgreSQL tells every session's through one LISTEN connection per
+ * store, and while that connection is down says it does not hear (once per outage), then hears
+ * again.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -11,12 +12,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { MemoryStore, type RecordChanged, type Store } from '../../core/index.ts';
+import { randomUUID } from 'node:crypto';
+import { MemoryStore, type PingKind, type ReceivedPing, type RecordChanged, type Store } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore, type OpenedKyselyStore } from '../../stores/kysely/index.ts';
 import { mustRecord, recordDeviceCheck, service } from '../api/checks.ts';
 import { HANG_GUARD_MS } from '../support/hang-guard.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 import { newDevice } from '../support/records.ts';
+import { newHeartbeat } from './heartbeats-contract.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -111,6 +114,29 @@ async function tellsWhatShows(writer: Store, heard: Heard): Promise<void> {
     created_at: at(120),
   });
   await waitFor('the window', () => has(heard, 'maintenance_window', window.id));
+
+  // A heartbeat: made and its first ping (up) are told; a run started and ended while it stays up
+  // is not (pings come often); a fail is.
+  const hb = await writer.createHeartbeat(user.id, newHeartbeat({ ping_token: randomUUID(), created_at: at(0) }));
+  const ping = (s: number, kind: PingKind): ReceivedPing => ({
+    ping_token: hb.ping_token,
+    kind,
+    exit_status: null,
+    received_at: at(s),
+    remote_addr: null,
+    user_agent: null,
+    body: null,
+    rid: null,
+  });
+  const told = () => heard.changes.filter((c) => c.kind === 'heartbeat' && c.id === hb.id).length;
+  await writer.recordPings([ping(130, 'success')]);
+  await waitFor('the heartbeat made and up', () => told() >= 2);
+  const up = told();
+  await writer.recordPings([ping(140, 'start')]);
+  await writer.recordPings([ping(150, 'success')]);
+  await writer.recordPings([ping(160, 'fail')]);
+  await waitFor('the heartbeat down', () => told() > up);
+  assert.equal(told(), up + 1, 'the pings that left it up told nothing');
 }
 
 describe('memory store', () => {

@@ -8,7 +8,8 @@ import type { ChangeSource } from '../store-context.ts';
  * there are to tell. Temporary triggers on the store's one connection call a function of this
  * process for each change of what a public status answer shows, with the same rules as
  * PostgreSQL's (migrations/0020-record-changes.ts): a check that leaves a device's status, its
- * failing locations and its target as they were tells nothing. Temporary, so the file's schema
+ * failing locations and its target as they were tells nothing, nor does a ping that leaves a
+ * heartbeat's shown state as it was (a run started or ended while it stays up). Temporary, so the file's schema
  * is not touched and another runtime (Bun, which has no application functions) opens it alike.
  * A change told by a statement whose transaction then rolls back costs one needless read.
  */
@@ -27,6 +28,15 @@ const TRIGGERS: readonly [table: string, when: string | null, kind: ChangedKind,
     `old.last_status is not new.last_status or old.listed_on is not new.listed_on or old.is_enabled is not new.is_enabled
       or old.target_value is not new.target_value or old.user_id is not new.user_id`,
     'blacklist_monitor',
+    'id',
+  ],
+  [
+    'heartbeats',
+    `(case old.status when 'started' then 'up' else old.status end)
+        is not (case new.status when 'started' then 'up' else new.status end)
+      or old.is_enabled is not new.is_enabled or old.name is not new.name
+      or (old.maintenance_since is null) is not (new.maintenance_since is null) or old.user_id is not new.user_id`,
+    'heartbeat',
     'id',
   ],
   ['status_pages', null, 'status_page', 'id'],

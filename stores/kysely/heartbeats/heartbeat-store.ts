@@ -7,6 +7,7 @@ import type {
   HeartbeatChange,
   HeartbeatLateOutcome,
   HeartbeatPing,
+  HeartbeatTimeline,
   NewHeartbeat,
   PageRequest,
   ReceivedPing,
@@ -29,6 +30,7 @@ import {
 } from '../../../core/internal.ts';
 import { sqlOf } from '../drivers/sql-of.ts';
 import { timelineTotals, type Timeline } from '../reports/timeline-reads.ts';
+import { timelinesOf, type TimelineTables } from '../reports/status-timelines.ts';
 import { stampText, toId, toStamp } from '../rows.ts';
 import type { Database } from '../schema.ts';
 import type { StoreContext } from '../store-context.ts';
@@ -44,6 +46,8 @@ const TIMELINE: Timeline<HeartbeatTimelineState> = {
   states: HEARTBEAT_TIMELINE_STATES,
   downEnds: 'heartbeat_status_changes_down_ends',
 };
+
+const TABLES: TimelineTables = { owners: 'heartbeats', changes: 'heartbeat_status_changes', owner: 'heartbeat_id' };
 
 function pingFromRow(row: Selectable<HeartbeatPingsTable>): HeartbeatPing {
   return {
@@ -178,6 +182,25 @@ export class KyselyHeartbeats {
     range: ReportRange,
   ): Promise<StatusTotals<HeartbeatTimelineState> | undefined> {
     return this.#ctx.run((db) => timelineTotals(db, this.#ctx.dialect, TIMELINE, userId, id, range));
+  }
+
+  heartbeatTimelines(userId: number, ids: readonly number[], range: ReportRange): Promise<HeartbeatTimeline[]> {
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) return Promise.resolve([]);
+    return this.#ctx.run(async (db) => {
+      const rows = await db
+        .selectFrom('heartbeats')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('id', 'in', wanted)
+        .orderBy('id')
+        .execute();
+      const timelines = await timelinesOf<HeartbeatTimelineState>(db, this.#ctx.dialect, TABLES, userId, wanted, range);
+      return rows.map((row) => {
+        const { ping_token: _token, ...heartbeat } = heartbeatFromRow(row);
+        return { heartbeat, changes: timelines.get(heartbeat.id) ?? [] };
+      });
+    });
   }
 
   async recordPings(pings: readonly ReceivedPing[]): Promise<boolean[]> {

@@ -12,6 +12,9 @@ import type { StoreDialect } from '../schema.ts';
  * - a device when its status, status_since, is_enabled, target, owner or set of failing locations
  *   changes: a check that changes none of them (the most of them) notifies nothing;
  * - a blacklist monitor when its last status, zones listed on, is_enabled, target or owner changes;
+ * - a heartbeat when its status (`started` being `up` there), is_enabled, name, owner, or whether
+ *   a maintenance window holds it changes: a ping that starts or ends a run of a heartbeat that
+ *   stays up (the most of them) notifies nothing;
  * - a status page on any change of its row, and of any of its notices (as the page);
  * - a maintenance window on any change.
  *
@@ -49,6 +52,19 @@ export function recordChanges(dialect: StoreDialect): Migration {
           perform pg_notify('monitoring_changes', 'blacklist_monitor:' || coalesce(new.id, old.id));
           return null;
         end $$`.execute(db);
+      await sql`create function notify_heartbeat_change() returns trigger language plpgsql as $$
+        begin
+          if tg_op = 'UPDATE'
+            and (case old.status when 'started' then 'up' else old.status end, old.is_enabled, old.name,
+                old.maintenance_since is null, old.user_id)
+              is not distinct from
+              (case new.status when 'started' then 'up' else new.status end, new.is_enabled, new.name,
+                new.maintenance_since is null, new.user_id) then
+            return null;
+          end if;
+          perform pg_notify('monitoring_changes', 'heartbeat:' || coalesce(new.id, old.id));
+          return null;
+        end $$`.execute(db);
       await sql`create function notify_status_page_change() returns trigger language plpgsql as $$
         begin
           perform pg_notify('monitoring_changes', 'status_page:' || coalesce(new.id, old.id));
@@ -67,6 +83,7 @@ export function recordChanges(dialect: StoreDialect): Migration {
       const triggers: [string, string][] = [
         ['devices', 'notify_device_change'],
         ['blacklist_monitors', 'notify_blacklist_monitor_change'],
+        ['heartbeats', 'notify_heartbeat_change'],
         ['status_pages', 'notify_status_page_change'],
         ['status_page_notices', 'notify_notice_change'],
         ['maintenance_windows', 'notify_maintenance_window_change'],
