@@ -103,6 +103,7 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'HeartbeatWrite',
     'HttpProbeResult',
     'Incident',
+    'IncidentAcknowledgement',
     'IncidentCause',
     'IncidentQuery',
     'KeyAdmin',
