@@ -161,6 +161,7 @@ const PUBLIC_NAMES: Record<string, string[]> = {
     'PagerDutySeverity',
     'PingKind',
     'ProbeName',
+    'QueuedNotificationReason',
     'QuorumState',
     'RateLimitDecision',
     'RateLimitPolicy',
