@@ -1,3 +1,5 @@
+import { IttyRouter } from 'itty-router';
+
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE';
 
 /**
@@ -23,7 +25,7 @@ export type Resolution<T> =
 
 /**
  * Segments a path may have to reach the matcher: no `.` or `..`, no percent-escape, no `\`, none
- * empty. A path is matched segment by segment as it is written, never through a URL parser that
+ * empty. A path is matched as it is written, never through a URL parser that
  * would resolve `.`/`..` (also as `%2e`) and read `\` as `/`: `/v1/x/../devices` would otherwise
  * be served as `/v1/devices`, a path that a proxy's rules in front of us never saw (found by
  * test/hardening/fuzz.test.ts). Every route's fixed segments and every parameter the routes take
@@ -31,47 +33,28 @@ export type Resolution<T> =
  */
 const SEGMENT = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*$/;
 
-/** The segments of a plain path (`/a/b`: `a`, `b`), or undefined when one is not plain. */
-function plainSegments(path: string): string[] | undefined {
-  if (!path.startsWith('/') || path.length > 512) return undefined;
-  const segments = path.slice(1).split('/');
-  for (const segment of segments) if (!SEGMENT.test(segment)) return undefined;
-  return segments;
+function plainPath(path: string): boolean {
+  if (!path.startsWith('/') || path.length > 512) return false;
+  const segments = path.split('/');
+  for (let i = 1; i < segments.length; i++) if (!SEGMENT.test(segments[i]!)) return false;
+  return true;
 }
 
-/** A pattern's segment: a fixed name, or a parameter (`:slug`; `:signal?` may be left out at the end). */
-type PatternSegment = { readonly fixed: string } | { readonly param: string; readonly optional: boolean };
-
-function compile(pattern: string): PatternSegment[] {
-  return pattern
-    .slice(1)
-    .split('/')
-    .map((segment) =>
-      segment.startsWith(':')
-        ? { param: segment.slice(1).replace(/\?$/, ''), optional: segment.endsWith('?') }
-        : { fixed: segment },
-    );
+/**
+ * Each pattern as itty-router compiles it (its grammar: `:name`, `:name?`), tested against a path
+ * here, synchronously, rather than through the router's own `fetch`, which parses a URL and awaits
+ * each route in turn: the table runs for every request, the status pages' and pings' included.
+ */
+function compiled(patterns: readonly string[]): RegExp[] {
+  const router = IttyRouter();
+  for (const pattern of patterns) router.all(pattern);
+  return router.routes.map(([, regex]) => regex);
 }
 
-/** The parameters `segments` give `pattern`, or undefined when it does not match them. */
-function matchSegments(
-  pattern: readonly PatternSegment[],
-  segments: readonly string[],
-): Record<string, string> | undefined {
-  if (segments.length > pattern.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    const part = pattern[i]!;
-    const segment = segments[i];
-    if (segment === undefined) {
-      if ('param' in part && part.optional) continue;
-      return undefined;
-    }
-    if ('fixed' in part) {
-      if (part.fixed !== segment) return undefined;
-    } else params[part.param] = segment;
-  }
-  return params;
+/** The parameters `path` gives the pattern `regex` was compiled from, or undefined when it does not match. */
+function matchPath(regex: RegExp, path: string): Record<string, string> | undefined {
+  const match = regex.exec(path);
+  return match === null ? undefined : { ...match.groups };
 }
 
 /**
@@ -79,31 +62,31 @@ function matchSegments(
  * order given, else to a 405 naming the methods its pattern takes (fixed patterns tried before
  * patterns with parameters), else to unknown. Paths without parameters are resolved once and
  * remembered, at most 256 method and path pairs (runtimes other than Node accept any method name,
- * so requests could otherwise grow the map); a path with parameters is matched each time, a
- * comparison of its segments with the patterns' (no regular expression, no URL parsed).
+ * so requests could otherwise grow the map); a path with parameters is matched each time against
+ * the patterns' expressions (no URL parsed).
  */
 export function createRouteTable<T>(routes: readonly TableRoute<T>[]): (method: string, path: string) => Resolution<T> {
-  const compiled = routes.map((route) => ({ route, segments: compile(route.path) }));
+  const regexes = compiled(routes.map((route) => route.path));
+  const table = routes.map((route, i) => ({ route, regex: regexes[i]! }));
   const allowed = new Map<string, Method[]>();
   for (const { method, path } of routes) allowed.set(path, [...(allowed.get(path) ?? []), method]);
   const patterns = [...allowed.keys()];
-  const refusals = [...patterns.filter((p) => !p.includes(':')), ...patterns.filter((p) => p.includes(':'))].map(
-    (pattern): { segments: PatternSegment[]; refusal: Resolution<T> } => ({
-      segments: compile(pattern),
-      refusal: { kind: 'method_not_allowed', pattern, allow: allowed.get(pattern)! },
-    }),
-  );
+  const ordered = [...patterns.filter((p) => !p.includes(':')), ...patterns.filter((p) => p.includes(':'))];
+  const orderedRegexes = compiled(ordered);
+  const refusals = ordered.map((pattern, i): { regex: RegExp; refusal: Resolution<T> } => ({
+    regex: orderedRegexes[i]!,
+    refusal: { kind: 'method_not_allowed', pattern, allow: allowed.get(pattern)! },
+  }));
   const unknown: Resolution<T> = { kind: 'unknown' };
   const known = new Map<string, Resolution<T>>();
 
-  function match(method: string, segments: readonly string[]): Resolution<T> {
-    for (const { route, segments: pattern } of compiled) {
+  function match(method: string, path: string): Resolution<T> {
+    for (const { route, regex } of table) {
       if (route.method !== method) continue;
-      const params = matchSegments(pattern, segments);
+      const params = matchPath(regex, path);
       if (params !== undefined) return { kind: 'route', value: route.value, pattern: route.path, params };
     }
-    for (const { segments: pattern, refusal } of refusals)
-      if (matchSegments(pattern, segments) !== undefined) return refusal;
+    for (const { regex, refusal } of refusals) if (regex.test(path)) return refusal;
     return unknown;
   }
 
@@ -112,9 +95,8 @@ export function createRouteTable<T>(routes: readonly TableRoute<T>[]): (method: 
     const id = `${method} ${path}`;
     const remembered = known.get(id);
     if (remembered !== undefined) return remembered;
-    const segments = plainSegments(path);
-    if (segments === undefined) return unknown;
-    const resolved = match(method, segments);
+    if (!plainPath(path)) return unknown;
+    const resolved = match(method, path);
     if (resolved.kind !== 'unknown' && !resolved.pattern.includes(':') && known.size < 256) known.set(id, resolved);
     return resolved;
   };

@@ -62,12 +62,13 @@ describe('core/ imports only core files and its listed libraries', () => {
     await allowed(
       'core/x.ts',
       [
+        "import { Router } from 'itty-router';",
         "import * as v from 'valibot';",
         "import { toJsonSchema } from '@valibot/to-json-schema';",
         "import ipaddr from 'ipaddr.js';",
         "import { fileURLToPath } from 'node:url';",
         "import { systemClock } from './clock.ts';",
-        'export { v, toJsonSchema, ipaddr, fileURLToPath, systemClock };',
+        'export { Router, v, toJsonSchema, ipaddr, fileURLToPath, systemClock };',
         '',
       ].join('\n'),
     );

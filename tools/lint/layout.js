@@ -26,7 +26,14 @@ import { noCyclesRule } from './no-cycles.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** What core/ may import besides its own files: its listed libraries and built-ins Bun and Deno provide. */
-const CORE_LIBRARIES = new Set(['valibot', '@valibot/to-json-schema', 'ipaddr.js', 'croner', 'node:url']);
+const CORE_LIBRARIES = new Set([
+  'itty-router',
+  'valibot',
+  '@valibot/to-json-schema',
+  'ipaddr.js',
+  'croner',
+  'node:url',
+]);
 
 /** The core's entries, the core files adapters/, stores/ and engine/ may import: public, and the package's own. */
 const CORE_ENTRIES = ['core/index.ts', 'core/internal.ts'];
