@@ -19,7 +19,8 @@
  * scale (bench/heartbeats.ts).
  *
  * `--smoke` runs every step for a fraction of a second, so the test suite can keep this script
- * from rotting without timing anything.
+ * from rotting without timing anything. With `BENCH_CPU_PROF=<dir>` each API server it starts
+ * writes a V8 CPU profile there when it stops (`--cpu-prof`): where a request's CPU goes.
  *
  * It runs from the sources, as do the baseline servers and scripts it starts (Node strips their
  * types: test/support/node-args.ts); the API's own server runs from dist/, as the package ships it.

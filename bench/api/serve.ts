@@ -32,6 +32,8 @@ export async function serveApi(run: BenchRun, database: string, extra: string[] 
   const server = await startServer(
     process.execPath,
     [
+      // A CPU profile of the server, written when it stops (bench/run.ts).
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
       'dist/cli/main.js',
       'serve',
       '--port',

@@ -75,7 +75,7 @@ export function createPublicDispatcher(
         matched(path);
         endpoint = root;
       } else {
-        const resolved = await resolve(request.method, path);
+        const resolved = resolve(request.method, path);
         if (resolved.kind === 'unknown') {
           const segment = firstSegment(path);
           if (!textSegments.has(segment)) return undefined;

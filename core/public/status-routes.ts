@@ -59,14 +59,17 @@ function endpoint(form: StatusForm, byHost: boolean): PublicEndpoint {
       if (byHost) {
         // Judged by its host first: a host that is no public page's is not a status page request.
         if (call.host === null) return undefined;
-        page = await call.statusKeeper.findPage({ hostname: call.host });
+        const address = { hostname: call.host };
+        page = call.statusKeeper.keptPage(address) ?? (await call.statusKeeper.findPage(address));
         if (page === undefined) return undefined;
       }
       const badge = form === 'badge' && page !== undefined ? badgeQuestion(call.url.query, page) : undefined;
       if (form !== 'badge') refuseQuery(call.url.query);
       if (!byHost) {
         const slug = call.params.slug!;
-        page = SLUG.test(slug) ? await call.statusKeeper.findPage({ slug }) : undefined;
+        page = SLUG.test(slug)
+          ? (call.statusKeeper.keptPage({ slug }) ?? (await call.statusKeeper.findPage({ slug })))
+          : undefined;
         if (page === undefined) throw notFound();
       }
       return answerStatus(page!, {

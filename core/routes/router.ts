@@ -136,7 +136,7 @@ export function createRouter(): (path: string, call: RouteContext) => Promise<Ap
   return async (path, call) => {
     // The route table also matches extra trailing slashes; the contract ignores one only.
     if (path === '' || path.endsWith('/')) unknownRoute(path);
-    const resolved = await resolve(call.request.method, path);
+    const resolved = resolve(call.request.method, path);
     if (resolved.kind === 'unknown') unknownRoute(path);
     if (resolved.kind === 'method_not_allowed') throw errors.methodNotAllowed(resolved.allow);
     const route = resolved.value;

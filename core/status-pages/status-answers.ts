@@ -11,6 +11,8 @@ interface Kept {
   etag: string;
   plain: Uint8Array<ArrayBuffer>;
   encoded: Partial<Record<Encoding, Promise<Uint8Array<ArrayBuffer>>>>;
+  /** The answers of each encoding made so far (null: as text), sent again as they are. */
+  ready: Partial<Record<Encoding | 'plain', KeptBody>>;
   /** Bytes held: the text and each compressed form, once made. */
   bytes: number;
 }
@@ -47,10 +49,15 @@ export class StatusAnswers {
    * The body kept for `key` when it was written from the kept view `serial` (status-keeper.ts), in
    * `encoding`; undefined when there is none: the answer is to be written (`body`).
    */
-  kept(key: string, serial: number, encoding: Encoding | null): Promise<KeptBody> | undefined {
+  kept(key: string, serial: number, encoding: Encoding | null): KeptBody | Promise<KeptBody> | undefined {
     const kept = this.#entries.get(key);
     if (kept === undefined || serial === 0 || kept.serial !== serial) return undefined;
-    return this.#answer(key, kept, encoding);
+    const ready = kept.ready[this.#chosen(kept, encoding) ?? 'plain'];
+    if (ready === undefined) return this.#answer(key, kept, encoding);
+    // Used now: last out.
+    this.#entries.delete(key);
+    this.#entries.set(key, kept);
+    return ready;
   }
 
   /**
@@ -64,7 +71,7 @@ export class StatusAnswers {
     let kept = this.#entries.get(key);
     if (kept?.etag !== etag) {
       this.#drop(key);
-      kept = { serial, etag, plain, encoded: {}, bytes: plain.byteLength };
+      kept = { serial, etag, plain, encoded: {}, ready: {}, bytes: plain.byteLength };
       this.#total += kept.bytes;
     }
     kept.serial = serial;
@@ -72,12 +79,12 @@ export class StatusAnswers {
   }
 
   async #answer(key: string, kept: Kept, encoding: Encoding | null): Promise<KeptBody> {
-    const { etag, plain } = kept;
+    const { etag } = kept;
     // Used now: last out.
     this.#entries.delete(key);
     this.#entries.set(key, kept);
     let body = kept.plain;
-    const chosen = encoding !== null && plain.byteLength >= MIN_COMPRESSED ? encoding : null;
+    const chosen = this.#chosen(kept, encoding);
     if (chosen !== null) {
       let encoded = kept.encoded[chosen];
       if (encoded === undefined) {
@@ -95,7 +102,14 @@ export class StatusAnswers {
       body = await encoded;
     }
     this.#bound();
-    return { etag, body, encoding: chosen };
+    const answer: KeptBody = { etag, body, encoding: chosen };
+    kept.ready[chosen ?? 'plain'] = answer;
+    return answer;
+  }
+
+  /** The encoding `kept` is sent in when `encoding` is asked: none for a body too small to gain. */
+  #chosen(kept: Kept, encoding: Encoding | null): Encoding | null {
+    return encoding !== null && kept.plain.byteLength >= MIN_COMPRESSED ? encoding : null;
   }
 
   #drop(key: string): void {

@@ -2,7 +2,7 @@ import type { ApiResponse } from '../http/api-response.ts';
 import type { OwnedStatusPage } from '../records/index.ts';
 import { renderFeed } from './atom-feed.ts';
 import { renderBadge, type BadgeQuestion } from './badge-svg.ts';
-import { chooseEncoding } from './encodings.ts';
+import { chooseEncoding, type Encoding } from './encodings.ts';
 import { PAGE_STYLE } from './page-style.ts';
 import { renderStatusPage } from './render-page.ts';
 import type { StatusAnswers } from './status-answers.ts';
@@ -24,27 +24,46 @@ const CONTENT_TYPES: Record<StatusForm, string> = {
   badge: 'image/svg+xml; charset=utf-8',
 };
 
-let styleSource: Promise<string> | undefined;
+const OTHER_POLICY = "default-src 'none'; frame-ancestors 'none'";
 
-/** The page's style, as its CSP names it: the hash of its one inline style sheet. */
-function styleHash(): Promise<string> {
-  styleSource ??= crypto.subtle
-    .digest('SHA-256', new TextEncoder().encode(PAGE_STYLE))
-    .then((digest) => `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`);
-  return styleSource;
-}
+/** The page's policy once its style's hash is known: every answer after the first sends the same string. */
+let pagePolicy: string | undefined;
+let pagePolicyMade: Promise<string> | undefined;
 
-/** The page may load nothing and run nothing; its style is its own inline sheet, its icon empty. */
-async function pagePolicy(): Promise<string> {
-  return `default-src 'none'; style-src ${await styleHash()}; img-src data:; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+/**
+ * The page may load nothing and run nothing; its style is its own inline sheet (named by its
+ * SHA-256, as its CSP requires), its icon empty.
+ */
+function makePagePolicy(): Promise<string> {
+  pagePolicyMade ??= crypto.subtle.digest('SHA-256', new TextEncoder().encode(PAGE_STYLE)).then((digest) => {
+    const hash = `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`;
+    return (pagePolicy = `default-src 'none'; style-src ${hash}; img-src data:; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
+  });
+  return pagePolicyMade;
 }
 
 /** Whether `If-None-Match` names `etag` (weak comparison, RFC 9110 §13.1.2), or is `*`. */
 function matches(ifNoneMatch: string | null, etag: string): boolean {
   if (ifNoneMatch === null) return false;
+  // As a client sends back the one it was given.
+  if (ifNoneMatch === etag) return true;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
   const mine = opaque(etag);
   return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === mine);
+}
+
+/** The encodings chosen for the `Accept-Encoding` fields seen: clients send a handful of them. */
+const encodingsOf = new Map<string, Encoding | null>();
+
+function encodingFor(accept: string | null): Encoding | null {
+  if (accept === null) return null;
+  let chosen = encodingsOf.get(accept);
+  if (chosen === undefined) {
+    chosen = chooseEncoding(accept);
+    if (encodingsOf.size >= 64) encodingsOf.clear();
+    encodingsOf.set(accept, chosen);
+  }
+  return chosen;
 }
 
 export interface StatusAsk {
@@ -67,25 +86,37 @@ function written(view: StatusView, ask: StatusAsk): string {
 
 /** The answer to a public request for `page` in `ask.form`. */
 export async function answerStatus(page: OwnedStatusPage, ask: StatusAsk): Promise<ApiResponse> {
-  const { view, serial, kept: viewKept } = await ask.statusKeeper.view(page, ask.now);
+  // A kept view and its kept answer are used as they are, without waiting (status-keeper.ts,
+  // status-answers.ts): what most requests for a page read hard get.
+  const {
+    view,
+    serial,
+    kept: viewKept,
+  } = ask.statusKeeper.keptView(page, ask.now) ?? (await ask.statusKeeper.view(page, ask.now));
   const question = ask.badge === undefined ? '' : ` ${ask.badge.component ?? ''} ${ask.badge.uptimeDays ?? ''}`;
   const key = `${page.id} ${ask.base} ${ask.form}${question}`;
-  const encoding = chooseEncoding(ask.headers.get('accept-encoding'));
+  const encoding = encodingFor(ask.headers.get('accept-encoding'));
   const reused = ask.statusAnswers.kept(key, serial, encoding);
-  const kept = await (reused ?? ask.statusAnswers.body(key, written(view, ask), encoding, serial));
+  let kept = reused ?? ask.statusAnswers.body(key, written(view, ask), encoding, serial);
+  if (kept instanceof Promise) kept = await kept;
   const headers: Record<string, string> = {
     'cache-control': 'public, max-age=30',
     // Whether the answer was sent as kept, neither read from the store nor written for this request.
     'x-cache': viewKept && reused !== undefined ? 'hit' : 'miss',
     etag: kept.etag,
     vary: 'Accept-Encoding',
-    'x-content-type-options': 'nosniff',
-    'content-security-policy': ask.form === 'page' ? await pagePolicy() : "default-src 'none'; frame-ancestors 'none'",
   };
-  if (ask.form === 'page') headers['referrer-policy'] = 'no-referrer';
-  // Read by other sites' scripts and dashboards, as Statuspage's are.
-  else headers['access-control-allow-origin'] = '*';
+  // Read by other sites' scripts and dashboards, as Statuspage's are: a 304 too, when the script
+  // asked with the ETag itself.
+  if (ask.form !== 'page') headers['access-control-allow-origin'] = '*';
+  // A 304 carries what guides a cache's update of what it holds, nothing that describes a body
+  // (RFC 9110 §15.4.5): the 200's fields below stay with the answer the client kept.
   if (matches(ask.headers.get('if-none-match'), kept.etag)) return { status: 304, headers, body: '' };
+  headers['x-content-type-options'] = 'nosniff';
+  if (ask.form === 'page') {
+    headers['content-security-policy'] = pagePolicy ?? (await makePagePolicy());
+    headers['referrer-policy'] = 'no-referrer';
+  } else headers['content-security-policy'] = OTHER_POLICY;
   headers['content-type'] = CONTENT_TYPES[ask.form];
   if (kept.encoding !== null) headers['content-encoding'] = kept.encoding;
   return { status: 200, headers, body: '', bodyBytes: kept.body, bodyLength: kept.body.byteLength };

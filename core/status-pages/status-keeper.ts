@@ -56,12 +56,16 @@ export class StatusKeeper {
   #live = false;
   /** Moves when everything kept goes: hearing lost or regained, a maintenance window changed, a write here. */
   #epoch = 0;
+  /** `#generation` of a page never changed in this epoch, made once. */
+  #epochGeneration: string | undefined;
   #serial = 0;
   readonly #pageGenerations = new Map<number, number>();
   readonly #pagesOfDevice = new Map<number, Set<number>>();
   readonly #pagesOfMonitor = new Map<number, Set<number>>();
   readonly #pagesOfHeartbeat = new Map<number, Set<number>>();
   readonly #views = new Map<number, Entry>();
+  /** The view last moved to the end of #views. */
+  #lastUsed: Entry | undefined;
   readonly #reading = new Map<number, { generation: string; read: Promise<Entry> }>();
   /** Moves with every page changed: an address found before may now be another page's, or none. */
   #addressEpoch = 0;
@@ -95,6 +99,19 @@ export class StatusKeeper {
     const key = 'slug' in address ? `s:${address.slug}` : `h:${address.hostname}`;
     const kept = this.#live ? this.#addresses.get(key) : undefined;
     if (kept !== undefined) return kept;
+    return this.#findPage(address, key);
+  }
+
+  /**
+   * The public page at `address` when it is kept, without waiting: a request for a kept page's
+   * kept answer takes no turn of the event loop's queue (findPage, undefined: ask findPage).
+   */
+  keptPage(address: StatusPageAddress): OwnedStatusPage | undefined {
+    if (!this.#live) return undefined;
+    return this.#addresses.get('slug' in address ? `s:${address.slug}` : `h:${address.hostname}`);
+  }
+
+  async #findPage(address: StatusPageAddress, key: string): Promise<OwnedStatusPage | undefined> {
     const epoch = `${this.#epoch}.${this.#addressEpoch}`;
     const page = await this.#store.findPublicStatusPage(address);
     if (page !== undefined && this.#live && epoch === `${this.#epoch}.${this.#addressEpoch}`) {
@@ -107,14 +124,26 @@ export class StatusKeeper {
   /** What `page` shows at `now`: kept when nothing it shows changed since, else read (once for concurrent requests). */
   async view(page: OwnedStatusPage, now: number): Promise<KeptView> {
     if (!this.#live) return { ...(await this.#read(page, now, '')), kept: false };
-    const generation = this.#generation(page.id);
+    return this.keptView(page, now) ?? this.#viewRead(page, now);
+  }
+
+  /** What `page` shows at `now` when it is kept, without waiting; undefined: ask `view`. */
+  keptView(page: OwnedStatusPage, now: number): KeptView | undefined {
+    if (!this.#live) return undefined;
     const kept = this.#views.get(page.id);
-    if (kept !== undefined && kept.generation === generation && now < kept.until && now >= kept.view.now) {
-      // Used now: last out.
+    if (kept === undefined || now >= kept.until || now < kept.view.now) return undefined;
+    if (kept.generation !== this.#generation(page.id)) return undefined;
+    // Used now: last out (it is already when it was the last used).
+    if (this.#lastUsed !== kept) {
       this.#views.delete(page.id);
       this.#views.set(page.id, kept);
-      return { view: kept.view, serial: kept.serial, kept: true };
+      this.#lastUsed = kept;
     }
+    return { view: kept.view, serial: kept.serial, kept: true };
+  }
+
+  async #viewRead(page: OwnedStatusPage, now: number): Promise<KeptView> {
+    const generation = this.#generation(page.id);
     const reading = this.#reading.get(page.id);
     if (reading !== undefined && reading.generation === generation) {
       const entry = await reading.read;
@@ -141,6 +170,7 @@ export class StatusKeeper {
   #keep(pageId: number, entry: Entry): void {
     this.#views.delete(pageId);
     this.#views.set(pageId, entry);
+    this.#lastUsed = entry;
     while (this.#views.size > this.#options.maxPages) {
       const oldest = this.#views.keys().next().value!;
       this.#views.delete(oldest);
@@ -149,7 +179,10 @@ export class StatusKeeper {
   }
 
   #generation(pageId: number): string {
-    return `${this.#epoch}.${this.#pageGenerations.get(pageId) ?? 0}`;
+    const page = this.#pageGenerations.get(pageId) ?? 0;
+    // Of a page never changed in this epoch (most, most of the time), one string made once.
+    if (page === 0) return (this.#epochGeneration ??= `${this.#epoch}.0`);
+    return `${this.#epoch}.${page}`;
   }
 
   /** The records `page` shows, so a change of one of them moves the page's generation. */
@@ -202,6 +235,7 @@ export class StatusKeeper {
 
   #forgetAll(): void {
     this.#epoch++;
+    this.#epochGeneration = undefined;
     this.#addressEpoch++;
     this.#addresses.clear();
     this.#views.clear();

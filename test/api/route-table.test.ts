@@ -17,14 +17,14 @@ const resolve = createRouteTable([
 
 describe('the route table', () => {
   it('resolves a fixed path to its route, with no parameters', async () => {
-    assert.deepEqual(await resolve('GET', '/devices'), {
+    assert.deepEqual(resolve('GET', '/devices'), {
       kind: 'route',
       value: 'list',
       pattern: '/devices',
       params: {},
     });
     // Remembered resolutions are answered as the first was.
-    assert.deepEqual(await resolve('GET', '/devices'), {
+    assert.deepEqual(resolve('GET', '/devices'), {
       kind: 'route',
       value: 'list',
       pattern: '/devices',
@@ -33,46 +33,46 @@ describe('the route table', () => {
   });
 
   it('gives a path its parameters', async () => {
-    assert.deepEqual(await resolve('GET', '/status/acme-prod'), {
+    assert.deepEqual(resolve('GET', '/status/acme-prod'), {
       kind: 'route',
       value: 'page',
       pattern: '/status/:slug',
       params: { slug: 'acme-prod' },
     });
-    assert.deepEqual(await resolve('GET', '/status/acme/summary.json'), {
+    assert.deepEqual(resolve('GET', '/status/acme/summary.json'), {
       kind: 'route',
       value: 'summary',
       pattern: '/status/:slug/summary.json',
       params: { slug: 'acme' },
     });
     const token = '5f6e2b1c-8d3a-4c7e-9b0f-1a2b3c4d5e6f';
-    const withSignal = await resolve('POST', `/ping/${token}/fail`);
+    const withSignal = resolve('POST', `/ping/${token}/fail`);
     assert.equal(withSignal.kind, 'route');
     assert.deepEqual(withSignal.kind === 'route' && withSignal.params, { token, signal: 'fail' });
-    const bare = await resolve('GET', `/ping/${token}`);
+    const bare = resolve('GET', `/ping/${token}`);
     assert.equal(bare.kind === 'route' && bare.params.token, token);
     assert.equal(bare.kind === 'route' && bare.params.signal, undefined);
   });
 
   it('answers a known pattern asked with another method with the methods it takes', async () => {
-    assert.deepEqual(await resolve('DELETE', '/devices'), {
+    assert.deepEqual(resolve('DELETE', '/devices'), {
       kind: 'method_not_allowed',
       pattern: '/devices',
       allow: ['GET'],
     });
-    assert.deepEqual(await resolve('PUT', '/ping/abc/start'), {
+    assert.deepEqual(resolve('PUT', '/ping/abc/start'), {
       kind: 'method_not_allowed',
       pattern: '/ping/:token/:signal?',
       allow: ['GET', 'POST'],
     });
     // A fixed pattern is judged before a pattern with parameters that also matches the path.
-    assert.deepEqual(await resolve('GET', '/things/fixed'), {
+    assert.deepEqual(resolve('GET', '/things/fixed'), {
       kind: 'route',
       value: 'thing',
       pattern: '/things/:id',
       params: { id: 'fixed' },
     });
-    assert.deepEqual(await resolve('PATCH', '/things/fixed'), {
+    assert.deepEqual(resolve('PATCH', '/things/fixed'), {
       kind: 'method_not_allowed',
       pattern: '/things/fixed',
       allow: ['DELETE'],
@@ -95,13 +95,13 @@ describe('the route table', () => {
       'devices',
       '',
     ]) {
-      assert.deepEqual(await resolve('GET', path), { kind: 'unknown' }, path);
+      assert.deepEqual(resolve('GET', path), { kind: 'unknown' }, path);
     }
   });
 
   it('does not match a path that no pattern covers', async () => {
-    assert.deepEqual(await resolve('GET', '/status'), { kind: 'unknown' });
-    assert.deepEqual(await resolve('GET', '/status/a/b'), { kind: 'unknown' });
-    assert.deepEqual(await resolve('GET', '/ping/a/b/c'), { kind: 'unknown' });
+    assert.deepEqual(resolve('GET', '/status'), { kind: 'unknown' });
+    assert.deepEqual(resolve('GET', '/status/a/b'), { kind: 'unknown' });
+    assert.deepEqual(resolve('GET', '/ping/a/b/c'), { kind: 'unknown' });
   });
 });

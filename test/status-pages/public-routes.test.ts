@@ -77,6 +77,18 @@ test('If-None-Match with the ETag is 304 until what the page shows changes', asy
   assert.equal(again.text, '');
   assert.equal(again.headers.get('etag'), etag);
   assert.equal(again.headers.get('cache-control'), 'public, max-age=30');
+  assert.equal(again.headers.get('vary'), 'Accept-Encoding');
+  // A 304 carries what guides a cache's update, not what describes the body it has none of
+  // (RFC 9110 §15.4.5): the browser keeps the 200's CSP and the rest.
+  for (const field of ['content-security-policy', 'x-content-type-options', 'referrer-policy', 'content-type'])
+    assert.equal(again.headers.get(field), null, field);
+  // A script of another site that asks with the ETag itself still reads the answer.
+  const summary = await publicGet(t, `/status/${page.slug}/summary.json`);
+  const summaryAgain = await publicGet(t, `/status/${page.slug}/summary.json`, {
+    'if-none-match': summary.headers.get('etag')!,
+  });
+  assert.equal(summaryAgain.status, 304);
+  assert.equal(summaryAgain.headers.get('access-control-allow-origin'), '*');
   // Compressed, the same content has the same (weak) ETag.
   const gzip = await publicGet(t, `/status/${page.slug}`, { 'accept-encoding': 'gzip', 'if-none-match': etag });
   assert.equal(gzip.status, 304);
