@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type {
   ActiveMaintenance,
   ClaimedHeartbeat,
@@ -31,16 +31,6 @@ import { writeTimelineChange } from './heartbeat-timeline.ts';
 type Row = Selectable<HeartbeatsTable>;
 
 /**
- * The columns a move writes: the state's, but for its ping token, which no move changes. A
- * column left out of an UPDATE leaves its index alone: SQLite rewrites an index's entry (and
- * so its page) for every column an UPDATE sets, changed or not.
- */
-function moveToRow(dialect: StoreDialect, state: HeartbeatState): Updateable<HeartbeatsTable> {
-  const { ping_token: _unchanged, ...columns } = stateToRow(dialect, state);
-  return columns;
-}
-
-/**
  * Writes a move of a heartbeat if its row still matches `condition` (a lease, a status): the
  * state's columns (the lease dropped), then its events, timeline and incident. Says whether it
  * wrote.
@@ -53,7 +43,7 @@ export async function writeMove(
 ): Promise<boolean> {
   const id = write.state.record.id;
   const userId = write.state.user_id;
-  let update = trx.updateTable('heartbeats').set(moveToRow(dialect, write.state)).where('id', '=', id);
+  let update = trx.updateTable('heartbeats').set(stateToRow(dialect, write.state)).where('id', '=', id);
   if (condition.pings !== undefined) update = update.set({ ping_count: sql<number>`ping_count + ${condition.pings}` });
   if (condition.leaseToken !== undefined) update = update.where('lease_token', '=', condition.leaseToken);
   if (condition.status !== undefined) update = update.where('status', '=', condition.status as never);
@@ -91,11 +81,11 @@ async function writePlainMoves(
 ): Promise<void> {
   if (moves.length === 0) return;
   const rows = moves.map(({ state, writes }) => ({
-    ...moveToRow('postgres', state),
+    ...stateToRow('postgres', state),
     id: state.record.id,
     ping_count: writes.length,
   }));
-  const columns = Object.keys(moveToRow('postgres', moves[0]!.state)).map((column) => sql.ref(column));
+  const columns = Object.keys(stateToRow('postgres', moves[0]!.state)).map((column) => sql.ref(column));
   const assignments = sql.join(
     columns.map((column) => sql`${column} = v.${column}`),
     sql`, `,
