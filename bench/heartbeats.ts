@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- --only heartbeats`: the heartbeats' figures (docs/heartbeats.md, "Performance").
+ * `npm run bench -- --only heartbeats`: the heartbeats' figures (docs/heartbeats.md, "Performance");
+ * `--only pings` runs the first part alone.
  * A ping's CPU against GET /v1/me on the same server, on SQLite and PostgreSQL (bench/api/pings.ts);
  * then 100,000 heartbeats at a 60 s period on PostgreSQL pinged for one period by this process,
  * a share left to go late for a `monitoring-api worker` process to find (bench/heartbeats-lateness.ts).
@@ -13,17 +14,14 @@ import type { BenchRun } from './benchmark.ts';
 import { benchLateness, type LatenessResult } from './heartbeats-lateness.ts';
 import { loadNow } from './load-average.ts';
 
-export async function benchHeartbeats(run: BenchRun): Promise<void> {
-  const { smoke, report } = run;
-  const size = smoke
-    ? { heartbeats: 300, windowS: 2, skipEvery: 10 }
-    : { heartbeats: 100_000, windowS: 60, skipEvery: 100 };
+/** `--only pings`: the first part alone, a ping's CPU against GET /v1/me on SQLite and PostgreSQL. */
+export async function benchPings(run: BenchRun): Promise<void> {
+  const { report } = run;
   await pingsAgainstMe(run, await sharedSqliteApi(run), sqliteDatabase(run), 'SQLite');
 
   const pings = await createTestDatabase();
   if (pings.skip !== undefined) {
     report('GET /ping/<uuid> (PostgreSQL)', 'skipped', pings.skip);
-    report('heartbeats at 60 s (PostgreSQL)', 'skipped', pings.skip);
     return;
   }
   const api = await serveApi(run, pings.url);
@@ -34,9 +32,19 @@ export async function benchHeartbeats(run: BenchRun): Promise<void> {
     await api.server.stop();
     await pings.drop();
   }
+}
 
+export async function benchHeartbeats(run: BenchRun): Promise<void> {
+  const { smoke, report } = run;
+  const size = smoke
+    ? { heartbeats: 300, windowS: 2, skipEvery: 10 }
+    : { heartbeats: 100_000, windowS: 60, skipEvery: 100 };
+  await benchPings(run);
   const database = await createTestDatabase();
-  if (database.skip !== undefined) return;
+  if (database.skip !== undefined) {
+    report('heartbeats at 60 s (PostgreSQL)', 'skipped', database.skip);
+    return;
+  }
   let r: LatenessResult;
   try {
     r = await benchLateness(run, database.url, size.heartbeats, size.windowS, size.skipEvery);

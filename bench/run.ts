@@ -3,7 +3,7 @@
  * of `BENCHMARKS` below and printed as rows of figures.
  *
  *   npm run bench -- [--rounds N] [--seconds S] [--smoke]
- *     [--only me,list,create,update,stream,status,engine,scale,reports,notifications,heartbeats]
+ *     [--only me,list,create,update,stream,status,engine,scale,reports,notifications,heartbeats,pings]
  *
  * The default list is the API's: the standalone server against a bare node:http server that
  * answers the same bytes, and Hono, each loaded in turn from this process (a second process to the
@@ -16,7 +16,7 @@
  * storage, expiry and write cost (bench/reports.ts); `notifications` (not either) chat messages
  * against webhook deliveries and a burst over 100 channels (bench/notifications.ts); `heartbeats`
  * (not either: it pings 100,000 heartbeats for a minute) pings against GET /me and lateness at
- * scale (bench/heartbeats.ts).
+ * scale (bench/heartbeats.ts); `pings` the first of those alone.
  *
  * `--smoke` runs every step for a fraction of a second, so the test suite can keep this script
  * from rotting without timing anything. With `BENCH_CPU_PROF=<dir>` each API server it starts
@@ -51,6 +51,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   scale: async () => (await import('./scale.ts')).benchScale,
   notifications: async () => (await import('./notifications.ts')).benchNotifications,
   heartbeats: async () => (await import('./heartbeats.ts')).benchHeartbeats,
+  pings: async () => (await import('./heartbeats.ts')).benchPings,
 };
 
 const { values: flags } = parseArgs({

@@ -3,6 +3,10 @@ import type { ReceivedPing } from '../records/index.ts';
 /** What became of a ping handed to the writer. */
 export type PingOutcome = 'recorded' | 'not_found' | 'busy' | 'failed';
 
+/** After the current turn's I/O callbacks: setImmediate where the runtime has it (Node, Bun, Deno). */
+const nextTurn: (run: () => void) => void =
+  typeof setImmediate === 'function' ? (run) => setImmediate(run) : (run) => setTimeout(run, 0);
+
 /** Pings written per store call at most. */
 const BATCH = 500;
 
@@ -48,10 +52,13 @@ export class PingWriter {
     if (this.waiting >= this.#limit) return Promise.resolve('busy');
     return new Promise<PingOutcome>((done) => {
       this.#pending.push({ ping, done });
-      // Pings of one turn of the event loop start together.
+      // Pings of one turn of the event loop start together: each request is read by an I/O
+      // callback of its own, and a batch begun from a microtask would hold only the first of them
+      // (on SQLite the whole transaction runs before the next callback, one commit per ping).
+      // setImmediate runs once the turn's I/O callbacks are done, at once on an idle server.
       if (!this.#scheduled && this.#writing === undefined) {
         this.#scheduled = true;
-        queueMicrotask(() => {
+        nextTurn(() => {
           this.#scheduled = false;
           this.#next();
         });

@@ -127,6 +127,68 @@ export function heartbeatsContract(context: ContractContext): void {
       assert.equal((await store.listHeartbeatPings(user.id, hb.id, { limit: 1001 }))!.length, 400);
     });
 
+    it('a batch mixing pings that only move a state with pings that bring events and timeline changes writes each as if alone', async () => {
+      const store = context.store();
+      const user = await context.newUser();
+      const hb = () => store.createHeartbeat(user.id, newHeartbeat({ period_s: 60, grace_s: 60 }));
+      const [quiet, failing, started, logged, leased] = [await hb(), await hb(), await hb(), await hb(), await hb()];
+      await store.recordPings([ping(quiet, 0), ping(failing, 0), ping(started, 0), ping(logged, 0), ping(leased, 0)]);
+      const before = await context.events()?.();
+      const [claimed] = await store
+        .claimLateHeartbeats({ ...claim(3), limit: 100 })
+        .then((all) => all.filter((c) => c.record.id === leased.id));
+      assert.ok(claimed, 'the leased one is claimed late');
+      const found = await store.recordPings([
+        ping(quiet, 1),
+        ping(failing, 1, { kind: 'fail', body: 'exit 1' }),
+        ping(started, 1, { kind: 'start', rid: 'r' }),
+        ping(logged, 1, { kind: 'log', body: 'note' }),
+        ping(quiet, 2, { user_agent: 'second' }),
+        { ...ping(quiet, 2), ping_token: token() },
+        ping(started, 2, { rid: 'r' }),
+        ping(leased, 3),
+      ]);
+      assert.deepEqual(found, [true, true, true, true, true, false, true, true]);
+      const now = async (h: StoredHeartbeat) => {
+        const read = (await store.getHeartbeat(user.id, h.id))!;
+        return [read.status, read.status_since, read.last_ping_at, read.last_duration_ms, read.next_due_at];
+      };
+      assert.deepEqual(await now(quiet), ['up', at(0), at(2), null, at(4)]);
+      assert.deepEqual(await now(failing), ['down', at(1), at(1), null, null]);
+      assert.deepEqual(await now(started), ['up', at(2), at(2), 60_000, at(4)]);
+      assert.deepEqual(await now(logged), ['up', at(0), at(0), null, at(2)], 'a log ping moves nothing');
+      assert.deepEqual(await now(leased), ['up', at(0), at(3), null, at(5)]);
+      const agents = (await store.listHeartbeatPings(user.id, quiet.id, { limit: 10 }))!.map((p) => p.user_agent);
+      assert.deepEqual(agents, ['second', 'curl/8', 'curl/8'], 'both pings of one heartbeat are kept, in order');
+      assert.deepEqual(
+        (await store.listHeartbeatPings(user.id, logged.id, { limit: 10 }))!.map((p) => [p.kind, p.body]),
+        [
+          ['log', 'note'],
+          ['success', null],
+        ],
+      );
+      assert.deepEqual(
+        await store.recordLateHeartbeats([judged(claimed, 4)]),
+        [false],
+        "the ping's write ended the lease of the claim before it",
+      );
+      const timelines = await store.heartbeatTimelines(user.id, [quiet.id, failing.id, started.id], {
+        from: at(0),
+        to: at(9),
+      });
+      assert.deepEqual(
+        timelines.map((t) => t.changes.map((c) => c.status)),
+        [['up'], ['up', 'down'], ['up', 'started', 'up']],
+      );
+      const after = await context.events()?.();
+      if (before !== undefined && after !== undefined) {
+        assert.deepEqual(
+          after.slice(before.length).map((e) => [e.type, e.resource_id]),
+          [['heartbeat.down', failing.id]],
+        );
+      }
+    });
+
     it('claims late heartbeats once, earliest first; a ping or another claim after expiry fences a judgement', async () => {
       const store = context.store();
       const user = await context.newUser();
