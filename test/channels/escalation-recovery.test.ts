@@ -107,7 +107,7 @@ for (const factory of await availableStores()) {
       await escalating('slack');
       await device();
       await runAt(0);
-      const release = slack.hold();
+      const held = slack.hold();
       clock.set(Date.parse(START) + 10 * MINUTE);
       const escalatingRun = engines[0]!.runOnce();
       await waitFor('the escalation to reach Slack', () => slack.accepted.length === 1);
@@ -117,13 +117,40 @@ for (const factory of await availableStores()) {
       await engines[1]!.runOnce();
       assert.equal(await resolved(), true, 'the incident closed');
       assert.equal(slack.accepted.length, 1, 'the channel is leased while its escalation is sent');
-      release();
+      held.release();
       await escalatingRun;
       await runAt(12);
       await runAt(20);
       assert.equal(slack.accepted.length, 2, `the escalation and the recovery: ${texts(slack).join(' | ')}`);
       assert.match(texts(slack)[0]!, /unacknowledged for 10 min/);
       assert.match(texts(slack)[1]!, /up again/);
+    });
+
+    it('an escalation on its way when the device recovers, then given up, is not followed by the recovery', async () => {
+      const channel = await escalating('slack');
+      await device();
+      await runAt(0);
+      const held = slack.hold();
+      // A 400 is a permanent failure of the message: it is given up at once.
+      slack.script({ status: 400, body: 'invalid_payload' });
+      clock.set(Date.parse(START) + 10 * MINUTE);
+      const escalatingRun = engines[0]!.runOnce();
+      await waitFor('the escalation to reach Slack', () => held.waiting() === 1);
+      ssh.up = true;
+      clock.set(Date.parse(START) + 10 * MINUTE + 20_000);
+      await engines[1]!.runOnce();
+      assert.equal(await resolved(), true, 'the incident closed');
+      held.release();
+      await escalatingRun;
+      await runAt(12);
+      await runAt(20);
+      assert.deepEqual(texts(slack), [], 'the channel heard neither');
+      const attempts = await store.listChannelAttempts(userId, channel.id, { limit: 5 });
+      assert.deepEqual(
+        attempts?.map((a) => [a.event_types, a.error]),
+        [[['device.down'], 'http_400']],
+        'one attempt, the escalation given up',
+      );
     });
 
     for (const type of ['slack', 'pagerduty'] as const) {

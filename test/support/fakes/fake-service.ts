@@ -33,10 +33,10 @@ export interface FakeService {
   /** Answers the next requests with these, in order, before any check. */
   script(...answers: FakeAnswer[]): void;
   /**
-   * Keeps back the answer of every request from now on (each is still checked and kept at once)
-   * until the returned function is called. `close()` lets them go too.
+   * Keeps back the answer of every request from now on (each is still checked, or scripted, at
+   * once) until `release()`; `waiting()` counts the answers kept back. `close()` lets them go too.
    */
-  hold(): () => void;
+  hold(): { release(): void; waiting(): number };
   close(): Promise<void>;
 }
 
@@ -67,9 +67,11 @@ export async function startFakeService(
   const refused: FakeService['refused'] = [];
   const scripted: FakeAnswer[] = [];
   let held: Promise<void> | null = null;
+  let waiting = 0;
   const releases: (() => void)[] = [];
   const releaseAll = () => {
     held = null;
+    waiting = 0;
     for (const release of releases.splice(0)) release();
   };
   const server = createServer((req, res) => {
@@ -94,6 +96,7 @@ export async function startFakeService(
         }
       }
       const answered = answer;
+      if (held !== null) waiting++;
       void (held ?? Promise.resolve()).then(() => {
         res.writeHead(answered.status, answered.headers ?? {});
         res.end(answered.body ?? '');
@@ -110,7 +113,7 @@ export async function startFakeService(
     script: (...answers) => scripted.push(...answers),
     hold: () => {
       held ??= new Promise<void>((resolve) => releases.push(resolve));
-      return releaseAll;
+      return { release: releaseAll, waiting: () => waiting };
     },
     close: () =>
       new Promise<void>((resolve) => {
