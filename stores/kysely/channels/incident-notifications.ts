@@ -1,7 +1,9 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { CLOSER_OF, nextReminder, OPENER_OF, type QueuedEscalation, type Timestamp } from '../../../core/internal.ts';
 import { stampText, toId, toStamp } from '../rows.ts';
-import type { Database, IncidentsTable } from '../schema.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
+import type { Database, IncidentsTable, StoreDialect } from '../schema.ts';
+import type { NotificationsTable } from './channel-tables.ts';
 import type { EventsTable } from '../schema.ts';
 
 // The queue's notifications of incidents (docs/notifications.md, "Reminders, escalation and
@@ -18,6 +20,7 @@ type Trx = Kysely<Database>;
  */
 export async function escalationOf(
   trx: Trx,
+  dialect: StoreDialect,
   channelId: number,
   closer: Pick<Selectable<EventsTable>, 'id' | 'user_id' | 'type' | 'resource_kind' | 'resource_id'>,
 ): Promise<QueuedEscalation | undefined> {
@@ -35,20 +38,22 @@ export async function escalationOf(
     .limit(1)
     .executeTakeFirst();
   if (opener === undefined) return undefined;
-  const escalation = await trx
-    .selectFrom('notifications')
-    .select(['status', 'due_at', 'next_attempt_at'])
-    .where('channel_id', '=', channelId)
-    .where('event_id', '=', toId(opener.id))
-    .where('reason', '=', 'escalation')
-    .executeTakeFirst();
+  // Locked (PostgreSQL): a drop or record of the escalation under the channel's lease that wrote
+  // it first is waited for and its state read; one that comes after waits for this fan-out, then
+  // finds the recovery it queued (dropRecoveriesOf runs after the escalation's own update).
+  const { rows } = await sql<Pick<Selectable<NotificationsTable>, 'status' | 'due_at' | 'next_attempt_at'>>`
+    select status, due_at, next_attempt_at from notifications
+    where channel_id = ${channelId} and event_id = ${toId(opener.id)} and reason = 'escalation'
+    ${sql.raw(sqlOf(dialect).forUpdate)}`.execute(trx);
+  const escalation = rows[0];
   if (escalation === undefined) return undefined;
   return { status: escalation.status, due_at: toStamp(escalation.due_at ?? escalation.next_attempt_at) };
 }
 
 /**
  * Drops the channel's pending recovery of each incident whose escalation among `ids` is not to be
- * told (dropped as stale, or given up), inside the caller's transaction under the channel's lease:
+ * told (dropped as stale, or given up), inside the caller's transaction under the channel's lease,
+ * after the escalation's own update (so a fan-out judging it concurrently is waited for):
  * a channel that never heard the down hears no recovery. The recovery is the first closing event
  * of the record after the opener (a later incident's is its own).
  */

@@ -79,7 +79,7 @@ export class KyselyNotifications implements NotificationStore {
         const channel = own.find((c) => c.id === channelId)!;
         if (
           recoveryNeedsEscalation(event, channel) &&
-          !recoveryFollowsEscalation(await escalationOf(trx, channelId, row), now)
+          !recoveryFollowsEscalation(await escalationOf(trx, this.#ctx.dialect, channelId, row), now)
         ) {
           continue;
         }
@@ -296,9 +296,6 @@ export class KyselyNotifications implements NotificationStore {
           .executeTakeFirst();
         if (held.numUpdatedRows === 0n) return false;
         if (ids.length > 0) {
-          // A dropped escalation takes its incident's pending recovery with it, whichever message
-          // that recovery would go in.
-          await dropRecoveriesOf(trx, lease.channelId, ids);
           await trx
             .updateTable('notifications')
             .set({ status: 'dropped' })
@@ -306,6 +303,9 @@ export class KyselyNotifications implements NotificationStore {
             .where('channel_id', '=', lease.channelId)
             .where('status', '=', 'pending')
             .execute();
+          // A dropped escalation takes its incident's pending recovery with it, whichever message
+          // that recovery would go in.
+          await dropRecoveriesOf(trx, lease.channelId, ids);
         }
         return true;
       }),
