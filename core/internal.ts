@@ -12,11 +12,15 @@ export { toTimestamp } from './clock.ts';
 export { occurrenceAt } from './maintenance/window-times.ts';
 export { channelsServing, disabledEventData } from './channels/serving.ts';
 export {
+  CLOSER_OF,
   closesIncident,
   nextReminder,
+  OPENER_OF,
   opensIncident,
+  recoveryFollowsEscalation,
   recoveryNeedsEscalation,
   scheduleFor,
+  type QueuedEscalation,
   type ScheduledNotification,
 } from './channels/incident-schedule.ts';
 export { generateToken, hashToken, TOKEN_PREFIX } from './auth/token.ts';

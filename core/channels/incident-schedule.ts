@@ -11,6 +11,16 @@ import type { QueuedNotificationReason } from '../store/notification-store.ts';
 const OPENERS: readonly EventType[] = ['device.down', 'heartbeat.down'];
 const CLOSERS: readonly EventType[] = ['device.up', 'heartbeat.up'];
 
+/** The type of event that opens the incidents a closing event of a type closes, and back. */
+export const OPENER_OF: Readonly<Partial<Record<EventType, EventType>>> = {
+  'device.up': 'device.down',
+  'heartbeat.up': 'heartbeat.down',
+};
+export const CLOSER_OF: Readonly<Partial<Record<EventType, EventType>>> = {
+  'device.down': 'device.up',
+  'heartbeat.down': 'heartbeat.up',
+};
+
 export const opensIncident = (type: EventType): boolean => OPENERS.includes(type);
 export const closesIncident = (type: EventType): boolean => CLOSERS.includes(type);
 
@@ -28,7 +38,7 @@ const plus = (at: Timestamp, seconds: number): Timestamp => new Date(Date.parse(
  * incident goes at once, or for a channel with `escalate_after_s` as an escalation due that long
  * after the incident opened; with `remind_every_s`, its first reminder is due that long after the
  * channel was to hear of it. Any other event goes at once (a recovery to an escalating channel
- * only when its escalation was delivered, which the store judges: `recoveryNeedsEscalation`).
+ * only as `recoveryFollowsEscalation` says, which the store judges: `recoveryNeedsEscalation`).
  */
 export function scheduleFor(
   event: Pick<MonitoringEvent, 'type' | 'created_at'>,
@@ -47,11 +57,32 @@ export function scheduleFor(
   return out;
 }
 
-/** Whether a recovery reaches `channel` only when the incident's escalation was delivered to it. */
+/** Whether a recovery reaches `channel` only as the incident's escalation to it allows. */
 export const recoveryNeedsEscalation = (
   event: Pick<MonitoringEvent, 'type'>,
   channel: Pick<Channel, 'escalate_after_s'>,
 ): boolean => closesIncident(event.type) && channel.escalate_after_s !== null;
+
+/** The incident's escalation to a channel as the queue holds it when the recovery is fanned out. */
+export interface QueuedEscalation {
+  status: 'pending' | 'delivered' | 'failed' | 'dropped';
+  due_at: Timestamp;
+}
+
+/**
+ * Whether the recovery is queued for an escalating channel, given the incident's escalation to it
+ * (undefined: none was queued) at the fan-out's `now`. Delivered: the channel heard the down.
+ * Pending and due: it may be on its way to the service under the channel's lease, so the recovery
+ * is queued behind it; if the escalation is instead dropped as stale, the store drops this
+ * recovery with it in the same transaction (a channel that never heard the down hears no
+ * recovery). Pending and not yet due: the incident closed before the escalation fell due, which
+ * the dispatcher will drop as stale. Given up or dropped: the channel never heard it.
+ */
+export function recoveryFollowsEscalation(escalation: QueuedEscalation | undefined, now: Timestamp): boolean {
+  if (escalation === undefined) return false;
+  if (escalation.status === 'delivered') return true;
+  return escalation.status === 'pending' && Date.parse(escalation.due_at) <= Date.parse(now);
+}
 
 /**
  * The reminder after reminder `seq` (due at `dueAt`) once it was sent at `now`: one period later,

@@ -1,10 +1,17 @@
-import { nextReminder, recoveryNeedsEscalation, scheduleFor } from '../channels/incident-schedule.ts';
+import {
+  CLOSER_OF,
+  nextReminder,
+  OPENER_OF,
+  recoveryFollowsEscalation,
+  recoveryNeedsEscalation,
+  scheduleFor,
+  type QueuedEscalation,
+} from '../channels/incident-schedule.ts';
 import { channelsServing, disabledEventData } from '../channels/serving.ts';
 import {
   EVENT_TYPES,
   type Channel,
   type ChannelMessageKind,
-  type EventType,
   type MonitoringEvent,
   type Timestamp,
 } from '../records/index.ts';
@@ -33,12 +40,6 @@ interface QueuedNotification {
   dueAt: number;
   state: 'pending' | 'delivered' | 'failed' | 'dropped';
 }
-
-/** The type of event that opened the incidents a closing event of a type closes. */
-const OPENER_OF: Partial<Record<EventType, EventType>> = {
-  'device.up': 'device.down',
-  'heartbeat.up': 'heartbeat.down',
-};
 
 /** As the Kysely queue's (stores/kysely/channels/notification-queue.ts). */
 function messageKind(reasons: readonly QueuedNotificationReason[]): ChannelMessageKind {
@@ -110,12 +111,39 @@ export class MemoryNotifications implements NotificationStore {
     );
   }
 
-  #escalationDelivered(channelId: number, closer: MonitoringEvent): boolean {
+  /** As the Kysely queue's `escalationOf` (stores/kysely/channels/incident-notifications.ts). */
+  #escalationOf(channelId: number, closer: MonitoringEvent): QueuedEscalation | undefined {
     const opener = this.#openerBefore(closer);
-    return this.#queue.some(
-      (n) =>
-        n.channelId === channelId && n.eventId === opener?.id && n.reason === 'escalation' && n.state === 'delivered',
+    const escalation = this.#queue.find(
+      (n) => n.channelId === channelId && n.eventId === opener?.id && n.reason === 'escalation',
     );
+    return escalation === undefined
+      ? undefined
+      : { status: escalation.state, due_at: new Date(escalation.dueAt).toISOString() };
+  }
+
+  /** As the Kysely queue's `dropRecoveriesOf`: the pending recovery of each escalation among `ids`. */
+  #dropRecoveriesOf(channelId: number, ids: ReadonlySet<number>): void {
+    const escalations = this.#queue.filter(
+      (n) => ids.has(n.id) && n.channelId === channelId && n.reason === 'escalation',
+    );
+    for (const escalation of escalations) {
+      const opener = this.#t.events.find((e) => e.id === escalation.eventId);
+      if (opener === undefined) continue;
+      const recordId = (opener.data as { id: number }).id;
+      const closer = this.#t.events.find(
+        (e) =>
+          e.id > opener.id &&
+          e.user_id === opener.user_id &&
+          e.type === CLOSER_OF[opener.type] &&
+          (e.data as { id: number }).id === recordId,
+      );
+      for (const n of this.#queue) {
+        if (n.channelId === channelId && n.eventId === closer?.id && n.reason === 'event' && n.state === 'pending') {
+          n.state = 'dropped';
+        }
+      }
+    }
   }
 
   /**
@@ -149,7 +177,12 @@ export class MemoryNotifications implements NotificationStore {
       const own = this.#channels.channelsOf(event.user_id);
       for (const channelId of channelsServing(event, own)) {
         const channel = own.find((c) => c.id === channelId)!;
-        if (recoveryNeedsEscalation(event, channel) && !this.#escalationDelivered(channelId, event)) continue;
+        if (
+          recoveryNeedsEscalation(event, channel) &&
+          !recoveryFollowsEscalation(this.#escalationOf(channelId, event), now)
+        ) {
+          continue;
+        }
         for (const due of scheduleFor(event, channel, now)) {
           this.#push(channelId, event.id, due.reason, due.seq, ms(due.due_at));
         }
@@ -210,6 +243,8 @@ export class MemoryNotifications implements NotificationStore {
       const next = nextReminder(new Date(n.dueAt).toISOString(), n.seq, every, iso(outcome.attempted_at));
       if (next !== null) this.#push(lease.channelId, n.eventId, 'reminder', next.seq, ms(next.due_at));
     }
+    // An escalation given up was never heard: its incident's recovery is not told either.
+    if (outcome.state === 'failed') this.#dropRecoveriesOf(lease.channelId, ids);
     const eventIds = [...new Set(carried.map((n) => n.eventId))].sort((a, b) => a - b);
     const types = new Set(eventIds.map((id) => this.#t.events.find((e) => e.id === id)?.type));
     await this.#channels.recordChannelAttempt(lease.channelId, {
@@ -242,6 +277,7 @@ export class MemoryNotifications implements NotificationStore {
     if (state === undefined || !state.lease || state.lease.token !== lease.token) return false;
     if (release) state.lease = null;
     const dropped = new Set(ids);
+    this.#dropRecoveriesOf(lease.channelId, dropped);
     for (const n of this.#queue) {
       if (dropped.has(n.id) && n.channelId === lease.channelId && n.state === 'pending') n.state = 'dropped';
     }

@@ -21,8 +21,9 @@ export interface NotificationStore {
    * `send_recovery`. Due at `now`, but for an event that opens an incident as
    * core/channels/incident-schedule.ts says: an escalation instead of the event for a channel with
    * `escalate_after_s`, and a first reminder for one with `remind_every_s`; a recovery reaches an
-   * escalating channel only when its escalation was delivered. Idempotent, and safe from several
-   * workers at once. Answers how many events it handled.
+   * escalating channel only when its escalation was delivered or is pending and due (it may be on
+   * its way under the channel's lease): `recoveryFollowsEscalation` there. Idempotent, and safe
+   * from several workers at once. Answers how many events it handled.
    */
   fanOutNotifications(now: Timestamp, limit: number): Promise<number>;
 
@@ -38,7 +39,8 @@ export interface NotificationStore {
   /**
    * Writes a message's outcome, only while `lease` is still the channel's (else false, nothing
    * written), in one transaction: its notifications' state (and for each reminder delivered or
-   * given up, the channel's next one), a row of the channel's attempts and
+   * given up, the channel's next one; for an escalation given up, the channel's pending recovery
+   * of its incident dropped), a row of the channel's attempts and
    * its `last_delivery_*` and `failing_since` (as `recordChannelAttempt`), the channel's grouping
    * window, the lease's release; for `disabled`, the channel's `is_enabled: false` and
    * `disabled_reason` and a `channel.disabled` event in the outbox.
@@ -48,7 +50,10 @@ export interface NotificationStore {
   /**
    * Drops notifications of a claimed message that are not to be sent (a reminder or escalation
    * whose incident closed or was acknowledged), only while `lease` is still the channel's (else
-   * false, nothing written). With `release`, the lease is released too, the grouping window kept.
+   * false, nothing written). A dropped escalation takes with it, in the same transaction, the
+   * channel's pending recovery of its incident (the record's first closing event after the one
+   * that opened it), in this message or not. With `release`, the lease is released too, the
+   * grouping window kept.
    */
   dropChannelNotifications(lease: ChannelLease, ids: readonly number[], release: boolean): Promise<boolean>;
 }

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import {
+  closesIncident,
   systemClock,
   toTimestamp,
   type ChannelMessageOutcome,
@@ -36,6 +37,27 @@ function isStale(item: EventItem, judged: boolean): boolean {
   const incident = item.incident;
   if (incident === null) return item.reason === 'reminder';
   return incident.closed_at !== null || incident.acknowledged_at !== null;
+}
+
+/** Names an incident among every record's: its ids are unique only among its kind's (device, heartbeat). */
+const incidentKey = (item: EventItem): string | null =>
+  item.incident === null ? null : `${item.event.type.split('.')[0]} ${item.incident.id}`;
+
+/**
+ * The notifications of a message not to send: the stale ones, and each recovery of an incident
+ * whose escalation is among them, since a channel that never heard the down hears no recovery
+ * (the store drops such a recovery outside the message too, in the same transaction).
+ */
+function notToSend(items: readonly { id: number; item: EventItem }[], judged: boolean): Set<number> {
+  const stale = items.filter(({ item }) => isStale(item, judged));
+  const unheard = new Set(
+    stale.filter(({ item }) => item.reason === 'escalation').map(({ item }) => incidentKey(item)),
+  );
+  unheard.delete(null);
+  const recoveries = items.filter(
+    ({ item }) => item.reason === 'event' && closesIncident(item.event.type) && unheard.has(incidentKey(item)),
+  );
+  return new Set([...stale, ...recoveries].map(({ id }) => id));
 }
 
 export interface ChannelDispatcherOptions {
@@ -128,8 +150,9 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
         },
       })),
     );
-    // A reminder or escalation of an incident that closed or was acknowledged is not sent.
-    const stale = new Set(items.filter(({ item }) => isStale(item, options.incidentOf !== undefined)).map((s) => s.id));
+    // A reminder or escalation of an incident that closed or was acknowledged is not sent, nor
+    // the recovery of an escalation not sent.
+    const stale = notToSend(items, options.incidentOf !== undefined);
     const kept = claimed.notifications.filter((n) => !stale.has(n.id));
     if (stale.size > 0) {
       const held = await store.dropChannelNotifications(claimed.lease, [...stale], kept.length === 0);

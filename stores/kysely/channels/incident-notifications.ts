@@ -1,7 +1,9 @@
-import type { Kysely, Selectable } from 'kysely';
-import { nextReminder, type Timestamp } from '../../../core/internal.ts';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { CLOSER_OF, nextReminder, OPENER_OF, type QueuedEscalation, type Timestamp } from '../../../core/internal.ts';
 import { stampText, toId, toStamp } from '../rows.ts';
-import type { Database, IncidentsTable } from '../schema.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
+import type { Database, IncidentsTable, StoreDialect } from '../schema.ts';
+import type { NotificationsTable } from './channel-tables.ts';
 import type { EventsTable } from '../schema.ts';
 
 // The queue's notifications of incidents (docs/notifications.md, "Reminders, escalation and
@@ -10,24 +12,20 @@ import type { EventsTable } from '../schema.ts';
 
 type Trx = Kysely<Database>;
 
-/** The type of event that opened the incidents a closing event of `type` closes. */
-const OPENER_OF: Partial<Record<EventsTable['type'], EventsTable['type']>> = {
-  'device.up': 'device.down',
-  'heartbeat.up': 'heartbeat.down',
-};
-
 /**
- * Whether the incident that `closer` (a `device.up`, `heartbeat.up`) closes was escalated to the
- * channel, that is its escalation notification was delivered: only then is it told of the
- * recovery. The incident's opener is the record's newest opening event before the closer.
+ * The escalation to the channel of the incident that `closer` (a `device.up`, `heartbeat.up`)
+ * closes, as the queue holds it (core/channels/incident-schedule.ts, `recoveryFollowsEscalation`,
+ * judges it); undefined when none was queued. The incident's opener is the record's newest
+ * opening event before the closer.
  */
-export async function escalationDelivered(
+export async function escalationOf(
   trx: Trx,
+  dialect: StoreDialect,
   channelId: number,
   closer: Pick<Selectable<EventsTable>, 'id' | 'user_id' | 'type' | 'resource_kind' | 'resource_id'>,
-): Promise<boolean> {
+): Promise<QueuedEscalation | undefined> {
   const openerType = OPENER_OF[closer.type];
-  if (openerType === undefined) return false;
+  if (openerType === undefined) return undefined;
   const opener = await trx
     .selectFrom('events')
     .select('id')
@@ -39,16 +37,60 @@ export async function escalationDelivered(
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  if (opener === undefined) return false;
-  const escalation = await trx
-    .selectFrom('notifications')
-    .select('id')
-    .where('channel_id', '=', channelId)
-    .where('event_id', '=', toId(opener.id))
-    .where('reason', '=', 'escalation')
-    .where('status', '=', 'delivered')
-    .executeTakeFirst();
-  return escalation !== undefined;
+  if (opener === undefined) return undefined;
+  // Locked (PostgreSQL): a drop or record of the escalation under the channel's lease that wrote
+  // it first is waited for and its state read; one that comes after waits for this fan-out, then
+  // finds the recovery it queued (dropRecoveriesOf runs after the escalation's own update).
+  const { rows } = await sql<Pick<Selectable<NotificationsTable>, 'status' | 'due_at' | 'next_attempt_at'>>`
+    select status, due_at, next_attempt_at from notifications
+    where channel_id = ${channelId} and event_id = ${toId(opener.id)} and reason = 'escalation'
+    ${sql.raw(sqlOf(dialect).forUpdate)}`.execute(trx);
+  const escalation = rows[0];
+  if (escalation === undefined) return undefined;
+  return { status: escalation.status, due_at: toStamp(escalation.due_at ?? escalation.next_attempt_at) };
+}
+
+/**
+ * Drops the channel's pending recovery of each incident whose escalation among `ids` is not to be
+ * told (dropped as stale, or given up), inside the caller's transaction under the channel's lease,
+ * after the escalation's own update (so a fan-out judging it concurrently is waited for):
+ * a channel that never heard the down hears no recovery. The recovery is the first closing event
+ * of the record after the opener (a later incident's is its own).
+ */
+export async function dropRecoveriesOf(trx: Trx, channelId: number, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const openers = await trx
+    .selectFrom('notifications as n')
+    .innerJoin('events as e', 'e.id', 'n.event_id')
+    .select(['e.id', 'e.user_id', 'e.type', 'e.resource_kind', 'e.resource_id'])
+    .where('n.id', 'in', [...ids])
+    .where('n.channel_id', '=', channelId)
+    .where('n.reason', '=', 'escalation')
+    .execute();
+  for (const opener of openers) {
+    const closerType = CLOSER_OF[opener.type];
+    if (closerType === undefined) continue;
+    const closer = await trx
+      .selectFrom('events')
+      .select('id')
+      .where('user_id', '=', toId(opener.user_id))
+      .where('resource_kind', '=', opener.resource_kind)
+      .where('resource_id', '=', toId(opener.resource_id))
+      .where('type', '=', closerType)
+      .where('id', '>', toId(opener.id))
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    if (closer === undefined) continue;
+    await trx
+      .updateTable('notifications')
+      .set({ status: 'dropped' })
+      .where('channel_id', '=', channelId)
+      .where('event_id', '=', toId(closer.id))
+      .where('reason', '=', 'event')
+      .where('status', '=', 'pending')
+      .execute();
+  }
 }
 
 /**

@@ -15,13 +15,19 @@ import {
   type QueuedNotificationReason,
   type Timestamp,
 } from '../../../core/index.ts';
-import { channelsServing, disabledEventData, recoveryNeedsEscalation, scheduleFor } from '../../../core/internal.ts';
+import {
+  channelsServing,
+  disabledEventData,
+  recoveryFollowsEscalation,
+  recoveryNeedsEscalation,
+  scheduleFor,
+} from '../../../core/internal.ts';
 import { sqlOf } from '../drivers/sql-of.ts';
 import { stampText, toId, toStamp } from '../rows.ts';
 import type { Database, DbInteger } from '../schema.ts';
 import type { StoreContext } from '../store-context.ts';
 import { channelFromRow } from './channel-rows.ts';
-import { escalationDelivered, queueNextReminders } from './incident-notifications.ts';
+import { dropRecoveriesOf, escalationOf, queueNextReminders } from './incident-notifications.ts';
 
 /** As webhooks' (webhooks/webhook-store.ts): how long a fan-out marker is kept before the floor passes it. */
 const FLOOR_LAG_MS = 60 * 60 * 1000;
@@ -71,7 +77,12 @@ export class KyselyNotifications implements NotificationStore {
       const own = channels.filter((c) => c.userId === event.user_id).map((c) => c.channel);
       for (const channelId of channelsServing(event, own)) {
         const channel = own.find((c) => c.id === channelId)!;
-        if (recoveryNeedsEscalation(event, channel) && !(await escalationDelivered(trx, channelId, row))) continue;
+        if (
+          recoveryNeedsEscalation(event, channel) &&
+          !recoveryFollowsEscalation(await escalationOf(trx, this.#ctx.dialect, channelId, row), now)
+        ) {
+          continue;
+        }
         for (const due of scheduleFor(event, channel, now)) {
           inserts.push({
             channel_id: channelId,
@@ -205,6 +216,8 @@ export class KyselyNotifications implements NotificationStore {
         if (outcome.state === 'delivered' || outcome.state === 'failed') {
           await queueNextReminders(trx, lease.channelId, ids, outcome.attempted_at);
         }
+        // An escalation given up was never heard: its incident's recovery is not told either.
+        if (outcome.state === 'failed') await dropRecoveriesOf(trx, lease.channelId, ids);
         const carried =
           ids.length === 0
             ? []
@@ -290,6 +303,9 @@ export class KyselyNotifications implements NotificationStore {
             .where('channel_id', '=', lease.channelId)
             .where('status', '=', 'pending')
             .execute();
+          // A dropped escalation takes its incident's pending recovery with it, whichever message
+          // that recovery would go in.
+          await dropRecoveriesOf(trx, lease.channelId, ids);
         }
         return true;
       }),

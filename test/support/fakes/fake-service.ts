@@ -2,7 +2,8 @@
  * A fake of an external HTTP service on 127.0.0.1: each request is checked against the service's
  * documented format by `check`, which answers the rejection the real service gives (its status
  * and body) or null to accept it. Accepted requests are kept for the test to read; `script` makes
- * the next answers whatever a test needs (a 429 with Retry-After, a 410), checked or not.
+ * the next answers whatever a test needs (a 429 with Retry-After, a 410), checked or not; `hold`
+ * keeps the answers back, so a test can act while a sender waits on the service.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,11 @@ export interface FakeService {
   refused: { request: FakeRequest; answer: FakeAnswer }[];
   /** Answers the next requests with these, in order, before any check. */
   script(...answers: FakeAnswer[]): void;
+  /**
+   * Keeps back the answer of every request from now on (each is still checked, or scripted, at
+   * once) until `release()`; `waiting()` counts the answers kept back. `close()` lets them go too.
+   */
+  hold(): { release(): void; waiting(): number };
   close(): Promise<void>;
 }
 
@@ -60,6 +66,14 @@ export async function startFakeService(
   const accepted: FakeRequest[] = [];
   const refused: FakeService['refused'] = [];
   const scripted: FakeAnswer[] = [];
+  let held: Promise<void> | null = null;
+  let waiting = 0;
+  const releases: (() => void)[] = [];
+  const releaseAll = () => {
+    held = null;
+    waiting = 0;
+    for (const release of releases.splice(0)) release();
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -81,8 +95,12 @@ export async function startFakeService(
           answer = refusal;
         }
       }
-      res.writeHead(answer.status, answer.headers ?? {});
-      res.end(answer.body ?? '');
+      const answered = answer;
+      if (held !== null) waiting++;
+      void (held ?? Promise.resolve()).then(() => {
+        res.writeHead(answered.status, answered.headers ?? {});
+        res.end(answered.body ?? '');
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -93,8 +111,13 @@ export async function startFakeService(
     accepted,
     refused,
     script: (...answers) => scripted.push(...answers),
+    hold: () => {
+      held ??= new Promise<void>((resolve) => releases.push(resolve));
+      return { release: releaseAll, waiting: () => waiting };
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        releaseAll();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -1,0 +1,198 @@
+/**
+ * An escalating channel's recovery (docs/notifications.md, "Reminders, escalation and
+ * acknowledgement"): it hears the recovery whenever it heard, or is being told, the escalation,
+ * and nothing of an incident that closed before its escalation was sent. Real engines on every
+ * store, a device checked against an SSH server on 127.0.0.1 that goes down and up, Slack and
+ * PagerDuty fakes (Slack holding its answer while a second worker runs), and an injected clock.
+ * PostgreSQL is skipped when unreachable, except under CI=true.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { ManualClock, MemoryStore, type Store } from '../../core/index.ts';
+import { createMonitoringEngine, type MonitoringEngine } from '../../engine/index.ts';
+import type { FakeService } from '../support/fakes/fake-service.ts';
+import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
+import { startFakeSlack } from '../support/fakes/slack.ts';
+import { channelRecord, newDevice } from '../support/records.ts';
+import { availableStores, type OpenedStore } from '../support/stores.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { LOOPBACK } from './message-fixtures.ts';
+import { startSwitchableSsh } from './support.ts';
+
+const START = '2026-08-01T00:00:00.000Z';
+const MINUTE = 60_000;
+const none = { resolve4: async () => [] };
+const ROUTING_KEY = 'R0uTiNgKeyPagerDutySecretValue32';
+
+/** The text of each Slack message, oldest first. */
+const texts = (slack: FakeService) => slack.accepted.map((r) => (JSON.parse(r.body) as { text: string }).text);
+/** The `event_action` of each PagerDuty event, oldest first. */
+const actions = (pagerduty: FakeService) =>
+  pagerduty.accepted.map((r) => (JSON.parse(r.body) as { event_action: string }).event_action);
+
+for (const factory of await availableStores()) {
+  describe(`an escalating channel's recovery (${factory.name})`, { skip: factory.skip ?? false }, () => {
+    let clock: ManualClock;
+    let opened: OpenedStore;
+    let store: Store;
+    let userId: number;
+    let ssh: Awaited<ReturnType<typeof startSwitchableSsh>>;
+    let slack: FakeService;
+    let pagerduty: FakeService;
+    /** Two workers sharing the store and the clock. */
+    let engines: MonitoringEngine[];
+
+    beforeEach(async () => {
+      clock = new ManualClock(START);
+      opened =
+        factory.name === 'memory'
+          ? { store: new MemoryStore({ clock }), cleanup: async () => {} }
+          : await factory.open();
+      store = opened.store;
+      userId = (await store.createUser({ name: null, created_at: START })).id;
+      [ssh, slack, pagerduty] = await Promise.all([startSwitchableSsh(), startFakeSlack(), startFakePagerDuty()]);
+      const worker = () =>
+        createMonitoringEngine({
+          store,
+          clock,
+          resolver: none,
+          lookup: LOOPBACK,
+          allowPrivateTargets: true,
+          failuresBeforeDown: 1,
+          // No jitter: each check falls due one interval after the last.
+          random: () => 0,
+          channels: { pagerdutyEventsUrl: `${pagerduty.url('events.pagerduty.com')}/v2/enqueue` },
+        });
+      engines = [worker(), worker()];
+    });
+    afterEach(async () => {
+      await Promise.all([ssh.close(), slack.close(), pagerduty.close()]);
+      await Promise.all(engines.map((engine) => engine.stop()));
+      await opened.cleanup();
+    });
+
+    const escalating = (type: 'slack' | 'pagerduty') =>
+      store.createChannel(
+        userId,
+        channelRecord(
+          type,
+          type === 'slack'
+            ? { webhook_url: `${slack.url('hooks.slack.com')}/services/T000/B000/XXXXXXXX` }
+            : { routing_key: ROUTING_KEY, severity: 'error' },
+          { events: ['device.down', 'device.up'], escalate_after_s: 600, created_at: START },
+        ),
+      );
+    /** Checked every 20 s: a worker sees the recovery while the channel's lease (30 s) is held. */
+    const device = async () => {
+      const created = await store.createDevice(
+        userId,
+        newDevice({ target_value: 'web1.example.com', port: ssh.port, check_interval_s: 20, created_at: START }),
+      );
+      assert.ok('created' in created);
+    };
+    /** Moves the clock to `minutes` after START and runs the first worker once. */
+    const runAt = async (minutes: number) => {
+      clock.set(Date.parse(START) + minutes * MINUTE);
+      await engines[0]!.runOnce();
+    };
+    const resolved = async () => {
+      const found = await store.listIncidents(userId, { from: START, to: '2026-08-03T00:00:00.000Z', limit: 5 });
+      assert.equal(found?.length, 1);
+      return found![0]!.resolved_at !== null;
+    };
+    /** What the channel was sent, oldest first: Slack's texts or PagerDuty's actions. */
+    const heard = (type: 'slack' | 'pagerduty') => (type === 'slack' ? texts(slack) : actions(pagerduty));
+
+    it('an escalation on its way when the device recovers is followed by the recovery', async () => {
+      await escalating('slack');
+      await device();
+      await runAt(0);
+      const held = slack.hold();
+      clock.set(Date.parse(START) + 10 * MINUTE);
+      const escalatingRun = engines[0]!.runOnce();
+      await waitFor('the escalation to reach Slack', () => slack.accepted.length === 1);
+      ssh.up = true;
+      clock.set(Date.parse(START) + 10 * MINUTE + 20_000);
+      // The second worker sees the recovery and fans it out while the escalation waits on Slack.
+      await engines[1]!.runOnce();
+      assert.equal(await resolved(), true, 'the incident closed');
+      assert.equal(slack.accepted.length, 1, 'the channel is leased while its escalation is sent');
+      held.release();
+      await escalatingRun;
+      await runAt(12);
+      await runAt(20);
+      assert.equal(slack.accepted.length, 2, `the escalation and the recovery: ${texts(slack).join(' | ')}`);
+      assert.match(texts(slack)[0]!, /unacknowledged for 10 min/);
+      assert.match(texts(slack)[1]!, /up again/);
+    });
+
+    it('an escalation on its way when the device recovers, then given up, is not followed by the recovery', async () => {
+      const channel = await escalating('slack');
+      await device();
+      await runAt(0);
+      const held = slack.hold();
+      // A 400 is a permanent failure of the message: it is given up at once.
+      slack.script({ status: 400, body: 'invalid_payload' });
+      clock.set(Date.parse(START) + 10 * MINUTE);
+      const escalatingRun = engines[0]!.runOnce();
+      await waitFor('the escalation to reach Slack', () => held.waiting() === 1);
+      ssh.up = true;
+      clock.set(Date.parse(START) + 10 * MINUTE + 20_000);
+      await engines[1]!.runOnce();
+      assert.equal(await resolved(), true, 'the incident closed');
+      held.release();
+      await escalatingRun;
+      await runAt(12);
+      await runAt(20);
+      assert.deepEqual(texts(slack), [], 'the channel heard neither');
+      const attempts = await store.listChannelAttempts(userId, channel.id, { limit: 5 });
+      assert.deepEqual(
+        attempts?.map((a) => [a.event_types, a.error]),
+        [[['device.down'], 'http_400']],
+        'one attempt, the escalation given up',
+      );
+    });
+
+    for (const type of ['slack', 'pagerduty'] as const) {
+      it(`${type}: an escalation due but not sent when the device recovers is dropped with the recovery`, async () => {
+        const channel = await escalating(type);
+        await device();
+        await runAt(0);
+        ssh.up = true;
+        // The recovery is seen and fanned out at the moment the escalation falls due, before it is sent.
+        await runAt(10);
+        assert.equal(await resolved(), true, 'the incident closed');
+        await runAt(11);
+        await runAt(30);
+        assert.deepEqual(heard(type), [], 'neither the down nor the recovery');
+        assert.deepEqual(await store.listChannelAttempts(userId, channel.id, { limit: 5 }), []);
+      });
+
+      it(`${type}: an incident that recovers before its escalation is due is not told`, async () => {
+        await escalating(type);
+        await device();
+        await runAt(0);
+        ssh.up = true;
+        await runAt(5);
+        assert.equal(await resolved(), true, 'the incident closed');
+        await runAt(10);
+        await runAt(30);
+        assert.deepEqual(heard(type), []);
+      });
+
+      it(`${type}: an escalation delivered is followed by the recovery`, async () => {
+        await escalating(type);
+        await device();
+        await runAt(0);
+        await runAt(10);
+        assert.equal(heard(type).length, 1, 'the escalation');
+        ssh.up = true;
+        await runAt(11);
+        await runAt(12);
+        assert.equal(heard(type).length, 2, `the escalation and the recovery: ${heard(type).join(' | ')}`);
+        if (type === 'pagerduty') assert.deepEqual(heard(type), ['trigger', 'resolve']);
+        else assert.match(heard(type)[1]!, /up again/);
+      });
+    }
+  });
+}
