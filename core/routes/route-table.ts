@@ -62,8 +62,10 @@ function matchPath(regex: RegExp, path: string): Record<string, string> | undefi
  * order given, else to a 405 naming the methods its pattern takes (fixed patterns tried before
  * patterns with parameters), else to unknown. Paths without parameters are resolved once and
  * remembered, at most 256 method and path pairs (runtimes other than Node accept any method name,
- * so requests could otherwise grow the map); a path with parameters is matched each time against
- * the patterns' expressions (no URL parsed).
+ * so requests could otherwise grow the map). A path with parameters is matched against the
+ * patterns' expressions (no URL parsed), and the last 1,024 such paths are remembered too, oldest
+ * forgotten first: a status page read by many is resolved once, and a stream of ping tokens, each
+ * new, costs a map write each and holds at most 1,024 paths of at most 512 characters.
  */
 export function createRouteTable<T>(routes: readonly TableRoute<T>[]): (method: string, path: string) => Resolution<T> {
   const regexes = compiled(routes.map((route) => route.path));
@@ -79,6 +81,7 @@ export function createRouteTable<T>(routes: readonly TableRoute<T>[]): (method: 
   }));
   const unknown: Resolution<T> = { kind: 'unknown' };
   const known = new Map<string, Resolution<T>>();
+  const recent = new Map<string, Resolution<T>>();
 
   function match(method: string, path: string): Resolution<T> {
     for (const { route, regex } of table) {
@@ -93,11 +96,17 @@ export function createRouteTable<T>(routes: readonly TableRoute<T>[]): (method: 
   return (method, path) => {
     // Only plain paths are remembered, so one found here needs no second look.
     const id = `${method} ${path}`;
-    const remembered = known.get(id);
+    const remembered = known.get(id) ?? recent.get(id);
     if (remembered !== undefined) return remembered;
     if (!plainPath(path)) return unknown;
     const resolved = match(method, path);
-    if (resolved.kind !== 'unknown' && !resolved.pattern.includes(':') && known.size < 256) known.set(id, resolved);
+    if (resolved.kind === 'unknown') return resolved;
+    if (!resolved.pattern.includes(':')) {
+      if (known.size < 256) known.set(id, resolved);
+    } else {
+      if (recent.size >= 1_024) recent.delete(recent.keys().next().value!);
+      recent.set(id, resolved);
+    }
     return resolved;
   };
 }

@@ -54,6 +54,21 @@ describe('the route table', () => {
     assert.equal(bare.kind === 'route' && bare.params.signal, undefined);
   });
 
+  it('answers a path with parameters asked again as the first time, past the paths it remembers', () => {
+    const first = resolve('GET', '/status/acme-prod');
+    const tokens = Array.from({ length: 1_500 }, (_, i) => `5f6e2b1c-8d3a-4c7e-9b0f-${String(i).padStart(12, '0')}`);
+    for (const token of tokens) {
+      const resolved = resolve('GET', `/ping/${token}/start`);
+      assert.deepEqual(resolved.kind === 'route' && resolved.params, { token, signal: 'start' });
+    }
+    for (const token of [tokens[0]!, tokens[1_499]!]) {
+      const again = resolve('GET', `/ping/${token}/start`);
+      assert.deepEqual(again.kind === 'route' && again.params, { token, signal: 'start' });
+    }
+    assert.deepEqual(resolve('GET', '/status/acme-prod'), first);
+    assert.equal(resolve('PATCH', '/status/acme-prod').kind, 'method_not_allowed');
+  });
+
   it('answers a known pattern asked with another method with the methods it takes', async () => {
     assert.deepEqual(resolve('DELETE', '/devices'), {
       kind: 'method_not_allowed',
