@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ManualClock, MemoryStore, type ChannelConfig, type ChannelType, type EventType } from '../../core/index.ts';
-import { createMonitoringEngine, type MonitoringEngine } from '../../engine/index.ts';
+import type { MonitoringEngine } from '../../engine/index.ts';
 import { addDevice } from '../support/engine-fixtures.ts';
 import type { FakeService } from '../support/fakes/fake-service.ts';
 import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
@@ -15,11 +15,9 @@ import { startFakeSlack } from '../support/fakes/slack.ts';
 import { startSmtp, type SmtpFake } from '../support/fakes/smtp.ts';
 import { channelRecord, newWebhook } from '../support/records.ts';
 import { startReceiver, type Receiver } from '../webhooks/support.ts';
-import { LOOPBACK } from './message-fixtures.ts';
-import { startSwitchableSsh } from './support.ts';
+import { loopbackEngine, startSwitchableSsh } from './support.ts';
 
 const START = '2026-08-01T00:00:00.000Z';
-const none = { resolve4: async () => [] };
 
 describe('channels served by the engine', () => {
   let clock: ManualClock;
@@ -43,13 +41,9 @@ describe('channels served by the engine', () => {
       startReceiver(),
       startFakePagerDuty(),
     ]);
-    engine = createMonitoringEngine({
+    engine = loopbackEngine({
       store,
       clock,
-      resolver: none,
-      lookup: LOOPBACK,
-      allowPrivateTargets: true,
-      failuresBeforeDown: 1,
       channels: {
         smtpUrl: `smtp://mailer:s3cret@smtp.example.net:${smtp.port}`,
         smtpFrom: 'monitoring@example.com',

@@ -9,19 +9,17 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ManualClock, MemoryStore, type Store } from '../../core/index.ts';
-import { createMonitoringEngine, type MonitoringEngine } from '../../engine/index.ts';
+import type { MonitoringEngine } from '../../engine/index.ts';
 import type { FakeService } from '../support/fakes/fake-service.ts';
 import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
 import { startFakeSlack } from '../support/fakes/slack.ts';
 import { channelRecord, newDevice } from '../support/records.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { LOOPBACK } from './message-fixtures.ts';
-import { startSwitchableSsh } from './support.ts';
+import { loopbackEngine, startSwitchableSsh } from './support.ts';
 
 const START = '2026-08-01T00:00:00.000Z';
 const MINUTE = 60_000;
-const none = { resolve4: async () => [] };
 const ROUTING_KEY = 'R0uTiNgKeyPagerDutySecretValue32';
 
 /** The text of each Slack message, oldest first. */
@@ -52,13 +50,9 @@ for (const factory of await availableStores()) {
       userId = (await store.createUser({ name: null, created_at: START })).id;
       [ssh, slack, pagerduty] = await Promise.all([startSwitchableSsh(), startFakeSlack(), startFakePagerDuty()]);
       const worker = () =>
-        createMonitoringEngine({
+        loopbackEngine({
           store,
           clock,
-          resolver: none,
-          lookup: LOOPBACK,
-          allowPrivateTargets: true,
-          failuresBeforeDown: 1,
           // No jitter: each check falls due one interval after the last.
           random: () => 0,
           channels: { pagerdutyEventsUrl: `${pagerduty.url('events.pagerduty.com')}/v2/enqueue` },

@@ -8,18 +8,16 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ManualClock, MemoryStore, type ChannelConfig, type ChannelType, type Store } from '../../core/index.ts';
-import { createMonitoringEngine, type MonitoringEngine } from '../../engine/index.ts';
+import type { MonitoringEngine } from '../../engine/index.ts';
 import type { FakeService } from '../support/fakes/fake-service.ts';
 import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
 import { startFakeSlack } from '../support/fakes/slack.ts';
 import { channelRecord, newDevice } from '../support/records.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';
-import { LOOPBACK } from './message-fixtures.ts';
-import { startSwitchableSsh } from './support.ts';
+import { loopbackEngine, startSwitchableSsh } from './support.ts';
 
 const START = '2026-08-01T00:00:00.000Z';
 const MINUTE = 60_000;
-const none = { resolve4: async () => [] };
 const ROUTING_KEY = 'R0uTiNgKeyPagerDutySecretValue32';
 
 /** The text of each Slack message, oldest first. */
@@ -45,13 +43,9 @@ for (const factory of await availableStores()) {
       store = opened.store;
       userId = (await store.createUser({ name: null, created_at: START })).id;
       [ssh, slack, pagerduty] = await Promise.all([startSwitchableSsh(), startFakeSlack(), startFakePagerDuty()]);
-      engine = createMonitoringEngine({
+      engine = loopbackEngine({
         store,
         clock,
-        resolver: none,
-        lookup: LOOPBACK,
-        allowPrivateTargets: true,
-        failuresBeforeDown: 1,
         channels: { pagerdutyEventsUrl: `${pagerduty.url('events.pagerduty.com')}/v2/enqueue` },
       });
     });

@@ -6,6 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import type { ChannelEndpoint, ChannelSender, ChannelType, WebhookTestResult } from '../../core/index.ts';
+import { createMonitoringEngine, type MonitoringEngineOptions, type MonitoringEngine } from '../../engine/index.ts';
+import { LOOPBACK } from './message-fixtures.ts';
 
 export const SECRETS = {
   slack: 'https://hooks.slack.com/services/T000/B000/SlackSecretValue1234',
@@ -129,4 +131,20 @@ export async function startSwitchableSsh(): Promise<{ port: number; up: boolean;
       server.close(() => resolve());
     });
   return state;
+}
+
+/**
+ * An engine that checks devices on 127.0.0.1 (every name answers loopback, no DNSBL zone answers)
+ * and calls a device down at its first failure: what the channel tests drive with their clock.
+ */
+export function loopbackEngine(
+  options: Pick<MonitoringEngineOptions, 'store' | 'clock'> & Partial<MonitoringEngineOptions>,
+): MonitoringEngine {
+  return createMonitoringEngine({
+    resolver: { resolve4: async () => [] },
+    lookup: LOOPBACK,
+    allowPrivateTargets: true,
+    failuresBeforeDown: 1,
+    ...options,
+  });
 }

@@ -12,6 +12,31 @@ import type { EventsTable } from '../schema.ts';
 
 type Trx = Kysely<Database>;
 
+type EventOfRecord = Pick<Selectable<EventsTable>, 'id' | 'user_id' | 'resource_kind' | 'resource_id'>;
+
+/**
+ * The id of the event of `type` about the record `event` is about that comes nearest to it in the
+ * outbox, `before` or `after` it: an opener's closer, a closer's opener.
+ */
+async function nearestEvent(
+  trx: Trx,
+  event: EventOfRecord,
+  type: Selectable<EventsTable>['type'],
+  direction: 'before' | 'after',
+): Promise<{ id: Selectable<EventsTable>['id'] } | undefined> {
+  return trx
+    .selectFrom('events')
+    .select('id')
+    .where('user_id', '=', toId(event.user_id))
+    .where('resource_kind', '=', event.resource_kind)
+    .where('resource_id', '=', toId(event.resource_id))
+    .where('type', '=', type)
+    .where('id', direction === 'before' ? '<' : '>', toId(event.id))
+    .orderBy('id', direction === 'before' ? 'desc' : 'asc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /**
  * The escalation to the channel of the incident that `closer` (a `device.up`, `heartbeat.up`)
  * closes, as the queue holds it (core/channels/incident-schedule.ts, `recoveryFollowsEscalation`,
@@ -26,17 +51,7 @@ export async function escalationOf(
 ): Promise<QueuedEscalation | undefined> {
   const openerType = OPENER_OF[closer.type];
   if (openerType === undefined) return undefined;
-  const opener = await trx
-    .selectFrom('events')
-    .select('id')
-    .where('user_id', '=', toId(closer.user_id))
-    .where('resource_kind', '=', closer.resource_kind)
-    .where('resource_id', '=', toId(closer.resource_id))
-    .where('type', '=', openerType)
-    .where('id', '<', toId(closer.id))
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const opener = await nearestEvent(trx, closer, openerType, 'before');
   if (opener === undefined) return undefined;
   // Locked (PostgreSQL): a drop or record of the escalation under the channel's lease that wrote
   // it first is waited for and its state read; one that comes after waits for this fan-out, then
@@ -70,17 +85,7 @@ export async function dropRecoveriesOf(trx: Trx, channelId: number, ids: readonl
   for (const opener of openers) {
     const closerType = CLOSER_OF[opener.type];
     if (closerType === undefined) continue;
-    const closer = await trx
-      .selectFrom('events')
-      .select('id')
-      .where('user_id', '=', toId(opener.user_id))
-      .where('resource_kind', '=', opener.resource_kind)
-      .where('resource_id', '=', toId(opener.resource_id))
-      .where('type', '=', closerType)
-      .where('id', '>', toId(opener.id))
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst();
+    const closer = await nearestEvent(trx, opener, closerType, 'after');
     if (closer === undefined) continue;
     await trx
       .updateTable('notifications')
