@@ -14,7 +14,7 @@ import {
   type NotificationIncident,
   type NotificationStore,
 } from '../../core/internal.ts';
-import { wakeableSleep } from '../wakeable-sleep.ts';
+import { dispatchRound, roundLoop } from '../outbox-rounds.ts';
 import type { ChannelDelivery } from './channel-delivery.ts';
 import type { DeliveryVerdict } from './kind.ts';
 import { CHANNEL_KINDS } from './kinds/index.ts';
@@ -186,60 +186,38 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
   }
 
   async function runOnce(): Promise<void> {
-    let fanned = fanOutBatch;
-    while (fanned === fanOutBatch && !stopping.signal.aborted) {
-      fanned = await store.fanOutNotifications(toTimestamp(clock.now()), fanOutBatch);
-    }
-    // A pool, as the webhook dispatcher's: a freed slot is refilled at once.
-    const inFlight = new Set<Promise<void>>();
-    while (!stopping.signal.aborted) {
-      const free = concurrency - inFlight.size;
-      const now = clock.now();
-      const claimed =
-        free > 0
-          ? await store.claimChannelMessages({
-              owner,
-              now: toTimestamp(now),
-              limit: free,
-              leaseUntil: toTimestamp(now + leaseMs),
-              maxNotifications: MAX_NOTIFICATIONS,
-              oneAtATime: ONE_AT_A_TIME,
-            })
-          : [];
-      for (const message of claimed) {
-        const running: Promise<void> = send(message)
-          .catch((error: unknown) => logger.error?.(`channel ${message.channel.id}: recording a message failed`, error))
-          .finally(() => inFlight.delete(running));
-        inFlight.add(running);
-      }
-      if (inFlight.size === 0) break;
-      if (claimed.length === 0 || inFlight.size >= concurrency) await Promise.race(inFlight);
-    }
-    await Promise.all(inFlight);
+    await dispatchRound({
+      signal: stopping.signal,
+      fanOut: () => store.fanOutNotifications(toTimestamp(clock.now()), fanOutBatch),
+      batch: fanOutBatch,
+      concurrency,
+      claim: (limit) => {
+        const now = clock.now();
+        return store.claimChannelMessages({
+          owner,
+          now: toTimestamp(now),
+          limit,
+          leaseUntil: toTimestamp(now + leaseMs),
+          maxNotifications: MAX_NOTIFICATIONS,
+          oneAtATime: ONE_AT_A_TIME,
+        });
+      },
+      send,
+      failed: (message, error) => logger.error?.(`channel ${message.channel.id}: recording a message failed`, error),
+    });
   }
 
-  let loop: Promise<void> | undefined;
-  const { sleep, wake } = wakeableSleep();
+  const loop = roundLoop({
+    stopping,
+    pollMs,
+    runOnce,
+    failed: (error) => logger.error?.('channel dispatcher: a round failed', error),
+  });
   return {
     runOnce,
-    start() {
-      if (loop !== undefined) return;
-      loop = (async () => {
-        while (!stopping.signal.aborted) {
-          try {
-            await runOnce();
-          } catch (error) {
-            logger.error?.('channel dispatcher: a round failed', error);
-          }
-          if (stopping.signal.aborted) break;
-          await sleep(pollMs);
-        }
-      })();
-    },
+    start: loop.start,
     async stop() {
-      stopping.abort();
-      wake();
-      await loop;
+      await loop.stop();
       delivery.close();
     },
   };

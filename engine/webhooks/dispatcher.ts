@@ -10,7 +10,7 @@ import {
 } from '../../core/internal.ts';
 import type { Connector } from '../net/connector.ts';
 import { nextAttemptAt, RETRY_DELAYS_MS } from './backoff.ts';
-import { wakeableSleep } from '../wakeable-sleep.ts';
+import { dispatchRound, roundLoop } from '../outbox-rounds.ts';
 import { FailingEndpoints } from './failing-endpoints.ts';
 import { webhookRequest } from './payload.ts';
 import { sendWebhook, type PostOptions } from './post.ts';
@@ -132,55 +132,22 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   async function runOnce(): Promise<void> {
-    // Every event not yet fanned out, batch by batch: a full batch means more may wait.
-    let fanned = fanOutBatch;
-    while (fanned === fanOutBatch && !stopping.signal.aborted) {
-      fanned = await store.fanOutEvents(toTimestamp(clock.now()), fanOutBatch);
-    }
-    // A pool rather than batches: a slot that frees is refilled at once, so one slow endpoint
-    // never holds the others back. A delivered attempt makes the endpoint's next event due, so
-    // claiming goes on until nothing is due and nothing is in flight.
-    const inFlight = new Set<Promise<void>>();
-    while (!stopping.signal.aborted) {
-      const free = concurrency - inFlight.size;
-      const claimed = free > 0 ? await claim(free) : [];
-      for (const delivery of claimed) {
-        const running: Promise<void> = attempt(delivery)
-          .catch((error: unknown) =>
-            logger.error?.(`webhook ${delivery.webhook.id}: recording an attempt failed`, error),
-          )
-          .finally(() => inFlight.delete(running));
-        inFlight.add(running);
-      }
-      if (inFlight.size === 0) break;
-      if (claimed.length === 0 || inFlight.size >= concurrency) await Promise.race(inFlight);
-    }
-    await Promise.all(inFlight);
+    await dispatchRound({
+      signal: stopping.signal,
+      fanOut: () => store.fanOutEvents(toTimestamp(clock.now()), fanOutBatch),
+      batch: fanOutBatch,
+      concurrency,
+      claim,
+      send: attempt,
+      failed: (delivery, error) => logger.error?.(`webhook ${delivery.webhook.id}: recording an attempt failed`, error),
+    });
   }
 
-  let loop: Promise<void> | undefined;
-  const { sleep, wake } = wakeableSleep();
-
-  return {
+  const loop = roundLoop({
+    stopping,
+    pollMs,
     runOnce,
-    start() {
-      if (loop !== undefined) return;
-      loop = (async () => {
-        while (!stopping.signal.aborted) {
-          try {
-            await runOnce();
-          } catch (error) {
-            logger.error?.('webhook dispatcher: a round failed', error);
-          }
-          if (stopping.signal.aborted) break;
-          await sleep(pollMs);
-        }
-      })();
-    },
-    async stop() {
-      stopping.abort();
-      wake();
-      await loop;
-    },
-  };
+    failed: (error) => logger.error?.('webhook dispatcher: a round failed', error),
+  });
+  return { runOnce, start: loop.start, stop: loop.stop };
 }
