@@ -23,14 +23,14 @@ import {
   scheduleFor,
 } from '../../../core/internal.ts';
 import { sqlOf } from '../drivers/sql-of.ts';
+import { fanOutBatch } from '../event-fanout.ts';
 import { stampText, toId, toStamp } from '../rows.ts';
 import type { Database, DbInteger } from '../schema.ts';
 import type { StoreContext } from '../store-context.ts';
 import { channelFromRow } from './channel-rows.ts';
 import { dropRecoveriesOf, escalationOf, queueNextReminders } from './incident-notifications.ts';
 
-/** As webhooks' (webhooks/webhook-store.ts): how long a fan-out marker is kept before the floor passes it. */
-const FLOOR_LAG_MS = 60 * 60 * 1000;
+const CHANNEL_FANOUT = { markers: 'channel_event_fanouts', floor: 'channel_fanout_floor' } as const;
 
 /** The notification queue of `KyselyStore` (core/store/notification-store.ts), on PostgreSQL and SQLite alike. */
 export class KyselyNotifications implements NotificationStore {
@@ -40,28 +40,13 @@ export class KyselyNotifications implements NotificationStore {
     this.#ctx = ctx;
   }
 
-  #stamp(value: Timestamp) {
-    return sqlOf(this.#ctx.dialect).stamp(stampText(value));
-  }
-
   fanOutNotifications(now: Timestamp, limit: number): Promise<number> {
     return this.#ctx.run((db) =>
-      db.transaction().execute(async (trx) => {
-        // The marker is the claim, as for webhooks: a second worker's insert of the same event
-        // waits for the first to commit and then does nothing.
-        const marked = await sql<{ event_id: DbInteger }>`
-          insert into channel_event_fanouts (event_id, fanned_out_at)
-          select e.id, ${this.#stamp(now)} from events e
-          where e.id > (select event_id from channel_fanout_floor where id = 1)
-            and not exists (select 1 from channel_event_fanouts f where f.event_id = e.id)
-          order by e.id limit ${limit}
-          on conflict do nothing
-          returning event_id`.execute(trx);
-        const ids = marked.rows.map((r) => toId(r.event_id));
-        if (ids.length > 0) await this.#expand(trx, ids, now);
-        await this.#raiseFloor(trx, now);
-        return ids.length;
-      }),
+      db
+        .transaction()
+        .execute((trx) =>
+          fanOutBatch(trx, this.#ctx.dialect, CHANNEL_FANOUT, now, limit, (ids) => this.#expand(trx, ids, now)),
+        ),
     );
   }
 
@@ -109,24 +94,6 @@ export class KyselyNotifications implements NotificationStore {
         .onConflict((oc) => oc.column('channel_id').doNothing())
         .execute();
     }
-  }
-
-  /** As webhooks' floor (webhooks/webhook-store.ts), over the channels' markers. */
-  async #raiseFloor(trx: Kysely<Database>, now: Timestamp): Promise<void> {
-    const cutoff = stampText(new Date(Date.parse(now) - FLOOR_LAG_MS).toISOString());
-    await sql`
-      update channel_fanout_floor set event_id = coalesce((
-        select max(f.event_id) from channel_event_fanouts f
-        where f.fanned_out_at < ${this.#stamp(cutoff)}
-          and f.event_id < coalesce((
-            select min(e.id) from events e
-            where e.id > channel_fanout_floor.event_id
-              and not exists (select 1 from channel_event_fanouts g where g.event_id = e.id)
-          ), ${Number.MAX_SAFE_INTEGER})
-      ), event_id) where id = 1`.execute(trx);
-    await sql`delete from channel_event_fanouts where event_id <= (select event_id from channel_fanout_floor where id = 1)`.execute(
-      trx,
-    );
   }
 
   async claimChannelMessages(claim: ChannelMessageClaim): Promise<ClaimedChannelMessage[]> {

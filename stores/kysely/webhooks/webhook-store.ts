@@ -30,13 +30,9 @@ import { deleteWebhookAttemptsBefore, listWebhookAttempts } from './webhook-atte
 import type { Database, DbInteger, StoreDialect } from '../schema.ts';
 import type { WebhooksTable } from './webhook-tables.ts';
 import { sqlOf } from '../drivers/sql-of.ts';
+import { fanOutBatch } from '../event-fanout.ts';
 
-/**
- * How long a fan-out marker is kept before the floor passes it. An outbox event is fanned out
- * unless its transaction commits this long after a later event was fanned out: far beyond any
- * statement timeout, so the floor never passes an event that is still on its way.
- */
-const FLOOR_LAG_MS = 60 * 60 * 1000;
+const WEBHOOK_FANOUT = { markers: 'webhook_event_fanouts', floor: 'webhook_fanout_floor' } as const;
 
 function parseEvents(text: string): EventType[] {
   const value: unknown = JSON.parse(text);
@@ -189,23 +185,11 @@ export class KyselyWebhooks implements WebhookStore {
   }
 
   fanOutEvents(now: Timestamp, limit: number): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
-      const floor = sql<DbInteger>`(select event_id from webhook_fanout_floor where id = 1)`;
-      // The marker is the claim: a second worker's insert of the same event waits for the first
-      // to commit and then does nothing, so each event is fanned out by one worker.
-      const marked = await sql<{ event_id: DbInteger }>`
-        insert into webhook_event_fanouts (event_id, fanned_out_at)
-        select e.id, ${this.#stamp(now)} from events e
-        where e.id > ${floor}
-          and not exists (select 1 from webhook_event_fanouts f where f.event_id = e.id)
-        order by e.id limit ${limit}
-        on conflict do nothing
-        returning event_id`.execute(trx);
-      const ids = marked.rows.map((r) => toId(r.event_id));
-      if (ids.length > 0) await this.#expand(trx, ids, now);
-      await this.#raiseFloor(trx, now);
-      return ids.length;
-    });
+    return this.db
+      .transaction()
+      .execute((trx) =>
+        fanOutBatch(trx, this.dialect, WEBHOOK_FANOUT, now, limit, (ids) => this.#expand(trx, ids, now)),
+      );
   }
 
   /** Deliveries for these events: matching is done here, the events and webhooks are few. */
@@ -246,28 +230,6 @@ export class KyselyWebhooks implements WebhookStore {
         .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing())
         .execute();
     }
-  }
-
-  /**
-   * Moves the floor up to the newest marker older than FLOOR_LAG_MS, but never to or past the
-   * first event that is not fanned out yet, and drops the markers it passed, so the anti-join
-   * of the fan-out only ever looks at recent events.
-   */
-  async #raiseFloor(trx: Kysely<Database>, now: Timestamp): Promise<void> {
-    const cutoff = stampText(new Date(Date.parse(now) - FLOOR_LAG_MS).toISOString());
-    await sql`
-      update webhook_fanout_floor set event_id = coalesce((
-        select max(f.event_id) from webhook_event_fanouts f
-        where f.fanned_out_at < ${this.#stamp(cutoff)}
-          and f.event_id < coalesce((
-            select min(e.id) from events e
-            where e.id > webhook_fanout_floor.event_id
-              and not exists (select 1 from webhook_event_fanouts g where g.event_id = e.id)
-          ), ${Number.MAX_SAFE_INTEGER})
-      ), event_id) where id = 1`.execute(trx);
-    await sql`delete from webhook_event_fanouts where event_id <= (select event_id from webhook_fanout_floor where id = 1)`.execute(
-      trx,
-    );
   }
 
   async claimDeliveries(claim: DeliveryClaimRequest): Promise<ClaimedDelivery[]> {
