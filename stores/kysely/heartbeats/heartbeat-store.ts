@@ -37,7 +37,8 @@ import type { StoreContext } from '../store-context.ts';
 import { heartbeatFromRow, newStateRow, stateFromRow } from './heartbeat-rows.ts';
 import type { HeartbeatPingsTable } from './heartbeat-schema.ts';
 import { writeTimelineChange } from './heartbeat-timeline.ts';
-import { claimLate, recordLate, recordPings, syncHeartbeatMaintenance, writeMove } from './heartbeat-writes.ts';
+import { recordPings } from './heartbeat-ping-writes.ts';
+import { claimLate, recordLate, syncHeartbeatMaintenance, writeMove } from './heartbeat-writes.ts';
 
 const TIMELINE: Timeline<HeartbeatTimelineState> = {
   owners: 'heartbeats',

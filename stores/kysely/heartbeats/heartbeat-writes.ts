@@ -6,17 +6,9 @@ import type {
   ClaimedHeartbeat,
   ClaimRequest,
   HeartbeatLateOutcome,
-  ReceivedPing,
   RecordedCheck,
 } from '../../../core/index.ts';
-import {
-  applyPing,
-  maintenanceEnded,
-  maintenanceStarted,
-  PINGS_KEPT,
-  type HeartbeatState,
-  type HeartbeatWrite,
-} from '../../../core/internal.ts';
+import { maintenanceEnded, maintenanceStarted, type HeartbeatWrite } from '../../../core/internal.ts';
 import { sqlOf } from '../drivers/sql-of.ts';
 import { stampText, toId, toStamp } from '../rows.ts';
 import type { Database, DbTimestamp, StoreDialect } from '../schema.ts';
@@ -67,111 +59,6 @@ export async function writeMove(
   }
   if (write.timeline !== null) await writeTimelineChange(trx, userId, id, write.timeline);
   return true;
-}
-
-/**
- * On PostgreSQL, in one UPDATE, the states of heartbeats whose pings have neither events nor a
- * timeline change: each row set as writeMove sets it (every column of the state, the lease
- * dropped) and its `ping_count` raised by its pings. The rows are held by the caller's lock. The
- * states go as one JSON array read with the table's own row type, so each column keeps its type.
- */
-async function writePlainMoves(
-  trx: Kysely<Database>,
-  moves: readonly { state: HeartbeatState; writes: readonly HeartbeatWrite[] }[],
-): Promise<void> {
-  if (moves.length === 0) return;
-  const rows = moves.map(({ state, writes }) => ({
-    ...stateToRow('postgres', state),
-    id: state.record.id,
-    ping_count: writes.length,
-  }));
-  const columns = Object.keys(stateToRow('postgres', moves[0]!.state)).map((column) => sql.ref(column));
-  const assignments = sql.join(
-    columns.map((column) => sql`${column} = v.${column}`),
-    sql`, `,
-  );
-  await sql`update heartbeats h set ${assignments}, ping_count = h.ping_count + v.ping_count
-    from jsonb_populate_recordset(null::heartbeats, ${JSON.stringify(rows)}::jsonb) v
-    where h.id = v.id`.execute(trx);
-}
-
-/** The rows of `tokens`, held until the transaction ends (PostgreSQL: in id order, so two batches never deadlock). */
-async function lockedByToken(trx: Kysely<Database>, dialect: StoreDialect, tokens: string[]): Promise<Row[]> {
-  const { rows } = await sql<Row>`select * from heartbeats where ping_token in (${sql.join(tokens)})
-    order by id${sql.raw(sqlOf(dialect).forUpdate)}`.execute(trx);
-  return rows;
-}
-
-/**
- * HeartbeatStore.recordPings in one transaction: each heartbeat's pings applied in order to its
- * state, its row written once with the state they leave, their events and timeline in order, the
- * pings inserted, and the oldest beyond the last 1,000 deleted.
- */
-export async function recordPings(
-  db: Kysely<Database>,
-  dialect: StoreDialect,
-  pings: readonly ReceivedPing[],
-): Promise<{ found: boolean[]; changed: boolean }> {
-  if (pings.length === 0) return { found: [], changed: false };
-  return db.transaction().execute(async (trx) => {
-    const rows = await lockedByToken(trx, dialect, [...new Set(pings.map((ping) => ping.ping_token))]);
-    const byToken = new Map(rows.map((row) => [row.ping_token, row]));
-    const touched = new Map<
-      number,
-      { before: HeartbeatState; state: HeartbeatState; writes: HeartbeatWrite[]; pingCount: number }
-    >();
-    const kept: Record<string, unknown>[] = [];
-    const found = pings.map((received) => {
-      const row = byToken.get(received.ping_token);
-      if (row === undefined) return false;
-      const id = toId(row.id);
-      let entry = touched.get(id);
-      if (entry === undefined) {
-        const before = stateFromRow(row);
-        touched.set(id, (entry = { before, state: before, writes: [], pingCount: Number(row.ping_count) }));
-      }
-      const effect = applyPing(entry.state, received);
-      entry.state = effect.state;
-      entry.writes.push(effect);
-      kept.push({ heartbeat_id: id, ...effect.ping, received_at: stampText(effect.ping.received_at) });
-      return true;
-    });
-    let changed = false;
-    // PostgreSQL: the heartbeats whose pings only move their state (the most of a busy batch) are
-    // written by one statement, a round trip for the batch instead of one each.
-    const plain =
-      dialect === 'postgres'
-        ? [...touched.values()].filter(({ writes }) =>
-            writes.every((write) => write.events.length === 0 && write.timeline === null),
-          )
-        : [];
-    await writePlainMoves(trx, plain);
-    const written = new Set(plain);
-    for (const [id, entry] of touched) {
-      if (written.has(entry)) continue;
-      const { before, state, writes } = entry;
-      const events = writes.flatMap((write) => write.events);
-      await writeMove(trx, dialect, { state, events, timeline: null }, { pings: writes.length });
-      for (const write of writes) {
-        if (write.timeline === null) continue;
-        changed = true;
-        await writeTimelineChange(trx, before.user_id, id, write.timeline);
-      }
-    }
-    if (kept.length > 0)
-      await trx
-        .insertInto('heartbeat_pings')
-        .values(kept as never)
-        .execute();
-    for (const [id, { writes, pingCount }] of touched) {
-      if (pingCount + writes.length <= PINGS_KEPT) continue;
-      await sql`delete from heartbeat_pings where heartbeat_id = ${id} and id < (
-          select id from heartbeat_pings where heartbeat_id = ${id} order by id desc limit 1 offset ${PINGS_KEPT - 1})`.execute(
-        trx,
-      );
-    }
-    return { found, changed };
-  });
 }
 
 /**

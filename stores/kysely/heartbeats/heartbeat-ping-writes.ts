@@ -1,0 +1,161 @@
+import { sql } from 'kysely';
+import type { Kysely, RawBuilder, Selectable } from 'kysely';
+import type { ReceivedPing } from '../../../core/index.ts';
+import { applyPing, PINGS_KEPT, type HeartbeatState, type HeartbeatWrite } from '../../../core/internal.ts';
+import { sqlOf } from '../drivers/sql-of.ts';
+import { stampText, toId } from '../rows.ts';
+import type { Database, StoreDialect } from '../schema.ts';
+import { stateFromRow, stateToRow } from './heartbeat-rows.ts';
+import type { HeartbeatsTable } from './heartbeat-schema.ts';
+import { writeTimelineChange } from './heartbeat-timeline.ts';
+import { writeMove } from './heartbeat-writes.ts';
+
+// HeartbeatStore.recordPings (docs/heartbeats.md, "Durability" and "Performance"): a batch of
+// pings in one transaction, in as few statements as its moves allow, whatever its size.
+
+type Row = Selectable<HeartbeatsTable>;
+
+/** A heartbeat a batch pinged: its row as read, the state its pings leave, and their writes. */
+interface Touched {
+  row: Row;
+  before: HeartbeatState;
+  state: HeartbeatState;
+  writes: HeartbeatWrite[];
+}
+
+/** The columns of a heartbeat's row its state sets to another value than the row holds (the lease included). */
+function changedColumns(row: Row, target: Record<string, unknown>): string[] {
+  const held = row as unknown as Record<string, unknown>;
+  // A value the driver hands back in another form than the one written (a Date, a bigint)
+  // counts as changed: written again, never skipped.
+  return Object.keys(target).filter((column) => target[column] !== held[column]);
+}
+
+/**
+ * The heartbeats whose pings only move their state (neither events nor a timeline change: the
+ * most of a busy batch), in one UPDATE whatever their number, their values passed as one JSON
+ * array. Only the columns some of them change are set, each heartbeat's own value in each: on
+ * SQLite a statement rewrites an index for each of its columns it sets, so setting the token and
+ * the owner again would cost a ping two index writes more. `ping_count` is raised by the pings.
+ * The rows are held by the caller's lock.
+ */
+async function writePlainMoves(trx: Kysely<Database>, dialect: StoreDialect, moves: readonly Touched[]): Promise<void> {
+  if (moves.length === 0) return;
+  const targets = moves.map((move) => stateToRow(dialect, move.state) as Record<string, unknown>);
+  const columns = [...new Set(moves.flatMap((move, i) => changedColumns(move.row, targets[i]!)))];
+  // Every heartbeat of the statement gets every column set: its own value where it did not change.
+  const values = moves.map((move, i) => {
+    const value: Record<string, unknown> = { id: move.before.record.id, ping_count: move.writes.length };
+    for (const column of columns) value[column] = targets[i]![column];
+    return value;
+  });
+  const json = JSON.stringify(values);
+  if (dialect === 'postgres') {
+    // Each column keeps its type: the values are read with the table's own row type.
+    const set = columns.map((column) => sql`${sql.ref(column)} = v.${sql.ref(column)}`);
+    await sql`update heartbeats h set ${sql.join([...set, sql`ping_count = h.ping_count + v.ping_count`])}
+      from jsonb_populate_recordset(null::heartbeats, ${json}::jsonb) v where h.id = v.id`.execute(trx);
+    return;
+  }
+  const field = (name: string): RawBuilder<unknown> => sql`json_extract(v.value, ${`$.${name}`})`;
+  const set = columns.map((column) => sql`${sql.ref(column)} = ${field(column)}`);
+  await sql`update heartbeats set ${sql.join([...set, sql`ping_count = ping_count + ${field('ping_count')}`])}
+    from json_each(${json}) v where heartbeats.id = ${field('id')}`.execute(trx);
+}
+
+/** The columns of a ping a batch writes (the id is the table's). */
+const PING_COLUMNS = [
+  'heartbeat_id',
+  'kind',
+  'exit_status',
+  'received_at',
+  'duration_ms',
+  'remote_addr',
+  'user_agent',
+  'body',
+  'rid',
+] as const;
+
+/** The pings, in one INSERT whose rows take their ids in the order given (a heartbeat's pings list in that order). */
+async function insertPings(trx: Kysely<Database>, dialect: StoreDialect, kept: readonly Record<string, unknown>[]) {
+  if (kept.length === 0) return;
+  const json = JSON.stringify(kept);
+  const columns = sql.raw(PING_COLUMNS.join(', '));
+  if (dialect === 'postgres') {
+    await sql`insert into heartbeat_pings (${columns})
+      select ${columns} from rows from (jsonb_populate_recordset(null::heartbeat_pings, ${json}::jsonb))
+        with ordinality as p order by p.ordinality`.execute(trx);
+    return;
+  }
+  const fields = sql.join(PING_COLUMNS.map((name) => sql`json_extract(p.value, ${`$.${name}`})`));
+  await sql`insert into heartbeat_pings (${columns}) select ${fields} from json_each(${json}) p order by p.key`.execute(
+    trx,
+  );
+}
+
+/** The rows of `tokens`, held until the transaction ends (PostgreSQL: in id order, so two batches never deadlock). */
+async function lockedByToken(trx: Kysely<Database>, dialect: StoreDialect, tokens: string[]): Promise<Row[]> {
+  const { rows } = await sql<Row>`select * from heartbeats where ping_token in (${sql.join(tokens)})
+    order by id${sql.raw(sqlOf(dialect).forUpdate)}`.execute(trx);
+  return rows;
+}
+
+/**
+ * HeartbeatStore.recordPings in one transaction: each heartbeat's pings applied in order to its
+ * state, its row written once with the state they leave, their events and timeline in order, the
+ * pings inserted, and the oldest beyond the last 1,000 deleted.
+ */
+export async function recordPings(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  pings: readonly ReceivedPing[],
+): Promise<{ found: boolean[]; changed: boolean }> {
+  if (pings.length === 0) return { found: [], changed: false };
+  return db.transaction().execute(async (trx) => {
+    const rows = await lockedByToken(trx, dialect, [...new Set(pings.map((ping) => ping.ping_token))]);
+    const byToken = new Map(rows.map((row) => [row.ping_token, row]));
+    const touched = new Map<number, Touched>();
+    const kept: Record<string, unknown>[] = [];
+    const found = pings.map((received) => {
+      const row = byToken.get(received.ping_token);
+      if (row === undefined) return false;
+      const id = toId(row.id);
+      let entry = touched.get(id);
+      if (entry === undefined) {
+        const before = stateFromRow(row);
+        touched.set(id, (entry = { row, before, state: before, writes: [] }));
+      }
+      const effect = applyPing(entry.state, received);
+      entry.state = effect.state;
+      entry.writes.push(effect);
+      kept.push({ heartbeat_id: id, ...effect.ping, received_at: stampText(effect.ping.received_at) });
+      return true;
+    });
+    const plain = [...touched.values()].filter(({ writes }) =>
+      writes.every((write) => write.events.length === 0 && write.timeline === null),
+    );
+    await writePlainMoves(trx, dialect, plain);
+    let changed = false;
+    const written = new Set(plain);
+    for (const [id, entry] of touched) {
+      if (written.has(entry)) continue;
+      const { before, state, writes } = entry;
+      const events = writes.flatMap((write) => write.events);
+      await writeMove(trx, dialect, { state, events, timeline: null }, { pings: writes.length });
+      for (const write of writes) {
+        if (write.timeline === null) continue;
+        changed = true;
+        await writeTimelineChange(trx, before.user_id, id, write.timeline);
+      }
+    }
+    await insertPings(trx, dialect, kept);
+    for (const [id, { row, writes }] of touched) {
+      if (Number(row.ping_count) + writes.length <= PINGS_KEPT) continue;
+      await sql`delete from heartbeat_pings where heartbeat_id = ${id} and id < (
+          select id from heartbeat_pings where heartbeat_id = ${id} order by id desc limit 1 offset ${PINGS_KEPT - 1})`.execute(
+        trx,
+      );
+    }
+    return { found, changed };
+  });
+}
