@@ -127,6 +127,30 @@ export function heartbeatsContract(context: ContractContext): void {
       assert.equal((await store.listHeartbeatPings(user.id, hb.id, { limit: 1001 }))!.length, 400);
     });
 
+    it('lists only the last 1,000 pings of a heartbeat at every count, in batches of any size', async () => {
+      const store = context.store();
+      const user = await context.newUser();
+      const hb = await store.createHeartbeat(user.id, newHeartbeat());
+      const bodies = async () =>
+        (await store.listHeartbeatPings(user.id, hb.id, { limit: 1001 }))!.map((p) => Number(p.body));
+      let sent = 0;
+      // Counts on both sides of the store's trims, one ping or many at a time.
+      for (const size of [999, 1, 1, 49, 50, 1, 98, 1, 1, 250]) {
+        await store.recordPings(
+          Array.from({ length: size }, (_, i) => ping(hb, 1, { kind: 'log', body: String(sent + i) })),
+        );
+        sent += size;
+        const listed = await bodies();
+        const kept = Math.min(sent, 1000);
+        assert.equal(listed.length, kept, `after ${sent} pings`);
+        assert.deepEqual([listed[0], listed.at(-1)], [sent - 1, sent - kept], `after ${sent} pings`);
+      }
+      const last = (await store.listHeartbeatPings(user.id, hb.id, { limit: 1000 }))!.at(-1)!;
+      assert.deepEqual(await store.listHeartbeatPings(user.id, hb.id, { limit: 10, beforeId: last.id }), []);
+      const held = await store.deleteHeartbeatPingsBefore(at(9), 5000);
+      assert.ok(held >= 1000 && held < 1100, `the store held ${held} pings: at most 99 more than it lists`);
+    });
+
     it('a batch mixing pings that only move a state with pings that bring events and timeline changes writes each as if alone', async () => {
       const store = context.store();
       const user = await context.newUser();

@@ -93,6 +93,33 @@ async function insertPings(trx: Kysely<Database>, dialect: StoreDialect, kept: r
   );
 }
 
+/**
+ * Whether a heartbeat's pings are trimmed to the last PINGS_KEPT in this batch: when its count of
+ * pings passes one of every TRIM_EVERY beyond them. Trimming finds the oldest to keep by walking
+ * the heartbeat's newest PINGS_KEPT index entries; done at each ping, that walk and a delete
+ * would be paid by every ping of a heartbeat older than its first thousand. Lists never show
+ * more than the last PINGS_KEPT (heartbeat-store.ts), so those not yet trimmed are never seen.
+ */
+function trimDue(pingCount: number, pinged: number): boolean {
+  const after = pingCount + pinged;
+  return after > PINGS_KEPT && Math.floor(after / TRIM_EVERY) > Math.floor(pingCount / TRIM_EVERY);
+}
+
+/** Pings beyond PINGS_KEPT a heartbeat may hold until its next trim. */
+const TRIM_EVERY = 100;
+
+/** The pings of `ids` beyond their last PINGS_KEPT deleted, in one statement. */
+async function trimPings(trx: Kysely<Database>, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  // The oldest id each heartbeat keeps is found once (materialized), not once per ping it holds.
+  await sql`with kept as materialized (
+      select h.id as heartbeat_id, (select k.id from heartbeat_pings k where k.heartbeat_id = h.id
+        order by k.id desc limit 1 offset ${PINGS_KEPT - 1}) as oldest
+      from heartbeats h where h.id in (${sql.join(ids)}))
+    delete from heartbeat_pings where id in (select p.id from kept
+      join heartbeat_pings p on p.heartbeat_id = kept.heartbeat_id and p.id < kept.oldest)`.execute(trx);
+}
+
 /** The rows of `tokens`, held until the transaction ends (PostgreSQL: in id order, so two batches never deadlock). */
 async function lockedByToken(trx: Kysely<Database>, dialect: StoreDialect, tokens: string[]): Promise<Row[]> {
   const { rows } = await sql<Row>`select * from heartbeats where ping_token in (${sql.join(tokens)})
@@ -103,7 +130,7 @@ async function lockedByToken(trx: Kysely<Database>, dialect: StoreDialect, token
 /**
  * HeartbeatStore.recordPings in one transaction: each heartbeat's pings applied in order to its
  * state, its row written once with the state they leave, their events and timeline in order, the
- * pings inserted, and the oldest beyond the last 1,000 deleted.
+ * pings inserted, and those beyond the last 1,000 deleted when a trim is due (`trimDue`).
  */
 export async function recordPings(
   db: Kysely<Database>,
@@ -149,13 +176,10 @@ export async function recordPings(
       }
     }
     await insertPings(trx, dialect, kept);
-    for (const [id, { row, writes }] of touched) {
-      if (Number(row.ping_count) + writes.length <= PINGS_KEPT) continue;
-      await sql`delete from heartbeat_pings where heartbeat_id = ${id} and id < (
-          select id from heartbeat_pings where heartbeat_id = ${id} order by id desc limit 1 offset ${PINGS_KEPT - 1})`.execute(
-        trx,
-      );
-    }
+    await trimPings(
+      trx,
+      [...touched].filter(([, { row, writes }]) => trimDue(Number(row.ping_count), writes.length)).map(([id]) => id),
+    );
     return { found, changed };
   });
 }

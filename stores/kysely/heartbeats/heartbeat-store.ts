@@ -24,6 +24,7 @@ import {
   firstTimelineChange,
   HEARTBEAT_TIMELINE_STATES,
   newHeartbeatState,
+  PINGS_KEPT,
   sameValue,
   settingsWrite,
   type HeartbeatTimelineState,
@@ -171,7 +172,15 @@ export class KyselyHeartbeats {
         .where('user_id', '=', userId)
         .executeTakeFirst();
       if (owner === undefined) return undefined;
-      let query = db.selectFrom('heartbeat_pings').selectAll().where('heartbeat_id', '=', id);
+      // The last PINGS_KEPT only: a heartbeat holds up to a hundred more between its trims
+      // (heartbeat-ping-writes.ts, `trimDue`).
+      const oldestKept = sql<number>`coalesce((select k.id from heartbeat_pings k where k.heartbeat_id = ${id}
+        order by k.id desc limit 1 offset ${PINGS_KEPT - 1}), 0)`;
+      let query = db
+        .selectFrom('heartbeat_pings')
+        .selectAll()
+        .where('heartbeat_id', '=', id)
+        .where('id', '>=', oldestKept);
       if (page.beforeId !== undefined) query = query.where('id', '<', page.beforeId);
       return (await query.orderBy('id', 'desc').limit(page.limit).execute()).map(pingFromRow);
     });
