@@ -51,10 +51,14 @@ async function writePlainMoves(trx: Kysely<Database>, dialect: StoreDialect, mov
   });
   const json = JSON.stringify(values);
   if (dialect === 'postgres') {
-    // Each column keeps its type: the values are read with the table's own row type.
+    // Each column keeps its type: the values are read with the table's own row type. The ids
+    // again as an array: the planner guesses a hundred rows of any set-returning function and,
+    // joining on that alone, reads the whole table in a hash join rather than a row by its key.
     const set = columns.map((column) => sql`${sql.ref(column)} = v.${sql.ref(column)}`);
+    const ids = moves.map((move) => move.before.record.id);
     await sql`update heartbeats h set ${sql.join([...set, sql`ping_count = h.ping_count + v.ping_count`])}
-      from jsonb_populate_recordset(null::heartbeats, ${json}::jsonb) v where h.id = v.id`.execute(trx);
+      from jsonb_populate_recordset(null::heartbeats, ${json}::jsonb) v
+      where h.id = any(${ids}::bigint[]) and h.id = v.id`.execute(trx);
     return;
   }
   const field = (name: string): RawBuilder<unknown> => sql`json_extract(v.value, ${`$.${name}`})`;
