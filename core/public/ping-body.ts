@@ -28,10 +28,13 @@ export async function readPingBody(request: ApiRequest): Promise<string | null> 
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > PING_BODY_LIMIT) throw new PingBodyTooLarge();
   if (request.body === null) return null;
-  const kept = new Uint8Array(PING_BODY_KEPT);
+  // Made at the first byte: most pings are GETs whose body, though a stream, holds nothing.
+  let kept: Uint8Array | undefined;
   let size = 0;
   try {
     for await (const chunk of request.body) {
+      if (chunk.byteLength === 0) continue;
+      kept ??= new Uint8Array(PING_BODY_KEPT);
       const room = PING_BODY_KEPT - Math.min(size, PING_BODY_KEPT);
       if (room > 0) kept.set(chunk.subarray(0, room), size);
       size += chunk.byteLength;
@@ -41,7 +44,7 @@ export async function readPingBody(request: ApiRequest): Promise<string | null> 
     if (error instanceof PingBodyTooLarge) throw error;
     throw new PingBodyUnreadable('reading a ping body failed', { cause: error });
   }
-  if (size === 0) return null;
+  if (kept === undefined) return null;
   let end = Math.min(size, PING_BODY_KEPT);
   // A multi-byte character cut by the limit is dropped rather than read as U+FFFD.
   if (size > PING_BODY_KEPT) end = characterBoundary(kept, end);

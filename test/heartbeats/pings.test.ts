@@ -89,6 +89,17 @@ describe('the ping routes', () => {
     await t.close();
   });
 
+  it('keeps the first 500 characters of a User-Agent', async () => {
+    const { t, path, pings } = await setup();
+    for (const agent of ['a'.repeat(500), 'é'.repeat(600)])
+      assert.equal((await t.ping(path, { headers: { 'user-agent': agent } })).status, 200);
+    assert.deepEqual(
+      (await pings()).map((ping) => ping.user_agent),
+      ['é'.repeat(500), 'a'.repeat(500)],
+    );
+    await t.close();
+  });
+
   it('record at most 5 pings a second per token: more answer 429 with Retry-After', async () => {
     const { t, path, pings } = await setup();
     for (let i = 0; i < 5; i++) assert.equal((await t.ping(path)).status, 200);
