@@ -1,33 +1,24 @@
 /** The channel routes beyond those every resource has (docs/notifications.md): its deliveries and its test. */
 import { errors } from '../http/errors.ts';
 import { DEFAULT_RESULTS_LIMIT } from '../validation/results-query.ts';
-import { AFTER_RATE_LIMIT, headers } from './headers.ts';
-import { pagedQueryRefused, refusedForRecord, type Draft } from './operations.ts';
+import { AFTER_RATE_LIMIT } from './headers.ts';
+import { pagedRecordOperation, refusedForRecord, type Draft } from './operations.ts';
 import { RESOURCES } from './resources.ts';
 import { badRequest, errorResponseObject, everyOperation, responseRef, success } from './response-objects.ts';
 
 export function channelDrafts(): Map<string, Draft> {
   const r = RESOURCES.find((resource) => resource.path === 'channels')!;
   const map = new Map<string, Draft>();
-  map.set('GET /channels/deliveries', {
-    operationId: 'listChannelDeliveries',
-    summary: 'The delivery attempts of one channel, newest first',
-    description: `Every attempt to send a message to one channel of the key's user: what the message was (events, a reminder, an acknowledgement), the events it told of, which attempt it was, when it ended, the HTTP status answered, why it failed and how long it took; newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}), paged as results are (\`before_id\`, \`Link: <...>; rel="next"\`). A channel that does not exist and one of another user get the same 404.`,
-    tags: [r.tag],
-    parameters: [
-      { $ref: '#/components/parameters/Id' },
-      { $ref: '#/components/parameters/ResultsLimit' },
-      { $ref: '#/components/parameters/BeforeId' },
-    ],
-    responses: {
-      200: success('The attempts, newest first.', 'ChannelAttemptListEnvelope', headers([], ['Link'])),
-      400: pagedQueryRefused(),
-      ...refusedForRecord(r),
-      429: responseRef('RateLimited'),
-      500: responseRef('ServerError'),
-      ...everyOperation(),
-    },
-  });
+  map.set(
+    'GET /channels/deliveries',
+    pagedRecordOperation(r, {
+      operationId: 'listChannelDeliveries',
+      summary: 'The delivery attempts of one channel, newest first',
+      description: `Every attempt to send a message to one channel of the key's user: what the message was (events, a reminder, an acknowledgement), the events it told of, which attempt it was, when it ended, the HTTP status answered, why it failed and how long it took; newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}), paged as results are (\`before_id\`, \`Link: <...>; rel="next"\`). A channel that does not exist and one of another user get the same 404.`,
+      answered: 'The attempts, newest first.',
+      envelope: 'ChannelAttemptListEnvelope',
+    }),
+  );
   map.set('POST /channels/test', {
     operationId: 'testChannel',
     summary: 'Send a channel a test message now',

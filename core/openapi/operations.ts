@@ -67,6 +67,43 @@ export function pagedQueryRefused(): ResponseObject {
   );
 }
 
+/** What sets one paged operation apart from the others (`pagedRecordOperation`). */
+export interface PagedRecordRows {
+  operationId: string;
+  summary: string;
+  description: string;
+  /** The 200's description. */
+  answered: string;
+  /** The schema of the 200's envelope. */
+  envelope: string;
+}
+
+/**
+ * A newest-first page of one record's rows (`id`, `limit`, `before_id`, `Link: rel="next"`): a
+ * device's or monitor's results, a heartbeat's pings, a webhook's or channel's delivery attempts.
+ */
+export function pagedRecordOperation(r: Resource, rows: PagedRecordRows): Draft {
+  return {
+    operationId: rows.operationId,
+    summary: rows.summary,
+    description: rows.description,
+    tags: [r.tag],
+    parameters: [
+      { $ref: '#/components/parameters/Id' },
+      { $ref: '#/components/parameters/ResultsLimit' },
+      { $ref: '#/components/parameters/BeforeId' },
+    ],
+    responses: {
+      200: success(rows.answered, rows.envelope, headers([], ['Link'])),
+      400: pagedQueryRefused(),
+      ...refusedForRecord(r),
+      429: responseRef('RateLimited'),
+      500: responseRef('ServerError'),
+      ...everyOperation(),
+    },
+  };
+}
+
 /** What each route of ROUTES is, keyed `METHOD /path`. A route without an entry fails generation. */
 export function drafts(): Map<string, Draft> {
   const map = new Map<string, Draft>();
@@ -174,25 +211,16 @@ export function drafts(): Map<string, Draft> {
       },
     });
     if (r.checked)
-      map.set(`GET /${r.path}/results`, {
-        operationId: `list${r.name}Results`,
-        summary: `The check results of one ${r.noun}, newest first`,
-        description: `What the monitoring engine found at each check of one ${r.noun} of the key's user${r.path === 'devices' ? ' (one result per probe that ran)' : ' (one result per zone asked)'}, newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}). When older results follow, a \`Link: <...>; rel="next"\` header gives the next page (the same \`limit\`, \`before_id\` = the last id of this page). A ${r.noun} that does not exist and one of another user get the same 404. Results older than the engine's retention are deleted.`,
-        tags: [r.tag],
-        parameters: [
-          { $ref: '#/components/parameters/Id' },
-          { $ref: '#/components/parameters/ResultsLimit' },
-          { $ref: '#/components/parameters/BeforeId' },
-        ],
-        responses: {
-          200: success(`The ${r.noun}'s results, newest first.`, `${r.name}ResultListEnvelope`, headers([], ['Link'])),
-          400: pagedQueryRefused(),
-          ...refusedForRecord(r),
-          429: responseRef('RateLimited'),
-          500: responseRef('ServerError'),
-          ...everyOperation(),
-        },
-      });
+      map.set(
+        `GET /${r.path}/results`,
+        pagedRecordOperation(r, {
+          operationId: `list${r.name}Results`,
+          summary: `The check results of one ${r.noun}, newest first`,
+          description: `What the monitoring engine found at each check of one ${r.noun} of the key's user${r.path === 'devices' ? ' (one result per probe that ran)' : ' (one result per zone asked)'}, newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}). When older results follow, a \`Link: <...>; rel="next"\` header gives the next page (the same \`limit\`, \`before_id\` = the last id of this page). A ${r.noun} that does not exist and one of another user get the same 404. Results older than the engine's retention are deleted.`,
+          answered: `The ${r.noun}'s results, newest first.`,
+          envelope: `${r.name}ResultListEnvelope`,
+        }),
+      );
     if (r.checked)
       map.set(`POST /${r.path}/check`, {
         operationId: `check${r.name}`,
@@ -226,45 +254,27 @@ export function drafts(): Map<string, Draft> {
         },
       });
     if (r.path === 'heartbeats')
-      map.set('GET /heartbeats/results', {
-        operationId: 'listHeartbeatPings',
-        summary: 'The pings of one heartbeat, newest first',
-        description: `Every ping one heartbeat of the key's user received (the last 1,000, within the engine's retention), newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}), paged as results are (\`before_id\`, \`Link: <...>; rel="next"\`). A heartbeat that does not exist and one of another user get the same 404.`,
-        tags: [r.tag],
-        parameters: [
-          { $ref: '#/components/parameters/Id' },
-          { $ref: '#/components/parameters/ResultsLimit' },
-          { $ref: '#/components/parameters/BeforeId' },
-        ],
-        responses: {
-          200: success('The pings, newest first.', 'HeartbeatPingListEnvelope', headers([], ['Link'])),
-          400: pagedQueryRefused(),
-          ...refusedForRecord(r),
-          429: responseRef('RateLimited'),
-          500: responseRef('ServerError'),
-          ...everyOperation(),
-        },
-      });
+      map.set(
+        'GET /heartbeats/results',
+        pagedRecordOperation(r, {
+          operationId: 'listHeartbeatPings',
+          summary: 'The pings of one heartbeat, newest first',
+          description: `Every ping one heartbeat of the key's user received (the last 1,000, within the engine's retention), newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}), paged as results are (\`before_id\`, \`Link: <...>; rel="next"\`). A heartbeat that does not exist and one of another user get the same 404.`,
+          answered: 'The pings, newest first.',
+          envelope: 'HeartbeatPingListEnvelope',
+        }),
+      );
     if (r.path === 'webhooks')
-      map.set('GET /webhooks/deliveries', {
-        operationId: 'listWebhookDeliveries',
-        summary: 'The delivery attempts of one webhook, newest first',
-        description: `Every attempt to deliver an event to one webhook of the key's user: the event, which attempt it was, when it ended, the HTTP status answered, why it failed and how long it took; newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}), paged as results are (\`before_id\`, \`Link: <...>; rel="next"\`). A webhook that does not exist and one of another user get the same 404.`,
-        tags: [r.tag],
-        parameters: [
-          { $ref: '#/components/parameters/Id' },
-          { $ref: '#/components/parameters/ResultsLimit' },
-          { $ref: '#/components/parameters/BeforeId' },
-        ],
-        responses: {
-          200: success('The attempts, newest first.', 'WebhookAttemptListEnvelope', headers([], ['Link'])),
-          400: pagedQueryRefused(),
-          ...refusedForRecord(r),
-          429: responseRef('RateLimited'),
-          500: responseRef('ServerError'),
-          ...everyOperation(),
-        },
-      });
+      map.set(
+        'GET /webhooks/deliveries',
+        pagedRecordOperation(r, {
+          operationId: 'listWebhookDeliveries',
+          summary: 'The delivery attempts of one webhook, newest first',
+          description: `Every attempt to deliver an event to one webhook of the key's user: the event, which attempt it was, when it ended, the HTTP status answered, why it failed and how long it took; newest first, one page at a time (\`limit\`, default ${DEFAULT_RESULTS_LIMIT}), paged as results are (\`before_id\`, \`Link: <...>; rel="next"\`). A webhook that does not exist and one of another user get the same 404.`,
+          answered: 'The attempts, newest first.',
+          envelope: 'WebhookAttemptListEnvelope',
+        }),
+      );
     if (r.path === 'webhooks')
       map.set('POST /webhooks/test', {
         operationId: 'testWebhook',
