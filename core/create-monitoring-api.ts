@@ -169,10 +169,12 @@ export function createMonitoringApi(options: MonitoringApiOptions): MonitoringAp
       // A public route answers without a key, so before the pipeline's first step: its answers
       // (the pings' text, as Healthchecks gives them; the status pages') carry no quota. It is
       // logged by its pattern (publicDispatcher.dispatch), never by a path with a ping's token.
-      const answered =
+      let answered =
         publicDispatcher.owns(url.pathname) || !underBase(url.pathname)
-          ? await publicDispatcher.dispatch(request, url, clock.now(), ip, (pattern) => (loggedPath = pattern))
+          ? publicDispatcher.dispatch(request, url, clock.now(), ip, (pattern) => (loggedPath = pattern))
           : undefined;
+      // A kept status answer comes without a Promise: no turn of the microtask queue is waited for it.
+      if (answered instanceof Promise) answered = await answered;
       if (answered !== undefined) {
         response = answered;
       } else if (!underBase(url.pathname)) {

@@ -19,7 +19,8 @@ export interface PublicDispatcher {
    * `matched` is told what the request log shows for the path once it is known, before the route
    * runs or refuses (so an error thrown there is logged by it too): the route's pattern, or a text
    * route's first segment when no route takes the path; never the path itself, since a ping's
-   * path holds its heartbeat's token.
+   * path holds its heartbeat's token. An answer the route gives without waiting (PublicHandler) is
+   * returned as it is; a refusal before the route runs is thrown.
    */
   dispatch(
     request: ApiRequest,
@@ -27,7 +28,7 @@ export interface PublicDispatcher {
     now: number,
     clientIp: string | null,
     matched: (pattern: string) => void,
-  ): Promise<ApiResponse | undefined>;
+  ): ApiResponse | undefined | Promise<ApiResponse | undefined>;
 }
 
 const PORT = /:\d*$/;
@@ -65,7 +66,7 @@ export function createPublicDispatcher(
 
   return {
     owns: (pathname) => textSegments.has(pathname) || prefixes.some((prefix) => pathname.startsWith(prefix)),
-    async dispatch(request, url, now, clientIp, matched) {
+    dispatch(request, url, now, clientIp, matched) {
       let path = url.pathname;
       if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
       let endpoint;
@@ -98,10 +99,12 @@ export function createPublicDispatcher(
         request,
         url,
         params,
-        host: hostOf(request, url),
+        host: endpoint.byHost ? hostOf(request, url) : null,
         now,
         clientIp,
-        ...parts,
+        store: parts.store,
+        statusAnswers: parts.statusAnswers,
+        statusKeeper: parts.statusKeeper,
       });
     },
   };

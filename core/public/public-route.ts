@@ -14,7 +14,10 @@ export interface PublicCall {
   readonly request: ApiRequest;
   readonly url: ParsedUrl;
   readonly params: Readonly<Record<string, string>>;
-  /** The host the request names (its URL's, else its `Host` field), lower-case, without port or final dot. */
+  /**
+   * The host the request names (its URL's, else its `Host` field), lower-case, without port or
+   * final dot; read for the routes a page's hostname serves (`byHost`) only, null on the others.
+   */
   readonly host: string | null;
   /** The clock's reading when the request arrived, ms since the epoch. */
   readonly now: number;
@@ -25,8 +28,12 @@ export interface PublicCall {
   readonly statusKeeper: StatusKeeper;
 }
 
-/** A public route's answer; undefined passes the request on to the API, as if no public route matched. */
-export type PublicHandler = (call: PublicCall) => Promise<ApiResponse | undefined>;
+/**
+ * A public route's answer; undefined passes the request on to the API, as if no public route
+ * matched. An answer known without waiting (a kept status answer) is returned as it is, not in a
+ * Promise: each Promise an answer passes through is a turn of the microtask queue.
+ */
+export type PublicHandler = (call: PublicCall) => ApiResponse | undefined | Promise<ApiResponse | undefined>;
 
 export interface PublicEndpoint {
   handler: PublicHandler;

@@ -51,35 +51,42 @@ function badgeQuestion(query: string, page: OwnedStatusPage): BadgeQuestion {
 }
 
 function endpoint(form: StatusForm, byHost: boolean): PublicEndpoint {
+  const answer = (call: PublicCall, page: OwnedStatusPage, badge?: BadgeQuestion) =>
+    answerStatus(page, {
+      statusKeeper: call.statusKeeper,
+      statusAnswers: call.statusAnswers,
+      now: call.now,
+      headers: call.request.headers,
+      base: byHost ? '' : `/status/${page.slug}`,
+      form,
+      badge: form === 'badge' ? (badge ?? badgeQuestion(call.url.query, page)) : undefined,
+    });
+
+  /** Judged by its host first: a host that is no public page's is not a status page request. */
+  async function byHostname(call: PublicCall): Promise<ApiResponse | undefined> {
+    if (call.host === null) return undefined;
+    const address = { hostname: call.host };
+    const page = call.statusKeeper.keptPage(address) ?? (await call.statusKeeper.findPage(address));
+    if (page === undefined) return undefined;
+    const badge = form === 'badge' ? badgeQuestion(call.url.query, page) : undefined;
+    if (form !== 'badge') refuseQuery(call.url.query);
+    return answer(call, page, badge);
+  }
+
   return {
     byHost,
     text: false,
-    async handler(call: PublicCall): Promise<ApiResponse | undefined> {
-      let page: OwnedStatusPage | undefined;
-      if (byHost) {
-        // Judged by its host first: a host that is no public page's is not a status page request.
-        if (call.host === null) return undefined;
-        const address = { hostname: call.host };
-        page = call.statusKeeper.keptPage(address) ?? (await call.statusKeeper.findPage(address));
-        if (page === undefined) return undefined;
-      }
-      const badge = form === 'badge' && page !== undefined ? badgeQuestion(call.url.query, page) : undefined;
+    // A kept page's kept answer is returned as it is, without a Promise (PublicHandler).
+    handler(call: PublicCall): ApiResponse | Promise<ApiResponse | undefined> | undefined {
+      if (byHost) return byHostname(call);
       if (form !== 'badge') refuseQuery(call.url.query);
-      if (!byHost) {
-        const slug = call.params.slug!;
-        page = SLUG.test(slug)
-          ? (call.statusKeeper.keptPage({ slug }) ?? (await call.statusKeeper.findPage({ slug })))
-          : undefined;
-        if (page === undefined) throw notFound();
-      }
-      return answerStatus(page!, {
-        statusKeeper: call.statusKeeper,
-        statusAnswers: call.statusAnswers,
-        now: call.now,
-        headers: call.request.headers,
-        base: byHost ? '' : `/status/${page!.slug}`,
-        form,
-        badge: form === 'badge' ? (badge ?? badgeQuestion(call.url.query, page!)) : undefined,
+      const slug = call.params.slug!;
+      if (!SLUG.test(slug)) throw notFound();
+      const page = call.statusKeeper.keptPage({ slug });
+      if (page !== undefined) return answer(call, page);
+      return call.statusKeeper.findPage({ slug }).then((found) => {
+        if (found === undefined) throw notFound();
+        return answer(call, found);
       });
     },
   };

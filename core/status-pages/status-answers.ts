@@ -40,6 +40,8 @@ export class StatusAnswers {
   readonly #entries = new Map<string, Kept>();
   readonly #maxBytes: number;
   #total = 0;
+  /** The entry last moved to the end of #entries. */
+  #last: Kept | undefined;
 
   constructor(maxBytes = 32 * 1024 * 1024) {
     this.#maxBytes = maxBytes;
@@ -54,9 +56,7 @@ export class StatusAnswers {
     if (kept === undefined || serial === 0 || kept.serial !== serial) return undefined;
     const ready = kept.ready[this.#chosen(kept, encoding) ?? 'plain'];
     if (ready === undefined) return this.#answer(key, kept, encoding);
-    // Used now: last out.
-    this.#entries.delete(key);
-    this.#entries.set(key, kept);
+    this.#used(key, kept);
     return ready;
   }
 
@@ -80,9 +80,7 @@ export class StatusAnswers {
 
   async #answer(key: string, kept: Kept, encoding: Encoding | null): Promise<KeptBody> {
     const { etag } = kept;
-    // Used now: last out.
-    this.#entries.delete(key);
-    this.#entries.set(key, kept);
+    this.#used(key, kept);
     let body = kept.plain;
     const chosen = this.#chosen(kept, encoding);
     if (chosen !== null) {
@@ -110,6 +108,14 @@ export class StatusAnswers {
   /** The encoding `kept` is sent in when `encoding` is asked: none for a body too small to gain. */
   #chosen(kept: Kept, encoding: Encoding | null): Encoding | null {
     return encoding !== null && kept.plain.byteLength >= MIN_COMPRESSED ? encoding : null;
+  }
+
+  /** Used now: last out (it is already when it was the last used: most requests read one page). */
+  #used(key: string, kept: Kept): void {
+    if (this.#last === kept) return;
+    this.#entries.delete(key);
+    this.#entries.set(key, kept);
+    this.#last = kept;
   }
 
   #drop(key: string): void {

@@ -5,8 +5,8 @@ import { renderBadge, type BadgeQuestion } from './badge-svg.ts';
 import { chooseEncoding, type Encoding } from './encodings.ts';
 import { PAGE_STYLE } from './page-style.ts';
 import { renderStatusPage } from './render-page.ts';
-import type { StatusAnswers } from './status-answers.ts';
-import type { StatusKeeper } from './status-keeper.ts';
+import type { KeptBody, StatusAnswers } from './status-answers.ts';
+import type { KeptView, StatusKeeper } from './status-keeper.ts';
 import type { StatusView } from './status-view.ts';
 import { statusSummary } from './summary-json.ts';
 
@@ -84,25 +84,36 @@ function written(view: StatusView, ask: StatusAsk): string {
   return ask.form === 'feed' ? renderFeed(view, ask.base) : renderBadge(view, ask.badge ?? {});
 }
 
-/** The answer to a public request for `page` in `ask.form`. */
-export async function answerStatus(page: OwnedStatusPage, ask: StatusAsk): Promise<ApiResponse> {
-  // A kept view and its kept answer are used as they are, without waiting (status-keeper.ts,
-  // status-answers.ts): what most requests for a page read hard get.
-  const {
-    view,
-    serial,
-    kept: viewKept,
-  } = ask.statusKeeper.keptView(page, ask.now) ?? (await ask.statusKeeper.view(page, ask.now));
+/**
+ * The answer to a public request for `page` in `ask.form`. A kept view's kept answer is returned
+ * as it is, without a Promise (status-keeper.ts, status-answers.ts): what most requests for a
+ * page read hard get, a 304 the most of them.
+ */
+export function answerStatus(page: OwnedStatusPage, ask: StatusAsk): ApiResponse | Promise<ApiResponse> {
+  const shown = ask.statusKeeper.keptView(page, ask.now);
+  return shown === undefined ? readAndAnswer(page, ask) : answerFrom(page, shown, ask);
+}
+
+async function readAndAnswer(page: OwnedStatusPage, ask: StatusAsk): Promise<ApiResponse> {
+  return answerFrom(page, await ask.statusKeeper.view(page, ask.now), ask);
+}
+
+/** The answer written from `shown`: the kept one when there is one, else written and kept. */
+function answerFrom(page: OwnedStatusPage, shown: KeptView, ask: StatusAsk): ApiResponse | Promise<ApiResponse> {
   const question = ask.badge === undefined ? '' : ` ${ask.badge.component ?? ''} ${ask.badge.uptimeDays ?? ''}`;
   const key = `${page.id} ${ask.base} ${ask.form}${question}`;
   const encoding = encodingFor(ask.headers.get('accept-encoding'));
-  const reused = ask.statusAnswers.kept(key, serial, encoding);
-  let kept = reused ?? ask.statusAnswers.body(key, written(view, ask), encoding, serial);
-  if (kept instanceof Promise) kept = await kept;
+  const reused = ask.statusAnswers.kept(key, shown.serial, encoding);
+  // Whether the answer was sent as kept, neither read from the store nor written for this request.
+  const cache = shown.kept && reused !== undefined ? 'hit' : 'miss';
+  const kept = reused ?? ask.statusAnswers.body(key, written(shown.view, ask), encoding, shown.serial);
+  return kept instanceof Promise ? kept.then((body) => respond(body, ask, cache)) : respond(kept, ask, cache);
+}
+
+function respond(kept: KeptBody, ask: StatusAsk, cache: 'hit' | 'miss'): ApiResponse | Promise<ApiResponse> {
   const headers: Record<string, string> = {
     'cache-control': 'public, max-age=30',
-    // Whether the answer was sent as kept, neither read from the store nor written for this request.
-    'x-cache': viewKept && reused !== undefined ? 'hit' : 'miss',
+    'x-cache': cache,
     etag: kept.etag,
     vary: 'Accept-Encoding',
   };
@@ -112,9 +123,10 @@ export async function answerStatus(page: OwnedStatusPage, ask: StatusAsk): Promi
   // A 304 carries what guides a cache's update of what it holds, nothing that describes a body
   // (RFC 9110 §15.4.5): the 200's fields below stay with the answer the client kept.
   if (matches(ask.headers.get('if-none-match'), kept.etag)) return { status: 304, headers, body: '' };
+  if (ask.form === 'page' && pagePolicy === undefined) return makePagePolicy().then(() => respond(kept, ask, cache));
   headers['x-content-type-options'] = 'nosniff';
   if (ask.form === 'page') {
-    headers['content-security-policy'] = pagePolicy ?? (await makePagePolicy());
+    headers['content-security-policy'] = pagePolicy!;
     headers['referrer-policy'] = 'no-referrer';
   } else headers['content-security-policy'] = OTHER_POLICY;
   headers['content-type'] = CONTENT_TYPES[ask.form];

@@ -13,10 +13,10 @@ import { buildStatusView, type StatusView } from './status-view.ts';
 
 /** A view as kept: `serial` names it, so the answers written from it (status-answers.ts) go with it. */
 export interface KeptView {
-  view: StatusView;
-  serial: number;
+  readonly view: StatusView;
+  readonly serial: number;
   /** Whether it was kept from an earlier request rather than read for this one. */
-  kept: boolean;
+  readonly kept: boolean;
 }
 
 interface Entry {
@@ -25,6 +25,8 @@ interface Entry {
   /** The generation it was read under (see #generation). */
   generation: string;
   until: number;
+  /** What keptView answers with it, made once. */
+  shown: KeptView;
 }
 
 export interface StatusKeeperOptions {
@@ -139,7 +141,7 @@ export class StatusKeeper {
       this.#views.set(page.id, kept);
       this.#lastUsed = kept;
     }
-    return { view: kept.view, serial: kept.serial, kept: true };
+    return kept.shown;
   }
 
   async #viewRead(page: OwnedStatusPage, now: number): Promise<KeptView> {
@@ -164,7 +166,8 @@ export class StatusKeeper {
   async #read(page: OwnedStatusPage, now: number, generation: string): Promise<Entry> {
     const view = buildStatusView(await readStatusSource(this.#store, page, now), now);
     const until = figuresMove(view) ? Math.min(view.validUntil, now + this.#options.figuresMaxAgeMs) : view.validUntil;
-    return { view, serial: ++this.#serial, generation, until };
+    const serial = ++this.#serial;
+    return { view, serial, generation, until, shown: { view, serial, kept: true } };
   }
 
   #keep(pageId: number, entry: Entry): void {

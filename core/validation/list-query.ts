@@ -110,6 +110,7 @@ const NO_PARAMS = new Set<string>();
 
 /** Routes that take no query parameters refuse any, like lists refuse unknown ones. */
 export function refuseQuery(query: string): void {
+  if (query === '') return;
   const { details } = queryValues(query, NO_PARAMS, {});
   if (details.length > 0) throw errors.validationFailed(details);
 }
