@@ -84,8 +84,9 @@ export function pingRoutes(options: PingRouteOptions): PublicRoute[] {
       exit_status: said.exit_status,
       received_at: toTimestamp(call.now),
       remote_addr: call.clientIp,
-      // A field's value is bytes (one character each, none beyond U+00FF): nothing to split.
-      user_agent: userAgent === null ? null : userAgent.slice(0, USER_AGENT_CHARS),
+      // A field's value from HTTP is bytes, a character each; an adapter's own headers may hold
+      // more, and a pair cut in two is made U+FFFD rather than stored half (PostgreSQL's JSON refuses it).
+      user_agent: userAgent === null ? null : userAgent.slice(0, USER_AGENT_CHARS).toWellFormed(),
       body,
       rid,
     };

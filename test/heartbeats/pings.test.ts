@@ -100,6 +100,23 @@ describe('the ping routes', () => {
     await t.close();
   });
 
+  it("keeps an adapter's User-Agent whole to a character, never half of a pair", async () => {
+    const { t, path, pings } = await setup();
+    // Headers read from HTTP are bytes, a character each; an embedding adapter may hand in more.
+    const agent = `${'x'.repeat(499)}😀`;
+    const headers = { get: (name: string) => (name === 'user-agent' ? agent : null) };
+    const answer = await t.api.handle(
+      { method: 'GET', url: path, headers, body: null },
+      { clientAddress: '127.0.0.1' },
+    );
+    assert.equal(answer.status, 200);
+    assert.deepEqual(
+      (await pings()).map((ping) => ping.user_agent),
+      [`${'x'.repeat(499)}\uFFFD`],
+    );
+    await t.close();
+  });
+
   it('record at most 5 pings a second per token: more answer 429 with Retry-After', async () => {
     const { t, path, pings } = await setup();
     for (let i = 0; i < 5; i++) assert.equal((await t.ping(path)).status, 200);

@@ -42,7 +42,9 @@ function changedColumns(row: Row, target: Record<string, unknown>): string[] {
 async function writePlainMoves(trx: Kysely<Database>, dialect: StoreDialect, moves: readonly Touched[]): Promise<void> {
   if (moves.length === 0) return;
   const targets = moves.map((move) => stateToRow(dialect, move.state) as Record<string, unknown>);
-  const columns = [...new Set(moves.flatMap((move, i) => changedColumns(move.row, targets[i]!)))];
+  const changed = new Set(moves.flatMap((move, i) => changedColumns(move.row, targets[i]!)));
+  // In the row's own order: one set of columns is one SQL text (a prepared statement's name).
+  const columns = Object.keys(targets[0]!).filter((column) => changed.has(column));
   // Every heartbeat of the statement gets every column set: its own value where it did not change.
   const values = moves.map((move, i) => {
     const value: Record<string, unknown> = { id: move.before.record.id, ping_count: move.writes.length };
@@ -124,9 +126,16 @@ async function trimPings(trx: Kysely<Database>, ids: readonly number[]): Promise
       join heartbeat_pings p on p.heartbeat_id = kept.heartbeat_id and p.id < kept.oldest)`.execute(trx);
 }
 
-/** The rows of `tokens`, held until the transaction ends (PostgreSQL: in id order, so two batches never deadlock). */
+/**
+ * The rows of `tokens`, held until the transaction ends (PostgreSQL: in id order, so two batches
+ * never deadlock). The tokens go as one parameter: one SQL text whatever the batch's size.
+ */
 async function lockedByToken(trx: Kysely<Database>, dialect: StoreDialect, tokens: string[]): Promise<Row[]> {
-  const { rows } = await sql<Row>`select * from heartbeats where ping_token in (${sql.join(tokens)})
+  const listed =
+    dialect === 'postgres'
+      ? sql`ping_token = any(${tokens}::text[])`
+      : sql`ping_token in (select value from json_each(${JSON.stringify(tokens)}))`;
+  const { rows } = await sql<Row>`select * from heartbeats where ${listed}
     order by id${sql.raw(sqlOf(dialect).forUpdate)}`.execute(trx);
   return rows;
 }

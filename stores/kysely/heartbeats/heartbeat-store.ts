@@ -167,20 +167,21 @@ export class KyselyHeartbeats {
     return this.#ctx.run(async (db) => {
       const owner = await db
         .selectFrom('heartbeats')
-        .select('id')
+        .select(['id', 'ping_count'])
         .where('id', '=', id)
         .where('user_id', '=', userId)
         .executeTakeFirst();
       if (owner === undefined) return undefined;
-      // The last PINGS_KEPT only: a heartbeat holds up to a hundred more between its trims
-      // (heartbeat-ping-writes.ts, `trimDue`).
-      const oldestKept = sql<number>`coalesce((select k.id from heartbeat_pings k where k.heartbeat_id = ${id}
-        order by k.id desc limit 1 offset ${PINGS_KEPT - 1}), 0)`;
-      let query = db
-        .selectFrom('heartbeat_pings')
-        .selectAll()
-        .where('heartbeat_id', '=', id)
-        .where('id', '>=', oldestKept);
+      let query = db.selectFrom('heartbeat_pings').selectAll().where('heartbeat_id', '=', id);
+      // The last PINGS_KEPT only: past them, a heartbeat holds up to a hundred more between its
+      // trims (heartbeat-ping-writes.ts, `trimDue`).
+      if (Number(owner.ping_count) > PINGS_KEPT)
+        query = query.where(
+          'id',
+          '>=',
+          sql<number>`coalesce((select k.id from heartbeat_pings k where k.heartbeat_id = ${id}
+            order by k.id desc limit 1 offset ${PINGS_KEPT - 1}), 0)`,
+        );
       if (page.beforeId !== undefined) query = query.where('id', '<', page.beforeId);
       return (await query.orderBy('id', 'desc').limit(page.limit).execute()).map(pingFromRow);
     });
