@@ -8,15 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { ManualClock, MemoryStore, type Store } from '../../core/index.ts';
+import { ManualClock, type Store } from '../../core/index.ts';
 import type { MonitoringEngine } from '../../engine/index.ts';
 import type { FakeService } from '../support/fakes/fake-service.ts';
-import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
-import { startFakeSlack } from '../support/fakes/slack.ts';
 import { channelRecord, newDevice } from '../support/records.ts';
-import { availableStores, type OpenedStore } from '../support/stores.ts';
+import { availableStores } from '../support/stores.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { loopbackEngine, startSwitchableSsh } from './support.ts';
+import { loopbackEngine, openChannelScene, type ChannelScene } from './support.ts';
 
 const START = '2026-08-01T00:00:00.000Z';
 const MINUTE = 60_000;
@@ -31,10 +29,10 @@ const actions = (pagerduty: FakeService) =>
 for (const factory of await availableStores()) {
   describe(`an escalating channel's recovery (${factory.name})`, { skip: factory.skip ?? false }, () => {
     let clock: ManualClock;
-    let opened: OpenedStore;
+    let scene: ChannelScene;
     let store: Store;
     let userId: number;
-    let ssh: Awaited<ReturnType<typeof startSwitchableSsh>>;
+    let ssh: ChannelScene['ssh'];
     let slack: FakeService;
     let pagerduty: FakeService;
     /** Two workers sharing the store and the clock. */
@@ -42,13 +40,8 @@ for (const factory of await availableStores()) {
 
     beforeEach(async () => {
       clock = new ManualClock(START);
-      opened =
-        factory.name === 'memory'
-          ? { store: new MemoryStore({ clock }), cleanup: async () => {} }
-          : await factory.open();
-      store = opened.store;
-      userId = (await store.createUser({ name: null, created_at: START })).id;
-      [ssh, slack, pagerduty] = await Promise.all([startSwitchableSsh(), startFakeSlack(), startFakePagerDuty()]);
+      scene = await openChannelScene(factory, clock);
+      ({ store, userId, ssh, slack, pagerduty } = scene);
       const worker = () =>
         loopbackEngine({
           store,
@@ -60,9 +53,8 @@ for (const factory of await availableStores()) {
       engines = [worker(), worker()];
     });
     afterEach(async () => {
-      await Promise.all([ssh.close(), slack.close(), pagerduty.close()]);
       await Promise.all(engines.map((engine) => engine.stop()));
-      await opened.cleanup();
+      await scene.close();
     });
 
     const escalating = (type: 'slack' | 'pagerduty') =>

@@ -7,14 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { ManualClock, MemoryStore, type ChannelConfig, type ChannelType, type Store } from '../../core/index.ts';
+import { ManualClock, type ChannelConfig, type ChannelType, type Store } from '../../core/index.ts';
 import type { MonitoringEngine } from '../../engine/index.ts';
 import type { FakeService } from '../support/fakes/fake-service.ts';
-import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
-import { startFakeSlack } from '../support/fakes/slack.ts';
 import { channelRecord, newDevice } from '../support/records.ts';
-import { availableStores, type OpenedStore } from '../support/stores.ts';
-import { loopbackEngine, startSwitchableSsh } from './support.ts';
+import { availableStores } from '../support/stores.ts';
+import { loopbackEngine, openChannelScene, type ChannelScene } from './support.ts';
 
 const START = '2026-08-01T00:00:00.000Z';
 const MINUTE = 60_000;
@@ -26,23 +24,18 @@ const texts = (slack: FakeService) => slack.accepted.map((r) => (JSON.parse(r.bo
 for (const factory of await availableStores()) {
   describe(`reminders, escalation and acknowledgement (${factory.name})`, { skip: factory.skip ?? false }, () => {
     let clock: ManualClock;
-    let opened: OpenedStore;
+    let scene: ChannelScene;
     let store: Store;
     let userId: number;
-    let ssh: Awaited<ReturnType<typeof startSwitchableSsh>>;
+    let ssh: ChannelScene['ssh'];
     let slack: FakeService;
     let pagerduty: FakeService;
     let engine: MonitoringEngine;
 
     beforeEach(async () => {
       clock = new ManualClock(START);
-      opened =
-        factory.name === 'memory'
-          ? { store: new MemoryStore({ clock }), cleanup: async () => {} }
-          : await factory.open();
-      store = opened.store;
-      userId = (await store.createUser({ name: null, created_at: START })).id;
-      [ssh, slack, pagerduty] = await Promise.all([startSwitchableSsh(), startFakeSlack(), startFakePagerDuty()]);
+      scene = await openChannelScene(factory, clock);
+      ({ store, userId, ssh, slack, pagerduty } = scene);
       engine = loopbackEngine({
         store,
         clock,
@@ -51,8 +44,7 @@ for (const factory of await availableStores()) {
     });
     afterEach(async () => {
       await engine.stop();
-      await Promise.all([ssh.close(), slack.close(), pagerduty.close()]);
-      await opened.cleanup();
+      await scene.close();
     });
 
     const channel = (

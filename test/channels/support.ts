@@ -5,8 +5,20 @@
  */
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import type { ChannelEndpoint, ChannelSender, ChannelType, WebhookTestResult } from '../../core/index.ts';
+import {
+  MemoryStore,
+  type ChannelEndpoint,
+  type ChannelSender,
+  type ChannelType,
+  type ManualClock,
+  type Store,
+  type WebhookTestResult,
+} from '../../core/index.ts';
 import { createMonitoringEngine, type MonitoringEngineOptions, type MonitoringEngine } from '../../engine/index.ts';
+import type { FakeService } from '../support/fakes/fake-service.ts';
+import { startFakePagerDuty } from '../support/fakes/pagerduty.ts';
+import { startFakeSlack } from '../support/fakes/slack.ts';
+import type { OpenedStore, StoreFactory } from '../support/stores.ts';
 import { LOOPBACK } from './message-fixtures.ts';
 
 export const SECRETS = {
@@ -147,4 +159,38 @@ export function loopbackEngine(
     failuresBeforeDown: 1,
     ...options,
   });
+}
+
+/** What a channel test on a real engine stands on (`openChannelScene`). */
+export interface ChannelScene {
+  store: Store;
+  userId: number;
+  ssh: Awaited<ReturnType<typeof startSwitchableSsh>>;
+  slack: FakeService;
+  pagerduty: FakeService;
+  /** Stops the servers and removes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * A store of `factory`'s kind (the memory store on `clock`), a user created at the clock's time,
+ * an SSH server that can be switched off, and the Slack and PagerDuty fakes.
+ */
+export async function openChannelScene(factory: StoreFactory, clock: ManualClock): Promise<ChannelScene> {
+  const opened: OpenedStore =
+    factory.name === 'memory' ? { store: new MemoryStore({ clock }), cleanup: async () => {} } : await factory.open();
+  const { store } = opened;
+  const userId = (await store.createUser({ name: null, created_at: new Date(clock.now()).toISOString() })).id;
+  const [ssh, slack, pagerduty] = await Promise.all([startSwitchableSsh(), startFakeSlack(), startFakePagerDuty()]);
+  return {
+    store,
+    userId,
+    ssh,
+    slack,
+    pagerduty,
+    async close() {
+      await Promise.all([ssh.close(), slack.close(), pagerduty.close()]);
+      await opened.cleanup();
+    },
+  };
 }
