@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { nodeArgs } from '../test/support/node-args.ts';
+import { stopChild } from './processes.ts';
 
 export interface EngineTargets {
   /** The fake DNS server, `127.0.0.1:PORT`. */
@@ -25,12 +26,7 @@ export function startEngineTargets(): Promise<EngineTargets> {
       resolve({
         ...ports,
         pid: child.pid!,
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null || child.signalCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
+        stop: () => stopChild(child),
       });
     });
   });

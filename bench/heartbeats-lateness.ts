@@ -8,7 +8,7 @@ import { migrateToLatest } from '../stores/kysely/migrations.ts';
 import type { BenchRun } from './benchmark.ts';
 import { GRACE_S, PERIOD_S, seedHeartbeats } from './heartbeats-seed.ts';
 import { median } from './median.ts';
-import { cpuMicros, machineCpuMicros, type RunningServer } from './processes.ts';
+import { cpuMicros, machineCpuMicros, stopChild, type RunningServer } from './processes.ts';
 import { serveApi } from './api/serve.ts';
 
 export interface LatenessResult {
@@ -46,12 +46,7 @@ function startWorker(run: BenchRun, database: string): RunningServer {
   return run.stopAtEnd({
     url: '',
     pid: child.pid!,
-    stop: () =>
-      new Promise((done) => {
-        if (child.exitCode !== null || child.signalCode !== null) return done();
-        child.once('exit', () => done());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child),
   });
 }
 

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeArgs } from '../test/support/node-args.ts';
@@ -8,6 +8,15 @@ export interface RunningServer {
   url: string;
   pid: number;
   stop(): Promise<void>;
+}
+
+/** Ends `child` with SIGTERM, resolving once it has exited (at once if it already has). */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  });
 }
 
 /**
@@ -47,12 +56,7 @@ export function startServer(
       resolve({
         url: match[1]!,
         pid: child.pid!,
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null || child.signalCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
+        stop: () => stopChild(child),
       });
     }, 25);
   });
