@@ -114,13 +114,20 @@ function trimDue(pingCount: number, pinged: number): boolean {
 /** Pings beyond PINGS_KEPT a heartbeat may hold until its next trim. */
 const TRIM_EVERY = 100;
 
+/**
+ * The id of the oldest of a heartbeat's last PINGS_KEPT pings (null while it has fewer): what a
+ * trim keeps from and a list shows from. A walk of that many entries of its index.
+ */
+export const oldestKeptPing = (heartbeatId: RawBuilder<unknown> | number): RawBuilder<number | null> =>
+  sql`(select k.id from heartbeat_pings k where k.heartbeat_id = ${heartbeatId}
+    order by k.id desc limit 1 offset ${PINGS_KEPT - 1})`;
+
 /** The pings of `ids` beyond their last PINGS_KEPT deleted, in one statement. */
 async function trimPings(trx: Kysely<Database>, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
   // The oldest id each heartbeat keeps is found once (materialized), not once per ping it holds.
   await sql`with kept as materialized (
-      select h.id as heartbeat_id, (select k.id from heartbeat_pings k where k.heartbeat_id = h.id
-        order by k.id desc limit 1 offset ${PINGS_KEPT - 1}) as oldest
+      select h.id as heartbeat_id, ${oldestKeptPing(sql.ref('h.id'))} as oldest
       from heartbeats h where h.id in (${sql.join(ids)}))
     delete from heartbeat_pings where id in (select p.id from kept
       join heartbeat_pings p on p.heartbeat_id = kept.heartbeat_id and p.id < kept.oldest)`.execute(trx);

@@ -38,7 +38,7 @@ import type { StoreContext } from '../store-context.ts';
 import { heartbeatFromRow, newStateRow, stateFromRow } from './heartbeat-rows.ts';
 import type { HeartbeatPingsTable } from './heartbeat-schema.ts';
 import { writeTimelineChange } from './heartbeat-timeline.ts';
-import { recordPings } from './heartbeat-ping-writes.ts';
+import { oldestKeptPing, recordPings } from './heartbeat-ping-writes.ts';
 import { claimLate, recordLate, syncHeartbeatMaintenance, writeMove } from './heartbeat-writes.ts';
 
 const TIMELINE: Timeline<HeartbeatTimelineState> = {
@@ -176,12 +176,7 @@ export class KyselyHeartbeats {
       // The last PINGS_KEPT only: past them, a heartbeat holds up to a hundred more between its
       // trims (heartbeat-ping-writes.ts, `trimDue`).
       if (Number(owner.ping_count) > PINGS_KEPT)
-        query = query.where(
-          'id',
-          '>=',
-          sql<number>`coalesce((select k.id from heartbeat_pings k where k.heartbeat_id = ${id}
-            order by k.id desc limit 1 offset ${PINGS_KEPT - 1}), 0)`,
-        );
+        query = query.where('id', '>=', sql<number>`coalesce(${oldestKeptPing(id)}, 0)`);
       if (page.beforeId !== undefined) query = query.where('id', '<', page.beforeId);
       return (await query.orderBy('id', 'desc').limit(page.limit).execute()).map(pingFromRow);
     });
