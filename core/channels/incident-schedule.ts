@@ -67,6 +67,8 @@ export const recoveryNeedsEscalation = (
 export interface QueuedEscalation {
   status: 'pending' | 'delivered' | 'failed' | 'dropped';
   due_at: Timestamp;
+  /** How many attempts to send it were made. */
+  attempts: number;
 }
 
 /**
@@ -76,11 +78,15 @@ export interface QueuedEscalation {
  * is queued behind it; if the escalation is instead dropped as stale, the store drops this
  * recovery with it in the same transaction (a channel that never heard the down hears no
  * recovery). Pending and not yet due: the incident closed before the escalation fell due, which
- * the dispatcher will drop as stale. Given up or dropped: the channel never heard it.
+ * the dispatcher will drop as stale. Dropped after an attempt to send it (its incident was
+ * acknowledged while the attempt's failure waited to be retried): the channel may have heard it,
+ * since a 5xx or a timeout can come after the service took the message in. Given up, or dropped
+ * never tried: the channel never heard it.
  */
 export function recoveryFollowsEscalation(escalation: QueuedEscalation | undefined, now: Timestamp): boolean {
   if (escalation === undefined) return false;
   if (escalation.status === 'delivered') return true;
+  if (escalation.status === 'dropped') return escalation.attempts > 0;
   return escalation.status === 'pending' && Date.parse(escalation.due_at) <= Date.parse(now);
 }
 

@@ -119,7 +119,7 @@ export class MemoryNotifications implements NotificationStore {
     );
     return escalation === undefined
       ? undefined
-      : { status: escalation.state, due_at: new Date(escalation.dueAt).toISOString() };
+      : { status: escalation.state, due_at: new Date(escalation.dueAt).toISOString(), attempts: escalation.attempts };
   }
 
   /** As the Kysely queue's `dropRecoveriesOf`: the pending recovery of each escalation among `ids`. */
@@ -277,7 +277,9 @@ export class MemoryNotifications implements NotificationStore {
     if (state === undefined || !state.lease || state.lease.token !== lease.token) return false;
     if (release) state.lease = null;
     const dropped = new Set(ids);
-    this.#dropRecoveriesOf(lease.channelId, dropped);
+    // An escalation tried before may have been heard: only one never tried takes its recovery.
+    const neverTried = this.#queue.filter((n) => dropped.has(n.id) && n.attempts === 0).map((n) => n.id);
+    this.#dropRecoveriesOf(lease.channelId, new Set(neverTried));
     for (const n of this.#queue) {
       if (dropped.has(n.id) && n.channelId === lease.channelId && n.state === 'pending') n.state = 'dropped';
     }

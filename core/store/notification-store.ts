@@ -50,9 +50,10 @@ export interface NotificationStore {
   /**
    * Drops notifications of a claimed message that are not to be sent (a reminder or escalation
    * whose incident closed or was acknowledged), only while `lease` is still the channel's (else
-   * false, nothing written). A dropped escalation takes with it, in the same transaction, the
-   * channel's pending recovery of its incident (the record's first closing event after the one
-   * that opened it), in this message or not. With `release`, the lease is released too, the
+   * false, nothing written). A dropped escalation that no attempt carried before takes with it,
+   * in the same transaction, the channel's pending recovery of its incident (the record's first
+   * closing event after the one that opened it), in this message or not; one that an attempt
+   * carried may have been heard, and keeps it. With `release`, the lease is released too, the
    * grouping window kept.
    */
   dropChannelNotifications(lease: ChannelLease, ids: readonly number[], release: boolean): Promise<boolean>;

@@ -39,19 +39,30 @@ function isStale(item: EventItem, judged: boolean): boolean {
   return incident.closed_at !== null || incident.acknowledged_at !== null;
 }
 
+/** A claimed notification, its incident read: `attempts` is how many attempts it was part of before. */
+interface QueuedItem {
+  id: number;
+  attempts: number;
+  item: EventItem;
+}
+
 /** Names an incident among every record's: its ids are unique only among its kind's (device, heartbeat). */
 const incidentKey = (item: EventItem): string | null =>
   item.incident === null ? null : `${item.event.type.split('.')[0]} ${item.incident.id}`;
 
 /**
  * The notifications of a message not to send: the stale ones, and each recovery of an incident
- * whose escalation is among them, since a channel that never heard the down hears no recovery
- * (the store drops such a recovery outside the message too, in the same transaction).
+ * whose escalation is among them and was never tried, since a channel that never heard the down
+ * hears no recovery (the store drops such a recovery outside the message too, in the same
+ * transaction). An escalation tried before may have been heard: a failed attempt's 5xx or
+ * timeout can come after the service took the message in, so its recovery is sent.
  */
-function notToSend(items: readonly { id: number; item: EventItem }[], judged: boolean): Set<number> {
+function notToSend(items: readonly QueuedItem[], judged: boolean): Set<number> {
   const stale = items.filter(({ item }) => isStale(item, judged));
   const unheard = new Set(
-    stale.filter(({ item }) => item.reason === 'escalation').map(({ item }) => incidentKey(item)),
+    stale
+      .filter(({ item, attempts }) => item.reason === 'escalation' && attempts === 0)
+      .map(({ item }) => incidentKey(item)),
   );
   unheard.delete(null);
   const recoveries = items.filter(
@@ -140,9 +151,10 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
   }
 
   async function send(claimed: ClaimedChannelMessage): Promise<void> {
-    const items: { id: number; item: EventItem }[] = await Promise.all(
+    const items: QueuedItem[] = await Promise.all(
       claimed.notifications.map(async (n) => ({
         id: n.id,
+        attempts: n.attempts,
         item: {
           reason: n.reason,
           event: n.event,

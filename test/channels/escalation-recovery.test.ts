@@ -154,6 +154,60 @@ for (const factory of await availableStores()) {
         assert.deepEqual(await store.listChannelAttempts(userId, channel.id, { limit: 5 }), []);
       });
 
+      it(`${type}: an escalation tried, then dropped as its incident closed, is followed by the recovery`, async () => {
+        const channel = await escalating(type);
+        await device();
+        await runAt(0);
+        // A 503 may come after the service took the request in: the channel may have heard the down.
+        (type === 'slack' ? slack : pagerduty).script({ status: 503, headers: { 'retry-after': '3600' } });
+        await runAt(10);
+        assert.deepEqual(heard(type), [], 'the escalation failed, to be tried again in an hour');
+        ssh.up = true;
+        await runAt(10.5);
+        assert.equal(await resolved(), true, 'the incident closed');
+        await runAt(70);
+        await runAt(71);
+        if (type === 'pagerduty') assert.deepEqual(heard(type), ['resolve']);
+        else {
+          assert.equal(heard(type).length, 1, `the recovery alone: ${heard(type).join(' | ')}`);
+          assert.match(heard(type)[0]!, /up again/);
+        }
+        const attempts = await store.listChannelAttempts(userId, channel.id, { limit: 5 });
+        assert.deepEqual(
+          attempts?.map((a) => a.event_types).reverse(),
+          [['device.down'], ['device.up']],
+          'the escalation tried once, then the recovery',
+        );
+      });
+
+      it(`${type}: an escalation tried, then dropped as its incident was acknowledged, is followed by the recovery`, async () => {
+        await escalating(type);
+        await device();
+        await runAt(0);
+        (type === 'slack' ? slack : pagerduty).script({ status: 503, headers: { 'retry-after': '3600' } });
+        await runAt(10);
+        assert.deepEqual(heard(type), [], 'the escalation failed, to be tried again in an hour');
+        const [incident] = (await store.listIncidents(userId, {
+          from: START,
+          to: '2026-08-03T00:00:00.000Z',
+          limit: 5,
+        }))!;
+        const at = new Date(clock.now()).toISOString();
+        assert.equal((await store.acknowledgeIncident(userId, incident!.id, 7, at))?.acknowledged, true);
+        // The escalation is dropped at its retry, the incident being acknowledged; then the device recovers.
+        await runAt(70);
+        assert.deepEqual(heard(type), [], 'an acknowledged incident is not escalated');
+        ssh.up = true;
+        await runAt(71);
+        await runAt(72);
+        assert.equal(await resolved(), true, 'the incident closed');
+        if (type === 'pagerduty') assert.deepEqual(heard(type), ['resolve']);
+        else {
+          assert.equal(heard(type).length, 1, `the recovery alone: ${heard(type).join(' | ')}`);
+          assert.match(heard(type)[0]!, /up again/);
+        }
+      });
+
       it(`${type}: an incident that recovers before its escalation is due is not told`, async () => {
         await escalating(type);
         await device();

@@ -56,13 +56,19 @@ export async function escalationOf(
   // Locked (PostgreSQL): a drop or record of the escalation under the channel's lease that wrote
   // it first is waited for and its state read; one that comes after waits for this fan-out, then
   // finds the recovery it queued (dropRecoveriesOf runs after the escalation's own update).
-  const { rows } = await sql<Pick<Selectable<NotificationsTable>, 'status' | 'due_at' | 'next_attempt_at'>>`
-    select status, due_at, next_attempt_at from notifications
+  const { rows } = await sql<
+    Pick<Selectable<NotificationsTable>, 'status' | 'due_at' | 'next_attempt_at' | 'attempts'>
+  >`
+    select status, due_at, next_attempt_at, attempts from notifications
     where channel_id = ${channelId} and event_id = ${toId(opener.id)} and reason = 'escalation'
     ${sql.raw(sqlOf(dialect).forUpdate)}`.execute(trx);
   const escalation = rows[0];
   if (escalation === undefined) return undefined;
-  return { status: escalation.status, due_at: toStamp(escalation.due_at ?? escalation.next_attempt_at) };
+  return {
+    status: escalation.status,
+    due_at: toStamp(escalation.due_at ?? escalation.next_attempt_at),
+    attempts: Number(escalation.attempts),
+  };
 }
 
 /**
@@ -72,7 +78,12 @@ export async function escalationOf(
  * a channel that never heard the down hears no recovery. The recovery is the first closing event
  * of the record after the opener (a later incident's is its own).
  */
-export async function dropRecoveriesOf(trx: Trx, channelId: number, ids: readonly number[]): Promise<void> {
+export async function dropRecoveriesOf(
+  trx: Trx,
+  channelId: number,
+  ids: readonly number[],
+  { neverTried = false }: { neverTried?: boolean } = {},
+): Promise<void> {
   if (ids.length === 0) return;
   const openers = await trx
     .selectFrom('notifications as n')
@@ -81,6 +92,7 @@ export async function dropRecoveriesOf(trx: Trx, channelId: number, ids: readonl
     .where('n.id', 'in', [...ids])
     .where('n.channel_id', '=', channelId)
     .where('n.reason', '=', 'escalation')
+    .$if(neverTried, (q) => q.where('n.attempts', '=', 0))
     .execute();
   for (const opener of openers) {
     const closerType = CLOSER_OF[opener.type];

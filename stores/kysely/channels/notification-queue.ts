@@ -270,9 +270,9 @@ export class KyselyNotifications implements NotificationStore {
             .where('channel_id', '=', lease.channelId)
             .where('status', '=', 'pending')
             .execute();
-          // A dropped escalation takes its incident's pending recovery with it, whichever message
-          // that recovery would go in.
-          await dropRecoveriesOf(trx, lease.channelId, ids);
+          // A dropped escalation never tried takes its incident's pending recovery with it,
+          // whichever message that recovery would go in; one tried before may have been heard.
+          await dropRecoveriesOf(trx, lease.channelId, ids, { neverTried: true });
         }
         return true;
       }),
