@@ -23,6 +23,8 @@ export interface PgChangeListenerOptions {
   onLost(error: Error): void;
   /** Told once when an outage ends. */
   onBack?(): void;
+  /** How often the connection is probed; LISTEN_PROBE_MS unless a test needs it sooner. */
+  probeMs?: number;
 }
 
 /**
@@ -99,7 +101,7 @@ export class PgChangeListener {
       client
         .query('select 1')
         .catch((error: unknown) => lost(error instanceof Error ? error : new Error(String(error))));
-    }, LISTEN_PROBE_MS);
+    }, this.#options.probeMs ?? LISTEN_PROBE_MS);
     this.#probe.unref?.();
     if (this.#told) this.#options.onBack?.();
     this.#told = false;
