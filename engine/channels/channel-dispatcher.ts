@@ -163,7 +163,7 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
       })),
     );
     // A reminder or escalation of an incident that closed or was acknowledged is not sent, nor
-    // the recovery of an escalation not sent.
+    // the recovery of an escalation never tried.
     const stale = notToSend(items, options.incidentOf !== undefined);
     const kept = claimed.notifications.filter((n) => !stale.has(n.id));
     if (stale.size > 0) {

@@ -1,7 +1,8 @@
 /**
  * An escalating channel's recovery (docs/notifications.md, "Reminders, escalation and
- * acknowledgement"): it hears the recovery whenever it heard, or is being told, the escalation,
- * and nothing of an incident that closed before its escalation was sent. Real engines on every
+ * acknowledgement"): it hears the recovery whenever it heard, may have heard (an attempt failed
+ * to be retried), or is being told, the escalation, and nothing of an incident that closed before
+ * its escalation was tried. Real engines on every
  * store, a device checked against an SSH server on 127.0.0.1 that goes down and up, Slack and
  * PagerDuty fakes (Slack holding its answer while a second worker runs), and an injected clock.
  * PostgreSQL is skipped when unreachable, except under CI=true.

@@ -55,7 +55,8 @@ export async function escalationOf(
   if (opener === undefined) return undefined;
   // Locked (PostgreSQL): a drop or record of the escalation under the channel's lease that wrote
   // it first is waited for and its state read; one that comes after waits for this fan-out, then
-  // finds the recovery it queued (dropRecoveriesOf runs after the escalation's own update).
+  // finds the recovery it queued and drops it as its rule says (dropRecoveriesOf runs after the
+  // escalation's own update; `attempts` changes only under the lease).
   const { rows } = await sql<
     Pick<Selectable<NotificationsTable>, 'status' | 'due_at' | 'next_attempt_at' | 'attempts'>
   >`
@@ -75,8 +76,10 @@ export async function escalationOf(
  * Drops the channel's pending recovery of each incident whose escalation among `ids` is not to be
  * told (dropped as stale, or given up), inside the caller's transaction under the channel's lease,
  * after the escalation's own update (so a fan-out judging it concurrently is waited for):
- * a channel that never heard the down hears no recovery. The recovery is the first closing event
- * of the record after the opener (a later incident's is its own).
+ * a channel that never heard the down hears no recovery. With `neverTried`, only the escalations
+ * no recorded attempt carried count (a dropped one that was tried may have been heard). The
+ * recovery is the first closing event of the record after the opener (a later incident's is its
+ * own).
  */
 export async function dropRecoveriesOf(
   trx: Trx,
