@@ -67,26 +67,25 @@ export const recoveryNeedsEscalation = (
 export interface QueuedEscalation {
   status: 'pending' | 'delivered' | 'failed' | 'dropped';
   due_at: Timestamp;
-  /** How many attempts that carried it were recorded (a failed one may have reached the service). */
-  attempts: number;
+  /** How many attempts that carried it may have reached the service (ChannelMessageOutcome.reached). */
+  reached_attempts: number;
 }
 
 /**
  * Whether the recovery is queued for an escalating channel, given the incident's escalation to it
  * (undefined: none was queued) at the fan-out's `now`. Delivered: the channel heard the down.
  * Pending and due: it may be on its way to the service under the channel's lease, so the recovery
- * is queued behind it; if the escalation is instead dropped as stale before any attempt carried
- * it, the store drops this recovery with it in the same transaction (a channel that never heard
- * the down hears no recovery). Pending and not yet due: the incident closed before the escalation
- * fell due, which the dispatcher will drop as stale. Dropped after a recorded attempt (one whose
- * failure was waiting to be retried when its incident closed or was acknowledged): the channel
- * may have heard it, since a 5xx or a timeout can come after the service took the message in.
- * Given up, or dropped never tried: taken as never heard.
+ * is queued behind it; if the escalation is instead dropped as stale and no attempt may have
+ * brought it to the service, the store drops this recovery with it in the same transaction (a
+ * channel that never heard the down hears no recovery). Pending and not yet due: the incident
+ * closed before the escalation fell due, which the dispatcher will drop as stale. Dropped or given
+ * up: heard if an attempt may have brought it to the service (a 5xx or a timeout can come after
+ * the service took the message in), else never heard.
  */
 export function recoveryFollowsEscalation(escalation: QueuedEscalation | undefined, now: Timestamp): boolean {
   if (escalation === undefined) return false;
   if (escalation.status === 'delivered') return true;
-  if (escalation.status === 'dropped') return escalation.attempts > 0;
+  if (escalation.status === 'dropped' || escalation.status === 'failed') return escalation.reached_attempts > 0;
   return escalation.status === 'pending' && Date.parse(escalation.due_at) <= Date.parse(now);
 }
 

@@ -35,6 +35,8 @@ interface QueuedNotification {
   reason: QueuedNotificationReason;
   seq: number;
   attempts: number;
+  /** Attempts that may have reached the service (ChannelMessageOutcome.reached). */
+  reachedAttempts: number;
   /** Epoch ms: when it is next tried, and when it was scheduled. */
   nextAttemptAt: number;
   dueAt: number;
@@ -92,6 +94,7 @@ export class MemoryNotifications implements NotificationStore {
       reason,
       seq,
       attempts: 0,
+      reachedAttempts: 0,
       nextAttemptAt: dueAt,
       dueAt,
       state: 'pending',
@@ -119,13 +122,20 @@ export class MemoryNotifications implements NotificationStore {
     );
     return escalation === undefined
       ? undefined
-      : { status: escalation.state, due_at: new Date(escalation.dueAt).toISOString(), attempts: escalation.attempts };
+      : {
+          status: escalation.state,
+          due_at: new Date(escalation.dueAt).toISOString(),
+          reached_attempts: escalation.reachedAttempts,
+        };
   }
 
-  /** As the Kysely queue's `dropRecoveriesOf`: the pending recovery of each escalation among `ids`. */
+  /**
+   * As the Kysely queue's `dropRecoveriesOf`: the pending recovery of each escalation among `ids`
+   * that no attempt may have brought to the service.
+   */
   #dropRecoveriesOf(channelId: number, ids: ReadonlySet<number>): void {
     const escalations = this.#queue.filter(
-      (n) => ids.has(n.id) && n.channelId === channelId && n.reason === 'escalation',
+      (n) => ids.has(n.id) && n.channelId === channelId && n.reason === 'escalation' && n.reachedAttempts === 0,
     );
     for (const escalation of escalations) {
       const opener = this.#t.events.find((e) => e.id === escalation.eventId);
@@ -148,7 +158,8 @@ export class MemoryNotifications implements NotificationStore {
 
   /**
    * Queues an acknowledgement of the open `incident` at `at` for each PagerDuty channel that was
-   * delivered its trigger (stores/kysely/channels/incident-notifications.ts says the same).
+   * delivered its trigger or that an attempt may have brought it to
+   * (stores/kysely/channels/incident-notifications.ts says the same).
    */
   queueAcknowledgements(userId: number, incident: Incident, at: Timestamp): void {
     const device = incident.device_id !== null;
@@ -163,7 +174,12 @@ export class MemoryNotifications implements NotificationStore {
     if (opener === undefined) return;
     const told = new Set(
       this.#queue
-        .filter((n) => n.eventId === opener.id && n.state === 'delivered' && n.reason !== 'acknowledgement')
+        .filter(
+          (n) =>
+            n.eventId === opener.id &&
+            (n.state === 'delivered' || n.reachedAttempts > 0) &&
+            n.reason !== 'acknowledgement',
+        )
         .filter((n) => this.#channels.channelById(n.channelId)?.type === 'pagerduty')
         .map((n) => n.channelId),
     );
@@ -218,6 +234,7 @@ export class MemoryNotifications implements NotificationStore {
         notifications: list.map((n) => ({
           id: n.id,
           attempts: n.attempts,
+          reached_attempts: n.reachedAttempts,
           reason: n.reason,
           event: structuredClone(events.get(n.eventId)!),
         })),
@@ -236,6 +253,7 @@ export class MemoryNotifications implements NotificationStore {
     const carried = this.#queue.filter((n) => ids.has(n.id) && n.channelId === lease.channelId);
     for (const n of carried) {
       n.attempts++;
+      if (outcome.reached === true) n.reachedAttempts++;
       if (outcome.state === 'pending') n.nextAttemptAt = ms(outcome.next_attempt_at ?? outcome.attempted_at);
       else n.state = outcome.state === 'delivered' ? 'delivered' : 'failed';
       if (n.reason !== 'reminder' || (outcome.state !== 'delivered' && outcome.state !== 'failed')) continue;
@@ -243,7 +261,7 @@ export class MemoryNotifications implements NotificationStore {
       const next = nextReminder(new Date(n.dueAt).toISOString(), n.seq, every, iso(outcome.attempted_at));
       if (next !== null) this.#push(lease.channelId, n.eventId, 'reminder', next.seq, ms(next.due_at));
     }
-    // An escalation given up was never heard: its incident's recovery is not told either.
+    // An escalation given up that cannot have been heard: its incident's recovery is not told either.
     if (outcome.state === 'failed') this.#dropRecoveriesOf(lease.channelId, ids);
     const eventIds = [...new Set(carried.map((n) => n.eventId))].sort((a, b) => a - b);
     const types = new Set(eventIds.map((id) => this.#t.events.find((e) => e.id === id)?.type));
@@ -277,9 +295,7 @@ export class MemoryNotifications implements NotificationStore {
     if (state === undefined || !state.lease || state.lease.token !== lease.token) return false;
     if (release) state.lease = null;
     const dropped = new Set(ids);
-    // An escalation tried before may have been heard: only one never tried takes its recovery.
-    const neverTried = this.#queue.filter((n) => dropped.has(n.id) && n.attempts === 0).map((n) => n.id);
-    this.#dropRecoveriesOf(lease.channelId, new Set(neverTried));
+    this.#dropRecoveriesOf(lease.channelId, dropped);
     for (const n of this.#queue) {
       if (dropped.has(n.id) && n.channelId === lease.channelId && n.state === 'pending') n.state = 'dropped';
     }

@@ -38,9 +38,10 @@ export interface NotificationStore {
 
   /**
    * Writes a message's outcome, only while `lease` is still the channel's (else false, nothing
-   * written), in one transaction: its notifications' state (and for each reminder delivered or
-   * given up, the channel's next one; for an escalation given up, the channel's pending recovery
-   * of its incident dropped), a row of the channel's attempts and
+   * written), in one transaction: its notifications' state and counts of attempts (and for each
+   * reminder delivered or given up, the channel's next one; for an escalation given up that no
+   * attempt may have brought to the service, the channel's pending recovery of its incident
+   * dropped), a row of the channel's attempts and
    * its `last_delivery_*` and `failing_since` (as `recordChannelAttempt`), the channel's grouping
    * window, the lease's release; for `disabled`, the channel's `is_enabled: false` and
    * `disabled_reason` and a `channel.disabled` event in the outbox.
@@ -50,11 +51,11 @@ export interface NotificationStore {
   /**
    * Drops notifications of a claimed message that are not to be sent (a reminder or escalation
    * whose incident closed or was acknowledged), only while `lease` is still the channel's (else
-   * false, nothing written). A dropped escalation that no attempt carried before takes with it,
-   * in the same transaction, the channel's pending recovery of its incident (the record's first
-   * closing event after the one that opened it), in this message or not; one that an attempt
-   * carried may have been heard, and keeps it. With `release`, the lease is released too, the
-   * grouping window kept.
+   * false, nothing written). A dropped escalation that no attempt may have brought to the service
+   * (`reached_attempts` 0) takes with it, in the same transaction, the channel's pending recovery
+   * of its incident (the record's first closing event after the one that opened it), in this
+   * message or not; one that may have been heard keeps it. With `release`, the lease is released
+   * too, the grouping window kept.
    */
   dropChannelNotifications(lease: ChannelLease, ids: readonly number[], release: boolean): Promise<boolean>;
 }
@@ -81,10 +82,17 @@ export interface ClaimedChannelMessage {
   lease: ChannelLease;
   channel: ChannelEndpoint;
   /**
-   * Oldest first; `attempts` is how many attempts each was part of before. A reminder, escalation
-   * or acknowledgement carries the event that opened its incident.
+   * Oldest first; `attempts` is how many attempts each was part of before, `reached_attempts` how
+   * many of them may have reached the service (ChannelMessageOutcome.reached; absent: 0). A
+   * reminder, escalation or acknowledgement carries the event that opened its incident.
    */
-  notifications: { id: number; attempts: number; reason: QueuedNotificationReason; event: MonitoringEvent }[];
+  notifications: {
+    id: number;
+    attempts: number;
+    reached_attempts?: number;
+    reason: QueuedNotificationReason;
+    event: MonitoringEvent;
+  }[];
 }
 
 /**
@@ -111,4 +119,9 @@ export interface ChannelMessageOutcome {
   duration_ms: number;
   /** With `disabled`: `http_404` and the like. */
   disabled_reason: string | null;
+  /**
+   * Whether the message may have reached the service: delivered, or failed with an answer that
+   * can come after the service took it in (a 5xx, a timeout). Absent: false.
+   */
+  reached?: boolean;
 }

@@ -15,6 +15,7 @@ import {
   type NotificationStore,
 } from '../../core/internal.ts';
 import { dispatchRound, roundLoop } from '../outbox-rounds.ts';
+import { mayHaveReached } from './answers.ts';
 import type { ChannelDelivery } from './channel-delivery.ts';
 import type { DeliveryVerdict } from './kind.ts';
 import { CHANNEL_KINDS } from './kinds/index.ts';
@@ -39,10 +40,10 @@ function isStale(item: EventItem, judged: boolean): boolean {
   return incident.closed_at !== null || incident.acknowledged_at !== null;
 }
 
-/** A claimed notification, its incident read: `attempts` is how many attempts it was part of before. */
+/** A claimed notification, its incident read: `reached` counts its attempts that may have reached the service. */
 interface QueuedItem {
   id: number;
-  attempts: number;
+  reached: number;
   item: EventItem;
 }
 
@@ -52,16 +53,16 @@ const incidentKey = (item: EventItem): string | null =>
 
 /**
  * The notifications of a message not to send: the stale ones, and each recovery of an incident
- * whose escalation is among them and was never tried, since a channel that never heard the down
- * hears no recovery (the store drops such a recovery outside the message too, in the same
- * transaction). An escalation tried before may have been heard: a failed attempt's 5xx or
- * timeout can come after the service took the message in, so its recovery is sent.
+ * whose escalation is among them and no attempt may have brought to the service, since a channel
+ * that never heard the down hears no recovery (the store drops such a recovery outside the
+ * message too, in the same transaction). An escalation an attempt may have brought there
+ * (`mayHaveReached`) may have been heard, so its recovery is sent.
  */
 function notToSend(items: readonly QueuedItem[], judged: boolean): Set<number> {
   const stale = items.filter(({ item }) => isStale(item, judged));
   const unheard = new Set(
     stale
-      .filter(({ item, attempts }) => item.reason === 'escalation' && attempts === 0)
+      .filter(({ item, reached }) => item.reason === 'escalation' && reached === 0)
       .map(({ item }) => incidentKey(item)),
   );
   unheard.delete(null);
@@ -154,7 +155,7 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
     const items: QueuedItem[] = await Promise.all(
       claimed.notifications.map(async (n) => ({
         id: n.id,
-        attempts: n.attempts,
+        reached: n.reached_attempts ?? 0,
         item: {
           reason: n.reason,
           event: n.event,
@@ -163,7 +164,7 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
       })),
     );
     // A reminder or escalation of an incident that closed or was acknowledged is not sent, nor
-    // the recovery of an escalation never tried.
+    // the recovery of an escalation that cannot have been heard.
     const stale = notToSend(items, options.incidentOf !== undefined);
     const kept = claimed.notifications.filter((n) => !stale.has(n.id));
     if (stale.size > 0) {
@@ -181,7 +182,12 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
       total: kept.length,
     };
     const sent = await delivery.deliver(message.channel, notification);
-    const outcome = { ...outcomeOf(message, sent.verdict), http_status: sent.httpStatus, duration_ms: sent.durationMs };
+    const outcome = {
+      ...outcomeOf(message, sent.verdict),
+      http_status: sent.httpStatus,
+      duration_ms: sent.durationMs,
+      reached: mayHaveReached(sent.verdict, sent.httpStatus),
+    };
     const written = await store.recordChannelMessage(message.lease, outcome);
     if (!written) {
       logger.warn?.(`channel ${message.channel.id}: the lease was lost; another worker sends its message`);

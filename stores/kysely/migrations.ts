@@ -19,6 +19,7 @@ import { notifications } from './migrations/0017-notifications.ts';
 import { acknowledgements } from './migrations/0018-acknowledgements.ts';
 import { heartbeatChannels } from './migrations/0019-heartbeat-channels.ts';
 import { recordChanges } from './migrations/0020-record-changes.ts';
+import { notificationReach } from './migrations/0021-notification-reach.ts';
 import { dialectOf } from './schema.ts';
 import type { Database, StoreDialect } from './schema.ts';
 
@@ -44,6 +45,7 @@ export function migrations(dialect: StoreDialect): Record<string, Migration> {
     '0018_acknowledgements': acknowledgements(dialect),
     '0019_heartbeat_channels': heartbeatChannels(dialect),
     '0020_record_changes': recordChanges(dialect),
+    '0021_notification_reach': notificationReach(dialect),
   };
 }
 

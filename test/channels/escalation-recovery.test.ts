@@ -1,8 +1,8 @@
 /**
  * An escalating channel's recovery (docs/notifications.md, "Reminders, escalation and
- * acknowledgement"): it hears the recovery whenever it heard, may have heard (an attempt failed
- * to be retried), or is being told, the escalation, and nothing of an incident that closed before
- * its escalation was tried. Real engines on every
+ * acknowledgement"): it hears the recovery whenever it heard, may have heard (an attempt that may
+ * have reached the service: a 5xx, no answer in time), or is being told, the escalation, and
+ * nothing of an incident whose escalation could not have reached it. Real engines on every
  * store, a device checked against an SSH server on 127.0.0.1 that goes down and up, Slack and
  * PagerDuty fakes (Slack holding its answer while a second worker runs), and an injected clock.
  * PostgreSQL is skipped when unreachable, except under CI=true.
@@ -13,6 +13,7 @@ import { ManualClock, type Store } from '../../core/index.ts';
 import type { MonitoringEngine } from '../../engine/index.ts';
 import type { FakeService } from '../support/fakes/fake-service.ts';
 import { channelRecord, newDevice } from '../support/records.ts';
+import { freePort } from '../support/ports.ts';
 import { availableStores } from '../support/stores.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { loopbackEngine, openChannelScene, type ChannelScene } from './support.ts';
@@ -69,6 +70,14 @@ for (const factory of await availableStores()) {
           { events: ['device.down', 'device.up'], escalate_after_s: 600, created_at: START },
         ),
       );
+    /** One worker whose PagerDuty events URL takes no connection. */
+    const refusedPagerDuty = (port: number) =>
+      loopbackEngine({
+        store,
+        clock,
+        random: () => 0,
+        channels: { pagerdutyEventsUrl: `http://events.pagerduty.com:${port}/v2/enqueue` },
+      });
     /** Checked every 20 s: a worker sees the recovery while the channel's lease (30 s) is held. */
     const device = async () => {
       const created = await store.createDevice(
@@ -197,11 +206,71 @@ for (const factory of await availableStores()) {
         assert.equal((await store.acknowledgeIncident(userId, incident!.id, 7, at))?.acknowledged, true);
         // The escalation is dropped at its retry, the incident being acknowledged; then the device recovers.
         await runAt(70);
-        assert.deepEqual(heard(type), [], 'an acknowledged incident is not escalated');
+        assert.deepEqual(
+          heard(type),
+          type === 'pagerduty' ? ['acknowledge'] : [],
+          'an acknowledged incident is not escalated (PagerDuty acknowledges the alert it may have)',
+        );
         ssh.up = true;
         await runAt(71);
         await runAt(72);
         assert.equal(await resolved(), true, 'the incident closed');
+        // PagerDuty is told of the acknowledgement too: the alert may have been triggered.
+        if (type === 'pagerduty') assert.deepEqual(heard(type), ['acknowledge', 'resolve']);
+        else {
+          assert.equal(heard(type).length, 1, `the recovery alone: ${heard(type).join(' | ')}`);
+          assert.match(heard(type)[0]!, /up again/);
+        }
+      });
+
+      it(`${type}: an escalation whose attempts never reached the service, then dropped, is not followed by the recovery`, async () => {
+        // The service's address takes no connection: each attempt is refused before a request is sent.
+        const closed = await freePort();
+        const channel = await store.createChannel(
+          userId,
+          channelRecord(
+            type,
+            type === 'slack'
+              ? { webhook_url: `http://hooks.slack.com:${closed}/services/T000/B000/XXXXXXXX` }
+              : { routing_key: ROUTING_KEY, severity: 'error' },
+            { events: ['device.down', 'device.up'], escalate_after_s: 600, created_at: START },
+          ),
+        );
+        if (type === 'pagerduty') {
+          await Promise.all(engines.map((engine) => engine.stop()));
+          engines = [refusedPagerDuty(closed)];
+        }
+        await device();
+        await runAt(0);
+        await runAt(10);
+        ssh.up = true;
+        await runAt(10.5);
+        assert.equal(await resolved(), true, 'the incident closed');
+        await runAt(12);
+        await runAt(30);
+        const attempts = await store.listChannelAttempts(userId, channel.id, { limit: 5 });
+        assert.ok(attempts !== undefined && attempts.length >= 1, 'the escalation was tried');
+        assert.ok(
+          attempts.every((a) => a.error === 'ECONNREFUSED' && a.event_types.join() === 'device.down'),
+          `only the escalation, refused: ${JSON.stringify(attempts.map((a) => [a.event_types, a.error]))}`,
+        );
+      });
+
+      it(`${type}: an escalation given up after an attempt that may have reached the service is followed by the recovery`, async () => {
+        const channel = await escalating(type);
+        await device();
+        await runAt(0);
+        // A 503 first (the service may have taken it in), then a refusal: the message is given up.
+        (type === 'slack' ? slack : pagerduty).script({ status: 503 }, { status: 400, body: 'invalid_payload' });
+        await runAt(10);
+        await runAt(10.25);
+        const given = await store.listChannelAttempts(userId, channel.id, { limit: 5 });
+        assert.deepEqual(given?.map((a) => a.error).reverse(), ['http_503', 'http_400'], 'tried, then given up');
+        ssh.up = true;
+        await runAt(10.5);
+        assert.equal(await resolved(), true, 'the incident closed');
+        await runAt(11);
+        await runAt(12);
         if (type === 'pagerduty') assert.deepEqual(heard(type), ['resolve']);
         else {
           assert.equal(heard(type).length, 1, `the recovery alone: ${heard(type).join(' | ')}`);

@@ -23,6 +23,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0018_acknowledgements',
   '0019_heartbeat_channels',
   '0020_record_changes',
+  '0021_notification_reach',
 ];
 
 /** The migrations from `first` on, as a database migrated up to the one before it applies them. */

@@ -73,6 +73,8 @@ export interface NotificationsTable {
   reason: ColumnType<QueuedReason, QueuedReason | undefined, QueuedReason>;
   seq: ColumnType<number, number | undefined, number>;
   due_at: NullableStamp;
+  /** Migration 0021: attempts that carried it and may have reached the service. */
+  reached_attempts: ColumnType<number, number | undefined, number>;
 }
 
 /** A queued notification's reason: a test message is never queued. */

@@ -56,11 +56,11 @@ export async function escalationOf(
   // Locked (PostgreSQL): a drop or record of the escalation under the channel's lease that wrote
   // it first is waited for and its state read; one that comes after waits for this fan-out, then
   // finds the recovery it queued and drops it as its rule says (dropRecoveriesOf runs after the
-  // escalation's own update; `attempts` changes only under the lease).
+  // escalation's own update; `reached_attempts` changes only under the lease).
   const { rows } = await sql<
-    Pick<Selectable<NotificationsTable>, 'status' | 'due_at' | 'next_attempt_at' | 'attempts'>
+    Pick<Selectable<NotificationsTable>, 'status' | 'due_at' | 'next_attempt_at' | 'reached_attempts'>
   >`
-    select status, due_at, next_attempt_at, attempts from notifications
+    select status, due_at, next_attempt_at, reached_attempts from notifications
     where channel_id = ${channelId} and event_id = ${toId(opener.id)} and reason = 'escalation'
     ${sql.raw(sqlOf(dialect).forUpdate)}`.execute(trx);
   const escalation = rows[0];
@@ -68,7 +68,7 @@ export async function escalationOf(
   return {
     status: escalation.status,
     due_at: toStamp(escalation.due_at ?? escalation.next_attempt_at),
-    attempts: Number(escalation.attempts),
+    reached_attempts: Number(escalation.reached_attempts),
   };
 }
 
@@ -76,17 +76,11 @@ export async function escalationOf(
  * Drops the channel's pending recovery of each incident whose escalation among `ids` is not to be
  * told (dropped as stale, or given up), inside the caller's transaction under the channel's lease,
  * after the escalation's own update (so a fan-out judging it concurrently is waited for):
- * a channel that never heard the down hears no recovery. With `neverTried`, only the escalations
- * no recorded attempt carried count (a dropped one that was tried may have been heard). The
- * recovery is the first closing event of the record after the opener (a later incident's is its
- * own).
+ * a channel that never heard the down hears no recovery. An escalation that an attempt may have
+ * brought to the service (`reached_attempts`) may have been heard, and keeps it. The recovery is
+ * the first closing event of the record after the opener (a later incident's is its own).
  */
-export async function dropRecoveriesOf(
-  trx: Trx,
-  channelId: number,
-  ids: readonly number[],
-  { neverTried = false }: { neverTried?: boolean } = {},
-): Promise<void> {
+export async function dropRecoveriesOf(trx: Trx, channelId: number, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
   const openers = await trx
     .selectFrom('notifications as n')
@@ -95,7 +89,7 @@ export async function dropRecoveriesOf(
     .where('n.id', 'in', [...ids])
     .where('n.channel_id', '=', channelId)
     .where('n.reason', '=', 'escalation')
-    .$if(neverTried, (q) => q.where('n.attempts', '=', 0))
+    .where('n.reached_attempts', '=', 0)
     .execute();
   for (const opener of openers) {
     const closerType = CLOSER_OF[opener.type];
@@ -136,8 +130,9 @@ async function openerOf(trx: Trx, incident: Selectable<IncidentsTable>): Promise
 
 /**
  * Queues an `acknowledgement` of the open `incident`, due at `at`, for each PagerDuty channel that
- * was delivered the incident's trigger (its event, escalation or a reminder): PagerDuty then
- * acknowledges the alert under the same `dedup_key`. Other types hear nothing of it.
+ * was delivered the incident's trigger (its event, escalation or a reminder), or that an attempt
+ * may have brought it to: PagerDuty then acknowledges the alert under the same `dedup_key` (and
+ * ignores one it never raised). Other types hear nothing of it.
  */
 export async function queueAcknowledgements(trx: Trx, incident: Selectable<IncidentsTable>, at: Timestamp) {
   const opener = await openerOf(trx, incident);
@@ -149,7 +144,7 @@ export async function queueAcknowledgements(trx: Trx, incident: Selectable<Incid
     .distinct()
     .where('n.event_id', '=', opener)
     .where('c.type', '=', 'pagerduty')
-    .where('n.status', '=', 'delivered')
+    .where((eb) => eb.or([eb('n.status', '=', 'delivered'), eb('n.reached_attempts', '>', 0)]))
     .where('n.reason', 'in', ['event', 'escalation', 'reminder'])
     .execute();
   if (told.length === 0) return;

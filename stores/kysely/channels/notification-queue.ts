@@ -128,7 +128,17 @@ export class KyselyNotifications implements NotificationStore {
       const due = await this.#ctx.db
         .selectFrom('notifications as n')
         .innerJoin('events as e', 'e.id', 'n.event_id')
-        .select(['n.id as nid', 'n.attempts', 'n.reason', 'e.id', 'e.user_id', 'e.type', 'e.created_at', 'e.data'])
+        .select([
+          'n.id as nid',
+          'n.attempts',
+          'n.reached_attempts',
+          'n.reason',
+          'e.id',
+          'e.user_id',
+          'e.type',
+          'e.created_at',
+          'e.data',
+        ])
         .where('n.channel_id', '=', channelId)
         .where('n.status', '=', 'pending')
         .where('n.next_attempt_at', '<=', now)
@@ -141,6 +151,7 @@ export class KyselyNotifications implements NotificationStore {
         notifications: due.map((n) => ({
           id: toId(n.nid),
           attempts: Number(n.attempts),
+          reached_attempts: Number(n.reached_attempts),
           reason: n.reason,
           event: eventOf(n),
         })),
@@ -172,6 +183,7 @@ export class KyselyNotifications implements NotificationStore {
             .updateTable('notifications')
             .set((eb) => ({
               attempts: eb('attempts', '+', 1),
+              ...(outcome.reached === true ? { reached_attempts: eb('reached_attempts', '+', 1) } : {}),
               ...(outcome.state === 'pending'
                 ? { next_attempt_at: stampText(outcome.next_attempt_at ?? outcome.attempted_at) }
                 : { status: outcome.state === 'delivered' ? ('delivered' as const) : ('failed' as const) }),
@@ -183,7 +195,7 @@ export class KyselyNotifications implements NotificationStore {
         if (outcome.state === 'delivered' || outcome.state === 'failed') {
           await queueNextReminders(trx, lease.channelId, ids, outcome.attempted_at);
         }
-        // An escalation given up was never heard: its incident's recovery is not told either.
+        // An escalation given up that cannot have been heard: its incident's recovery is not told either.
         if (outcome.state === 'failed') await dropRecoveriesOf(trx, lease.channelId, ids);
         const carried =
           ids.length === 0
@@ -270,9 +282,9 @@ export class KyselyNotifications implements NotificationStore {
             .where('channel_id', '=', lease.channelId)
             .where('status', '=', 'pending')
             .execute();
-          // A dropped escalation never tried takes its incident's pending recovery with it,
-          // whichever message that recovery would go in; one tried before may have been heard.
-          await dropRecoveriesOf(trx, lease.channelId, ids, { neverTried: true });
+          // A dropped escalation that cannot have been heard takes its incident's pending recovery
+          // with it, whichever message that recovery would go in.
+          await dropRecoveriesOf(trx, lease.channelId, ids);
         }
         return true;
       }),
