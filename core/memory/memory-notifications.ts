@@ -158,8 +158,8 @@ export class MemoryNotifications implements NotificationStore {
 
   /**
    * Queues an acknowledgement of the open `incident` at `at` for each PagerDuty channel that was
-   * delivered its trigger or that an attempt may have brought it to
-   * (stores/kysely/channels/incident-notifications.ts says the same).
+   * delivered its trigger, that an attempt may have brought it to, or whose trigger is due and not
+   * yet written (stores/kysely/channels/incident-notifications.ts says the same).
    */
   queueAcknowledgements(userId: number, incident: Incident, at: Timestamp): void {
     const device = incident.device_id !== null;
@@ -177,7 +177,9 @@ export class MemoryNotifications implements NotificationStore {
         .filter(
           (n) =>
             n.eventId === opener.id &&
-            (n.state === 'delivered' || n.reachedAttempts > 0) &&
+            (n.state === 'delivered' ||
+              n.reachedAttempts > 0 ||
+              (n.state === 'pending' && n.nextAttemptAt <= ms(at))) &&
             n.reason !== 'acknowledgement',
         )
         .filter((n) => this.#channels.channelById(n.channelId)?.type === 'pagerduty')

@@ -10,22 +10,6 @@ export const DELETED_WEBHOOK = [404, 410] as const;
 /** An API that answers these refuses our credentials (Telegram's bot token, PagerDuty's key, ntfy's token). */
 export const REFUSED_CREDENTIALS = [401, 403] as const;
 
-/** The errors of an attempt that got no answer in time: the request may have gone out, and been taken in. */
-const NO_ANSWER_IN_TIME: ReadonlySet<string> = new Set(['timeout', 'ETIMEDOUT']);
-
-/**
- * Whether an attempt's message may have reached the service (docs/notifications.md, "Reminders,
- * escalation and acknowledgement"): delivered, or some request of it answered 2xx or 5xx (a 5xx
- * can come after the service took the message in), or no answer came in time (not told apart
- * from a connection that was never made). A refusal (4xx), a refused connection or a name that
- * did not resolve tells it did not.
- */
-export function mayHaveReached(verdict: DeliveryVerdict, httpStatus: number | null): boolean {
-  if (verdict.outcome === 'delivered') return true;
-  if (httpStatus !== null && (httpStatus < 300 || httpStatus >= 500)) return true;
-  return NO_ANSWER_IN_TIME.has(verdict.error);
-}
-
 /** A Retry-After longer than this is read as this: past a day the message has no use left. */
 const MAX_RETRY_AFTER_MS = 86_400_000;
 

@@ -38,9 +38,23 @@ export interface ChannelSendResult {
   verdict: DeliveryVerdict;
   /** The last HTTP status answered; null for email and when none answered. */
   httpStatus: number | null;
+  /**
+   * Whether the message may have reached the service (docs/notifications.md, "Reminders,
+   * escalation and acknowledgement"): delivered, or some request of it was answered 2xx or 5xx (a
+   * 5xx can come after the service took it in), or written whole with no answer after (no answer
+   * in time, a reset). A mail only when delivered.
+   */
+  reached: boolean;
   /** How long it took, connecting included, in whole milliseconds. */
   durationMs: number;
 }
+
+/** A mail's attempt: it reached the server's mailbox only when delivered (the server answered the whole of it). */
+const mailResult = (verdict: DeliveryVerdict): Omit<ChannelSendResult, 'durationMs'> => ({
+  verdict,
+  httpStatus: null,
+  reached: verdict.outcome === 'delivered',
+});
 
 export interface ChannelDelivery {
   /** Never rejects for the channel's sake. */
@@ -61,26 +75,32 @@ export function createChannelDelivery(options: ChannelDeliveryOptions): ChannelD
   ): Promise<Omit<ChannelSendResult, 'durationMs'>> {
     let verdict: DeliveryVerdict = { outcome: 'delivered' };
     let httpStatus: number | null = null;
+    let reached = false;
     // A kind's several requests (PagerDuty's, one per item) go in order; the first that is not
     // delivered ends the attempt, and a retry sends them all again (PagerDuty drops the repeats by dedup_key).
     for (const message of kind.render(config, notification, context(options.smtp?.mailDomain ?? 'localhost'))) {
       let answer: HttpAnswer;
+      let written = false;
       try {
         answer = await postRequest(message.url, message, {
           connector,
           timeoutMs,
           tls: options.tls,
           keepBodyBytes: KEPT_ANSWER_BYTES,
+          onWritten: () => (written = true),
         });
         httpStatus = answer.status;
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         answer = { status: null, error: typeof code === 'string' ? code : 'request_failed' };
       }
+      // A refusal (4xx) says the service did not take it; a 5xx, or no answer to a request written
+      // whole, leaves it open.
+      if (answer.status === null ? written : answer.status < 300 || answer.status >= 500) reached = true;
       verdict = kind.judge(answer, clock.now());
       if (verdict.outcome !== 'delivered') break;
     }
-    return { verdict, httpStatus };
+    return { verdict, httpStatus, reached };
   }
 
   async function sendMail(config: ChannelConfigs['email'], notification: Notification): Promise<DeliveryVerdict> {
@@ -105,7 +125,7 @@ export function createChannelDelivery(options: ChannelDeliveryOptions): ChannelD
       const kind = CHANNEL_KINDS[channel.type] as ChannelKind<ChannelType>;
       const done =
         kind.transport === 'smtp'
-          ? { verdict: await sendMail(channel.config as ChannelConfigs['email'], notification), httpStatus: null }
+          ? mailResult(await sendMail(channel.config as ChannelConfigs['email'], notification))
           : await sendHttp(kind as HttpKind<ChannelType>, channel.config, notification);
       return { ...done, durationMs: Math.round(performance.now() - started) };
     },

@@ -15,7 +15,6 @@ import {
   type NotificationStore,
 } from '../../core/internal.ts';
 import { dispatchRound, roundLoop } from '../outbox-rounds.ts';
-import { mayHaveReached } from './answers.ts';
 import type { ChannelDelivery } from './channel-delivery.ts';
 import type { DeliveryVerdict } from './kind.ts';
 import { CHANNEL_KINDS } from './kinds/index.ts';
@@ -56,7 +55,7 @@ const incidentKey = (item: EventItem): string | null =>
  * whose escalation is among them and no attempt may have brought to the service, since a channel
  * that never heard the down hears no recovery (the store drops such a recovery outside the
  * message too, in the same transaction). An escalation an attempt may have brought there
- * (`mayHaveReached`) may have been heard, so its recovery is sent.
+ * (ChannelSendResult.reached) may have been heard, so its recovery is sent.
  */
 function notToSend(items: readonly QueuedItem[], judged: boolean): Set<number> {
   const stale = items.filter(({ item }) => isStale(item, judged));
@@ -186,7 +185,7 @@ export function createChannelDispatcher(options: ChannelDispatcherOptions): Chan
       ...outcomeOf(message, sent.verdict),
       http_status: sent.httpStatus,
       duration_ms: sent.durationMs,
-      reached: mayHaveReached(sent.verdict, sent.httpStatus),
+      reached: sent.reached,
     };
     const written = await store.recordChannelMessage(message.lease, outcome);
     if (!written) {

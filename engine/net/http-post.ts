@@ -27,6 +27,11 @@ export interface PostOptions {
    * default, drops it unread. Past it the rest is not read.
    */
   keepBodyBytes?: number;
+  /**
+   * Told once the whole request is written to the connection: from then on the endpoint may have
+   * taken it in, whatever follows (no answer in time, a reset).
+   */
+  onWritten?(): void;
 }
 
 /** The endpoint's answer: its status, headers and the start of its body (`keepBodyBytes`). */
@@ -63,7 +68,7 @@ export async function postRequest(url: string, req: OutgoingPost, options: PostO
   try {
     ({ socket } = await options.connector.connect({ host, port, timeoutMs: options.timeoutMs, signal }));
     if (https) socket = await startTls(socket, host, options.tls);
-    return await send(socket, target, host, req, signal, options.keepBodyBytes ?? 0);
+    return await send(socket, target, host, req, signal, options);
   } catch (error) {
     throw failure(error);
   } finally {
@@ -93,8 +98,9 @@ function send(
   host: string,
   req: OutgoingPost,
   signal: AbortSignal,
-  keepBodyBytes: number,
+  options: Pick<PostOptions, 'keepBodyBytes' | 'onWritten'>,
 ): Promise<PostAnswer> {
+  const keepBodyBytes = options.keepBodyBytes ?? 0;
   return new Promise((resolve, reject) => {
     const hostHeader = target.host;
     const outgoing = httpRequest(
@@ -138,6 +144,7 @@ function send(
       },
     );
     outgoing.once('error', reject);
+    if (options.onWritten !== undefined) outgoing.once('finish', options.onWritten);
     outgoing.end(req.body);
   });
 }

@@ -149,6 +149,28 @@ for (const factory of await availableStores()) {
       );
     });
 
+    it('pagerduty: an incident acknowledged while its escalation is on its way is acknowledged to PagerDuty after it', async () => {
+      await escalating('pagerduty');
+      await device();
+      await runAt(0);
+      const held = pagerduty.hold();
+      clock.set(Date.parse(START) + 10 * MINUTE);
+      const escalatingRun = engines[0]!.runOnce();
+      await waitFor('the escalation to reach PagerDuty', () => held.waiting() === 1);
+      const [incident] = (await store.listIncidents(userId, {
+        from: START,
+        to: '2026-08-03T00:00:00.000Z',
+        limit: 5,
+      }))!;
+      const at = new Date(clock.now()).toISOString();
+      assert.equal((await store.acknowledgeIncident(userId, incident!.id, 7, at))?.acknowledged, true);
+      held.release();
+      await escalatingRun;
+      await runAt(11);
+      await runAt(12);
+      assert.deepEqual(actions(pagerduty), ['trigger', 'acknowledge']);
+    });
+
     for (const type of ['slack', 'pagerduty'] as const) {
       it(`${type}: an escalation due but not sent when the device recovers is dropped with the recovery`, async () => {
         const channel = await escalating(type);

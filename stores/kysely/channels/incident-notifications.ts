@@ -130,9 +130,11 @@ async function openerOf(trx: Trx, incident: Selectable<IncidentsTable>): Promise
 
 /**
  * Queues an `acknowledgement` of the open `incident`, due at `at`, for each PagerDuty channel that
- * was delivered the incident's trigger (its event, escalation or a reminder), or that an attempt
- * may have brought it to: PagerDuty then acknowledges the alert under the same `dedup_key` (and
- * ignores one it never raised). Other types hear nothing of it.
+ * was delivered the incident's trigger (its event, escalation or a reminder), that an attempt may
+ * have brought it to, or whose trigger is due and not yet written (it may be on its way, or a
+ * down event still to be sent): PagerDuty then acknowledges the alert under the same `dedup_key`,
+ * the acknowledgement being queued after the trigger, and ignores one it never raised. Other
+ * types hear nothing of it.
  */
 export async function queueAcknowledgements(trx: Trx, incident: Selectable<IncidentsTable>, at: Timestamp) {
   const opener = await openerOf(trx, incident);
@@ -144,7 +146,13 @@ export async function queueAcknowledgements(trx: Trx, incident: Selectable<Incid
     .distinct()
     .where('n.event_id', '=', opener)
     .where('c.type', '=', 'pagerduty')
-    .where((eb) => eb.or([eb('n.status', '=', 'delivered'), eb('n.reached_attempts', '>', 0)]))
+    .where((eb) =>
+      eb.or([
+        eb('n.status', '=', 'delivered'),
+        eb('n.reached_attempts', '>', 0),
+        eb.and([eb('n.status', '=', 'pending'), eb('n.next_attempt_at', '<=', stampText(at))]),
+      ]),
+    )
     .where('n.reason', 'in', ['event', 'escalation', 'reminder'])
     .execute();
   if (told.length === 0) return;
