@@ -98,6 +98,18 @@ for (const factory of await availableStores()) {
     };
     /** What the channel was sent, oldest first: Slack's texts or PagerDuty's actions. */
     const heard = (type: 'slack' | 'pagerduty') => (type === 'slack' ? texts(slack) : actions(pagerduty));
+    /** The channel heard the recovery after `before` (PagerDuty's actions) and nothing else. */
+    const heardRecoveryAlone = (type: 'slack' | 'pagerduty', before: string[] = []) => {
+      if (type === 'pagerduty') return assert.deepEqual(heard(type), [...before, 'resolve']);
+      assert.equal(heard(type).length, 1, `the recovery alone: ${heard(type).join(' | ')}`);
+      assert.match(heard(type)[0]!, /up again/);
+    };
+    /** Acknowledges the one incident, at the clock's time. */
+    const acknowledge = async () => {
+      const found = await store.listIncidents(userId, { from: START, to: '2026-08-03T00:00:00.000Z', limit: 5 });
+      const at = new Date(clock.now()).toISOString();
+      assert.equal((await store.acknowledgeIncident(userId, found![0]!.id, 7, at))?.acknowledged, true);
+    };
 
     it('an escalation on its way when the device recovers is followed by the recovery', async () => {
       await escalating('slack');
@@ -157,13 +169,7 @@ for (const factory of await availableStores()) {
       clock.set(Date.parse(START) + 10 * MINUTE);
       const escalatingRun = engines[0]!.runOnce();
       await waitFor('the escalation to reach PagerDuty', () => held.waiting() === 1);
-      const [incident] = (await store.listIncidents(userId, {
-        from: START,
-        to: '2026-08-03T00:00:00.000Z',
-        limit: 5,
-      }))!;
-      const at = new Date(clock.now()).toISOString();
-      assert.equal((await store.acknowledgeIncident(userId, incident!.id, 7, at))?.acknowledged, true);
+      await acknowledge();
       held.release();
       await escalatingRun;
       await runAt(11);
@@ -199,11 +205,7 @@ for (const factory of await availableStores()) {
         assert.equal(await resolved(), true, 'the incident closed');
         await runAt(70);
         await runAt(71);
-        if (type === 'pagerduty') assert.deepEqual(heard(type), ['resolve']);
-        else {
-          assert.equal(heard(type).length, 1, `the recovery alone: ${heard(type).join(' | ')}`);
-          assert.match(heard(type)[0]!, /up again/);
-        }
+        heardRecoveryAlone(type);
         const attempts = await store.listChannelAttempts(userId, channel.id, { limit: 5 });
         assert.deepEqual(
           attempts?.map((a) => a.event_types).reverse(),
@@ -219,13 +221,7 @@ for (const factory of await availableStores()) {
         (type === 'slack' ? slack : pagerduty).script({ status: 503, headers: { 'retry-after': '3600' } });
         await runAt(10);
         assert.deepEqual(heard(type), [], 'the escalation failed, to be tried again in an hour');
-        const [incident] = (await store.listIncidents(userId, {
-          from: START,
-          to: '2026-08-03T00:00:00.000Z',
-          limit: 5,
-        }))!;
-        const at = new Date(clock.now()).toISOString();
-        assert.equal((await store.acknowledgeIncident(userId, incident!.id, 7, at))?.acknowledged, true);
+        await acknowledge();
         // The escalation is dropped at its retry, the incident being acknowledged; then the device recovers.
         await runAt(70);
         assert.deepEqual(
@@ -238,11 +234,7 @@ for (const factory of await availableStores()) {
         await runAt(72);
         assert.equal(await resolved(), true, 'the incident closed');
         // PagerDuty is told of the acknowledgement too: the alert may have been triggered.
-        if (type === 'pagerduty') assert.deepEqual(heard(type), ['acknowledge', 'resolve']);
-        else {
-          assert.equal(heard(type).length, 1, `the recovery alone: ${heard(type).join(' | ')}`);
-          assert.match(heard(type)[0]!, /up again/);
-        }
+        heardRecoveryAlone(type, ['acknowledge']);
       });
 
       it(`${type}: an escalation whose attempts never reached the service, then dropped, is not followed by the recovery`, async () => {
@@ -293,11 +285,7 @@ for (const factory of await availableStores()) {
         assert.equal(await resolved(), true, 'the incident closed');
         await runAt(11);
         await runAt(12);
-        if (type === 'pagerduty') assert.deepEqual(heard(type), ['resolve']);
-        else {
-          assert.equal(heard(type).length, 1, `the recovery alone: ${heard(type).join(' | ')}`);
-          assert.match(heard(type)[0]!, /up again/);
-        }
+        heardRecoveryAlone(type);
       });
 
       it(`${type}: an incident that recovers before its escalation is due is not told`, async () => {

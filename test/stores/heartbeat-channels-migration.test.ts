@@ -5,32 +5,17 @@
  * was chosen otherwise keeps it.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import type { EventType } from '../../core/index.ts';
 import { DEFAULT_CHANNEL_EVENTS } from '../../core/validation/channel-input.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { migrations } from '../../stores/kysely/migrations.ts';
-import { createTestDatabase } from '../support/postgres.ts';
 import { newChannel } from './channels-contract.ts';
 import { migrationsFrom } from './migration-names.ts';
+import { migrationDatabases } from './migration-databases.ts';
 
-const databases: Record<
-  'sqlite' | 'postgres',
-  () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>
-> = {
-  async sqlite() {
-    const dir = await mkdtemp(join(tmpdir(), 'monitoring-heartbeat-channels-migration-'));
-    return { url: `sqlite:${join(dir, 'old.db')}`, remove: () => rm(dir, { recursive: true, force: true }) };
-  },
-  async postgres() {
-    const database = await createTestDatabase();
-    return database.skip !== undefined ? { skip: database.skip } : { url: database.url, remove: () => database.drop() };
-  },
-};
+const databases = migrationDatabases('heartbeat-channels-migration');
 
 const CREATED = '2026-01-01T00:00:00.000Z';
 const OLD_DEFAULT: EventType[] = [

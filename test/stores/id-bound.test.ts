@@ -4,9 +4,6 @@
  * failure: such a row could never be deleted (`invalid_id`) and would break every list of its user.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import type { BlacklistMonitor, Device } from '../../core/index.ts';
@@ -14,10 +11,10 @@ import { createTestApi, type TestApi } from '../../core/testing/index.ts';
 import type { CreatedApiKey } from '../../core/admin/key-admin.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { migrations } from '../../stores/kysely/migrations.ts';
-import { createTestDatabase } from '../support/postgres.ts';
 import { availableStores, type OpenedStore } from '../support/stores.ts';
 import { suiteOrSkip } from '../support/suite-or-skip.ts';
 import { migrationsFrom } from './migration-names.ts';
+import { migrationDatabases } from './migration-databases.ts';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -94,21 +91,7 @@ for (const factory of (await availableStores()).filter((f) => f.name !== 'memory
 }
 
 describe('a database made before the id guard', () => {
-  const databases: Record<
-    'sqlite' | 'postgres',
-    () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>
-  > = {
-    async sqlite() {
-      const dir = await mkdtemp(join(tmpdir(), 'monitoring-id-bound-'));
-      return { url: `sqlite:${join(dir, 'old.db')}`, remove: () => rm(dir, { recursive: true, force: true }) };
-    },
-    async postgres() {
-      const database = await createTestDatabase();
-      return database.skip !== undefined
-        ? { skip: database.skip }
-        : { url: database.url, remove: () => database.drop() };
-    },
-  };
+  const databases = migrationDatabases('id-bound');
   for (const [name, make] of Object.entries(databases)) {
     test(`${name}: is brought up to date with its rows, even one already past the bound`, async (t) => {
       const database = await make();

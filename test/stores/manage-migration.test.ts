@@ -3,29 +3,14 @@
  * receives the types this release adds; one with a chosen list keeps its list.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import { EVENT_TYPES } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
 import { migrations } from '../../stores/kysely/migrations.ts';
-import { createTestDatabase } from '../support/postgres.ts';
+import { migrationDatabases } from './migration-databases.ts';
 
-const databases: Record<
-  'sqlite' | 'postgres',
-  () => Promise<{ url: string; remove(): Promise<void> } | { skip: string }>
-> = {
-  async sqlite() {
-    const dir = await mkdtemp(join(tmpdir(), 'monitoring-manage-migration-'));
-    return { url: `sqlite:${join(dir, 'old.db')}`, remove: () => rm(dir, { recursive: true, force: true }) };
-  },
-  async postgres() {
-    const database = await createTestDatabase();
-    return database.skip !== undefined ? { skip: database.skip } : { url: database.url, remove: () => database.drop() };
-  },
-};
+const databases = migrationDatabases('manage-migration');
 
 const OLD_TYPES = ['device.down', 'device.up', 'device.tls_expiring', 'blacklist.listed', 'blacklist.delisted'];
 
