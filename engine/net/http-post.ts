@@ -67,7 +67,7 @@ export async function postRequest(url: string, req: OutgoingPost, options: PostO
   let socket: Socket | undefined;
   try {
     ({ socket } = await options.connector.connect({ host, port, timeoutMs: options.timeoutMs, signal }));
-    if (https) socket = await startTls(socket, host, options.tls);
+    if (https) socket = await startTls(socket, host, options.tls, signal);
     return await send(socket, target, host, req, signal, options);
   } catch (error) {
     throw failure(error);
@@ -76,7 +76,8 @@ export async function postRequest(url: string, req: OutgoingPost, options: PostO
   }
 }
 
-function startTls(raw: Socket, host: string, extra: PostOptions['tls']): Promise<Socket> {
+/** The TLS handshake, ended by `signal` too: an endpoint that never answers it holds nothing past the deadline. */
+function startTls(raw: Socket, host: string, extra: PostOptions['tls'], signal: AbortSignal): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const secure = tlsConnect({
       socket: raw,
@@ -84,8 +85,19 @@ function startTls(raw: Socket, host: string, extra: PostOptions['tls']): Promise
       ALPNProtocols: ['http/1.1'],
       ...extra,
     });
-    secure.once('secureConnect', () => resolve(secure));
+    const abort = () => {
+      secure.destroy();
+      raw.destroy();
+      reject(signal.reason as Error);
+    };
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    secure.once('secureConnect', () => {
+      signal.removeEventListener('abort', abort);
+      resolve(secure);
+    });
     secure.once('error', (error) => {
+      signal.removeEventListener('abort', abort);
       raw.destroy();
       reject(error);
     });
