@@ -120,8 +120,8 @@ export interface ChannelMessageOutcome {
   /** With `disabled`: `http_404` and the like. */
   disabled_reason: string | null;
   /**
-   * Whether the message may have reached the service: delivered, or failed with an answer that
-   * can come after the service took it in (a 5xx, a timeout). Absent: false.
+   * Whether the message may have reached the service: delivered, or failed after the service may
+   * have taken it in (a 5xx, or no answer to a request written whole). Absent: false.
    */
   reached?: boolean;
 }

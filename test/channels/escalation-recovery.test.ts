@@ -111,14 +111,23 @@ for (const factory of await availableStores()) {
       assert.equal((await store.acknowledgeIncident(userId, found![0]!.id, 7, at))?.acknowledged, true);
     };
 
+    /**
+     * The escalation falls due (10 min) and the first worker sends it to `service`, which holds its
+     * answer: resolves once it does, the worker's run still going.
+     */
+    const escalationOnItsWay = async (service: FakeService) => {
+      const held = service.hold();
+      clock.set(Date.parse(START) + 10 * MINUTE);
+      const run = engines[0]!.runOnce();
+      await waitFor('the escalation to reach the service', () => held.waiting() === 1);
+      return { held, run };
+    };
+
     it('an escalation on its way when the device recovers is followed by the recovery', async () => {
       await escalating('slack');
       await device();
       await runAt(0);
-      const held = slack.hold();
-      clock.set(Date.parse(START) + 10 * MINUTE);
-      const escalatingRun = engines[0]!.runOnce();
-      await waitFor('the escalation to reach Slack', () => slack.accepted.length === 1);
+      const { held, run: escalatingRun } = await escalationOnItsWay(slack);
       ssh.up = true;
       clock.set(Date.parse(START) + 10 * MINUTE + 20_000);
       // The second worker sees the recovery and fans it out while the escalation waits on Slack.
@@ -138,12 +147,9 @@ for (const factory of await availableStores()) {
       const channel = await escalating('slack');
       await device();
       await runAt(0);
-      const held = slack.hold();
       // A 400 is a permanent failure of the message: it is given up at once.
       slack.script({ status: 400, body: 'invalid_payload' });
-      clock.set(Date.parse(START) + 10 * MINUTE);
-      const escalatingRun = engines[0]!.runOnce();
-      await waitFor('the escalation to reach Slack', () => held.waiting() === 1);
+      const { held, run: escalatingRun } = await escalationOnItsWay(slack);
       ssh.up = true;
       clock.set(Date.parse(START) + 10 * MINUTE + 20_000);
       await engines[1]!.runOnce();
@@ -165,10 +171,7 @@ for (const factory of await availableStores()) {
       await escalating('pagerduty');
       await device();
       await runAt(0);
-      const held = pagerduty.hold();
-      clock.set(Date.parse(START) + 10 * MINUTE);
-      const escalatingRun = engines[0]!.runOnce();
-      await waitFor('the escalation to reach PagerDuty', () => held.waiting() === 1);
+      const { held, run: escalatingRun } = await escalationOnItsWay(pagerduty);
       await acknowledge();
       held.release();
       await escalatingRun;

@@ -6,14 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { EventType } from '../../core/index.ts';
 import { DEFAULT_CHANNEL_EVENTS } from '../../core/validation/channel-input.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { migrations } from '../../stores/kysely/migrations.ts';
 import { newChannel } from './channels-contract.ts';
 import { migrationsFrom } from './migration-names.ts';
-import { migrationDatabases } from './migration-databases.ts';
+import { migrationDatabases, migrateBefore } from './migration-databases.ts';
 
 const databases = migrationDatabases('heartbeat-channels-migration');
 
@@ -33,9 +32,7 @@ for (const [name, make] of Object.entries(databases)) {
     if ('skip' in database) return t.skip(database.skip);
     const { db, store, dialect } = await openKyselyStore(database.url);
     try {
-      const before = Object.fromEntries(Object.entries(migrations(dialect)).filter(([name]) => name < '0019'));
-      const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
-      assert.equal((await migrator.migrateToLatest()).error, undefined);
+      await migrateBefore(db, dialect, '0019');
       const user = await store.createUser({ name: null, created_at: CREATED });
       const byDefault = await store.createChannel(user.id, newChannel({ events: OLD_DEFAULT }));
       const chosen = await store.createChannel(user.id, newChannel({ events: ['device.down', 'channel.disabled'] }));

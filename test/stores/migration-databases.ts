@@ -1,6 +1,10 @@
+import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Migrator, type Kysely } from 'kysely';
+import type { Database, StoreDialect } from '../../stores/kysely/index.ts';
+import { migrations } from '../../stores/kysely/migrations.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 
 /** An empty database a migration test makes and removes, or why it cannot run here. */
@@ -24,4 +28,14 @@ export function migrationDatabases(name: string): Record<'sqlite' | 'postgres', 
       return { url: database.url, remove: () => database.drop() };
     },
   };
+}
+
+/**
+ * Applies the package's migrations named before `first` (`0019`, or `0019_heartbeat_channels`), as
+ * an older release left the database.
+ */
+export async function migrateBefore(db: Kysely<Database>, dialect: StoreDialect, first: string): Promise<void> {
+  const before = Object.fromEntries(Object.entries(migrations(dialect)).filter(([name]) => name < first));
+  const { error } = await new Migrator({ db, provider: { getMigrations: async () => before } }).migrateToLatest();
+  assert.equal(error, undefined);
 }

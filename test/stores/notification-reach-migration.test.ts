@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { migrations } from '../../stores/kysely/migrations.ts';
 import { newChannel } from './channels-contract.ts';
 import { migrationsFrom } from './migration-names.ts';
-import { migrationDatabases } from './migration-databases.ts';
+import { migrationDatabases, migrateBefore } from './migration-databases.ts';
 
 const databases = migrationDatabases('notification-reach-migration');
 
@@ -22,9 +21,7 @@ for (const [name, make] of Object.entries(databases)) {
     if ('skip' in database) return t.skip(database.skip);
     const { db, store, dialect } = await openKyselyStore(database.url);
     try {
-      const before = Object.fromEntries(Object.entries(migrations(dialect)).filter(([name]) => name < '0021'));
-      const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
-      assert.equal((await migrator.migrateToLatest()).error, undefined);
+      await migrateBefore(db, dialect, '0021');
       const user = await store.createUser({ name: null, created_at: AT });
       const channel = await store.createChannel(user.id, newChannel());
       const { rows } = await sql<{

@@ -7,16 +7,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { ClaimedLocationCheck, NewDevice } from '../../core/index.ts';
 import { locationDecider } from '../../engine/devices/location-check.ts';
 import { migrateToLatest, openKyselyStore } from '../../stores/kysely/index.ts';
-import { migrations } from '../../stores/kysely/migrations.ts';
 import { partitionName } from '../../stores/kysely/reports/result-partitions.ts';
 import { freshSqlDatabase } from '../support/stores.ts';
 import { createdOf, sshDevice } from './records.ts';
 import { check, failing, newDevice, passing, t, useDay } from './reports-contract.ts';
 import { migrationsFrom } from './migration-names.ts';
+import { migrateBefore } from './migration-databases.ts';
 
 const DAY = 86_400_000;
 
@@ -125,9 +125,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       if ('skip' in db) return context.skip(db.skip);
       try {
         useDay(0);
-        const before = Object.fromEntries(Object.entries(migrations(db.dialect)).filter(([name]) => name < '0011'));
-        const migrator = new Migrator({ db: db.db, provider: { getMigrations: async () => before } });
-        assert.equal((await migrator.migrateToLatest()).error, undefined);
+        await migrateBefore(db.db, db.dialect, '0011');
         const now = Date.now();
         const old = (days: number) => new Date(now - days * DAY).toISOString();
         const user = await db.store.createUser({ name: null, created_at: old(5) });

@@ -7,13 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Migrator, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { DEVICE_STATUSES, type DeviceStatus, type StatusTotals } from '../../core/index.ts';
 import { migrateToLatest, openKyselyStore, type Database } from '../../stores/kysely/index.ts';
-import { migrations } from '../../stores/kysely/migrations.ts';
 import { freshSqlDatabase } from '../support/stores.ts';
 import { migrationsFrom } from './migration-names.ts';
 import { createdOf, sshDevice } from './records.ts';
+import { migrateBefore } from './migration-databases.ts';
 
 const HOUR = 3_600_000;
 const START = Date.parse('2026-03-01T00:00:00.000Z');
@@ -147,9 +147,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       if ('skip' in made) return context.skip(made.skip);
       const opened = await openKyselyStore(made.url);
       try {
-        const before = Object.fromEntries(Object.entries(migrations(opened.dialect)).filter(([name]) => name < '0012'));
-        const migrator = new Migrator({ db: opened.db, provider: { getMigrations: async () => before } });
-        assert.equal((await migrator.migrateToLatest()).error, undefined);
+        await migrateBefore(opened.db, opened.dialect, '0012');
         const next = sequence(11);
         const user = await opened.store.createUser({ name: null, created_at: stamp(START) });
         const ids = [
